@@ -1,0 +1,261 @@
+// Package config holds chip configurations: plain data, loaded from YAML, with
+// presets embedded in the binary. Every parameter a user may sweep is a named
+// key that `--set key=value` can override.
+package config
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/pulse-sim/pulse/isa"
+	"go.yaml.in/yaml/v3"
+)
+
+// Chip is a chip configuration.
+type Chip struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	ClockMHz    int    `yaml:"clock_mhz"`
+	MXU         MXU    `yaml:"mxu"`
+	VPU         VPU    `yaml:"vpu"`
+	XLU         XLU    `yaml:"xlu"`
+	DMA         DMA    `yaml:"dma"`
+	Memory      Memory `yaml:"memory"`
+}
+
+// MXU describes the systolic matrix units.
+type MXU struct {
+	Count  int      `yaml:"count"`
+	Rows   int      `yaml:"rows"`   // K: the stationary operand's rows
+	Cols   int      `yaml:"cols"`   // N: the stationary operand's columns
+	DTypes []string `yaml:"dtypes"` // input dtypes the array multiplies
+}
+
+// VPU describes the vector unit datapath.
+type VPU struct {
+	Lanes    int `yaml:"lanes"`
+	Sublanes int `yaml:"sublanes"`
+}
+
+// XLU describes the cross-lane units.
+type XLU struct {
+	Count int `yaml:"count"`
+}
+
+// DMA describes the DMA engines.
+type DMA struct {
+	Engines int `yaml:"engines"`
+}
+
+// Memory gives the size of each memory space in bytes.
+type Memory struct {
+	SRAMBytes int64 `yaml:"sram_bytes"`
+	ACCBytes  int64 `yaml:"acc_bytes"`
+	SMEMBytes int64 `yaml:"smem_bytes"`
+	HBMBytes  int64 `yaml:"hbm_bytes"`
+}
+
+// SpaceBytes returns the size of a memory space.
+func (c *Chip) SpaceBytes(s isa.Space) int64 {
+	switch s {
+	case isa.HBM:
+		return c.Memory.HBMBytes
+	case isa.SRAM:
+		return c.Memory.SRAMBytes
+	case isa.ACC:
+		return c.Memory.ACCBytes
+	case isa.SMEM:
+		return c.Memory.SMEMBytes
+	}
+	return 0
+}
+
+// Units returns how many units of a class the chip has.
+func (c *Chip) Units(u isa.Unit) int {
+	switch u {
+	case isa.UnitScalar, isa.UnitVPU:
+		return 1
+	case isa.UnitDMA:
+		return c.DMA.Engines
+	case isa.UnitMXU:
+		return c.MXU.Count
+	case isa.UnitXLU:
+		return c.XLU.Count
+	}
+	return 0
+}
+
+// MXUSupports reports whether the MXU multiplies inputs of dtype d.
+func (c *Chip) MXUSupports(d isa.DType) bool {
+	for _, s := range c.MXU.DTypes {
+		if s == d.String() {
+			return true
+		}
+	}
+	return false
+}
+
+// Validate checks every value and names the key of the first bad one.
+func (c *Chip) Validate() error {
+	type rng struct {
+		key   string
+		v, lo int64
+		hi    int64
+	}
+	checks := []rng{
+		{"clock_mhz", int64(c.ClockMHz), 1, 100000},
+		{"mxu.count", int64(c.MXU.Count), 1, isa.MaxUnitIndex + 1},
+		{"mxu.rows", int64(c.MXU.Rows), 1, 4096},
+		{"mxu.cols", int64(c.MXU.Cols), 1, 4096},
+		{"vpu.lanes", int64(c.VPU.Lanes), 1, 1 << 16},
+		{"vpu.sublanes", int64(c.VPU.Sublanes), 1, 1 << 10},
+		{"xlu.count", int64(c.XLU.Count), 1, isa.MaxUnitIndex + 1},
+		{"dma.engines", int64(c.DMA.Engines), 1, isa.MaxUnitIndex + 1},
+		{"memory.sram_bytes", c.Memory.SRAMBytes, 64, 1 << 40},
+		{"memory.acc_bytes", c.Memory.ACCBytes, 64, 1 << 40},
+		{"memory.smem_bytes", c.Memory.SMEMBytes, 4, 1 << 40},
+		{"memory.hbm_bytes", c.Memory.HBMBytes, 64, 1 << 50},
+	}
+	if c.Name == "" {
+		return fmt.Errorf("name: must not be empty")
+	}
+	for _, r := range checks {
+		if r.v < r.lo || r.v > r.hi {
+			return fmt.Errorf("%s: %d out of range %d..%d", r.key, r.v, r.lo, r.hi)
+		}
+	}
+	if len(c.MXU.DTypes) == 0 {
+		return fmt.Errorf("mxu.dtypes: must list at least one dtype")
+	}
+	for _, s := range c.MXU.DTypes {
+		d, ok := isa.ParseDType(s)
+		if !ok || !(d == isa.BF16 || d == isa.F16 || d == isa.F32 || d == isa.S8 || d == isa.U8) {
+			return fmt.Errorf("mxu.dtypes: %q is not an MXU input dtype (bf16, f16, f32, s8, u8)", s)
+		}
+	}
+	return nil
+}
+
+//go:embed presets/*.yaml
+var presetFS embed.FS
+
+// Presets lists the embedded preset names, sorted.
+func Presets() []string {
+	ents, _ := presetFS.ReadDir("presets")
+	var names []string
+	for _, e := range ents {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// PresetYAML returns a preset's YAML text.
+func PresetYAML(name string) ([]byte, bool) {
+	b, err := presetFS.ReadFile(path.Join("presets", name+".yaml"))
+	return b, err == nil
+}
+
+// Load reads a chip from a preset name or a YAML file path and applies
+// "key=value" overrides (dotted keys, e.g. "mxu.rows=32").
+func Load(nameOrPath string, sets []string) (*Chip, error) {
+	src, ok := PresetYAML(nameOrPath)
+	origin := nameOrPath
+	if !ok {
+		if !strings.ContainsAny(nameOrPath, "/.") {
+			return nil, fmt.Errorf("unknown chip %q (presets: %s; or give a .yaml file)", nameOrPath, strings.Join(Presets(), ", "))
+		}
+		b, err := os.ReadFile(nameOrPath)
+		if err != nil {
+			return nil, fmt.Errorf("chip config: %v", err)
+		}
+		src = b
+	}
+	return Parse(origin, src, sets)
+}
+
+// Parse decodes a chip config, strictly: unknown keys and values of the wrong
+// type are errors naming the key.
+func Parse(origin string, src []byte, sets []string) (*Chip, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(src, &root); err != nil {
+		return nil, fmt.Errorf("%s: %v", origin, err)
+	}
+	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: a chip config is a YAML mapping", origin)
+	}
+	for _, s := range sets {
+		key, val, ok := strings.Cut(s, "=")
+		if !ok || key == "" {
+			return nil, fmt.Errorf("--set %q: want key=value", s)
+		}
+		if err := setKey(root.Content[0], key, val); err != nil {
+			return nil, err
+		}
+	}
+	var c Chip
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	if err := enc.Encode(&root); err != nil {
+		return nil, fmt.Errorf("%s: %v", origin, err)
+	}
+	dec := yaml.NewDecoder(&buf)
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: %s", origin, yamlError(err))
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %v", origin, err)
+	}
+	return &c, nil
+}
+
+func yamlError(err error) string {
+	s := err.Error()
+	s = strings.TrimPrefix(s, "yaml: unmarshal errors:\n")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// setKey sets a dotted key of a mapping node; the key must already exist,
+// so that a typo is an error rather than a silently ignored setting.
+func setKey(m *yaml.Node, key, val string) error {
+	parts := strings.Split(key, ".")
+	n := m
+	for i, p := range parts {
+		found := false
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			if n.Content[j].Value == p {
+				n = n.Content[j+1]
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("--set %s: unknown key %q", key, strings.Join(parts[:i+1], "."))
+		}
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		n.Value, n.Tag, n.Style = val, "", 0
+	case yaml.SequenceNode:
+		var items []*yaml.Node
+		for _, v := range strings.Split(val, ",") {
+			items = append(items, &yaml.Node{Kind: yaml.ScalarNode, Value: strings.TrimSpace(v)})
+		}
+		n.Content = items
+	default:
+		return fmt.Errorf("--set %s: %s is a section, not a value", key, key)
+	}
+	return nil
+}
+
+// YAML returns the config as YAML, every key shown.
+func (c *Chip) YAML() []byte {
+	b, _ := yaml.Marshal(c)
+	return b
+}

@@ -1,0 +1,230 @@
+package isa
+
+import (
+	"fmt"
+	"math"
+)
+
+// DType is the element type of a tile. The numbering is part of the binary
+// encoding (layout table) and must not change.
+type DType uint8
+
+const (
+	DTypeInvalid DType = iota
+	F32
+	BF16
+	F16
+	S32
+	S8
+	U8
+	Pred
+	numDTypes
+)
+
+var dtypeNames = [...]string{"invalid", "f32", "bf16", "f16", "s32", "s8", "u8", "pred"}
+var dtypeSizes = [...]int{0, 4, 2, 2, 4, 1, 1, 1}
+
+// DTypes lists every valid dtype in encoding order.
+func DTypes() []DType { return []DType{F32, BF16, F16, S32, S8, U8, Pred} }
+
+func (d DType) String() string {
+	if int(d) < len(dtypeNames) {
+		return dtypeNames[d]
+	}
+	return fmt.Sprintf("dtype(%d)", uint8(d))
+}
+
+// Valid reports whether d is a defined dtype.
+func (d DType) Valid() bool { return d > DTypeInvalid && d < numDTypes }
+
+// Size is the element size in bytes.
+func (d DType) Size() int {
+	if d.Valid() {
+		return dtypeSizes[d]
+	}
+	return 0
+}
+
+// IsFloat reports whether d is a floating-point type.
+func (d DType) IsFloat() bool { return d == F32 || d == BF16 || d == F16 }
+
+// IsInt reports whether d is an integer type (pred counts as integer).
+func (d DType) IsInt() bool { return d == S32 || d == S8 || d == U8 || d == Pred }
+
+// ParseDType parses a dtype name as printed by String.
+func ParseDType(s string) (DType, bool) {
+	for i, n := range dtypeNames {
+		if i > 0 && n == s {
+			return DType(i), true
+		}
+	}
+	return DTypeInvalid, false
+}
+
+// --- Conversions. Every value the machine computes is carried as a float64,
+// which holds every f32, f16, bf16 and s32 value exactly. Stores round it to the
+// destination dtype with the rules below (docs/isa.md, "Numerics").
+
+// F32ToBF16 rounds an f32 to bf16, round-to-nearest-even; NaN stays a quiet NaN.
+func F32ToBF16(f float32) uint16 {
+	b := math.Float32bits(f)
+	if b&0x7fffffff > 0x7f800000 { // NaN
+		return uint16(b>>16) | 0x0040
+	}
+	b += 0x7fff + (b>>16)&1
+	return uint16(b >> 16)
+}
+
+// BF16ToF32 widens a bf16 exactly.
+func BF16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+// F32ToF16 rounds an f32 to IEEE binary16, round-to-nearest-even, with
+// subnormals; values beyond the range become infinities.
+func F32ToF16(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int(b>>23) & 0xff
+	man := b & 0x7fffff
+	if exp == 0xff {
+		if man != 0 {
+			return sign | 0x7e00
+		}
+		return sign | 0x7c00
+	}
+	e := exp - 127 + 15
+	if e >= 0x1f {
+		return sign | 0x7c00
+	}
+	if e <= 0 {
+		// Result is subnormal (or zero): value = m * 2^-24.
+		if exp == 0 {
+			return sign // f32 subnormals are far below f16's range
+		}
+		m := uint64(man | 0x800000)
+		s := uint(126 - exp) // m >> s is the f16 subnormal mantissa
+		if s > 40 {
+			return sign
+		}
+		q := m >> s
+		rem := m & (1<<s - 1)
+		half := uint64(1) << (s - 1)
+		if rem > half || rem == half && q&1 == 1 {
+			q++
+		}
+		return sign | uint16(q)
+	}
+	r := sign | uint16(e)<<10 | uint16(man>>13)
+	rem := man & 0x1fff
+	if rem > 0x1000 || rem == 0x1000 && r&1 == 1 {
+		r++ // may carry into the exponent, up to infinity: correct
+	}
+	return r
+}
+
+// F16ToF32 widens a binary16 exactly.
+func F16ToF32(h uint16) float32 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	man := uint32(h & 0x3ff)
+	switch {
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | man<<13)
+	case exp == 0:
+		if man == 0 {
+			return math.Float32frombits(sign)
+		}
+		v := float32(man) * (1.0 / (1 << 24))
+		if sign != 0 {
+			v = -v
+		}
+		return v
+	}
+	return math.Float32frombits(sign | (exp+112)<<23 | man<<13)
+}
+
+// Round rounds v to what dtype d can hold, following the cast rules:
+// floats round to nearest even (via f32 for bf16/f16); float-to-integer
+// truncates toward zero and saturates, NaN becoming 0; integer-to-integer
+// saturates; pred is 1 for any non-zero value (NaN included).
+func Round(d DType, v float64) float64 {
+	switch d {
+	case F32:
+		return float64(float32(v))
+	case BF16:
+		return float64(BF16ToF32(F32ToBF16(float32(v))))
+	case F16:
+		return float64(F16ToF32(F32ToF16(float32(v))))
+	case S32:
+		return saturate(v, math.MinInt32, math.MaxInt32)
+	case S8:
+		return saturate(v, math.MinInt8, math.MaxInt8)
+	case U8:
+		return saturate(v, 0, math.MaxUint8)
+	case Pred:
+		if v != 0 {
+			return 1
+		}
+		return 0
+	}
+	return v
+}
+
+func saturate(v, lo, hi float64) float64 {
+	if v != v {
+		return 0
+	}
+	v = math.Trunc(v)
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}
+
+// StoreElem writes v, already rounded with Round, as dtype d into b (little endian).
+func StoreElem(d DType, b []byte, v float64) {
+	switch d {
+	case F32:
+		u := math.Float32bits(float32(v))
+		b[0], b[1], b[2], b[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+	case BF16:
+		u := F32ToBF16(float32(v))
+		b[0], b[1] = byte(u), byte(u>>8)
+	case F16:
+		u := F32ToF16(float32(v))
+		b[0], b[1] = byte(u), byte(u>>8)
+	case S32:
+		u := uint32(int32(v))
+		b[0], b[1], b[2], b[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+	case S8:
+		b[0] = byte(int8(v))
+	case U8, Pred:
+		b[0] = byte(uint8(v))
+	}
+}
+
+// LoadElem reads one element of dtype d from b.
+func LoadElem(d DType, b []byte) float64 {
+	switch d {
+	case F32:
+		return float64(math.Float32frombits(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24))
+	case BF16:
+		return float64(BF16ToF32(uint16(b[0]) | uint16(b[1])<<8))
+	case F16:
+		return float64(F16ToF32(uint16(b[0]) | uint16(b[1])<<8))
+	case S32:
+		return float64(int32(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24))
+	case S8:
+		return float64(int8(b[0]))
+	case U8:
+		return float64(b[0])
+	case Pred:
+		if b[0] != 0 {
+			return 1
+		}
+		return 0
+	}
+	return 0
+}

@@ -1,0 +1,235 @@
+// Package ref executes Pulse programs architecturally: no time, only state.
+// It is the oracle that the timing model is checked against, bit for bit.
+//
+// Execution model: the sequencer runs scalar instructions itself and dispatches
+// every other instruction, with its tile base registers read at dispatch, into
+// the in-order queue of its unit. Units run concurrently and order their work
+// only through semaphores. The executor interleaves them in a fixed order,
+// so a correctly synchronized program has one result whatever the timing.
+package ref
+
+import (
+	"fmt"
+
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/isa"
+)
+
+// DefaultMaxSteps bounds a run when Options.MaxSteps is 0.
+const DefaultMaxSteps = 200_000_000
+
+// Options tune a run.
+type Options struct {
+	MaxSteps int64 // instructions executed by all units together; 0 means DefaultMaxSteps
+}
+
+// pending is a dispatched instruction waiting in a unit queue.
+type pending struct {
+	pc    int
+	bases [3]int64 // base register values captured at dispatch
+}
+
+// UnitID names one unit: its class and index.
+type UnitID struct {
+	Class isa.Unit
+	Index int
+}
+
+func (u UnitID) String() string {
+	if u.Class == isa.UnitScalar || u.Class == isa.UnitVPU {
+		return u.Class.String()
+	}
+	return fmt.Sprintf("%s%d", u.Class, u.Index)
+}
+
+// weights is the stationary operand held by one MXU.
+type weights struct {
+	k, n  int
+	dtype isa.DType
+	vals  []float64 // row-major [k][n]
+}
+
+// Machine is the architectural state of one core running one program.
+type Machine struct {
+	Chip *config.Chip
+	Prog *exe.Program
+	Regs [isa.NumRegs]uint32
+	Sems [isa.NumSems]uint32
+	Mem  [5]*Memory // indexed by isa.Space
+	PC   int
+	// Halted is set when the sequencer executed halt.
+	Halted bool
+	// Steps counts executed instructions, all units together.
+	Steps int64
+
+	units  []UnitID
+	queues [][]pending
+	mxu    []*weights
+	buf    []byte
+}
+
+// New builds a machine for chip, loads prog's data segments and checks that
+// every symbol and segment fits the chip's memories.
+func New(chip *config.Chip, prog *exe.Program) (*Machine, error) {
+	m := &Machine{Chip: chip, Prog: prog}
+	for _, s := range isa.Spaces() {
+		m.Mem[s] = NewMemory(chip.SpaceBytes(s), s == isa.ACC)
+	}
+	m.units = append(m.units, UnitID{isa.UnitScalar, 0})
+	for _, c := range []isa.Unit{isa.UnitDMA, isa.UnitMXU, isa.UnitVPU, isa.UnitXLU} {
+		for i := 0; i < chip.Units(c); i++ {
+			m.units = append(m.units, UnitID{c, i})
+		}
+	}
+	m.queues = make([][]pending, len(m.units))
+	m.mxu = make([]*weights, chip.MXU.Count)
+	for i, s := range prog.Segments {
+		if end := s.Addr + uint64(len(s.Data)); end > uint64(chip.SpaceBytes(s.Space)) {
+			return nil, fmt.Errorf("data segment %d (%s 0x%x, %d bytes) does not fit in %s of chip %s (%d bytes)",
+				i, s.Space, s.Addr, len(s.Data), s.Space, chip.Name, chip.SpaceBytes(s.Space))
+		}
+		m.Mem[s.Space].Write(int64(s.Addr), s.Data)
+	}
+	for _, s := range prog.Symbols {
+		if end := s.Addr + uint64(s.Bytes()); end > uint64(chip.SpaceBytes(s.Space)) {
+			return nil, fmt.Errorf("tensor %s (%s 0x%x, %d bytes) does not fit in %s of chip %s (%d bytes)",
+				s.Name, s.Space, s.Addr, s.Bytes(), s.Space, chip.Name, chip.SpaceBytes(s.Space))
+		}
+	}
+	return m, nil
+}
+
+// Units lists the machine's units in the executor's fixed service order.
+func (m *Machine) Units() []UnitID { return m.units }
+
+func (m *Machine) unitSlot(class isa.Unit, index int) int {
+	for i, u := range m.units {
+		if u.Class == class && u.Index == index {
+			return i
+		}
+	}
+	return -1
+}
+
+// Run executes the program to completion: the sequencer has halted and every
+// queue has drained. It returns a *Fault, *Deadlock or *StepLimit on failure.
+func (m *Machine) Run(opt Options) error {
+	max := opt.MaxSteps
+	if max <= 0 {
+		max = DefaultMaxSteps
+	}
+	for {
+		progress := false
+		if !m.Halted {
+			ok, err := m.stepScalar()
+			if err != nil {
+				return err
+			}
+			progress = progress || ok
+		}
+		for slot := 1; slot < len(m.units); slot++ {
+			ok, err := m.stepUnit(slot)
+			if err != nil {
+				return err
+			}
+			progress = progress || ok
+		}
+		if m.Steps > max {
+			return &StepLimit{Steps: m.Steps, PC: m.PC, Pos: m.Prog.DebugAt(m.PC).Pos()}
+		}
+		if !progress {
+			if m.Halted && m.drained() {
+				return nil
+			}
+			return m.deadlock()
+		}
+	}
+}
+
+func (m *Machine) drained() bool {
+	for _, q := range m.queues {
+		if len(q) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// stepUnit executes the head of a unit's queue if its wait is satisfied.
+func (m *Machine) stepUnit(slot int) (bool, error) {
+	q := m.queues[slot]
+	if len(q) == 0 {
+		return false, nil
+	}
+	p := q[0]
+	in := &m.Prog.Code[p.pc]
+	if w := in.Wait; w.Enabled {
+		if m.Sems[w.Sem] < uint32(w.Count) {
+			return false, nil
+		}
+		m.Sems[w.Sem] -= uint32(w.Count)
+	}
+	m.queues[slot] = q[1:]
+	m.Steps++
+	if err := m.Exec(p.pc, p.bases); err != nil {
+		return false, fault(m.Prog, p.pc, m.units[slot].String(), err)
+	}
+	if s := in.Signal; s.Enabled {
+		if err := m.signal(s.Sem, uint32(s.Count)); err != nil {
+			return false, fault(m.Prog, p.pc, m.units[slot].String(), err)
+		}
+	}
+	return true, nil
+}
+
+func (m *Machine) signal(sem uint8, n uint32) error {
+	v := uint64(m.Sems[sem]) + uint64(n)
+	if v > 1<<31-1 {
+		return errf("semaphore s%d overflows (%d + %d)", sem, m.Sems[sem], n)
+	}
+	m.Sems[sem] = uint32(v)
+	return nil
+}
+
+func (m *Machine) deadlock() error {
+	d := &Deadlock{Sems: append([]uint32(nil), m.Sems[:]...)}
+	if !m.Halted {
+		in := &m.Prog.Code[m.PC]
+		why := "blocked"
+		switch in.Op.Info().Code {
+		case isa.CodeWait:
+			why = fmt.Sprintf("waiting for s%d >= %d (s%d = %d)", in.Sem, in.Imm, in.Sem, m.Sems[in.Sem])
+		case isa.CodeBarrier:
+			why = "waiting at a barrier for the units to drain"
+		}
+		d.Units = append(d.Units, fmt.Sprintf("scalar: pc %d (%s) at %s, %s", m.PC, in.Format(m.Prog), m.Prog.DebugAt(m.PC).Pos(), why))
+	}
+	for slot := 1; slot < len(m.units); slot++ {
+		q := m.queues[slot]
+		if len(q) == 0 {
+			continue
+		}
+		in := &m.Prog.Code[q[0].pc]
+		d.Units = append(d.Units, fmt.Sprintf("%s: pc %d (%s) at %s, waiting for s%d >= %d (s%d = %d); %d queued",
+			m.units[slot], q[0].pc, in.Format(m.Prog), m.Prog.DebugAt(q[0].pc).Pos(),
+			in.Wait.Sem, in.Wait.Count, in.Wait.Sem, m.Sems[in.Wait.Sem], len(q)))
+	}
+	return d
+}
+
+// dispatch queues a unit instruction, capturing its tile base registers.
+func (m *Machine) dispatch(pc int, in *isa.Inst) error {
+	info := in.Op.Info()
+	n := m.Chip.Units(info.Unit)
+	if int(in.Unit) >= n {
+		return errf("%s unit %d does not exist on chip %s (it has %d)", info.Unit, in.Unit, m.Chip.Name, n)
+	}
+	p := pending{pc: pc}
+	for i, t := range in.Tiles {
+		p.bases[i] = int64(m.Regs[t.Reg]) + int64(t.Off)
+	}
+	slot := m.unitSlot(info.Unit, int(in.Unit))
+	m.queues[slot] = append(m.queues[slot], p)
+	return nil
+}

@@ -1,0 +1,114 @@
+package ref
+
+import "sort"
+
+// pageSize is the allocation unit of the sparse memories: a 16 GiB HBM costs
+// only the pages a program touches.
+const pageSize = 1 << 16
+
+type page struct {
+	data    [pageSize]byte
+	written []uint64 // one bit per byte; nil when the memory does not track writes
+}
+
+// Memory is a sparse, byte-addressed memory space. Bytes never written read
+// as zero. When Track is set it remembers which bytes were ever written, so
+// that reading an accumulator row nobody wrote is a fault, not a silent zero.
+type Memory struct {
+	Size  int64
+	Track bool
+	pages map[int64]*page
+	last  *page // one-entry page cache for the element-by-element paths
+	lastN int64
+}
+
+// NewMemory makes an empty memory of size bytes.
+func NewMemory(size int64, track bool) *Memory {
+	return &Memory{Size: size, Track: track, pages: map[int64]*page{}, lastN: -1}
+}
+
+func (m *Memory) page(n int64, alloc bool) *page {
+	if n == m.lastN {
+		return m.last
+	}
+	p := m.pages[n]
+	if p == nil {
+		if !alloc {
+			return nil
+		}
+		p = &page{}
+		if m.Track {
+			p.written = make([]uint64, pageSize/64)
+		}
+		m.pages[n] = p
+	}
+	m.last, m.lastN = p, n
+	return p
+}
+
+// Read copies len(dst) bytes from addr. The caller has bounds-checked.
+func (m *Memory) Read(addr int64, dst []byte) {
+	for len(dst) > 0 {
+		n, off := addr/pageSize, addr%pageSize
+		c := min(int64(len(dst)), pageSize-off)
+		if p := m.page(n, false); p != nil {
+			copy(dst[:c], p.data[off:off+c])
+		} else {
+			clear(dst[:c])
+		}
+		dst, addr = dst[c:], addr+c
+	}
+}
+
+// Write copies src to addr and marks the bytes written.
+func (m *Memory) Write(addr int64, src []byte) {
+	for len(src) > 0 {
+		n, off := addr/pageSize, addr%pageSize
+		c := min(int64(len(src)), pageSize-off)
+		p := m.page(n, true)
+		copy(p.data[off:off+c], src[:c])
+		if p.written != nil {
+			for i := off; i < off+c; i++ {
+				p.written[i/64] |= 1 << (i % 64)
+			}
+		}
+		src, addr = src[c:], addr+c
+	}
+}
+
+// FirstUnwritten returns the first address in [addr, addr+n) never written,
+// or -1. Memories that do not track writes return -1.
+func (m *Memory) FirstUnwritten(addr, n int64) int64 {
+	if !m.Track {
+		return -1
+	}
+	for end := addr + n; addr < end; addr++ {
+		p := m.page(addr/pageSize, false)
+		off := addr % pageSize
+		if p == nil || p.written[off/64]&(1<<(off%64)) == 0 {
+			return addr
+		}
+	}
+	return -1
+}
+
+// Pages returns the page numbers holding data, sorted.
+func (m *Memory) Pages() []int64 {
+	ns := make([]int64, 0, len(m.pages))
+	for n := range m.pages {
+		ns = append(ns, n)
+	}
+	sort.Slice(ns, func(i, j int) bool { return ns[i] < ns[j] })
+	return ns
+}
+
+// PageData returns page n's bytes (nil if never written).
+func (m *Memory) PageData(n int64) []byte {
+	if p := m.pages[n]; p != nil {
+		return p.data[:]
+	}
+	return nil
+}
+
+// PageSize is the granularity of Pages and PageData.
+const PageSize = pageSize

@@ -1,0 +1,169 @@
+package ref
+
+import (
+	"encoding/binary"
+
+	"github.com/pulse-sim/pulse/isa"
+)
+
+// ALU computes a scalar ALU function on 32-bit operands.
+func ALU(fn uint8, a, b uint32) uint32 {
+	sa, sb := int32(a), int32(b)
+	switch fn {
+	case isa.AluAdd:
+		return a + b
+	case isa.AluSub:
+		return a - b
+	case isa.AluMul:
+		return a * b
+	case isa.AluAnd:
+		return a & b
+	case isa.AluOr:
+		return a | b
+	case isa.AluXor:
+		return a ^ b
+	case isa.AluShl:
+		return a << (b & 31)
+	case isa.AluShr:
+		return a >> (b & 31)
+	case isa.AluSra:
+		return uint32(sa >> (b & 31))
+	case isa.AluMin:
+		return uint32(min(sa, sb))
+	case isa.AluMax:
+		return uint32(max(sa, sb))
+	case isa.AluSlt:
+		return b2u(sa < sb)
+	case isa.AluSltu:
+		return b2u(a < b)
+	case isa.AluSeq:
+		return b2u(a == b)
+	case isa.AluSne:
+		return b2u(a != b)
+	}
+	return 0
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Branch evaluates a branch condition.
+func Branch(fn uint8, a, b uint32) bool {
+	switch fn {
+	case isa.BrEq:
+		return a == b
+	case isa.BrNe:
+		return a != b
+	case isa.BrLt:
+		return int32(a) < int32(b)
+	case isa.BrGe:
+		return int32(a) >= int32(b)
+	case isa.BrLtu:
+		return a < b
+	case isa.BrGeu:
+		return a >= b
+	}
+	return false
+}
+
+func (m *Machine) setReg(r uint8, v uint32) {
+	if r != 0 {
+		m.Regs[r] = v
+	}
+}
+
+func (m *Machine) smemAddr(in *isa.Inst) (int64, error) {
+	addr := int64(m.Regs[in.Rs1]) + int64(in.Imm)
+	if addr%4 != 0 {
+		return addr, addrErr(addr, "smem address 0x%x is not 4-byte aligned", addr)
+	}
+	if addr < 0 || addr+4 > m.Mem[isa.SMEM].Size {
+		return addr, addrErr(addr, "smem address 0x%x outside smem (%d bytes)", addr, m.Mem[isa.SMEM].Size)
+	}
+	return addr, nil
+}
+
+// stepScalar executes or dispatches the instruction at PC. It returns false
+// without changing state when the sequencer is blocked.
+func (m *Machine) stepScalar() (bool, error) {
+	if m.PC < 0 || m.PC >= len(m.Prog.Code) {
+		return false, fault(m.Prog, m.PC, "scalar", errf("pc %d ran off the end of the code (%d instructions); is a halt missing?", m.PC, len(m.Prog.Code)))
+	}
+	pc := m.PC
+	in := &m.Prog.Code[pc]
+	info := in.Op.Info()
+	next := pc + 1
+	if info.Unit != isa.UnitScalar {
+		if err := m.dispatch(pc, in); err != nil {
+			return false, fault(m.Prog, pc, "scalar", err)
+		}
+		m.PC = next
+		m.Steps++
+		return true, nil
+	}
+	r1, r2 := m.Regs[in.Rs1], m.Regs[in.Rs2]
+	switch in.Op.Info().Format {
+	case isa.FmtRRR:
+		m.setReg(in.Rd, ALU(info.Func, r1, r2))
+	case isa.FmtRRI:
+		m.setReg(in.Rd, ALU(info.Func, r1, uint32(in.Imm)))
+	case isa.FmtRI: // li
+		m.setReg(in.Rd, uint32(in.Imm))
+	case isa.FmtBranch:
+		if Branch(info.Func, r1, r2) {
+			next = int(in.Imm)
+		}
+	case isa.FmtJump:
+		next = int(in.Imm)
+	case isa.FmtLoop:
+		v := m.Regs[in.Rd] - 1
+		m.setReg(in.Rd, v)
+		if v != 0 {
+			next = int(in.Imm)
+		}
+	case isa.FmtLoad:
+		addr, err := m.smemAddr(in)
+		if err != nil {
+			return false, fault(m.Prog, pc, "scalar", err)
+		}
+		var b [4]byte
+		m.Mem[isa.SMEM].Read(addr, b[:])
+		m.setReg(in.Rd, binary.LittleEndian.Uint32(b[:]))
+	case isa.FmtStore:
+		addr, err := m.smemAddr(in)
+		if err != nil {
+			return false, fault(m.Prog, pc, "scalar", err)
+		}
+		m.Mem[isa.SMEM].Write(addr, binary.LittleEndian.AppendUint32(nil, r2))
+	case isa.FmtSemImm:
+		switch info.Code {
+		case isa.CodeSignal:
+			if err := m.signal(in.Sem, uint32(in.Imm)); err != nil {
+				return false, fault(m.Prog, pc, "scalar", err)
+			}
+		case isa.CodeWait:
+			if m.Sems[in.Sem] < uint32(in.Imm) {
+				return false, nil
+			}
+			m.Sems[in.Sem] -= uint32(in.Imm)
+		case isa.CodeSemSet:
+			m.Sems[in.Sem] = uint32(in.Imm)
+		}
+	case isa.FmtNone:
+		switch info.Code {
+		case isa.CodeHalt:
+			m.Halted = true
+		case isa.CodeBarrier:
+			if !m.drained() {
+				return false, nil
+			}
+		}
+	}
+	m.PC = next
+	m.Steps++
+	return true, nil
+}

@@ -1,0 +1,136 @@
+package ref
+
+import (
+	"fmt"
+
+	"github.com/pulse-sim/pulse/isa"
+)
+
+// view is a resolved tile: a layout at a byte address.
+type view struct {
+	*isa.Layout
+	base int64
+}
+
+func (v view) String() string {
+	return fmt.Sprintf("%s[0x%x]:%s", v.Space, v.base, v.Layout.String())
+}
+
+// resolve checks a tile operand against the machine: layout, alignment, and
+// that every byte it touches lies inside its memory space.
+func (m *Machine) resolve(t isa.Tile, base int64) (view, error) {
+	l, ok := m.Prog.Layout(t.Layout)
+	if !ok {
+		return view{}, errf("tile layout %d not in the layout table", t.Layout)
+	}
+	v := view{l, base}
+	size := int64(l.DType.Size())
+	if base%size != 0 {
+		return v, addrErr(base, "tile %s is misaligned: base 0x%x is not a multiple of the %s element size %d", v, base, l.DType, size)
+	}
+	lo, hi := l.Extent()
+	memSize := m.Mem[l.Space].Size
+	if hi-lo > memSize {
+		return v, addrErr(base, "tile %s spans %d bytes, more than all of %s (%d bytes)", v, hi-lo, l.Space, memSize)
+	}
+	if base+lo < 0 || base+hi > memSize {
+		bad := base + lo
+		if bad >= 0 {
+			bad = base + hi - 1
+		}
+		return v, addrErr(bad, "tile %s reaches outside %s (valid addresses 0x0..0x%x)", v, l.Space, memSize-1)
+	}
+	return v, nil
+}
+
+// each calls fn with the byte address of every element in row-major index order.
+func (v view) each(fn func(i int, addr int64)) {
+	var sh, st [isa.MaxRank]int64
+	r := int(v.Rank)
+	// Left-pad to 4 dimensions.
+	for i := 0; i < isa.MaxRank; i++ {
+		sh[i], st[i] = 1, 0
+	}
+	sz := int64(v.DType.Size())
+	for i := 0; i < r; i++ {
+		sh[isa.MaxRank-r+i] = int64(v.Shape[i])
+		st[isa.MaxRank-r+i] = int64(v.Strides[i]) * sz
+	}
+	i := 0
+	for a := int64(0); a < sh[0]; a++ {
+		for b := int64(0); b < sh[1]; b++ {
+			for c := int64(0); c < sh[2]; c++ {
+				base := v.base + a*st[0] + b*st[1] + c*st[2]
+				for d := int64(0); d < sh[3]; d++ {
+					fn(i, base+d*st[3])
+					i++
+				}
+			}
+		}
+	}
+}
+
+// readBytes returns the tile's elements, packed, checking accumulator rows
+// were written.
+func (m *Machine) readBytes(v view) ([]byte, error) {
+	mem := m.Mem[v.Space]
+	sz := v.DType.Size()
+	out := make([]byte, int(v.Elems())*sz)
+	var err error
+	v.each(func(i int, addr int64) {
+		if err != nil {
+			return
+		}
+		if a := mem.FirstUnwritten(addr, int64(sz)); a >= 0 {
+			err = addrErr(a, "read of %s that was never written (tile %s, element %d)", v.Space, v, i)
+			return
+		}
+		mem.Read(addr, out[i*sz:(i+1)*sz])
+	})
+	return out, err
+}
+
+// writeBytes stores packed elements into the tile.
+func (m *Machine) writeBytes(v view, src []byte) {
+	mem := m.Mem[v.Space]
+	sz := v.DType.Size()
+	v.each(func(i int, addr int64) {
+		mem.Write(addr, src[i*sz:(i+1)*sz])
+	})
+}
+
+// read returns the tile's element values.
+func (m *Machine) read(v view) ([]float64, error) {
+	b, err := m.readBytes(v)
+	if err != nil {
+		return nil, err
+	}
+	sz := v.DType.Size()
+	out := make([]float64, v.Elems())
+	for i := range out {
+		out[i] = isa.LoadElem(v.DType, b[i*sz:])
+	}
+	return out, nil
+}
+
+// write rounds values to the tile's dtype (the cast rules) and stores them.
+func (m *Machine) write(v view, vals []float64) {
+	sz := v.DType.Size()
+	b := make([]byte, len(vals)*sz)
+	for i, x := range vals {
+		isa.StoreElem(v.DType, b[i*sz:], isa.Round(v.DType, x))
+	}
+	m.writeBytes(v, b)
+}
+
+func sameShape(a, b view) bool {
+	if a.Rank != b.Rank {
+		return false
+	}
+	for i := 0; i < int(a.Rank); i++ {
+		if a.Shape[i] != b.Shape[i] {
+			return false
+		}
+	}
+	return true
+}
