@@ -32,8 +32,14 @@ type Sync struct {
 type Tile struct {
 	Layout uint16
 	Reg    uint8
-	Off    int32
+	Off    int64 // 43-bit signed: MinTileOff..MaxTileOff
 }
+
+// Tile offsets are 43-bit two's complement: 32 low bits and 11 high bits.
+const (
+	MaxTileOff = 1<<42 - 1
+	MinTileOff = -(1 << 42)
+)
 
 // Inst is a decoded instruction.
 type Inst struct {
@@ -85,15 +91,15 @@ const (
 	fRsv2
 	fT0Layout
 	fT0Reg
-	fT0Rsv
+	fT0OffHi
 	fT0Off
 	fT1Layout
 	fT1Reg
-	fT1Rsv
+	fT1OffHi
 	fT1Off
 	fT2Layout
 	fT2Reg
-	fT2Rsv
+	fT2OffHi
 	fT2Off
 	fFA
 	fFB
@@ -126,15 +132,15 @@ var Fields = [numFields]Field{
 	fRsv2:      {"rsv2", 2, 32, 32, "reserved, must be 0"},
 	fT0Layout:  {"t0.layout", 1, 0, 16, "tile 0: layout-table index (1-based)"},
 	fT0Reg:     {"t0.reg", 1, 16, 5, "tile 0: base register"},
-	fT0Rsv:     {"t0.rsv", 1, 21, 11, "reserved, must be 0"},
+	fT0OffHi:   {"t0.offhi", 1, 21, 11, "tile 0: offset bits 32..42 (sign bit 42)"},
 	fT0Off:     {"t0.off", 1, 32, 32, "tile 0: signed byte offset added to the base register"},
 	fT1Layout:  {"t1.layout", 2, 0, 16, "tile 1: layout-table index"},
 	fT1Reg:     {"t1.reg", 2, 16, 5, "tile 1: base register"},
-	fT1Rsv:     {"t1.rsv", 2, 21, 11, "reserved, must be 0"},
+	fT1OffHi:   {"t1.offhi", 2, 21, 11, "tile 1: offset bits 32..42 (sign bit 42)"},
 	fT1Off:     {"t1.off", 2, 32, 32, "tile 1: signed byte offset"},
 	fT2Layout:  {"t2.layout", 3, 0, 16, "tile 2: layout-table index (0: absent, for optional operands)"},
 	fT2Reg:     {"t2.reg", 3, 16, 5, "tile 2: base register"},
-	fT2Rsv:     {"t2.rsv", 3, 21, 11, "reserved, must be 0"},
+	fT2OffHi:   {"t2.offhi", 3, 21, 11, "tile 2: offset bits 32..42 (sign bit 42)"},
 	fT2Off:     {"t2.off", 3, 32, 32, "tile 2: signed byte offset"},
 	fFA:        {"fa", 3, 0, 32, "f32 immediate a (IEEE bits)"},
 	fFB:        {"fb", 3, 32, 32, "f32 immediate b (IEEE bits)"},
@@ -143,9 +149,9 @@ var Fields = [numFields]Field{
 var headerFields = []int{fOpcode, fFunc, fFlags, fUnit, fRsv0, fWaitEn, fWaitSem, fSigEn, fSigSem, fWaitCount, fSigCount}
 
 var tileFields = [3][]int{
-	{fT0Layout, fT0Reg, fT0Rsv, fT0Off},
-	{fT1Layout, fT1Reg, fT1Rsv, fT1Off},
-	{fT2Layout, fT2Reg, fT2Rsv, fT2Off},
+	{fT0Layout, fT0Reg, fT0OffHi, fT0Off},
+	{fT1Layout, fT1Reg, fT1OffHi, fT1Off},
+	{fT2Layout, fT2Reg, fT2OffHi, fT2Off},
 }
 
 // FormatFields lists the fields words 1..3 hold for a format; every other bit
@@ -241,6 +247,7 @@ func (in *Inst) words() [4]uint64 {
 			tf := tileFields[tiles]
 			set(tf[0], uint64(t.Layout))
 			set(tf[1], uint64(t.Reg))
+			set(tf[2], uint64(t.Off>>32))
 			set(tf[3], uint64(uint32(t.Off)))
 			tiles++
 		}
@@ -292,6 +299,9 @@ func (in *Inst) Check(numLayouts int) error {
 			}
 			if t.Layout == 0 && k != OpdTile2Opt {
 				return fmt.Errorf("%s: tile %d has no layout", info.Mnemonic, ntiles)
+			}
+			if t.Off < MinTileOff || t.Off > MaxTileOff {
+				return fmt.Errorf("%s: tile %d offset %d outside the 43-bit range", info.Mnemonic, ntiles, t.Off)
 			}
 			if t.Layout == 0 && (t.Reg != 0 || t.Off != 0) {
 				return fmt.Errorf("%s: absent tile %d has an address", info.Mnemonic, ntiles)
@@ -376,7 +386,8 @@ func Decode(b []byte) (Inst, error) {
 			in.FB = uint32(get(fFB))
 		case OpdTile0, OpdTile1, OpdTile2, OpdTile2Opt:
 			tf := tileFields[tiles]
-			in.Tiles[tiles] = Tile{uint16(get(tf[0])), uint8(get(tf[1])), int32(uint32(get(tf[3])))}
+			off := int64(get(tf[2])<<32|get(tf[3])) << 21 >> 21 // sign-extend 43 bits
+			in.Tiles[tiles] = Tile{uint16(get(tf[0])), uint8(get(tf[1])), off}
 			tiles++
 		}
 	}

@@ -44,20 +44,20 @@ func FormatF32(bits uint32) string {
 
 // FormatAddr prints a base address as the assembler reads it: "r4+0x100",
 // "r4", "0x100".
-func FormatAddr(reg uint8, off int32) string {
+func FormatAddr(reg uint8, off int64) string {
 	if reg == 0 {
 		if off < 0 {
-			return "-" + hex(-int64(off))
+			return "-" + hex(-off)
 		}
-		return hex(int64(off))
+		return hex(off)
 	}
 	switch {
 	case off == 0:
 		return RegName(reg)
 	case off < 0:
-		return RegName(reg) + "-" + hex(-int64(off))
+		return RegName(reg) + "-" + hex(-off)
 	}
-	return RegName(reg) + "+" + hex(int64(off))
+	return RegName(reg) + "+" + hex(off)
 }
 
 func hex(v int64) string { return "0x" + strconv.FormatInt(v, 16) }
@@ -109,7 +109,7 @@ func (in *Inst) Format(ctx Context) string {
 			}
 		case OpdMem:
 			sep()
-			b.WriteString("[" + FormatAddr(in.Rs1, in.Imm) + "]")
+			b.WriteString("[" + FormatAddr(in.Rs1, int64(in.Imm)) + "]")
 		case OpdSem:
 			sep()
 			b.WriteString(SemName(in.Sem))

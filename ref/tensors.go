@@ -1,0 +1,59 @@
+package ref
+
+import (
+	"fmt"
+
+	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/isa"
+)
+
+func symView(s *exe.Symbol) view {
+	l := &isa.Layout{Space: s.Space, DType: s.DType, Rank: uint8(len(s.Shape))}
+	copy(l.Shape[:], s.Shape)
+	l.SetRowMajor()
+	return view{l, int64(s.Addr)}
+}
+
+// ReadTensor returns a named tensor's values (row-major). Bytes never
+// written read as zero.
+func (m *Machine) ReadTensor(name string) ([]float64, *exe.Symbol, error) {
+	s, ok := m.Prog.Symbol(name)
+	if !ok {
+		return nil, nil, fmt.Errorf("no tensor named %q (tensors: %s)", name, m.tensorNames())
+	}
+	v := symView(s)
+	b := make([]byte, s.Bytes())
+	m.Mem[s.Space].Read(int64(s.Addr), b)
+	out := make([]float64, v.Elems())
+	for i := range out {
+		out[i] = isa.LoadElem(s.DType, b[i*s.DType.Size():])
+	}
+	return out, s, nil
+}
+
+// WriteTensor stores values into a named tensor, rounding them to its dtype.
+func (m *Machine) WriteTensor(name string, vals []float64) error {
+	s, ok := m.Prog.Symbol(name)
+	if !ok {
+		return fmt.Errorf("no tensor named %q (tensors: %s)", name, m.tensorNames())
+	}
+	if int64(len(vals)) != s.Elems() {
+		return fmt.Errorf("tensor %s is %s (%d elements), got %d values", name, s.ShapeString(), s.Elems(), len(vals))
+	}
+	m.write(symView(s), vals)
+	return nil
+}
+
+func (m *Machine) tensorNames() string {
+	if len(m.Prog.Symbols) == 0 {
+		return "none"
+	}
+	s := ""
+	for i, sym := range m.Prog.Symbols {
+		if i > 0 {
+			s += ", "
+		}
+		s += sym.Name
+	}
+	return s
+}
