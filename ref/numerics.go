@@ -118,10 +118,17 @@ func Compare(fn uint8, a, b float64) bool {
 	return false
 }
 
-// Unary applies a unary function. intClass selects integer semantics for the
-// functions that have one (neg, abs, relu, sign, not; rounding is identity).
-func Unary(fn uint8, x float64, intClass bool) float64 {
-	if intClass {
+// Unary applies a unary function to a value of dtype src. Integer sources
+// use integer semantics for the functions that have one (neg, abs, relu, sign,
+// bitwise not; rounding is the identity); not of a pred is logical.
+func Unary(fn uint8, x float64, src isa.DType) float64 {
+	if fn == isa.FnNot && src == isa.Pred {
+		if x == 0 {
+			return 1
+		}
+		return 0
+	}
+	if src.IsInt() {
 		v := int32(x)
 		switch fn {
 		case isa.FnNone, isa.FnFloor, isa.FnCeil, isa.FnRound:

@@ -91,7 +91,9 @@ func (m *Machine) smemAddr(in *isa.Inst) (int64, error) {
 // without changing state when the sequencer is blocked.
 func (m *Machine) stepScalar() (bool, error) {
 	if m.PC < 0 || m.PC >= len(m.Prog.Code) {
-		return false, fault(m.Prog, m.PC, "scalar", errf("pc %d ran off the end of the code (%d instructions); is a halt missing?", m.PC, len(m.Prog.Code)))
+		// Branch targets are checked at load, so only falling through the
+		// last instruction gets here: blame it.
+		return false, fault(m.Prog, len(m.Prog.Code)-1, "scalar", errf("execution ran off the end of the code after the last instruction; is a halt missing?"))
 	}
 	pc := m.PC
 	in := &m.Prog.Code[pc]

@@ -279,7 +279,7 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 			return shapeErr(info, dst, src)
 		}
 		for i := range sv {
-			sv[i] = Unary(info.Func, sv[i], intClass)
+			sv[i] = Unary(info.Func, sv[i], src.DType)
 		}
 		m.write(dst, sv)
 	case isa.FmtT1Imm:
@@ -346,9 +346,12 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 				sv[i] = f32(sv[i] + bv[j])
 			}
 		}
-		intClass := src.DType.IsInt() && v[2].Layout == nil
+		dt := src.DType
+		if v[2].Layout != nil {
+			dt = isa.F32 // the bias add is computed in f32
+		}
 		for i := range sv {
-			sv[i] = Unary(info.Func, sv[i], intClass)
+			sv[i] = Unary(info.Func, sv[i], dt)
 		}
 		m.write(dst, sv)
 	}
