@@ -95,13 +95,13 @@ func Assemble(filename string, src []byte, opt Options) (*exe.Program, error) {
 	if a.loc != nil {
 		a.add(&Error{Pos{filename, 1, 1}, ".loc is not followed by an instruction"})
 	}
-	if len(a.errs) == 0 {
-		for i := range a.insts {
-			a.encode(&a.insts[i])
-			if len(a.errs) >= MaxErrors {
-				break
-			}
+	// The second pass runs even after first-pass errors, so that one run
+	// reports every error of the file (up to MaxErrors).
+	for i := range a.insts {
+		if len(a.errs) > MaxErrors {
+			break
 		}
+		a.encode(&a.insts[i])
 	}
 	if len(a.errs) == 0 && len(a.prog.Code) == 0 {
 		a.add(&Error{Pos{filename, 1, 1}, "no instructions (a program needs at least a halt)"})

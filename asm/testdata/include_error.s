@@ -1,0 +1,3 @@
+; Errors inside included files carry the included file's position.
+.include "included/bad.s"
+        halt
