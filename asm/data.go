@@ -131,19 +131,13 @@ func (a *assembler) tensor(p *parser) *Error {
 	return nil
 }
 
-// value parses one initializer value: a float literal, inf, nan or an integer expression.
-func (a *assembler) value(p *parser) (float64, *Error) {
-	c := a.ctx()
-	neg := p.is("-")
-	t := p.toks[p.i]
-	if neg {
-		t = p.toks[p.i+1]
+// value parses one initializer value: a float expression for float dtypes,
+// an integer expression otherwise.
+func (a *assembler) value(p *parser, dt isa.DType) (float64, *Error) {
+	if dt.IsFloat() {
+		return p.fexpr(a.ctx())
 	}
-	if t.kind == tFloat || t.kind == tIdent && (t.text == "inf" || t.text == "nan" || t.text == "f32bits") {
-		bits, err := p.float(c)
-		return float64(math.Float32frombits(bits)), err
-	}
-	v, err := p.expr(c)
+	v, err := p.expr(a.ctx())
 	return float64(v), err
 }
 
@@ -157,7 +151,7 @@ func (a *assembler) init(p *parser, name token, dt isa.DType, shape []int64, ele
 					return nil, err
 				}
 			}
-			v, err := a.value(p)
+			v, err := a.value(p, dt)
 			if err != nil {
 				return nil, err
 			}
@@ -182,7 +176,7 @@ func (a *assembler) init(p *parser, name token, dt isa.DType, shape []int64, ele
 					return nil, err
 				}
 			}
-			v, err := a.value(p)
+			v, err := a.value(p, dt)
 			if err != nil {
 				return nil, err
 			}

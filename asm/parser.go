@@ -274,35 +274,10 @@ func (p *parser) primary(c *exprCtx) (int64, *Error) {
 	return 0, errAt(t, "expected an expression, found %s", t)
 }
 
-// float parses an f32 value: a float or integer literal, inf, nan,
-// f32bits(expr), or a constant expression; returns IEEE bits.
+// float parses an f32 value and returns its IEEE bits: a float expression
+// (see fexpr) rounded once to f32, or f32bits(expr) for an exact bit pattern.
 func (p *parser) float(c *exprCtx) (uint32, *Error) {
-	neg := false
-	start := p.i
-	if p.is("-") {
-		p.next()
-		neg = true
-	}
-	t := p.peek()
-	var f float64
-	switch {
-	case t.kind == tFloat:
-		p.next()
-		v, err := strconv.ParseFloat(t.text, 32)
-		if err != nil && !strings.Contains(err.Error(), "range") {
-			return 0, errAt(t, "bad float %q", t.text)
-		}
-		f = v
-	case t.kind == tIdent && (t.text == "inf" || t.text == "nan"):
-		p.next()
-		if t.text == "nan" {
-			if neg {
-				return 0xffc00000, nil
-			}
-			return 0x7fc00000, nil
-		}
-		f = math.Inf(1)
-	case t.kind == tIdent && t.text == "f32bits" && !neg:
+	if t := p.peek(); t.kind == tIdent && t.text == "f32bits" {
 		p.next()
 		if err := p.expect("("); err != nil {
 			return 0, err
@@ -315,18 +290,102 @@ func (p *parser) float(c *exprCtx) (uint32, *Error) {
 			return 0, errAt(t, "f32bits value %d does not fit 32 bits", v)
 		}
 		return uint32(v), p.expect(")")
-	default:
-		p.i = start
-		v, err := p.expr(c)
+	}
+	v, err := p.fexpr(c)
+	if err != nil {
+		return 0, err
+	}
+	if v != v {
+		if math.Signbit(v) {
+			return 0xffc00000, nil
+		}
+		return 0x7fc00000, nil // the canonical quiet NaN
+	}
+	return math.Float32bits(float32(v)), nil
+}
+
+// fexpr parses a float expression evaluated in float64: + - * / on float and
+// integer literals, inf, nan, named constants and parentheses.
+func (p *parser) fexpr(c *exprCtx) (float64, *Error) {
+	v, err := p.fterm(c)
+	if err != nil {
+		return 0, err
+	}
+	for p.is("+") || p.is("-") {
+		op := p.next().text
+		w, err := p.fterm(c)
 		if err != nil {
 			return 0, err
 		}
-		return math.Float32bits(float32(v)), nil
+		if op == "+" {
+			v += w
+		} else {
+			v -= w
+		}
 	}
-	if neg {
-		f = -f
+	return v, nil
+}
+
+func (p *parser) fterm(c *exprCtx) (float64, *Error) {
+	v, err := p.funary(c)
+	if err != nil {
+		return 0, err
 	}
-	return math.Float32bits(float32(f)), nil
+	for p.is("*") || p.is("/") {
+		op := p.next().text
+		w, err := p.funary(c)
+		if err != nil {
+			return 0, err
+		}
+		if op == "*" {
+			v *= w
+		} else {
+			v /= w
+		}
+	}
+	return v, nil
+}
+
+func (p *parser) funary(c *exprCtx) (float64, *Error) {
+	if p.accept("-") {
+		v, err := p.funary(c)
+		return -v, err
+	}
+	if p.accept("+") {
+		return p.funary(c)
+	}
+	t := p.next()
+	switch t.kind {
+	case tFloat:
+		v, err := strconv.ParseFloat(strings.ReplaceAll(t.text, "_", ""), 64)
+		if err != nil && !strings.Contains(err.Error(), "range") {
+			return 0, errAt(t, "bad float %q", t.text)
+		}
+		return v, nil
+	case tInt:
+		v, err := parseInt(t)
+		return float64(v), err
+	case tIdent:
+		switch t.text {
+		case "inf":
+			return math.Inf(1), nil
+		case "nan":
+			return math.NaN(), nil
+		}
+		if v, _, ok := c.syms.lookup(t.text); ok {
+			return float64(v), nil
+		}
+		return 0, errAt(t, "undefined: %s", t.text)
+	case tPunct:
+		if t.text == "(" {
+			v, err := p.fexpr(c)
+			if err != nil {
+				return 0, err
+			}
+			return v, p.expect(")")
+		}
+	}
+	return 0, errAt(t, "expected a number, found %s", t)
 }
 
 // addr parses a base address "r4", "r4+expr", "r4-expr" or "expr".
