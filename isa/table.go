@@ -233,7 +233,8 @@ const (
 )
 
 const (
-	tScalar = "1 issue slot of the sequencer; taken branches add `branch_penalty` cycles"
+	tScalar = "1 sequencer issue slot"
+	tBranch = tScalar + "; + `branch_penalty` cycles when taken"
 	tDMA    = "split into bursts of `dma.burst_bytes`; time set by the memories on both sides (HBM model, SRAM ports) and `dma.max_outstanding`"
 	tLdw    = "K rows shifted into the shadow weight registers, one row per cycle; overlaps the previous stream (double-buffered weights)"
 	tMM     = "fill R + C - 1 cycles, stream M rows one per cycle (x dtype rate), drain; back-to-back streams overlap fill and drain"
@@ -243,17 +244,17 @@ const (
 
 func alu(m string, f uint8, sem string) OpInfo {
 	return OpInfo{Mnemonic: m, Code: CodeALU, Func: f, Format: FmtRRR, Unit: UnitScalar,
-		Semantics: "rd = " + sem + " (rs2)", Timing: tScalar}
+		Semantics: "rd = " + sem, Timing: tScalar}
 }
 
 func alui(m string, f uint8, sem string) OpInfo {
 	return OpInfo{Mnemonic: m, Code: CodeALUI, Func: f, Format: FmtRRI, Unit: UnitScalar,
-		Semantics: "rd = " + sem + " (imm)", Timing: tScalar}
+		Semantics: "rd = " + sem, Timing: tScalar}
 }
 
 func br(m string, f uint8, cond string) OpInfo {
 	return OpInfo{Mnemonic: m, Code: CodeBranch, Func: f, Format: FmtBranch, Unit: UnitScalar,
-		Semantics: "if " + cond + " then pc = target", Timing: tScalar}
+		Semantics: "if " + cond + " then pc = target", Timing: tBranch}
 }
 
 func vbin(m string, f uint8, sem string) OpInfo {
@@ -309,8 +310,8 @@ var Table = []OpInfo{
 	{Mnemonic: "li", Code: CodeLI, Format: FmtRI, Unit: UnitScalar, Semantics: "rd = imm (32 bits)", Timing: tScalar},
 	br("beq", BrEq, "rs1 == rs2"), br("bne", BrNe, "rs1 != rs2"), br("blt", BrLt, "rs1 < rs2 (signed)"),
 	br("bge", BrGe, "rs1 >= rs2 (signed)"), br("bltu", BrLtu, "rs1 < rs2 (unsigned)"), br("bgeu", BrGeu, "rs1 >= rs2 (unsigned)"),
-	{Mnemonic: "jmp", Code: CodeJmp, Format: FmtJump, Unit: UnitScalar, Semantics: "pc = target", Timing: tScalar},
-	{Mnemonic: "loop", Code: CodeLoop, Format: FmtLoop, Unit: UnitScalar, Semantics: "counted loop: rd = rd - 1; if rd != 0 then pc = target", Timing: tScalar},
+	{Mnemonic: "jmp", Code: CodeJmp, Format: FmtJump, Unit: UnitScalar, Semantics: "pc = target", Timing: tBranch},
+	{Mnemonic: "loop", Code: CodeLoop, Format: FmtLoop, Unit: UnitScalar, Semantics: "counted loop: rd = rd - 1; if rd != 0 then pc = target", Timing: tBranch},
 	{Mnemonic: "ld", Code: CodeLd, Format: FmtLoad, Unit: UnitScalar, Semantics: "rd = smem32[rs1 + imm] (4-byte aligned)", Timing: tScalar + "; + `smem_latency`"},
 	{Mnemonic: "st", Code: CodeSt, Format: FmtStore, Unit: UnitScalar, Semantics: "smem32[rs1 + imm] = rs2 (4-byte aligned)", Timing: tScalar},
 
