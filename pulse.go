@@ -17,6 +17,9 @@ import (
 	"github.com/pulse-sim/pulse/ref"
 )
 
+// Version is the Pulse release.
+const Version = "0.1.0-dev"
+
 // LoadProgram reads an executable (.pulse) or assembles a source file,
 // deciding by content: executables start with exe.Magic.
 func LoadProgram(path string) (*exe.Program, error) {

@@ -207,7 +207,7 @@ func Parse(origin string, src []byte, sets []string) (*Chip, error) {
 	dec := yaml.NewDecoder(&buf)
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%s: %s", origin, yamlError(err))
+		return nil, fmt.Errorf("%s: %s", origin, yamlError(err, root.Content[0]))
 	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %v", origin, err)
@@ -215,10 +215,52 @@ func Parse(origin string, src []byte, sets []string) (*Chip, error) {
 	return &c, nil
 }
 
-func yamlError(err error) string {
-	s := err.Error()
-	s = strings.TrimPrefix(s, "yaml: unmarshal errors:\n")
-	return strings.Join(strings.Fields(s), " ")
+// yamlError rewrites "line N: message" as "key.path: message", so that an
+// error names the key a user typed (or set with --set), not a line of a preset.
+func yamlError(err error, root *yaml.Node) string {
+	s := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.Join(strings.Fields(line), " ")
+		var n int
+		if _, scanErr := fmt.Sscanf(line, "line %d:", &n); scanErr == nil {
+			if key := keyAtLine(root, "", n); key != "" {
+				msg := strings.TrimSpace(strings.SplitN(line, ":", 2)[1])
+				var field string
+				if _, e := fmt.Sscanf(msg, "field %s not found", &field); e == nil {
+					if !strings.HasSuffix(key, "."+field) && key != field {
+						key += "." + field
+					}
+					msg = "unknown key"
+				}
+				line = key + ": " + msg
+			}
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "; ")
+}
+
+func keyAtLine(m *yaml.Node, prefix string, line int) string {
+	if m.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		path := k.Value
+		if prefix != "" {
+			path = prefix + "." + k.Value
+		}
+		if k.Line == line {
+			return path
+		}
+		if v.Kind == yaml.MappingNode {
+			if p := keyAtLine(v, path, line); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // setKey sets a dotted key of a mapping node; the key must already exist,

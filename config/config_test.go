@@ -1,0 +1,77 @@
+package config
+
+import (
+	"testing"
+
+	"github.com/pulse-sim/pulse/isa"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPresets(t *testing.T) {
+	require.Equal(t, []string{"teach16", "tpuv1", "tpuv4core", "trn1nc"}, Presets())
+	for _, n := range Presets() {
+		c, err := Load(n, nil)
+		require.NoError(t, err, n)
+		require.Equal(t, n, c.Name)
+		// The YAML a user sees with "pulse chip show" parses back to the same config.
+		back, err := Parse("show", c.YAML(), nil)
+		require.NoError(t, err)
+		require.Equal(t, c, back)
+	}
+	c, _ := Load("tpuv4core", nil)
+	require.Equal(t, int64(16<<20), c.SpaceBytes(isa.SRAM))
+	require.Equal(t, 4, c.Units(isa.UnitMXU))
+	require.True(t, c.MXUSupports(isa.BF16))
+	require.False(t, c.MXUSupports(isa.F16))
+}
+
+func TestOverridesAndErrors(t *testing.T) {
+	c, err := Load("teach16", []string{"mxu.rows=32", "mxu.dtypes=s8,f32", "memory.sram_bytes=1048576"})
+	require.NoError(t, err)
+	require.Equal(t, 32, c.MXU.Rows)
+	require.Equal(t, []string{"s8", "f32"}, c.MXU.DTypes)
+	require.Equal(t, int64(1<<20), c.Memory.SRAMBytes)
+
+	cases := []struct {
+		name string
+		sets []string
+		src  string
+		msg  string
+	}{
+		{"unknown set key", []string{"mxu.rowz=1"}, "", `unknown key "mxu.rowz"`},
+		{"section as value", []string{"mxu=1"}, "", "is a section"},
+		{"no equals", []string{"mxu.rows"}, "", "want key=value"},
+		{"type", []string{"vpu.lanes=wide"}, "", "vpu.lanes: cannot unmarshal"},
+		{"range", []string{"mxu.cols=0"}, "", "mxu.cols: 0 out of range"},
+		{"dtype", []string{"mxu.dtypes=f64"}, "", `mxu.dtypes: "f64" is not an MXU input dtype`},
+		{"unknown file key", nil, "name: x\nclock_mhz: 1\nbogus: 2\n", "bogus: unknown key"},
+		{"not a mapping", nil, "- 1\n- 2\n", "a chip config is a YAML mapping"},
+		{"empty name", nil, "clock_mhz: 1\n", "name: must not be empty"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			if c.src != "" {
+				_, err = Parse("f.yaml", []byte(c.src), c.sets)
+			} else {
+				_, err = Load("teach16", c.sets)
+			}
+			require.ErrorContains(t, err, c.msg)
+		})
+	}
+	_, err = Load("nosuchchip", nil)
+	require.ErrorContains(t, err, "unknown chip")
+}
+
+func FuzzParse(f *testing.F) {
+	for _, n := range Presets() {
+		b, _ := PresetYAML(n)
+		f.Add(b, "mxu.rows=8")
+	}
+	f.Fuzz(func(t *testing.T, src []byte, set string) {
+		c, err := Parse("fuzz.yaml", src, []string{set})
+		if err == nil {
+			require.NoError(t, c.Validate())
+		}
+	})
+}

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pulse-sim/pulse/internal/npy"
+	"github.com/pulse-sim/pulse/isa"
+	"github.com/stretchr/testify/require"
+)
+
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func write(t *testing.T, dir, name, content string) string {
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
+}
+
+const goodKernel = `.tensor x hbm 0x0 f32[4] = {1, 2, 3, 4}
+.tensor y hbm 0x100 f32[4]
+        dma  sram[0x0]:f32[4], x          signal s0
+        vmul sram[0x10]:f32[4], sram[0x0]:f32[4], sram[0x0]:f32[4] wait s0 signal s1
+        dma  y, sram[0x10]:f32[4]         wait s1
+        halt
+`
+
+// TestBadInput tries what a new user would get wrong. Every case must give a
+// clear message and exit status 1 (2 for usage), never a stack trace.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := write(t, dir, "good.s", goodKernel)
+	code, _, _ := runCLI("asm", good, "-o", filepath.Join(dir, "good.pulse"))
+	require.Equal(t, 0, code)
+	bin, _ := os.ReadFile(filepath.Join(dir, "good.pulse"))
+	truncated := filepath.Join(dir, "trunc.pulse")
+	require.NoError(t, os.WriteFile(truncated, bin[:len(bin)/2], 0o644))
+	noise := make([]byte, 4096)
+	for i := range noise {
+		noise[i] = byte(i*7919 + i/13)
+	}
+	random := filepath.Join(dir, "random.pulse")
+	require.NoError(t, os.WriteFile(random, noise, 0o644))
+	randomS := filepath.Join(dir, "random.s")
+	require.NoError(t, os.WriteFile(randomS, noise, 0o644))
+	wrong := filepath.Join(dir, "wrong.npy")
+	require.NoError(t, os.WriteFile(wrong, npy.Write(isa.F32, []int{2, 2}, []float64{1, 2, 3, 4}), 0o644))
+
+	cases := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"unknown command", []string{"exce", good}, 2, "unknown command"},
+		{"unknown flag", []string{"exec", good, "--chpi", "teach16"}, 2, "unknown flag"},
+		{"missing argument", []string{"exec"}, 2, "takes one kernel file"},
+		{"missing file", []string{"exec", filepath.Join(dir, "nope.s")}, 1, "no such file"},
+		{"typo in mnemonic", []string{"exec", write(t, dir, "typo.s", "  vmull sram[0]:f32[4], sram[0]:f32[4], sram[0]:f32[4]\n  halt\n")}, 1, "typo.s:1:3: unknown instruction \"vmull\" (did you mean vmul?)"},
+		{"unknown register", []string{"asm", write(t, dir, "reg.s", "  add r1, r2, r99\n  halt\n")}, 1, "reg.s:1:15: no register r99"},
+		{"tile bigger than memory", []string{"exec", write(t, dir, "big.s", "  vfill sram[0x0]:f32[1000000], 0.0\n  halt\n")}, 1, "big.s:1:3: fault at pc 0 on vpu"},
+		{"deadlock", []string{"exec", write(t, dir, "dead.s", "  wait s1, 1\n  halt\n")}, 1, "deadlock"},
+		{"truncated binary", []string{"exec", truncated}, 1, "truncated executable"},
+		{"random binary", []string{"disasm", random}, 1, "not a Pulse executable"},
+		{"random bytes as source", []string{"exec", randomS}, 1, "binary file that is not a Pulse executable"},
+		{"unknown chip", []string{"exec", good, "--chip", "tpuv9"}, 1, "unknown chip \"tpuv9\""},
+		{"unknown config key", []string{"exec", good, "--set", "mxu.rowz=8"}, 1, "unknown key \"mxu.rowz\""},
+		{"bad config value", []string{"exec", good, "--set", "mxu.rows=many"}, 1, "mxu.rows: cannot unmarshal !!str `many` into int"},
+		{"config out of range", []string{"exec", good, "--set", "dma.engines=0"}, 1, "dma.engines: 0 out of range"},
+		{"bad --in binding", []string{"exec", good, "--in", "x"}, 2, "want name=file.npy"},
+		{"unknown tensor", []string{"exec", good, "--in", "z=" + wrong}, 1, "no tensor named \"z\""},
+		{"wrong shape", []string{"exec", good, "--in", "x=" + wrong}, 1, "has shape [2 2], but tensor x is f32[4]"},
+		{"missing npy", []string{"exec", good, "--in", "x=" + filepath.Join(dir, "no.npy")}, 1, "no such file"},
+		{"not npy", []string{"exec", good, "--in", "x=" + good}, 1, "not a .npy file"},
+		{"max steps", []string{"exec", write(t, dir, "spin.s", "l: jmp l\n"), "--max-steps", "1000"}, 1, "max-steps"},
+		{"chip file missing", []string{"chip", "show", "nochip.yaml"}, 1, "no such file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCLI(c.args...)
+			require.Equal(t, c.code, code, stderr)
+			require.Contains(t, stderr, c.msg)
+			require.NotContains(t, stderr, "goroutine")
+			require.NotContains(t, stderr, "panic")
+		})
+	}
+}
+
+func TestAsmDisasmExec(t *testing.T) {
+	dir := t.TempDir()
+	src := write(t, dir, "k.s", goodKernel)
+	bin := filepath.Join(dir, "k.pulse")
+	code, out, stderr := runCLI("asm", src, "-o", bin)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "4 instructions")
+
+	code, text, stderr := runCLI("disasm", bin)
+	require.Equal(t, 0, code, stderr)
+	re := write(t, dir, "re.s", text)
+	code, _, stderr = runCLI("asm", re, "-o", filepath.Join(dir, "re.pulse"))
+	require.Equal(t, 0, code, stderr)
+	a, _ := os.ReadFile(bin)
+	b, _ := os.ReadFile(filepath.Join(dir, "re.pulse"))
+	require.Equal(t, a, b, "disasm | asm changed the bytes")
+
+	in := write(t, dir, "x.npy", string(npy.Write(isa.F32, []int{4}, []float64{-1, 0.5, 2, 3})))
+	outNpy := filepath.Join(dir, "y.npy")
+	code, out, stderr = runCLI("exec", bin, "--in", "x="+in, "--out", "y="+outNpy)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "completed")
+	require.True(t, strings.Contains(out, "y") && strings.Contains(out, "f32[4]"), out)
+	data, err := os.ReadFile(outNpy)
+	require.NoError(t, err)
+	arr, err := npy.Read(data)
+	require.NoError(t, err)
+	require.Equal(t, []int{4}, arr.Shape)
+	require.Equal(t, []float64{1, 0.25, 4, 9}, arr.Values)
+}
+
+func TestChips(t *testing.T) {
+	code, out, _ := runCLI("chips")
+	require.Equal(t, 0, code)
+	for _, n := range []string{"teach16", "tpuv1", "tpuv4core", "trn1nc"} {
+		require.Contains(t, out, n)
+	}
+	code, out, _ = runCLI("chip", "show", "tpuv4core", "--set", "mxu.rows=64")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "rows: 64")
+}
