@@ -133,3 +133,21 @@ func TestLayerNorm(t *testing.T) {
 		}
 	}
 }
+
+// TestDeterminism: the same program gives the same executable bytes and the
+// same final state, byte for byte.
+func TestDeterminism(t *testing.T) {
+	src, err := os.ReadFile("kernels/gemm256.s")
+	require.NoError(t, err)
+	p1, err := asm.Assemble("gemm256.s", src, asm.Options{})
+	require.NoError(t, err)
+	p2, err := asm.Assemble("gemm256.s", src, asm.Options{})
+	require.NoError(t, err)
+	b1, _ := p1.Marshal()
+	b2, _ := p2.Marshal()
+	require.Equal(t, b1, b2)
+	m1 := run(t, "kernels/gemm256.s", "tpuv4core")
+	m2 := run(t, "kernels/gemm256.s", "tpuv4core")
+	require.Equal(t, m1.Snapshot(), m2.Snapshot())
+	require.Empty(t, ref.Diff(m1, m2))
+}

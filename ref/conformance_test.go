@@ -28,7 +28,7 @@ func TestConformance(t *testing.T) {
 			require.NoError(t, err)
 			m, err := ref.New(chip, prog)
 			require.NoError(t, err)
-			err = m.Run(ref.Options{MaxSteps: 100_000})
+			err = m.Run(ref.Options{MaxSteps: 10_000_000})
 			switch {
 			case c.Fault != "":
 				require.Error(t, err, "expected a fault containing %q", c.Fault)

@@ -19,6 +19,11 @@ import (
 // DefaultMaxSteps bounds a run when Options.MaxSteps is 0.
 const DefaultMaxSteps = 200_000_000
 
+// MaxQueue bounds each unit queue of the executor. Real queues are far
+// shorter (the timing model back-pressures the sequencer); this bound turns a
+// sequencer that keeps dispatching to a blocked unit into a fault.
+const MaxQueue = 1 << 20
+
 // Options tune a run.
 type Options struct {
 	MaxSteps int64 // instructions executed by all units together; 0 means DefaultMaxSteps
@@ -60,8 +65,11 @@ type Machine struct {
 	PC   int
 	// Halted is set when the sequencer executed halt.
 	Halted bool
-	// Steps counts executed instructions, all units together.
+	// Steps counts sequencer steps (dispatches included) and unit executions;
+	// the max-steps guard bounds it.
 	Steps int64
+	// Retired counts completed instructions, each once.
+	Retired int64
 
 	units  []UnitID
 	queues [][]pending
@@ -172,6 +180,7 @@ func (m *Machine) stepUnit(slot int) (bool, error) {
 	}
 	m.queues[slot] = q[1:]
 	m.Steps++
+	m.Retired++
 	if err := m.Exec(p.pc, p.bases); err != nil {
 		return false, fault(m.Prog, p.pc, m.units[slot].String(), err)
 	}
@@ -230,6 +239,11 @@ func (m *Machine) dispatch(pc int, in *isa.Inst) error {
 		p.bases[i] = int64(m.Regs[t.Reg]) + int64(t.Off)
 	}
 	slot := m.unitSlot(info.Unit, int(in.Unit))
+	if len(m.queues[slot]) >= MaxQueue {
+		head := m.queues[slot][0].pc
+		return errf("%s has %d queued instructions: it is blocked at pc %d (%s) while the sequencer keeps dispatching",
+			m.units[slot], MaxQueue, head, m.Prog.Code[head].Format(m.Prog))
+	}
 	m.queues[slot] = append(m.queues[slot], p)
 	return nil
 }

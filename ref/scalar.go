@@ -167,5 +167,6 @@ func (m *Machine) stepScalar() (bool, error) {
 	}
 	m.PC = next
 	m.Steps++
+	m.Retired++
 	return true, nil
 }

@@ -77,7 +77,7 @@ deadlock with each unit's pending instruction.`,
 				return err
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%s on %s: completed, %d instructions executed\n", args[0], chip.Name, m.Steps)
+			fmt.Fprintf(w, "%s on %s: completed, %d instructions executed\n", args[0], chip.Name, m.Retired)
 			names := map[string]bool{}
 			for _, o := range outputs {
 				if err := pulse.WriteNPY(m, o.name, o.path); err != nil {
