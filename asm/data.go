@@ -73,17 +73,9 @@ func (a *assembler) tensor(p *parser) *Error {
 	if name.kind != tIdent {
 		return errAt(name, "expected a tensor name, found %s", name)
 	}
-	sp, err := p.space()
+	sp, at, addr, err := a.placement(p)
 	if err != nil {
 		return err
-	}
-	at := p.peek()
-	addr, err := p.expr(a.ctx())
-	if err != nil {
-		return err
-	}
-	if addr < 0 {
-		return errAt(at, "tensor address %d is negative", addr)
 	}
 	dt, dtok, err := p.dtype()
 	if err != nil {
@@ -271,18 +263,27 @@ func (a *assembler) init(p *parser, name token, dt isa.DType, shape []int64, ele
 	return vals, nil
 }
 
-func (a *assembler) data(p *parser) *Error {
+// placement parses "SPACE ADDR" of .tensor and .data; at is the address token.
+func (a *assembler) placement(p *parser) (isa.Space, token, int64, *Error) {
 	sp, err := p.space()
 	if err != nil {
-		return err
+		return 0, token{}, 0, err
 	}
 	at := p.peek()
 	addr, err := p.expr(a.ctx())
 	if err != nil {
-		return err
+		return 0, at, 0, err
 	}
 	if addr < 0 {
-		return errAt(at, "address %d is negative", addr)
+		return 0, at, 0, errAt(at, "address %d is negative", addr)
+	}
+	return sp, at, addr, nil
+}
+
+func (a *assembler) data(p *parser) *Error {
+	sp, _, addr, err := a.placement(p)
+	if err != nil {
+		return err
 	}
 	if err := p.expect("hex"); err != nil {
 		return err
