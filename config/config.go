@@ -21,35 +21,71 @@ type Chip struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
 	ClockMHz    int    `yaml:"clock_mhz"`
+	Scalar      Scalar `yaml:"scalar"`
+	QueueDepth  int    `yaml:"queue_depth"` // instructions each unit queue holds
 	MXU         MXU    `yaml:"mxu"`
 	VPU         VPU    `yaml:"vpu"`
 	XLU         XLU    `yaml:"xlu"`
 	DMA         DMA    `yaml:"dma"`
+	HBM         HBM    `yaml:"hbm"`
+	SRAM        SRAM   `yaml:"sram"`
 	Memory      Memory `yaml:"memory"`
+}
+
+// Scalar describes the sequencer.
+type Scalar struct {
+	IssueWidth    int `yaml:"issue_width"`    // instructions issued per cycle
+	BranchPenalty int `yaml:"branch_penalty"` // extra cycles after a taken branch
+	SMEMLatency   int `yaml:"smem_latency"`   // cycles of a scalar-memory load
+}
+
+// HBM describes off-chip memory timing.
+type HBM struct {
+	Model         string  `yaml:"model"`          // "ideal": latency + bandwidth
+	BandwidthGBps float64 `yaml:"bandwidth_gbps"` // peak, 1e9 bytes/s
+	LatencyNS     float64 `yaml:"latency_ns"`     // first byte of a request
+}
+
+// SRAM describes on-chip memory ports.
+type SRAM struct {
+	PortBytesPerCycle int `yaml:"port_bytes_per_cycle"` // bytes one unit moves per cycle through its port
 }
 
 // MXU describes the systolic matrix units.
 type MXU struct {
-	Count  int      `yaml:"count"`
-	Rows   int      `yaml:"rows"`   // K: the stationary operand's rows
-	Cols   int      `yaml:"cols"`   // N: the stationary operand's columns
-	DTypes []string `yaml:"dtypes"` // input dtypes the array multiplies
+	Count           int            `yaml:"count"`
+	Rows            int            `yaml:"rows"`               // K: the stationary operand's rows
+	Cols            int            `yaml:"cols"`               // N: the stationary operand's columns
+	DTypes          []string       `yaml:"dtypes"`             // input dtypes the array multiplies
+	Dataflow        string         `yaml:"dataflow"`           // ws (weight-stationary), os, is
+	LdwCyclesPerRow int            `yaml:"ldw_cycles_per_row"` // cycles to shift one weight row in
+	CyclesPerRow    map[string]int `yaml:"cycles_per_row"`     // cycles per streamed row, by input dtype
+	MinStreamCycles int            `yaml:"min_stream_cycles"`  // a stream occupies the array at least this long
 }
 
 // VPU describes the vector unit datapath.
 type VPU struct {
-	Lanes    int `yaml:"lanes"`
-	Sublanes int `yaml:"sublanes"`
+	Lanes              int `yaml:"lanes"`
+	Sublanes           int `yaml:"sublanes"`
+	ClockMHz           int `yaml:"clock_mhz"`           // 0: the core clock
+	Latency            int `yaml:"latency"`             // cycles added to every instruction
+	TranscendentalCost int `yaml:"transcendental_cost"` // cycles per element group for exp, log, tanh, ...
+	DivideCost         int `yaml:"divide_cost"`         // cycles per element group for div, rcp, rsqrt, sqrt, pow
 }
 
 // XLU describes the cross-lane units.
 type XLU struct {
-	Count int `yaml:"count"`
+	Count   int `yaml:"count"`
+	Latency int `yaml:"latency"`
 }
 
 // DMA describes the DMA engines.
 type DMA struct {
-	Engines int `yaml:"engines"`
+	Engines        int     `yaml:"engines"`
+	BurstBytes     int     `yaml:"burst_bytes"`     // a descriptor is split into requests of this size
+	MaxOutstanding int     `yaml:"max_outstanding"` // requests in flight per engine
+	SetupNS        float64 `yaml:"setup_ns"`        // from issue to the first request
+	EngineGBps     float64 `yaml:"engine_gbps"`     // per-engine bandwidth cap, 0: none
 }
 
 // Memory gives the size of each memory space in bytes.
@@ -90,6 +126,14 @@ func (c *Chip) Units(u isa.Unit) int {
 	return 0
 }
 
+// RowCycles is the number of cycles one streamed row of dtype d occupies the array.
+func (c *Chip) RowCycles(d isa.DType) int {
+	if n, ok := c.MXU.CyclesPerRow[d.String()]; ok {
+		return n
+	}
+	return 1
+}
+
 // MXUSupports reports whether the MXU multiplies inputs of dtype d.
 func (c *Chip) MXUSupports(d isa.DType) bool {
 	for _, s := range c.MXU.DTypes {
@@ -102,12 +146,16 @@ func (c *Chip) MXUSupports(d isa.DType) bool {
 
 // Validate checks every value and names the key of the first bad one.
 func (c *Chip) Validate() error {
+	if c.Name == "" {
+		return fmt.Errorf("name: must not be empty")
+	}
 	type rng struct {
 		key   string
 		v, lo int64
 		hi    int64
 	}
-	checks := []rng{
+	var checks []rng
+	checks = append(checks, []rng{
 		{"clock_mhz", int64(c.ClockMHz), 1, 100000},
 		{"mxu.count", int64(c.MXU.Count), 1, isa.MaxUnitIndex + 1},
 		{"mxu.rows", int64(c.MXU.Rows), 1, 4096},
@@ -120,9 +168,52 @@ func (c *Chip) Validate() error {
 		{"memory.acc_bytes", c.Memory.ACCBytes, 64, 1 << 40},
 		{"memory.smem_bytes", c.Memory.SMEMBytes, 4, 1 << 40},
 		{"memory.hbm_bytes", c.Memory.HBMBytes, 64, 1 << 50},
+	}...)
+	checks = append(checks,
+		rng{"scalar.issue_width", int64(c.Scalar.IssueWidth), 1, 16},
+		rng{"scalar.branch_penalty", int64(c.Scalar.BranchPenalty), 0, 1000},
+		rng{"scalar.smem_latency", int64(c.Scalar.SMEMLatency), 1, 1000},
+		rng{"queue_depth", int64(c.QueueDepth), 1, 1 << 16},
+		rng{"mxu.ldw_cycles_per_row", int64(c.MXU.LdwCyclesPerRow), 0, 1000},
+		rng{"mxu.min_stream_cycles", int64(c.MXU.MinStreamCycles), 0, 1 << 20},
+		rng{"vpu.clock_mhz", int64(c.VPU.ClockMHz), 0, 100000},
+		rng{"vpu.latency", int64(c.VPU.Latency), 0, 1 << 20},
+		rng{"vpu.transcendental_cost", int64(c.VPU.TranscendentalCost), 1, 1000},
+		rng{"vpu.divide_cost", int64(c.VPU.DivideCost), 1, 1000},
+		rng{"xlu.latency", int64(c.XLU.Latency), 0, 1 << 20},
+		rng{"dma.burst_bytes", int64(c.DMA.BurstBytes), 1, 1 << 24},
+		rng{"dma.max_outstanding", int64(c.DMA.MaxOutstanding), 1, 1 << 16},
+		rng{"sram.port_bytes_per_cycle", int64(c.SRAM.PortBytesPerCycle), 1, 1 << 20},
+	)
+	for _, f := range []struct {
+		key   string
+		v, lo float64
+		hi    float64
+	}{
+		{"dma.setup_ns", c.DMA.SetupNS, 0, 1e9},
+		{"dma.engine_gbps", c.DMA.EngineGBps, 0, 1e6},
+		{"hbm.bandwidth_gbps", c.HBM.BandwidthGBps, 1e-3, 1e6},
+		{"hbm.latency_ns", c.HBM.LatencyNS, 0, 1e9},
+	} {
+		if !(f.v >= f.lo && f.v <= f.hi) {
+			return fmt.Errorf("%s: %g out of range %g..%g", f.key, f.v, f.lo, f.hi)
+		}
 	}
-	if c.Name == "" {
-		return fmt.Errorf("name: must not be empty")
+	switch c.MXU.Dataflow {
+	case "ws", "os", "is":
+	default:
+		return fmt.Errorf("mxu.dataflow: %q is not ws, os or is", c.MXU.Dataflow)
+	}
+	if c.HBM.Model != "ideal" {
+		return fmt.Errorf("hbm.model: %q is not a known model (ideal)", c.HBM.Model)
+	}
+	for d, n := range c.MXU.CyclesPerRow {
+		if _, ok := isa.ParseDType(d); !ok {
+			return fmt.Errorf("mxu.cycles_per_row.%s: not a dtype", d)
+		}
+		if n < 1 || n > 1000 {
+			return fmt.Errorf("mxu.cycles_per_row.%s: %d out of range 1..1000", d, n)
+		}
 	}
 	for _, r := range checks {
 		if r.v < r.lo || r.v > r.hi {
