@@ -227,17 +227,40 @@ func (m *Machine) deadlock() error {
 	return d
 }
 
-// dispatch queues a unit instruction, capturing its tile base registers.
-func (m *Machine) dispatch(pc int, in *isa.Inst) error {
+// CheckUnit reports an instruction addressed to a unit the chip lacks.
+func (m *Machine) CheckUnit(in *isa.Inst) error {
 	info := in.Op.Info()
 	n := m.Chip.Units(info.Unit)
 	if int(in.Unit) >= n {
 		return errf("%s unit %d does not exist on chip %s (it has %d)", info.Unit, in.Unit, m.Chip.Name, n)
 	}
-	p := pending{pc: pc}
+	return nil
+}
+
+// Bases reads an instruction's tile base addresses from the registers, as
+// the sequencer does when it dispatches it.
+func (m *Machine) Bases(in *isa.Inst) [3]int64 {
+	var b [3]int64
 	for i, t := range in.Tiles {
-		p.bases[i] = int64(m.Regs[t.Reg]) + int64(t.Off)
+		b[i] = int64(m.Regs[t.Reg]) + int64(t.Off)
 	}
+	return b
+}
+
+// Signal adds n to a semaphore (a *Fault-ready error on overflow).
+func (m *Machine) Signal(sem uint8, n uint32) error { return m.signal(sem, n) }
+
+// FaultAt wraps an error from Exec, Signal or CheckUnit as a *Fault naming
+// the instruction at pc and the unit that ran it.
+func (m *Machine) FaultAt(pc int, unit string, err error) error { return fault(m.Prog, pc, unit, err) }
+
+// dispatch queues a unit instruction, capturing its tile base registers.
+func (m *Machine) dispatch(pc int, in *isa.Inst) error {
+	if err := m.CheckUnit(in); err != nil {
+		return err
+	}
+	info := in.Op.Info()
+	p := pending{pc: pc, bases: m.Bases(in)}
 	slot := m.unitSlot(info.Unit, int(in.Unit))
 	if len(m.queues[slot]) >= MaxQueue {
 		head := m.queues[slot][0].pc

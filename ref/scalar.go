@@ -91,24 +91,58 @@ func (m *Machine) smemAddr(in *isa.Inst) (int64, error) {
 // without changing state when the sequencer is blocked.
 func (m *Machine) stepScalar() (bool, error) {
 	if m.PC < 0 || m.PC >= len(m.Prog.Code) {
-		// Branch targets are checked at load, so only falling through the
-		// last instruction gets here: blame it.
-		return false, fault(m.Prog, len(m.Prog.Code)-1, "scalar", errf("execution ran off the end of the code after the last instruction; is a halt missing?"))
+		return false, m.RunOffEnd()
 	}
 	pc := m.PC
 	in := &m.Prog.Code[pc]
 	info := in.Op.Info()
 	next := pc + 1
-	if info.Unit != isa.UnitScalar {
+	switch {
+	case info.Unit != isa.UnitScalar:
 		if err := m.dispatch(pc, in); err != nil {
 			return false, fault(m.Prog, pc, "scalar", err)
 		}
-		m.PC = next
-		m.Steps++
-		return true, nil
+	case info.Code == isa.CodeWait:
+		if m.Sems[in.Sem] < uint32(in.Imm) {
+			return false, nil
+		}
+		m.Sems[in.Sem] -= uint32(in.Imm)
+	case info.Code == isa.CodeBarrier:
+		if !m.drained() {
+			return false, nil
+		}
+	case info.Code == isa.CodeHalt:
+		m.Halted = true
+	default:
+		var err error
+		if next, err = m.ExecScalar(pc); err != nil {
+			return false, err
+		}
 	}
+	m.PC = next
+	m.Steps++
+	if info.Unit == isa.UnitScalar {
+		m.Retired++ // unit instructions retire when their unit executes them
+	}
+	return true, nil
+}
+
+// RunOffEnd is the fault of a sequencer that fell through the last instruction.
+func (m *Machine) RunOffEnd() error {
+	// Branch targets are checked at load, so only falling through the last
+	// instruction gets here: blame it.
+	return fault(m.Prog, len(m.Prog.Code)-1, "scalar", errf("execution ran off the end of the code after the last instruction; is a halt missing?"))
+}
+
+// ExecScalar applies a scalar instruction that never blocks (everything the
+// sequencer executes itself except wait, barrier and halt) and returns the
+// next pc. Errors are *Fault.
+func (m *Machine) ExecScalar(pc int) (int, error) {
+	in := &m.Prog.Code[pc]
+	info := in.Op.Info()
+	next := pc + 1
 	r1, r2 := m.Regs[in.Rs1], m.Regs[in.Rs2]
-	switch in.Op.Info().Format {
+	switch info.Format {
 	case isa.FmtRRR:
 		m.setReg(in.Rd, ALU(info.Func, r1, r2))
 	case isa.FmtRRI:
@@ -130,7 +164,7 @@ func (m *Machine) stepScalar() (bool, error) {
 	case isa.FmtLoad:
 		addr, err := m.smemAddr(in)
 		if err != nil {
-			return false, fault(m.Prog, pc, "scalar", err)
+			return 0, fault(m.Prog, pc, "scalar", err)
 		}
 		var b [4]byte
 		m.Mem[isa.SMEM].Read(addr, b[:])
@@ -138,35 +172,18 @@ func (m *Machine) stepScalar() (bool, error) {
 	case isa.FmtStore:
 		addr, err := m.smemAddr(in)
 		if err != nil {
-			return false, fault(m.Prog, pc, "scalar", err)
+			return 0, fault(m.Prog, pc, "scalar", err)
 		}
 		m.Mem[isa.SMEM].Write(addr, binary.LittleEndian.AppendUint32(nil, r2))
 	case isa.FmtSemImm:
 		switch info.Code {
 		case isa.CodeSignal:
 			if err := m.signal(in.Sem, uint32(in.Imm)); err != nil {
-				return false, fault(m.Prog, pc, "scalar", err)
+				return 0, fault(m.Prog, pc, "scalar", err)
 			}
-		case isa.CodeWait:
-			if m.Sems[in.Sem] < uint32(in.Imm) {
-				return false, nil
-			}
-			m.Sems[in.Sem] -= uint32(in.Imm)
 		case isa.CodeSemSet:
 			m.Sems[in.Sem] = uint32(in.Imm)
 		}
-	case isa.FmtNone:
-		switch info.Code {
-		case isa.CodeHalt:
-			m.Halted = true
-		case isa.CodeBarrier:
-			if !m.drained() {
-				return false, nil
-			}
-		}
 	}
-	m.PC = next
-	m.Steps++
-	m.Retired++
-	return true, nil
+	return next, nil
 }
