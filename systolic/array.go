@@ -43,10 +43,10 @@ type Config struct {
 // Array is the timing state of one MXU. Times are cycles.
 type Array struct {
 	cfg        Config
-	streamFree int64 // earliest cycle the next stream may start entering
-	loadEnd    int64 // when the latest load finishes
-	pending    bool  // a loaded tile waits in the shadow registers
-	issued     int64 // start of the latest operation: operations start in order
+	streamFree int64   // earliest cycle the next stream may start entering
+	loadEnd    int64   // when the latest load finishes
+	pending    bool    // a loaded tile waits in the shadow registers
+	issued     int64   // start of the latest operation: operations start in order
 	freeAt     []int64 // per shadow row: when a swap in progress has passed it
 	pendingK   int     // rows of the pending tile
 
