@@ -1,0 +1,99 @@
+package core_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pulse-sim/pulse/asm"
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/core"
+	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/internal/conformance"
+	"github.com/pulse-sim/pulse/ref"
+	"github.com/stretchr/testify/require"
+)
+
+func both(t *testing.T, chipName string, prog *exe.Program) (*ref.Machine, error, *core.Model, error) {
+	t.Helper()
+	chip, err := config.Load(chipName, nil)
+	require.NoError(t, err)
+	rm, err := ref.New(chip, prog)
+	require.NoError(t, err)
+	rerr := rm.Run(ref.Options{MaxSteps: 10_000_000})
+	cm, err := core.New(chip, prog, core.Options{MaxCycles: 50_000_000})
+	require.NoError(t, err)
+	cerr := cm.Run()
+	return rm, rerr, cm, cerr
+}
+
+// TestDifferentialConformance: every conformance program ends in the same
+// state on the timing model as on the functional executor, byte for byte,
+// or fails the same way.
+func TestDifferentialConformance(t *testing.T) {
+	cases, err := conformance.Cases()
+	require.NoError(t, err)
+	for _, c := range cases {
+		if c.Name == "fault_steps.s" || c.Name == "fault_queue.s" {
+			continue // the executor's step and queue guards; the timing model has --max-cycles and real queues
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			prog, err := c.Assemble()
+			require.NoError(t, err)
+			rm, rerr, cm, cerr := both(t, c.Chip, prog)
+			if rerr != nil {
+				require.Error(t, cerr, "ref failed with %v", rerr)
+				var rd, cd *ref.Deadlock
+				if errors.As(rerr, &rd) {
+					require.ErrorAs(t, cerr, &cd)
+				} else {
+					require.Equal(t, rerr.Error(), cerr.Error())
+				}
+				return
+			}
+			require.NoError(t, cerr)
+			require.Empty(t, ref.Diff(rm, cm.Arch))
+			require.Equal(t, rm.Snapshot(), cm.Arch.Snapshot())
+			require.Equal(t, rm.Retired, cm.Retired())
+			require.Greater(t, cm.Cycles(), int64(0))
+		})
+	}
+}
+
+func TestDifferentialExamples(t *testing.T) {
+	files, _ := filepath.Glob("../examples/kernels/*.s")
+	chips := map[string]string{"gemm256.s": "tpuv4core", "vadd.s": "tpuv1"}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			require.NoError(t, err)
+			prog, err := asm.Assemble(f, src, asm.Options{})
+			require.NoError(t, err)
+			chip := chips[filepath.Base(f)]
+			if chip == "" {
+				chip = "teach16"
+			}
+			rm, rerr, cm, cerr := both(t, chip, prog)
+			require.NoError(t, rerr)
+			require.NoError(t, cerr)
+			require.Equal(t, rm.Snapshot(), cm.Arch.Snapshot())
+			// Every moment of every unit is attributed to exactly one state.
+			for _, u := range cm.Units {
+				require.Equal(t, cm.End(), u.Accounting().Total(), "%s", u.Name)
+			}
+		})
+	}
+}
+
+func TestMaxCycles(t *testing.T) {
+	prog, err := asm.Assemble("spin.s", []byte("l: jmp l\n"), asm.Options{})
+	require.NoError(t, err)
+	chip, _ := config.Load("teach16", nil)
+	m, err := core.New(chip, prog, core.Options{MaxCycles: 1000})
+	require.NoError(t, err)
+	err = m.Run()
+	var mc *core.MaxCyclesError
+	require.ErrorAs(t, err, &mc)
+	require.Contains(t, err.Error(), "max-cycles")
+}

@@ -1,0 +1,198 @@
+// Package core is the cycle-level model of a Pulse core: the sequencer, the
+// unit queues and semaphores, and the units' timing, on the sim engine. It
+// executes the same programs as ref/ and computes values through ref's
+// semantics functions, so a correctly synchronized program ends in the same
+// state on both (core's tests check it on the conformance suite).
+package core
+
+import (
+	"fmt"
+
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/dma"
+	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/isa"
+	"github.com/pulse-sim/pulse/memory"
+	"github.com/pulse-sim/pulse/ref"
+	"github.com/pulse-sim/pulse/sim"
+	"github.com/pulse-sim/pulse/systolic"
+)
+
+// Options tune a timed run.
+type Options struct {
+	// TimingOnly skips value computation (and the checks that come with it)
+	// except for transfers to and from scalar memory, which steer control flow.
+	TimingOnly bool
+	// MaxCycles stops the run after this many core cycles (0: no limit).
+	MaxCycles int64
+}
+
+type waker interface{ wake(now sim.Time) }
+
+// Model is one core running one program.
+type Model struct {
+	Chip   *config.Chip
+	Prog   *exe.Program
+	Arch   *ref.Machine
+	Eng    sim.Engine
+	Clock  sim.Clock // core clock: sequencer and MXUs
+	VClock sim.Clock // vector and cross-lane units
+	HBM    memory.HBM
+	Seq    *Sequencer
+	Units  []*Unit
+	Arrays []*systolic.Array
+	DMAs   []*dma.Engine
+
+	opt      Options
+	err      error
+	waiters  [isa.NumSems][]waker
+	inflight int
+	retired  int64
+	last     sim.Time
+	flops    int64
+	byClass  map[isa.Unit][]*Unit
+}
+
+// New builds the model of chip running prog, with its initial data loaded.
+func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
+	arch, err := ref.New(chip, prog)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Chip: chip, Prog: prog, Arch: arch, opt: opt, byClass: map[isa.Unit][]*Unit{}}
+	m.Clock = sim.NewClockMHz("core", float64(chip.ClockMHz))
+	m.VClock = m.Clock
+	if chip.VPU.ClockMHz > 0 {
+		m.VClock = sim.NewClockMHz("vector", float64(chip.VPU.ClockMHz))
+	}
+	m.HBM = memory.NewIdeal(chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
+	m.Seq = &Sequencer{m: m}
+	add := func(id ref.UnitID, clk sim.Clock, t timer) {
+		u := &Unit{ID: id, Name: id.String(), Index: len(m.Units), m: m, clock: clk, timer: t,
+			queue: sim.NewPort[pending](&m.Eng, chip.QueueDepth)}
+		m.Units = append(m.Units, u)
+		m.byClass[id.Class] = append(m.byClass[id.Class], u)
+	}
+	portGBps := float64(chip.SRAM.PortBytesPerCycle) * float64(chip.ClockMHz) / 1000
+	for i := 0; i < chip.DMA.Engines; i++ {
+		d := dma.New(dma.Config{BurstBytes: chip.DMA.BurstBytes, MaxOutstanding: chip.DMA.MaxOutstanding,
+			Setup: sim.Time(chip.DMA.SetupNS*1000 + 0.5), EngineGBps: chip.DMA.EngineGBps, OnChipGBps: portGBps}, &m.Eng, m.HBM)
+		m.DMAs = append(m.DMAs, d)
+		add(ref.UnitID{Class: isa.UnitDMA, Index: i}, m.Clock, &dmaTimer{d})
+	}
+	for i := 0; i < chip.MXU.Count; i++ {
+		a := systolic.New(systolic.Config{Rows: chip.MXU.Rows, Cols: chip.MXU.Cols, Dataflow: chip.MXU.Dataflow,
+			LdwCyclesPerRow: chip.MXU.LdwCyclesPerRow, MinStreamCycles: chip.MXU.MinStreamCycles})
+		m.Arrays = append(m.Arrays, a)
+		add(ref.UnitID{Class: isa.UnitMXU, Index: i}, m.Clock, &mxuTimer{a})
+	}
+	port := int64(chip.SRAM.PortBytesPerCycle)
+	add(ref.UnitID{Class: isa.UnitVPU}, m.VClock, &vpuTimer{lanes: int64(chip.VPU.Lanes * chip.VPU.Sublanes),
+		latency: int64(chip.VPU.Latency), trans: int64(chip.VPU.TranscendentalCost), div: int64(chip.VPU.DivideCost), port: port, isVector: true})
+	for i := 0; i < chip.XLU.Count; i++ {
+		add(ref.UnitID{Class: isa.UnitXLU, Index: i}, m.VClock, &vpuTimer{lanes: int64(chip.VPU.Lanes),
+			latency: int64(chip.XLU.Latency), trans: 1, div: 1, port: port})
+	}
+	return m, nil
+}
+
+func (m *Model) unitFor(in *isa.Inst) *Unit {
+	return m.byClass[in.Op.Info().Unit][in.Unit]
+}
+
+func (m *Model) fail(err error) {
+	if m.err == nil {
+		m.err = err
+	}
+}
+
+func (m *Model) waitSem(sem uint8, w waker) { m.waiters[sem] = append(m.waiters[sem], w) }
+
+func (m *Model) signaled(sem uint8, now sim.Time) {
+	ws := m.waiters[sem]
+	m.waiters[sem] = nil
+	for _, w := range ws {
+		w.wake(now)
+	}
+}
+
+func (m *Model) drained() bool {
+	if m.inflight > 0 {
+		return false
+	}
+	for _, u := range m.Units {
+		if u.queue.Len() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// MaxCyclesError reports a run stopped by Options.MaxCycles.
+type MaxCyclesError struct {
+	Cycles int64
+	PC     int
+	Pos    string
+}
+
+func (e *MaxCyclesError) Error() string {
+	return fmt.Sprintf("stopped at the --max-cycles limit of %d cycles; the sequencer was at pc %d (%s)", e.Cycles, e.PC, e.Pos)
+}
+
+// Run simulates the program to completion. It returns a *ref.Fault,
+// *ref.Deadlock or *MaxCyclesError on failure.
+func (m *Model) Run() error {
+	for _, u := range m.Units {
+		u.queue.NotifyArrival(u)
+	}
+	m.Seq.at(0)
+	limit := sim.Time(-1)
+	if m.opt.MaxCycles > 0 {
+		limit = m.Clock.Time(m.opt.MaxCycles)
+	}
+	for m.err == nil && m.Eng.Pending() > 0 {
+		if limit >= 0 && m.Eng.Run(limit) {
+			return &MaxCyclesError{m.opt.MaxCycles, m.Arch.PC, m.Prog.DebugAt(m.Arch.PC).Pos()}
+		}
+		m.Eng.Run(-1)
+	}
+	if m.err != nil {
+		return m.err
+	}
+	if !m.Seq.halted || !m.drained() {
+		return m.deadlock()
+	}
+	end := m.End()
+	m.Seq.acct.set(end, m.Seq.acct.state)
+	for _, u := range m.Units {
+		u.acct.set(end, u.acct.state)
+	}
+	return nil
+}
+
+func (m *Model) deadlock() error {
+	d := &ref.Deadlock{Sems: append([]uint32(nil), m.Arch.Sems[:]...)}
+	if !m.Seq.halted {
+		pc := m.Arch.PC
+		d.Units = append(d.Units, fmt.Sprintf("scalar: pc %d (%s) at %s, %s", pc, m.Prog.Code[pc].Format(m.Prog), m.Prog.DebugAt(pc).Pos(), m.Seq.blocked))
+	}
+	for _, u := range m.Units {
+		if s := u.describe(); s != "" {
+			d.Units = append(d.Units, s)
+		}
+	}
+	return d
+}
+
+// End is the time the last instruction completed.
+func (m *Model) End() sim.Time { return m.last }
+
+// Cycles is the run's length in core cycles.
+func (m *Model) Cycles() int64 { return m.Clock.CyclesCeil(m.End()) }
+
+// Retired is the number of instructions completed.
+func (m *Model) Retired() int64 { return m.retired }
+
+// FLOPs counts floating-point (and integer) operations: 2 per MAC, 1 per
+// element of vector arithmetic.
+func (m *Model) FLOPs() int64 { return m.flops }

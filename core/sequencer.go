@@ -1,0 +1,132 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/pulse-sim/pulse/isa"
+	"github.com/pulse-sim/pulse/sim"
+)
+
+// Sequencer fetches instructions in order, up to issue_width per cycle:
+// scalar instructions execute here (a taken branch costs branch_penalty
+// more cycles, a load smem_latency), others go into their unit's queue with
+// their base registers read now. A full queue stalls it (back-pressure).
+type Sequencer struct {
+	sim.Hookable
+	m          *Model
+	tickQueued bool
+	halted     bool
+	inBarrier  bool
+	haltedAt   sim.Time
+	acct       Accounting
+	blocked    string
+}
+
+// Accounting is the sequencer's time by state.
+func (s *Sequencer) Accounting() *Accounting { return &s.acct }
+
+// Handle runs a cycle of the sequencer.
+func (s *Sequencer) Handle(now sim.Time) {
+	s.tickQueued = false
+	if e := s.m.Clock.NextEdge(now); e != now {
+		s.at(e)
+		return
+	}
+	s.tick(now)
+}
+
+func (s *Sequencer) at(t sim.Time) {
+	if !s.tickQueued && !s.halted {
+		s.tickQueued = true
+		s.m.Eng.Schedule(t, s)
+	}
+}
+
+func (s *Sequencer) wake(now sim.Time) { s.at(s.m.Clock.NextEdge(now)) }
+
+// unitsProgressed is called when an instruction completes: a barrier may pass.
+func (s *Sequencer) unitsProgressed(now sim.Time) {
+	if s.inBarrier && s.m.drained() {
+		s.inBarrier = false
+		s.wake(now)
+	}
+}
+
+func (s *Sequencer) tick(now sim.Time) {
+	m := s.m
+	a := m.Arch
+	cyc := m.Clock.Period
+	for i := 0; i < m.Chip.Scalar.IssueWidth; i++ {
+		pc := a.PC
+		if pc < 0 || pc >= len(m.Prog.Code) {
+			m.fail(a.RunOffEnd())
+			return
+		}
+		in := &m.Prog.Code[pc]
+		info := in.Op.Info()
+		switch {
+		case info.Unit != isa.UnitScalar:
+			if err := a.CheckUnit(in); err != nil {
+				m.fail(a.FaultAt(pc, "scalar", err))
+				return
+			}
+			u := m.unitFor(in)
+			if u.queue.Full() {
+				s.acct.set(now, Structural)
+				s.blocked = fmt.Sprintf("waiting for space in the %s queue", u.Name)
+				u.queue.NotifySpace(s)
+				return
+			}
+			u.queue.Send(pending{pc: pc, bases: a.Bases(in)})
+			a.PC++
+			continue
+		case info.Code == isa.CodeWait:
+			if a.Sems[in.Sem] < uint32(in.Imm) {
+				s.acct.set(now, SemWait)
+				s.blocked = fmt.Sprintf("waiting for s%d >= %d (s%d = %d)", in.Sem, in.Imm, in.Sem, a.Sems[in.Sem])
+				m.waitSem(in.Sem, s)
+				return
+			}
+			a.Sems[in.Sem] -= uint32(in.Imm)
+			a.PC++
+		case info.Code == isa.CodeBarrier:
+			if !m.drained() {
+				s.acct.set(now, Structural)
+				s.blocked = "waiting at a barrier for the units to drain"
+				s.inBarrier = true
+				return
+			}
+			a.PC++
+		case info.Code == isa.CodeHalt:
+			s.acct.set(now, Idle)
+			s.halted = true
+			s.haltedAt = now + cyc
+			a.Halted = true
+			a.PC++
+			m.retired++
+			m.last = max(m.last, s.haltedAt)
+			return
+		default:
+			next, err := a.ExecScalar(pc)
+			if err != nil {
+				m.fail(err)
+				return
+			}
+			a.PC = next
+			m.retired++
+			s.acct.set(now, Busy)
+			switch {
+			case next != pc+1:
+				s.at(now + cyc*sim.Time(1+m.Chip.Scalar.BranchPenalty))
+				return
+			case info.Format == isa.FmtLoad:
+				s.at(now + cyc*sim.Time(m.Chip.Scalar.SMEMLatency))
+				return
+			}
+			continue
+		}
+		m.retired++
+	}
+	s.acct.set(now, Busy)
+	s.at(now + cyc)
+}

@@ -1,0 +1,96 @@
+package core
+
+import (
+	"github.com/pulse-sim/pulse/dma"
+	"github.com/pulse-sim/pulse/isa"
+	"github.com/pulse-sim/pulse/sim"
+	"github.com/pulse-sim/pulse/systolic"
+)
+
+// timer decides when a unit's instruction starts, when the unit may start
+// its next one, and when this one completes. next or end < 0: the timer calls
+// u.complete itself (the DMA engine, whose end depends on traffic to come).
+type timer interface {
+	begin(u *Unit, now sim.Time, pc int, tiles [3]*isa.Layout) (start, next, end sim.Time)
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+type mxuTimer struct{ arr *systolic.Array }
+
+func (t *mxuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout) (sim.Time, sim.Time, sim.Time) {
+	c := u.m.Clock
+	in := &u.m.Prog.Code[pc]
+	tc := c.CyclesCeil(now)
+	if in.Op.Info().Format == isa.FmtT1 { // mxu.ldw
+		s, e := t.arr.Load(tc, int(v[0].Shape[0]))
+		return c.Time(s), c.Time(s), c.Time(e)
+	}
+	m, k, n := int(v[1].Shape[0]), int(v[1].Shape[1]), int(v[0].Shape[1])
+	rate := u.m.Chip.RowCycles(v[1].DType)
+	s, f, d := t.arr.Stream(tc, m, k, n, rate)
+	u.acct.busyTill(c.Time(f))
+	u.m.flops += 2 * int64(m) * int64(k) * int64(n)
+	return c.Time(s), c.Time(s), c.Time(d)
+}
+
+// vpuTimer: latency + max(element groups x op cost, bytes / port width).
+type vpuTimer struct {
+	lanes    int64
+	latency  int64
+	trans    int64
+	div      int64
+	port     int64
+	isVector bool // false: cross-lane unit (one lane group per cycle)
+}
+
+func opCost(t *vpuTimer, in *isa.Inst) int64 {
+	info := in.Op.Info()
+	switch info.Code {
+	case isa.CodeVUn, isa.CodeVAct:
+		switch info.Func {
+		case isa.FnExp, isa.FnLog, isa.FnTanh, isa.FnLogistic, isa.FnGelu:
+			return t.trans
+		case isa.FnSqrt, isa.FnRsqrt, isa.FnRcp:
+			return t.div
+		}
+	case isa.CodeVBin:
+		if info.Func == isa.VDiv || info.Func == isa.VPow {
+			return t.div
+		}
+	}
+	return 1
+}
+
+func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout) (sim.Time, sim.Time, sim.Time) {
+	c := u.clock
+	in := &u.m.Prog.Code[pc]
+	elems := v[0].Elems()
+	var bytes int64
+	for _, l := range v {
+		if l != nil {
+			elems = max(elems, l.Elems())
+			bytes += l.Elems() * int64(l.DType.Size())
+		}
+	}
+	occ := ceilDiv(elems, t.lanes) * opCost(t, in)
+	occ = max(occ, ceilDiv(bytes, t.port), 1)
+	switch in.Op.Info().Code {
+	case isa.CodeVBin, isa.CodeVUn, isa.CodeVScale, isa.CodeVAct, isa.CodeVRed, isa.CodeXRed:
+		u.m.flops += elems
+	}
+	start := c.NextEdge(now)
+	next := start + c.Time(occ)
+	u.acct.busyTill(next)
+	return start, next, next + c.Time(t.latency)
+}
+
+type dmaTimer struct{ eng *dma.Engine }
+
+func (t *dmaTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout) (sim.Time, sim.Time, sim.Time) {
+	bytes := v[0].Elems() * int64(v[0].DType.Size())
+	t.eng.Start(now, bytes, v[1].Space == isa.HBM, v[0].Space == isa.HBM, func(end sim.Time) {
+		u.complete(pc, now, end)
+	})
+	return now, -1, -1
+}

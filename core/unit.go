@@ -1,0 +1,166 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/pulse-sim/pulse/isa"
+	"github.com/pulse-sim/pulse/ref"
+	"github.com/pulse-sim/pulse/sim"
+)
+
+type pending struct {
+	pc    int
+	bases [3]int64
+}
+
+// Unit is one execution unit: an in-order queue of dispatched instructions
+// and a timer. It starts its head instruction when the instruction's
+// semaphore wait is met and the unit is free, applies its effect on the
+// architectural state, and signals at completion.
+type Unit struct {
+	sim.Hookable
+	ID    ref.UnitID
+	Name  string
+	Index int
+
+	m         *Model
+	queue     *sim.Port[pending]
+	clock     sim.Clock
+	timer     timer
+	nextFree  sim.Time
+	tryQueued bool
+	waitAsync bool // the running instruction's timer will call complete
+	inflight  int
+	acct      Accounting
+
+	// Instructions completed.
+	Instructions int64
+}
+
+// Accounting is the unit's time by state.
+func (u *Unit) Accounting() *Accounting { return &u.acct }
+
+// Handle is the unit's wake-up.
+func (u *Unit) Handle(now sim.Time) {
+	u.tryQueued = false
+	u.try(now)
+}
+
+func (u *Unit) schedule(t sim.Time) {
+	if !u.tryQueued {
+		u.tryQueued = true
+		u.m.Eng.Schedule(t, u)
+	}
+}
+
+func (u *Unit) wake(now sim.Time) { u.schedule(now) }
+
+func (u *Unit) try(now sim.Time) {
+	m := u.m
+	if m.err != nil || u.waitAsync {
+		return
+	}
+	if now < u.nextFree {
+		u.schedule(u.nextFree)
+		return
+	}
+	p, ok := u.queue.Peek()
+	if !ok {
+		u.acct.set(now, Idle)
+		u.queue.NotifyArrival(u)
+		return
+	}
+	in := &m.Prog.Code[p.pc]
+	if w := in.Wait; w.Enabled {
+		if m.Arch.Sems[w.Sem] < uint32(w.Count) {
+			u.acct.set(now, SemWait)
+			m.waitSem(w.Sem, u)
+			return
+		}
+		m.Arch.Sems[w.Sem] -= uint32(w.Count)
+	}
+	u.queue.Recv()
+	var tiles [3]*isa.Layout
+	for i, t := range in.Tiles {
+		if l, ok := m.Prog.Layout(t.Layout); ok {
+			tiles[i] = l
+		}
+	}
+	if !m.opt.TimingOnly || touchesSMEM(tiles) {
+		if err := m.Arch.Exec(p.pc, p.bases); err != nil {
+			m.fail(m.Arch.FaultAt(p.pc, u.Name, err))
+			return
+		}
+	}
+	start, next, end := u.timer.begin(u, now, p.pc, tiles)
+	u.acct.set(now, Structural)
+	u.acct.set(start, Busy)
+	u.inflight++
+	m.inflight++
+	if u.Hooked() {
+		u.InvokeHook(&sim.HookCtx{Pos: sim.HookInstStart, Now: start, Unit: u.Index, PC: p.pc, Start: start})
+	}
+	if next < 0 {
+		u.waitAsync = true
+		return
+	}
+	u.nextFree = next
+	m.Eng.Schedule(end, &completion{u, p.pc, start})
+	u.schedule(next)
+}
+
+func touchesSMEM(v [3]*isa.Layout) bool {
+	for _, l := range v {
+		if l != nil && l.Space == isa.SMEM {
+			return true
+		}
+	}
+	return false
+}
+
+type completion struct {
+	u     *Unit
+	pc    int
+	start sim.Time
+}
+
+func (c *completion) Handle(now sim.Time) { c.u.complete(c.pc, c.start, now) }
+
+// complete retires an instruction: signal its semaphore, wake waiters.
+func (u *Unit) complete(pc int, start, now sim.Time) {
+	m := u.m
+	u.inflight--
+	m.inflight--
+	u.Instructions++
+	m.retired++
+	m.last = max(m.last, now)
+	in := &m.Prog.Code[pc]
+	if u.Hooked() {
+		u.InvokeHook(&sim.HookCtx{Pos: sim.HookInstEnd, Now: now, Unit: u.Index, PC: pc, Start: start})
+	}
+	if s := in.Signal; s.Enabled {
+		if err := m.Arch.Signal(s.Sem, uint32(s.Count)); err != nil {
+			m.fail(m.Arch.FaultAt(pc, u.Name, err))
+			return
+		}
+		m.signaled(s.Sem, now)
+	}
+	if u.waitAsync {
+		u.waitAsync = false
+		u.acct.set(now, Idle)
+		u.nextFree = now
+		u.schedule(now)
+	}
+	m.Seq.unitsProgressed(now)
+}
+
+func (u *Unit) describe() string {
+	m := u.m
+	p, ok := u.queue.Peek()
+	if !ok {
+		return ""
+	}
+	in := &m.Prog.Code[p.pc]
+	return fmt.Sprintf("%s: pc %d (%s) at %s, waiting for s%d >= %d (s%d = %d); %d queued",
+		u.Name, p.pc, in.Format(m.Prog), m.Prog.DebugAt(p.pc).Pos(), in.Wait.Sem, in.Wait.Count, in.Wait.Sem, m.Arch.Sems[in.Wait.Sem], u.queue.Len())
+}
