@@ -24,12 +24,12 @@ func (t *mxuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout) (sim.T
 	tc := c.CyclesCeil(now)
 	if in.Op.Info().Format == isa.FmtT1 { // mxu.ldw
 		s, e := t.arr.Load(tc, int(v[0].Shape[0]))
-		return c.Time(s), c.Time(s), c.Time(e)
+		return c.Time(s), c.Time(s), c.Time(e) // weight loads run beside streams: not array time
 	}
 	m, k, n := int(v[1].Shape[0]), int(v[1].Shape[1]), int(v[0].Shape[1])
 	rate := u.m.Chip.RowCycles(v[1].DType)
 	s, f, d := t.arr.Stream(tc, m, k, n, rate)
-	u.acct.busyTill(c.Time(f))
+	u.acct.busy(c.Time(s), c.Time(f))
 	u.m.flops += 2 * int64(m) * int64(k) * int64(n)
 	return c.Time(s), c.Time(s), c.Time(d)
 }
@@ -81,7 +81,7 @@ func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout) (sim.T
 	}
 	start := c.NextEdge(now)
 	next := start + c.Time(occ)
-	u.acct.busyTill(next)
+	u.acct.busy(start, next)
 	return start, next, next + c.Time(t.latency)
 }
 
@@ -89,7 +89,9 @@ type dmaTimer struct{ eng *dma.Engine }
 
 func (t *dmaTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout) (sim.Time, sim.Time, sim.Time) {
 	bytes := v[0].Elems() * int64(v[0].DType.Size())
+	u.acct.busy(now, 1<<62)
 	t.eng.Start(now, bytes, v[1].Space == isa.HBM, v[0].Space == isa.HBM, func(end sim.Time) {
+		u.acct.endBusy(end)
 		u.complete(pc, now, end)
 	})
 	return now, -1, -1

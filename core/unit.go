@@ -92,9 +92,8 @@ func (u *Unit) try(now sim.Time) {
 			return
 		}
 	}
+	u.acct.set(now, Structural) // until the timer's busy window opens
 	start, next, end := u.timer.begin(u, now, p.pc, tiles)
-	u.acct.set(now, Structural)
-	u.acct.set(start, Busy)
 	u.inflight++
 	m.inflight++
 	if u.Hooked() {

@@ -1,0 +1,34 @@
+// Package chip is the one place that builds a timed simulation from a chip
+// configuration and a program, runs it, and turns the model's counters into a
+// report.
+package chip
+
+import (
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/core"
+	"github.com/pulse-sim/pulse/exe"
+)
+
+// Options tune a timed run.
+type Options = core.Options
+
+// Input binds a named tensor to values, loaded before the run.
+type Input struct {
+	Name   string
+	Values []float64
+}
+
+// Simulate runs prog on chip cycle by cycle. The returned model holds the
+// final architectural state (Model.Arch) and every counter; Report summarizes it.
+func Simulate(c *config.Chip, prog *exe.Program, inputs []Input, opt Options) (*core.Model, error) {
+	m, err := core.New(c, prog, opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range inputs {
+		if err := m.Arch.WriteTensor(in.Name, in.Values); err != nil {
+			return nil, err
+		}
+	}
+	return m, m.Run()
+}

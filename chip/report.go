@@ -1,0 +1,188 @@
+package chip
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/pulse-sim/pulse/core"
+)
+
+// SchemaVersion is the version of the JSON report (docs/report-schema.md).
+const SchemaVersion = 1
+
+// Report is the summary of a timed run. Its JSON form is documented in
+// docs/report-schema.md. Everything in it is simulated, so two runs of the
+// same input give byte-identical reports.
+type Report struct {
+	SchemaVersion          int                   `json:"schema_version"`
+	Chip                   string                `json:"chip"`
+	Program                string                `json:"program"`
+	TimingOnly             bool                  `json:"timing_only"`
+	ClockMHz               float64               `json:"clock_mhz"`
+	Cycles                 int64                 `json:"cycles"`
+	Seconds                float64               `json:"seconds"`
+	Instructions           int64                 `json:"instructions"`
+	FLOPs                  int64                 `json:"flops"`
+	PeakFLOPsPerSecond     float64               `json:"peak_flops_per_second"`
+	AchievedFLOPsPerSecond float64               `json:"achieved_flops_per_second"`
+	MXUMacUtilization      float64               `json:"mxu_mac_utilization"`
+	Units                  map[string]UnitReport `json:"units"`
+	HBM                    HBMReport             `json:"hbm"`
+	Stalls                 map[string]StallsOf   `json:"stalls"`
+}
+
+// UnitReport is one unit's activity.
+type UnitReport struct {
+	BusyCycles   int64   `json:"busy_cycles"`
+	Utilization  float64 `json:"utilization"`
+	Instructions int64   `json:"instructions"`
+}
+
+// StallsOf gives a unit's non-busy cycles by reason.
+type StallsOf struct {
+	Semaphore  int64 `json:"semaphore"`
+	Structural int64 `json:"structural"`
+	Idle       int64 `json:"idle"`
+}
+
+// HBMReport is off-chip traffic.
+type HBMReport struct {
+	Model                  string  `json:"model"`
+	BytesRead              int64   `json:"bytes_read"`
+	BytesWritten           int64   `json:"bytes_written"`
+	AchievedBytesPerSecond float64 `json:"achieved_bytes_per_second"`
+	PeakBytesPerSecond     float64 `json:"peak_bytes_per_second"`
+}
+
+// NewReport summarizes a finished model.
+func NewReport(program string, m *core.Model, timingOnly bool) *Report {
+	c := m.Chip
+	cycles := m.Cycles()
+	secs := float64(cycles) / (m.Clock.MHz() * 1e6)
+	r := &Report{
+		SchemaVersion: SchemaVersion, Chip: c.Name, Program: program, TimingOnly: timingOnly,
+		ClockMHz: m.Clock.MHz(), Cycles: cycles, Seconds: secs, Instructions: m.Retired(), FLOPs: m.FLOPs(),
+		PeakFLOPsPerSecond: 2 * float64(c.MXU.Rows*c.MXU.Cols*c.MXU.Count) * m.Clock.MHz() * 1e6,
+		Units:              map[string]UnitReport{}, Stalls: map[string]StallsOf{},
+	}
+	if secs > 0 {
+		r.AchievedFLOPsPerSecond = float64(r.FLOPs) / secs
+	}
+	var macs int64
+	for _, a := range m.Arrays {
+		macs += a.MACs
+	}
+	if cycles > 0 {
+		r.MXUMacUtilization = float64(macs) / (float64(c.MXU.Rows*c.MXU.Cols*c.MXU.Count) * float64(cycles))
+	}
+	add := func(name string, a *core.Accounting, n int64) {
+		cyc := func(s core.State) int64 { return m.Clock.CyclesCeil(a.T[s]) }
+		ur := UnitReport{BusyCycles: cyc(core.Busy), Instructions: n}
+		if cycles > 0 {
+			ur.Utilization = float64(ur.BusyCycles) / float64(cycles)
+		}
+		r.Units[name] = ur
+		r.Stalls[name] = StallsOf{Semaphore: cyc(core.SemWait), Structural: cyc(core.Structural), Idle: cyc(core.Idle)}
+	}
+	add("scalar", m.Seq.Accounting(), 0)
+	for _, u := range m.Units {
+		add(u.Name, u.Accounting(), u.Instructions)
+	}
+	st := m.HBM.Stats()
+	r.HBM = HBMReport{Model: c.HBM.Model, BytesRead: st.BytesRead, BytesWritten: st.BytesWritten, PeakBytesPerSecond: m.HBM.PeakBytesPerSecond()}
+	if secs > 0 {
+		r.HBM.AchievedBytesPerSecond = float64(st.BytesRead+st.BytesWritten) / secs
+	}
+	return r
+}
+
+// JSON encodes the report, indented, with a final newline.
+func (r *Report) JSON() []byte {
+	b, _ := json.MarshalIndent(r, "", "  ")
+	return append(b, '\n')
+}
+
+func si(v float64, unit string) string {
+	prefixes := []string{"", "K", "M", "G", "T", "P"}
+	i := 0
+	for v >= 1000 && i < len(prefixes)-1 {
+		v /= 1000
+		i++
+	}
+	return fmt.Sprintf("%.3g %s%s", v, prefixes[i], unit)
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+
+// WriteTable prints the summary and the per-unit table.
+func (r *Report) WriteTable(w io.Writer) error {
+	sum := tablewriter.NewTable(w)
+	sum.Header("metric", "value")
+	rows := [][]string{
+		{"chip", r.Chip},
+		{"cycles", fmt.Sprint(r.Cycles)},
+		{"time", si(r.Seconds, "s") + fmt.Sprintf(" at %.0f MHz", r.ClockMHz)},
+		{"instructions", fmt.Sprint(r.Instructions)},
+		{"FLOPs", si(float64(r.FLOPs), "")},
+		{"achieved / peak FLOP/s", si(r.AchievedFLOPsPerSecond, "FLOP/s") + " / " + si(r.PeakFLOPsPerSecond, "FLOP/s") +
+			fmt.Sprintf(" (%s)", pct(safeDiv(r.AchievedFLOPsPerSecond, r.PeakFLOPsPerSecond)))},
+		{"MXU MAC utilization", pct(r.MXUMacUtilization)},
+		{"HBM read / written", si(float64(r.HBM.BytesRead), "B") + " / " + si(float64(r.HBM.BytesWritten), "B")},
+		{"HBM achieved / peak", si(r.HBM.AchievedBytesPerSecond, "B/s") + " / " + si(r.HBM.PeakBytesPerSecond, "B/s") +
+			fmt.Sprintf(" (%s)", pct(safeDiv(r.HBM.AchievedBytesPerSecond, r.HBM.PeakBytesPerSecond)))},
+	}
+	if r.TimingOnly {
+		rows = append(rows, []string{"values", "not computed (--timing-only)"})
+	}
+	if err := sum.Bulk(rows); err != nil {
+		return err
+	}
+	if err := sum.Render(); err != nil {
+		return err
+	}
+	units := tablewriter.NewTable(w)
+	units.Header("unit", "instructions", "busy cycles", "utilization", "semaphore wait", "structural stall", "idle")
+	for _, name := range r.unitOrder() {
+		u, s := r.Units[name], r.Stalls[name]
+		n := fmt.Sprint(u.Instructions)
+		if name == "scalar" {
+			n = "-"
+		}
+		if err := units.Append(name, n, fmt.Sprint(u.BusyCycles), pct(u.Utilization), fmt.Sprint(s.Semaphore), fmt.Sprint(s.Structural), fmt.Sprint(s.Idle)); err != nil {
+			return err
+		}
+	}
+	return units.Render()
+}
+
+func safeDiv(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// unitOrder lists units as the chip does: scalar, DMA engines, MXUs, VPU, XLUs.
+func (r *Report) unitOrder() []string {
+	rank := func(n string) string {
+		for i, p := range []string{"scalar", "dma", "mxu", "vpu", "xlu"} {
+			if strings.HasPrefix(n, p) {
+				return fmt.Sprintf("%d%s%04s", i, p, strings.TrimPrefix(n, p))
+			}
+		}
+		return "9" + n
+	}
+	names := make([]string, 0, len(r.Units))
+	for n := range r.Units {
+		names = append(names, n)
+	}
+	for i := 1; i < len(names); i++ {
+		for j := i; j > 0 && rank(names[j]) < rank(names[j-1]); j-- {
+			names[j], names[j-1] = names[j-1], names[j]
+		}
+	}
+	return names
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/pulse-sim/pulse/chip"
+	"github.com/spf13/cobra"
+)
+
+func newRun() *cobra.Command {
+	var (
+		f          runFlags
+		timingOnly bool
+		jsonPath   string
+		maxCycles  int64
+	)
+	cmd := &cobra.Command{
+		Use:   "run KERNEL.s|KERNEL.pulse --chip NAME [--set k=v] [--in name=x.npy] [--out name=y.npy] [--timing-only] [--json report.json]",
+		Short: "Simulate a kernel cycle by cycle and report where the time went",
+		Long: `Simulate a kernel on the cycle-level model of a chip: the results (as exec
+computes them), the cycle count, and a utilization report. --timing-only skips
+value computation for speed. The JSON report's schema is docs/report-schema.md.`,
+		Args: exactArgs(1, "one kernel file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, prog, inputs, outs, err := f.load(args[0])
+			if err != nil {
+				return err
+			}
+			if timingOnly && (len(outs) > 0 || len(f.show) > 0) {
+				return usagef("--out and --show need values: drop --timing-only")
+			}
+			var ins []chip.Input
+			for _, in := range inputs {
+				ins = append(ins, chip.Input{Name: in.Name, Values: in.Values})
+			}
+			t0 := time.Now()
+			m, err := chip.Simulate(c, prog, ins, chip.Options{TimingOnly: timingOnly, MaxCycles: maxCycles})
+			if err != nil {
+				return err
+			}
+			wall := time.Since(t0)
+			r := chip.NewReport(args[0], m, timingOnly)
+			w := cmd.OutOrStdout()
+			if err := r.WriteTable(w); err != nil {
+				return err
+			}
+			if jsonPath != "" {
+				if err := os.WriteFile(jsonPath, r.JSON(), 0o644); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "simulated %d cycles in %.3f s\n", r.Cycles, wall.Seconds())
+			return f.outputs(cmd, m.Arch, prog, outs, w)
+		},
+	}
+	f.register(cmd.Flags())
+	cmd.Flags().BoolVar(&timingOnly, "timing-only", false, "skip value computation")
+	cmd.Flags().StringVar(&jsonPath, "json", "", "write the report as JSON to this file")
+	cmd.Flags().Int64Var(&maxCycles, "max-cycles", 0, "stop the simulation after this many cycles (0: no limit)")
+	return cmd
+}
