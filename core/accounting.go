@@ -22,25 +22,32 @@ func States() []State { return []State{Busy, SemWait, Structural, Idle} }
 
 // Accounting attributes time to states. Work can outlast the moment a
 // unit moves on (a stream still entering the array while the MXU issues its
-// next weight load), so busy time is a window [busyFrom, busyUntil) that
-// overrides the state for the time it covers.
+// next weight load), so busy time is kept as windows [from, until) that
+// override the state for the time they cover.
 type Accounting struct {
-	state     State
-	since     sim.Time
-	busyFrom  sim.Time
-	busyUntil sim.Time
-	T         [numStates]sim.Time
+	state   State
+	since   sim.Time
+	windows []window // in time order, not yet fully attributed
+	T       [numStates]sim.Time
 }
 
-// set closes the interval up to now and enters state s.
+type window struct{ from, until sim.Time }
+
+// set attributes the time up to now and enters state s.
 func (a *Accounting) set(now sim.Time, s State) {
 	for a.since < now {
 		end, st := now, a.state
-		switch {
-		case a.since < a.busyFrom:
-			end = min(now, a.busyFrom)
-		case a.since < a.busyUntil:
-			end, st = min(now, a.busyUntil), Busy
+		if len(a.windows) > 0 {
+			w := a.windows[0]
+			switch {
+			case a.since < w.from:
+				end = min(now, w.from)
+			case a.since < w.until:
+				end, st = min(now, w.until), Busy
+			default:
+				a.windows = a.windows[1:]
+				continue
+			}
 		}
 		a.T[st] += end - a.since
 		a.since = end
@@ -48,16 +55,21 @@ func (a *Accounting) set(now sim.Time, s State) {
 	a.state = s
 }
 
-// busy marks [from, until) as busy, extending a window still open.
+// busy marks [from, until) as busy, merging with the last window when they touch.
 func (a *Accounting) busy(from, until sim.Time) {
-	if from >= a.busyUntil {
-		a.busyFrom = from
+	if n := len(a.windows); n > 0 && from <= a.windows[n-1].until {
+		a.windows[n-1].until = max(a.windows[n-1].until, until)
+		return
 	}
-	a.busyUntil = max(a.busyUntil, until)
+	a.windows = append(a.windows, window{from, until})
 }
 
-// endBusy closes an open-ended busy window at t.
-func (a *Accounting) endBusy(t sim.Time) { a.busyUntil = t }
+// endBusy closes the open-ended last window at t.
+func (a *Accounting) endBusy(t sim.Time) {
+	if n := len(a.windows); n > 0 {
+		a.windows[n-1].until = max(a.windows[n-1].from, t)
+	}
+}
 
 // Total is the attributed time.
 func (a *Accounting) Total() sim.Time {

@@ -63,8 +63,11 @@ func TestDifferentialConformance(t *testing.T) {
 
 func TestDifferentialExamples(t *testing.T) {
 	files, _ := filepath.Glob("../examples/kernels/*.s")
-	chips := map[string]string{"gemm256.s": "tpuv4core", "vadd.s": "tpuv1"}
+	chips := map[string]string{"gemm256.s": "tpuv4core", "gemm1024.s": "tpuv4core", "vadd.s": "tpuv1"}
 	for _, f := range files {
+		if filepath.Base(f) == "gemm4096.s" {
+			continue // 6.9e10 MACs: a timing-only kernel (TestGEMM4096 in chip/)
+		}
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)

@@ -90,9 +90,13 @@ type dmaTimer struct{ eng *dma.Engine }
 func (t *dmaTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout) (sim.Time, sim.Time, sim.Time) {
 	bytes := v[0].Elems() * int64(v[0].DType.Size())
 	u.acct.busy(now, 1<<62)
-	t.eng.Start(now, bytes, v[1].Space == isa.HBM, v[0].Space == isa.HBM, func(end sim.Time) {
-		u.acct.endBusy(end)
-		u.complete(pc, now, end)
-	})
+	t.eng.Start(now, bytes, v[1].Space == isa.HBM, v[0].Space == isa.HBM,
+		u.readyAsync,
+		func(end sim.Time) {
+			if !t.eng.Busy() {
+				u.acct.endBusy(end)
+			}
+			u.complete(pc, now, end)
+		})
 	return now, -1, -1
 }

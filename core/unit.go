@@ -144,13 +144,15 @@ func (u *Unit) complete(pc int, start, now sim.Time) {
 		}
 		m.signaled(s.Sem, now)
 	}
-	if u.waitAsync {
-		u.waitAsync = false
-		u.acct.set(now, Idle)
-		u.nextFree = now
-		u.schedule(now)
-	}
 	m.Seq.unitsProgressed(now)
+}
+
+// readyAsync is called by an asynchronous timer when the unit can start its
+// next instruction.
+func (u *Unit) readyAsync(now sim.Time) {
+	u.waitAsync = false
+	u.nextFree = now
+	u.schedule(now)
 }
 
 func (u *Unit) describe() string {

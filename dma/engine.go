@@ -1,8 +1,10 @@
-// Package dma models DMA engines: each runs one descriptor at a time,
-// splits it into bursts, keeps at most MaxOutstanding bursts in flight and
-// issues them no faster than its own bandwidth cap. HBM is shared by all
-// engines first come first served, so engines with work interleave their
-// bursts and share its bandwidth.
+// Package dma models DMA engines. An engine takes descriptors in order and
+// splits each into bursts; it keeps at most MaxOutstanding bursts in flight
+// (across descriptors) and issues them no faster than its own bandwidth cap.
+// It accepts the next descriptor as soon as the current one has issued its
+// last burst, so descriptors pipeline, and it reports completions in order.
+// HBM is shared by all engines first come first served, so engines with work
+// interleave their bursts and share its bandwidth.
 package dma
 
 import (
@@ -14,9 +16,23 @@ import (
 type Config struct {
 	BurstBytes     int
 	MaxOutstanding int
-	Setup          sim.Time // from start to the first burst
+	Setup          sim.Time // from accepting a descriptor to its first burst
 	EngineGBps     float64  // issue rate cap, 0: none
 	OnChipGBps     float64  // rate of a transfer with no HBM side (SRAM port)
+}
+
+// transfer is one descriptor in flight; it is also the handler of its
+// bursts' completions, so a burst costs no allocation.
+type transfer struct {
+	d                 *Engine
+	remaining         int64
+	outstanding       int
+	readHBM, writeHBM bool
+	first             sim.Time // earliest first burst (after setup)
+	done              bool
+	doneAt            sim.Time
+	ready             func(sim.Time)
+	finish            func(sim.Time)
 }
 
 // Engine is one DMA engine.
@@ -27,15 +43,14 @@ type Engine struct {
 	psPerB float64 // engine cap, 0: none
 	chipPB float64
 
-	active            bool
-	remaining         int64
-	outstanding       int
-	nextIssue         sim.Time
-	carry             float64
-	readHBM, writeHBM bool
-	issueQueued       bool
-	finish            func(sim.Time)
-	issueH            issueHandler
+	flight      []*transfer // accepted, not yet reported complete, in order
+	cur         *transfer   // the one issuing bursts
+	outstanding int
+	nextIssue   sim.Time
+	carry       float64
+	issueQueued bool
+	issueH      issueHandler
+	lastDone    sim.Time
 
 	// Bytes moved and Transfers completed.
 	Bytes     int64
@@ -57,49 +72,68 @@ func New(cfg Config, e *sim.Engine, hbm memory.HBM) *Engine {
 	return d
 }
 
-// Busy reports whether a transfer is in progress.
-func (d *Engine) Busy() bool { return d.active }
+// Busy reports whether any transfer is in flight.
+func (d *Engine) Busy() bool { return len(d.flight) > 0 }
 
-// Start begins a transfer of n bytes at now; fromHBM/toHBM say which sides
-// are off-chip. finish is called when the last burst completes.
-func (d *Engine) Start(now sim.Time, n int64, fromHBM, toHBM bool, finish func(sim.Time)) {
-	d.active = true
-	d.remaining = n
+// Start accepts a transfer of n bytes at now; fromHBM/toHBM say which sides
+// are off-chip. ready is called when the engine can accept the next
+// descriptor, finish when this one has completed (in order).
+func (d *Engine) Start(now sim.Time, n int64, fromHBM, toHBM bool, ready, finish func(sim.Time)) {
+	t := &transfer{d: d, remaining: n, readHBM: fromHBM, writeHBM: toHBM, first: now + d.cfg.Setup, ready: ready, finish: finish}
 	d.Bytes += n
-	d.readHBM, d.writeHBM = fromHBM, toHBM
-	d.finish = finish
-	d.nextIssue = now + d.cfg.Setup
-	d.issueQueued = true
-	d.eng.Schedule(d.nextIssue, d.issueH)
+	d.flight = append(d.flight, t)
+	d.cur = t
+	d.schedule(max(now, t.first, d.nextIssue))
+}
+
+func (d *Engine) schedule(at sim.Time) {
+	if !d.issueQueued {
+		d.issueQueued = true
+		d.eng.Schedule(at, d.issueH)
+	}
 }
 
 func (d *Engine) issue(now sim.Time) {
-	for d.remaining > 0 && d.outstanding < d.cfg.MaxOutstanding && now >= d.nextIssue {
-		n := min(int64(d.cfg.BurstBytes), d.remaining)
-		d.remaining -= n
+	t := d.cur
+	if t == nil {
+		return
+	}
+	if now < t.first || now < d.nextIssue {
+		d.schedule(max(t.first, d.nextIssue))
+		return
+	}
+	for t.remaining > 0 && d.outstanding < d.cfg.MaxOutstanding && now >= d.nextIssue {
+		n := min(int64(d.cfg.BurstBytes), t.remaining)
+		t.remaining -= n
+		t.outstanding++
 		d.outstanding++
-		t := now
+		at := now
 		switch {
-		case d.readHBM && d.writeHBM:
-			t = d.hbm.Access(d.hbm.Access(t, n, false), n, true)
-		case d.readHBM:
-			t = d.hbm.Access(t, n, false)
-		case d.writeHBM:
-			t = d.hbm.Access(t, n, true)
+		case t.readHBM && t.writeHBM:
+			at = d.hbm.Access(d.hbm.Access(at, n, false), n, true)
+		case t.readHBM:
+			at = d.hbm.Access(at, n, false)
+		case t.writeHBM:
+			at = d.hbm.Access(at, n, true)
 		default:
-			t += d.span(n, d.chipPB)
+			at += d.span(n, d.chipPB)
 		}
 		if d.psPerB > 0 {
 			// The engine's own data path moves a burst at its rate.
 			d.nextIssue = now + d.span(n, d.psPerB)
-			t = max(t, d.nextIssue)
+			at = max(at, d.nextIssue)
 		}
-		d.eng.Schedule(t, d)
+		d.eng.Schedule(at, t)
 	}
-	if d.remaining > 0 && d.outstanding < d.cfg.MaxOutstanding && !d.issueQueued {
-		d.issueQueued = true
-		d.eng.Schedule(d.nextIssue, d.issueH)
+	if t.remaining == 0 {
+		d.cur = nil
+		t.ready(now) // the last burst is out: take the next descriptor
+		return
 	}
+	if d.outstanding < d.cfg.MaxOutstanding {
+		d.schedule(d.nextIssue)
+	}
+	// Otherwise a burst completion resumes issuing.
 }
 
 // span converts bytes at a rate to time, carrying fractions of a picosecond.
@@ -110,23 +144,24 @@ func (d *Engine) span(n int64, psPerByte float64) sim.Time {
 	return w
 }
 
-// Handle is a burst completion.
-func (d *Engine) Handle(now sim.Time) {
+// Handle is the completion of one of the transfer's bursts.
+func (t *transfer) Handle(now sim.Time) {
+	d := t.d
+	t.outstanding--
 	d.outstanding--
-	if d.remaining == 0 && d.outstanding == 0 {
-		d.active = false
-		d.Transfers++
-		f := d.finish
-		d.finish = nil
-		f(now)
-		return
-	}
-	if d.remaining > 0 && !d.issueQueued {
-		if now >= d.nextIssue {
-			d.issue(now)
-		} else {
-			d.issueQueued = true
-			d.eng.Schedule(d.nextIssue, d.issueH)
+	if t.remaining == 0 && t.outstanding == 0 {
+		t.done, t.doneAt = true, now
+		// Report completions in order.
+		for len(d.flight) > 0 && d.flight[0].done {
+			h := d.flight[0]
+			d.flight[0] = nil
+			d.flight = d.flight[1:]
+			d.lastDone = max(d.lastDone, h.doneAt)
+			d.Transfers++
+			h.finish(d.lastDone)
 		}
+	}
+	if d.cur != nil && !d.issueQueued {
+		d.issue(now)
 	}
 }
