@@ -79,13 +79,17 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 		r.MXUMacUtilization = float64(macs) / (float64(c.MXU.Rows*c.MXU.Cols*c.MXU.Count) * float64(cycles))
 	}
 	add := func(name string, a *core.Accounting, n int64) {
-		cyc := func(s core.State) int64 { return m.Clock.CyclesCeil(a.T[s]) }
+		// Whole cycles per state; idle takes the rounding so that the
+		// states of every unit add up to the run's cycles exactly.
+		cyc := func(s core.State) int64 { return m.Clock.Cycles(a.T[s]) }
 		ur := UnitReport{BusyCycles: cyc(core.Busy), Instructions: n}
 		if cycles > 0 {
 			ur.Utilization = float64(ur.BusyCycles) / float64(cycles)
 		}
 		r.Units[name] = ur
-		r.Stalls[name] = StallsOf{Semaphore: cyc(core.SemWait), Structural: cyc(core.Structural), Idle: cyc(core.Idle)}
+		st := StallsOf{Semaphore: cyc(core.SemWait), Structural: cyc(core.Structural)}
+		st.Idle = cycles - ur.BusyCycles - st.Semaphore - st.Structural
+		r.Stalls[name] = st
 	}
 	add("scalar", m.Seq.Accounting(), 0)
 	for _, u := range m.Units {
