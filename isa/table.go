@@ -233,13 +233,13 @@ const (
 )
 
 const (
-	tScalar = "1 sequencer issue slot"
-	tBranch = tScalar + "; + `branch_penalty` cycles when taken"
-	tDMA    = "split into bursts of `dma.burst_bytes`; time set by the memories on both sides (HBM model, SRAM ports) and `dma.max_outstanding`"
-	tLdw    = "K rows shifted into the shadow weight registers, one row per cycle; overlaps the previous stream (double-buffered weights)"
-	tMM     = "fill R + C - 1 cycles, stream M rows one per cycle (x dtype rate), drain; back-to-back streams overlap fill and drain"
-	tVPU    = "latency + ceil(elements / (lanes x sublanes)) x op cost; transcendental functions cost `vpu.transcendental_cost`"
-	tXLU    = "latency + ceil(elements / lanes) cycles"
+	tScalar = "1 of `scalar.issue_width` issue slots of a cycle"
+	tBranch = "1 issue slot; + `scalar.branch_penalty` cycles when taken"
+	tDMA    = "after `dma.setup_ns`, bursts of `dma.burst_bytes`, at most `dma.max_outstanding` in flight, at most `dma.engine_gbps`; HBM side per the `hbm.*` model, shared first come first served; the next descriptor starts once this one's last burst is issued"
+	tLdw    = "K rows x `mxu.ldw_cycles_per_row` into the shadow weight registers, beside the running stream; starts after the previous load and once the last swap has passed the rows it overwrites (swap start + row + C)"
+	tMM     = "starts when the previous stream's rows have entered and new weights are loaded; occupies max(M x `mxu.cycles_per_row`[dtype], `mxu.min_stream_cycles`); last result lands at start + (M-1) x rate + R + N - 1 (WS; `mxu.dataflow` os/is: SCALE-Sim folds)"
+	tVPU    = "occupies max(ceil(elements / (`vpu.lanes` x `vpu.sublanes`)) x op cost, bytes / `sram.port_bytes_per_cycle`) cycles of the vector clock; completes `vpu.latency` later; op cost 1, `vpu.transcendental_cost` (exp log tanh logistic gelu) or `vpu.divide_cost` (div pow sqrt rsqrt rcp)"
+	tXLU    = "occupies ceil(elements / `vpu.lanes`) cycles; completes `xlu.latency` later"
 )
 
 func alu(m string, f uint8, sem string) OpInfo {
@@ -312,13 +312,13 @@ var Table = []OpInfo{
 	br("bge", BrGe, "rs1 >= rs2 (signed)"), br("bltu", BrLtu, "rs1 < rs2 (unsigned)"), br("bgeu", BrGeu, "rs1 >= rs2 (unsigned)"),
 	{Mnemonic: "jmp", Code: CodeJmp, Format: FmtJump, Unit: UnitScalar, Semantics: "pc = target", Timing: tBranch},
 	{Mnemonic: "loop", Code: CodeLoop, Format: FmtLoop, Unit: UnitScalar, Semantics: "counted loop: rd = rd - 1; if rd != 0 then pc = target", Timing: tBranch},
-	{Mnemonic: "ld", Code: CodeLd, Format: FmtLoad, Unit: UnitScalar, Semantics: "rd = smem32[rs1 + imm] (4-byte aligned)", Timing: tScalar + "; + `smem_latency`"},
+	{Mnemonic: "ld", Code: CodeLd, Format: FmtLoad, Unit: UnitScalar, Semantics: "rd = smem32[rs1 + imm] (4-byte aligned)", Timing: tScalar + "; the sequencer waits `scalar.smem_latency` cycles"},
 	{Mnemonic: "st", Code: CodeSt, Format: FmtStore, Unit: UnitScalar, Semantics: "smem32[rs1 + imm] = rs2 (4-byte aligned)", Timing: tScalar},
 
 	{Mnemonic: "signal", Code: CodeSignal, Format: FmtSemImm, Unit: UnitScalar, Semantics: "sem = sem + imm (imm >= 1)", Timing: tScalar},
-	{Mnemonic: "wait", Code: CodeWait, Format: FmtSemImm, Unit: UnitScalar, Semantics: "block the sequencer until sem >= imm, then sem = sem - imm (imm >= 1)", Timing: tScalar + "; + cycles blocked"},
+	{Mnemonic: "wait", Code: CodeWait, Format: FmtSemImm, Unit: UnitScalar, Semantics: "block the sequencer until sem >= imm, then sem = sem - imm (imm >= 1)", Timing: tScalar + "; the sequencer stalls while blocked"},
 	{Mnemonic: "semset", Code: CodeSemSet, Format: FmtSemImm, Unit: UnitScalar, Semantics: "sem = imm (imm >= 0)", Timing: tScalar},
-	{Mnemonic: "barrier", Code: CodeBarrier, Format: FmtNone, Unit: UnitScalar, Semantics: "block the sequencer until every unit queue is empty and every unit idle", Timing: tScalar + "; + cycles blocked"},
+	{Mnemonic: "barrier", Code: CodeBarrier, Format: FmtNone, Unit: UnitScalar, Semantics: "block the sequencer until every unit queue is empty and every unit idle", Timing: tScalar + "; the sequencer stalls while blocked"},
 
 	{Mnemonic: "dma", Code: CodeDMA, Format: FmtT2, Unit: UnitDMA, Semantics: "copy src to dst element by element in row-major index order of each tile; same dtype and element count; any of hbm, sram, acc, smem on either side", Timing: tDMA},
 

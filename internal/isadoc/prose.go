@@ -9,9 +9,10 @@ Pulse programs run on one core of a TPU- or Trainium-class chip. This page is th
 reference for the instruction set, its binary encoding, the assembly language
 and the executable format. The semantics given here are what ` + "`ref/`" + ` (the
 functional executor) implements and what the timing model must reproduce bit for bit.
-The *timing* column states the rule the cycle-level model applies, with its
-parameters named as chip config keys. That model is not in this release yet
-(` + "`pulse exec`" + ` runs programs functionally); the column is its specification.
+The *timing* column states the rule the cycle-level model (` + "`pulse run`" + `) applies,
+with its parameters named as chip config keys (docs/chips.md). Every unit
+instruction waits for its semaphore before it starts, takes effect when it
+starts, and signals when it completes.
 
 ## Machine model
 
