@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pulse-sim/pulse/asm"
@@ -63,7 +64,6 @@ func TestDifferentialConformance(t *testing.T) {
 
 func TestDifferentialExamples(t *testing.T) {
 	files, _ := filepath.Glob("../examples/kernels/*.s")
-	chips := map[string]string{"gemm256.s": "tpuv4core", "gemm1024.s": "tpuv4core", "vadd.s": "tpuv1"}
 	for _, f := range files {
 		if filepath.Base(f) == "gemm4096.s" {
 			continue // 6.9e10 MACs: a timing-only kernel (TestGEMM4096 in chip/)
@@ -73,9 +73,11 @@ func TestDifferentialExamples(t *testing.T) {
 			require.NoError(t, err)
 			prog, err := asm.Assemble(f, src, asm.Options{})
 			require.NoError(t, err)
-			chip := chips[filepath.Base(f)]
-			if chip == "" {
-				chip = "teach16"
+			chip := "teach16" // or the kernel's "; chip: NAME" line
+			for _, line := range strings.Split(string(src), "\n") {
+				if rest, ok := strings.CutPrefix(line, "; chip: "); ok {
+					chip = strings.TrimSpace(rest)
+				}
 			}
 			rm, rerr, cm, cerr := both(t, chip, prog)
 			require.NoError(t, rerr)

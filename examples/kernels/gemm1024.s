@@ -1,4 +1,5 @@
 ; gemm1024.s — 1024 x 1024 x 1024 bf16 GEMM on the four MXUs of tpuv4core,
+; chip: tpuv4core
 ; with random inputs, for checking values:  pulse run gemm1024.s --chip tpuv4core
 .const M = 1024
 .const N = 1024

@@ -1,4 +1,5 @@
 ; gemm256.s — tiled C[M,N] = A[M,K] @ B[K,N], bf16 in, f32 out, with
+; chip: tpuv4core
 ; double-buffered DMA and semaphores. M = N = K = 256, tiles of T = 128, for
 ; tpuv4core (or trn1nc).   pulse exec gemm256.s --chip tpuv4core
 ;

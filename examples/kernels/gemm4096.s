@@ -1,4 +1,5 @@
 ; gemm4096.s — 4096 x 4096 x 4096 bf16 GEMM on the four MXUs of tpuv4core.
+; chip: tpuv4core
 ; Its inputs are not initialized (all zero): it is for timing,
 ;   pulse run gemm4096.s --chip tpuv4core --timing-only
 .const M = 4096

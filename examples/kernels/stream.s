@@ -1,4 +1,5 @@
 ; stream.s — z = x + y over N f32 elements, memory bound: measures how close a
+; chip: tpuv4core
 ; streaming kernel gets to HBM peak.   pulse run stream.s --chip tpuv4core --timing-only
 ; Tiles of T elements rotate through NSET SRAM buffer sets: dma0 loads tile
 ; i+2 while the vector unit adds tile i+1 and dma1 stores tile i.

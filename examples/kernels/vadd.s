@@ -1,4 +1,5 @@
 ; vadd.s — z = x + y over N f32 elements, streamed through SRAM in tiles of T.
+; chip: tpuv1
 ;
 ; Two DMA engines (loads on dma0, stores on dma1) and the vector unit work in a
 ; pipeline ordered by semaphores:
