@@ -134,3 +134,56 @@ func TestChips(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "rows: 64")
 }
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	src := write(t, dir, "k.s", goodKernel)
+	report := filepath.Join(dir, "r.json")
+	out := filepath.Join(dir, "y.npy")
+	code, stdout, stderr := runCLI("run", src, "--json", report, "--out", "y="+out)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "MXU MAC utilization")
+	require.Contains(t, stdout, "SEMAPHORE WAIT")
+	require.Contains(t, stderr, "simulated")
+	b, err := os.ReadFile(report)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"schema_version": 1`)
+	require.Contains(t, string(b), `"peak_bytes_per_second"`)
+	arr, err := npy.Read(mustRead(t, out))
+	require.NoError(t, err)
+	require.Equal(t, []float64{1, 4, 9, 16}, arr.Values)
+
+	// The same run twice writes the same report.
+	report2 := filepath.Join(dir, "r2.json")
+	code, _, _ = runCLI("run", src, "--json", report2)
+	require.Equal(t, 0, code)
+	require.Equal(t, b, mustRead(t, report2))
+
+	cases := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"timing-only with outputs", []string{"run", src, "--timing-only", "--out", "y=" + out}, 2, "--out and --show need values"},
+		{"deadlock", []string{"run", write(t, dir, "dl.s", "  vadd sram[0]:f32[4], sram[0]:f32[4], sram[0]:f32[4] wait s2\n  halt\n")}, 1, "deadlock"},
+		{"max cycles", []string{"run", write(t, dir, "spin.s", "l: jmp l\n"), "--max-cycles", "100"}, 1, "max-cycles limit of 100 cycles"},
+		{"fault", []string{"run", write(t, dir, "oob.s", "  dma sram[0x3fffc]:f32[4], hbm[0x0]:f32[4]\n  halt\n")}, 1, "oob.s:1:3: fault at pc 0 on dma0"},
+		{"bad set", []string{"run", src, "--set", "hbm.model=magic"}, 1, `hbm.model: "magic" is not a known model`},
+		{"bad dataflow", []string{"run", src, "--set", "mxu.dataflow=rs"}, 1, "mxu.dataflow"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCLI(c.args...)
+			require.Equal(t, c.code, code, stderr)
+			require.Contains(t, stderr, c.msg)
+			require.NotContains(t, stderr, "goroutine")
+		})
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return b
+}
