@@ -65,7 +65,7 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	if chip.VPU.ClockMHz > 0 {
 		m.VClock = sim.NewClockMHz("vector", float64(chip.VPU.ClockMHz))
 	}
-	m.HBM = memory.NewIdeal(chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
+	m.HBM = memory.NewIdeal(&m.Eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
 	m.Seq = &Sequencer{m: m}
 	add := func(id ref.UnitID, clk sim.Clock, t timer) {
 		u := &Unit{ID: id, Name: id.String(), Index: len(m.Units), m: m, clock: clk, timer: t,

@@ -11,14 +11,14 @@ import (
 // its next one, and when this one completes. next or end < 0: the timer calls
 // u.complete itself (the DMA engine, whose end depends on traffic to come).
 type timer interface {
-	begin(u *Unit, now sim.Time, pc int, tiles [3]*isa.Layout) (start, next, end sim.Time)
+	begin(u *Unit, now sim.Time, pc int, tiles [3]*isa.Layout, bases [3]int64) (start, next, end sim.Time)
 }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
 type mxuTimer struct{ arr *systolic.Array }
 
-func (t *mxuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout) (sim.Time, sim.Time, sim.Time) {
+func (t *mxuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, _ [3]int64) (sim.Time, sim.Time, sim.Time) {
 	c := u.m.Clock
 	in := &u.m.Prog.Code[pc]
 	tc := c.CyclesCeil(now)
@@ -62,7 +62,7 @@ func opCost(t *vpuTimer, in *isa.Inst) int64 {
 	return 1
 }
 
-func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout) (sim.Time, sim.Time, sim.Time) {
+func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, _ [3]int64) (sim.Time, sim.Time, sim.Time) {
 	c := u.clock
 	in := &u.m.Prog.Code[pc]
 	elems := v[0].Elems()
@@ -87,10 +87,9 @@ func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout) (sim.T
 
 type dmaTimer struct{ eng *dma.Engine }
 
-func (t *dmaTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout) (sim.Time, sim.Time, sim.Time) {
-	bytes := v[0].Elems() * int64(v[0].DType.Size())
+func (t *dmaTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]int64) (sim.Time, sim.Time, sim.Time) {
 	u.acct.busy(now, 1<<62)
-	t.eng.Start(now, bytes, v[1].Space == isa.HBM, v[0].Space == isa.HBM,
+	t.eng.Start(now, dma.Tile{Base: b[0], Layout: v[0]}, dma.Tile{Base: b[1], Layout: v[1]},
 		u.readyAsync,
 		func(end sim.Time) {
 			if !t.eng.Busy() {

@@ -93,7 +93,7 @@ func (u *Unit) try(now sim.Time) {
 		}
 	}
 	u.acct.set(now, Structural) // until the timer's busy window opens
-	start, next, end := u.timer.begin(u, now, p.pc, tiles)
+	start, next, end := u.timer.begin(u, now, p.pc, tiles, p.bases)
 	u.inflight++
 	m.inflight++
 	if u.Hooked() {

@@ -3,42 +3,94 @@ package dma
 import (
 	"testing"
 
+	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/memory"
 	"github.com/pulse-sim/pulse/sim"
 	"github.com/stretchr/testify/require"
 )
 
+func tile(space isa.Space, base int64, shape []uint32, strides []int32) Tile {
+	l := &isa.Layout{Space: space, DType: isa.S8, Rank: uint8(len(shape))}
+	copy(l.Shape[:], shape)
+	if strides == nil {
+		l.SetRowMajor()
+	} else {
+		copy(l.Strides[:], strides)
+	}
+	return Tile{base, l}
+}
+
+func flat(space isa.Space, n uint32) Tile { return tile(space, 0, []uint32{n}, nil) }
+
+func TestRuns(t *testing.T) {
+	collect := func(tl Tile) [][2]int64 {
+		r := newRuns(tl)
+		var out [][2]int64
+		for {
+			a, n, ok := r.next()
+			if !ok {
+				return out
+			}
+			out = append(out, [2]int64{a, n})
+		}
+	}
+	require.Equal(t, [][2]int64{{100, 24}}, collect(tile(isa.HBM, 100, []uint32{2, 3, 4}, nil)), "row-major: one run")
+	require.Equal(t, [][2]int64{{0, 4}, {10, 4}, {20, 4}}, collect(tile(isa.HBM, 0, []uint32{3, 4}, []int32{10, 1})), "a window: one run per row")
+	require.Equal(t, [][2]int64{{5, 1}, {4, 1}, {3, 1}}, collect(tile(isa.HBM, 5, []uint32{3}, []int32{-1})), "reversed: element runs")
+	require.Equal(t, [][2]int64{{0, 2}, {0, 2}}, collect(tile(isa.HBM, 0, []uint32{2, 2}, []int32{0, 1})), "broadcast rows")
+}
+
+func run(t *testing.T, d *Engine, e *sim.Engine, dst, src Tile) sim.Time {
+	var done sim.Time
+	d.Start(0, dst, src, func(sim.Time) {}, func(t sim.Time) { done = t })
+	e.Run(-1)
+	return done
+}
+
 func TestStreamingReachesPeak(t *testing.T) {
 	var e sim.Engine
-	hbm := memory.NewIdeal(100, 50) // 100 GB/s: 10 ps per byte, 50 ns latency
+	hbm := memory.NewIdeal(&e, 100, 50) // 100 GB/s: 10 ps per byte, 50 ns latency
 	d := New(Config{BurstBytes: 512, MaxOutstanding: 16, OnChipGBps: 1000}, &e, hbm)
-	var done sim.Time
-	d.Start(0, 1<<20, true, false, func(sim.Time) {}, func(t sim.Time) { done = t })
-	e.Run(-1)
-	// 1 MiB at 100 GB/s = 10,485,760 ps, plus one latency: enough bursts in
-	// flight (16 x 512 B covers 50 ns x 100 GB/s = 5 KB) keep the bus busy.
-	require.Equal(t, sim.Time(10_485_760+50_000), done)
+	// 1 MiB at 100 GB/s = 10,485,760 ps, plus one latency: 16 x 512 B in
+	// flight covers 50 ns x 100 GB/s = 5 KB, enough to keep the bus busy.
+	require.Equal(t, sim.Time(10_485_760+50_000), run(t, d, &e, flat(isa.SRAM, 1<<20), flat(isa.HBM, 1<<20)))
 	require.Equal(t, int64(1<<20), d.Bytes)
 }
 
 func TestFewOutstandingIsLatencyBound(t *testing.T) {
 	var e sim.Engine
-	hbm := memory.NewIdeal(100, 50)
+	hbm := memory.NewIdeal(&e, 100, 50)
 	d := New(Config{BurstBytes: 512, MaxOutstanding: 1, OnChipGBps: 1000}, &e, hbm)
-	var done sim.Time
-	d.Start(0, 512*10, true, false, func(sim.Time) {}, func(t sim.Time) { done = t })
-	e.Run(-1)
-	require.Equal(t, sim.Time(10*(5120+50_000)), done, "one burst at a time: each pays the latency")
+	require.Equal(t, sim.Time(10*(5120+50_000)), run(t, d, &e, flat(isa.SRAM, 5120), flat(isa.HBM, 5120)), "one burst at a time: each pays the latency")
+}
+
+func TestBurstsFollowRuns(t *testing.T) {
+	var e sim.Engine
+	hbm := &countingHBM{Ideal: memory.NewIdeal(&e, 100, 0)}
+	d := New(Config{BurstBytes: 512, MaxOutstanding: 64, OnChipGBps: 1000}, &e, hbm)
+	// 8 rows of 256 B in a 4 KiB-wide matrix: 8 bursts, one per row, at the row addresses.
+	run(t, d, &e, tile(isa.SRAM, 0, []uint32{8, 256}, nil), tile(isa.HBM, 0, []uint32{8, 256}, []int32{4096, 1}))
+	require.Equal(t, []int64{0, 4096, 8192, 12288, 16384, 20480, 24576, 28672}, hbm.addrs)
+}
+
+type countingHBM struct {
+	*memory.Ideal
+	addrs []int64
+}
+
+func (c *countingHBM) Request(t sim.Time, addr, n int64, write bool, done memory.Done) {
+	c.addrs = append(c.addrs, addr)
+	c.Ideal.Request(t, addr, n, write, done)
 }
 
 func TestEnginesShareBandwidthFairly(t *testing.T) {
 	var e sim.Engine
-	hbm := memory.NewIdeal(100, 50)
+	hbm := memory.NewIdeal(&e, 100, 50)
 	cfg := Config{BurstBytes: 512, MaxOutstanding: 8, OnChipGBps: 1000}
 	a, b := New(cfg, &e, hbm), New(cfg, &e, hbm)
 	var da, db sim.Time
-	a.Start(0, 1<<20, true, false, func(sim.Time) {}, func(t sim.Time) { da = t })
-	b.Start(0, 1<<20, true, false, func(sim.Time) {}, func(t sim.Time) { db = t })
+	a.Start(0, flat(isa.SRAM, 1<<20), flat(isa.HBM, 1<<20), func(sim.Time) {}, func(t sim.Time) { da = t })
+	b.Start(0, flat(isa.SRAM, 1<<20), flat(isa.HBM, 1<<20), func(sim.Time) {}, func(t sim.Time) { db = t })
 	e.Run(-1)
 	total := sim.Time(2 * 10_485_760)
 	require.InDelta(t, float64(total), float64(max(da, db)), float64(total)/100, "together they use the whole bus")
@@ -47,30 +99,36 @@ func TestEnginesShareBandwidthFairly(t *testing.T) {
 
 func TestEngineCap(t *testing.T) {
 	var e sim.Engine
-	hbm := memory.NewIdeal(1000, 0)
+	hbm := memory.NewIdeal(&e, 1000, 0)
 	d := New(Config{BurstBytes: 1024, MaxOutstanding: 64, EngineGBps: 10, OnChipGBps: 1000}, &e, hbm)
-	var done sim.Time
-	d.Start(0, 1<<20, true, false, func(sim.Time) {}, func(t sim.Time) { done = t })
-	e.Run(-1)
-	require.InDelta(t, 1<<20*100, float64(done), 2000, "limited to 10 GB/s by the engine")
+	require.InDelta(t, 1<<20*100, float64(run(t, d, &e, flat(isa.SRAM, 1<<20), flat(isa.HBM, 1<<20))), 2000, "limited to 10 GB/s by the engine")
 }
 
 // TestDescriptorsPipeline: a second descriptor issues while the first one's
 // bursts are in flight, and completions are reported in order.
 func TestDescriptorsPipeline(t *testing.T) {
 	var e sim.Engine
-	hbm := memory.NewIdeal(100, 50)
+	hbm := memory.NewIdeal(&e, 100, 50)
 	d := New(Config{BurstBytes: 512, MaxOutstanding: 64, Setup: 1000, OnChipGBps: 1000}, &e, hbm)
 	var order []int
 	var end sim.Time
-	var start2 func(sim.Time)
-	start2 = func(now sim.Time) {
-		d.Start(now, 4096, true, false, func(sim.Time) {}, func(t sim.Time) { order = append(order, 2); end = t })
+	start2 := func(now sim.Time) {
+		d.Start(now, flat(isa.SRAM, 4096), flat(isa.HBM, 4096), func(sim.Time) {}, func(t sim.Time) { order = append(order, 2); end = t })
 	}
-	d.Start(0, 4096, true, false, start2, func(sim.Time) { order = append(order, 1) })
+	d.Start(0, flat(isa.SRAM, 4096), flat(isa.HBM, 4096), start2, func(sim.Time) { order = append(order, 1) })
 	e.Run(-1)
 	require.Equal(t, []int{1, 2}, order)
-	// Back to back on the bus: 8 KiB at 10 ps/B after one setup, one latency
-	// and the second descriptor's setup, which overlaps the first's transfer.
+	// Back to back on the bus: 8 KiB at 10 ps/B after one setup and one
+	// latency; the second descriptor's setup overlaps the first's transfer.
 	require.Equal(t, sim.Time(1000+8192*10+50_000), end)
+}
+
+func TestHBMToHBM(t *testing.T) {
+	var e sim.Engine
+	hbm := memory.NewIdeal(&e, 100, 0)
+	d := New(Config{BurstBytes: 512, MaxOutstanding: 64, OnChipGBps: 1000}, &e, hbm)
+	run(t, d, &e, tile(isa.HBM, 1<<20, []uint32{4, 300}, nil), tile(isa.HBM, 0, []uint32{4, 300}, []int32{1000, 1}))
+	st := hbm.Stats()
+	require.Equal(t, int64(1200), st.BytesRead)
+	require.Equal(t, int64(1200), st.BytesWritten)
 }

@@ -3,12 +3,20 @@ package memory
 
 import "github.com/pulse-sim/pulse/sim"
 
-// HBM is the timing interface of off-chip memory: a request of n bytes made
-// at time t is served and completes at the returned time.
+// Done receives the completion of a request. DMA transfers implement it, so
+// that a request costs no allocation.
+type Done interface {
+	Complete(t sim.Time)
+}
+
+// HBM is the timing interface of off-chip memory, with two models behind it:
+// Ideal (latency + bandwidth) and Banked (channels, banks, row buffers,
+// JEDEC timings, refresh, FR-FCFS).
 type HBM interface {
-	Access(t sim.Time, n int64, write bool) sim.Time
+	// Request submits a read or write of n bytes at addr at time t (now or
+	// later); done.Complete is called when the last byte has been transferred.
+	Request(t sim.Time, addr, n int64, write bool, done Done)
 	Stats() HBMStats
-	// PeakBytesPerSecond is the model's peak bandwidth.
 	PeakBytesPerSecond() float64
 }
 
@@ -17,7 +25,20 @@ type HBMStats struct {
 	BytesRead    int64
 	BytesWritten int64
 	Requests     int64
-	BusyTime     sim.Time // time the data bus was transferring
+	// Accesses and RowHits count column commands and those that found their
+	// row open (banked model only).
+	Accesses int64
+	RowHits  int64
+	// Refreshes counts refresh commands (banked model only).
+	Refreshes int64
+}
+
+// RowHitRate is RowHits / Accesses.
+func (s HBMStats) RowHitRate() float64 {
+	if s.Accesses == 0 {
+		return 0
+	}
+	return float64(s.RowHits) / float64(s.Accesses)
 }
 
 // Ideal is the "ideal" HBM model: a single data bus of fixed bandwidth, served
@@ -25,6 +46,7 @@ type HBMStats struct {
 // at t starts at max(t, bus free), holds the bus n / bandwidth, and completes
 // latency after its last byte.
 type Ideal struct {
+	eng       *sim.Engine
 	psPerByte float64
 	latency   sim.Time
 	busFree   sim.Time
@@ -34,18 +56,26 @@ type Ideal struct {
 }
 
 // NewIdeal makes an ideal HBM of bandwidthGBps (1e9 bytes/s) and latencyNS.
-func NewIdeal(bandwidthGBps, latencyNS float64) *Ideal {
-	return &Ideal{psPerByte: 1000 / bandwidthGBps, latency: sim.Time(latencyNS*1000 + 0.5), bw: bandwidthGBps * 1e9}
+func NewIdeal(e *sim.Engine, bandwidthGBps, latencyNS float64) *Ideal {
+	return &Ideal{eng: e, psPerByte: 1000 / bandwidthGBps, latency: sim.Time(latencyNS*1000 + 0.5), bw: bandwidthGBps * 1e9}
 }
 
-// Access implements HBM.
-func (h *Ideal) Access(t sim.Time, n int64, write bool) sim.Time {
+type doneAt struct{ d Done }
+
+func (h doneAt) Handle(now sim.Time) { h.d.Complete(now) }
+
+// Request implements HBM.
+func (h *Ideal) Request(t sim.Time, addr, n int64, write bool, done Done) {
+	h.eng.Schedule(h.finish(t, n, write), doneAt{done})
+}
+
+// finish reserves the bus and returns the completion time.
+func (h *Ideal) finish(t sim.Time, n int64, write bool) sim.Time {
 	start := max(t, h.busFree)
 	d := float64(n)*h.psPerByte + h.carry
 	whole := sim.Time(d)
 	h.carry = d - float64(whole)
 	h.busFree = start + whole
-	h.stats.BusyTime += whole
 	h.stats.Requests++
 	if write {
 		h.stats.BytesWritten += n
