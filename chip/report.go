@@ -55,6 +55,8 @@ type HBMReport struct {
 	BytesWritten           int64   `json:"bytes_written"`
 	AchievedBytesPerSecond float64 `json:"achieved_bytes_per_second"`
 	PeakBytesPerSecond     float64 `json:"peak_bytes_per_second"`
+	RowHitRate             float64 `json:"row_hit_rate"` // banked model; 0 for ideal
+	Refreshes              int64   `json:"refreshes"`    // banked model
 }
 
 // NewReport summarizes a finished model.
@@ -96,7 +98,8 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 		add(u.Name, u.Accounting(), u.Instructions)
 	}
 	st := m.HBM.Stats()
-	r.HBM = HBMReport{Model: c.HBM.Model, BytesRead: st.BytesRead, BytesWritten: st.BytesWritten, PeakBytesPerSecond: m.HBM.PeakBytesPerSecond()}
+	r.HBM = HBMReport{Model: c.HBM.Model, BytesRead: st.BytesRead, BytesWritten: st.BytesWritten, PeakBytesPerSecond: m.HBM.PeakBytesPerSecond(),
+		RowHitRate: st.RowHitRate(), Refreshes: st.Refreshes}
 	if secs > 0 {
 		r.HBM.AchievedBytesPerSecond = float64(st.BytesRead+st.BytesWritten) / secs
 	}
@@ -137,6 +140,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		{"HBM read / written", si(float64(r.HBM.BytesRead), "B") + " / " + si(float64(r.HBM.BytesWritten), "B")},
 		{"HBM achieved / peak", si(r.HBM.AchievedBytesPerSecond, "B/s") + " / " + si(r.HBM.PeakBytesPerSecond, "B/s") +
 			fmt.Sprintf(" (%s)", pct(safeDiv(r.HBM.AchievedBytesPerSecond, r.HBM.PeakBytesPerSecond)))},
+	}
+	if r.HBM.Model == "banked" {
+		rows = append(rows, []string{"HBM row-hit rate / refreshes", fmt.Sprintf("%s / %d", pct(r.HBM.RowHitRate), r.HBM.Refreshes)})
 	}
 	if r.TimingOnly {
 		rows = append(rows, []string{"values", "not computed (--timing-only)"})

@@ -39,11 +39,47 @@ type Scalar struct {
 	SMEMLatency   int `yaml:"smem_latency"`   // cycles of a scalar-memory load
 }
 
-// HBM describes off-chip memory timing.
+// HBM describes off-chip memory timing: the ideal model's two numbers and
+// the bank-level model's device.
 type HBM struct {
-	Model         string  `yaml:"model"`          // "ideal": latency + bandwidth
-	BandwidthGBps float64 `yaml:"bandwidth_gbps"` // peak, 1e9 bytes/s
-	LatencyNS     float64 `yaml:"latency_ns"`     // first byte of a request
+	Model         string    `yaml:"model"`          // "ideal" (latency + bandwidth) or "banked"
+	BandwidthGBps float64   `yaml:"bandwidth_gbps"` // ideal: peak, 1e9 bytes/s
+	LatencyNS     float64   `yaml:"latency_ns"`     // ideal: latency of a request
+	Device        DRAM      `yaml:"device"`         // banked: organization
+	Timing        DRAMTimes `yaml:"timing"`         // banked: JEDEC timings in clocks
+}
+
+// DRAM is the organization of the banked model.
+type DRAM struct {
+	Channels      int `yaml:"channels"` // independent channels (pseudo-channels count)
+	BankGroups    int `yaml:"bank_groups"`
+	BanksPerGroup int `yaml:"banks_per_group"`
+	Rows          int `yaml:"rows"`
+	Columns       int `yaml:"columns"`      // column accesses per row
+	AccessBytes   int `yaml:"access_bytes"` // bytes per column access
+	TCKps         int `yaml:"tck_ps"`       // clock period
+	Window        int `yaml:"window"`       // requests the controller's scheduler considers
+}
+
+// DRAMTimes are the banked model's timings, in clocks of tck_ps.
+type DRAMTimes struct {
+	CL   int `yaml:"cl"`
+	CWL  int `yaml:"cwl"`
+	RCD  int `yaml:"rcd"`
+	RP   int `yaml:"rp"`
+	RAS  int `yaml:"ras"`
+	CCDS int `yaml:"ccd_s"`
+	CCDL int `yaml:"ccd_l"`
+	RRDS int `yaml:"rrd_s"`
+	RRDL int `yaml:"rrd_l"`
+	FAW  int `yaml:"faw"`
+	WTRS int `yaml:"wtr_s"`
+	WTRL int `yaml:"wtr_l"`
+	RTP  int `yaml:"rtp"`
+	WR   int `yaml:"wr"`
+	RFC  int `yaml:"rfc"`
+	REFI int `yaml:"refi"` // 0: no refresh
+	BL   int `yaml:"bl"`   // clocks the data bus is busy per access
 }
 
 // SRAM describes on-chip memory ports.
@@ -204,8 +240,38 @@ func (c *Chip) Validate() error {
 	default:
 		return fmt.Errorf("mxu.dataflow: %q is not ws, os or is", c.MXU.Dataflow)
 	}
-	if c.HBM.Model != "ideal" {
-		return fmt.Errorf("hbm.model: %q is not a known model (ideal)", c.HBM.Model)
+	switch c.HBM.Model {
+	case "ideal":
+	case "banked":
+		d, tm := c.HBM.Device, c.HBM.Timing
+		for _, r := range []rng{
+			{"hbm.device.channels", int64(d.Channels), 1, 1024},
+			{"hbm.device.bank_groups", int64(d.BankGroups), 1, 64},
+			{"hbm.device.banks_per_group", int64(d.BanksPerGroup), 1, 64},
+			{"hbm.device.rows", int64(d.Rows), 1, 1 << 24},
+			{"hbm.device.columns", int64(d.Columns), 1, 1 << 16},
+			{"hbm.device.access_bytes", int64(d.AccessBytes), 1, 1 << 12},
+			{"hbm.device.tck_ps", int64(d.TCKps), 1, 1 << 20},
+			{"hbm.device.window", int64(d.Window), 1, 1 << 12},
+			{"hbm.timing.bl", int64(tm.BL), 1, 1 << 10},
+			{"hbm.timing.refi", int64(tm.REFI), 0, 1 << 24},
+		} {
+			if r.v < r.lo || r.v > r.hi {
+				return fmt.Errorf("%s: %d out of range %d..%d", r.key, r.v, r.lo, r.hi)
+			}
+		}
+		for _, r := range []rng{{"hbm.timing.cl", int64(tm.CL), 0, 0}, {"hbm.timing.cwl", int64(tm.CWL), 0, 0},
+			{"hbm.timing.rcd", int64(tm.RCD), 0, 0}, {"hbm.timing.rp", int64(tm.RP), 0, 0}, {"hbm.timing.ras", int64(tm.RAS), 0, 0},
+			{"hbm.timing.ccd_s", int64(tm.CCDS), 0, 0}, {"hbm.timing.ccd_l", int64(tm.CCDL), 0, 0}, {"hbm.timing.rrd_s", int64(tm.RRDS), 0, 0},
+			{"hbm.timing.rrd_l", int64(tm.RRDL), 0, 0}, {"hbm.timing.faw", int64(tm.FAW), 0, 0}, {"hbm.timing.wtr_s", int64(tm.WTRS), 0, 0},
+			{"hbm.timing.wtr_l", int64(tm.WTRL), 0, 0}, {"hbm.timing.rtp", int64(tm.RTP), 0, 0}, {"hbm.timing.wr", int64(tm.WR), 0, 0},
+			{"hbm.timing.rfc", int64(tm.RFC), 0, 0}} {
+			if r.v < 0 || r.v > 1<<20 {
+				return fmt.Errorf("%s: %d out of range 0..%d", r.key, r.v, 1<<20)
+			}
+		}
+	default:
+		return fmt.Errorf("hbm.model: %q is not a known model (ideal, banked)", c.HBM.Model)
 	}
 	for d, n := range c.MXU.CyclesPerRow {
 		if _, ok := isa.ParseDType(d); !ok {

@@ -102,3 +102,33 @@ func TestMaxCycles(t *testing.T) {
 	require.ErrorAs(t, err, &mc)
 	require.Contains(t, err.Error(), "max-cycles")
 }
+
+// TestDifferentialBankedHBM: with the bank-level DRAM model the timing
+// changes and the values do not.
+func TestDifferentialBankedHBM(t *testing.T) {
+	for _, f := range []string{"gemm256.s", "softmax.s", "vadd.s"} {
+		t.Run(f, func(t *testing.T) {
+			path := "../examples/kernels/" + f
+			src, err := os.ReadFile(path)
+			require.NoError(t, err)
+			prog, err := asm.Assemble(path, src, asm.Options{})
+			require.NoError(t, err)
+			name := "teach16"
+			for _, line := range strings.Split(string(src), "\n") {
+				if rest, ok := strings.CutPrefix(line, "; chip: "); ok {
+					name = strings.TrimSpace(rest)
+				}
+			}
+			chip, err := config.Load(name, []string{"hbm.model=banked"})
+			require.NoError(t, err)
+			rm, err := ref.New(chip, prog)
+			require.NoError(t, err)
+			require.NoError(t, rm.Run(ref.Options{}))
+			cm, err := core.New(chip, prog, core.Options{})
+			require.NoError(t, err)
+			require.NoError(t, cm.Run())
+			require.Equal(t, rm.Snapshot(), cm.Arch.Snapshot())
+			require.Greater(t, cm.HBM.Stats().Accesses, int64(0))
+		})
+	}
+}

@@ -65,7 +65,16 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	if chip.VPU.ClockMHz > 0 {
 		m.VClock = sim.NewClockMHz("vector", float64(chip.VPU.ClockMHz))
 	}
-	m.HBM = memory.NewIdeal(&m.Eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
+	if chip.HBM.Model == "banked" {
+		d, t := chip.HBM.Device, chip.HBM.Timing
+		m.HBM = memory.NewBanked(&m.Eng, memory.BankedConfig{Channels: d.Channels, BankGroups: d.BankGroups,
+			BanksPerGroup: d.BanksPerGroup, Rows: d.Rows, Columns: d.Columns, AccessBytes: d.AccessBytes,
+			TCK: sim.Time(d.TCKps), CL: t.CL, CWL: t.CWL, RCD: t.RCD, RP: t.RP, RAS: t.RAS, CCDS: t.CCDS, CCDL: t.CCDL,
+			RRDS: t.RRDS, RRDL: t.RRDL, FAW: t.FAW, WTRS: t.WTRS, WTRL: t.WTRL, RTP: t.RTP, WR: t.WR, RFC: t.RFC,
+			REFI: t.REFI, BL: t.BL, Window: d.Window})
+	} else {
+		m.HBM = memory.NewIdeal(&m.Eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
+	}
 	m.Seq = &Sequencer{m: m}
 	add := func(id ref.UnitID, clk sim.Clock, t timer) {
 		u := &Unit{ID: id, Name: id.String(), Index: len(m.Units), m: m, clock: clk, timer: t,
