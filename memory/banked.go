@@ -138,7 +138,7 @@ func (b *Banked) decode(line int64) (ch, bg, bk, row int) {
 	line /= int64(c.BankGroups)
 	nc := int64(c.Channels)
 	ch = int(line % nc)
-	for x := line / nc; x > 0; x /= nc {
+	for x := line / nc; nc > 1 && x > 0; x /= nc {
 		ch = (ch + int(x%nc)) % c.Channels
 	}
 	line /= nc
