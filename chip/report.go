@@ -32,6 +32,10 @@ type Report struct {
 	Units                  map[string]UnitReport `json:"units"`
 	HBM                    HBMReport             `json:"hbm"`
 	Stalls                 map[string]StallsOf   `json:"stalls"`
+	// Bank-conflict stall cycles in on-chip memories: time requests waited
+	// beyond what a perfect spread over the banks would take.
+	SRAMBankConflictStallCycles int64 `json:"sram_bank_conflict_stall_cycles"`
+	ACCBankConflictStallCycles  int64 `json:"acc_bank_conflict_stall_cycles"`
 }
 
 // UnitReport is one unit's activity.
@@ -97,6 +101,8 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 	for _, u := range m.Units {
 		add(u.Name, u.Accounting(), u.Instructions)
 	}
+	r.SRAMBankConflictStallCycles = m.SRAMBanks.ConflictCycles
+	r.ACCBankConflictStallCycles = m.ACCBanks.ConflictCycles
 	st := m.HBM.Stats()
 	r.HBM = HBMReport{Model: c.HBM.Model, BytesRead: st.BytesRead, BytesWritten: st.BytesWritten, PeakBytesPerSecond: m.HBM.PeakBytesPerSecond(),
 		RowHitRate: st.RowHitRate(), Refreshes: st.Refreshes}
@@ -141,6 +147,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		{"HBM achieved / peak", si(r.HBM.AchievedBytesPerSecond, "B/s") + " / " + si(r.HBM.PeakBytesPerSecond, "B/s") +
 			fmt.Sprintf(" (%s)", pct(safeDiv(r.HBM.AchievedBytesPerSecond, r.HBM.PeakBytesPerSecond)))},
 	}
+	rows = append(rows, []string{"SRAM / acc bank-conflict stalls", fmt.Sprintf("%d / %d cycles", r.SRAMBankConflictStallCycles, r.ACCBankConflictStallCycles)})
 	if r.HBM.Model == "banked" {
 		rows = append(rows, []string{"HBM row-hit rate / refreshes", fmt.Sprintf("%s / %d", pct(r.HBM.RowHitRate), r.HBM.Refreshes)})
 	}

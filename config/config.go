@@ -28,7 +28,8 @@ type Chip struct {
 	XLU         XLU    `yaml:"xlu"`
 	DMA         DMA    `yaml:"dma"`
 	HBM         HBM    `yaml:"hbm"`
-	SRAM        SRAM   `yaml:"sram"`
+	SRAM        Banked `yaml:"sram"`
+	ACC         Banked `yaml:"acc"`
 	Memory      Memory `yaml:"memory"`
 }
 
@@ -82,9 +83,11 @@ type DRAMTimes struct {
 	BL   int `yaml:"bl"`   // clocks the data bus is busy per access
 }
 
-// SRAM describes on-chip memory ports.
-type SRAM struct {
-	PortBytesPerCycle int `yaml:"port_bytes_per_cycle"` // bytes one unit moves per cycle through its port
+// Banked describes an on-chip memory's banks: each serves one line of
+// bank_width_bytes per core cycle; lines interleave across banks.
+type Banked struct {
+	Banks          int `yaml:"banks"`
+	BankWidthBytes int `yaml:"bank_width_bytes"`
 }
 
 // MXU describes the systolic matrix units.
@@ -219,7 +222,10 @@ func (c *Chip) Validate() error {
 		rng{"xlu.latency", int64(c.XLU.Latency), 0, 1 << 20},
 		rng{"dma.burst_bytes", int64(c.DMA.BurstBytes), 1, 1 << 24},
 		rng{"dma.max_outstanding", int64(c.DMA.MaxOutstanding), 1, 1 << 16},
-		rng{"sram.port_bytes_per_cycle", int64(c.SRAM.PortBytesPerCycle), 1, 1 << 20},
+		rng{"sram.banks", int64(c.SRAM.Banks), 1, 1 << 12},
+		rng{"sram.bank_width_bytes", int64(c.SRAM.BankWidthBytes), 1, 1 << 16},
+		rng{"acc.banks", int64(c.ACC.Banks), 1, 1 << 12},
+		rng{"acc.bank_width_bytes", int64(c.ACC.BankWidthBytes), 1, 1 << 16},
 	)
 	for _, f := range []struct {
 		key   string

@@ -42,6 +42,10 @@ type Model struct {
 	Units  []*Unit
 	Arrays []*systolic.Array
 	DMAs   []*dma.Engine
+	// SRAMBanks and ACCBanks time the vector, cross-lane and DMA accesses to
+	// on-chip memory (the MXUs' operand paths are dedicated).
+	SRAMBanks *memory.Banks
+	ACCBanks  *memory.Banks
 
 	opt      Options
 	err      error
@@ -82,10 +86,11 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 		m.Units = append(m.Units, u)
 		m.byClass[id.Class] = append(m.byClass[id.Class], u)
 	}
-	portGBps := float64(chip.SRAM.PortBytesPerCycle) * float64(chip.ClockMHz) / 1000
+	m.SRAMBanks = memory.NewBanks(chip.SRAM.Banks, chip.SRAM.BankWidthBytes, m.Clock.Period)
+	m.ACCBanks = memory.NewBanks(chip.ACC.Banks, chip.ACC.BankWidthBytes, m.Clock.Period)
 	for i := 0; i < chip.DMA.Engines; i++ {
 		d := dma.New(dma.Config{BurstBytes: chip.DMA.BurstBytes, MaxOutstanding: chip.DMA.MaxOutstanding,
-			Setup: sim.Time(chip.DMA.SetupNS*1000 + 0.5), EngineGBps: chip.DMA.EngineGBps, OnChipGBps: portGBps}, &m.Eng, m.HBM)
+			Setup: sim.Time(chip.DMA.SetupNS*1000 + 0.5), EngineGBps: chip.DMA.EngineGBps, Banks: m.banks}, &m.Eng, m.HBM)
 		m.DMAs = append(m.DMAs, d)
 		add(ref.UnitID{Class: isa.UnitDMA, Index: i}, m.Clock, &dmaTimer{d})
 	}
@@ -95,14 +100,24 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 		m.Arrays = append(m.Arrays, a)
 		add(ref.UnitID{Class: isa.UnitMXU, Index: i}, m.Clock, &mxuTimer{a})
 	}
-	port := int64(chip.SRAM.PortBytesPerCycle)
 	add(ref.UnitID{Class: isa.UnitVPU}, m.VClock, &vpuTimer{lanes: int64(chip.VPU.Lanes * chip.VPU.Sublanes),
-		latency: int64(chip.VPU.Latency), trans: int64(chip.VPU.TranscendentalCost), div: int64(chip.VPU.DivideCost), port: port, isVector: true})
+		latency: int64(chip.VPU.Latency), trans: int64(chip.VPU.TranscendentalCost), div: int64(chip.VPU.DivideCost)})
 	for i := 0; i < chip.XLU.Count; i++ {
 		add(ref.UnitID{Class: isa.UnitXLU, Index: i}, m.VClock, &vpuTimer{lanes: int64(chip.VPU.Lanes),
-			latency: int64(chip.XLU.Latency), trans: 1, div: 1, port: port})
+			latency: int64(chip.XLU.Latency), trans: 1, div: 1})
 	}
 	return m, nil
+}
+
+// banks returns the bank model of an on-chip space (nil for scalar memory).
+func (m *Model) banks(s isa.Space) *memory.Banks {
+	switch s {
+	case isa.SRAM:
+		return m.SRAMBanks
+	case isa.ACC:
+		return m.ACCBanks
+	}
+	return nil
 }
 
 func (m *Model) unitFor(in *isa.Inst) *Unit {

@@ -3,6 +3,7 @@ package core
 import (
 	"github.com/pulse-sim/pulse/dma"
 	"github.com/pulse-sim/pulse/isa"
+	"github.com/pulse-sim/pulse/memory"
 	"github.com/pulse-sim/pulse/sim"
 	"github.com/pulse-sim/pulse/systolic"
 )
@@ -34,14 +35,14 @@ func (t *mxuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, _ [3]i
 	return c.Time(s), c.Time(s), c.Time(d)
 }
 
-// vpuTimer: latency + max(element groups x op cost, bytes / port width).
+// vpuTimer: the vector and cross-lane units. An instruction occupies the
+// unit for max(element groups x op cost, the time the banks take to serve its
+// operands' lines), and completes latency later.
 type vpuTimer struct {
-	lanes    int64
-	latency  int64
-	trans    int64
-	div      int64
-	port     int64
-	isVector bool // false: cross-lane unit (one lane group per cycle)
+	lanes   int64
+	latency int64
+	trans   int64
+	div     int64
 }
 
 func opCost(t *vpuTimer, in *isa.Inst) int64 {
@@ -62,25 +63,27 @@ func opCost(t *vpuTimer, in *isa.Inst) int64 {
 	return 1
 }
 
-func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, _ [3]int64) (sim.Time, sim.Time, sim.Time) {
+func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]int64) (sim.Time, sim.Time, sim.Time) {
 	c := u.clock
 	in := &u.m.Prog.Code[pc]
+	start := c.NextEdge(now)
 	elems := v[0].Elems()
-	var bytes int64
-	for _, l := range v {
-		if l != nil {
-			elems = max(elems, l.Elems())
-			bytes += l.Elems() * int64(l.DType.Size())
+	memEnd := start
+	for i, l := range v {
+		if l == nil {
+			continue
+		}
+		elems = max(elems, l.Elems())
+		if banks := u.m.banks(l.Space); banks != nil {
+			memEnd = max(memEnd, banks.ReserveTile(start, memory.Tile{Base: b[i], Layout: l}))
 		}
 	}
-	occ := ceilDiv(elems, t.lanes) * opCost(t, in)
-	occ = max(occ, ceilDiv(bytes, t.port), 1)
+	occ := max(ceilDiv(elems, t.lanes)*opCost(t, in), 1)
 	switch in.Op.Info().Code {
 	case isa.CodeVBin, isa.CodeVUn, isa.CodeVScale, isa.CodeVAct, isa.CodeVRed, isa.CodeXRed:
 		u.m.flops += elems
 	}
-	start := c.NextEdge(now)
-	next := start + c.Time(occ)
+	next := max(start+c.Time(occ), c.NextEdge(memEnd))
 	u.acct.busy(start, next)
 	return start, next, next + c.Time(t.latency)
 }
@@ -89,7 +92,7 @@ type dmaTimer struct{ eng *dma.Engine }
 
 func (t *dmaTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]int64) (sim.Time, sim.Time, sim.Time) {
 	u.acct.busy(now, 1<<62)
-	t.eng.Start(now, dma.Tile{Base: b[0], Layout: v[0]}, dma.Tile{Base: b[1], Layout: v[1]},
+	t.eng.Start(now, memory.Tile{Base: b[0], Layout: v[0]}, memory.Tile{Base: b[1], Layout: v[1]},
 		u.readyAsync,
 		func(end sim.Time) {
 			if !t.eng.Busy() {

@@ -19,24 +19,47 @@ type Config struct {
 	MaxOutstanding int
 	Setup          sim.Time // from accepting a descriptor to its first burst
 	EngineGBps     float64  // issue rate cap, 0: none
-	OnChipGBps     float64  // rate of a transfer with no HBM side (SRAM port)
+	// Banks gives the bank model of an on-chip space (nil: no bank timing,
+	// as for scalar memory).
+	Banks func(isa.Space) *memory.Banks
 }
 
+// side is one end of a transfer: HBM, or an on-chip space with its banks.
+type side struct {
+	hbm   bool
+	banks *memory.Banks
+	runs  memory.Runs
+	addr  int64
+	left  int64
+}
+
+// take carves the next chunk of at most max bytes from the side's runs.
+func (s *side) take(max int64) (int64, int64) {
+	if s.left == 0 {
+		s.addr, s.left, _ = s.runs.Next()
+	}
+	n := min(max, s.left)
+	a := s.addr
+	s.addr += n
+	s.left -= n
+	return a, n
+}
+
+// giveBack returns the last n bytes taken.
+func (s *side) giveBack(n int64) { s.addr -= n; s.left += n }
+
 // transfer is one descriptor in flight; it is also the completion handler
-// of its bursts, so a burst costs no allocation (except HBM-to-HBM copies).
+// of its bursts.
 type transfer struct {
-	d                 *Engine
-	remaining         int64
-	outstanding       int
-	readHBM, writeHBM bool
-	rd, wr            runs // HBM-side runs
-	rdAddr, rdLeft    int64
-	wrAddr, wrLeft    int64
-	first             sim.Time // earliest first burst (after setup)
-	done              bool
-	doneAt            sim.Time
-	ready             func(sim.Time)
-	finish            func(sim.Time)
+	d           *Engine
+	remaining   int64
+	outstanding int
+	src, dst    side
+	first       sim.Time // earliest first burst (after setup)
+	done        bool
+	doneAt      sim.Time
+	ready       func(sim.Time)
+	finish      func(sim.Time)
 }
 
 // Engine is one DMA engine.
@@ -45,7 +68,6 @@ type Engine struct {
 	eng    *sim.Engine
 	hbm    memory.HBM
 	psPerB float64 // engine cap, 0: none
-	chipPB float64
 
 	flight      []*transfer // accepted, not yet reported complete, in order
 	cur         *transfer   // the one issuing bursts
@@ -71,7 +93,6 @@ func New(cfg Config, e *sim.Engine, hbm memory.HBM) *Engine {
 	if cfg.EngineGBps > 0 {
 		d.psPerB = 1000 / cfg.EngineGBps
 	}
-	d.chipPB = 1000 / cfg.OnChipGBps
 	d.issueH = issueHandler{d}
 	return d
 }
@@ -82,20 +103,22 @@ func (d *Engine) Busy() bool { return len(d.flight) > 0 }
 // Start accepts a copy from src to dst at now. ready is called when the
 // engine can accept the next descriptor, finish when this one has completed
 // (in order).
-func (d *Engine) Start(now sim.Time, dst, src Tile, ready, finish func(sim.Time)) {
+func (d *Engine) Start(now sim.Time, dst, src memory.Tile, ready, finish func(sim.Time)) {
 	n := dst.Layout.Elems() * int64(dst.Layout.DType.Size())
-	t := &transfer{d: d, remaining: n, readHBM: src.Layout.Space == isa.HBM, writeHBM: dst.Layout.Space == isa.HBM,
-		first: now + d.cfg.Setup, ready: ready, finish: finish}
-	if t.readHBM {
-		t.rd = newRuns(src)
-	}
-	if t.writeHBM {
-		t.wr = newRuns(dst)
-	}
+	t := &transfer{d: d, remaining: n, first: now + d.cfg.Setup, ready: ready, finish: finish,
+		src: d.side(src), dst: d.side(dst)}
 	d.Bytes += n
 	d.flight = append(d.flight, t)
 	d.cur = t
 	d.schedule(max(now, t.first, d.nextIssue))
+}
+
+func (d *Engine) side(t memory.Tile) side {
+	s := side{hbm: t.Layout.Space == isa.HBM, runs: memory.NewRuns(t)}
+	if !s.hbm && d.cfg.Banks != nil {
+		s.banks = d.cfg.Banks(t.Layout.Space)
+	}
+	return s
 }
 
 func (d *Engine) schedule(at sim.Time) {
@@ -103,19 +126,6 @@ func (d *Engine) schedule(at sim.Time) {
 		d.issueQueued = true
 		d.eng.Schedule(at, d.issueH)
 	}
-}
-
-// take carves the next burst of at most max bytes from a side's runs.
-func take(r *runs, addr, left *int64, max int64) (int64, int64) {
-	if *left == 0 {
-		a, n, _ := r.next()
-		*addr, *left = a, n
-	}
-	n := min(max, *left)
-	a := *addr
-	*addr += n
-	*left -= n
-	return a, n
 }
 
 func (d *Engine) issue(now sim.Time) {
@@ -128,19 +138,11 @@ func (d *Engine) issue(now sim.Time) {
 		return
 	}
 	for t.remaining > 0 && d.outstanding < d.cfg.MaxOutstanding && now >= d.nextIssue {
-		n := min(int64(d.cfg.BurstBytes), t.remaining)
-		var ra, wa int64
-		if t.readHBM {
-			ra, n = take(&t.rd, &t.rdAddr, &t.rdLeft, n)
-		}
-		if t.writeHBM {
-			var nw int64
-			wa, nw = take(&t.wr, &t.wrAddr, &t.wrLeft, n)
-			if t.readHBM && nw < n {
-				// The write run is shorter: give the rest back to the read side.
-				t.rdAddr -= n - nw
-				t.rdLeft += n - nw
-			}
+		// A burst never crosses a contiguous run on either side.
+		sa, n := t.src.take(min(int64(d.cfg.BurstBytes), t.remaining))
+		da, nw := t.dst.take(n)
+		if nw < n {
+			t.src.giveBack(n - nw)
 			n = nw
 		}
 		t.remaining -= n
@@ -152,15 +154,22 @@ func (d *Engine) issue(now sim.Time) {
 			d.nextIssue = now + d.span(n, d.psPerB)
 			at = d.nextIssue
 		}
+		// Reading an on-chip side happens as the burst leaves.
+		if b := t.src.banks; b != nil {
+			at = b.ReserveRange(at, sa, n)
+		}
 		switch {
-		case t.readHBM && t.writeHBM:
-			d.hbm.Request(at, ra, n, false, &copyBurst{t, wa, n})
-		case t.readHBM:
-			d.hbm.Request(at, ra, n, false, t)
-		case t.writeHBM:
-			d.hbm.Request(at, wa, n, true, t)
+		case t.src.hbm && t.dst.hbm:
+			d.hbm.Request(at, sa, n, false, &hbmCopy{t, da, n})
+		case t.src.hbm:
+			d.hbm.Request(at, sa, n, false, t.arrival(da, n))
+		case t.dst.hbm:
+			d.hbm.Request(at, da, n, true, t)
 		default:
-			d.eng.Schedule(at+d.span(n, d.chipPB), t)
+			if b := t.dst.banks; b != nil {
+				at = b.ReserveRange(at, da, n)
+			}
+			d.eng.Schedule(at, t)
 		}
 	}
 	if t.remaining == 0 {
@@ -174,14 +183,38 @@ func (d *Engine) issue(now sim.Time) {
 	// Otherwise a burst completion resumes issuing.
 }
 
-// copyBurst is the read half of an HBM-to-HBM burst; its completion issues the write.
-type copyBurst struct {
+// hbmCopy is the read half of an HBM-to-HBM burst; its completion issues the write.
+type hbmCopy struct {
 	t    *transfer
 	addr int64
 	n    int64
 }
 
-func (c *copyBurst) Complete(now sim.Time) { c.t.d.hbm.Request(now, c.addr, c.n, true, c.t) }
+func (c *hbmCopy) Complete(now sim.Time) { c.t.d.hbm.Request(now, c.addr, c.n, true, c.t) }
+
+// arrival returns the handler of a burst read from HBM into the on-chip side:
+// the data is written into the banks when it arrives.
+func (t *transfer) arrival(addr, n int64) memory.Done {
+	if t.dst.banks == nil {
+		return t
+	}
+	return &chipWrite{t, addr, n}
+}
+
+type chipWrite struct {
+	t    *transfer
+	addr int64
+	n    int64
+}
+
+func (c *chipWrite) Complete(now sim.Time) {
+	end := c.t.dst.banks.ReserveRange(now, c.addr, c.n)
+	if end > now {
+		c.t.d.eng.Schedule(end, c.t)
+		return
+	}
+	c.t.Complete(now)
+}
 
 // span converts bytes at a rate to time, carrying fractions of a picosecond.
 func (d *Engine) span(n int64, psPerByte float64) sim.Time {

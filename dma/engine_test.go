@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func tile(space isa.Space, base int64, shape []uint32, strides []int32) Tile {
+func tile(space isa.Space, base int64, shape []uint32, strides []int32) memory.Tile {
 	l := &isa.Layout{Space: space, DType: isa.S8, Rank: uint8(len(shape))}
 	copy(l.Shape[:], shape)
 	if strides == nil {
@@ -17,17 +17,17 @@ func tile(space isa.Space, base int64, shape []uint32, strides []int32) Tile {
 	} else {
 		copy(l.Strides[:], strides)
 	}
-	return Tile{base, l}
+	return memory.Tile{Base: base, Layout: l}
 }
 
-func flat(space isa.Space, n uint32) Tile { return tile(space, 0, []uint32{n}, nil) }
+func flat(space isa.Space, n uint32) memory.Tile { return tile(space, 0, []uint32{n}, nil) }
 
 func TestRuns(t *testing.T) {
-	collect := func(tl Tile) [][2]int64 {
-		r := newRuns(tl)
+	collect := func(tl memory.Tile) [][2]int64 {
+		r := memory.NewRuns(tl)
 		var out [][2]int64
 		for {
-			a, n, ok := r.next()
+			a, n, ok := r.Next()
 			if !ok {
 				return out
 			}
@@ -40,7 +40,7 @@ func TestRuns(t *testing.T) {
 	require.Equal(t, [][2]int64{{0, 2}, {0, 2}}, collect(tile(isa.HBM, 0, []uint32{2, 2}, []int32{0, 1})), "broadcast rows")
 }
 
-func run(t *testing.T, d *Engine, e *sim.Engine, dst, src Tile) sim.Time {
+func run(t *testing.T, d *Engine, e *sim.Engine, dst, src memory.Tile) sim.Time {
 	var done sim.Time
 	d.Start(0, dst, src, func(sim.Time) {}, func(t sim.Time) { done = t })
 	e.Run(-1)
@@ -50,7 +50,7 @@ func run(t *testing.T, d *Engine, e *sim.Engine, dst, src Tile) sim.Time {
 func TestStreamingReachesPeak(t *testing.T) {
 	var e sim.Engine
 	hbm := memory.NewIdeal(&e, 100, 50) // 100 GB/s: 10 ps per byte, 50 ns latency
-	d := New(Config{BurstBytes: 512, MaxOutstanding: 16, OnChipGBps: 1000}, &e, hbm)
+	d := New(Config{BurstBytes: 512, MaxOutstanding: 16}, &e, hbm)
 	// 1 MiB at 100 GB/s = 10,485,760 ps, plus one latency: 16 x 512 B in
 	// flight covers 50 ns x 100 GB/s = 5 KB, enough to keep the bus busy.
 	require.Equal(t, sim.Time(10_485_760+50_000), run(t, d, &e, flat(isa.SRAM, 1<<20), flat(isa.HBM, 1<<20)))
@@ -60,14 +60,14 @@ func TestStreamingReachesPeak(t *testing.T) {
 func TestFewOutstandingIsLatencyBound(t *testing.T) {
 	var e sim.Engine
 	hbm := memory.NewIdeal(&e, 100, 50)
-	d := New(Config{BurstBytes: 512, MaxOutstanding: 1, OnChipGBps: 1000}, &e, hbm)
+	d := New(Config{BurstBytes: 512, MaxOutstanding: 1}, &e, hbm)
 	require.Equal(t, sim.Time(10*(5120+50_000)), run(t, d, &e, flat(isa.SRAM, 5120), flat(isa.HBM, 5120)), "one burst at a time: each pays the latency")
 }
 
 func TestBurstsFollowRuns(t *testing.T) {
 	var e sim.Engine
 	hbm := &countingHBM{Ideal: memory.NewIdeal(&e, 100, 0)}
-	d := New(Config{BurstBytes: 512, MaxOutstanding: 64, OnChipGBps: 1000}, &e, hbm)
+	d := New(Config{BurstBytes: 512, MaxOutstanding: 64}, &e, hbm)
 	// 8 rows of 256 B in a 4 KiB-wide matrix: 8 bursts, one per row, at the row addresses.
 	run(t, d, &e, tile(isa.SRAM, 0, []uint32{8, 256}, nil), tile(isa.HBM, 0, []uint32{8, 256}, []int32{4096, 1}))
 	require.Equal(t, []int64{0, 4096, 8192, 12288, 16384, 20480, 24576, 28672}, hbm.addrs)
@@ -86,7 +86,7 @@ func (c *countingHBM) Request(t sim.Time, addr, n int64, write bool, done memory
 func TestEnginesShareBandwidthFairly(t *testing.T) {
 	var e sim.Engine
 	hbm := memory.NewIdeal(&e, 100, 50)
-	cfg := Config{BurstBytes: 512, MaxOutstanding: 8, OnChipGBps: 1000}
+	cfg := Config{BurstBytes: 512, MaxOutstanding: 8}
 	a, b := New(cfg, &e, hbm), New(cfg, &e, hbm)
 	var da, db sim.Time
 	a.Start(0, flat(isa.SRAM, 1<<20), flat(isa.HBM, 1<<20), func(sim.Time) {}, func(t sim.Time) { da = t })
@@ -100,7 +100,7 @@ func TestEnginesShareBandwidthFairly(t *testing.T) {
 func TestEngineCap(t *testing.T) {
 	var e sim.Engine
 	hbm := memory.NewIdeal(&e, 1000, 0)
-	d := New(Config{BurstBytes: 1024, MaxOutstanding: 64, EngineGBps: 10, OnChipGBps: 1000}, &e, hbm)
+	d := New(Config{BurstBytes: 1024, MaxOutstanding: 64, EngineGBps: 10}, &e, hbm)
 	require.InDelta(t, 1<<20*100, float64(run(t, d, &e, flat(isa.SRAM, 1<<20), flat(isa.HBM, 1<<20))), 2000, "limited to 10 GB/s by the engine")
 }
 
@@ -109,7 +109,7 @@ func TestEngineCap(t *testing.T) {
 func TestDescriptorsPipeline(t *testing.T) {
 	var e sim.Engine
 	hbm := memory.NewIdeal(&e, 100, 50)
-	d := New(Config{BurstBytes: 512, MaxOutstanding: 64, Setup: 1000, OnChipGBps: 1000}, &e, hbm)
+	d := New(Config{BurstBytes: 512, MaxOutstanding: 64, Setup: 1000}, &e, hbm)
 	var order []int
 	var end sim.Time
 	start2 := func(now sim.Time) {
@@ -126,7 +126,7 @@ func TestDescriptorsPipeline(t *testing.T) {
 func TestHBMToHBM(t *testing.T) {
 	var e sim.Engine
 	hbm := memory.NewIdeal(&e, 100, 0)
-	d := New(Config{BurstBytes: 512, MaxOutstanding: 64, OnChipGBps: 1000}, &e, hbm)
+	d := New(Config{BurstBytes: 512, MaxOutstanding: 64}, &e, hbm)
 	run(t, d, &e, tile(isa.HBM, 1<<20, []uint32{4, 300}, nil), tile(isa.HBM, 0, []uint32{4, 300}, []int32{1000, 1}))
 	st := hbm.Stats()
 	require.Equal(t, int64(1200), st.BytesRead)

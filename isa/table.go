@@ -238,8 +238,8 @@ const (
 	tDMA    = "after `dma.setup_ns`, bursts of `dma.burst_bytes`, at most `dma.max_outstanding` in flight, at most `dma.engine_gbps`; HBM side per the `hbm.*` model, shared first come first served; the next descriptor starts once this one's last burst is issued"
 	tLdw    = "K rows x `mxu.ldw_cycles_per_row` into the shadow weight registers, beside the running stream; starts after the previous load and once the last swap has passed the rows it overwrites (swap start + row + C)"
 	tMM     = "starts when the previous stream's rows have entered and new weights are loaded; occupies max(M x `mxu.cycles_per_row`[dtype], `mxu.min_stream_cycles`); last result lands at start + (M-1) x rate + R + N - 1 (WS; `mxu.dataflow` os/is: SCALE-Sim folds)"
-	tVPU    = "occupies max(ceil(elements / (`vpu.lanes` x `vpu.sublanes`)) x op cost, bytes / `sram.port_bytes_per_cycle`) cycles of the vector clock; completes `vpu.latency` later; op cost 1, `vpu.transcendental_cost` (exp log tanh logistic gelu) or `vpu.divide_cost` (div pow sqrt rsqrt rcp)"
-	tXLU    = "occupies ceil(elements / `vpu.lanes`) cycles; completes `xlu.latency` later"
+	tVPU    = "occupies max(ceil(elements / (`vpu.lanes` x `vpu.sublanes`)) x op cost cycles of the vector clock, the time the `sram`/`acc` banks take to serve its operands' lines); completes `vpu.latency` later; op cost 1, `vpu.transcendental_cost` (exp log tanh logistic gelu) or `vpu.divide_cost` (div pow sqrt rsqrt rcp)"
+	tXLU    = "occupies max(ceil(elements / `vpu.lanes`) cycles, the banks' time for its operands); completes `xlu.latency` later"
 )
 
 func alu(m string, f uint8, sem string) OpInfo {

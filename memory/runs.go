@@ -1,4 +1,4 @@
-package dma
+package memory
 
 import "github.com/pulse-sim/pulse/isa"
 
@@ -8,9 +8,9 @@ type Tile struct {
 	Layout *isa.Layout
 }
 
-// runs walks the contiguous byte runs of a tile in its element order,
+// Runs walks the contiguous byte runs of a tile in its element order,
 // merging trailing dimensions that are contiguous, without allocating.
-type runs struct {
+type Runs struct {
 	base     int64
 	outer    int                // number of outer (non-merged) dimensions
 	shape    [isa.MaxRank]int64 // outer dimensions
@@ -20,10 +20,11 @@ type runs struct {
 	done     bool
 }
 
-func newRuns(t Tile) runs {
+// NewRuns starts walking a tile's runs.
+func NewRuns(t Tile) Runs {
 	l := t.Layout
 	sz := int64(l.DType.Size())
-	r := runs{base: t.Base}
+	r := Runs{base: t.Base}
 	rank := int(l.Rank)
 	// Merge trailing dimensions while they are contiguous.
 	run := sz
@@ -50,8 +51,8 @@ func newRuns(t Tile) runs {
 	return r
 }
 
-// next returns the next run's address and length.
-func (r *runs) next() (int64, int64, bool) {
+// Next returns the next run's address and length.
+func (r *Runs) Next() (int64, int64, bool) {
 	if r.done {
 		return 0, 0, false
 	}
