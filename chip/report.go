@@ -49,6 +49,7 @@ type UnitReport struct {
 type StallsOf struct {
 	Semaphore  int64 `json:"semaphore"`
 	Structural int64 `json:"structural"`
+	Memory     int64 `json:"memory"`
 	Idle       int64 `json:"idle"`
 }
 
@@ -93,8 +94,8 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 			ur.Utilization = float64(ur.BusyCycles) / float64(cycles)
 		}
 		r.Units[name] = ur
-		st := StallsOf{Semaphore: cyc(core.SemWait), Structural: cyc(core.Structural)}
-		st.Idle = cycles - ur.BusyCycles - st.Semaphore - st.Structural
+		st := StallsOf{Semaphore: cyc(core.SemWait), Structural: cyc(core.Structural), Memory: cyc(core.Memory)}
+		st.Idle = cycles - ur.BusyCycles - st.Semaphore - st.Structural - st.Memory
 		r.Stalls[name] = st
 	}
 	add("scalar", m.Seq.Accounting(), 0)
@@ -161,14 +162,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 		return err
 	}
 	units := tablewriter.NewTable(w)
-	units.Header("unit", "instructions", "busy cycles", "utilization", "semaphore wait", "structural stall", "idle")
+	units.Header("unit", "instructions", "busy cycles", "utilization", "semaphore wait", "structural stall", "memory stall", "idle")
 	for _, name := range r.unitOrder() {
 		u, s := r.Units[name], r.Stalls[name]
 		n := fmt.Sprint(u.Instructions)
 		if name == "scalar" {
 			n = "-"
 		}
-		if err := units.Append(name, n, fmt.Sprint(u.BusyCycles), pct(u.Utilization), fmt.Sprint(s.Semaphore), fmt.Sprint(s.Structural), fmt.Sprint(s.Idle)); err != nil {
+		if err := units.Append(name, n, fmt.Sprint(u.BusyCycles), pct(u.Utilization), fmt.Sprint(s.Semaphore), fmt.Sprint(s.Structural), fmt.Sprint(s.Memory), fmt.Sprint(s.Idle)); err != nil {
 			return err
 		}
 	}

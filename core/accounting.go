@@ -10,15 +10,16 @@ const (
 	Busy                    // executing (for the MXU: streaming rows into the array)
 	SemWait                 // the next instruction waits on a semaphore
 	Structural              // the next instruction waits for a resource: queue space, the array, a barrier
+	Memory                  // a DMA engine has issued its requests and waits for the data
 	numStates
 )
 
-var stateNames = [...]string{"idle", "busy", "semaphore", "structural"}
+var stateNames = [...]string{"idle", "busy", "semaphore", "structural", "memory"}
 
 func (s State) String() string { return stateNames[s] }
 
 // States lists the states in report order.
-func States() []State { return []State{Busy, SemWait, Structural, Idle} }
+func States() []State { return []State{Busy, SemWait, Structural, Memory, Idle} }
 
 // Accounting attributes time to states. Work can outlast the moment a
 // unit moves on (a stream still entering the array while the MXU issues its

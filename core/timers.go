@@ -91,14 +91,14 @@ func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]i
 type dmaTimer struct{ eng *dma.Engine }
 
 func (t *dmaTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]int64) (sim.Time, sim.Time, sim.Time) {
+	// Busy while the engine issues this descriptor's bursts; once they are
+	// all out, the wait for the data is a memory stall.
 	u.acct.busy(now, 1<<62)
 	t.eng.Start(now, memory.Tile{Base: b[0], Layout: v[0]}, memory.Tile{Base: b[1], Layout: v[1]},
-		u.readyAsync,
-		func(end sim.Time) {
-			if !t.eng.Busy() {
-				u.acct.endBusy(end)
-			}
-			u.complete(pc, now, end)
-		})
+		func(ready sim.Time) {
+			u.acct.endBusy(ready)
+			u.readyAsync(ready)
+		},
+		func(end sim.Time) { u.complete(pc, now, end) })
 	return now, -1, -1
 }

@@ -66,7 +66,11 @@ func (u *Unit) try(now sim.Time) {
 	}
 	p, ok := u.queue.Peek()
 	if !ok {
-		u.acct.set(now, Idle)
+		if u.inflight > 0 && u.ID.Class == isa.UnitDMA {
+			u.acct.set(now, Memory) // requests out, data not yet back
+		} else {
+			u.acct.set(now, Idle)
+		}
 		u.queue.NotifyArrival(u)
 		return
 	}
@@ -143,6 +147,9 @@ func (u *Unit) complete(pc int, start, now sim.Time) {
 			return
 		}
 		m.signaled(s.Sem, now)
+	}
+	if u.ID.Class == isa.UnitDMA && u.inflight == 0 && u.queue.Len() == 0 {
+		u.acct.set(now, Idle)
 	}
 	m.Seq.unitsProgressed(now)
 }
