@@ -1,0 +1,134 @@
+package hlo
+
+// Module is a parsed HLO module.
+type Module struct {
+	Pos          Pos
+	Name         string
+	HasHeader    bool   // the text started with "HloModule name"
+	Attrs        []Attr // module attributes, in order
+	Computations []*Computation
+	Entry        *Computation // marked ENTRY, or the last computation
+}
+
+// Computation is a named list of instructions.
+type Computation struct {
+	Pos             Pos
+	Name            string
+	IsEntry         bool
+	Signature       *Signature // the printed "(p: shape, ...) -> shape", if any (informational)
+	Instructions    []*Instruction
+	Root            *Instruction // marked ROOT, or the last instruction
+	ExecutionThread string       // raw value of ", execution_thread=..."
+}
+
+// Signature is a computation's printed parameter list and result.
+type Signature struct {
+	Params []Param
+	Result *Shape
+}
+
+// Param is one entry of a signature.
+type Param struct {
+	Name  string
+	Shape *Shape
+}
+
+// Instruction is one HLO instruction: name = shape opcode(operands), attributes.
+type Instruction struct {
+	Pos    Pos
+	Name   string
+	IsRoot bool
+	Shape  *Shape // nil when the text leaves it to inference
+
+	Opcode   string
+	Operands []*Operand
+	// ParamNumber is the N of parameter(N).
+	ParamNumber int64
+	// Literal is the text between the parentheses of constant(...), as
+	// written (normalized spacing); "{...}" means elided values.
+	Literal string
+	Attrs   []Attr
+}
+
+// Operand refers to an instruction of the same computation, optionally with
+// the shape the long form prints before the name.
+type Operand struct {
+	Pos   Pos
+	Name  string
+	Shape *Shape
+}
+
+// Attr is "key=value". Value is the attribute's text with brackets matched
+// and spacing normalized; typed accessors (attrs.go) interpret it.
+type Attr struct {
+	Pos   Pos
+	Key   string
+	Value string
+}
+
+// DimKind says whether a dimension is static or dynamic.
+type DimKind uint8
+
+const (
+	Static    DimKind = iota
+	Bounded           // <=N
+	Unbounded         // ?
+)
+
+// Shape is an array shape (Elem set), a tuple (Tuple set, Elem ""), or
+// token[] / opaque[] (Elem "token" / "opaque", no dims).
+type Shape struct {
+	Elem     string
+	Dims     []int64
+	DimKinds []DimKind // nil when every dimension is static
+	Layout   *Layout
+	Tuple    []*Shape
+	IsTuple  bool
+}
+
+// Layout is "{minor_to_major:tail}". Tail keeps the tiling, memory space and
+// other items after the colon as written.
+type Layout struct {
+	MinorToMajor []int64
+	Tail         string
+	HasTail      bool
+}
+
+// Attr returns the value of attribute key and whether it is present.
+func (in *Instruction) Attr(key string) (string, bool) {
+	for _, a := range in.Attrs {
+		if a.Key == key {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// Attr returns the value of module attribute key.
+func (m *Module) Attr(key string) (string, bool) {
+	for _, a := range m.Attrs {
+		if a.Key == key {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// Computation finds a computation by name.
+func (m *Module) Computation(name string) *Computation {
+	for _, c := range m.Computations {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// NumInstructions counts the module's instructions.
+func (m *Module) NumInstructions() int {
+	n := 0
+	for _, c := range m.Computations {
+		n += len(c.Instructions)
+	}
+	return n
+}

@@ -1,0 +1,142 @@
+package hlo
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+const corpusDir = "../../../shared/corpus"
+
+func corpusFiles(t testing.TB) []string {
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "hlo", "*.hlo"))
+	if len(files) == 0 {
+		t.Skip("../shared/corpus is not present: corpus tests skipped")
+	}
+	return files
+}
+
+// stripPos zeroes every position so that structures can be compared.
+func stripPos(m *Module) {
+	m.Pos = Pos{}
+	for i := range m.Attrs {
+		m.Attrs[i].Pos = Pos{}
+	}
+	for _, c := range m.Computations {
+		c.Pos = Pos{}
+		for _, in := range c.Instructions {
+			in.Pos = Pos{}
+			for _, o := range in.Operands {
+				o.Pos = Pos{}
+			}
+			for i := range in.Attrs {
+				in.Attrs[i].Pos = Pos{}
+			}
+		}
+	}
+}
+
+// TestCorpusParsesAndRoundTrips: every corpus module parses (the two
+// truncated MaxText dumps fail with "no ENTRY computation" after reading
+// every computation), and printing then parsing gives the same structure.
+func TestCorpusParsesAndRoundTrips(t *testing.T) {
+	total := 0
+	for _, f := range corpusFiles(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			require.NoError(t, err)
+			m, err := Parse(f, string(src))
+			if strings.Contains(f, "TRUNCATED") {
+				require.Error(t, err)
+				require.Contains(t, err.Error(), "no ENTRY computation")
+				require.Len(t, err.(ErrorList), 1, "only the missing ENTRY: %v", err)
+				require.Greater(t, len(m.Computations), 10)
+			} else {
+				require.NoError(t, err)
+				require.NotNil(t, m.Entry)
+			}
+			total += m.NumInstructions()
+			text := m.String()
+			m2, err2 := Parse("printed", text)
+			if strings.Contains(f, "TRUNCATED") {
+				require.Error(t, err2)
+			} else {
+				require.NoError(t, err2, "printed text does not parse:\n%.2000s", text)
+			}
+			stripPos(m)
+			stripPos(m2)
+			m.Entry, m2.Entry = nil, nil
+			if !reflect.DeepEqual(m, m2) {
+				require.Equal(t, text, m2.String(), "round trip changed the module")
+				t.Fatal("round trip changed the module structure")
+			}
+		})
+	}
+	t.Logf("%d instructions", total)
+}
+
+type xlaCase struct {
+	Source string `json:"source"`
+	Test   string `json:"test"`
+	Line   int    `json:"line"`
+	Text   string `json:"text"`
+}
+
+// TestXLATestsCorpus parses the ~7,000 modules cut from XLA's test sources:
+// no panic, every module well under a second, every failure a positioned
+// error. It prints the success rate.
+func TestXLATestsCorpus(t *testing.T) {
+	f, err := os.Open(filepath.Join(corpusDir, "hlo-xla-tests.jsonl"))
+	if err != nil {
+		t.Skip("../shared/corpus/hlo-xla-tests.jsonl is not present")
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var n, ok int
+	var slowest time.Duration
+	for sc.Scan() {
+		var c xlaCase
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
+		n++
+		start := time.Now()
+		_, err := Parse("case.hlo", c.Text)
+		d := time.Since(start)
+		slowest = max(slowest, d)
+		require.Less(t, d, time.Second, "%s:%d", c.Source, c.Line)
+		if err == nil {
+			ok++
+			continue
+		}
+		list, isList := err.(ErrorList)
+		require.True(t, isList, "%s:%d: %T", c.Source, c.Line, err)
+		for _, e := range list {
+			require.Greater(t, e.Pos.Line, 0)
+			require.NotEmpty(t, e.Msg)
+		}
+	}
+	require.NoError(t, sc.Err())
+	t.Logf("XLA tests corpus: %d of %d modules parse (%.1f%%); slowest %v", ok, n, 100*float64(ok)/float64(n), slowest)
+	require.Greater(t, n, 6000)
+}
+
+func BenchmarkParseMixtral(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(corpusDir, "hlo", "jax_maxtext_mixtral_8x7b_bf16_1x8_train_step.hlo"))
+	if err != nil {
+		b.Skip("corpus not present")
+	}
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := Parse("mixtral.hlo", string(src)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,540 @@
+package hlo
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Error is a positioned parse error.
+type Error struct {
+	File string
+	Pos  Pos
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Pos.Line, e.Pos.Col, e.Msg)
+}
+
+// MaxErrors caps the errors of one parse.
+const MaxErrors = 10
+
+// ErrorList holds every error of a parse, sorted by position.
+type ErrorList []*Error
+
+func (l ErrorList) Error() string {
+	var b strings.Builder
+	for i, e := range l {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+type bailout struct{}
+
+type parser struct {
+	file string
+	toks []token
+	i    int
+	errs ErrorList
+}
+
+// Parse parses HLO text. filename names it in errors. On failure it returns
+// an ErrorList (every error found, sorted, at most MaxErrors) and whatever
+// module could be read.
+func Parse(filename, src string) (*Module, error) {
+	p := &parser{file: filename, toks: lex(src)}
+	m := p.module()
+	if len(p.errs) > 0 {
+		sort.SliceStable(p.errs, func(i, j int) bool {
+			a, b := p.errs[i].Pos, p.errs[j].Pos
+			return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+		})
+		if len(p.errs) > MaxErrors {
+			p.errs = append(p.errs[:MaxErrors-1], &Error{filename, p.errs[MaxErrors-1].Pos, "too many errors"})
+		}
+		return m, p.errs
+	}
+	return m, nil
+}
+
+func (p *parser) peek() token { return p.toks[p.i] }
+func (p *parser) peekN(n int) token {
+	if p.i+n < len(p.toks) {
+		return p.toks[p.i+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if t.kind != tEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) is(text string) bool {
+	t := p.peek()
+	return (t.kind == tPunct || t.kind == tWord) && t.text == text
+}
+
+func (p *parser) accept(text string) bool {
+	if p.is(text) {
+		p.next()
+		return true
+	}
+	return false
+}
+
+// fail records an error and unwinds to the nearest recovery point.
+func (p *parser) fail(t token, format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	if t.kind == tBad {
+		msg = t.text
+	}
+	p.errs = append(p.errs, &Error{p.file, t.pos, msg})
+	if len(p.errs) > MaxErrors {
+		p.i = len(p.toks) - 1
+	}
+	panic(bailout{})
+}
+
+func (p *parser) expect(text string) token {
+	t := p.peek()
+	if !p.accept(text) {
+		p.fail(t, "expected %q, found %s", text, t)
+	}
+	return t
+}
+
+func (p *parser) name() token {
+	t := p.next()
+	if t.kind != tWord {
+		p.fail(t, "expected a name, found %s", t)
+	}
+	t.text = strings.TrimPrefix(t.text, "%")
+	if t.text == "" {
+		p.fail(t, "empty name")
+	}
+	return t
+}
+
+func (p *parser) int() int64 {
+	t := p.next()
+	v, err := strconv.ParseInt(t.text, 10, 64)
+	if t.kind != tWord || err != nil {
+		p.fail(t, "expected an integer, found %s", t)
+	}
+	return v
+}
+
+// guard runs f, turning a bailout into recovery at the next line that can
+// start an instruction or a computation.
+func (p *parser) guard(f func()) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, is := r.(bailout); !is {
+				panic(r)
+			}
+			ok = false
+			p.skipToLine()
+		}
+	}()
+	f()
+	return true
+}
+
+func (p *parser) skipToLine() {
+	if p.peek().kind != tEOF {
+		p.next()
+	}
+	for {
+		t := p.peek()
+		if t.kind == tEOF || t.bol {
+			return
+		}
+		p.next()
+	}
+}
+
+func (p *parser) module() *Module {
+	m := &Module{Pos: p.peek().pos}
+	if p.is("HloModule") {
+		p.guard(func() {
+			p.next()
+			m.HasHeader = true
+			m.Name = p.name().text
+			p.accept(":") // XLA's lexer also reads "HloModule name:"
+			for p.accept(",") {
+				m.Attrs = append(m.Attrs, p.attr())
+			}
+		})
+	}
+	p.skipStackFrames()
+	for p.peek().kind != tEOF {
+		start := p.i
+		p.guard(func() {
+			c := p.computation(m)
+			m.Computations = append(m.Computations, c)
+		})
+		if p.i == start {
+			p.next() // never loop on the same token
+		}
+	}
+	for _, c := range m.Computations {
+		if c.IsEntry {
+			if m.Entry != nil {
+				p.errs = append(p.errs, &Error{p.file, c.Pos, fmt.Sprintf("a second ENTRY computation %s (the first is %s)", c.Name, m.Entry.Name)})
+				continue
+			}
+			m.Entry = c
+		}
+	}
+	if m.Entry == nil && len(m.Computations) > 0 {
+		if _, declared := m.Attr("entry_computation_layout"); declared {
+			last := p.toks[len(p.toks)-1].pos
+			p.errs = append(p.errs, &Error{p.file, last, fmt.Sprintf("no ENTRY computation: module %s declares an entry_computation_layout but no computation is marked ENTRY (is the file truncated?)", m.Name)})
+		} else {
+			m.Entry = m.Computations[len(m.Computations)-1]
+		}
+	}
+	if len(m.Computations) == 0 && len(p.errs) == 0 {
+		p.errs = append(p.errs, &Error{p.file, p.peek().pos, "no computation in the module"})
+	}
+	return m
+}
+
+// skipStackFrames skips the optional FileNames/FunctionNames/FileLocations/
+// StackFrames tables of newer JAX dumps.
+func (p *parser) skipStackFrames() {
+	for {
+		t := p.peek()
+		if t.kind != tWord || !(t.text == "FileNames" || t.text == "FunctionNames" || t.text == "FileLocations" || t.text == "StackFrames") {
+			return
+		}
+		p.next()
+		for !p.atComputationStart() && p.peek().kind != tEOF {
+			p.next()
+		}
+	}
+}
+
+func (p *parser) atComputationStart() bool {
+	t := p.peek()
+	if t.kind != tWord || !t.bol || isInt(t.text) {
+		return false // stack-frame table rows start with a number
+	}
+	if t.text == "ENTRY" {
+		return true
+	}
+	n := p.peekN(1)
+	return n.text == "{" || n.text == "(" && n.kind == tPunct
+}
+
+func (p *parser) computation(m *Module) *Computation {
+	c := &Computation{Pos: p.peek().pos}
+	if p.accept("ENTRY") {
+		c.IsEntry = true
+	}
+	c.Name = p.name().text
+	if p.is("(") {
+		c.Signature = p.signature()
+	}
+	p.expect("{")
+	names := map[string]bool{}
+	for !p.is("}") {
+		if p.peek().kind == tEOF {
+			p.fail(p.peek(), "computation %s is not closed: expected \"}\"", c.Name)
+		}
+		p.guard(func() {
+			in := p.instruction()
+			if names[in.Name] {
+				p.fail(p.toks[p.i-1], "instruction %s defined twice in computation %s", in.Name, c.Name)
+			}
+			names[in.Name] = true
+			c.Instructions = append(c.Instructions, in)
+			if in.IsRoot {
+				if c.Root != nil {
+					p.errs = append(p.errs, &Error{p.file, in.Pos, fmt.Sprintf("computation %s has a second ROOT (%s after %s)", c.Name, in.Name, c.Root.Name)})
+				} else {
+					c.Root = in
+				}
+			}
+		})
+	}
+	p.expect("}")
+	if p.accept(",") {
+		k := p.next()
+		if k.text != "execution_thread" {
+			p.fail(k, "expected execution_thread after a computation, found %s", k)
+		}
+		p.expect("=")
+		c.ExecutionThread = p.value()
+	}
+	if c.Root == nil && len(c.Instructions) > 0 {
+		c.Root = c.Instructions[len(c.Instructions)-1]
+	}
+	if len(c.Instructions) == 0 {
+		p.errs = append(p.errs, &Error{p.file, c.Pos, fmt.Sprintf("computation %s has no instructions", c.Name)})
+	}
+	return c
+}
+
+func (p *parser) signature() *Signature {
+	s := &Signature{}
+	p.expect("(")
+	for !p.accept(")") {
+		if len(s.Params) > 0 {
+			p.expect(",")
+		}
+		n := p.name()
+		p.expect(":")
+		s.Params = append(s.Params, Param{n.text, p.shape()})
+	}
+	p.expect("->")
+	s.Result = p.shape()
+	return s
+}
+
+func (p *parser) instruction() *Instruction {
+	in := &Instruction{Pos: p.peek().pos}
+	if p.accept("ROOT") {
+		in.IsRoot = true
+	}
+	in.Name = p.name().text
+	p.expect("=")
+	// The result shape may be left out where XLA can infer it ("v = abs(a)").
+	if t := p.peek(); !(t.kind == tWord && !isElemType(t.text) && p.peekN(1).text == "(") {
+		in.Shape = p.shape()
+	}
+	op := p.next()
+	if op.kind != tWord {
+		p.fail(op, "expected an opcode, found %s", op)
+	}
+	in.Opcode = op.text
+	p.expect("(")
+	switch in.Opcode {
+	case "parameter":
+		in.ParamNumber = p.int()
+		p.expect(")")
+	case "constant":
+		in.Literal = p.until(")")
+		p.expect(")")
+	default:
+		for !p.accept(")") {
+			if len(in.Operands) > 0 {
+				p.expect(",")
+			}
+			in.Operands = append(in.Operands, p.operand())
+		}
+	}
+	for p.accept(",") {
+		in.Attrs = append(in.Attrs, p.attr())
+	}
+	return in
+}
+
+func (p *parser) operand() *Operand {
+	o := &Operand{Pos: p.peek().pos}
+	t := p.peek()
+	if t.text == "(" || t.kind == tWord && isElemType(t.text) && p.peekN(1).text == "[" {
+		o.Shape = p.shape()
+	}
+	o.Name = p.name().text
+	return o
+}
+
+func (p *parser) attr() Attr {
+	k := p.next()
+	if k.kind != tWord {
+		p.fail(k, "expected an attribute name, found %s", k)
+	}
+	a := Attr{Pos: k.pos, Key: k.text}
+	p.expect("=")
+	a.Value = p.value()
+	if a.Value == "" {
+		p.fail(p.peek(), "attribute %s has no value", a.Key)
+	}
+	return a
+}
+
+// value reads an attribute value: tokens with brackets matched, up to a
+// comma or the end of the instruction at depth 0. The text is rebuilt with
+// single spaces where the source had space.
+func (p *parser) value() string {
+	// Most values are one token ("kLoop", "%comp", "{1,0}" is not): no copy.
+	if t, n := p.peek(), p.peekN(1); t.kind == tWord || t.kind == tString {
+		if n.kind == tEOF || n.bol || n.text == "," && n.kind == tPunct || n.text == "}" && n.kind == tPunct {
+			p.next()
+			return t.text
+		}
+	}
+	var b strings.Builder
+	depth := 0
+	for {
+		t := p.peek()
+		if t.kind == tEOF {
+			if depth > 0 {
+				p.fail(t, "unclosed bracket in an attribute value")
+			}
+			break
+		}
+		if t.kind == tBad {
+			p.fail(t, "")
+		}
+		if depth == 0 {
+			if t.text == "," || t.text == "}" || t.text == ")" || t.text == "]" {
+				break
+			}
+			// Values span lines only inside brackets; at depth 0 a new line,
+			// or "name =", starts the next instruction, computation or table.
+			if b.Len() > 0 && (t.bol || t.kind == tWord && p.peekN(1).text == "=") {
+				break
+			}
+		}
+		switch t.text {
+		case "{", "(", "[":
+			if t.kind == tPunct {
+				depth++
+			}
+		case "}", ")", "]":
+			if t.kind == tPunct {
+				depth--
+			}
+		}
+		if b.Len() > 0 && t.space {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.text)
+		p.next()
+	}
+	return b.String()
+}
+
+// until reads raw text up to the closing bracket matching the current depth.
+func (p *parser) until(closer string) string {
+	var b strings.Builder
+	depth := 0
+	for {
+		t := p.peek()
+		if t.kind == tEOF {
+			p.fail(t, "expected %q, found end of file", closer)
+		}
+		if t.kind == tBad {
+			p.fail(t, "")
+		}
+		if depth == 0 && t.text == closer && t.kind == tPunct {
+			return b.String()
+		}
+		if t.kind == tPunct {
+			switch t.text {
+			case "{", "(", "[":
+				depth++
+			case "}", ")", "]":
+				depth--
+			}
+		}
+		if b.Len() > 0 && t.space {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.text)
+		p.next()
+	}
+}
+
+var elemTypes = map[string]bool{}
+
+func init() {
+	for _, t := range strings.Fields(`pred s1 s2 s4 s8 s16 s32 s64 u1 u2 u4 u8 u16 u32 u64 f16 bf16 f32 f64
+		f8e5m2 f8e4m3 f8e4m3fn f8e4m3b11fnuz f8e3m4 f8e5m2fnuz f8e4m3fnuz f4e2m1fn f8e8m0fnu c64 c128
+		token opaque opaque_type`) {
+		elemTypes[t] = true
+	}
+}
+
+func isElemType(s string) bool { return elemTypes[s] }
+
+func (p *parser) shape() *Shape {
+	t := p.peek()
+	if p.accept("(") {
+		s := &Shape{IsTuple: true}
+		for !p.accept(")") {
+			if len(s.Tuple) > 0 {
+				p.expect(",")
+			}
+			s.Tuple = append(s.Tuple, p.shape())
+		}
+		return s
+	}
+	if t.kind != tWord || !isElemType(t.text) {
+		p.fail(t, "expected a shape (an element type such as f32, or a tuple), found %s", t)
+	}
+	p.next()
+	s := &Shape{Elem: t.text}
+	if s.Elem == "opaque_type" {
+		s.Elem = "opaque"
+	}
+	p.expect("[")
+	for !p.accept("]") {
+		if len(s.Dims) > 0 {
+			p.expect(",")
+		}
+		kind := Static
+		switch {
+		case p.accept("<="):
+			kind = Bounded
+		case p.accept("?"):
+			s.Dims = append(s.Dims, -1)
+			s.setKind(len(s.Dims)-1, Unbounded)
+			continue
+		}
+		d := p.peek()
+		v := p.int()
+		if v < 0 {
+			p.fail(d, "negative dimension %d", v)
+		}
+		s.Dims = append(s.Dims, v)
+		if kind != Static {
+			s.setKind(len(s.Dims)-1, kind)
+		}
+	}
+	if p.is("{") && (p.peekN(1).text == ":" || p.peekN(1).text == "}" || isInt(p.peekN(1).text)) {
+		s.Layout = p.layout()
+	}
+	return s
+}
+
+func (s *Shape) setKind(i int, k DimKind) {
+	for len(s.DimKinds) <= i {
+		s.DimKinds = append(s.DimKinds, Static)
+	}
+	s.DimKinds[i] = k
+}
+
+func isInt(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
+}
+
+func (p *parser) layout() *Layout {
+	l := &Layout{MinorToMajor: []int64{}}
+	p.expect("{")
+	for !p.is("}") && !p.is(":") {
+		if len(l.MinorToMajor) > 0 {
+			p.expect(",")
+		}
+		l.MinorToMajor = append(l.MinorToMajor, p.int())
+	}
+	if p.accept(":") {
+		l.HasTail = true
+		l.Tail = p.until("}")
+	}
+	p.expect("}")
+	return l
+}

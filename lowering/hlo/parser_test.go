@@ -1,0 +1,128 @@
+package hlo
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseForms(t *testing.T) {
+	src := `HloModule m, entry_computation_layout={(f32[2,3]{1,0})->f32[3]{0}}
+
+%add.1 (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(f32[] %a, f32[] %b)
+}
+
+ENTRY main {
+  p = f32[2,3]{1,0:T(8,128)S(1)} parameter(0) /* a comment */
+  c = f32[] constant(-inf) // another
+  r = f32[3]{0} reduce(p, c), dimensions={0}, to_apply=%add.1,
+      metadata={op_type="Sum" op_name="x/y"}
+  cv = f32[1,4,4,8] convolution(f32[1,4,4,8] x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  g = (f32[3], s32[]) tuple(r, i)
+  d = f32[<=4,?] parameter(1)
+  ROOT v = negate(r), sharding={devices=[2,1]<=[2]}
+}
+`
+	m, err := Parse("m.hlo", src)
+	require.NoError(t, err)
+	require.Equal(t, "m", m.Name)
+	require.Len(t, m.Computations, 2)
+	e := m.Entry
+	require.Equal(t, "main", e.Name)
+	require.Equal(t, "v", e.Root.Name)
+	p := e.Instructions[0]
+	require.Equal(t, "f32", p.Shape.Elem)
+	require.Equal(t, []int64{2, 3}, p.Shape.Dims)
+	require.Equal(t, "T(8,128)S(1)", p.Shape.Layout.Tail)
+	r := e.Instructions[2]
+	require.Equal(t, "reduce", r.Opcode)
+	v, _ := r.Attr("to_apply")
+	require.Equal(t, "%add.1", v)
+	v, _ = r.Attr("metadata")
+	require.Equal(t, `{op_type="Sum" op_name="x/y"}`, v)
+	cv := e.Instructions[3]
+	v, _ = cv.Attr("dim_labels")
+	require.Equal(t, "b01f_01io->b01f", v)
+	v, _ = cv.Attr("window")
+	require.Equal(t, "{size=3x3 pad=1_1x1_1}", v)
+	require.Equal(t, []int64{1, 4, 4, 8}, cv.Operands[0].Shape.Dims)
+	require.Equal(t, 14, cv.Operands[0].Pos.Line)
+	require.True(t, e.Instructions[4].Shape.IsTuple)
+	require.Equal(t, []DimKind{Bounded, Unbounded}, e.Instructions[5].Shape.DimKinds)
+	require.Nil(t, e.Root.Shape, "left to inference")
+	require.Equal(t, "-inf", e.Instructions[1].Literal)
+	// Printing gives text that parses back to the same module.
+	m2, err := Parse("printed", m.String())
+	require.NoError(t, err)
+	require.Equal(t, m.String(), m2.String())
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		src, msg string
+	}{
+		{"ENTRY e {\n  x = f32[2 parameter(0)\n}\n", "2:13: expected \",\""},
+		{"ENTRY e {\n  x = g32[] parameter(0)\n}\n", "2:7: expected a shape"},
+		{"ENTRY e {\n  x = f32[] parameter(0)\n", "computation e is not closed"},
+		{"ENTRY e {\n  x = f32[] parameter(0)\n  x = f32[] parameter(1)\n}\n", "instruction x defined twice"},
+		{"ENTRY e {\n  ROOT x = f32[] parameter(0)\n  ROOT y = f32[] parameter(1)\n}\n", "second ROOT"},
+		{"ENTRY a {\n x = f32[] parameter(0)\n}\nENTRY b {\n y = f32[] parameter(0)\n}\n", "a second ENTRY computation b"},
+		{"HloModule m, entry_computation_layout={()->f32[]}\nc {\n x = f32[] parameter(0)\n}\n", "no ENTRY computation"},
+		{"ENTRY e {\n x = f32[] constant(\"oops)\n}\n", "unterminated string"},
+		{"", "no computation"},
+	}
+	for _, c := range cases {
+		_, err := Parse("t.hlo", c.src)
+		require.Error(t, err, c.src)
+		require.Contains(t, err.Error(), c.msg, c.src)
+		require.Contains(t, err.Error(), "t.hlo:")
+	}
+	// Several errors, each positioned, in one pass.
+	_, err := Parse("t.hlo", "ENTRY e {\n a = f32[2 parameter(0)\n b = q[] parameter(1)\n c = f32[] add(a, b)\n}\n")
+	require.Len(t, err.(ErrorList), 2)
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add("ENTRY e {\n  ROOT x = f32[2]{0} parameter(0)\n}\n")
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "hlo", "*.hlo"))
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil && len(b) < 20000 {
+			f.Add(string(b))
+		}
+	}
+	if fh, err := os.Open(filepath.Join(corpusDir, "hlo-xla-tests.jsonl")); err == nil {
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for i := 0; sc.Scan() && i < 300; i++ {
+			var c xlaCase
+			if json.Unmarshal(sc.Bytes(), &c) == nil {
+				f.Add(c.Text)
+			}
+		}
+		fh.Close()
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		m, err := Parse("fuzz.hlo", src)
+		if err != nil {
+			if list, ok := err.(ErrorList); !ok || len(list) == 0 || len(list) > MaxErrors {
+				t.Fatalf("bad error list: %v", err)
+			}
+			return
+		}
+		// What parses prints to text that parses to the same text.
+		m2, err := Parse("printed", m.String())
+		if err != nil {
+			t.Fatalf("printed module does not parse: %v\n%s", err, m.String())
+		}
+		if m2.String() != m.String() {
+			t.Fatalf("print is not stable:\n%s\n---\n%s", m.String(), m2.String())
+		}
+	})
+}
