@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/spf13/cobra"
+)
+
+func readHLO(path string) (*hlo.Module, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return hlo.Parse(path, string(b))
+}
+
+func newHLO() *cobra.Command {
+	cmd := &cobra.Command{Use: "hlo", Short: "Read XLA HLO text: format it, count its work"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "fmt MODEL.hlo",
+		Short: "Parse an HLO module and print it in canonical short form",
+		Args:  exactArgs(1, "one HLO file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := readHLO(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(cmd.OutOrStdout(), m.String())
+			return nil
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "stats MODEL.hlo",
+		Short: "Print an HLO module's op histogram with FLOPs and bytes",
+		Long: `Print the op histogram of an HLO module: instructions, FLOPs (2 per
+multiply-add for dot and convolution, 1 per element for elementwise ops and
+reductions) and bytes read and written, per opcode and in total. Every
+computation counts once: loop bodies are not multiplied by their trip counts.`,
+		Args: exactArgs(1, "one HLO file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := readHLO(args[0])
+			if err != nil {
+				return err
+			}
+			st := hlo.ComputeStats(m)
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d computations, %d instructions, entry %s\n", m.Name, len(m.Computations), st.N, m.Entry.Name)
+			fmt.Fprintln(w, "OPCODE\tCOUNT\tFLOPS\tBYTES\t")
+			for _, o := range st.Ops {
+				fmt.Fprintf(w, "%s\t%d\t%d\t%d\t\n", o.Opcode, o.Count, o.FLOPs, o.Bytes)
+			}
+			fmt.Fprintf(w, "total\t%d\t%d\t%d\t\n", st.N, st.Total.FLOPs, st.Total.Bytes)
+			return w.Flush()
+		},
+	})
+	return cmd
+}

@@ -1,0 +1,227 @@
+package hlo
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ElemBits is the size of an element type in bits (0 for token/opaque).
+func ElemBits(elem string) int {
+	switch elem {
+	case "pred", "s8", "u8", "f8e5m2", "f8e4m3", "f8e4m3fn", "f8e4m3b11fnuz", "f8e3m4", "f8e5m2fnuz", "f8e4m3fnuz", "f8e8m0fnu":
+		return 8
+	case "s1", "u1":
+		return 1
+	case "s2", "u2":
+		return 2
+	case "s4", "u4", "f4e2m1fn":
+		return 4
+	case "s16", "u16", "f16", "bf16":
+		return 16
+	case "s32", "u32", "f32":
+		return 32
+	case "s64", "u64", "f64", "c64":
+		return 64
+	case "c128":
+		return 128
+	}
+	return 0
+}
+
+// Elems is the number of elements of an array shape (tuples: the sum).
+func (s *Shape) Elems() int64 {
+	if s == nil {
+		return 0
+	}
+	if s.IsTuple {
+		var n int64
+		for _, t := range s.Tuple {
+			n += t.Elems()
+		}
+		return n
+	}
+	n := int64(1)
+	for _, d := range s.Dims {
+		n *= max(d, 0)
+	}
+	return n
+}
+
+// Bytes is the size of the shape's data (tuples: the sum of their elements).
+func (s *Shape) Bytes() int64 {
+	if s == nil {
+		return 0
+	}
+	if s.IsTuple {
+		var n int64
+		for _, t := range s.Tuple {
+			n += t.Bytes()
+		}
+		return n
+	}
+	return (s.Elems()*int64(ElemBits(s.Elem)) + 7) / 8
+}
+
+// IntList parses an attribute value "{1,2,3}" (or "{}").
+func IntList(v string) ([]int64, bool) {
+	v = strings.TrimSpace(v)
+	if !strings.HasPrefix(v, "{") || !strings.HasSuffix(v, "}") {
+		return nil, false
+	}
+	body := strings.TrimSpace(v[1 : len(v)-1])
+	if body == "" {
+		return []int64{}, true
+	}
+	var out []int64
+	for _, f := range strings.Split(body, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
+}
+
+var elementwise = map[string]bool{}
+
+func init() {
+	for _, op := range strings.Fields(`add subtract multiply divide remainder power maximum minimum atan2 and or xor not
+		shift-left shift-right-logical shift-right-arithmetic popcnt count-leading-zeros compare select clamp
+		abs negate sign floor ceil round-nearest-afz round-nearest-even sqrt rsqrt cbrt exponential exponential-minus-one
+		log log-plus-one logistic sine cosine tan tanh erf is-finite convert reduce-precision acos acosh asin asinh atanh sinh cosh`) {
+		elementwise[op] = true
+	}
+}
+
+// OperandShapes returns each operand's shape: printed with the operand, or
+// the shape of the instruction it names in computation c (nil if unknown).
+func (c *Computation) OperandShapes(in *Instruction) []*Shape {
+	out := make([]*Shape, len(in.Operands))
+	for i, o := range in.Operands {
+		if o.Shape != nil {
+			out[i] = o.Shape
+			continue
+		}
+		for _, d := range c.Instructions {
+			if d.Name == o.Name {
+				out[i] = d.Shape
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Cost is the work of one instruction: arithmetic operations (2 per
+// multiply-add) and bytes read and written.
+type Cost struct {
+	FLOPs int64
+	Bytes int64
+}
+
+// InstructionCost estimates an instruction's FLOPs and bytes from its shapes.
+// Data movement costs bytes only; unknown shapes cost nothing.
+func (c *Computation) InstructionCost(in *Instruction, ops []*Shape) Cost {
+	var k Cost
+	if in.Shape == nil {
+		return k
+	}
+	switch in.Opcode {
+	case "parameter", "constant", "tuple", "get-tuple-element", "bitcast", "after-all", "partition-id", "replica-id":
+		return k // no data moved at run time
+	}
+	k.Bytes = in.Shape.Bytes()
+	for _, s := range ops {
+		k.Bytes += s.Bytes()
+	}
+	out := in.Shape.Elems()
+	switch {
+	case elementwise[in.Opcode]:
+		k.FLOPs = out
+	case in.Opcode == "dot" && len(ops) == 2 && ops[0] != nil:
+		contract := int64(1)
+		if v, ok := in.Attr("lhs_contracting_dims"); ok {
+			dims, _ := IntList(v)
+			for _, d := range dims {
+				if d >= 0 && int(d) < len(ops[0].Dims) {
+					contract *= ops[0].Dims[d]
+				}
+			}
+		}
+		k.FLOPs = 2 * out * contract
+	case in.Opcode == "convolution" && len(ops) == 2 && ops[1] != nil:
+		// Each output element is a dot over the kernel's spatial positions and
+		// input features; with feature groups the kernel's input-feature
+		// dimension already holds one group's features.
+		kernel := ops[1].Elems()
+		outFeat := int64(1)
+		if v, ok := in.Attr("dim_labels"); ok {
+			if parts := strings.Split(v, "_"); len(parts) == 2 {
+				rhs := strings.Split(parts[1], "->")[0]
+				if i := strings.IndexByte(rhs, 'o'); i >= 0 && i < len(ops[1].Dims) {
+					outFeat = ops[1].Dims[i]
+				}
+			}
+		}
+		k.FLOPs = 2 * out * (kernel / max(outFeat, 1))
+	case (in.Opcode == "reduce" || in.Opcode == "reduce-window") && len(ops) > 0 && ops[0] != nil:
+		k.FLOPs = ops[0].Elems()
+	}
+	return k
+}
+
+// OpStats aggregates one opcode.
+type OpStats struct {
+	Opcode string
+	Count  int
+	Cost
+}
+
+// Stats is the op histogram and totals of a module, counting every
+// computation once (a while body is not multiplied by its trip count).
+type Stats struct {
+	Ops   []OpStats // by FLOPs, then bytes, then count, then name
+	Total Cost
+	N     int
+}
+
+// ComputeStats builds the op histogram of a module.
+func ComputeStats(m *Module) Stats {
+	by := map[string]*OpStats{}
+	var st Stats
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			k := c.InstructionCost(in, c.OperandShapes(in))
+			s := by[in.Opcode]
+			if s == nil {
+				s = &OpStats{Opcode: in.Opcode}
+				by[in.Opcode] = s
+			}
+			s.Count++
+			s.FLOPs += k.FLOPs
+			s.Bytes += k.Bytes
+			st.Total.FLOPs += k.FLOPs
+			st.Total.Bytes += k.Bytes
+			st.N++
+		}
+	}
+	for _, s := range by {
+		st.Ops = append(st.Ops, *s)
+	}
+	sort.Slice(st.Ops, func(i, j int) bool {
+		a, b := st.Ops[i], st.Ops[j]
+		if a.FLOPs != b.FLOPs {
+			return a.FLOPs > b.FLOPs
+		}
+		if a.Bytes != b.Bytes {
+			return a.Bytes > b.Bytes
+		}
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		return a.Opcode < b.Opcode
+	})
+	return st
+}
