@@ -14,7 +14,11 @@ func readHLO(path string) (*hlo.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	return hlo.Parse(path, string(b))
+	m, err := hlo.Parse(path, string(b))
+	if err != nil {
+		return nil, err
+	}
+	return m, hlo.Verify(path, m)
 }
 
 func newHLO() *cobra.Command {

@@ -100,14 +100,23 @@ func TestXLATestsCorpus(t *testing.T) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	var n, ok int
+	var n, ok, verified int
 	var slowest time.Duration
 	for sc.Scan() {
 		var c xlaCase
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
 		n++
 		start := time.Now()
-		_, err := Parse("case.hlo", c.Text)
+		m, err := Parse("case.hlo", c.Text)
+		if err == nil {
+			if verr := Verify("case.hlo", m); verr == nil {
+				verified++
+			} else {
+				for _, e := range verr.(ErrorList) {
+					require.Greater(t, e.Pos.Line, 0, "%s:%d: %v", c.Source, c.Line, e)
+				}
+			}
+		}
 		d := time.Since(start)
 		slowest = max(slowest, d)
 		require.Less(t, d, time.Second, "%s:%d", c.Source, c.Line)
@@ -123,7 +132,7 @@ func TestXLATestsCorpus(t *testing.T) {
 		}
 	}
 	require.NoError(t, sc.Err())
-	t.Logf("XLA tests corpus: %d of %d modules parse (%.1f%%); slowest %v", ok, n, 100*float64(ok)/float64(n), slowest)
+	t.Logf("XLA tests corpus: %d of %d modules parse (%.1f%%), %d of those also verify; slowest %v", ok, n, 100*float64(ok)/float64(n), verified, slowest)
 	require.Greater(t, n, 6000)
 }
 

@@ -116,6 +116,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		_ = Verify("fuzz.hlo", m) // must not panic
 		// What parses prints to text that parses to the same text.
 		m2, err := Parse("printed", m.String())
 		if err != nil {

@@ -1,0 +1,495 @@
+package hlo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Verify checks a parsed module: every operand names an instruction defined
+// earlier in its computation, every called computation exists, parameters
+// are numbered densely, and every instruction's shape agrees with the shape
+// inferred from its operands for the ops Pulse knows (dimensions and element
+// types; layouts are not compared). An instruction whose shape the text left
+// out gets the inferred one. Errors are positioned, like parse errors.
+func Verify(filename string, m *Module) error {
+	v := &verifier{file: filename, m: m}
+	for _, c := range m.Computations {
+		v.computation(c)
+	}
+	if len(v.errs) == 0 {
+		return nil
+	}
+	if len(v.errs) > MaxErrors {
+		v.errs = append(v.errs[:MaxErrors-1], &Error{filename, v.errs[MaxErrors-1].Pos, "too many errors"})
+	}
+	return v.errs
+}
+
+type verifier struct {
+	file string
+	m    *Module
+	errs ErrorList
+}
+
+func (v *verifier) errorf(pos Pos, format string, a ...any) {
+	v.errs = append(v.errs, &Error{v.file, pos, fmt.Sprintf(format, a...)})
+}
+
+// callAttrs name computations.
+var callAttrs = []string{"to_apply", "calls", "condition", "body", "select", "scatter", "true_computation", "false_computation"}
+
+func (v *verifier) computation(c *Computation) {
+	defined := map[string]*Instruction{}
+	params := map[int64]bool{}
+	for _, in := range c.Instructions {
+		ops := make([]*Shape, len(in.Operands))
+		ok := true
+		for i, o := range in.Operands {
+			d := defined[o.Name]
+			if d == nil {
+				v.errorf(o.Pos, "%s: operand %s is not defined before it in computation %s", in.Name, o.Name, c.Name)
+				ok = false
+				continue
+			}
+			ops[i] = d.Shape
+		}
+		for _, k := range callAttrs {
+			if name, has := in.Attr(k); has && !strings.HasPrefix(name, "{") {
+				if v.m.Computation(strings.TrimPrefix(name, "%")) == nil {
+					v.errorf(in.Pos, "%s: %s=%s names no computation of the module", in.Name, k, name)
+				}
+			}
+		}
+		if in.Opcode == "parameter" {
+			if params[in.ParamNumber] {
+				v.errorf(in.Pos, "%s: parameter number %d used twice in computation %s", in.Name, in.ParamNumber, c.Name)
+			}
+			params[in.ParamNumber] = true
+		}
+		defined[in.Name] = in
+		if !ok {
+			continue
+		}
+		want, err := v.infer(in, ops)
+		switch {
+		case err != nil:
+			v.errorf(in.Pos, "%s: %s: %v", in.Name, in.Opcode, err)
+		case want == nil:
+		case in.Shape == nil:
+			in.Shape = want
+		case !sameShape(in.Shape, want):
+			v.errorf(in.Pos, "%s: %s produces %s, but the instruction says %s", in.Name, in.Opcode, want, in.Shape)
+		}
+		if in.Shape == nil {
+			v.errorf(in.Pos, "%s: the result shape of %s must be written out", in.Name, in.Opcode)
+		}
+	}
+	for i := int64(0); i < int64(len(params)); i++ {
+		if !params[i] {
+			v.errorf(c.Pos, "computation %s has %d parameters but no parameter(%d)", c.Name, len(params), i)
+			break
+		}
+	}
+}
+
+// sameShape compares element types and dimensions, ignoring layouts.
+func sameShape(a, b *Shape) bool {
+	if a.IsTuple != b.IsTuple {
+		return false
+	}
+	if a.IsTuple {
+		if len(a.Tuple) != len(b.Tuple) {
+			return false
+		}
+		for i := range a.Tuple {
+			if !sameShape(a.Tuple[i], b.Tuple[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if a.Elem != b.Elem || len(a.Dims) != len(b.Dims) {
+		return false
+	}
+	for i := range a.Dims {
+		if a.Dims[i] != b.Dims[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func array(elem string, dims []int64) *Shape { return &Shape{Elem: elem, Dims: dims} }
+
+func (v *verifier) calleeRoot(in *Instruction, attr string) *Shape {
+	name, ok := in.Attr(attr)
+	if !ok || strings.HasPrefix(name, "{") {
+		return nil
+	}
+	c := v.m.Computation(strings.TrimPrefix(name, "%"))
+	if c == nil || c.Root == nil {
+		return nil
+	}
+	return c.Root.Shape
+}
+
+func need(ops []*Shape, n int) error {
+	if len(ops) != n {
+		return fmt.Errorf("takes %d operands, has %d", n, len(ops))
+	}
+	for i, s := range ops {
+		if s == nil {
+			return fmt.Errorf("operand %d has no known shape", i)
+		}
+	}
+	return nil
+}
+
+func arrayOp(s *Shape, i int) error {
+	if s.IsTuple {
+		return fmt.Errorf("operand %d is a tuple", i)
+	}
+	return nil
+}
+
+// infer returns the shape an instruction must have, nil when Pulse does not
+// infer it, or an error when the operands are inconsistent.
+func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
+	op := in.Opcode
+	out := in.Shape
+	switch {
+	case op == "compare":
+		if err := need(ops, 2); err != nil {
+			return nil, err
+		}
+		if !sameShape(ops[0], ops[1]) {
+			return nil, fmt.Errorf("operand shapes differ: %s and %s", ops[0], ops[1])
+		}
+		return array("pred", ops[0].Dims), nil
+	case op == "convert" || op == "bitcast-convert" && out != nil && ElemBits(out.Elem) == ElemBits(ops0(ops).Elem):
+		if err := need(ops, 1); err != nil {
+			return nil, err
+		}
+		if out == nil {
+			return nil, nil
+		}
+		return array(out.Elem, ops[0].Dims), nil
+	case op == "select":
+		if err := need(ops, 3); err != nil {
+			return nil, err
+		}
+		if ops[1].IsTuple {
+			return ops[1], nil
+		}
+		if !sameDims(ops[1], ops[2]) {
+			return nil, fmt.Errorf("on_true %s and on_false %s differ", ops[1], ops[2])
+		}
+		return array(ops[1].Elem, ops[1].Dims), nil
+	case op == "clamp":
+		if err := need(ops, 3); err != nil {
+			return nil, err
+		}
+		return array(ops[1].Elem, ops[1].Dims), nil
+	case elementwise[op]:
+		if len(ops) == 0 || ops[0] == nil {
+			return nil, nil
+		}
+		for i, s := range ops {
+			if s == nil || s.IsTuple {
+				return nil, nil
+			}
+			if !sameDims(s, ops[0]) {
+				return nil, fmt.Errorf("operand %d is %s, operand 0 is %s (HLO does not broadcast implicitly)", i, s, ops[0])
+			}
+		}
+		elem := ops[0].Elem
+		if op == "is-finite" {
+			elem = "pred"
+		}
+		return array(elem, ops[0].Dims), nil
+	}
+	switch op {
+	case "tuple":
+		for _, s := range ops {
+			if s == nil {
+				return nil, nil
+			}
+		}
+		return &Shape{IsTuple: true, Tuple: append([]*Shape{}, ops...)}, nil
+	case "get-tuple-element":
+		if err := need(ops, 1); err != nil {
+			return nil, err
+		}
+		idx, err := intAttr(in, "index")
+		if err != nil {
+			return nil, err
+		}
+		if !ops[0].IsTuple || idx < 0 || int(idx) >= len(ops[0].Tuple) {
+			return nil, fmt.Errorf("index %d out of range of %s", idx, ops[0])
+		}
+		return ops[0].Tuple[idx], nil
+	case "broadcast":
+		if err := need(ops, 1); err != nil {
+			return nil, err
+		}
+		dims, err := optList(in, "dimensions") // absent: a scalar operand
+		if err != nil || out == nil {
+			return nil, err
+		}
+		if dims == nil {
+			dims = []int64{}
+		}
+		if len(dims) != len(ops[0].Dims) {
+			return nil, fmt.Errorf("dimensions has %d entries for an operand of rank %d", len(dims), len(ops[0].Dims))
+		}
+		for i, d := range dims {
+			// XLA also accepts a size-1 operand dimension (a degenerate broadcast).
+			if d < 0 || int(d) >= len(out.Dims) || out.Dims[d] != ops[0].Dims[i] && ops[0].Dims[i] != 1 {
+				return nil, fmt.Errorf("operand dimension %d (size %d) does not map to output dimension %d of %s", i, ops[0].Dims[i], d, out)
+			}
+		}
+		return array(ops[0].Elem, out.Dims), nil
+	case "reshape":
+		if err := need(ops, 1); err != nil || out == nil {
+			return nil, err
+		}
+		if ops[0].Elems() != out.Elems() {
+			return nil, fmt.Errorf("reshape of %s (%d elements) to %s (%d elements)", ops[0], ops[0].Elems(), out, out.Elems())
+		}
+		return array(ops[0].Elem, out.Dims), nil
+	case "transpose":
+		if err := need(ops, 1); err != nil {
+			return nil, err
+		}
+		perm, err := listAttr(in, "dimensions")
+		if err != nil {
+			return nil, err
+		}
+		if len(perm) != len(ops[0].Dims) {
+			return nil, fmt.Errorf("permutation %v for rank %d", perm, len(ops[0].Dims))
+		}
+		d := make([]int64, len(perm))
+		for i, p := range perm {
+			if p < 0 || int(p) >= len(ops[0].Dims) {
+				return nil, fmt.Errorf("permutation %v out of range", perm)
+			}
+			d[i] = ops[0].Dims[p]
+		}
+		return array(ops[0].Elem, d), nil
+	case "dot":
+		if err := need(ops, 2); err != nil || out == nil {
+			return nil, err
+		}
+		lb, _ := optList(in, "lhs_batch_dims")
+		rb, _ := optList(in, "rhs_batch_dims")
+		lc, _ := optList(in, "lhs_contracting_dims")
+		rc, _ := optList(in, "rhs_contracting_dims")
+		if len(lb) != len(rb) || len(lc) != len(rc) {
+			return nil, fmt.Errorf("batch or contracting dimension counts differ between lhs and rhs")
+		}
+		l, r := ops[0].Dims, ops[1].Dims
+		var d []int64
+		for i := range lb {
+			if !in2(lb[i], l) || !in2(rb[i], r) || l[lb[i]] != r[rb[i]] {
+				return nil, fmt.Errorf("batch dimensions %v of %s and %v of %s do not match", lb, ops[0], rb, ops[1])
+			}
+			d = append(d, l[lb[i]])
+		}
+		for i := range lc {
+			if !in2(lc[i], l) || !in2(rc[i], r) || l[lc[i]] != r[rc[i]] {
+				return nil, fmt.Errorf("contracting dimensions %v of %s and %v of %s do not match", lc, ops[0], rc, ops[1])
+			}
+		}
+		d = append(d, free(l, lb, lc)...)
+		d = append(d, free(r, rb, rc)...)
+		return array(out.Elem, d), nil
+	case "reduce":
+		if len(ops)%2 != 0 || len(ops) == 0 || ops[0] == nil {
+			return nil, nil
+		}
+		dims, err := listAttr(in, "dimensions")
+		if err != nil {
+			return nil, err
+		}
+		n := len(ops) / 2
+		var res []*Shape
+		for i := 0; i < n; i++ {
+			if ops[i] == nil || ops[n+i] == nil {
+				return nil, nil
+			}
+			res = append(res, array(ops[n+i].Elem, free(ops[i].Dims, dims, nil)))
+		}
+		if n == 1 {
+			return res[0], nil
+		}
+		return &Shape{IsTuple: true, Tuple: res}, nil
+	case "slice":
+		if err := need(ops, 1); err != nil {
+			return nil, err
+		}
+		sv, ok := in.Attr("slice")
+		if !ok {
+			return nil, fmt.Errorf("no slice attribute")
+		}
+		ranges := strings.Split(strings.Trim(sv, "{}"), ",")
+		if len(ranges) != len(ops[0].Dims) {
+			return nil, fmt.Errorf("slice %s for rank %d", sv, len(ops[0].Dims))
+		}
+		d := make([]int64, len(ranges))
+		for i, r := range ranges {
+			parts := strings.Split(strings.Trim(strings.TrimSpace(r), "[]"), ":")
+			if len(parts) < 2 {
+				return nil, fmt.Errorf("bad slice range %q", r)
+			}
+			lo, e1 := strconv.ParseInt(parts[0], 10, 64)
+			hi, e2 := strconv.ParseInt(parts[1], 10, 64)
+			st := int64(1)
+			if len(parts) == 3 {
+				st, _ = strconv.ParseInt(parts[2], 10, 64)
+			}
+			if e1 != nil || e2 != nil || st < 1 || lo < 0 || hi < lo || hi > ops[0].Dims[i] {
+				return nil, fmt.Errorf("slice range %q out of dimension %d (size %d)", r, i, ops[0].Dims[i])
+			}
+			d[i] = (hi - lo + st - 1) / st
+		}
+		return array(ops[0].Elem, d), nil
+	case "concatenate":
+		if len(ops) == 0 || ops[0] == nil {
+			return nil, nil
+		}
+		dims, err := listAttr(in, "dimensions")
+		if err != nil || len(dims) != 1 || !in2(dims[0], ops[0].Dims) {
+			return nil, fmt.Errorf("needs one dimension in range")
+		}
+		d := append([]int64{}, ops[0].Dims...)
+		for _, s := range ops[1:] {
+			if s == nil || len(s.Dims) != len(d) {
+				return nil, fmt.Errorf("operand ranks differ")
+			}
+			d[dims[0]] += s.Dims[dims[0]]
+		}
+		return array(ops[0].Elem, d), nil
+	case "pad":
+		if err := need(ops, 2); err != nil {
+			return nil, err
+		}
+		pv, ok := in.Attr("padding")
+		if !ok {
+			return nil, fmt.Errorf("no padding attribute")
+		}
+		per := strings.Split(pv, "x")
+		if len(per) != len(ops[0].Dims) {
+			return nil, fmt.Errorf("padding %s for rank %d", pv, len(ops[0].Dims))
+		}
+		d := make([]int64, len(per))
+		for i, p := range per {
+			f := strings.Split(p, "_")
+			var n [3]int64
+			for j := 0; j < len(f) && j < 3; j++ {
+				n[j], _ = strconv.ParseInt(f[j], 10, 64)
+			}
+			s := ops[0].Dims[i]
+			d[i] = n[0] + n[1] + s + max(s-1, 0)*n[2]
+		}
+		return array(ops[0].Elem, d), nil
+	case "reverse", "copy", "sort", "dynamic-update-slice", "opt-barrier", "cbrt":
+		if len(ops) == 0 || ops[0] == nil || op == "sort" && len(ops) > 1 {
+			return nil, nil
+		}
+		return ops[0], nil
+	case "dynamic-slice":
+		if len(ops) == 0 || ops[0] == nil {
+			return nil, nil
+		}
+		sizes, err := listAttr(in, "dynamic_slice_sizes")
+		if err != nil {
+			return nil, err
+		}
+		if len(sizes) != len(ops[0].Dims) || len(ops) != 1+len(sizes) && len(ops) != 2 {
+			return nil, fmt.Errorf("dynamic_slice_sizes %v for %s with %d index operands", sizes, ops[0], len(ops)-1)
+		}
+		return array(ops[0].Elem, sizes), nil
+	case "iota":
+		return nil, nil
+	case "fusion", "call":
+		attr := "calls"
+		if op == "call" {
+			attr = "to_apply"
+		}
+		return v.calleeRoot(in, attr), nil
+	case "while":
+		return v.calleeRoot(in, "body"), nil
+	}
+	return nil, nil
+}
+
+func ops0(ops []*Shape) *Shape {
+	if len(ops) > 0 && ops[0] != nil {
+		return ops[0]
+	}
+	return &Shape{}
+}
+
+func sameDims(a, b *Shape) bool {
+	if len(a.Dims) != len(b.Dims) {
+		return false
+	}
+	for i := range a.Dims {
+		if a.Dims[i] != b.Dims[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func in2(d int64, dims []int64) bool { return d >= 0 && int(d) < len(dims) }
+
+// free returns dims without the listed indices, in order.
+func free(dims []int64, a, b []int64) []int64 {
+	skip := map[int64]bool{}
+	for _, x := range a {
+		skip[x] = true
+	}
+	for _, x := range b {
+		skip[x] = true
+	}
+	out := []int64{}
+	for i, d := range dims {
+		if !skip[int64(i)] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func listAttr(in *Instruction, key string) ([]int64, error) {
+	v, ok := in.Attr(key)
+	if !ok {
+		return nil, fmt.Errorf("no %s attribute", key)
+	}
+	l, ok := IntList(v)
+	if !ok {
+		return nil, fmt.Errorf("%s=%s is not a list of integers", key, v)
+	}
+	return l, nil
+}
+
+func optList(in *Instruction, key string) ([]int64, error) {
+	if _, ok := in.Attr(key); !ok {
+		return nil, nil
+	}
+	return listAttr(in, key)
+}
+
+func intAttr(in *Instruction, key string) (int64, error) {
+	v, ok := in.Attr(key)
+	if !ok {
+		return 0, fmt.Errorf("no %s attribute", key)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%s is not an integer", key, v)
+	}
+	return n, nil
+}
