@@ -187,3 +187,46 @@ func mustRead(t *testing.T, p string) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+func TestHLOCommands(t *testing.T) {
+	dir := t.TempDir()
+	src := write(t, dir, "m.hlo", `HloModule m
+ENTRY e {
+  a = f32[2,2]{1,0} parameter(0)
+  b = f32[2,2]{1,0} parameter(1)
+  d = f32[2,2]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT s = f32[2,2]{1,0} add(d, b)
+}
+`)
+	a := write(t, dir, "a.npy", string(npy.Write(isa.F32, []int{2, 2}, []float64{1, 2, 3, 4})))
+	code, out, stderr := runCLI("hlo", "eval", src, "--in", "a="+a, "--in", "1="+a, "--out-dir", dir)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "out.npy: f32[2,2]")
+	arr, err := npy.Read(mustRead(t, filepath.Join(dir, "out.npy")))
+	require.NoError(t, err)
+	require.Equal(t, []float64{1 + 7, 2 + 10, 3 + 15, 4 + 22}, arr.Values) // a@a + a
+	code, out, _ = runCLI("hlo", "stats", src)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "dot")
+	code, out, _ = runCLI("hlo", "fmt", src)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "ROOT s = f32[2,2]{1,0} add(d, b)")
+
+	bad := write(t, dir, "bad.hlo", "ENTRY e {\n  a = f32[2] parameter(0)\n  ROOT b = f32[3] negate(a)\n}\n")
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"hlo", "stats", bad}, 1, "bad.hlo:3:3: b: negate produces f32[2], but the instruction says f32[3]"},
+		{[]string{"hlo", "eval", src}, 2, "parameter a (number 0) has no --in"},
+		{[]string{"hlo", "eval", src, "--in", "zz=" + a}, 1, `no parameter named or numbered "zz"`},
+		{[]string{"hlo", "eval", src, "--in", "a=" + write(t, dir, "v.npy", string(npy.Write(isa.F32, []int{3}, []float64{1, 2, 3}))), "--random-inputs", "1"}, 1, "has shape [3], but parameter a is f32[2,2]"},
+		{[]string{"hlo", "fmt", write(t, dir, "syntax.hlo", "ENTRY e {\n  a = f32[2 parameter(0)\n}\n")}, 1, "syntax.hlo:2:13"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(c.args...)
+		require.Equal(t, c.code, code, stderr)
+		require.Contains(t, stderr, c.msg)
+	}
+}

@@ -22,7 +22,8 @@ func readHLO(path string) (*hlo.Module, error) {
 }
 
 func newHLO() *cobra.Command {
-	cmd := &cobra.Command{Use: "hlo", Short: "Read XLA HLO text: format it, count its work"}
+	cmd := &cobra.Command{Use: "hlo", Short: "Read XLA HLO text: format it, count its work, evaluate it"}
+	cmd.AddCommand(newHLOEval())
 	cmd.AddCommand(&cobra.Command{
 		Use:   "fmt MODEL.hlo",
 		Short: "Parse an HLO module and print it in canonical short form",

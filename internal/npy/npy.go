@@ -292,3 +292,28 @@ func Write(d isa.DType, shape []int, vals []float64) []byte {
 	}
 	return b.Bytes()
 }
+
+// WriteFloat64 encodes values as a <f8 .npy file (for element types Pulse's
+// ISA does not have, such as f64 and s64).
+func WriteFloat64(shape []int, vals []float64) []byte {
+	var dims []string
+	for _, s := range shape {
+		dims = append(dims, strconv.Itoa(s))
+	}
+	tuple := strings.Join(dims, ", ")
+	if len(dims) == 1 {
+		tuple += ","
+	}
+	hdr := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': (%s), }", tuple)
+	total := 10 + len(hdr) + 1
+	hdr += strings.Repeat(" ", (64-total%64)%64) + "\n"
+	var b bytes.Buffer
+	b.Write(magic)
+	b.Write([]byte{1, 0})
+	binary.Write(&b, binary.LittleEndian, uint16(len(hdr)))
+	b.WriteString(hdr)
+	for _, v := range vals {
+		binary.Write(&b, binary.LittleEndian, math.Float64bits(v))
+	}
+	return b.Bytes()
+}

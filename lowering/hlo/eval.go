@@ -1,0 +1,902 @@
+package hlo
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/pulse-sim/pulse/isa"
+)
+
+// Value is an evaluated array (Data in row-major logical order) or tuple.
+// Elements travel as float64, which holds every value of the 8-, 16- and
+// 32-bit types exactly (64-bit integers beyond 2^53 are not exact).
+type Value struct {
+	Shape *Shape
+	Data  []float64
+	Tuple []*Value
+}
+
+// Evaluator runs HLO modules on the host: the oracle for the lowering.
+// Results are rounded to each instruction's element type after every
+// operation; dot products accumulate in float64 and round once; reductions
+// fold in index order in the reducer's type.
+type Evaluator struct {
+	File string
+	M    *Module
+	// MaxWhileIterations bounds every while loop (0: 1,000,000).
+	MaxWhileIterations int
+}
+
+// EvalError is a positioned evaluation error.
+type EvalError struct {
+	File string
+	Pos  Pos
+	Msg  string
+}
+
+func (e *EvalError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Pos.Line, e.Pos.Col, e.Msg) }
+
+// Run evaluates the entry computation on args (one per parameter, in
+// parameter-number order).
+func (e *Evaluator) Run(args []*Value) (*Value, error) {
+	if e.M.Entry == nil {
+		return nil, fmt.Errorf("%s: no entry computation", e.File)
+	}
+	return e.call(e.M.Entry, args)
+}
+
+// IdentityCustomCalls are custom-call targets that move or annotate data
+// without changing it on a single device: sharding annotations, host offload
+// markers, Neuron's transfers.
+var IdentityCustomCalls = map[string]bool{
+	"Sharding": true, "SPMDFullToShardShape": true, "SPMDShardToFullShape": true,
+	"MoveToHost": true, "MoveToDevice": true, "AwsNeuronTransferWithStaticRing": true,
+}
+
+func isFloat(elem string) bool {
+	return strings.HasPrefix(elem, "f") || strings.HasPrefix(elem, "bf") || strings.HasPrefix(elem, "c")
+}
+
+func isUnsigned(elem string) bool { return strings.HasPrefix(elem, "u") }
+
+// round brings an arithmetic result to the element type: floats round to
+// nearest even (through f32 for bf16 and f16), integers wrap, pred is x != 0.
+func round(elem string, x float64) float64 {
+	switch elem {
+	case "f32":
+		return float64(float32(x))
+	case "bf16":
+		return isa.Round(isa.BF16, x)
+	case "f16":
+		return isa.Round(isa.F16, x)
+	case "f64":
+		return x
+	case "pred":
+		if x != 0 {
+			return 1
+		}
+		return 0
+	}
+	bits := ElemBits(elem)
+	if bits == 0 || bits >= 64 || x != x {
+		return math.Trunc(x)
+	}
+	v := int64(math.Trunc(x))
+	if isUnsigned(elem) {
+		return float64(uint64(v) & (1<<bits - 1))
+	}
+	shift := 64 - bits
+	return float64(v << shift >> shift)
+}
+
+// rounder returns round for one element type, decided once.
+func rounder(elem string) func(float64) float64 {
+	switch elem {
+	case "f32":
+		return func(x float64) float64 { return float64(float32(x)) }
+	case "f64":
+		return func(x float64) float64 { return x }
+	case "bf16":
+		return func(x float64) float64 { return float64(isa.BF16ToF32(isa.F32ToBF16(float32(x)))) }
+	}
+	return func(x float64) float64 { return round(elem, x) }
+}
+
+// convert is XLA's convert: float to integer truncates and saturates (NaN
+// becomes 0); other conversions round as round does.
+func convert(from, to string, x float64) float64 {
+	if isFloat(from) && !isFloat(to) && to != "pred" {
+		if x != x {
+			return 0
+		}
+		bits := ElemBits(to)
+		lo, hi := -math.Ldexp(1, bits-1), math.Ldexp(1, bits-1)-1
+		if isUnsigned(to) {
+			lo, hi = 0, math.Ldexp(1, bits)-1
+		}
+		return math.Max(lo, math.Min(hi, math.Trunc(x)))
+	}
+	return round(to, x)
+}
+
+func (e *Evaluator) fail(in *Instruction, format string, a ...any) error {
+	return &EvalError{e.File, in.Pos, in.Name + ": " + in.Opcode + ": " + fmt.Sprintf(format, a...)}
+}
+
+func (e *Evaluator) call(c *Computation, args []*Value) (*Value, error) {
+	vals := make(map[string]*Value, len(c.Instructions))
+	for _, in := range c.Instructions {
+		ops := make([]*Value, len(in.Operands))
+		for i, o := range in.Operands {
+			ops[i] = vals[o.Name]
+			if ops[i] == nil {
+				return nil, e.fail(in, "operand %s has no value", o.Name)
+			}
+		}
+		v, err := e.eval(in, ops, args)
+		if err != nil {
+			return nil, err
+		}
+		vals[in.Name] = v
+	}
+	if c.Root == nil {
+		return nil, fmt.Errorf("%s: computation %s has no root", e.File, c.Name)
+	}
+	return vals[c.Root.Name], nil
+}
+
+func newArray(s *Shape) *Value { return &Value{Shape: s, Data: make([]float64, s.Elems())} }
+
+// strides returns row-major strides of dims.
+func strides(dims []int64) []int64 {
+	st := make([]int64, len(dims))
+	n := int64(1)
+	for i := len(dims) - 1; i >= 0; i-- {
+		st[i] = n
+		n *= dims[i]
+	}
+	return st
+}
+
+// unflatten writes the multi-index of flat position i into idx.
+func unflatten(i int64, dims []int64, idx []int64) {
+	for d := len(dims) - 1; d >= 0; d-- {
+		if dims[d] > 0 {
+			idx[d] = i % dims[d]
+			i /= dims[d]
+		}
+	}
+}
+
+func (e *Evaluator) callee(in *Instruction, attr string) (*Computation, error) {
+	name, ok := in.Attr(attr)
+	if !ok {
+		return nil, e.fail(in, "no %s attribute", attr)
+	}
+	c := e.M.Computation(strings.TrimPrefix(name, "%"))
+	if c == nil {
+		return nil, e.fail(in, "%s=%s names no computation", attr, name)
+	}
+	return c, nil
+}
+
+func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, error) {
+	s := in.Shape
+	if s == nil {
+		return nil, e.fail(in, "shape unknown (run Verify first)")
+	}
+	op := in.Opcode
+	if elementwise[op] {
+		return e.elementwise(in, ops)
+	}
+	switch op {
+	case "parameter":
+		if int(in.ParamNumber) >= len(args) {
+			return nil, e.fail(in, "parameter %d not supplied (%d arguments)", in.ParamNumber, len(args))
+		}
+		a := args[in.ParamNumber]
+		if a.Shape != nil && !sameShape(a.Shape, s) {
+			return nil, e.fail(in, "argument is %s, the parameter is %s", a.Shape, s)
+		}
+		return a, nil
+	case "constant":
+		return e.constant(in)
+	case "tuple":
+		return &Value{Shape: s, Tuple: ops}, nil
+	case "get-tuple-element":
+		idx, err := intAttr(in, "index")
+		if err != nil || ops[0].Tuple == nil || int(idx) >= len(ops[0].Tuple) {
+			return nil, e.fail(in, "bad tuple index")
+		}
+		return ops[0].Tuple[idx], nil
+	case "reshape", "bitcast", "copy", "opt-barrier":
+		if ops[0].Tuple != nil {
+			return ops[0], nil
+		}
+		return &Value{Shape: s, Data: ops[0].Data}, nil
+	case "convert":
+		out := newArray(s)
+		for i, x := range ops[0].Data {
+			out.Data[i] = convert(ops[0].Shape.Elem, s.Elem, x)
+		}
+		return out, nil
+	case "iota":
+		d, err := intAttr(in, "iota_dimension")
+		if err != nil || int(d) >= len(s.Dims) {
+			return nil, e.fail(in, "bad iota_dimension")
+		}
+		out := newArray(s)
+		idx := make([]int64, len(s.Dims))
+		for i := range out.Data {
+			unflatten(int64(i), s.Dims, idx)
+			out.Data[i] = round(s.Elem, float64(idx[d]))
+		}
+		return out, nil
+	case "broadcast":
+		dims, _ := optList(in, "dimensions")
+		out := newArray(s)
+		src := ops[0]
+		sst := strides(src.Shape.Dims)
+		// The source stride of each output dimension (0 where broadcast).
+		ost := make([]int64, len(s.Dims))
+		for k, d := range dims {
+			if src.Shape.Dims[k] != 1 {
+				ost[d] = sst[k]
+			}
+		}
+		idx := make([]int64, len(s.Dims))
+		var j int64
+		for i := range out.Data {
+			out.Data[i] = src.Data[j]
+			// Advance the output index (last dimension fastest) and the source offset with it.
+			for d := len(idx) - 1; d >= 0; d-- {
+				idx[d]++
+				j += ost[d]
+				if idx[d] < s.Dims[d] {
+					break
+				}
+				j -= idx[d] * ost[d]
+				idx[d] = 0
+			}
+		}
+		return out, nil
+	case "transpose":
+		perm, err := listAttr(in, "dimensions")
+		if err != nil {
+			return nil, e.fail(in, "%v", err)
+		}
+		out := newArray(s)
+		sst := strides(ops[0].Shape.Dims)
+		idx := make([]int64, len(s.Dims))
+		for i := range out.Data {
+			unflatten(int64(i), s.Dims, idx)
+			var j int64
+			for k, p := range perm {
+				j += idx[k] * sst[p]
+			}
+			out.Data[i] = ops[0].Data[j]
+		}
+		return out, nil
+	case "dot":
+		return e.dot(in, ops)
+	case "reduce":
+		return e.reduce(in, ops)
+	case "slice":
+		return e.slice(in, ops[0])
+	case "concatenate":
+		dims, _ := listAttr(in, "dimensions")
+		out := newArray(s)
+		idx := make([]int64, len(s.Dims))
+		for i := range out.Data {
+			unflatten(int64(i), s.Dims, idx)
+			pos := idx[dims[0]]
+			for _, o := range ops {
+				if pos < o.Shape.Dims[dims[0]] {
+					src := append([]int64{}, idx...)
+					src[dims[0]] = pos
+					out.Data[i] = o.Data[flat(src, o.Shape.Dims)]
+					break
+				}
+				pos -= o.Shape.Dims[dims[0]]
+			}
+		}
+		return out, nil
+	case "reverse":
+		dims, _ := listAttr(in, "dimensions")
+		out := newArray(s)
+		idx := make([]int64, len(s.Dims))
+		for i := range out.Data {
+			unflatten(int64(i), s.Dims, idx)
+			for _, d := range dims {
+				idx[d] = s.Dims[d] - 1 - idx[d]
+			}
+			out.Data[i] = ops[0].Data[flat(idx, s.Dims)]
+		}
+		return out, nil
+	case "call", "fusion":
+		attr := "to_apply"
+		if op == "fusion" {
+			attr = "calls"
+		}
+		c, err := e.callee(in, attr)
+		if err != nil {
+			return nil, err
+		}
+		return e.call(c, ops)
+	case "while":
+		cond, err := e.callee(in, "condition")
+		if err != nil {
+			return nil, err
+		}
+		body, err := e.callee(in, "body")
+		if err != nil {
+			return nil, err
+		}
+		limit := e.MaxWhileIterations
+		if limit <= 0 {
+			limit = 1_000_000
+		}
+		state := ops[0]
+		for n := 0; ; n++ {
+			p, err := e.call(cond, []*Value{state})
+			if err != nil {
+				return nil, err
+			}
+			if p.Data[0] == 0 {
+				return state, nil
+			}
+			if n >= limit {
+				return nil, e.fail(in, "more than %d iterations", limit)
+			}
+			if state, err = e.call(body, []*Value{state}); err != nil {
+				return nil, err
+			}
+		}
+	case "custom-call":
+		t, _ := in.Attr("custom_call_target")
+		if IdentityCustomCalls[strings.Trim(t, `"`)] && len(ops) == 1 && ops[0].Shape != nil && sameShape(ops[0].Shape, s) {
+			return ops[0], nil
+		}
+		return nil, e.fail(in, "custom-call target %s cannot be evaluated", t)
+	}
+	return nil, e.fail(in, "not supported by the evaluator yet")
+}
+
+func flat(idx, dims []int64) int64 {
+	var j int64
+	for d := range dims {
+		j = j*dims[d] + idx[d]
+	}
+	return j
+}
+
+func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
+	s := in.Shape
+	out := newArray(s)
+	if len(ops) == 0 {
+		return nil, e.fail(in, "no operands")
+	}
+	ct := ops[0].Shape.Elem // computation type
+	if in.Opcode == "select" || in.Opcode == "clamp" {
+		ct = ops[1].Shape.Elem
+	}
+	dir, _ := in.Attr("direction")
+	rnd := rounder(s.Elem)
+	opc := in.Opcode
+	// Fast paths for the common binary and unary float ops.
+	if isFloat(ct) {
+		var f func(x, y float64) float64
+		switch opc {
+		case "add":
+			f = func(x, y float64) float64 { return x + y }
+		case "subtract":
+			f = func(x, y float64) float64 { return x - y }
+		case "multiply":
+			f = func(x, y float64) float64 { return x * y }
+		case "divide":
+			f = func(x, y float64) float64 { return x / y }
+		case "exponential":
+			f = func(x, _ float64) float64 { return math.Exp(x) }
+		case "negate":
+			f = func(x, _ float64) float64 { return -x }
+		case "rsqrt":
+			f = func(x, _ float64) float64 { return 1 / math.Sqrt(x) }
+		case "tanh":
+			f = func(x, _ float64) float64 { return math.Tanh(x) }
+		case "maximum", "minimum":
+			// NaN propagates, unlike math.Max's treatment of one NaN argument.
+			isMax := opc == "maximum"
+			f = func(x, y float64) float64 {
+				switch {
+				case x != x || y != y:
+					return math.NaN()
+				case isMax == (x > y):
+					return x
+				}
+				return y
+			}
+		}
+		if f != nil {
+			a := ops[0].Data
+			var b []float64
+			if len(ops) > 1 {
+				b = ops[1].Data
+			}
+			for i := range out.Data {
+				var y float64
+				if b != nil {
+					y = b[i]
+				}
+				out.Data[i] = rnd(f(a[i], y))
+			}
+			return out, nil
+		}
+	}
+	for i := range out.Data {
+		x := ops[0].Data[i]
+		var y, z float64
+		if len(ops) > 1 {
+			y = ops[1].Data[i]
+		}
+		if len(ops) > 2 {
+			z = ops[2].Data[i]
+		}
+		var r float64
+		intOp := !isFloat(ct)
+		switch in.Opcode {
+		case "add":
+			r = x + y
+		case "subtract":
+			r = x - y
+		case "multiply":
+			r = x * y
+		case "divide":
+			if intOp {
+				switch {
+				case y == 0:
+					r = -1
+					if isUnsigned(ct) {
+						r = math.Ldexp(1, ElemBits(ct)) - 1
+					}
+				default:
+					r = math.Trunc(x / y)
+				}
+			} else {
+				r = x / y
+			}
+		case "remainder":
+			if intOp && y == 0 {
+				r = x
+			} else {
+				r = math.Mod(x, y)
+			}
+		case "power":
+			r = math.Pow(x, y)
+		case "maximum":
+			r = math.Max(x, y)
+		case "minimum":
+			r = math.Min(x, y)
+		case "atan2":
+			r = math.Atan2(x, y)
+		case "and", "or", "xor":
+			a, b := int64(x), int64(y)
+			switch in.Opcode {
+			case "and":
+				r = float64(a & b)
+			case "or":
+				r = float64(a | b)
+			default:
+				r = float64(a ^ b)
+			}
+		case "not":
+			if ct == "pred" {
+				r = 1 - x
+			} else {
+				r = float64(^int64(x))
+			}
+		case "compare":
+			var ok bool
+			switch dir {
+			case "EQ":
+				ok = x == y
+			case "NE":
+				ok = x != y
+			case "LT":
+				ok = x < y
+			case "LE":
+				ok = x <= y
+			case "GT":
+				ok = x > y
+			case "GE":
+				ok = x >= y
+			default:
+				return nil, e.fail(in, "unknown direction %q", dir)
+			}
+			if ok {
+				r = 1
+			}
+		case "select":
+			r = z
+			if x != 0 {
+				r = y
+			}
+		case "clamp":
+			r = math.Min(math.Max(y, x), z)
+		case "abs":
+			r = math.Abs(x)
+		case "negate":
+			r = -x
+		case "sign":
+			switch {
+			case x > 0:
+				r = 1
+			case x < 0:
+				r = -1
+			default:
+				r = x
+			}
+		case "floor":
+			r = math.Floor(x)
+		case "ceil":
+			r = math.Ceil(x)
+		case "round-nearest-afz":
+			r = math.Round(x)
+		case "round-nearest-even":
+			r = math.RoundToEven(x)
+		case "sqrt":
+			r = math.Sqrt(x)
+		case "rsqrt":
+			r = 1 / math.Sqrt(x)
+		case "cbrt":
+			r = math.Cbrt(x)
+		case "exponential":
+			r = math.Exp(x)
+		case "exponential-minus-one":
+			r = math.Expm1(x)
+		case "log":
+			r = math.Log(x)
+		case "log-plus-one":
+			r = math.Log1p(x)
+		case "logistic":
+			r = 1 / (1 + math.Exp(-x))
+		case "sine":
+			r = math.Sin(x)
+		case "cosine":
+			r = math.Cos(x)
+		case "tan":
+			r = math.Tan(x)
+		case "tanh":
+			r = math.Tanh(x)
+		case "erf":
+			r = math.Erf(x)
+		case "is-finite":
+			if !math.IsInf(x, 0) && x == x {
+				r = 1
+			}
+		case "convert":
+			r = convert(ct, s.Elem, x)
+		default:
+			return nil, e.fail(in, "not supported by the evaluator yet")
+		}
+		if in.Opcode == "maximum" || in.Opcode == "minimum" {
+			if x != x || y != y {
+				r = math.NaN()
+			}
+		}
+		out.Data[i] = rnd(r)
+	}
+	return out, nil
+}
+
+func (e *Evaluator) dot(in *Instruction, ops []*Value) (*Value, error) {
+	s := in.Shape
+	l, r := ops[0], ops[1]
+	lb, _ := optList(in, "lhs_batch_dims")
+	rb, _ := optList(in, "rhs_batch_dims")
+	lc, _ := optList(in, "lhs_contracting_dims")
+	rc, _ := optList(in, "rhs_contracting_dims")
+	lf := free(indices(len(l.Shape.Dims)), lb, lc)
+	rf := free(indices(len(r.Shape.Dims)), rb, rc)
+	ls, rs := strides(l.Shape.Dims), strides(r.Shape.Dims)
+	// Offsets of every contracting position in lhs and rhs, computed once.
+	cdims := make([]int64, len(lc))
+	for i, d := range lc {
+		cdims[i] = l.Shape.Dims[d]
+	}
+	nc := int64(1)
+	for _, d := range cdims {
+		nc *= d
+	}
+	lo, ro := make([]int64, nc), make([]int64, nc)
+	ci := make([]int64, len(cdims))
+	for c := int64(0); c < nc; c++ {
+		unflatten(c, cdims, ci)
+		for i := range lc {
+			lo[c] += ci[i] * ls[lc[i]]
+			ro[c] += ci[i] * rs[rc[i]]
+		}
+	}
+	out := newArray(s)
+	idx := make([]int64, len(s.Dims))
+	for o := range out.Data {
+		unflatten(int64(o), s.Dims, idx)
+		var lbase, rbase int64
+		k := 0
+		for i := range lb {
+			lbase += idx[k] * ls[lb[i]]
+			rbase += idx[k] * rs[rb[i]]
+			k++
+		}
+		for _, d := range lf {
+			lbase += idx[k] * ls[d]
+			k++
+		}
+		for _, d := range rf {
+			rbase += idx[k] * rs[d]
+			k++
+		}
+		var sum float64
+		ld, rd := l.Data[lbase:], r.Data[rbase:]
+		for c := range lo {
+			sum += ld[lo[c]] * rd[ro[c]]
+		}
+		out.Data[o] = round(s.Elem, sum)
+	}
+	return out, nil
+}
+
+func indices(n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64(i)
+	}
+	return out
+}
+
+// reducer recognizes a reduction computation that applies one binary op to
+// its two parameters, so it can be folded without evaluating a computation
+// per element.
+func (e *Evaluator) reducer(c *Computation) string {
+	if len(c.Instructions) != 3 || c.Root == nil || len(c.Root.Operands) != 2 {
+		return ""
+	}
+	switch c.Root.Opcode {
+	case "add", "multiply", "maximum", "minimum", "and", "or":
+		return c.Root.Opcode
+	}
+	return ""
+}
+
+func (e *Evaluator) reduce(in *Instruction, ops []*Value) (*Value, error) {
+	c, err := e.callee(in, "to_apply")
+	if err != nil {
+		return nil, err
+	}
+	dims, _ := listAttr(in, "dimensions")
+	n := len(ops) / 2
+	if n == 0 || len(ops) != 2*n {
+		return nil, e.fail(in, "reduce takes inputs and as many init values")
+	}
+	src := ops[0].Shape.Dims
+	keep := free(indices(len(src)), dims, nil)
+	outDims := make([]int64, len(keep))
+	for i, d := range keep {
+		outDims[i] = src[d]
+	}
+	redDims := make([]int64, len(dims))
+	nr := int64(1)
+	for i, d := range dims {
+		redDims[i] = src[d]
+		nr *= src[d]
+	}
+	nout := int64(1)
+	for _, d := range outDims {
+		nout *= d
+	}
+	results := make([][]float64, n)
+	for k := range results {
+		results[k] = make([]float64, nout)
+	}
+	fast := e.reducer(c)
+	elem := ops[n].Shape.Elem
+	st := strides(src)
+	// Offsets of the reduced positions, in index order, computed once.
+	roff := make([]int64, nr)
+	ri := make([]int64, len(redDims))
+	for r := int64(0); r < nr; r++ {
+		unflatten(r, redDims, ri)
+		for i, d := range dims {
+			roff[r] += ri[i] * st[d]
+		}
+	}
+	oi := make([]int64, len(outDims))
+	acc := make([]float64, n)
+	for o := int64(0); o < nout; o++ {
+		unflatten(o, outDims, oi)
+		var base int64
+		for i, d := range keep {
+			base += oi[i] * st[d]
+		}
+		for k := 0; k < n; k++ {
+			acc[k] = ops[n+k].Data[0]
+		}
+		for _, off := range roff {
+			j := base + off
+			if fast != "" && n == 1 {
+				x := ops[0].Data[j]
+				a := acc[0]
+				switch fast {
+				case "add":
+					a += x
+				case "multiply":
+					a *= x
+				case "maximum":
+					if a == a && (x != x || x > a) {
+						a = x
+					}
+				case "minimum":
+					if a == a && (x != x || x < a) {
+						a = x
+					}
+				case "and":
+					a = float64(int64(a) & int64(x))
+				case "or":
+					a = float64(int64(a) | int64(x))
+				}
+				acc[0] = round(elem, a)
+				continue
+			}
+			args := make([]*Value, 2*n)
+			for k := 0; k < n; k++ {
+				args[k] = &Value{Shape: &Shape{Elem: ops[n+k].Shape.Elem}, Data: []float64{acc[k]}}
+				args[n+k] = &Value{Shape: &Shape{Elem: ops[k].Shape.Elem}, Data: []float64{ops[k].Data[j]}}
+			}
+			v, err := e.call(c, args)
+			if err != nil {
+				return nil, err
+			}
+			if n == 1 {
+				acc[0] = v.Data[0]
+			} else {
+				for k := 0; k < n; k++ {
+					acc[k] = v.Tuple[k].Data[0]
+				}
+			}
+		}
+		for k := 0; k < n; k++ {
+			results[k][o] = acc[k]
+		}
+	}
+	if n == 1 {
+		return &Value{Shape: in.Shape, Data: results[0]}, nil
+	}
+	t := &Value{Shape: in.Shape}
+	for k := 0; k < n; k++ {
+		t.Tuple = append(t.Tuple, &Value{Shape: in.Shape.Tuple[k], Data: results[k]})
+	}
+	return t, nil
+}
+
+func (e *Evaluator) slice(in *Instruction, src *Value) (*Value, error) {
+	s := in.Shape
+	sv, _ := in.Attr("slice")
+	ranges := strings.Split(strings.Trim(sv, "{}"), ",")
+	lo := make([]int64, len(ranges))
+	st := make([]int64, len(ranges))
+	for i, r := range ranges {
+		parts := strings.Split(strings.Trim(strings.TrimSpace(r), "[]"), ":")
+		lo[i], _ = strconv.ParseInt(parts[0], 10, 64)
+		st[i] = 1
+		if len(parts) == 3 {
+			st[i], _ = strconv.ParseInt(parts[2], 10, 64)
+		}
+	}
+	out := newArray(s)
+	idx := make([]int64, len(s.Dims))
+	for i := range out.Data {
+		unflatten(int64(i), s.Dims, idx)
+		for d := range idx {
+			idx[d] = lo[d] + idx[d]*st[d]
+		}
+		out.Data[i] = src.Data[flat(idx, src.Shape.Dims)]
+	}
+	return out, nil
+}
+
+// constant parses a literal: a scalar, nested braces of numbers, true/false,
+// inf/nan. Elided values ("{...}") are synthesized as zeros.
+func (e *Evaluator) constant(in *Instruction) (*Value, error) {
+	s := in.Shape
+	if s.IsTuple {
+		return nil, e.fail(in, "tuple constants are not supported by the evaluator yet")
+	}
+	out := newArray(s)
+	lit := strings.TrimSpace(in.Literal)
+	if lit == "{...}" {
+		return out, nil
+	}
+	fields := strings.FieldsFunc(lit, func(r rune) bool { return r == '{' || r == '}' || r == ',' || r == ' ' })
+	if int64(len(fields)) != s.Elems() {
+		return nil, e.fail(in, "literal has %d values for %s", len(fields), s)
+	}
+	for i, f := range fields {
+		var x float64
+		switch f {
+		case "true":
+			x = 1
+		case "false":
+			x = 0
+		case "inf":
+			x = math.Inf(1)
+		case "-inf":
+			x = math.Inf(-1)
+		case "nan", "-nan":
+			x = math.NaN()
+		default:
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				return nil, e.fail(in, "bad literal value %q", f)
+			}
+			x = v
+		}
+		out.Data[i] = round(s.Elem, x)
+	}
+	return out, nil
+}
+
+// RandomArgs makes deterministic random arguments for the entry
+// computation's parameters: floats uniform in [-1, 1), integers in [0, 8),
+// pred 0 or 1, each rounded to its type.
+func RandomArgs(m *Module, seed uint64) ([]*Value, error) {
+	if m.Entry == nil {
+		return nil, fmt.Errorf("no entry computation")
+	}
+	var params []*Instruction
+	for _, in := range m.Entry.Instructions {
+		if in.Opcode == "parameter" {
+			params = append(params, in)
+		}
+	}
+	args := make([]*Value, len(params))
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	for _, in := range params {
+		if int(in.ParamNumber) >= len(args) {
+			return nil, fmt.Errorf("parameter numbers are not dense")
+		}
+		v, err := randomValue(in.Shape, r)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %s: %v", in.Name, err)
+		}
+		args[in.ParamNumber] = v
+	}
+	return args, nil
+}
+
+func randomValue(s *Shape, r *rand.Rand) (*Value, error) {
+	if s.IsTuple {
+		v := &Value{Shape: s}
+		for _, t := range s.Tuple {
+			e, err := randomValue(t, r)
+			if err != nil {
+				return nil, err
+			}
+			v.Tuple = append(v.Tuple, e)
+		}
+		return v, nil
+	}
+	v := newArray(s)
+	for i := range v.Data {
+		switch {
+		case s.Elem == "pred":
+			v.Data[i] = float64(r.IntN(2))
+		case isFloat(s.Elem):
+			v.Data[i] = round(s.Elem, 2*r.Float64()-1)
+		default:
+			v.Data[i] = float64(r.IntN(8))
+		}
+	}
+	return v, nil
+}
