@@ -37,7 +37,9 @@ type EvalError struct {
 	Msg  string
 }
 
-func (e *EvalError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Pos.Line, e.Pos.Col, e.Msg) }
+func (e *EvalError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Pos.Line, e.Pos.Col, e.Msg)
+}
 
 // Run evaluates the entry computation on args (one per parameter, in
 // parameter-number order).
