@@ -284,6 +284,14 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		return out, nil
 	case "dot":
 		return e.dot(in, ops)
+	case "convolution":
+		return e.convolution(in, ops)
+	case "pad":
+		return e.pad(in, ops)
+	case "dynamic-slice":
+		return e.dynamicSlice(in, ops)
+	case "dynamic-update-slice":
+		return e.dynamicUpdateSlice(in, ops)
 	case "reduce":
 		return e.reduce(in, ops)
 	case "slice":

@@ -1,0 +1,275 @@
+package hlo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// convDims are the dimension numbers of a convolution, from dim_labels.
+type convDims struct {
+	lb, lf int   // lhs batch and feature dimensions
+	ls     []int // lhs spatial dimensions, in spatial order
+	ri, ro int   // rhs input and output feature dimensions
+	rs     []int // rhs spatial dimensions
+	ob, of int   // output batch and feature dimensions
+	os     []int // output spatial dimensions
+}
+
+func parseDimLabels(v string) (convDims, error) {
+	var d convDims
+	parts := strings.Split(v, "->")
+	io := strings.Split(parts[0], "_")
+	if len(parts) != 2 || len(io) != 2 {
+		return d, fmt.Errorf("bad dim_labels %q", v)
+	}
+	spatial := func(s string, letters string) (map[byte]int, []int, error) {
+		pos := map[byte]int{}
+		var sp []int
+		for j := 0; j < len(s); j++ {
+			c := s[j]
+			switch {
+			case c >= '0' && c <= '9':
+				k := int(c - '0')
+				for len(sp) <= k {
+					sp = append(sp, -1)
+				}
+				sp[k] = j
+			case strings.IndexByte(letters, c) >= 0:
+				pos[c] = j
+			default:
+				return nil, nil, fmt.Errorf("bad dim_labels %q", v)
+			}
+		}
+		return pos, sp, nil
+	}
+	lp, ls, err := spatial(io[0], "bf")
+	if err != nil {
+		return d, err
+	}
+	rp, rs, err := spatial(io[1], "io")
+	if err != nil {
+		return d, err
+	}
+	op, os, err := spatial(parts[1], "bf")
+	if err != nil {
+		return d, err
+	}
+	d = convDims{lb: lp['b'], lf: lp['f'], ls: ls, ri: rp['i'], ro: rp['o'], rs: rs, ob: op['b'], of: op['f'], os: os}
+	if len(ls) != len(rs) || len(ls) != len(os) {
+		return d, fmt.Errorf("dim_labels %q: spatial dimension counts differ", v)
+	}
+	return d, nil
+}
+
+// window is a parsed window attribute.
+type window struct {
+	size, stride, padLo, padHi, lhsDil, rhsDil []int64
+}
+
+func parseWindow(v string, n int) (window, error) {
+	w := window{}
+	ones := func() []int64 {
+		o := make([]int64, n)
+		for i := range o {
+			o[i] = 1
+		}
+		return o
+	}
+	w.size, w.stride, w.lhsDil, w.rhsDil = ones(), ones(), ones(), ones()
+	w.padLo, w.padHi = make([]int64, n), make([]int64, n)
+	body := strings.Trim(strings.TrimSpace(v), "{}")
+	for _, f := range strings.Fields(body) {
+		k, val, ok := strings.Cut(f, "=")
+		if !ok {
+			return w, fmt.Errorf("bad window item %q", f)
+		}
+		items := strings.Split(val, "x")
+		if len(items) != n {
+			return w, fmt.Errorf("window %s has %d dimensions, the convolution %d", k, len(items), n)
+		}
+		for i, it := range items {
+			if k == "pad" {
+				lo, hi, _ := strings.Cut(it, "_")
+				a, e1 := strconv.ParseInt(lo, 10, 64)
+				b, e2 := strconv.ParseInt(hi, 10, 64)
+				if e1 != nil || e2 != nil {
+					return w, fmt.Errorf("bad pad %q", it)
+				}
+				w.padLo[i], w.padHi[i] = a, b
+				continue
+			}
+			x, err := strconv.ParseInt(it, 10, 64)
+			if err != nil {
+				return w, fmt.Errorf("bad window %s %q", k, it)
+			}
+			switch k {
+			case "size":
+				w.size[i] = x
+			case "stride":
+				w.stride[i] = x
+			case "lhs_dilate":
+				w.lhsDil[i] = x
+			case "rhs_dilate":
+				w.rhsDil[i] = x
+			case "rhs_reversal":
+				if x != 0 {
+					return w, fmt.Errorf("rhs_reversal is not supported by the evaluator yet")
+				}
+			}
+		}
+	}
+	return w, nil
+}
+
+func (e *Evaluator) convolution(in *Instruction, ops []*Value) (*Value, error) {
+	s := in.Shape
+	labels, ok := in.Attr("dim_labels")
+	if !ok {
+		return nil, e.fail(in, "no dim_labels")
+	}
+	d, err := parseDimLabels(labels)
+	if err != nil {
+		return nil, e.fail(in, "%v", err)
+	}
+	n := len(d.ls)
+	wv, _ := in.Attr("window")
+	w, err := parseWindow(wv, n)
+	if err != nil {
+		return nil, e.fail(in, "%v", err)
+	}
+	if v, ok := in.Attr("batch_group_count"); ok && v != "1" {
+		return nil, e.fail(in, "batch_group_count=%s is not supported by the evaluator yet", v)
+	}
+	groups := int64(1)
+	if v, ok := in.Attr("feature_group_count"); ok {
+		groups, _ = strconv.ParseInt(v, 10, 64)
+	}
+	l, r := ops[0], ops[1]
+	ld, rd := l.Shape.Dims, r.Shape.Dims
+	lst, rst := strides(ld), strides(rd)
+	cin := rd[d.ri] // input features per group
+	cout := rd[d.ro]
+	if groups < 1 || cout%groups != 0 || ld[d.lf] != cin*groups {
+		return nil, e.fail(in, "feature_group_count %d does not fit lhs features %d and kernel %dx%d", groups, ld[d.lf], cin, cout)
+	}
+	outPerGroup := cout / groups
+	// Kernel spatial positions, enumerated once.
+	ksz := int64(1)
+	for _, k := range w.size {
+		ksz *= k
+	}
+	out := newArray(s)
+	idx := make([]int64, len(s.Dims))
+	kidx := make([]int64, n)
+	for o := range out.Data {
+		unflatten(int64(o), s.Dims, idx)
+		b, of := idx[d.ob], idx[d.of]
+		g := of / outPerGroup
+		var sum float64
+		for k := int64(0); k < ksz; k++ {
+			unflatten(k, w.size, kidx)
+			loff := b * lst[d.lb]
+			roff := of * rst[d.ro]
+			valid := true
+			for sp := 0; sp < n && valid; sp++ {
+				// Position in the dilated, padded input.
+				p := idx[d.os[sp]]*w.stride[sp] - w.padLo[sp] + kidx[sp]*w.rhsDil[sp]
+				if p < 0 || p%w.lhsDil[sp] != 0 || p/w.lhsDil[sp] >= ld[d.ls[sp]] {
+					valid = false
+					break
+				}
+				loff += p / w.lhsDil[sp] * lst[d.ls[sp]]
+				roff += kidx[sp] * rst[d.rs[sp]]
+			}
+			if !valid {
+				continue
+			}
+			for c := int64(0); c < cin; c++ {
+				sum += l.Data[loff+(g*cin+c)*lst[d.lf]] * r.Data[roff+c*rst[d.ri]]
+			}
+		}
+		out.Data[o] = round(s.Elem, sum)
+	}
+	return out, nil
+}
+
+func (e *Evaluator) pad(in *Instruction, ops []*Value) (*Value, error) {
+	s := in.Shape
+	pv, _ := in.Attr("padding")
+	per := strings.Split(pv, "x")
+	src := ops[0]
+	lo := make([]int64, len(per))
+	interior := make([]int64, len(per))
+	for i, p := range per {
+		f := strings.Split(p, "_")
+		lo[i], _ = strconv.ParseInt(f[0], 10, 64)
+		if len(f) == 3 {
+			interior[i], _ = strconv.ParseInt(f[2], 10, 64)
+		}
+	}
+	out := newArray(s)
+	for i := range out.Data {
+		out.Data[i] = ops[1].Data[0]
+	}
+	sidx := make([]int64, len(src.Shape.Dims))
+	oidx := make([]int64, len(s.Dims))
+	for j := range src.Data {
+		unflatten(int64(j), src.Shape.Dims, sidx)
+		ok := true
+		for d := range sidx {
+			oidx[d] = lo[d] + sidx[d]*(interior[d]+1)
+			if oidx[d] < 0 || oidx[d] >= s.Dims[d] {
+				ok = false
+			}
+		}
+		if ok {
+			out.Data[flat(oidx, s.Dims)] = src.Data[j]
+		}
+	}
+	return out, nil
+}
+
+// starts reads dynamic-slice start indices (scalar operands), clamped so
+// that the slice of size sizes fits in dims, as XLA does.
+func starts(ops []*Value, dims, sizes []int64) []int64 {
+	st := make([]int64, len(dims))
+	for d := range dims {
+		if d < len(ops) && len(ops[d].Data) > 0 {
+			st[d] = int64(ops[d].Data[0])
+		}
+		st[d] = max(0, min(st[d], dims[d]-sizes[d]))
+	}
+	return st
+}
+
+func (e *Evaluator) dynamicSlice(in *Instruction, ops []*Value) (*Value, error) {
+	s := in.Shape
+	src := ops[0]
+	st := starts(ops[1:], src.Shape.Dims, s.Dims)
+	out := newArray(s)
+	idx := make([]int64, len(s.Dims))
+	for i := range out.Data {
+		unflatten(int64(i), s.Dims, idx)
+		for d := range idx {
+			idx[d] += st[d]
+		}
+		out.Data[i] = src.Data[flat(idx, src.Shape.Dims)]
+	}
+	return out, nil
+}
+
+func (e *Evaluator) dynamicUpdateSlice(in *Instruction, ops []*Value) (*Value, error) {
+	src, upd := ops[0], ops[1]
+	st := starts(ops[2:], src.Shape.Dims, upd.Shape.Dims)
+	out := &Value{Shape: in.Shape, Data: append([]float64(nil), src.Data...)}
+	idx := make([]int64, len(upd.Shape.Dims))
+	for i, x := range upd.Data {
+		unflatten(int64(i), upd.Shape.Dims, idx)
+		for d := range idx {
+			idx[d] += st[d]
+		}
+		out.Data[flat(idx, src.Shape.Dims)] = x
+	}
+	return out, nil
+}
