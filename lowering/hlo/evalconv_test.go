@@ -108,7 +108,7 @@ func TestEvalPadAndDynamicSlices(t *testing.T) {
 }`, arr("f32", []int64{2, 2}, 1, 2, 3, 4))
 	require.Equal(t, []float64{0, 0, 0, 0, 1, 0, 2, 0, 3, 0, 4, 0}, v.Tuple[0].Data, "edge and interior padding")
 	require.Equal(t, []float64{2, 0, 4, 0}, v.Tuple[1].Data, "start 7 clamps to 2")
-	require.Equal(t, []float64{1, 2, 3, 9}, v.Tuple[2].Data, "update clamped into range")
+	require.Equal(t, []float64{1, 2, 9, 8}, v.Tuple[2].Data, "column start 1 clamps to 0 so the [1,2] update fits")
 }
 
 func TestEvalCorpusConvolutions(t *testing.T) {
