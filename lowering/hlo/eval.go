@@ -28,6 +28,12 @@ type Evaluator struct {
 	M    *Module
 	// MaxWhileIterations bounds every while loop (0: 1,000,000).
 	MaxWhileIterations int
+	// MaxLiveElements bounds the elements held at once (0: 1<<28, 2 GiB of
+	// float64): beyond it evaluation stops with an error instead of
+	// exhausting the host's memory.
+	MaxLiveElements int64
+
+	live int64
 }
 
 // EvalError is a positioned evaluation error.
@@ -128,9 +134,30 @@ func (e *Evaluator) fail(in *Instruction, format string, a ...any) error {
 	return &EvalError{e.File, in.Pos, in.Name + ": " + in.Opcode + ": " + fmt.Sprintf(format, a...)}
 }
 
+func (v *Value) elems() int64 {
+	n := int64(len(v.Data))
+	for _, t := range v.Tuple {
+		n += t.elems()
+	}
+	return n
+}
+
 func (e *Evaluator) call(c *Computation, args []*Value) (*Value, error) {
 	vals := make(map[string]*Value, len(c.Instructions))
-	for _, in := range c.Instructions {
+	// Values are dropped after their last use, so the peak is the live set.
+	last := map[string]int{}
+	for i, in := range c.Instructions {
+		for _, o := range in.Operands {
+			last[o.Name] = i
+		}
+	}
+	limit := e.MaxLiveElements
+	if limit <= 0 {
+		limit = 1 << 28
+	}
+	var held int64
+	defer func() { e.live -= held }()
+	for i, in := range c.Instructions {
 		ops := make([]*Value, len(in.Operands))
 		for i, o := range in.Operands {
 			ops[i] = vals[o.Name]
@@ -138,16 +165,43 @@ func (e *Evaluator) call(c *Computation, args []*Value) (*Value, error) {
 				return nil, e.fail(in, "operand %s has no value", o.Name)
 			}
 		}
+		if in.Shape != nil && in.Opcode != "parameter" && e.live+in.Shape.Elems() > limit {
+			return nil, e.fail(in, "evaluating this module needs more than %d live elements (%d GiB of float64 values); the host evaluator stops here", limit, limit*8>>30)
+		}
 		v, err := e.eval(in, ops, args)
 		if err != nil {
 			return nil, err
 		}
 		vals[in.Name] = v
+		if in.Opcode != "parameter" {
+			n := v.elems()
+			held += n
+			e.live += n
+		}
+		for _, o := range in.Operands {
+			if last[o.Name] == i && (c.Root == nil || o.Name != c.Root.Name) {
+				if d := vals[o.Name]; d != nil && !isParam(c, o.Name) {
+					n := d.elems()
+					held -= n
+					e.live -= n
+				}
+				delete(vals, o.Name)
+			}
+		}
 	}
 	if c.Root == nil {
 		return nil, fmt.Errorf("%s: computation %s has no root", e.File, c.Name)
 	}
 	return vals[c.Root.Name], nil
+}
+
+func isParam(c *Computation, name string) bool {
+	for _, in := range c.Instructions {
+		if in.Name == name {
+			return in.Opcode == "parameter"
+		}
+	}
+	return false
 }
 
 func newArray(s *Shape) *Value { return &Value{Shape: s, Data: make([]float64, s.Elems())} }
@@ -365,6 +419,41 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 				return nil, err
 			}
 		}
+	case "after-all":
+		return &Value{Shape: s}, nil
+	case "conditional":
+		var branch string
+		if names, ok := in.Attr("branch_computations"); ok {
+			list := strings.Split(strings.Trim(names, "{}"), ",")
+			k := int(ops[0].Data[0])
+			if k < 0 || k >= len(list) {
+				k = len(list) - 1 // XLA: out-of-range selectors take the last branch
+			}
+			branch = strings.TrimSpace(list[k])
+		} else if ops[0].Data[0] != 0 {
+			branch, _ = in.Attr("true_computation")
+		} else {
+			branch, _ = in.Attr("false_computation")
+		}
+		c := e.M.Computation(strings.TrimPrefix(branch, "%"))
+		if c == nil {
+			return nil, e.fail(in, "no branch computation %q", branch)
+		}
+		k := 1
+		if names, ok := in.Attr("branch_computations"); ok {
+			list := strings.Split(strings.Trim(names, "{}"), ",")
+			for i, n := range list {
+				if strings.TrimSpace(n) == branch {
+					k = i + 1
+				}
+			}
+		} else if ops[0].Data[0] == 0 {
+			k = 2
+		}
+		if k >= len(ops) {
+			return nil, e.fail(in, "no operand for branch %s", branch)
+		}
+		return e.call(c, []*Value{ops[k]})
 	case "custom-call":
 		t, _ := in.Attr("custom_call_target")
 		if IdentityCustomCalls[strings.Trim(t, `"`)] && len(ops) == 1 && ops[0].Shape != nil && sameShape(ops[0].Shape, s) {

@@ -179,3 +179,33 @@ func TestEvalCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestEvalMemoryBudget: a module too big for the host stops with an error.
+func TestEvalMemoryBudget(t *testing.T) {
+	m, err := Parse("big.hlo", "ENTRY e {\n a = f32[1000] parameter(0)\n b = f32[1000] negate(a)\n ROOT c = f32[1000] exponential(b)\n}\n")
+	require.NoError(t, err)
+	args, _ := RandomArgs(m, 1)
+	_, err = (&Evaluator{File: "big.hlo", M: m, MaxLiveElements: 1500}).Run(args)
+	require.ErrorContains(t, err, "big.hlo:4:2: c: exponential: evaluating this module needs more than 1500 live elements")
+	// Dropping values after their last use keeps a chain within budget.
+	_, err = (&Evaluator{File: "big.hlo", M: m, MaxLiveElements: 2000}).Run(args)
+	require.NoError(t, err)
+}
+
+func TestEvalConditional(t *testing.T) {
+	v := evalText(t, `
+neg {
+  x = f32[2] parameter(0)
+  ROOT n = f32[2] negate(x)
+}
+same {
+  x = f32[2] parameter(0)
+  ROOT c = f32[2] copy(x)
+}
+ENTRY e {
+  i = s32[] parameter(0)
+  a = f32[2] parameter(1)
+  ROOT r = f32[2] conditional(i, a, a), branch_computations={neg, same}
+}`, arr("s32", nil, 0), arr("f32", []int64{2}, 1, -2))
+	require.Equal(t, []float64{-1, 2}, v.Data)
+}
