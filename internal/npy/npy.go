@@ -254,10 +254,9 @@ func DescrFor(d isa.DType) string {
 	return "<f8"
 }
 
-// Write encodes values of Pulse dtype d with the given shape as a .npy file.
-func Write(d isa.DType, shape []int, vals []float64) []byte {
-	descr := DescrFor(d)
-	e, _ := parseDescr(descr)
+// header returns the .npy prelude for descr and shape (version 1.0, padded
+// so that the data starts at a multiple of 64 bytes).
+func header(descr string, shape []int) *bytes.Buffer {
 	var dims []string
 	for _, s := range shape {
 		dims = append(dims, strconv.Itoa(s))
@@ -274,6 +273,14 @@ func Write(d isa.DType, shape []int, vals []float64) []byte {
 	b.Write([]byte{1, 0})
 	binary.Write(&b, binary.LittleEndian, uint16(len(hdr)))
 	b.WriteString(hdr)
+	return &b
+}
+
+// Write encodes values of Pulse dtype d with the given shape as a .npy file.
+func Write(d isa.DType, shape []int, vals []float64) []byte {
+	descr := DescrFor(d)
+	e, _ := parseDescr(descr)
+	b := header(descr, shape)
 	buf := make([]byte, e.size)
 	for _, v := range vals {
 		switch descr {
@@ -296,24 +303,9 @@ func Write(d isa.DType, shape []int, vals []float64) []byte {
 // WriteFloat64 encodes values as a <f8 .npy file (for element types Pulse's
 // ISA does not have, such as f64 and s64).
 func WriteFloat64(shape []int, vals []float64) []byte {
-	var dims []string
-	for _, s := range shape {
-		dims = append(dims, strconv.Itoa(s))
-	}
-	tuple := strings.Join(dims, ", ")
-	if len(dims) == 1 {
-		tuple += ","
-	}
-	hdr := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': (%s), }", tuple)
-	total := 10 + len(hdr) + 1
-	hdr += strings.Repeat(" ", (64-total%64)%64) + "\n"
-	var b bytes.Buffer
-	b.Write(magic)
-	b.Write([]byte{1, 0})
-	binary.Write(&b, binary.LittleEndian, uint16(len(hdr)))
-	b.WriteString(hdr)
+	b := header("<f8", shape)
 	for _, v := range vals {
-		binary.Write(&b, binary.LittleEndian, math.Float64bits(v))
+		binary.Write(b, binary.LittleEndian, math.Float64bits(v))
 	}
 	return b.Bytes()
 }

@@ -90,3 +90,10 @@ func FuzzRead(f *testing.F) {
 		require.Len(t, a.Values, n)
 	})
 }
+
+func TestWriteFloat64(t *testing.T) {
+	a, err := Read(WriteFloat64([]int{3}, []float64{1.5, -2, 1e300}))
+	require.NoError(t, err)
+	require.Equal(t, "<f8", a.Descr)
+	require.Equal(t, []float64{1.5, -2, 1e300}, a.Values)
+}
