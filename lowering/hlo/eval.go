@@ -342,6 +342,8 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		return e.convolution(in, ops)
 	case "pad":
 		return e.pad(in, ops)
+	case "reduce-window":
+		return e.reduceWindow(in, ops)
 	case "dynamic-slice":
 		return e.dynamicSlice(in, ops)
 	case "dynamic-update-slice":

@@ -273,3 +273,79 @@ func (e *Evaluator) dynamicUpdateSlice(in *Instruction, ops []*Value) (*Value, e
 	}
 	return out, nil
 }
+
+// reduceWindow folds each window of the operand (single-operand form).
+// Positions that fall in padding or between dilated elements are skipped:
+// they hold the init value, the identity of the reducer.
+func (e *Evaluator) reduceWindow(in *Instruction, ops []*Value) (*Value, error) {
+	if len(ops) != 2 {
+		return nil, e.fail(in, "only the single-operand form is supported by the evaluator yet")
+	}
+	s := in.Shape
+	src := ops[0]
+	n := len(src.Shape.Dims)
+	wv, _ := in.Attr("window")
+	w, err := parseWindow(wv, n)
+	if err != nil {
+		return nil, e.fail(in, "%v", err)
+	}
+	c, err := e.callee(in, "to_apply")
+	if err != nil {
+		return nil, err
+	}
+	fast := e.reducer(c)
+	wsz := int64(1)
+	for _, k := range w.size {
+		wsz *= k
+	}
+	out := newArray(s)
+	oi := make([]int64, len(s.Dims))
+	ki := make([]int64, n)
+	si := make([]int64, n)
+	for o := range out.Data {
+		unflatten(int64(o), s.Dims, oi)
+		acc := ops[1].Data[0]
+		for k := int64(0); k < wsz; k++ {
+			unflatten(k, w.size, ki)
+			ok := true
+			for d := 0; d < n; d++ {
+				p := oi[d]*w.stride[d] - w.padLo[d] + ki[d]*w.rhsDil[d]
+				if p < 0 || p%w.lhsDil[d] != 0 || p/w.lhsDil[d] >= src.Shape.Dims[d] {
+					ok = false
+					break
+				}
+				si[d] = p / w.lhsDil[d]
+			}
+			if !ok {
+				continue
+			}
+			x := src.Data[flat(si, src.Shape.Dims)]
+			switch fast {
+			case "add":
+				acc += x
+			case "multiply":
+				acc *= x
+			case "maximum":
+				if acc == acc && (x != x || x > acc) {
+					acc = x
+				}
+			case "minimum":
+				if acc == acc && (x != x || x < acc) {
+					acc = x
+				}
+			default:
+				v, err := e.call(c, []*Value{
+					{Shape: &Shape{Elem: ops[1].Shape.Elem}, Data: []float64{acc}},
+					{Shape: &Shape{Elem: src.Shape.Elem}, Data: []float64{x}}})
+				if err != nil {
+					return nil, err
+				}
+				acc = v.Data[0]
+				continue
+			}
+			acc = round(s.Elem, acc)
+		}
+		out.Data[o] = acc
+	}
+	return out, nil
+}

@@ -128,3 +128,27 @@ func TestEvalCorpusConvolutions(t *testing.T) {
 		})
 	}
 }
+
+func TestEvalReduceWindow(t *testing.T) {
+	v := evalText(t, `
+mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4,4] parameter(0)
+  ninf = f32[] constant(-inf)
+  z = f32[] constant(0)
+  pool = f32[2,2] reduce-window(x, ninf), window={size=2x2 stride=2x2}, to_apply=mx
+  cum = f32[4,4] reduce-window(x, z), window={size=1x4 pad=0_0x3_0}, to_apply=add
+  ROOT t = (f32[2,2], f32[4,4]) tuple(pool, cum)
+}`, arr("f32", []int64{4, 4}, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))
+	require.Equal(t, []float64{6, 8, 14, 16}, v.Tuple[0].Data, "2x2 max pooling")
+	require.Equal(t, []float64{1, 3, 6, 10, 5, 11, 18, 26, 9, 19, 30, 42, 13, 27, 42, 58}, v.Tuple[1].Data, "cumulative sums along rows")
+}
