@@ -34,6 +34,34 @@ type Evaluator struct {
 	MaxLiveElements int64
 
 	live int64
+	plan map[*Computation]*plan
+}
+
+// plan is what call needs to know about a computation, computed once (a
+// while body is called once per iteration).
+type plan struct {
+	last   map[string]int  // index of each value's last use
+	params map[string]bool // names of the parameters
+}
+
+func (e *Evaluator) planFor(c *Computation) *plan {
+	if p := e.plan[c]; p != nil {
+		return p
+	}
+	p := &plan{last: map[string]int{}, params: map[string]bool{}}
+	for i, in := range c.Instructions {
+		for _, o := range in.Operands {
+			p.last[o.Name] = i
+		}
+		if in.Opcode == "parameter" {
+			p.params[in.Name] = true
+		}
+	}
+	if e.plan == nil {
+		e.plan = map[*Computation]*plan{}
+	}
+	e.plan[c] = p
+	return p
 }
 
 // EvalError is a positioned evaluation error.
@@ -145,12 +173,7 @@ func (v *Value) elems() int64 {
 func (e *Evaluator) call(c *Computation, args []*Value) (*Value, error) {
 	vals := make(map[string]*Value, len(c.Instructions))
 	// Values are dropped after their last use, so the peak is the live set.
-	last := map[string]int{}
-	for i, in := range c.Instructions {
-		for _, o := range in.Operands {
-			last[o.Name] = i
-		}
-	}
+	pl := e.planFor(c)
 	limit := e.MaxLiveElements
 	if limit <= 0 {
 		limit = 1 << 28
@@ -179,8 +202,8 @@ func (e *Evaluator) call(c *Computation, args []*Value) (*Value, error) {
 			e.live += n
 		}
 		for _, o := range in.Operands {
-			if last[o.Name] == i && (c.Root == nil || o.Name != c.Root.Name) {
-				if d := vals[o.Name]; d != nil && !isParam(c, o.Name) {
+			if pl.last[o.Name] == i && (c.Root == nil || o.Name != c.Root.Name) {
+				if d := vals[o.Name]; d != nil && !pl.params[o.Name] {
 					n := d.elems()
 					held -= n
 					e.live -= n
@@ -193,15 +216,6 @@ func (e *Evaluator) call(c *Computation, args []*Value) (*Value, error) {
 		return nil, fmt.Errorf("%s: computation %s has no root", e.File, c.Name)
 	}
 	return vals[c.Root.Name], nil
-}
-
-func isParam(c *Computation, name string) bool {
-	for _, in := range c.Instructions {
-		if in.Name == name {
-			return in.Opcode == "parameter"
-		}
-	}
-	return false
 }
 
 func newArray(s *Shape) *Value { return &Value{Shape: s, Data: make([]float64, s.Elems())} }
