@@ -33,8 +33,12 @@ type Evaluator struct {
 	// exhausting the host's memory.
 	MaxLiveElements int64
 
+	// Seed seeds the generator of the rng op.
+	Seed uint64
+
 	live int64
 	plan map[*Computation]*plan
+	rng  *rand.Rand
 }
 
 // plan is what call needs to know about a computation, computed once (a
@@ -115,6 +119,9 @@ func round(elem string, x float64) float64 {
 			return 1
 		}
 		return 0
+	}
+	if f := minifloats[elem]; f != nil {
+		return f.round(x)
 	}
 	bits := ElemBits(elem)
 	if bits == 0 || bits >= 64 || x != x {
@@ -477,6 +484,9 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		}
 		return nil, e.fail(in, "custom-call target %s cannot be evaluated", t)
 	}
+	if v, ok, err := e.evalMore(in, ops); ok {
+		return v, err
+	}
 	return nil, e.fail(in, "not supported by the evaluator yet")
 }
 
@@ -499,6 +509,17 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 		ct = ops[1].Shape.Elem
 	}
 	dir, _ := in.Attr("direction")
+	cmpType, _ := in.Attr("type")
+	totalOrder := cmpType == "TOTALORDER" && isFloat(ct)
+	var expBits, manBits int64
+	if in.Opcode == "reduce-precision" {
+		var err1, err2 error
+		expBits, err1 = intAttr(in, "exponent_bits")
+		manBits, err2 = intAttr(in, "mantissa_bits")
+		if err1 != nil || err2 != nil || expBits < 1 || manBits < 0 {
+			return nil, e.fail(in, "needs exponent_bits >= 1 and mantissa_bits >= 0")
+		}
+	}
 	rnd := rounder(s.Elem)
 	opc := in.Opcode
 	// Fast paths for the common binary and unary float ops.
@@ -568,6 +589,10 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 			r = x - y
 		case "multiply":
 			r = x * y
+			if intOp {
+				// The low bits of the 64-bit product are exact; round wraps them.
+				r = float64(int64(x) * int64(y))
+			}
 		case "divide":
 			if intOp {
 				switch {
@@ -613,6 +638,9 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 				r = float64(^int64(x))
 			}
 		case "compare":
+			if totalOrder {
+				x, y = totalOrderCmp(x, y), 0
+			}
 			var ok bool
 			switch dir {
 			case "EQ":
@@ -687,12 +715,30 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 			r = math.Tanh(x)
 		case "erf":
 			r = math.Erf(x)
+		case "acos":
+			r = math.Acos(x)
+		case "acosh":
+			r = math.Acosh(x)
+		case "asin":
+			r = math.Asin(x)
+		case "asinh":
+			r = math.Asinh(x)
+		case "atanh":
+			r = math.Atanh(x)
+		case "sinh":
+			r = math.Sinh(x)
+		case "cosh":
+			r = math.Cosh(x)
 		case "is-finite":
 			if !math.IsInf(x, 0) && x == x {
 				r = 1
 			}
 		case "convert":
 			r = convert(ct, s.Elem, x)
+		case "shift-left", "shift-right-logical", "shift-right-arithmetic", "popcnt", "count-leading-zeros":
+			r = bitOp(opc, ct, x, y)
+		case "reduce-precision":
+			r = reducePrecision(x, ct, int(expBits), int(manBits))
 		default:
 			return nil, e.fail(in, "not supported by the evaluator yet")
 		}
@@ -841,33 +887,13 @@ func (e *Evaluator) reduce(in *Instruction, ops []*Value) (*Value, error) {
 		for _, off := range roff {
 			j := base + off
 			if fast != "" && n == 1 {
-				x := ops[0].Data[j]
-				a := acc[0]
-				switch fast {
-				case "add":
-					a += x
-				case "multiply":
-					a *= x
-				case "maximum":
-					if a == a && (x != x || x > a) {
-						a = x
-					}
-				case "minimum":
-					if a == a && (x != x || x < a) {
-						a = x
-					}
-				case "and":
-					a = float64(int64(a) & int64(x))
-				case "or":
-					a = float64(int64(a) | int64(x))
-				}
-				acc[0] = round(elem, a)
+				acc[0] = applyFast(fast, elem, acc[0], ops[0].Data[j], false)
 				continue
 			}
 			args := make([]*Value, 2*n)
 			for k := 0; k < n; k++ {
-				args[k] = &Value{Shape: &Shape{Elem: ops[n+k].Shape.Elem}, Data: []float64{acc[k]}}
-				args[n+k] = &Value{Shape: &Shape{Elem: ops[k].Shape.Elem}, Data: []float64{ops[k].Data[j]}}
+				args[k] = scalar(ops[n+k].Shape.Elem, acc[k])
+				args[n+k] = scalar(ops[k].Shape.Elem, ops[k].Data[j])
 			}
 			v, err := e.call(c, args)
 			if err != nil {

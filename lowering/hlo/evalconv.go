@@ -320,30 +320,15 @@ func (e *Evaluator) reduceWindow(in *Instruction, ops []*Value) (*Value, error) 
 				continue
 			}
 			x := src.Data[flat(si, src.Shape.Dims)]
-			switch fast {
-			case "add":
-				acc += x
-			case "multiply":
-				acc *= x
-			case "maximum":
-				if acc == acc && (x != x || x > acc) {
-					acc = x
-				}
-			case "minimum":
-				if acc == acc && (x != x || x < acc) {
-					acc = x
-				}
-			default:
-				v, err := e.call(c, []*Value{
-					{Shape: &Shape{Elem: ops[1].Shape.Elem}, Data: []float64{acc}},
-					{Shape: &Shape{Elem: src.Shape.Elem}, Data: []float64{x}}})
-				if err != nil {
-					return nil, err
-				}
-				acc = v.Data[0]
+			if fast != "" {
+				acc = applyFast(fast, s.Elem, acc, x, false)
 				continue
 			}
-			acc = round(s.Elem, acc)
+			v, err := e.call(c, []*Value{scalar(ops[1].Shape.Elem, acc), scalar(src.Shape.Elem, x)})
+			if err != nil {
+				return nil, err
+			}
+			acc = v.Data[0]
 		}
 		out.Data[o] = acc
 	}

@@ -1,0 +1,97 @@
+package hlo
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestMinifloatCodes: every code of every small float decodes to a value
+// that rounds to itself and encodes back to the same code (NaN to the
+// canonical NaN), and the formats' extremes are the published ones.
+func TestMinifloatCodes(t *testing.T) {
+	maxima := map[string]float64{"f8e5m2": 57344, "f8e4m3": 240, "f8e3m4": 15.5, "f8e4m3fn": 448,
+		"f8e4m3fnuz": 240, "f8e5m2fnuz": 57344, "f8e4m3b11fnuz": 30, "f4e2m1fn": 6}
+	for name, f := range minifloats {
+		require.Equal(t, maxima[name], f.value[f.pos[len(f.pos)-1]], name)
+		for c, v := range f.value {
+			if math.IsNaN(v) {
+				require.True(t, math.IsNaN(f.round(v)), name)
+				require.True(t, math.IsNaN(f.value[f.code(v)]), name)
+				continue
+			}
+			require.Equal(t, v, f.round(v), "%s code %#x", name, c)
+			require.Equal(t, uint64(c), f.code(v), "%s code %#x", name, c)
+		}
+	}
+}
+
+// TestMinifloatRoundingMatchesBruteForce: rounding any float64 gives the
+// nearest representable value (ties to the even code), checked against a
+// scan of all codes on a grid of inputs.
+func TestMinifloatRoundingMatchesBruteForce(t *testing.T) {
+	for name, f := range minifloats {
+		maxv := f.value[f.pos[len(f.pos)-1]]
+		for x := -maxv; x <= maxv; x += maxv / 3001 {
+			best, bestCode := math.Inf(1), -1
+			for _, c := range f.pos {
+				d := math.Abs(math.Abs(x) - f.value[c])
+				if d < best || d == best && c&1 == 0 {
+					best, bestCode = d, c
+				}
+			}
+			want := math.Copysign(f.value[bestCode], x)
+			if f.kind == fnuz && want == 0 {
+				want = 0
+			}
+			got := f.round(x)
+			require.True(t, got == want && math.Signbit(got) == math.Signbit(want), "%s(%v) = %v, want %v", name, x, got, want)
+		}
+	}
+}
+
+// Known-answer vectors of Random123 (kat_vectors).
+func TestCounterRNGKnownAnswers(t *testing.T) {
+	require.Equal(t, [4]uint32{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}, philox4x32([4]uint32{}, [2]uint32{}))
+	require.Equal(t, [4]uint32{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd},
+		philox4x32([4]uint32{^uint32(0), ^uint32(0), ^uint32(0), ^uint32(0)}, [2]uint32{^uint32(0), ^uint32(0)}))
+	require.Equal(t, [2]uint32{0x6b200159, 0x99ba4efe}, threefry2x32([2]uint32{}, [2]uint32{}))
+	require.Equal(t, [2]uint32{0x1cb996fc, 0xbb002be7}, threefry2x32([2]uint32{^uint32(0), ^uint32(0)}, [2]uint32{^uint32(0), ^uint32(0)}))
+}
+
+func TestEvalRngIsSeeded(t *testing.T) {
+	src := "ENTRY e {\n a = f32[] constant(0)\n b = f32[] constant(1)\n ROOT r = f32[64] rng(a, b), distribution=rng_uniform\n}\n"
+	m, err := Parse("r.hlo", src)
+	require.NoError(t, err)
+	run := func(seed uint64) []float64 {
+		v, err := (&Evaluator{File: "r.hlo", M: m, Seed: seed}).Run(nil)
+		require.NoError(t, err)
+		return v.Data
+	}
+	a, b, c := run(1), run(1), run(2)
+	require.Equal(t, a, b, "same seed, same values")
+	require.NotEqual(t, a, c)
+	for _, x := range a {
+		require.True(t, x >= 0 && x < 1, "%v in [0, 1)", x)
+	}
+}
+
+// TestEvalCollectivesNeedOneDevice: across several devices a collective is
+// a positioned error, whether the header or the replica groups say so.
+func TestEvalCollectivesNeedOneDevice(t *testing.T) {
+	for _, tc := range []struct{ header, groups, want string }{
+		{"HloModule m, num_partitions=4\n", "{}", "4 devices"},
+		{"HloModule m, replica_count=2\n", "{}", "2 devices"},
+		{"", "{{0,1},{2,3}}", "2 devices"},
+		{"", "[2,4]<=[8]", "4 devices"},
+	} {
+		src := tc.header + "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n" +
+			"ENTRY e {\n x = f32[2] parameter(0)\n ROOT r = f32[2] all-reduce(x), replica_groups=" + tc.groups + ", to_apply=add\n}\n"
+		m, err := Parse("c.hlo", src)
+		require.NoError(t, err)
+		_, err = (&Evaluator{File: "c.hlo", M: m}).Run([]*Value{arr("f32", []int64{2}, 1, 2)})
+		require.ErrorContains(t, err, "c.hlo:")
+		require.ErrorContains(t, err, "collective across "+tc.want+" cannot be evaluated", tc.groups)
+	}
+}

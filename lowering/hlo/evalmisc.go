@@ -1,0 +1,362 @@
+package hlo
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+func parseFloatAttr(v string) (float64, error) {
+	return strconv.ParseFloat(strings.Trim(v, `"`), 64)
+}
+
+// bitcastConvert reinterprets the bits of each element (little-endian when
+// the widths differ: a wider element splits into a trailing dimension of
+// narrower ones, least significant first, and the reverse).
+func (e *Evaluator) bitcastConvert(in *Instruction, src *Value) (*Value, error) {
+	from, to := src.Shape.Elem, in.Shape.Elem
+	fb, tb := ElemBits(from), ElemBits(to)
+	if fb == 0 || tb == 0 {
+		return nil, e.fail(in, "cannot reinterpret %s as %s", from, to)
+	}
+	out := newArray(in.Shape)
+	switch {
+	case fb == tb:
+		for i, x := range src.Data {
+			out.Data[i] = fromBits(to, elemBits(from, x))
+		}
+	case fb > tb:
+		k := fb / tb
+		if int64(len(out.Data)) != int64(len(src.Data))*int64(k) {
+			return nil, e.fail(in, "%s to %s needs a trailing dimension of %d", src.Shape, in.Shape, k)
+		}
+		for i, x := range src.Data {
+			b := elemBits(from, x)
+			for j := range k {
+				out.Data[i*k+j] = fromBits(to, b>>(j*tb))
+			}
+		}
+	default:
+		k := tb / fb
+		if int64(len(src.Data)) != int64(len(out.Data))*int64(k) {
+			return nil, e.fail(in, "%s to %s needs a trailing dimension of %d", src.Shape, in.Shape, k)
+		}
+		for i := range out.Data {
+			var b uint64
+			for j := range k {
+				b |= elemBits(from, src.Data[i*k+j]) << (j * fb)
+			}
+			out.Data[i] = fromBits(to, b)
+		}
+	}
+	return out, nil
+}
+
+// mapOp applies to_apply to the operands' elements at every position.
+func (e *Evaluator) mapOp(in *Instruction, ops []*Value) (*Value, error) {
+	c, err := e.callee(in, "to_apply")
+	if err != nil {
+		return nil, err
+	}
+	out := newArray(in.Shape)
+	args := make([]*Value, len(ops))
+	for i := range out.Data {
+		for k, o := range ops {
+			if len(o.Data) != len(out.Data) {
+				return nil, e.fail(in, "operand %d has %d elements, the result %d", k, len(o.Data), len(out.Data))
+			}
+			args[k] = scalar(o.Shape.Elem, o.Data[i])
+		}
+		v, err := e.call(c, args)
+		if err != nil {
+			return nil, err
+		}
+		out.Data[i] = v.Data[0]
+	}
+	return out, nil
+}
+
+// devices returns how many devices the module runs on, as its header says
+// (replica_count x num_partitions, 1 when absent).
+func (e *Evaluator) devices() int64 {
+	n := int64(1)
+	for _, k := range []string{"replica_count", "num_partitions"} {
+		if v, ok := e.M.Attr(k); ok {
+			if x, err := strconv.ParseInt(v, 10, 64); err == nil && x > 0 {
+				n *= x
+			}
+		}
+	}
+	return n
+}
+
+// groupSize returns the largest replica group of a collective: groups
+// listed ({{0,1},{2,3}}) or in the iota form ([G,S]<=[N]...).
+func groupSize(in *Instruction) int64 {
+	v, ok := in.Attr("replica_groups")
+	if !ok || v == "{}" || v == "{{}}" {
+		return 0
+	}
+	if strings.HasPrefix(v, "[") {
+		dims, _, _ := strings.Cut(strings.TrimPrefix(v, "["), "]")
+		parts := strings.Split(dims, ",")
+		n, _ := strconv.ParseInt(strings.TrimSpace(parts[len(parts)-1]), 10, 64)
+		return n
+	}
+	var size int64
+	for _, g := range strings.Split(v, "}") {
+		g = strings.Trim(g, "{, ")
+		if g == "" {
+			continue
+		}
+		size = max(size, int64(len(strings.Split(g, ","))))
+	}
+	return size
+}
+
+// collective evaluates a collective on a single device, where it moves no
+// data: all-reduce, all-gather, reduce-scatter and all-to-all return their
+// operands, and collective-permute its operand if the device sends to itself
+// (zeros otherwise). Across several devices it is an error: the host
+// evaluator runs one device.
+func (e *Evaluator) collective(in *Instruction, ops []*Value) (*Value, error) {
+	n := e.devices()
+	if g := groupSize(in); g > n {
+		n = g
+	}
+	if n > 1 {
+		return nil, e.fail(in, "a collective across %d devices cannot be evaluated on one host device", n)
+	}
+	base := strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done")
+	if strings.HasSuffix(in.Opcode, "-done") {
+		// The -done half returns what the -start half computed: element 1
+		// of its (operand, result, contexts...) tuple, or the value itself.
+		if t := ops[0].Tuple; len(t) >= 2 && !in.Shape.IsTuple {
+			return t[1], nil
+		}
+		return ops[0], nil
+	}
+	result := ops[0]
+	if len(ops) > 1 {
+		result = &Value{Shape: &Shape{IsTuple: true}, Tuple: ops}
+	}
+	if base == "collective-permute" {
+		pairs, _ := in.Attr("source_target_pairs")
+		if !strings.Contains(strings.ReplaceAll(pairs, " ", ""), "{0,0}") {
+			result = zerosLike(ops[0])
+		}
+	}
+	if in.Opcode != base && in.Shape.IsTuple && len(in.Shape.Tuple) >= 2 && !ops[0].Shape.IsTuple {
+		// An older -start form returns (operand, result, contexts...).
+		t := &Value{Shape: in.Shape, Tuple: []*Value{ops[0], result}}
+		for _, s := range in.Shape.Tuple[2:] {
+			t.Tuple = append(t.Tuple, newArray(s))
+		}
+		return t, nil
+	}
+	if !sameShape(result.Shape, in.Shape) && !result.Shape.IsTuple {
+		return nil, e.fail(in, "on one device the result %s should equal the operand %s", in.Shape, result.Shape)
+	}
+	return &Value{Shape: in.Shape, Data: result.Data, Tuple: result.Tuple}, nil
+}
+
+func zerosLike(v *Value) *Value {
+	if v.Tuple != nil {
+		t := &Value{Shape: v.Shape}
+		for _, x := range v.Tuple {
+			t.Tuple = append(t.Tuple, zerosLike(x))
+		}
+		return t
+	}
+	return newArray(v.Shape)
+}
+
+var collectives = map[string]bool{}
+
+func init() {
+	for _, op := range strings.Fields(`all-reduce all-gather reduce-scatter all-to-all collective-permute
+		all-reduce-start all-reduce-done all-gather-start all-gather-done collective-permute-start
+		collective-permute-done collective-broadcast`) {
+		collectives[op] = true
+	}
+}
+
+// async evaluates async-start (runs the wrapped computation at once and
+// returns the ((operands), result, context) tuple), async-update (passes it
+// on) and async-done (takes the result out).
+func (e *Evaluator) async(in *Instruction, ops []*Value) (*Value, error) {
+	switch in.Opcode {
+	case "async-update":
+		return ops[0], nil
+	case "async-done":
+		if len(ops[0].Tuple) < 2 {
+			return nil, e.fail(in, "operand is not an async-start result")
+		}
+		return ops[0].Tuple[1], nil
+	}
+	c, err := e.callee(in, "calls")
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.call(c, ops)
+	if err != nil {
+		return nil, err
+	}
+	if !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {
+		return nil, e.fail(in, "async-start should return a tuple")
+	}
+	t := &Value{Shape: in.Shape, Tuple: []*Value{{Shape: in.Shape.Tuple[0], Tuple: ops}, r}}
+	for _, s := range in.Shape.Tuple[2:] {
+		t.Tuple = append(t.Tuple, zerosOf(s))
+	}
+	return t, nil
+}
+
+func zerosOf(s *Shape) *Value {
+	if s.IsTuple {
+		t := &Value{Shape: s}
+		for _, x := range s.Tuple {
+			t.Tuple = append(t.Tuple, zerosOf(x))
+		}
+		return t
+	}
+	return newArray(s)
+}
+
+// rngOp is the stateful rng(a, b): uniform in [a, b) or normal with mean a
+// and deviation b, drawn from the evaluator's generator (seeded by Seed, so
+// a run repeats exactly).
+func (e *Evaluator) rngOp(in *Instruction, ops []*Value) (*Value, error) {
+	dist, _ := in.Attr("distribution")
+	if len(ops) != 2 {
+		return nil, e.fail(in, "takes two parameters")
+	}
+	a, b := ops[0].Data[0], ops[1].Data[0]
+	r := e.random()
+	out := newArray(in.Shape)
+	for i := range out.Data {
+		var x float64
+		switch dist {
+		case "rng_uniform":
+			if isFloat(in.Shape.Elem) {
+				x = a + (b-a)*r.Float64()
+				if x >= b { // rounding to the type must not reach b
+					x = math.Nextafter(b, a)
+				}
+			} else if b > a {
+				x = a + float64(r.Int64N(int64(b-a)))
+			} else {
+				x = a
+			}
+		case "rng_normal":
+			x = a + b*r.NormFloat64()
+		default:
+			return nil, e.fail(in, "unknown distribution %q", dist)
+		}
+		out.Data[i] = round(in.Shape.Elem, x)
+		if dist == "rng_uniform" && isFloat(in.Shape.Elem) && out.Data[i] >= b {
+			out.Data[i] = a
+		}
+	}
+	return out, nil
+}
+
+// dimensionSize evaluates get-dimension-size (the static size: the
+// evaluator computes on bounded shapes) and set-dimension-size (returns its
+// operand unchanged).
+func (e *Evaluator) dimensionSize(in *Instruction, ops []*Value) (*Value, error) {
+	dims, err := listAttr(in, "dimensions")
+	if err != nil || len(dims) != 1 || dims[0] < 0 || int(dims[0]) >= len(ops[0].Shape.Dims) {
+		return nil, e.fail(in, "needs one dimension of the operand")
+	}
+	if in.Opcode == "set-dimension-size" {
+		return &Value{Shape: in.Shape, Data: ops[0].Data}, nil
+	}
+	return &Value{Shape: in.Shape, Data: []float64{float64(ops[0].Shape.Dims[dims[0]])}}, nil
+}
+
+// evalMore dispatches the ops of the files evalgather.go, evalsort.go,
+// evalselect.go, evalnorm.go, evalrng.go and this one.
+func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error) {
+	op := in.Opcode
+	var v *Value
+	var err error
+	switch {
+	case collectives[op]:
+		v, err = e.collective(in, ops)
+	case op == "gather":
+		v, err = e.gather(in, ops)
+	case op == "scatter":
+		v, err = e.scatter(in, ops)
+	case op == "sort":
+		v, err = e.sortOp(in, ops)
+	case op == "select-and-scatter":
+		v, err = e.selectAndScatter(in, ops)
+	case op == "batch-norm-training" || op == "batch-norm-inference" || op == "batch-norm-grad":
+		v, err = e.batchNorm(in, ops)
+	case op == "bitcast-convert":
+		v, err = e.bitcastConvert(in, ops[0])
+	case op == "map":
+		v, err = e.mapOp(in, ops)
+	case op == "rng":
+		v, err = e.rngOp(in, ops)
+	case op == "rng-bit-generator":
+		v, err = e.rngBitGenerator(in, ops)
+	case op == "get-dimension-size" || op == "set-dimension-size":
+		v, err = e.dimensionSize(in, ops)
+	case op == "async-start" || op == "async-update" || op == "async-done":
+		v, err = e.async(in, ops)
+	case op == "partition-id" || op == "replica-id":
+		v = newArray(in.Shape) // device 0 of one
+	case op == "add-dependency":
+		v = ops[0]
+	case op == "copy-start":
+		if !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {
+			return nil, true, e.fail(in, "copy-start should return a tuple")
+		}
+		v = zerosOf(in.Shape)
+		v.Tuple[0], v.Tuple[1] = ops[0], ops[0]
+	case op == "copy-done":
+		if len(ops[0].Tuple) < 1 {
+			return nil, true, e.fail(in, "operand is not a copy-start result")
+		}
+		v = ops[0].Tuple[0]
+	case op == "infeed" || op == "outfeed" || op == "send" || op == "recv" || op == "send-done" || op == "recv-done":
+		err = e.fail(in, "host transfers cannot be evaluated (the module talks to a host program)")
+	default:
+		return nil, false, nil
+	}
+	return v, true, err
+}
+
+// structuralOps are the evaluator's ops that are not elementwise and not
+// collectives (see eval and evalMore).
+const structuralOps = `parameter constant tuple get-tuple-element reshape bitcast copy opt-barrier
+	iota broadcast transpose dot convolution pad reduce-window dynamic-slice dynamic-update-slice
+	reduce slice concatenate reverse call fusion while after-all conditional custom-call
+	gather scatter sort select-and-scatter batch-norm-training batch-norm-inference batch-norm-grad
+	bitcast-convert map rng rng-bit-generator get-dimension-size
+	set-dimension-size async-start async-update async-done partition-id replica-id add-dependency
+	copy-start copy-done`
+
+// EvaluatorOps lists, sorted, the opcodes the reference evaluator
+// implements (custom-call for the IdentityCustomCalls targets only).
+func EvaluatorOps() []string {
+	set := map[string]bool{}
+	for _, op := range strings.Fields(structuralOps) {
+		set[op] = true
+	}
+	for op := range elementwise {
+		set[op] = true
+	}
+	for op := range collectives {
+		set[op] = true
+	}
+	out := make([]string, 0, len(set))
+	for op := range set {
+		out = append(out, op)
+	}
+	sort.Strings(out)
+	return out
+}

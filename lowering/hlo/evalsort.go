@@ -1,0 +1,126 @@
+package hlo
+
+import (
+	"slices"
+	"sort"
+)
+
+// sortOp is XLA's sort: every operand is permuted along one dimension by the
+// order the comparator defines on the operands' elements at each position.
+// The comparator takes 2n scalars (lhs and rhs of each operand in turn) and
+// says whether lhs goes first. A comparator that is one compare of the first
+// operand's pair is run directly; any other is evaluated per comparison.
+func (e *Evaluator) sortOp(in *Instruction, ops []*Value) (*Value, error) {
+	c, err := e.callee(in, "to_apply")
+	if err != nil {
+		return nil, err
+	}
+	dims, err := listAttr(in, "dimensions")
+	if err != nil || len(dims) != 1 || len(ops) == 0 {
+		return nil, e.fail(in, "needs operands and one sort dimension")
+	}
+	shape := ops[0].Shape.Dims
+	d := dims[0]
+	if d < 0 || int(d) >= len(shape) {
+		return nil, e.fail(in, "sort dimension %d out of range", d)
+	}
+	for _, o := range ops[1:] {
+		if !slices.Equal(o.Shape.Dims, shape) {
+			return nil, e.fail(in, "operands differ in shape")
+		}
+	}
+	n := len(ops)
+	length := shape[d]
+	st := strides(shape)
+	outer := ops[0].Shape.Elems() / max(length, 1)
+	outs := make([][]float64, n)
+	for k := range outs {
+		outs[k] = make([]float64, len(ops[k].Data))
+	}
+	less, err := e.comparator(in, c, ops)
+	if err != nil {
+		return nil, err
+	}
+	// Positions along the sort dimension; the other dimensions enumerate
+	// the rows.
+	rowDims := slices.Clone(shape)
+	rowDims[d] = 1
+	ri := make([]int64, len(shape))
+	perm := make([]int64, length)
+	var cerr error
+	for r := int64(0); r < outer; r++ {
+		unflatten(r, rowDims, ri)
+		base := flat(ri, shape)
+		for i := range perm {
+			perm[i] = int64(i)
+		}
+		cmp := func(i, j int) bool {
+			ok, err := less(base+perm[i]*st[d], base+perm[j]*st[d])
+			if err != nil && cerr == nil {
+				cerr = err
+			}
+			return ok
+		}
+		// Always stable: a valid order for is_stable=false too, and the
+		// same on every run and every implementation.
+		sort.SliceStable(perm, cmp)
+		if cerr != nil {
+			return nil, cerr
+		}
+		for i, p := range perm {
+			for k := range outs {
+				outs[k][base+int64(i)*st[d]] = ops[k].Data[base+p*st[d]]
+			}
+		}
+	}
+	if n == 1 && !in.Shape.IsTuple {
+		return &Value{Shape: in.Shape, Data: outs[0]}, nil
+	}
+	t := &Value{Shape: in.Shape}
+	for k := range outs {
+		t.Tuple = append(t.Tuple, &Value{Shape: in.Shape.Tuple[k], Data: outs[k]})
+	}
+	return t, nil
+}
+
+// comparator returns "element i goes before element j" for sort.
+func (e *Evaluator) comparator(in *Instruction, c *Computation, ops []*Value) (func(i, j int64) (bool, error), error) {
+	// Fast path: ROOT compare(parameter(0), parameter(1)), direction=LT|GT.
+	if r := c.Root; r != nil && r.Opcode == "compare" && len(c.Instructions) == 2*len(ops)+1 {
+		byName := map[string]*Instruction{}
+		for _, x := range c.Instructions {
+			byName[x.Name] = x
+		}
+		a, b := byName[r.Operands[0].Name], byName[r.Operands[1].Name]
+		dir, _ := r.Attr("direction")
+		typ, _ := r.Attr("type")
+		if a != nil && b != nil && a.Opcode == "parameter" && b.Opcode == "parameter" &&
+			a.ParamNumber == 0 && b.ParamNumber == 1 && (dir == "LT" || dir == "GT") {
+			x := ops[0].Data
+			total := typ == "TOTALORDER" && isFloat(ops[0].Shape.Elem)
+			gt := dir == "GT"
+			return func(i, j int64) (bool, error) {
+				p, q := x[i], x[j]
+				if total {
+					p, q = totalOrderCmp(p, q), 0
+				}
+				if gt {
+					return p > q, nil
+				}
+				return p < q, nil
+			}, nil
+		}
+	}
+	args := make([]*Value, 2*len(ops))
+	return func(i, j int64) (bool, error) {
+		for k, o := range ops {
+			args[2*k] = scalar(o.Shape.Elem, o.Data[i])
+			args[2*k+1] = scalar(o.Shape.Elem, o.Data[j])
+		}
+		v, err := e.call(c, args)
+		if err != nil {
+			return false, err
+		}
+		return v.Data[0] != 0, nil
+	}, nil
+}
