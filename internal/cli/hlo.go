@@ -22,8 +22,38 @@ func readHLO(path string) (*hlo.Module, error) {
 }
 
 func newHLO() *cobra.Command {
-	cmd := &cobra.Command{Use: "hlo", Short: "Read XLA HLO text: format it, count its work, evaluate it"}
+	cmd := &cobra.Command{Use: "hlo", Short: "Read XLA HLO text: format it, count its work, evaluate it, fuse it"}
 	cmd.AddCommand(newHLOEval())
+	var quiet bool
+	fuse := &cobra.Command{
+		Use:   "fuse MODEL.hlo",
+		Short: "Group an HLO module into kernels as XLA's fusion does and print it",
+		Long: `Fuse a pre-optimization HLO module into kernels and print the post-fusion
+module: elementwise producer-consumer chains become kLoop fusions, reductions
+with their elementwise producers kInput fusions, dots and convolutions with
+their elementwise epilogue kOutput fusions. Broadcasts, iotas and small
+constants are duplicated into the fusions that read them; nothing else is
+computed twice. A module that already contains fusions is printed unchanged.
+A summary goes to standard error.`,
+		Args: exactArgs(1, "one HLO file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := readHLO(args[0])
+			if err != nil {
+				return err
+			}
+			fm, st, err := hlo.Fuse(m)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(cmd.OutOrStdout(), fm.String())
+			if !quiet {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", args[0], st)
+			}
+			return nil
+		},
+	}
+	fuse.Flags().BoolVarP(&quiet, "quiet", "q", false, "do not print the summary")
+	cmd.AddCommand(fuse)
 	cmd.AddCommand(&cobra.Command{
 		Use:   "fmt MODEL.hlo",
 		Short: "Parse an HLO module and print it in canonical short form",

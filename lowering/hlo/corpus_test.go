@@ -89,22 +89,31 @@ type xlaCase struct {
 	Text   string `json:"text"`
 }
 
+// forEachXLACase calls f with every module of XLA's tests corpus (the test
+// is skipped when the corpus is not present).
+func forEachXLACase(t *testing.T, f func(c xlaCase)) {
+	file, err := os.Open(filepath.Join(corpusDir, "hlo-xla-tests.jsonl"))
+	if err != nil {
+		t.Skip("../shared/corpus/hlo-xla-tests.jsonl is not present")
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var c xlaCase
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
+		f(c)
+	}
+	require.NoError(t, sc.Err())
+}
+
 // TestXLATestsCorpus parses the ~7,000 modules cut from XLA's test sources:
 // no panic, every module well under a second, every failure a positioned
 // error. It prints the success rate.
 func TestXLATestsCorpus(t *testing.T) {
-	f, err := os.Open(filepath.Join(corpusDir, "hlo-xla-tests.jsonl"))
-	if err != nil {
-		t.Skip("../shared/corpus/hlo-xla-tests.jsonl is not present")
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	var n, ok, verified int
 	var slowest time.Duration
-	for sc.Scan() {
-		var c xlaCase
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
+	forEachXLACase(t, func(c xlaCase) {
 		n++
 		start := time.Now()
 		m, err := Parse("case.hlo", c.Text)
@@ -122,7 +131,7 @@ func TestXLATestsCorpus(t *testing.T) {
 		require.Less(t, d, time.Second, "%s:%d", c.Source, c.Line)
 		if err == nil {
 			ok++
-			continue
+			return
 		}
 		list, isList := err.(ErrorList)
 		require.True(t, isList, "%s:%d: %T", c.Source, c.Line, err)
@@ -130,8 +139,7 @@ func TestXLATestsCorpus(t *testing.T) {
 			require.Greater(t, e.Pos.Line, 0)
 			require.NotEmpty(t, e.Msg)
 		}
-	}
-	require.NoError(t, sc.Err())
+	})
 	t.Logf("XLA tests corpus: %d of %d modules parse (%.1f%%), %d of those also verify; slowest %v", ok, n, 100*float64(ok)/float64(n), verified, slowest)
 	require.Greater(t, n, 6000)
 }

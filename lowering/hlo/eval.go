@@ -19,6 +19,10 @@ type Value struct {
 	Tuple []*Value
 }
 
+// DefaultMaxLiveElements is the evaluator's default live-value budget:
+// 2 GiB of float64.
+const DefaultMaxLiveElements = 1 << 28
+
 // Evaluator runs HLO modules on the host: the oracle for the lowering.
 // Results are rounded to each instruction's element type after every
 // operation; dot products accumulate in float64 and round once; reductions
@@ -28,17 +32,18 @@ type Evaluator struct {
 	M    *Module
 	// MaxWhileIterations bounds every while loop (0: 1,000,000).
 	MaxWhileIterations int
-	// MaxLiveElements bounds the elements held at once (0: 1<<28, 2 GiB of
-	// float64): beyond it evaluation stops with an error instead of
-	// exhausting the host's memory.
+	// MaxLiveElements bounds the elements held at once (0:
+	// DefaultMaxLiveElements): beyond it evaluation stops with an error
+	// instead of exhausting the host's memory.
 	MaxLiveElements int64
 
 	// Seed seeds the generator of the rng op.
 	Seed uint64
 
-	live int64
-	plan map[*Computation]*plan
-	rng  *rand.Rand
+	live    int64
+	plan    map[*Computation]*plan
+	current *Instruction // being evaluated, for errors
+	rng     *rand.Rand
 }
 
 // plan is what call needs to know about a computation, computed once (a
@@ -81,10 +86,22 @@ func (e *EvalError) Error() string {
 
 // Run evaluates the entry computation on args (one per parameter, in
 // parameter-number order).
-func (e *Evaluator) Run(args []*Value) (*Value, error) {
+func (e *Evaluator) Run(args []*Value) (v *Value, err error) {
 	if e.M.Entry == nil {
 		return nil, fmt.Errorf("%s: no entry computation", e.File)
 	}
+	// A malformed module that the verifier let through must not crash the
+	// host program: a panic becomes an error at the instruction being
+	// evaluated.
+	defer func() {
+		if r := recover(); r != nil {
+			at := e.current
+			if at == nil {
+				at = &Instruction{Name: "?", Opcode: "?"}
+			}
+			v, err = nil, &EvalError{e.File, at.Pos, fmt.Sprintf("%s: %s: internal evaluator error: %v", at.Name, at.Opcode, r)}
+		}
+	}()
 	return e.call(e.M.Entry, args)
 }
 
@@ -183,7 +200,7 @@ func (e *Evaluator) call(c *Computation, args []*Value) (*Value, error) {
 	pl := e.planFor(c)
 	limit := e.MaxLiveElements
 	if limit <= 0 {
-		limit = 1 << 28
+		limit = DefaultMaxLiveElements
 	}
 	var held int64
 	defer func() { e.live -= held }()
@@ -196,8 +213,9 @@ func (e *Evaluator) call(c *Computation, args []*Value) (*Value, error) {
 			}
 		}
 		if in.Shape != nil && in.Opcode != "parameter" && e.live+in.Shape.Elems() > limit {
-			return nil, e.fail(in, "evaluating this module needs more than %d live elements (%d GiB of float64 values); the host evaluator stops here", limit, limit*8>>30)
+			return nil, e.fail(in, "evaluating this module needs more than %d live elements (%d MiB of float64 values); the host evaluator stops here", limit, limit*8>>20)
 		}
+		e.current = in
 		v, err := e.eval(in, ops, args)
 		if err != nil {
 			return nil, err
@@ -507,6 +525,21 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 	ct := ops[0].Shape.Elem // computation type
 	if in.Opcode == "select" || in.Opcode == "clamp" {
 		ct = ops[1].Shape.Elem
+		// select's predicate and clamp's bounds may be scalars.
+		for k, o := range ops {
+			if len(o.Data) == 1 && len(out.Data) != 1 {
+				full := make([]float64, len(out.Data))
+				for i := range full {
+					full[i] = o.Data[0]
+				}
+				ops[k] = &Value{Shape: o.Shape, Data: full}
+			}
+		}
+	}
+	for k, o := range ops {
+		if len(o.Data) != len(out.Data) {
+			return nil, e.fail(in, "operand %d has %d elements, the result %d", k, len(o.Data), len(out.Data))
+		}
 	}
 	dir, _ := in.Attr("direction")
 	cmpType, _ := in.Attr("type")
@@ -988,6 +1021,20 @@ func (e *Evaluator) constant(in *Instruction) (*Value, error) {
 	return out, nil
 }
 
+// ParamElements counts the elements of the entry computation's parameters.
+func ParamElements(m *Module) int64 {
+	var n int64
+	if m.Entry == nil {
+		return 0
+	}
+	for _, in := range m.Entry.Instructions {
+		if in.Opcode == "parameter" && in.Shape != nil {
+			n += in.Shape.Elems()
+		}
+	}
+	return n
+}
+
 // RandomArgs makes deterministic random arguments for the entry
 // computation's parameters: floats uniform in [-1, 1), integers in [0, 8),
 // pred 0 or 1, each rounded to its type.
@@ -1000,6 +1047,9 @@ func RandomArgs(m *Module, seed uint64) ([]*Value, error) {
 		if in.Opcode == "parameter" {
 			params = append(params, in)
 		}
+	}
+	if n := ParamElements(m); n > DefaultMaxLiveElements {
+		return nil, fmt.Errorf("the parameters hold %d elements, more than the evaluator's budget of %d", n, int64(DefaultMaxLiveElements))
 	}
 	args := make([]*Value, len(params))
 	r := rand.New(rand.NewPCG(seed, 0x5eed))

@@ -71,6 +71,21 @@ func indexingDims(n int, windowDims []int64, rank int, collapsed, batching []int
 	return isWindow, window, nil
 }
 
+// checkBatching: the operand's and the indices' batching dimensions pair
+// up with equal sizes.
+func checkBatching(opDims, opBatch, idxDims, idxBatch []int64) error {
+	if len(opBatch) != len(idxBatch) {
+		return fmt.Errorf("%d operand batching dimensions, %d index batching dimensions", len(opBatch), len(idxBatch))
+	}
+	for i := range opBatch {
+		a, b := opBatch[i], idxBatch[i]
+		if a < 0 || int(a) >= len(opDims) || b < 0 || int(b) >= len(idxDims) || opDims[a] != idxDims[b] {
+			return fmt.Errorf("batching dimension %d of the operand and %d of the indices differ", a, b)
+		}
+	}
+	return nil
+}
+
 func clamp64(x, lo, hi int64) int64 {
 	if x < lo {
 		return lo
@@ -117,7 +132,13 @@ func (e *Evaluator) gather(in *Instruction, ops []*Value) (*Value, error) {
 	if int64(len(startMap)) != nvec {
 		return nil, e.fail(in, "start_index_map has %d entries for index vectors of %d", len(startMap), nvec)
 	}
+	if err := checkBatching(src.Shape.Dims, opBatch, idx.Shape.Dims, idxBatch); err != nil {
+		return nil, e.fail(in, "%v", err)
+	}
 	out := newArray(s)
+	if len(src.Data) == 0 {
+		return out, nil // an empty operand has nothing to read: zeros, as XLA's evaluator gives
+	}
 	oi := make([]int64, len(s.Dims))
 	g := make([]int64, 0, len(s.Dims))
 	vec := make([]int64, nvec)
@@ -175,8 +196,8 @@ func (e *Evaluator) scatter(in *Instruction, ops []*Value) (*Value, error) {
 	if err != nil {
 		return nil, e.fail(in, "%v", err)
 	}
-	if len(opBatch) != len(idxBatch) {
-		return nil, e.fail(in, "input_batching_dims and scatter_indices_batching_dims differ in length")
+	if err := checkBatching(dims, opBatch, idx.Shape.Dims, idxBatch); err != nil {
+		return nil, e.fail(in, "%v", err)
 	}
 	// The extent of the update window in each operand dimension.
 	wsize := make([]int64, rank)

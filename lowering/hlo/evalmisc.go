@@ -172,15 +172,9 @@ func zerosLike(v *Value) *Value {
 	return newArray(v.Shape)
 }
 
-var collectives = map[string]bool{}
-
-func init() {
-	for _, op := range strings.Fields(`all-reduce all-gather reduce-scatter all-to-all collective-permute
-		all-reduce-start all-reduce-done all-gather-start all-gather-done collective-permute-start
-		collective-permute-done collective-broadcast`) {
-		collectives[op] = true
-	}
-}
+var collectives = opSet(`all-reduce all-gather reduce-scatter all-to-all collective-permute
+	all-reduce-start all-reduce-done all-gather-start all-gather-done collective-permute-start
+	collective-permute-done collective-broadcast`)
 
 // async evaluates async-start (runs the wrapped computation at once and
 // returns the ((operands), result, context) tuple), async-update (passes it

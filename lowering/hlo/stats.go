@@ -84,15 +84,26 @@ func IntList(v string) ([]int64, bool) {
 	return out, true
 }
 
-var elementwise = map[string]bool{}
+// elementwise holds the ops applied element by element. It is built by a
+// variable initializer (not init) so that other tables may be derived from
+// it in theirs.
+var elementwise = opSet(`add subtract multiply divide remainder power maximum minimum atan2 and or xor not
+	shift-left shift-right-logical shift-right-arithmetic popcnt count-leading-zeros compare select clamp
+	abs negate sign floor ceil round-nearest-afz round-nearest-even sqrt rsqrt cbrt exponential exponential-minus-one
+	log log-plus-one logistic sine cosine tan tanh erf is-finite convert reduce-precision acos acosh asin asinh atanh sinh cosh`)
 
-func init() {
-	for _, op := range strings.Fields(`add subtract multiply divide remainder power maximum minimum atan2 and or xor not
-		shift-left shift-right-logical shift-right-arithmetic popcnt count-leading-zeros compare select clamp
-		abs negate sign floor ceil round-nearest-afz round-nearest-even sqrt rsqrt cbrt exponential exponential-minus-one
-		log log-plus-one logistic sine cosine tan tanh erf is-finite convert reduce-precision acos acosh asin asinh atanh sinh cosh`) {
-		elementwise[op] = true
+// opSet makes a set of the space-separated opcodes, plus those of extra sets.
+func opSet(ops string, extra ...map[string]bool) map[string]bool {
+	s := map[string]bool{}
+	for _, op := range strings.Fields(ops) {
+		s[op] = true
 	}
+	for _, e := range extra {
+		for op := range e {
+			s[op] = true
+		}
+	}
+	return s
 }
 
 // OperandShapes returns each operand's shape: printed with the operand, or

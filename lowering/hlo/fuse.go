@@ -1,0 +1,405 @@
+package hlo
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// The fusion pass groups a pre-optimization module's instructions into
+// kernels the way XLA's instruction fusion does, so that the lowering sees
+// what XLA's backends see:
+//
+//   - kLoop: elementwise ops with their elementwise producers (and the
+//     data movement XLA fuses: broadcast, reshape, transpose, slice, pad,
+//     concatenate, ...), one loop over the output;
+//   - kInput: a reduce with the elementwise producers of its inputs;
+//   - kOutput: a dot or convolution with its elementwise epilogue (bias,
+//     activation, convert): the epilogue reads the accumulator.
+//
+// A producer joins its consumer's fusion only when every user of the
+// producer is in that fusion, so no work is done twice — except for
+// broadcasts, iotas and small constants, which cost nothing to recompute
+// and are duplicated into each fusion that reads them. Dots, convolutions
+// and reductions never join as producers (their results are kernel
+// boundaries), and a dot's operands stay outside its fusion. Fusion never
+// changes an instruction's arithmetic, so the evaluator gives the same
+// bits before and after.
+
+// FuseStats counts what Fuse did.
+type FuseStats struct {
+	Fusions    map[string]int // by kind: kLoop, kInput, kOutput
+	Fused      int            // instructions moved into fusions
+	Duplicated int            // cheap producers copied into more than one fusion
+	// AlreadyFused is set when the module had fusions and was left as it was.
+	AlreadyFused bool
+}
+
+// producerOps may join a consumer's loop or input fusion.
+var producerOps = opSet(`broadcast reshape bitcast transpose iota constant slice
+	concatenate pad reverse dynamic-slice copy gather`, elementwise)
+
+// cheapOps are duplicated into every fusion that reads them.
+var cheapOps = map[string]bool{"broadcast": true, "iota": true, "constant": true}
+
+// maxDuplicatedConstant is the largest constant (in elements) copied into
+// several fusions; bigger ones are read from memory.
+const maxDuplicatedConstant = 16
+
+// Fuse returns the module with its computations fused, and what it did.
+// The module must have been verified (every instruction has its shape).
+// Modules that already contain fusions are returned unchanged.
+func Fuse(m *Module) (*Module, FuseStats, error) {
+	st := FuseStats{Fusions: map[string]int{}}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if in.Opcode == "fusion" {
+				st.AlreadyFused = true
+				return m, st, nil
+			}
+			if in.Shape == nil {
+				return nil, st, fmt.Errorf("%s: %s has no shape (verify the module first)", in.Pos, in.Name)
+			}
+		}
+	}
+	f := &fuser{m: m, st: &st, names: map[string]bool{}}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			f.names[in.Name] = true
+		}
+	}
+	embedded := embeddedComputations(m)
+	var out []*Computation
+	for _, c := range m.Computations {
+		if !embedded[c.Name] {
+			out = append(out, f.computation(c)...)
+		}
+		out = append(out, c)
+	}
+	m.Computations = out
+	return m, st, nil
+}
+
+// embeddedComputations are the scalar computations applied per element
+// (reducers, comparators, selectors, map functions): they are not kernels.
+func embeddedComputations(m *Module) map[string]bool {
+	emb := map[string]bool{}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			for _, a := range in.Attrs {
+				switch a.Key {
+				case "to_apply":
+					if in.Opcode != "call" {
+						emb[strings.TrimPrefix(a.Value, "%")] = true
+					}
+				case "select", "scatter", "comparator":
+					emb[strings.TrimPrefix(a.Value, "%")] = true
+				}
+			}
+		}
+	}
+	return emb
+}
+
+type fuser struct {
+	m     *Module
+	st    *FuseStats
+	names map[string]bool
+	next  int
+}
+
+// fresh returns an instruction or computation name not used in the module.
+func (f *fuser) fresh(base string) string {
+	for {
+		f.next++
+		n := fmt.Sprintf("%s.%d", base, f.next)
+		if !f.names[n] && f.m.Computation(n) == nil {
+			f.names[n] = true
+			return n
+		}
+	}
+}
+
+// group is one fusion being built: its root and members (instructions of
+// the computation, in their original order once sorted).
+type group struct {
+	root    *Instruction
+	members map[*Instruction]bool
+	kind    string
+}
+
+func (f *fuser) computation(c *Computation) []*Computation {
+	f.duplicateCheapProducers(c)
+	users := map[string][]*Instruction{}
+	byName := map[string]*Instruction{}
+	pinned := map[string]bool{} // named in control-predecessors: keep as is
+	for _, in := range c.Instructions {
+		byName[in.Name] = in
+		for _, o := range in.Operands {
+			users[o.Name] = append(users[o.Name], in)
+		}
+		if v, ok := in.Attr("control-predecessors"); ok {
+			pinned[in.Name] = true
+			for _, n := range strings.Split(strings.Trim(v, "{}"), ",") {
+				pinned[strings.TrimPrefix(strings.TrimSpace(n), "%")] = true
+			}
+		}
+	}
+	groupOf := map[*Instruction]*group{}
+	var groups []*group
+	for i := len(c.Instructions) - 1; i >= 0; i-- {
+		in := c.Instructions[i]
+		if groupOf[in] != nil || pinned[in.Name] || in.Shape.IsTuple {
+			continue
+		}
+		kind := ""
+		switch {
+		case in.Opcode == "reduce" && len(in.Operands) == 2:
+			kind = "kInput"
+		case producerOps[in.Opcode] || in.Opcode == "dynamic-update-slice":
+			kind = "kLoop"
+		default:
+			continue
+		}
+		g := &group{root: in, members: map[*Instruction]bool{in: true}, kind: kind}
+		groupOf[in] = g
+		// Grow the group through producers whose users are all inside it.
+		work := []*Instruction{in}
+		for len(work) > 0 {
+			m := work[len(work)-1]
+			work = work[:len(work)-1]
+			if m.Opcode == "dot" || m.Opcode == "convolution" {
+				continue // a dot's operands are read from memory
+			}
+			for _, o := range m.Operands {
+				p := byName[o.Name]
+				if p == nil || groupOf[p] != nil || pinned[p.Name] || p.Shape.IsTuple || p == c.Root {
+					continue // the computation's result stays visible, even when something uses it
+				}
+				isDot := p.Opcode == "dot" || p.Opcode == "convolution"
+				if !producerOps[p.Opcode] && !(isDot && g.kind == "kLoop") {
+					continue
+				}
+				inside := true
+				for _, u := range users[p.Name] {
+					if !g.members[u] {
+						inside = false
+					}
+				}
+				if !inside {
+					continue
+				}
+				g.members[p] = true
+				groupOf[p] = g
+				if isDot {
+					g.kind = "kOutput"
+				}
+				work = append(work, p)
+			}
+		}
+		if len(g.members) > 1 {
+			groups = append(groups, g)
+		} else {
+			delete(groupOf, in)
+		}
+	}
+	// Replace each group by a fusion instruction calling a new computation.
+	var fused []*Computation
+	replaced := map[*Instruction]*Instruction{} // group root -> fusion
+	for k := len(groups) - 1; k >= 0; k-- {     // in program order
+		g := groups[k]
+		fc, call := f.outline(c, g)
+		fused = append(fused, fc)
+		replaced[g.root] = call
+		f.st.Fusions[g.kind]++
+		f.st.Fused += len(g.members)
+	}
+	var kept []*Instruction
+	for _, in := range c.Instructions {
+		if call := replaced[in]; call != nil {
+			kept = append(kept, call)
+			if c.Root == in {
+				c.Root = call
+			}
+			continue
+		}
+		if groupOf[in] == nil {
+			kept = append(kept, in)
+		}
+	}
+	// Users of a fused root (plain instructions and other fusions) now
+	// read the fusion.
+	rename := map[string]string{}
+	for root, call := range replaced {
+		rename[root.Name] = call.Name
+	}
+	for _, in := range kept {
+		for _, o := range in.Operands {
+			if n, ok := rename[o.Name]; ok {
+				o.Name = n
+			}
+		}
+	}
+	c.Instructions = kept
+	return fused
+}
+
+// outline builds the fused computation of g and the fusion instruction
+// that calls it.
+func (f *fuser) outline(c *Computation, g *group) (*Computation, *Instruction) {
+	var members []*Instruction
+	for _, in := range c.Instructions {
+		if g.members[in] {
+			members = append(members, in)
+		}
+	}
+	fc := &Computation{Pos: g.root.Pos, Name: f.fresh("fused_computation")}
+	call := &Instruction{Pos: g.root.Pos, Name: f.fresh("fusion"), IsRoot: g.root.IsRoot, Shape: g.root.Shape, Opcode: "fusion"}
+	params := map[string]string{} // outer operand -> parameter name
+	for _, in := range members {
+		for _, o := range in.Operands {
+			if _, ok := params[o.Name]; ok || isMember(g, o.Name) {
+				continue
+			}
+			pn := f.fresh("param")
+			params[o.Name] = pn
+			shape := o.Shape
+			if shape == nil {
+				shape = c.shapeOf(o.Name)
+			}
+			fc.Instructions = append(fc.Instructions, &Instruction{
+				Pos: o.Pos, Name: pn, Shape: shape, Opcode: "parameter", ParamNumber: int64(len(call.Operands))})
+			call.Operands = append(call.Operands, &Operand{Pos: o.Pos, Name: o.Name})
+		}
+	}
+	for _, in := range members {
+		in.IsRoot = in == g.root
+		for _, o := range in.Operands {
+			if pn, ok := params[o.Name]; ok {
+				o.Name = pn
+			}
+			o.Shape = nil // the short form: shapes are the definitions'
+		}
+		fc.Instructions = append(fc.Instructions, in)
+	}
+	fc.Root = g.root
+	call.Attrs = []Attr{{Pos: g.root.Pos, Key: "kind", Value: g.kind}, {Pos: g.root.Pos, Key: "calls", Value: fc.Name}}
+	return fc, call
+}
+
+func isMember(g *group, name string) bool {
+	for in := range g.members {
+		if in.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// shapeOf returns the shape of the named instruction of c.
+func (c *Computation) shapeOf(name string) *Shape {
+	for _, in := range c.Instructions {
+		if in.Name == name {
+			return in.Shape
+		}
+	}
+	return nil
+}
+
+// duplicateCheapProducers gives each fusible user of a broadcast, iota or
+// small constant its own copy, so that the copy can join the user's fusion
+// without the others losing it. Copies are placed right after the
+// original; an original left without users is removed.
+func (f *fuser) duplicateCheapProducers(c *Computation) {
+	users := map[string][]*Instruction{}
+	for _, in := range c.Instructions {
+		seen := map[string]bool{}
+		for _, o := range in.Operands {
+			if !seen[o.Name] {
+				users[o.Name] = append(users[o.Name], in)
+				seen[o.Name] = true
+			}
+		}
+	}
+	var out []*Instruction
+	for _, in := range c.Instructions {
+		us := users[in.Name]
+		dup := cheapOps[in.Opcode] && len(us) > 1 && !in.IsRoot && in.Shape != nil && !in.Shape.IsTuple &&
+			(in.Opcode != "constant" || in.Shape.Elems() <= maxDuplicatedConstant)
+		if _, ok := in.Attr("control-predecessors"); ok {
+			dup = false
+		}
+		if !dup {
+			out = append(out, in)
+			continue
+		}
+		var stay []*Instruction
+		for _, u := range us {
+			if !fusibleUser(u) {
+				stay = append(stay, u)
+			}
+		}
+		copies := 0
+		originalTaken := len(stay) > 0 // the original serves the unfusible users
+		for _, u := range us {
+			if !fusibleUser(u) {
+				continue
+			}
+			if !originalTaken {
+				originalTaken = true // ... or else the first fusible one
+				continue
+			}
+			cp := *in
+			cp.Name = f.fresh(in.Name + ".clone")
+			cp.Operands = cloneOperands(in.Operands)
+			cp.Attrs = append([]Attr{}, in.Attrs...)
+			for _, o := range u.Operands {
+				if o.Name == in.Name {
+					o.Name = cp.Name
+				}
+			}
+			out = append(out, &cp)
+			copies++
+		}
+		if copies > 0 {
+			f.st.Duplicated++
+		}
+		out = append(out, in)
+	}
+	// Keep definitions before uses: a copy sits before the original, both
+	// after the original's operands.
+	c.Instructions = out
+}
+
+func fusibleUser(u *Instruction) bool {
+	return !u.Shape.IsTuple && (producerOps[u.Opcode] || u.Opcode == "reduce" || u.Opcode == "dynamic-update-slice")
+}
+
+func cloneOperands(ops []*Operand) []*Operand {
+	out := make([]*Operand, len(ops))
+	for i, o := range ops {
+		c := *o
+		out[i] = &c
+	}
+	return out
+}
+
+// String prints the stats as one line.
+func (s FuseStats) String() string {
+	if s.AlreadyFused {
+		return "already fused: unchanged"
+	}
+	var kinds []string
+	for k := range s.Fusions {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	var parts []string
+	total := 0
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %d", k, s.Fusions[k]))
+		total += s.Fusions[k]
+	}
+	return fmt.Sprintf("%d fusions (%s), %d instructions fused, %d producers duplicated",
+		total, strings.Join(parts, ", "), s.Fused, s.Duplicated)
+}

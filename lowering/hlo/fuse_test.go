@@ -1,0 +1,216 @@
+package hlo
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+const mlpSoftmax = `HloModule mlp
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  w = f32[16,32] parameter(1)
+  b = f32[32] parameter(2)
+  d = f32[8,32] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[8,32] broadcast(b), dimensions={1}
+  z = f32[] constant(0)
+  zb = f32[8,32] broadcast(z), dimensions={}
+  a = f32[8,32] add(d, bb)
+  r = f32[8,32] maximum(a, zb)
+  ninf = f32[] constant(-inf)
+  mx = f32[8] reduce(r, ninf), dimensions={1}, to_apply=max
+  mxb = f32[8,32] broadcast(mx), dimensions={0}
+  s = f32[8,32] subtract(r, mxb)
+  ex = f32[8,32] exponential(s)
+  sm = f32[8] reduce(ex, z), dimensions={1}, to_apply=add
+  smb = f32[8,32] broadcast(sm), dimensions={0}
+  ROOT o = f32[8,32] divide(ex, smb)
+}
+`
+
+// TestFuseKernels: a dense layer with ReLU and a softmax become the five
+// kernels XLA makes of them. The exponential feeds both the sum and the
+// division, so it is not fused into either (that would compute it twice).
+func TestFuseKernels(t *testing.T) {
+	m, err := Parse("mlp.hlo", mlpSoftmax)
+	require.NoError(t, err)
+	require.NoError(t, Verify("mlp.hlo", m))
+	fm, st, err := Fuse(m)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"kOutput": 1, "kInput": 2, "kLoop": 2}, st.Fusions)
+	var entry []string
+	for _, in := range fm.Entry.Instructions {
+		k, _ := in.Attr("kind")
+		entry = append(entry, strings.TrimSpace(in.Opcode+" "+k))
+	}
+	require.Equal(t, []string{"parameter", "parameter", "parameter",
+		"fusion kOutput", // dot + bias + relu
+		"fusion kInput",  // max over rows
+		"fusion kLoop",   // subtract max, exp
+		"fusion kInput",  // sum over rows
+		"fusion kLoop",   // divide
+	}, entry)
+	// The first kernel holds the dot and its epilogue, with the zero
+	// constant and the broadcasts inside.
+	body := fm.Computation(mustAttr(t, fm.Entry.Instructions[3], "calls"))
+	var ops []string
+	for _, in := range body.Instructions {
+		ops = append(ops, in.Opcode)
+	}
+	require.Equal(t, []string{"parameter", "parameter", "parameter", "dot", "broadcast", "constant", "broadcast", "add", "maximum"}, ops)
+	require.Equal(t, 1, st.Duplicated, "the zero constant feeds the relu and the sum")
+	checkFusedModule(t, "mlp.hlo", mlpSoftmax, fm, 1<<20)
+}
+
+func mustAttr(t *testing.T, in *Instruction, key string) string {
+	v, ok := in.Attr(key)
+	require.True(t, ok, key)
+	return v
+}
+
+// TestFuseLeavesFusedModules: a post-fusion module comes back unchanged.
+func TestFuseLeavesFusedModules(t *testing.T) {
+	m, err := Parse("mlp.hlo", mlpSoftmax)
+	require.NoError(t, err)
+	require.NoError(t, Verify("mlp.hlo", m))
+	fm, _, err := Fuse(m)
+	require.NoError(t, err)
+	text := fm.String()
+	again, err := Parse("fused.hlo", text)
+	require.NoError(t, err)
+	require.NoError(t, Verify("fused.hlo", again))
+	out, st, err := Fuse(again)
+	require.NoError(t, err)
+	require.True(t, st.AlreadyFused)
+	require.Equal(t, text, out.String())
+}
+
+// opCounts counts the instructions that do work, by opcode: what fusion
+// must neither lose nor duplicate (broadcasts, iotas and constants may be
+// duplicated; parameters and fusions are added).
+func opCounts(m *Module) map[string]int {
+	n := map[string]int{}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if !cheapOps[in.Opcode] && in.Opcode != "parameter" && in.Opcode != "fusion" {
+				n[in.Opcode]++
+			}
+		}
+	}
+	return n
+}
+
+// checkFusedModule: the fused module prints, parses and verifies; it does
+// the same work; and when the original evaluates within the budget, the
+// fused one gives the same bits.
+func checkFusedModule(t *testing.T, name, src string, fm *Module, budget int64) (evaluated bool) {
+	t.Helper()
+	orig, err := Parse(name, src)
+	require.NoError(t, err)
+	require.NoError(t, Verify(name, orig))
+	text := fm.String()
+	again, err := Parse(name+".fused", text)
+	require.NoError(t, err, "%s: the fused module must parse", name)
+	require.NoError(t, Verify(name+".fused", again), "%s: the fused module must verify", name)
+	require.Equal(t, opCounts(orig), opCounts(again), "%s: fusion must not lose or duplicate work", name)
+	if ParamElements(orig) > budget {
+		return false
+	}
+	args, err := RandomArgs(orig, 7)
+	if err != nil {
+		return false
+	}
+	want, err := (&Evaluator{File: name, M: orig, MaxLiveElements: budget, MaxWhileIterations: 1000}).Run(args)
+	if err != nil {
+		require.NotContains(t, err.Error(), "internal evaluator error", name)
+		return false
+	}
+	// A fused call keeps its operands live until it returns: allow more.
+	got, err := (&Evaluator{File: name + ".fused", M: again, MaxLiveElements: 8 * budget, MaxWhileIterations: 1000}).Run(args)
+	require.NoError(t, err, "%s: the original evaluates, the fused module must too", name)
+	requireSameBits(t, name, want, got)
+	return true
+}
+
+func requireSameBits(t *testing.T, name string, want, got *Value) {
+	t.Helper()
+	require.Equal(t, len(want.Tuple), len(got.Tuple), name)
+	for i := range want.Tuple {
+		requireSameBits(t, name, want.Tuple[i], got.Tuple[i])
+	}
+	require.Equal(t, len(want.Data), len(got.Data), name)
+	for i := range want.Data {
+		if math.Float64bits(want.Data[i]) != math.Float64bits(got.Data[i]) && !(math.IsNaN(want.Data[i]) && math.IsNaN(got.Data[i])) {
+			t.Fatalf("%s: element %d: %v before fusion, %v after", name, i, want.Data[i], got.Data[i])
+		}
+	}
+}
+
+// TestFuseCorpus: fusion runs on every complete corpus module; the result
+// verifies and does the same work, post-fusion dumps are unchanged, and
+// every module that evaluates within a 4M-element budget gives the same
+// bits before and after fusion.
+func TestFuseCorpus(t *testing.T) {
+	var fused, evaluated, unchanged int
+	for _, f := range corpusFiles(t) {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		m, err := Parse(f, string(src))
+		if err != nil {
+			continue // the two truncated dumps (TestCorpusParsesAndRoundTrips)
+		}
+		require.NoError(t, Verify(f, m))
+		start := time.Now()
+		fm, st, err := Fuse(m)
+		require.NoError(t, err, f)
+		d := time.Since(start)
+		if st.AlreadyFused {
+			unchanged++
+		}
+		fused++
+		if checkFusedModule(t, filepath.Base(f), string(src), fm, 1<<22) {
+			evaluated++
+		}
+		t.Logf("%-58s %s (%v)", filepath.Base(f), st, d.Round(time.Millisecond))
+	}
+	t.Logf("fused %d modules (%d already fused, unchanged); %d evaluated before and after with identical bits", fused, unchanged, evaluated)
+	require.Equal(t, 50, fused)
+}
+
+// TestFuseXLATestsCorpus: the same checks on every module of XLA's tests
+// that verifies.
+func TestFuseXLATestsCorpus(t *testing.T) {
+	var n, changed, evaluated int
+	forEachXLACase(t, func(c xlaCase) {
+		m, err := Parse("case.hlo", c.Text)
+		if err != nil || Verify("case.hlo", m) != nil {
+			return
+		}
+		n++
+		fm, st, err := Fuse(m)
+		require.NoError(t, err, "%s:%d", c.Source, c.Line)
+		if st.Fused > 0 {
+			changed++
+		}
+		if checkFusedModule(t, fmt.Sprintf("%s:%d", c.Source, c.Line), c.Text, fm, 1<<16) {
+			evaluated++
+		}
+	})
+	t.Logf("XLA tests corpus: fused %d verified modules (%d changed); %d evaluated before and after with identical bits", n, changed, evaluated)
+}
