@@ -65,6 +65,7 @@ func parseDimLabels(v string) (convDims, error) {
 // window is a parsed window attribute.
 type window struct {
 	size, stride, padLo, padHi, lhsDil, rhsDil []int64
+	rhsRev                                     []bool // kernel reversed in this dimension
 }
 
 func parseWindow(v string, n int) (window, error) {
@@ -113,9 +114,10 @@ func parseWindow(v string, n int) (window, error) {
 			case "rhs_dilate":
 				w.rhsDil[i] = x
 			case "rhs_reversal":
-				if x != 0 {
-					return w, fmt.Errorf("rhs_reversal is not supported by the evaluator yet")
+				if w.rhsRev == nil {
+					w.rhsRev = make([]bool, n)
 				}
+				w.rhsRev[i] = x != 0
 			}
 		}
 	}
@@ -180,7 +182,11 @@ func (e *Evaluator) convolution(in *Instruction, ops []*Value) (*Value, error) {
 					break
 				}
 				loff += p / w.lhsDil[sp] * lst[d.ls[sp]]
-				roff += kidx[sp] * rst[d.rs[sp]]
+				kpos := kidx[sp]
+				if w.rhsRev != nil && w.rhsRev[sp] {
+					kpos = w.size[sp] - 1 - kpos // the kernel is read back to front
+				}
+				roff += kpos * rst[d.rs[sp]]
 			}
 			if !valid {
 				continue

@@ -421,7 +421,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 	case "while":
 		return v.calleeRoot(in, "body"), nil
 	}
-	return nil, nil
+	return v.inferMore(in, ops)
 }
 
 func ops0(ops []*Shape) *Shape {

@@ -34,6 +34,18 @@ func TestVerifyErrors(t *testing.T) {
 		{"ENTRY e {\n a = f32[2,3] parameter(0)\n ROOT t = f32[2,3] transpose(a), dimensions={1,0}\n}\n", "t: transpose produces f32[3,2]"},
 		{"ENTRY e {\n a = f32[2,3] parameter(0)\n ROOT r = f32[6] reduce(a, a), dimensions={1}, to_apply=nothere\n}\n", "to_apply=nothere names no computation"},
 		{"ENTRY e {\n a = f32[2] parameter(1)\n ROOT b = f32[2] negate(a)\n}\n", "has 1 parameters but no parameter(0)"},
+		{"ENTRY e {\n x = f32[1,5,2] parameter(0)\n k = f32[3,2,4] parameter(1)\n ROOT c = f32[1,4,4] convolution(x, k), window={size=3 stride=2 pad=1_1}, dim_labels=b0f_0io->b0f\n}\n",
+			"4:2: c: convolution produces f32[1,3,4], but the instruction says f32[1,4,4]"},
+		{"ENTRY e {\n x = f32[1,5,2] parameter(0)\n k = f32[3,3,4] parameter(1)\n ROOT c = f32[1,3,4] convolution(x, k), window={size=3 stride=2 pad=1_1}, dim_labels=b0f_0io->b0f\n}\n",
+			"input features 2 are not kernel input features 3"},
+		{"ENTRY e {\n m = f32[3,3] parameter(0)\n i = s32[4] parameter(1)\n ROOT g = f32[4,2] gather(m, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}\n}\n",
+			"g: gather produces f32[4,3], but the instruction says f32[4,2]"},
+		{"ENTRY e {\n m = f32[3,3] parameter(0)\n i = s32[4] parameter(1)\n ROOT g = f32[4,3] gather(m, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}\n}\n",
+			"slice size 4 out of range of dimension 1"},
+		{"add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\nENTRY e {\n x = f32[4,6] parameter(0)\n z = f32[] constant(0)\n ROOT r = f32[2,6] reduce-window(x, z), window={size=2x2 stride=2x1}, to_apply=add\n}\n",
+			"r: reduce-window produces f32[2,5], but the instruction says f32[2,6]"},
+		{"ENTRY e {\n x = f32[2,3] parameter(0)\n s = f32[2] parameter(1)\n ROOT b = (f32[2,3], f32[3], f32[3]) batch-norm-training(x, s, s), epsilon=0.001, feature_index=1\n}\n",
+			"b: batch-norm-training: operand 1 is f32[2], want one value per feature: f32[3]"},
 	}
 	for _, c := range cases {
 		m, err := Parse("v.hlo", c.src)

@@ -1,0 +1,243 @@
+package hlo
+
+import "fmt"
+
+// Shape inference for the windowed and indexed ops, batch norm, map and the
+// single-operand collectives (XLA's ShapeInference, the parts the corpus
+// uses). A nil shape means "not inferred": the written one is taken.
+
+func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
+	for _, s := range ops {
+		if s == nil {
+			return nil, nil
+		}
+	}
+	switch in.Opcode {
+	case "convolution":
+		return inferConvolution(in, ops)
+	case "reduce-window":
+		return inferReduceWindow(in, ops)
+	case "select-and-scatter":
+		if err := need(ops, 3); err != nil {
+			return nil, err
+		}
+		return ops[0], nil
+	case "gather":
+		return inferGather(in, ops)
+	case "scatter":
+		n := len(ops) / 2
+		if len(ops) < 3 || len(ops) != 2*n+1 {
+			return nil, fmt.Errorf("scatter takes operands, indices and as many updates")
+		}
+		if n == 1 {
+			return ops[0], nil
+		}
+		return &Shape{IsTuple: true, Tuple: append([]*Shape{}, ops[:n]...)}, nil
+	case "batch-norm-training", "batch-norm-grad":
+		if err := need(ops, map[string]int{"batch-norm-training": 3, "batch-norm-grad": 5}[in.Opcode]); err != nil {
+			return nil, err
+		}
+		fi, err := intAttr(in, "feature_index")
+		if err != nil {
+			return nil, err
+		}
+		if fi < 0 || int(fi) >= len(ops[0].Dims) {
+			return nil, fmt.Errorf("feature_index %d out of range of %s", fi, ops[0])
+		}
+		f := array(ops[0].Elem, []int64{ops[0].Dims[fi]})
+		if err := checkFeatureOperands(ops, f); err != nil {
+			return nil, err
+		}
+		return &Shape{IsTuple: true, Tuple: []*Shape{array(ops[0].Elem, ops[0].Dims), f, f}}, nil
+	case "batch-norm-inference":
+		if err := need(ops, 5); err != nil {
+			return nil, err
+		}
+		fi, err := intAttr(in, "feature_index")
+		if err != nil {
+			return nil, err
+		}
+		if fi < 0 || int(fi) >= len(ops[0].Dims) {
+			return nil, fmt.Errorf("feature_index %d out of range of %s", fi, ops[0])
+		}
+		if err := checkFeatureOperands(ops, array(ops[0].Elem, []int64{ops[0].Dims[fi]})); err != nil {
+			return nil, err
+		}
+		return array(ops[0].Elem, ops[0].Dims), nil
+	case "map":
+		if len(ops) == 0 {
+			return nil, fmt.Errorf("map takes operands")
+		}
+		r := v.calleeRoot(in, "to_apply")
+		if r == nil {
+			return nil, nil
+		}
+		return array(r.Elem, ops[0].Dims), nil
+	case "get-dimension-size":
+		return array("s32", nil), nil
+	case "all-reduce", "collective-permute", "collective-broadcast":
+		if len(ops) == 1 {
+			return ops[0], nil
+		}
+	}
+	return nil, nil
+}
+
+// checkFeatureOperands: a batch norm's per-feature operands (all but the
+// first, and but a gradient the operand's shape) have one value per feature.
+func checkFeatureOperands(ops []*Shape, f *Shape) error {
+	for i, s := range ops[1:] {
+		if i == 3 && sameDims(s, ops[0]) {
+			continue // batch-norm-grad's grad_output
+		}
+		if !sameDims(s, f) {
+			return fmt.Errorf("operand %d is %s, want one value per feature: %s", i+1, s, f)
+		}
+	}
+	return nil
+}
+
+// outputSize is a window's output extent over an input of n elements.
+func outputSize(n int64, w window, i int) int64 {
+	if n > 0 {
+		n = (n-1)*w.lhsDil[i] + 1
+	}
+	n += w.padLo[i] + w.padHi[i]
+	k := (w.size[i]-1)*w.rhsDil[i] + 1
+	if n < k || w.stride[i] <= 0 {
+		return 0
+	}
+	return (n-k)/w.stride[i] + 1
+}
+
+func inferConvolution(in *Instruction, ops []*Shape) (*Shape, error) {
+	if err := need(ops, 2); err != nil || in.Shape == nil {
+		return nil, err
+	}
+	labels, ok := in.Attr("dim_labels")
+	if !ok {
+		return nil, fmt.Errorf("no dim_labels")
+	}
+	d, err := parseDimLabels(labels)
+	if err != nil {
+		return nil, err
+	}
+	lhs, rhs := ops[0], ops[1]
+	rank := len(d.ls) + 2
+	if len(lhs.Dims) != rank || len(rhs.Dims) != rank || len(in.Shape.Dims) != rank {
+		return nil, fmt.Errorf("dim_labels %s for %s and %s", labels, lhs, rhs)
+	}
+	wv, _ := in.Attr("window")
+	w, err := parseWindow(wv, len(d.ls))
+	if err != nil {
+		return nil, err
+	}
+	groups := int64(1)
+	if _, ok := in.Attr("feature_group_count"); ok {
+		if groups, err = intAttr(in, "feature_group_count"); err != nil {
+			return nil, err
+		}
+	}
+	batchGroups := int64(1)
+	if _, ok := in.Attr("batch_group_count"); ok {
+		if batchGroups, err = intAttr(in, "batch_group_count"); err != nil {
+			return nil, err
+		}
+	}
+	if groups <= 0 || batchGroups <= 0 || lhs.Dims[d.lf] != rhs.Dims[d.ri]*groups {
+		return nil, fmt.Errorf("input features %d are not kernel input features %d x feature_group_count %d",
+			lhs.Dims[d.lf], rhs.Dims[d.ri], groups)
+	}
+	out := make([]int64, rank)
+	out[d.ob] = lhs.Dims[d.lb] / batchGroups
+	out[d.of] = rhs.Dims[d.ro]
+	for i := range d.ls {
+		if w.size[i] != rhs.Dims[d.rs[i]] {
+			return nil, fmt.Errorf("window size %d for a kernel of %d in spatial dimension %d", w.size[i], rhs.Dims[d.rs[i]], i)
+		}
+		out[d.os[i]] = outputSize(lhs.Dims[d.ls[i]], w, i)
+	}
+	return array(in.Shape.Elem, out), nil
+}
+
+func inferReduceWindow(in *Instruction, ops []*Shape) (*Shape, error) {
+	if len(ops) != 2 {
+		return nil, nil // the variadic form: take the written shape
+	}
+	wv, _ := in.Attr("window")
+	w, err := parseWindow(wv, len(ops[0].Dims))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(ops[0].Dims))
+	for i, n := range ops[0].Dims {
+		out[i] = outputSize(n, w, i)
+	}
+	return array(ops[1].Elem, out), nil
+}
+
+func inferGather(in *Instruction, ops []*Shape) (*Shape, error) {
+	if err := need(ops, 2); err != nil {
+		return nil, err
+	}
+	src, idx := ops[0], ops[1]
+	offsetDims, _ := optList(in, "offset_dims")
+	collapsed, _ := optList(in, "collapsed_slice_dims")
+	opBatch, _ := optList(in, "operand_batching_dims")
+	idxBatch, _ := optList(in, "start_indices_batching_dims")
+	startMap, _ := optList(in, "start_index_map")
+	sizes, err := listAttr(in, "slice_sizes")
+	if err != nil {
+		return nil, err
+	}
+	ivd, err := intAttr(in, "index_vector_dim")
+	if err != nil {
+		return nil, err
+	}
+	if len(sizes) != len(src.Dims) {
+		return nil, fmt.Errorf("slice_sizes has %d entries for %s", len(sizes), src)
+	}
+	for d, s := range sizes {
+		if s < 0 || s > src.Dims[d] {
+			return nil, fmt.Errorf("slice size %d out of range of dimension %d of %s", s, d, src)
+		}
+	}
+	if ivd < 0 || ivd > int64(len(idx.Dims)) {
+		return nil, fmt.Errorf("index_vector_dim %d out of range of %s", ivd, idx)
+	}
+	nvec := int64(1)
+	if ivd < int64(len(idx.Dims)) {
+		nvec = idx.Dims[ivd]
+	}
+	if int64(len(startMap)) != nvec {
+		return nil, fmt.Errorf("start_index_map has %d entries for index vectors of %d", len(startMap), nvec)
+	}
+	if err := checkBatching(src.Dims, opBatch, idx.Dims, idxBatch); err != nil {
+		return nil, err
+	}
+	var batch []int64
+	for d, n := range idx.Dims {
+		if int64(d) != ivd {
+			batch = append(batch, n)
+		}
+	}
+	_, window, err := indexingDims(len(batch)+len(offsetDims), offsetDims, len(src.Dims), collapsed, opBatch)
+	if err != nil {
+		return nil, err
+	}
+	rank := len(batch) + len(offsetDims)
+	out := make([]int64, rank)
+	isOffset := make([]bool, rank)
+	for k, d := range offsetDims {
+		out[d] = sizes[window[k]]
+		isOffset[d] = true
+	}
+	b := 0
+	for d := range out {
+		if !isOffset[d] {
+			out[d] = batch[b]
+			b++
+		}
+	}
+	return array(src.Elem, out), nil
+}
