@@ -211,6 +211,15 @@ ENTRY e {
 	code, out, _ = runCLI("hlo", "fmt", src)
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "ROOT s = f32[2,2]{1,0} add(d, b)")
+	code, out, stderr = runCLI("hlo", "fuse", src)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "fusion(a, b), kind=kOutput, calls=fused_computation")
+	require.Contains(t, stderr, "1 fusions (kOutput 1), 2 instructions fused")
+	fused := write(t, dir, "fused.hlo", out)
+	code, out2, stderr := runCLI("hlo", "fuse", "-q", fused)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, out, out2, "a fused module is printed unchanged")
+	require.Empty(t, stderr)
 
 	bad := write(t, dir, "bad.hlo", "ENTRY e {\n  a = f32[2] parameter(0)\n  ROOT b = f32[3] negate(a)\n}\n")
 	cases := []struct {
@@ -223,6 +232,10 @@ ENTRY e {
 		{[]string{"hlo", "eval", src, "--in", "zz=" + a}, 1, `no parameter named or numbered "zz"`},
 		{[]string{"hlo", "eval", src, "--in", "a=" + write(t, dir, "v.npy", string(npy.Write(isa.F32, []int{3}, []float64{1, 2, 3}))), "--random-inputs", "1"}, 1, "has shape [3], but parameter a is f32[2,2]"},
 		{[]string{"hlo", "fmt", write(t, dir, "syntax.hlo", "ENTRY e {\n  a = f32[2 parameter(0)\n}\n")}, 1, "syntax.hlo:2:13"},
+		{[]string{"hlo", "fuse", bad}, 1, "bad.hlo:3:3: b: negate produces f32[2]"},
+		{[]string{"hlo", "eval", src, "--random-inputs", "1", "--max-memory", "lots"}, 2, "--max-memory lots: want a size such as 512MiB or 8GiB"},
+		{[]string{"hlo", "eval", src, "--random-inputs", "1", "--max-memory", "40B"}, 1, "the parameters hold 8 elements (0 MiB as float64), more than the evaluator's budget of 5"},
+		{[]string{"hlo", "eval", src, "--random-inputs", "1", "--max-memory", "64B"}, 1, "m.hlo:5:3: d: dot: evaluating this module needs more than 8 live elements"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(c.args...)

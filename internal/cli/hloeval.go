@@ -18,6 +18,7 @@ func newHLOEval() *cobra.Command {
 		ins    []string
 		seed   int64
 		outDir string
+		memory string
 	)
 	cmd := &cobra.Command{
 		Use:   "eval MODEL.hlo [--in name=x.npy]... [--random-inputs SEED] [--out-dir DIR]",
@@ -25,7 +26,12 @@ func newHLOEval() *cobra.Command {
 		Long: `Evaluate an HLO module's entry computation on the host. Parameters are bound
 with --in by parameter name or number; --random-inputs SEED fills the others
 with deterministic random values. Outputs are written to --out-dir as .npy,
-one file per tuple element (out.npy, or out.0.npy, out.1.npy, ...).`,
+one file per tuple element (out.npy, or out.0.npy, out.1.npy, ...).
+
+Values are held as float64 on the host; --max-memory bounds what the
+evaluator may hold at once (parameters included) and stops with an error
+naming the instruction that would exceed it. rng ops draw from a generator
+seeded by --random-inputs (0 when absent).`,
 		Args: exactArgs(1, "one HLO file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := readHLO(args[0])
@@ -38,7 +44,12 @@ one file per tuple element (out.npy, or out.0.npy, out.1.npy, ...).`,
 					params = append(params, in)
 				}
 			}
-			vals, err := hlo.RandomArgs(m, uint64(seed))
+			limit, err := parseBytes(memory)
+			if err != nil {
+				return usagef("--max-memory %s: %v", memory, err)
+			}
+			limit /= 8 // float64 elements
+			vals, err := hlo.RandomArgsWithin(m, uint64(seed), limit)
 			if err != nil {
 				return err
 			}
@@ -83,7 +94,7 @@ one file per tuple element (out.npy, or out.0.npy, out.1.npy, ...).`,
 					}
 				}
 			}
-			out, err := (&hlo.Evaluator{File: args[0], M: m}).Run(vals)
+			out, err := (&hlo.Evaluator{File: args[0], M: m, MaxLiveElements: limit, Seed: uint64(seed)}).Run(vals)
 			if err != nil {
 				return err
 			}
@@ -117,7 +128,29 @@ one file per tuple element (out.npy, or out.0.npy, out.1.npy, ...).`,
 	cmd.Flags().StringArrayVar(&ins, "in", nil, "bind a parameter (by name or number) to a .npy file, repeatable")
 	cmd.Flags().Int64Var(&seed, "random-inputs", 0, "fill unbound parameters with random values from this seed")
 	cmd.Flags().StringVar(&outDir, "out-dir", "", "write the outputs as .npy files into this directory")
+	cmd.Flags().StringVar(&memory, "max-memory", "2GiB", "the most host memory the evaluator's values may take (e.g. 512MiB, 8GiB)")
 	return cmd
+}
+
+// parseBytes reads a size such as 512MiB, 8GiB, 2GB or 1048576.
+func parseBytes(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	mult := int64(1)
+	num := strings.TrimSpace(s)
+	for _, u := range units {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil || n <= 0 || n*float64(mult) > 1<<62 {
+		return 0, fmt.Errorf("want a size such as 512MiB or 8GiB")
+	}
+	return int64(n * float64(mult)), nil
 }
 
 func encodeValue(v *hlo.Value) []byte {

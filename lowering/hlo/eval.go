@@ -102,6 +102,13 @@ func (e *Evaluator) Run(args []*Value) (v *Value, err error) {
 			v, err = nil, &EvalError{e.File, at.Pos, fmt.Sprintf("%s: %s: internal evaluator error: %v", at.Name, at.Opcode, r)}
 		}
 	}()
+	// The arguments count against the budget for the whole run.
+	e.live = 0
+	for _, a := range args {
+		if a != nil {
+			e.live += a.elems()
+		}
+	}
 	return e.call(e.M.Entry, args)
 }
 
@@ -1039,6 +1046,12 @@ func ParamElements(m *Module) int64 {
 // computation's parameters: floats uniform in [-1, 1), integers in [0, 8),
 // pred 0 or 1, each rounded to its type.
 func RandomArgs(m *Module, seed uint64) ([]*Value, error) {
+	return RandomArgsWithin(m, seed, DefaultMaxLiveElements)
+}
+
+// RandomArgsWithin is RandomArgs for an evaluator whose budget is limit
+// elements: parameters beyond it are an error, not an allocation.
+func RandomArgsWithin(m *Module, seed uint64, limit int64) ([]*Value, error) {
 	if m.Entry == nil {
 		return nil, fmt.Errorf("no entry computation")
 	}
@@ -1048,8 +1061,8 @@ func RandomArgs(m *Module, seed uint64) ([]*Value, error) {
 			params = append(params, in)
 		}
 	}
-	if n := ParamElements(m); n > DefaultMaxLiveElements {
-		return nil, fmt.Errorf("the parameters hold %d elements, more than the evaluator's budget of %d", n, int64(DefaultMaxLiveElements))
+	if n := ParamElements(m); n > limit {
+		return nil, fmt.Errorf("the parameters hold %d elements (%d MiB as float64), more than the evaluator's budget of %d", n, n*8>>20, limit)
 	}
 	args := make([]*Value, len(params))
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
