@@ -64,6 +64,7 @@ func Fuse(m *Module) (*Module, FuseStats, error) {
 	}
 	f := &fuser{m: m, st: &st, names: map[string]bool{}}
 	for _, c := range m.Computations {
+		f.names[c.Name] = true
 		for _, in := range c.Instructions {
 			f.names[in.Name] = true
 		}
@@ -108,12 +109,13 @@ type fuser struct {
 	next  int
 }
 
-// fresh returns an instruction or computation name not used in the module.
+// fresh returns an instruction or computation name not used in the module
+// (names holds both kinds).
 func (f *fuser) fresh(base string) string {
 	for {
 		f.next++
 		n := fmt.Sprintf("%s.%d", base, f.next)
-		if !f.names[n] && f.m.Computation(n) == nil {
+		if !f.names[n] {
 			f.names[n] = true
 			return n
 		}
@@ -204,11 +206,15 @@ func (f *fuser) computation(c *Computation) []*Computation {
 		}
 	}
 	// Replace each group by a fusion instruction calling a new computation.
+	order := make(map[*Instruction]int, len(c.Instructions))
+	for i, in := range c.Instructions {
+		order[in] = i
+	}
 	var fused []*Computation
 	replaced := map[*Instruction]*Instruction{} // group root -> fusion
 	for k := len(groups) - 1; k >= 0; k-- {     // in program order
 		g := groups[k]
-		fc, call := f.outline(c, g)
+		fc, call := f.outline(g, order, byName)
 		fused = append(fused, fc)
 		replaced[g.root] = call
 		f.st.Fusions[g.kind]++
@@ -246,26 +252,27 @@ func (f *fuser) computation(c *Computation) []*Computation {
 
 // outline builds the fused computation of g and the fusion instruction
 // that calls it.
-func (f *fuser) outline(c *Computation, g *group) (*Computation, *Instruction) {
-	var members []*Instruction
-	for _, in := range c.Instructions {
-		if g.members[in] {
-			members = append(members, in)
-		}
+func (f *fuser) outline(g *group, order map[*Instruction]int, byName map[string]*Instruction) (*Computation, *Instruction) {
+	members := make([]*Instruction, 0, len(g.members))
+	names := make(map[string]bool, len(g.members))
+	for in := range g.members {
+		members = append(members, in)
+		names[in.Name] = true
 	}
+	sort.Slice(members, func(i, j int) bool { return order[members[i]] < order[members[j]] })
 	fc := &Computation{Pos: g.root.Pos, Name: f.fresh("fused_computation")}
 	call := &Instruction{Pos: g.root.Pos, Name: f.fresh("fusion"), IsRoot: g.root.IsRoot, Shape: g.root.Shape, Opcode: "fusion"}
 	params := map[string]string{} // outer operand -> parameter name
 	for _, in := range members {
 		for _, o := range in.Operands {
-			if _, ok := params[o.Name]; ok || isMember(g, o.Name) {
+			if _, ok := params[o.Name]; ok || names[o.Name] {
 				continue
 			}
 			pn := f.fresh("param")
 			params[o.Name] = pn
 			shape := o.Shape
 			if shape == nil {
-				shape = c.shapeOf(o.Name)
+				shape = byName[o.Name].Shape
 			}
 			fc.Instructions = append(fc.Instructions, &Instruction{
 				Pos: o.Pos, Name: pn, Shape: shape, Opcode: "parameter", ParamNumber: int64(len(call.Operands))})
@@ -285,25 +292,6 @@ func (f *fuser) outline(c *Computation, g *group) (*Computation, *Instruction) {
 	fc.Root = g.root
 	call.Attrs = []Attr{{Pos: g.root.Pos, Key: "kind", Value: g.kind}, {Pos: g.root.Pos, Key: "calls", Value: fc.Name}}
 	return fc, call
-}
-
-func isMember(g *group, name string) bool {
-	for in := range g.members {
-		if in.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// shapeOf returns the shape of the named instruction of c.
-func (c *Computation) shapeOf(name string) *Shape {
-	for _, in := range c.Instructions {
-		if in.Name == name {
-			return in.Shape
-		}
-	}
-	return nil
 }
 
 // duplicateCheapProducers gives each fusible user of a broadcast, iota or

@@ -214,3 +214,20 @@ func TestFuseXLATestsCorpus(t *testing.T) {
 	})
 	t.Logf("XLA tests corpus: fused %d verified modules (%d changed); %d evaluated before and after with identical bits", n, changed, evaluated)
 }
+
+func BenchmarkFuseMixtral(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(corpusDir, "hlo", "jax_maxtext_mixtral_8x7b_bf16_1x8_train_step.hlo"))
+	if err != nil {
+		b.Skip("corpus not present")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		m, err := Parse("mixtral.hlo", string(src))
+		require.NoError(b, err)
+		require.NoError(b, Verify("mixtral.hlo", m))
+		b.StartTimer()
+		_, _, err = Fuse(m)
+		require.NoError(b, err)
+	}
+}
