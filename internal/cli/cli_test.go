@@ -208,6 +208,9 @@ ENTRY e {
 	code, out, _ = runCLI("hlo", "stats", src)
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "dot")
+	code, out, _ = runCLI("hlo", "stats", "--per-instruction", src)
+	require.Equal(t, 0, code)
+	require.Regexp(t, `m.hlo:5:3 +e +d +dot +f32\[2,2\]\{1,0\} +16 +48`, out) // 2x2x2 multiply-adds; 3 arrays of 16 bytes
 	code, out, _ = runCLI("hlo", "fmt", src)
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "ROOT s = f32[2,2]{1,0} add(d, b)")

@@ -67,13 +67,16 @@ A summary goes to standard error.`,
 			return nil
 		},
 	})
-	cmd.AddCommand(&cobra.Command{
+	var perInstruction bool
+	stats := &cobra.Command{
 		Use:   "stats MODEL.hlo",
 		Short: "Print an HLO module's op histogram with FLOPs and bytes",
 		Long: `Print the op histogram of an HLO module: instructions, FLOPs (2 per
 multiply-add for dot and convolution, 1 per element for elementwise ops and
 reductions) and bytes read and written, per opcode and in total. Every
-computation counts once: loop bodies are not multiplied by their trip counts.`,
+computation counts once: loop bodies are not multiplied by their trip counts.
+With --per-instruction, every instruction follows with its own figures and
+its source position.`,
 		Args: exactArgs(1, "one HLO file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := readHLO(args[0])
@@ -88,8 +91,25 @@ computation counts once: loop bodies are not multiplied by their trip counts.`,
 				fmt.Fprintf(w, "%s\t%d\t%d\t%d\t\n", o.Opcode, o.Count, o.FLOPs, o.Bytes)
 			}
 			fmt.Fprintf(w, "total\t%d\t%d\t%d\t\n", st.N, st.Total.FLOPs, st.Total.Bytes)
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			if !perInstruction {
+				return nil
+			}
+			fmt.Fprintln(cmd.OutOrStdout())
+			w = tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "POSITION\tCOMPUTATION\tINSTRUCTION\tOPCODE\tSHAPE\tFLOPS\tBYTES")
+			for _, c := range m.Computations {
+				for _, in := range c.Instructions {
+					k := c.InstructionCost(in, c.OperandShapes(in))
+					fmt.Fprintf(w, "%s:%s\t%s\t%s\t%s\t%s\t%d\t%d\n", args[0], in.Pos, c.Name, in.Name, in.Opcode, in.Shape, k.FLOPs, k.Bytes)
+				}
+			}
 			return w.Flush()
 		},
-	})
+	}
+	stats.Flags().BoolVar(&perInstruction, "per-instruction", false, "also list every instruction's FLOPs and bytes")
+	cmd.AddCommand(stats)
 	return cmd
 }
