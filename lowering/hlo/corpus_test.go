@@ -107,6 +107,24 @@ func forEachXLACase(t *testing.T, f func(c xlaCase)) {
 	require.NoError(t, sc.Err())
 }
 
+// forEachXLACaseF gives f the text of the first n modules of XLA's tests
+// corpus, if present (for fuzz seeds).
+func forEachXLACaseF(f *testing.F, n int, add func(text string)) {
+	file, err := os.Open(filepath.Join(corpusDir, "hlo-xla-tests.jsonl"))
+	if err != nil {
+		return
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for i := 0; sc.Scan() && i < n; i++ {
+		var c xlaCase
+		if json.Unmarshal(sc.Bytes(), &c) == nil {
+			add(c.Text)
+		}
+	}
+}
+
 // TestXLATestsCorpus parses the ~7,000 modules cut from XLA's test sources:
 // no panic, every module well under a second, every failure a positioned
 // error. It prints the success rate.

@@ -46,16 +46,16 @@ func batchPosOf(ivd int64, d int64) int {
 // window dimensions walk.
 func indexingDims(n int, windowDims []int64, rank int, collapsed, batching []int64) ([]bool, []int, error) {
 	isWindow := make([]bool, n)
-	for _, d := range windowDims {
-		if d < 0 || int(d) >= n {
-			return nil, nil, fmt.Errorf("window dimension %d out of range", d)
+	for i, d := range windowDims {
+		if d < 0 || int(d) >= n || i > 0 && d <= windowDims[i-1] {
+			return nil, nil, fmt.Errorf("window dimensions %v are not increasing dimensions of a rank-%d result", windowDims, n)
 		}
 		isWindow[d] = true
 	}
 	skip := make([]bool, rank)
 	for _, d := range append(append([]int64{}, collapsed...), batching...) {
-		if d < 0 || int(d) >= rank {
-			return nil, nil, fmt.Errorf("operand dimension %d out of range", d)
+		if d < 0 || int(d) >= rank || skip[d] {
+			return nil, nil, fmt.Errorf("collapsed and batching dimensions %v %v are not distinct dimensions of the rank-%d operand", collapsed, batching, rank)
 		}
 		skip[d] = true
 	}
@@ -69,6 +69,19 @@ func indexingDims(n int, windowDims []int64, rank int, collapsed, batching []int
 		return nil, nil, fmt.Errorf("%d window dimensions for %d operand dimensions left after collapsing", len(windowDims), len(window))
 	}
 	return isWindow, window, nil
+}
+
+// checkIndexMap: the dimensions start indices address are distinct
+// operand dimensions.
+func checkIndexMap(name string, m []int64, rank int) error {
+	seen := make([]bool, rank)
+	for _, d := range m {
+		if d < 0 || int(d) >= rank || seen[d] {
+			return fmt.Errorf("%s %v: not distinct dimensions of the rank-%d operand", name, m, rank)
+		}
+		seen[d] = true
+	}
+	return nil
 }
 
 // checkBatching: the operand's and the indices' batching dimensions pair
@@ -111,8 +124,8 @@ func (e *Evaluator) gather(in *Instruction, ops []*Value) (*Value, error) {
 		return nil, e.fail(in, "%v", err)
 	}
 	ivd, err := intAttr(in, "index_vector_dim")
-	if err != nil {
-		return nil, e.fail(in, "%v", err)
+	if err != nil || ivd < 0 || ivd > int64(len(idx.Shape.Dims)) {
+		return nil, e.fail(in, "index_vector_dim must be a dimension of the indices or their rank")
 	}
 	s := in.Shape
 	rank := len(src.Shape.Dims)
@@ -131,6 +144,9 @@ func (e *Evaluator) gather(in *Instruction, ops []*Value) (*Value, error) {
 	}
 	if int64(len(startMap)) != nvec {
 		return nil, e.fail(in, "start_index_map has %d entries for index vectors of %d", len(startMap), nvec)
+	}
+	if err := checkIndexMap("start_index_map", startMap, rank); err != nil {
+		return nil, e.fail(in, "%v", err)
 	}
 	if err := checkBatching(src.Shape.Dims, opBatch, idx.Shape.Dims, idxBatch); err != nil {
 		return nil, e.fail(in, "%v", err)
@@ -186,8 +202,8 @@ func (e *Evaluator) scatter(in *Instruction, ops []*Value) (*Value, error) {
 	opBatch, _ := optList(in, "input_batching_dims")
 	idxBatch, _ := optList(in, "scatter_indices_batching_dims")
 	ivd, err := intAttr(in, "index_vector_dim")
-	if err != nil {
-		return nil, e.fail(in, "%v", err)
+	if err != nil || ivd < 0 || ivd > int64(len(idx.Shape.Dims)) {
+		return nil, e.fail(in, "index_vector_dim must be a dimension of the indices or their rank")
 	}
 	dims := operands[0].Shape.Dims
 	rank := len(dims)
@@ -213,6 +229,9 @@ func (e *Evaluator) scatter(in *Instruction, ops []*Value) (*Value, error) {
 	}
 	if int64(len(toOperand)) != nvec {
 		return nil, e.fail(in, "scatter_dims_to_operand_dims has %d entries for index vectors of %d", len(toOperand), nvec)
+	}
+	if err := checkIndexMap("scatter_dims_to_operand_dims", toOperand, rank); err != nil {
+		return nil, e.fail(in, "%v", err)
 	}
 	results := make([]*Value, n)
 	for k, o := range operands {

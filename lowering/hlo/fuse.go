@@ -270,10 +270,7 @@ func (f *fuser) outline(g *group, order map[*Instruction]int, byName map[string]
 			}
 			pn := f.fresh("param")
 			params[o.Name] = pn
-			shape := o.Shape
-			if shape == nil {
-				shape = byName[o.Name].Shape
-			}
+			shape := byName[o.Name].Shape
 			fc.Instructions = append(fc.Instructions, &Instruction{
 				Pos: o.Pos, Name: pn, Shape: shape, Opcode: "parameter", ParamNumber: int64(len(call.Operands))})
 			call.Operands = append(call.Operands, &Operand{Pos: o.Pos, Name: o.Name})

@@ -231,3 +231,53 @@ func BenchmarkFuseMixtral(b *testing.B) {
 		require.NoError(b, err)
 	}
 }
+
+// FuzzEvalFuse: whatever parses and verifies fuses into a module that
+// verifies and evaluates to the same bits, and the evaluator never fails
+// with an internal error (a recovered panic) or runs away: small budgets
+// bound it.
+func FuzzEvalFuse(f *testing.F) {
+	cases, _ := filepath.Glob("testdata/eval/*.hlo")
+	for _, p := range cases {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(string(b))
+		}
+	}
+	f.Add(mlpSoftmax)
+	forEachXLACaseF(f, 200, func(text string) { f.Add(text) })
+	f.Fuzz(func(t *testing.T, src string) {
+		m, err := Parse("fuzz.hlo", src)
+		if err != nil || Verify("fuzz.hlo", m) != nil || ParamElements(m) > 1<<12 {
+			return
+		}
+		fm, _, err := Fuse(m)
+		if err != nil {
+			t.Fatalf("fuse: %v", err)
+		}
+		again, err := Parse("fused.hlo", fm.String())
+		if err != nil {
+			t.Fatalf("fused module does not parse: %v\n%s", err, fm.String())
+		}
+		if err := Verify("fused.hlo", again); err != nil {
+			t.Fatalf("fused module does not verify: %v\n%s", err, fm.String())
+		}
+		orig, _ := Parse("fuzz.hlo", src)
+		_ = Verify("fuzz.hlo", orig)
+		args, err := RandomArgsWithin(orig, 1, 1<<12)
+		if err != nil {
+			return
+		}
+		want, err := (&Evaluator{File: "fuzz.hlo", M: orig, MaxLiveElements: 1 << 14, MaxWhileIterations: 50}).Run(args)
+		if err != nil {
+			if strings.Contains(err.Error(), "internal evaluator error") {
+				t.Fatal(err)
+			}
+			return
+		}
+		got, err := (&Evaluator{File: "fused.hlo", M: again, MaxLiveElements: 1 << 17, MaxWhileIterations: 50}).Run(args)
+		if err != nil {
+			t.Fatalf("the original evaluates, the fused module fails: %v", err)
+		}
+		requireSameBits(t, "fuzz", want, got)
+	})
+}

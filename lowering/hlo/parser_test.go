@@ -1,8 +1,6 @@
 package hlo
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -97,17 +95,7 @@ func FuzzParse(f *testing.F) {
 			f.Add(string(b))
 		}
 	}
-	if fh, err := os.Open(filepath.Join(corpusDir, "hlo-xla-tests.jsonl")); err == nil {
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for i := 0; sc.Scan() && i < 300; i++ {
-			var c xlaCase
-			if json.Unmarshal(sc.Bytes(), &c) == nil {
-				f.Add(c.Text)
-			}
-		}
-		fh.Close()
-	}
+	forEachXLACaseF(f, 300, func(text string) { f.Add(text) })
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := Parse("fuzz.hlo", src)
 		if err != nil {

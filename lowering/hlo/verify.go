@@ -2,6 +2,7 @@ package hlo
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -14,12 +15,19 @@ import (
 // out gets the inferred one. Errors are positioned, like parse errors.
 func Verify(filename string, m *Module) error {
 	v := &verifier{file: filename, m: m}
-	for _, c := range m.Computations {
+	// Callees first, so that a caller's inference sees their root shapes;
+	// a computation that calls itself, directly or not, is an error (and
+	// would recurse forever in the evaluator).
+	for _, c := range v.calleesFirst() {
 		v.computation(c)
 	}
 	if len(v.errs) == 0 {
 		return nil
 	}
+	sort.SliceStable(v.errs, func(i, j int) bool {
+		a, b := v.errs[i].Pos, v.errs[j].Pos
+		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+	})
 	if len(v.errs) > MaxErrors {
 		v.errs = append(v.errs[:MaxErrors-1], &Error{filename, v.errs[MaxErrors-1].Pos, "too many errors"})
 	}
@@ -39,6 +47,57 @@ func (v *verifier) errorf(pos Pos, format string, a ...any) {
 // callAttrs name computations.
 var callAttrs = []string{"to_apply", "calls", "condition", "body", "select", "scatter", "true_computation", "false_computation"}
 
+// calledBy lists the computations an instruction names.
+func (m *Module) calledBy(in *Instruction) []*Computation {
+	var out []*Computation
+	for _, a := range in.Attrs {
+		switch a.Key {
+		case "to_apply", "calls", "condition", "body", "select", "scatter", "true_computation",
+			"false_computation", "branch_computations", "comparator":
+			for _, n := range strings.Split(strings.Trim(a.Value, "{}"), ",") {
+				if callee := m.Computation(strings.TrimPrefix(strings.TrimSpace(n), "%")); callee != nil {
+					out = append(out, callee)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// calleesFirst orders the computations so that every callee precedes its
+// callers (otherwise keeping the module's order), reporting call cycles.
+func (v *verifier) calleesFirst() []*Computation {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[*Computation]int{}
+	var order []*Computation
+	var visit func(c *Computation, at *Instruction)
+	visit = func(c *Computation, at *Instruction) {
+		switch state[c] {
+		case active:
+			v.errorf(at.Pos, "%s: computation %s calls itself (computations form a cycle)", at.Name, c.Name)
+			return
+		case done:
+			return
+		}
+		state[c] = active
+		for _, in := range c.Instructions {
+			for _, callee := range v.m.calledBy(in) {
+				visit(callee, in)
+			}
+		}
+		state[c] = done
+		order = append(order, c)
+	}
+	for _, c := range v.m.Computations {
+		visit(c, nil)
+	}
+	return order
+}
+
 func (v *verifier) computation(c *Computation) {
 	defined := map[string]*Instruction{}
 	params := map[int64]bool{}
@@ -53,6 +112,9 @@ func (v *verifier) computation(c *Computation) {
 				continue
 			}
 			ops[i] = d.Shape
+			if o.Shape != nil && d.Shape != nil && !sameShape(o.Shape, d.Shape) {
+				v.errorf(o.Pos, "%s: operand %s is written as %s but defined as %s", in.Name, o.Name, o.Shape, d.Shape)
+			}
 		}
 		for _, k := range callAttrs {
 			if name, has := in.Attr(k); has && !strings.HasPrefix(name, "{") {
@@ -68,6 +130,10 @@ func (v *verifier) computation(c *Computation) {
 			params[in.ParamNumber] = true
 		}
 		defined[in.Name] = in
+		if err := checkArity(in); err != nil {
+			v.errorf(in.Pos, "%s: %s %v", in.Name, in.Opcode, err)
+			continue
+		}
 		if !ok {
 			continue
 		}
@@ -270,10 +336,12 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			return nil, fmt.Errorf("permutation %v for rank %d", perm, len(ops[0].Dims))
 		}
 		d := make([]int64, len(perm))
+		seen := make([]bool, len(perm))
 		for i, p := range perm {
-			if p < 0 || int(p) >= len(ops[0].Dims) {
-				return nil, fmt.Errorf("permutation %v out of range", perm)
+			if p < 0 || int(p) >= len(ops[0].Dims) || seen[p] {
+				return nil, fmt.Errorf("dimensions %v are not a permutation of 0..%d", perm, len(perm)-1)
 			}
+			seen[p] = true
 			d[i] = ops[0].Dims[p]
 		}
 		return array(ops[0].Elem, d), nil

@@ -46,6 +46,8 @@ func TestVerifyErrors(t *testing.T) {
 			"r: reduce-window produces f32[2,5], but the instruction says f32[2,6]"},
 		{"ENTRY e {\n x = f32[2,3] parameter(0)\n s = f32[2] parameter(1)\n ROOT b = (f32[2,3], f32[3], f32[3]) batch-norm-training(x, s, s), epsilon=0.001, feature_index=1\n}\n",
 			"b: batch-norm-training: operand 1 is f32[2], want one value per feature: f32[3]"},
+		{"f {\n x = f32[] parameter(0)\n ROOT c = f32[] call(x), to_apply=g\n}\ng {\n y = f32[] parameter(0)\n ROOT d = f32[] call(y), to_apply=f\n}\nENTRY e {\n a = f32[] parameter(0)\n ROOT r = f32[] call(a), to_apply=f\n}\n",
+			"v.hlo:7:2: d: computation f calls itself (computations form a cycle)"},
 	}
 	for _, c := range cases {
 		m, err := Parse("v.hlo", c.src)

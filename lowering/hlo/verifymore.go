@@ -72,6 +72,9 @@ func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
 		if r == nil {
 			return nil, nil
 		}
+		if r.IsTuple || r.Elem == "" || len(r.Dims) != 0 {
+			return nil, fmt.Errorf("to_apply returns %s, not a scalar", r)
+		}
 		return array(r.Elem, ops[0].Dims), nil
 	case "get-dimension-size":
 		return array("s32", nil), nil
@@ -212,6 +215,9 @@ func inferGather(in *Instruction, ops []*Shape) (*Shape, error) {
 	if int64(len(startMap)) != nvec {
 		return nil, fmt.Errorf("start_index_map has %d entries for index vectors of %d", len(startMap), nvec)
 	}
+	if err := checkIndexMap("start_index_map", startMap, len(src.Dims)); err != nil {
+		return nil, err
+	}
 	if err := checkBatching(src.Dims, opBatch, idx.Dims, idxBatch); err != nil {
 		return nil, err
 	}
@@ -240,4 +246,50 @@ func inferGather(in *Instruction, ops []*Shape) (*Shape, error) {
 		}
 	}
 	return array(src.Elem, out), nil
+}
+
+// arity is the operand count of the ops that have a fixed one (min, max;
+// max -1 for any number).
+var arity = func() map[string][2]int {
+	a := map[string][2]int{}
+	set := func(ops string, lo, hi int) {
+		for op := range opSet(ops) {
+			a[op] = [2]int{lo, hi}
+		}
+	}
+	set(`abs negate sign floor ceil round-nearest-afz round-nearest-even sqrt rsqrt cbrt exponential
+		exponential-minus-one log log-plus-one logistic sine cosine tan tanh erf is-finite not popcnt
+		count-leading-zeros convert bitcast-convert reduce-precision acos acosh asin asinh atanh sinh cosh
+		reshape bitcast copy transpose broadcast reverse slice get-tuple-element while real imag
+		get-dimension-size copy-start copy-done async-update async-done all-reduce-done all-gather-done
+		collective-permute-done`, 1, 1)
+	set(`add subtract multiply divide remainder power maximum minimum atan2 and or xor shift-left
+		shift-right-logical shift-right-arithmetic compare dot convolution pad gather rng
+		set-dimension-size`, 2, 2)
+	set(`select clamp select-and-scatter batch-norm-training`, 3, 3)
+	set(`batch-norm-inference batch-norm-grad`, 5, 5)
+	set(`parameter constant iota partition-id replica-id`, 0, 0)
+	set(`dynamic-slice`, 2, -1)
+	set(`dynamic-update-slice scatter`, 3, -1)
+	set(`reduce reduce-window`, 2, -1)
+	set(`conditional`, 2, -1)
+	set(`map sort all-reduce all-gather reduce-scatter all-to-all rng-bit-generator`, 1, -1)
+	return a
+}()
+
+func checkArity(in *Instruction) error {
+	r, ok := arity[in.Opcode]
+	if !ok {
+		return nil
+	}
+	n := len(in.Operands)
+	switch {
+	case r[0] == r[1] && n != r[0]:
+		return fmt.Errorf("takes %d operands, has %d", r[0], n)
+	case n < r[0]:
+		return fmt.Errorf("takes at least %d operands, has %d", r[0], n)
+	case r[1] >= 0 && n > r[1]:
+		return fmt.Errorf("takes at most %d operands, has %d", r[1], n)
+	}
+	return nil
 }
