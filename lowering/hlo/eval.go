@@ -457,6 +457,9 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 			if err != nil {
 				return nil, err
 			}
+			if len(p.Data) != 1 {
+				return nil, e.fail(in, "the condition returned %s, not pred[]", p.Shape)
+			}
 			if p.Data[0] == 0 {
 				return state, nil
 			}

@@ -134,6 +134,10 @@ func (v *verifier) computation(c *Computation) {
 			v.errorf(in.Pos, "%s: %s %v", in.Name, in.Opcode, err)
 			continue
 		}
+		if err := v.checkAppliedComputations(in); err != nil {
+			v.errorf(in.Pos, "%s: %s: %v", in.Name, in.Opcode, err)
+			continue
+		}
 		if !ok {
 			continue
 		}
@@ -386,6 +390,9 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			if ops[i] == nil || ops[n+i] == nil {
 				return nil, nil
 			}
+			if ops[n+i].IsTuple || len(ops[n+i].Dims) != 0 {
+				return nil, fmt.Errorf("init value %d is %s, not a scalar", i, ops[n+i])
+			}
 			res = append(res, array(ops[n+i].Elem, free(ops[i].Dims, dims, nil)))
 		}
 		if n == 1 {
@@ -434,6 +441,11 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		for _, s := range ops[1:] {
 			if s == nil || len(s.Dims) != len(d) {
 				return nil, fmt.Errorf("operand ranks differ")
+			}
+			for k := range d {
+				if int64(k) != dims[0] && s.Dims[k] != d[k] {
+					return nil, fmt.Errorf("operands %s and %s differ outside dimension %d", ops[0], s, dims[0])
+				}
 			}
 			d[dims[0]] += s.Dims[dims[0]]
 		}
@@ -487,7 +499,14 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		}
 		return v.calleeRoot(in, attr), nil
 	case "while":
-		return v.calleeRoot(in, "body"), nil
+		if c := v.calleeRoot(in, "condition"); c != nil && (c.IsTuple || c.Elem != "pred" || len(c.Dims) != 0) {
+			return nil, fmt.Errorf("the condition returns %s, not pred[]", c)
+		}
+		b := v.calleeRoot(in, "body")
+		if b != nil && len(ops) == 1 && ops[0] != nil && !sameShape(b, ops[0]) {
+			return nil, fmt.Errorf("the body returns %s, the loop state is %s", b, ops[0])
+		}
+		return b, nil
 	}
 	return v.inferMore(in, ops)
 }

@@ -1,6 +1,9 @@
 package hlo
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Shape inference for the windowed and indexed ops, batch norm, map and the
 // single-operand collectives (XLA's ShapeInference, the parts the corpus
@@ -273,7 +276,8 @@ var arity = func() map[string][2]int {
 	set(`dynamic-update-slice scatter`, 3, -1)
 	set(`reduce reduce-window`, 2, -1)
 	set(`conditional`, 2, -1)
-	set(`map sort all-reduce all-gather reduce-scatter all-to-all rng-bit-generator`, 1, -1)
+	set(`map sort all-reduce all-gather reduce-scatter all-to-all rng-bit-generator collective-permute
+		collective-broadcast all-reduce-start all-gather-start collective-permute-start`, 1, -1)
 	return a
 }()
 
@@ -290,6 +294,71 @@ func checkArity(in *Instruction) error {
 		return fmt.Errorf("takes at least %d operands, has %d", r[0], n)
 	case r[1] >= 0 && n > r[1]:
 		return fmt.Errorf("takes at most %d operands, has %d", r[1], n)
+	}
+	return nil
+}
+
+// checkApplied checks a per-element computation named by attr: it takes
+// nparams scalar parameters and returns a scalar (results == 1) or a tuple
+// of that many scalars.
+func (v *verifier) checkApplied(in *Instruction, attr string, nparams, results int) error {
+	name, ok := in.Attr(attr)
+	if !ok {
+		return nil
+	}
+	c := v.m.Computation(strings.TrimPrefix(name, "%"))
+	if c == nil || c.Root == nil || c.Root.Shape == nil {
+		return nil
+	}
+	np := 0
+	for _, p := range c.Instructions {
+		if p.Opcode == "parameter" {
+			np++
+			if p.Shape == nil || p.Shape.IsTuple || len(p.Shape.Dims) != 0 {
+				return fmt.Errorf("%s=%s: parameter %s is %s, not a scalar", attr, c.Name, p.Name, p.Shape)
+			}
+		}
+	}
+	if np != nparams {
+		return fmt.Errorf("%s=%s takes %d parameters, want %d", attr, c.Name, np, nparams)
+	}
+	r := c.Root.Shape
+	scalar := func(s *Shape) bool { return !s.IsTuple && len(s.Dims) == 0 && s.Elem != "" }
+	switch {
+	case results == 1 && scalar(r):
+	case results > 1 && r.IsTuple && len(r.Tuple) == results:
+		for _, t := range r.Tuple {
+			if !scalar(t) {
+				return fmt.Errorf("%s=%s returns %s, want %d scalars", attr, c.Name, r, results)
+			}
+		}
+	default:
+		return fmt.Errorf("%s=%s returns %s, want %d scalar(s)", attr, c.Name, r, results)
+	}
+	return nil
+}
+
+// checkAppliedComputations checks the per-element computations of the ops
+// that have them, and that reductions start from scalars.
+func (v *verifier) checkAppliedComputations(in *Instruction) error {
+	n := len(in.Operands)
+	switch in.Opcode {
+	case "reduce", "reduce-window":
+		if n%2 != 0 {
+			return fmt.Errorf("takes inputs and as many init values")
+		}
+		return v.checkApplied(in, "to_apply", n, n/2)
+	case "scatter":
+		return v.checkApplied(in, "to_apply", n-1, (n-1)/2)
+	case "sort":
+		return v.checkApplied(in, "to_apply", 2*n, 1)
+	case "map":
+		return v.checkApplied(in, "to_apply", n, 1)
+	case "select-and-scatter":
+		if err := v.checkApplied(in, "select", 2, 1); err != nil {
+			return err
+		}
+		return v.checkApplied(in, "scatter", 2, 1)
 	}
 	return nil
 }
