@@ -87,10 +87,7 @@ func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
 				return nil, fmt.Errorf("operand %d is %s, not a scalar", i, s)
 			}
 		}
-	case "rng-bit-generator":
-		if len(ops) != 1 || ops[0].IsTuple || len(ops[0].Dims) != 1 || ops[0].Dims[0] < 2 {
-			return nil, fmt.Errorf("the state must be one array of at least 2 words")
-		}
+
 	case "all-reduce", "collective-permute", "collective-broadcast":
 		if len(ops) == 1 {
 			return ops[0], nil
