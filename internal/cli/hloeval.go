@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,91 +39,24 @@ seeded by --random-inputs (0 when absent).`,
 			if err != nil {
 				return err
 			}
-			var params []*hlo.Instruction
-			for _, in := range m.Entry.Instructions {
-				if in.Opcode == "parameter" {
-					params = append(params, in)
-				}
-			}
 			limit, err := parseBytes(memory)
 			if err != nil {
 				return usagef("--max-memory %s: %v", memory, err)
 			}
 			limit /= 8 // float64 elements
-			vals, err := hlo.RandomArgsWithin(m, uint64(seed), limit)
+			vals, err := hloArgs(m, ins, seed, cmd.Flags().Changed("random-inputs"), limit)
 			if err != nil {
 				return err
-			}
-			bound := map[int64]bool{}
-			for _, s := range ins {
-				name, path, err := splitBinding("in", s)
-				if err != nil {
-					return err
-				}
-				var p *hlo.Instruction
-				for _, q := range params {
-					if q.Name == name || strconv.FormatInt(q.ParamNumber, 10) == name {
-						p = q
-					}
-				}
-				if p == nil {
-					return fmt.Errorf("--in %s: the entry computation has no parameter named or numbered %q", name, name)
-				}
-				b, err := os.ReadFile(path)
-				if err != nil {
-					return fmt.Errorf("--in %s: %v", name, err)
-				}
-				arr, err := npy.Read(b)
-				if err != nil {
-					return fmt.Errorf("--in %s: %s: %v", name, path, err)
-				}
-				if len(arr.Shape) != len(p.Shape.Dims) || int64(len(arr.Values)) != p.Shape.Elems() {
-					return fmt.Errorf("--in %s: %s has shape %v, but parameter %s is %s", name, path, arr.Shape, p.Name, p.Shape)
-				}
-				for i, d := range p.Shape.Dims {
-					if int64(arr.Shape[i]) != d {
-						return fmt.Errorf("--in %s: %s has shape %v, but parameter %s is %s", name, path, arr.Shape, p.Name, p.Shape)
-					}
-				}
-				vals[p.ParamNumber] = &hlo.Value{Shape: p.Shape, Data: arr.Values}
-				bound[p.ParamNumber] = true
-			}
-			if !cmd.Flags().Changed("random-inputs") {
-				for _, p := range params {
-					if !bound[p.ParamNumber] {
-						return usagef("parameter %s (number %d) has no --in; give it one or use --random-inputs SEED", p.Name, p.ParamNumber)
-					}
-				}
 			}
 			out, err := (&hlo.Evaluator{File: args[0], M: m, MaxLiveElements: limit, Seed: uint64(seed)}).Run(vals)
 			if err != nil {
 				return err
 			}
-			var outs []*hlo.Value
+			outs := []*hlo.Value{out}
 			if out.Tuple != nil {
 				outs = out.Tuple
-			} else {
-				outs = []*hlo.Value{out}
 			}
-			w := cmd.OutOrStdout()
-			for i, v := range outs {
-				name := "out.npy"
-				if out.Tuple != nil {
-					name = fmt.Sprintf("out.%d.npy", i)
-				}
-				fmt.Fprintf(w, "%s: %s", name, v.Shape)
-				if outDir != "" {
-					if err := os.MkdirAll(outDir, 0o755); err != nil {
-						return err
-					}
-					if err := os.WriteFile(filepath.Join(outDir, name), encodeValue(v), 0o644); err != nil {
-						return err
-					}
-					fmt.Fprintf(w, " -> %s", filepath.Join(outDir, name))
-				}
-				fmt.Fprintln(w)
-			}
-			return nil
+			return writeOutputs(cmd.OutOrStdout(), outs, out.Tuple != nil, outDir)
 		},
 	}
 	cmd.Flags().StringArrayVar(&ins, "in", nil, "bind a parameter (by name or number) to a .npy file, repeatable")
@@ -151,6 +85,112 @@ func parseBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("want a size such as 512MiB or 8GiB")
 	}
 	return int64(n * float64(mult)), nil
+}
+
+// hloArgs binds the entry parameters to --in files (by name or number),
+// filling the others with random values when random is set.
+func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) ([]*hlo.Value, error) {
+	var params []*hlo.Instruction
+	for _, in := range m.Entry.Instructions {
+		if in.Opcode == "parameter" {
+			params = append(params, in)
+		}
+	}
+	vals, err := hlo.RandomArgsWithin(m, uint64(seed), limit)
+	if err != nil {
+		return nil, err
+	}
+	bound := map[int64]bool{}
+	for _, s := range ins {
+		name, path, err := splitBinding("in", s)
+		if err != nil {
+			return nil, err
+		}
+		var p *hlo.Instruction
+		for _, q := range params {
+			if q.Name == name || strconv.FormatInt(q.ParamNumber, 10) == name {
+				p = q
+			}
+		}
+		if p == nil {
+			return nil, fmt.Errorf("--in %s: the entry computation has no parameter named or numbered %q", name, name)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--in %s: %v", name, err)
+		}
+		arr, err := npy.Read(b)
+		if err != nil {
+			return nil, fmt.Errorf("--in %s: %s: %v", name, path, err)
+		}
+		same := len(arr.Shape) == len(p.Shape.Dims) && int64(len(arr.Values)) == p.Shape.Elems()
+		for i := 0; same && i < len(p.Shape.Dims); i++ {
+			same = int64(arr.Shape[i]) == p.Shape.Dims[i]
+		}
+		if !same {
+			return nil, fmt.Errorf("--in %s: %s has shape %v, but parameter %s is %s", name, path, arr.Shape, p.Name, p.Shape)
+		}
+		if want, got := elemKind(p.Shape.Elem), descrKind(arr.Descr); want != got {
+			return nil, fmt.Errorf("--in %s: %s holds %s (%s), but parameter %s is %s (%s)", name, path, arr.Descr, got, p.Name, p.Shape, want)
+		}
+		vals[p.ParamNumber] = &hlo.Value{Shape: p.Shape, Data: arr.Values}
+		bound[p.ParamNumber] = true
+	}
+	if !random {
+		for _, p := range params {
+			if !bound[p.ParamNumber] {
+				return nil, usagef("parameter %s (number %d) has no --in; give it one or use --random-inputs SEED", p.Name, p.ParamNumber)
+			}
+		}
+	}
+	return vals, nil
+}
+
+// elemKind and descrKind say whether an HLO element type and a .npy dtype
+// hold floats, integers or booleans: an input must be of its parameter's
+// kind (floats of another width are rounded to the parameter's type).
+func elemKind(elem string) string {
+	switch {
+	case elem == "pred":
+		return "booleans"
+	case strings.HasPrefix(elem, "s") || strings.HasPrefix(elem, "u"):
+		return "integers"
+	}
+	return "floats"
+}
+
+func descrKind(descr string) string {
+	if len(descr) > 1 {
+		switch descr[1] {
+		case 'b':
+			return "booleans"
+		case 'i', 'u':
+			return "integers"
+		}
+	}
+	return "floats"
+}
+
+// writeOutputs lists the results and writes them as .npy into dir.
+func writeOutputs(w io.Writer, outs []*hlo.Value, tuple bool, dir string) error {
+	for i, v := range outs {
+		name := "out.npy"
+		if tuple {
+			name = fmt.Sprintf("out.%d.npy", i)
+		}
+		fmt.Fprintf(w, "%s: %s", name, v.Shape)
+		if dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), encodeValue(v), 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, " -> %s", filepath.Join(dir, name))
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
 }
 
 func encodeValue(v *hlo.Value) []byte {

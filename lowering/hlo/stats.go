@@ -92,6 +92,9 @@ var elementwise = opSet(`add subtract multiply divide remainder power maximum mi
 	abs negate sign floor ceil round-nearest-afz round-nearest-even sqrt rsqrt cbrt exponential exponential-minus-one
 	log log-plus-one logistic sine cosine tan tanh erf is-finite convert reduce-precision acos acosh asin asinh atanh sinh cosh`)
 
+// IsElementwise reports whether op is applied element by element.
+func IsElementwise(op string) bool { return elementwise[op] }
+
 // opSet makes a set of the space-separated opcodes, plus those of extra sets.
 func opSet(ops string, extra ...map[string]bool) map[string]bool {
 	s := map[string]bool{}

@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/runtime"
+	"github.com/spf13/cobra"
+)
+
+// compileFlags are what compile and simulate share.
+type compileFlags struct {
+	chip    string
+	sets    []string
+	noCache bool
+	emitAsm string
+}
+
+func (f *compileFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.chip, "chip", "teach16", "chip preset name or config file (pulse chips lists them)")
+	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a chip config key (key=value), repeatable")
+	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "compile afresh, neither reading nor writing the executable cache")
+	cmd.Flags().StringVar(&f.emitAsm, "emit-asm", "", "write the generated assembly to this file")
+}
+
+// compile reads, verifies and compiles an HLO file through the runtime API.
+func (f *compileFlags) compile(path string) (*runtime.Client, *hlo.Module, *runtime.Executable, error) {
+	c, err := config.Load(f.chip, f.sets)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := readHLO(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	client := runtime.NewClient(c)
+	if f.noCache {
+		client.CacheDir = ""
+	}
+	x, err := client.Compile(path, m)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if f.emitAsm != "" {
+		if err := os.WriteFile(f.emitAsm, []byte(x.Asm), 0o644); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return client, m, x, nil
+}
+
+func newCompile() *cobra.Command {
+	var (
+		f   compileFlags
+		out string
+	)
+	cmd := &cobra.Command{
+		Use:   "compile MODEL.hlo --chip NAME -o MODEL.pulse [--emit-asm MODEL.s]",
+		Short: "Compile an HLO module to a Pulse executable",
+		Long: `Compile an HLO module for a chip: fuse it, lower every kernel to the Pulse
+ISA and assemble the program. --emit-asm writes the assembly, each kernel
+headed by its HLO instruction and every instruction annotated with the HLO op
+it implements. Compiled programs are cached (see pulse simulate).`,
+		Args: exactArgs(1, "one HLO file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" && f.emitAsm == "" {
+				return usagef("give -o FILE.pulse, --emit-asm FILE.s, or both")
+			}
+			_, _, x, err := f.compile(args[0])
+			if err != nil {
+				return err
+			}
+			if out != "" {
+				b, err := x.Program.Marshal()
+				if err != nil {
+					return err
+				}
+				if err := os.WriteFile(out, b, 0o644); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d kernels, %d instructions, compiled in %.3f s%s\n",
+				args[0], len(x.Kernels), len(x.Program.Code), x.CompileTime.Seconds(), cacheNote(x))
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write the executable to this file")
+	return cmd
+}
+
+func cacheNote(x *runtime.Executable) string {
+	if x.CacheHit {
+		return " (cache hit)"
+	}
+	return ""
+}
+
+func newSimulate() *cobra.Command {
+	var (
+		f          compileFlags
+		ins        []string
+		seed       int64
+		outDir     string
+		timingOnly bool
+		jsonPath   string
+		check      bool
+		maxCycles  int64
+	)
+	cmd := &cobra.Command{
+		Use:   "simulate MODEL.hlo --chip NAME [--in name=x.npy ... | --random-inputs SEED] [--out-dir DIR] [--timing-only] [--json report.json] [--check]",
+		Short: "Compile an HLO module and run it on a simulated chip",
+		Long: `Compile an HLO module for a chip (through the executable cache) and simulate
+it cycle by cycle: the outputs, the cycle count, the utilization report and a
+per-kernel table (HLO fusion, cycles, FLOPs, bytes, arithmetic intensity, the
+roof that bounds it and the fraction of that roof reached).
+
+Parameters are bound with --in by name or number; --random-inputs SEED fills
+the others. Outputs are written to --out-dir as .npy (out.npy, or one
+out.N.npy per tuple element). --check also runs the HLO reference evaluator
+on the same inputs and fails, with a per-output error report, if any output
+differs beyond the dtype-aware tolerance (docs/hlo.md).`,
+		Args: exactArgs(1, "one HLO file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if timingOnly && (check || outDir != "") {
+				return usagef("--check and --out-dir need values: drop --timing-only")
+			}
+			client, m, x, err := f.compile(args[0])
+			if err != nil {
+				return err
+			}
+			vals, err := hloArgs(m, ins, seed, cmd.Flags().Changed("random-inputs") || timingOnly, hlo.DefaultMaxLiveElements)
+			if err != nil {
+				return err
+			}
+			r, err := client.Execute(x, vals, runtime.ExecOptions{TimingOnly: timingOnly, MaxCycles: maxCycles})
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if err := r.Report.WriteTable(w); err != nil {
+				return err
+			}
+			if err := writeKernelTable(w, r.Kernels); err != nil {
+				return err
+			}
+			if jsonPath != "" {
+				if err := os.WriteFile(jsonPath, r.Report.JSON(), 0o644); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s on %s: %d kernels; compile %.3f s%s, simulation %.3f s, %d cycles\n",
+				args[0], client.Chip.Name, len(x.Kernels), x.CompileTime.Seconds(), cacheNote(x), r.ExecTime.Seconds(), r.Report.Cycles)
+			if timingOnly {
+				return nil
+			}
+			if err := writeOutputs(w, r.Outputs, len(x.Outputs) > 1 || x.Fused.Entry.Root.Shape.IsTuple, outDir); err != nil {
+				return err
+			}
+			if check {
+				return checkOutputs(w, args[0], m, vals, r.Outputs)
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringArrayVar(&ins, "in", nil, "bind a parameter (by name or number) to a .npy file, repeatable")
+	cmd.Flags().Int64Var(&seed, "random-inputs", 0, "fill unbound parameters with random values from this seed")
+	cmd.Flags().StringVar(&outDir, "out-dir", "", "write the outputs as .npy files into this directory")
+	cmd.Flags().BoolVar(&timingOnly, "timing-only", false, "skip value computation (inputs need not be given)")
+	cmd.Flags().StringVar(&jsonPath, "json", "", "write the report as JSON to this file")
+	cmd.Flags().BoolVar(&check, "check", false, "compare the outputs with the HLO reference evaluator's")
+	cmd.Flags().Int64Var(&maxCycles, "max-cycles", 0, "stop the simulation after this many cycles (0: no limit)")
+	return cmd
+}
+
+func writeKernelTable(w io.Writer, ks []runtime.KernelStats) error {
+	t := tablewriter.NewTable(w)
+	t.Header("KERNEL", "KIND", "CYCLES", "FLOPS", "BYTES", "FLOP/BYTE", "BOUND", "ACHIEVED")
+	for _, k := range ks {
+		if err := t.Append(k.Name, k.Kind, fmt.Sprint(k.Cycles), fmt.Sprint(k.FLOPs), fmt.Sprint(k.Bytes),
+			fmt.Sprintf("%.2f", k.Intensity), k.Bound, fmt.Sprintf("%.1f%%", 100*k.Achieved)); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// checkOutputs runs the reference evaluator and compares.
+func checkOutputs(w io.Writer, file string, m *hlo.Module, args []*hlo.Value, got []*hlo.Value) error {
+	start := time.Now()
+	ref, err := (&hlo.Evaluator{File: file, M: m}).Run(args)
+	if err != nil {
+		return fmt.Errorf("--check: the reference evaluator failed: %v", err)
+	}
+	want := []*hlo.Value{ref}
+	if ref.Tuple != nil {
+		want = ref.Tuple
+	}
+	if len(want) != len(got) {
+		return fmt.Errorf("--check: %d outputs, the reference has %d", len(got), len(want))
+	}
+	t := tablewriter.NewTable(w)
+	t.Header("OUTPUT", "SHAPE", "MAX ABS ERR", "MAX REL ERR", "MISMATCHES", "FIRST MISMATCH", "RESULT")
+	failed := 0
+	for i := range want {
+		d := hlo.Compare(got[i], want[i])
+		res := "ok"
+		first := "-"
+		if d.Mismatches > 0 {
+			res, failed = "FAIL", failed+1
+			first = fmt.Sprintf("[%d] %v, want %v", d.First, d.FirstGot, d.FirstWant)
+		}
+		if err := t.Append(fmt.Sprint(i), want[i].Shape.String(), fmt.Sprintf("%.3g", d.MaxAbs), fmt.Sprintf("%.3g", d.MaxRel),
+			fmt.Sprint(d.Mismatches), first, res); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("--check: %d of %d outputs differ from the reference beyond tolerance", failed, len(want))
+	}
+	fmt.Fprintf(w, "check: every output matches the reference evaluator (%.3f s)\n", time.Since(start).Seconds())
+	return nil
+}

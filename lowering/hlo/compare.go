@@ -1,0 +1,73 @@
+package hlo
+
+import "math"
+
+// Tolerance bounds how far a result may be from the reference evaluator's:
+// |got - want| <= Abs + Rel*|want|. NaN must meet NaN, infinities must
+// meet the same infinity, integers and pred must be equal.
+type Tolerance struct{ Rel, Abs float64 }
+
+// ToleranceFor is the documented tolerance of an element type (docs/hlo.md):
+// a few units in the last place for a result computed with a different
+// summation order or in f32 instead of float64.
+func ToleranceFor(elem string) Tolerance {
+	switch elem {
+	case "f64":
+		return Tolerance{Rel: 1e-12, Abs: 1e-12}
+	case "f32":
+		return Tolerance{Rel: 2e-5, Abs: 2e-5}
+	case "bf16":
+		return Tolerance{Rel: 1.0 / 64, Abs: 1.0 / 64} // 2 ulps
+	case "f16":
+		return Tolerance{Rel: 1.0 / 512, Abs: 1.0 / 512}
+	}
+	if _, ok := minifloats[elem]; ok {
+		return Tolerance{Rel: 0.25, Abs: 0.25}
+	}
+	return Tolerance{} // integers, pred: exact
+}
+
+// Diff summarizes how an output differs from the reference.
+type Diff struct {
+	MaxAbs, MaxRel      float64
+	Mismatches          int // elements beyond tolerance
+	First               int // index of the first one (-1: none)
+	FirstGot, FirstWant float64
+}
+
+// Compare checks got against want element by element with want's
+// element type's tolerance.
+func Compare(got, want *Value) Diff {
+	d := Diff{First: -1}
+	tol := ToleranceFor(want.Shape.Elem)
+	n := len(want.Data)
+	if len(got.Data) != n {
+		d.Mismatches = max(n, len(got.Data))
+		d.First = 0
+		return d
+	}
+	for i, w := range want.Data {
+		g := got.Data[i]
+		ok := true
+		switch {
+		case math.IsNaN(w) || math.IsNaN(g):
+			ok = math.IsNaN(w) && math.IsNaN(g)
+		case math.IsInf(w, 0) || math.IsInf(g, 0):
+			ok = g == w
+		default:
+			e := math.Abs(g - w)
+			d.MaxAbs = math.Max(d.MaxAbs, e)
+			if w != 0 {
+				d.MaxRel = math.Max(d.MaxRel, e/math.Abs(w))
+			}
+			ok = e <= tol.Abs+tol.Rel*math.Abs(w)
+		}
+		if !ok {
+			if d.Mismatches == 0 {
+				d.First, d.FirstGot, d.FirstWant = i, g, w
+			}
+			d.Mismatches++
+		}
+	}
+	return d
+}

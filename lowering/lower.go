@@ -1,0 +1,397 @@
+// Package lowering compiles XLA HLO modules to Pulse programs, kernel by
+// kernel, the way XLA compiles for a TPU: the module is fused
+// (lowering/hlo.Fuse), every entry-computation buffer is placed in HBM, and
+// every fusion or unfused op becomes a kernel that streams its operands
+// through SRAM in tiles, computes on the vector unit or the MXU, and stores
+// its result back to HBM.
+//
+// The output is assembly text (readable: each kernel headed by its HLO
+// instruction, every instruction carrying a .loc that points at the HLO op
+// it implements), assembled into an executable whose debug map therefore
+// leads from every machine instruction to its HLO instruction.
+//
+// What cannot be lowered is an error naming the op, its file:line and the
+// reason — never a silent wrong answer.
+package lowering
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/pulse-sim/pulse/asm"
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/isa"
+	"github.com/pulse-sim/pulse/lowering/hlo"
+)
+
+// Version identifies the code generator; compiled programs are cached
+// under it.
+const Version = "lowering-1"
+
+// Error is a positioned lowering error.
+type Error struct {
+	File   string
+	Pos    hlo.Pos
+	Op     string // the HLO instruction
+	Opcode string
+	Reason string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s: %s: cannot lower: %s", e.File, e.Pos.Line, e.Pos.Col, e.Op, e.Opcode, e.Reason)
+}
+
+// Binding ties an HLO entry parameter or result to the named tensor that
+// holds it in the program.
+type Binding struct {
+	HLOName string     // parameter or result instruction name
+	Number  int        // parameter number, or tuple index of the result
+	Tensor  string     // .tensor name in the program
+	Shape   *hlo.Shape // HLO shape
+}
+
+// Kernel describes one generated kernel.
+type Kernel struct {
+	Name   string // the HLO instruction (fusion or op) it implements
+	Kind   string // loop, output (dot), input (reduce)
+	Pos    hlo.Pos
+	FLOPs  int64
+	Bytes  int64 // HBM bytes the HLO op reads and writes
+	FirstPC int  // first instruction of the kernel in the program
+	EndPC   int  // one past its last
+}
+
+// Compiled is a lowered module.
+type Compiled struct {
+	Asm     string
+	Program *exe.Program
+	Inputs  []Binding // in parameter-number order
+	Outputs []Binding // one per result (tuple element)
+	Kernels []Kernel
+	Fused   *hlo.Module
+}
+
+// Compile lowers module m (parsed from file and verified) for chip.
+func Compile(file string, m *hlo.Module, chip *config.Chip) (*Compiled, error) {
+	if err := checkSingleDevice(file, m); err != nil {
+		return nil, err
+	}
+	fm, _, err := hlo.Fuse(m)
+	if err != nil {
+		return nil, err
+	}
+	c := &compiler{file: file, m: fm, chip: chip, names: map[string]bool{}, bufs: map[string]*value{}}
+	if err := c.entry(); err != nil {
+		return nil, err
+	}
+	src := c.out.String()
+	prog, err := asm.Assemble(file+".s", []byte(src), asm.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("internal error: the generated assembly does not assemble (please report): %v", err)
+	}
+	c.res.Asm, c.res.Program, c.res.Fused = src, prog, fm
+	c.locateKernels()
+	return &c.res, nil
+}
+
+// checkSingleDevice: the lowering targets one core.
+func checkSingleDevice(file string, m *hlo.Module) error {
+	n := int64(1)
+	for _, k := range []string{"replica_count", "num_partitions"} {
+		if v, ok := m.Attr(k); ok {
+			var x int64
+			if _, err := fmt.Sscan(v, &x); err == nil && x > 0 {
+				n *= x
+			}
+		}
+	}
+	if n > 1 {
+		return fmt.Errorf("%s: the module runs on %d devices (replica_count x num_partitions); Pulse simulates one core: dump a single-device module", file, n)
+	}
+	return nil
+}
+
+// value is where an entry-computation value lives: an HBM tensor, or a
+// tuple of them.
+type value struct {
+	tensor string // .tensor name
+	addr   int64
+	shape  *hlo.Shape
+	dt     isa.DType
+	tuple  []*value
+}
+
+type compiler struct {
+	file  string
+	m     *hlo.Module
+	chip  *config.Chip
+	out   strings.Builder
+	names map[string]bool
+	bufs  map[string]*value // entry instruction name -> its value
+	hbm   int64             // next free HBM byte
+	res   Compiled
+	nlabel int // for unique labels
+}
+
+func (c *compiler) fail(in *hlo.Instruction, format string, a ...any) error {
+	return &Error{File: c.file, Pos: in.Pos, Op: in.Name, Opcode: in.Opcode, Reason: fmt.Sprintf(format, a...)}
+}
+
+var nonIdent = regexp.MustCompile(`[^A-Za-z0-9_]`)
+
+// tensorName makes an assembler identifier from an HLO name, unique in
+// the program.
+func (c *compiler) tensorName(hloName string) string {
+	base := "t_" + nonIdent.ReplaceAllString(hloName, "_")
+	n := base
+	for i := 2; c.names[n]; i++ {
+		n = fmt.Sprintf("%s_%d", base, i)
+	}
+	c.names[n] = true
+	return n
+}
+
+// dtypeOf maps an HLO element type to an ISA dtype.
+func dtypeOf(elem string) (isa.DType, bool) {
+	return isa.ParseDType(elem)
+}
+
+// alloc places a new HBM tensor for an array shape and declares it.
+func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value, error) {
+	if s.IsTuple {
+		v := &value{shape: s}
+		for _, t := range s.Tuple {
+			e, err := c.alloc(in, t, "")
+			if err != nil {
+				return nil, err
+			}
+			v.tuple = append(v.tuple, e)
+		}
+		return v, nil
+	}
+	dt, ok := dtypeOf(s.Elem)
+	if !ok {
+		return nil, c.fail(in, "element type %s has no Pulse dtype (f32, bf16, f16, s32, s8, u8, pred)", s.Elem)
+	}
+	dims := s.Dims
+	if len(dims) == 0 {
+		dims = []int64{1}
+	}
+	if len(dims) > 4 {
+		return nil, c.fail(in, "rank %d: Pulse tiles have at most 4 dimensions", len(dims))
+	}
+	size := s.Elems() * int64(dt.Size())
+	if size == 0 {
+		size = int64(dt.Size())
+	}
+	const align = 4096
+	addr := (c.hbm + align - 1) / align * align
+	if addr+size > c.chip.Memory.HBMBytes {
+		return nil, c.fail(in, "needs %d bytes of HBM beyond the chip's %d", addr+size, c.chip.Memory.HBMBytes)
+	}
+	c.hbm = addr + size
+	name := c.tensorName(in.Name)
+	fmt.Fprintf(&c.out, ".tensor %s hbm %#x %s[%s]%s\n", name, addr, dt, joinDims(dims), init)
+	return &value{tensor: name, addr: addr, shape: s, dt: dt}, nil
+}
+
+func joinDims(d []int64) string {
+	s := make([]string, len(d))
+	for i, x := range d {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// entry lowers the entry computation: buffers first, then one kernel per
+// instruction that computes.
+func (c *compiler) entry() error {
+	e := c.m.Entry
+	if e == nil {
+		return fmt.Errorf("%s: no entry computation", c.file)
+	}
+	fmt.Fprintf(&c.out, "; %s lowered by Pulse %s for %s\n", c.file, Version, c.chip.Name)
+	var params []*hlo.Instruction
+	for _, in := range e.Instructions {
+		if in.Opcode == "parameter" {
+			params = append(params, in)
+		}
+	}
+	sort.Slice(params, func(i, j int) bool { return params[i].ParamNumber < params[j].ParamNumber })
+	for _, p := range params {
+		if p.Shape.IsTuple {
+			return c.fail(p, "tuple parameters are not supported: pass the arrays as separate parameters")
+		}
+		v, err := c.alloc(p, p.Shape, "")
+		if err != nil {
+			return err
+		}
+		c.bufs[p.Name] = v
+		c.res.Inputs = append(c.res.Inputs, Binding{HLOName: p.Name, Number: int(p.ParamNumber), Tensor: v.tensor, Shape: p.Shape})
+	}
+	fmt.Fprintln(&c.out)
+	for _, in := range e.Instructions {
+		if in.Opcode == "parameter" {
+			continue
+		}
+		if err := c.instruction(in); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(&c.out, "        halt")
+	root := c.bufs[e.Root.Name]
+	if root == nil {
+		return c.fail(e.Root, "the result has no value")
+	}
+	if root.tuple != nil {
+		for i, t := range root.tuple {
+			if t.tuple != nil {
+				return c.fail(e.Root, "nested tuple results are not supported")
+			}
+			c.res.Outputs = append(c.res.Outputs, Binding{HLOName: e.Root.Name, Number: i, Tensor: t.tensor, Shape: t.shape})
+		}
+	} else {
+		c.res.Outputs = []Binding{{HLOName: e.Root.Name, Tensor: root.tensor, Shape: root.shape}}
+	}
+	return nil
+}
+
+// instruction lowers one entry-computation instruction.
+func (c *compiler) instruction(in *hlo.Instruction) error {
+	operand := func(i int) *value { return c.bufs[in.Operands[i].Name] }
+	switch op := in.Opcode; {
+	case op == "tuple":
+		v := &value{shape: in.Shape}
+		for i := range in.Operands {
+			v.tuple = append(v.tuple, operand(i))
+		}
+		c.bufs[in.Name] = v
+		return nil
+	case op == "get-tuple-element":
+		var idx int
+		a, _ := in.Attr("index")
+		fmt.Sscan(a, &idx)
+		t := operand(0)
+		if t == nil || idx < 0 || idx >= len(t.tuple) {
+			return c.fail(in, "index %d of a non-tuple", idx)
+		}
+		c.bufs[in.Name] = t.tuple[idx]
+		return nil
+	case op == "reshape" || op == "bitcast" || op == "copy" || op == "opt-barrier":
+		// Same bytes in row-major order: a new view of the operand's buffer.
+		src := operand(0)
+		if src.tuple != nil {
+			c.bufs[in.Name] = src
+			return nil
+		}
+		c.bufs[in.Name] = &value{tensor: src.tensor, addr: src.addr, shape: in.Shape, dt: src.dt}
+		return nil
+	case op == "custom-call":
+		t, _ := in.Attr("custom_call_target")
+		if hlo.IdentityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1 {
+			c.bufs[in.Name] = operand(0)
+			return nil
+		}
+		return c.fail(in, "custom-call target %s has no Pulse lowering", t)
+	case op == "constant":
+		return c.constant(in)
+	case op == "fusion":
+		kind, _ := in.Attr("kind")
+		name, _ := in.Attr("calls")
+		fc := c.m.Computation(strings.TrimPrefix(name, "%"))
+		if fc == nil {
+			return c.fail(in, "calls=%s names no computation", name)
+		}
+		switch kind {
+		case "kLoop":
+			return c.loopKernel(in, fc.Instructions, fc.Root)
+		}
+		return c.fail(in, "%s fusions are not lowered yet", kind)
+	case hlo.IsElementwise(op) || op == "broadcast" || op == "iota":
+		// An unfused elementwise op is a loop kernel of one instruction.
+		return c.loopKernel(in, singleton(in), nil)
+	}
+	return c.fail(in, "not lowered yet")
+}
+
+// singleton wraps one entry instruction as a fused body: its operands
+// become parameters.
+func singleton(in *hlo.Instruction) []*hlo.Instruction {
+	var body []*hlo.Instruction
+	cp := *in
+	cp.Operands = nil
+	for i, o := range in.Operands {
+		body = append(body, &hlo.Instruction{Pos: o.Pos, Name: o.Name, Opcode: "parameter", ParamNumber: int64(i)})
+		cp.Operands = append(cp.Operands, &hlo.Operand{Pos: o.Pos, Name: o.Name})
+	}
+	cp.IsRoot = true
+	return append(body, &cp)
+}
+
+// constant places a constant in HBM with its values.
+func (c *compiler) constant(in *hlo.Instruction) error {
+	init := ""
+	lit := strings.TrimSpace(in.Literal)
+	if lit != "{...}" && !in.Shape.IsTuple {
+		vals := strings.FieldsFunc(lit, func(r rune) bool { return r == '{' || r == '}' || r == ',' || r == ' ' })
+		for i, v := range vals {
+			switch v {
+			case "true":
+				vals[i] = "1"
+			case "false":
+				vals[i] = "0"
+			}
+		}
+		init = " = {" + strings.Join(vals, ", ") + "}"
+	}
+	v, err := c.alloc(in, in.Shape, init)
+	if err != nil {
+		return err
+	}
+	c.bufs[in.Name] = v
+	return nil
+}
+
+// locateKernels finds each kernel's instruction range from the origin its
+// instructions carry (the kernel's HLO instruction name).
+func (c *compiler) locateKernels() {
+	p := c.res.Program
+	at := map[string]int{}
+	for i := range c.res.Kernels {
+		at[c.res.Kernels[i].Name] = i
+		c.res.Kernels[i].FirstPC, c.res.Kernels[i].EndPC = -1, -1
+	}
+	for pc, d := range p.Debug {
+		if i, ok := at[d.Origin]; ok {
+			k := &c.res.Kernels[i]
+			if k.FirstPC < 0 {
+				k.FirstPC = pc
+			}
+			k.EndPC = pc + 1
+		}
+	}
+}
+
+// kernelCost is what the HLO says a kernel costs: the FLOPs of its body
+// instructions and the bytes of its operands and result (each HBM buffer
+// read once and written once).
+func (c *compiler) kernelCost(in *hlo.Instruction, body []*hlo.Instruction) (flops, bytes int64) {
+	bc := &hlo.Computation{Instructions: body}
+	for _, b := range body {
+		if b.Opcode == "parameter" || b.Shape == nil {
+			continue
+		}
+		flops += bc.InstructionCost(b, bc.OperandShapes(b)).FLOPs
+	}
+	seen := map[string]bool{}
+	for _, o := range in.Operands {
+		if v := c.bufs[o.Name]; v != nil && v.shape != nil && !seen[v.tensor] {
+			seen[v.tensor] = true
+			bytes += v.shape.Bytes()
+		}
+	}
+	return flops, bytes + in.Shape.Bytes()
+}

@@ -1,0 +1,150 @@
+// Package runtime runs HLO modules on simulated chips, with the contract of
+// PJRT (XLA's device runtime): a Client for a chip, Compile from HLO to a
+// loaded Executable (cached on disk), and Execute on argument buffers,
+// returning result buffers — plus what only a simulator can give: the cycle
+// count and where the time went.
+//
+// The pulse command line uses this package and nothing private.
+package runtime
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pulse-sim/pulse/chip"
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/core"
+	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/lowering"
+	"github.com/pulse-sim/pulse/lowering/hlo"
+)
+
+// Client is one simulated device: a chip configuration.
+type Client struct {
+	Chip *config.Chip
+	// CacheDir holds compiled executables ("" disables the cache).
+	CacheDir string
+}
+
+// NewClient makes a client for chip, caching under the user cache
+// directory (pulse/executables) when it can be found.
+func NewClient(c *config.Chip) *Client {
+	cl := &Client{Chip: c}
+	if d, err := os.UserCacheDir(); err == nil {
+		cl.CacheDir = filepath.Join(d, "pulse", "executables")
+	}
+	return cl
+}
+
+// Executable is a compiled module, ready to run.
+type Executable struct {
+	*lowering.Compiled
+	Key         string        // cache key: module text + chip config + compiler version
+	CacheHit    bool          // the program came from the cache
+	CompileTime time.Duration // lowering and assembly (or the cache lookup)
+}
+
+// Compile lowers module m (parsed from file and verified) for the client's
+// chip. The lowering always runs (it is what maps results to tensors); the
+// assembled program is taken from the cache when the same module was
+// compiled for the same chip by the same compiler version.
+func (c *Client) Compile(file string, m *hlo.Module) (*Executable, error) {
+	start := time.Now()
+	key := cacheKey(m, c.Chip)
+	comp, err := lowering.Compile(file, m, c.Chip)
+	if err != nil {
+		return nil, err
+	}
+	x := &Executable{Compiled: comp, Key: key}
+	if c.CacheDir != "" {
+		path := filepath.Join(c.CacheDir, key+".pulse")
+		if b, err := os.ReadFile(path); err == nil {
+			if p, err := exe.Unmarshal(b); err == nil {
+				x.Program, x.CacheHit = p, true
+			}
+		}
+		if !x.CacheHit {
+			if b, err := x.Program.Marshal(); err == nil {
+				if os.MkdirAll(c.CacheDir, 0o755) == nil {
+					tmp := path + ".tmp"
+					if os.WriteFile(tmp, b, 0o644) == nil {
+						os.Rename(tmp, path)
+					}
+				}
+			}
+		}
+	}
+	x.CompileTime = time.Since(start)
+	return x, nil
+}
+
+func cacheKey(m *hlo.Module, c *config.Chip) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n", lowering.Version, m.String())
+	h.Write(c.YAML())
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// ExecOptions tune a run.
+type ExecOptions struct {
+	TimingOnly bool  // skip values: only the cycle count and the report
+	MaxCycles  int64 // stop after this many cycles (0: no limit)
+}
+
+// Result is what Execute returns.
+type Result struct {
+	Outputs  []*hlo.Value // one per result tuple element (nil values in timing-only runs)
+	Model    *core.Model
+	Report   *chip.Report
+	Kernels  []KernelStats
+	ExecTime time.Duration // host time of the simulation
+}
+
+// Execute runs x on args (one per entry parameter, in parameter order).
+func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Result, error) {
+	if len(args) != len(x.Inputs) {
+		return nil, fmt.Errorf("%d arguments for %d parameters", len(args), len(x.Inputs))
+	}
+	var inputs []chip.Input
+	for i, b := range x.Inputs {
+		a := args[i]
+		if a == nil || a.Shape == nil || a.Shape.Elems() != b.Shape.Elems() {
+			return nil, fmt.Errorf("argument %d (%s) does not have the parameter's shape %s", i, b.HLOName, b.Shape)
+		}
+		if !opt.TimingOnly {
+			inputs = append(inputs, chip.Input{Name: b.Tensor, Values: a.Data})
+		}
+	}
+	start := time.Now()
+	model, err := core.New(c.Chip, x.Program, core.Options{TimingOnly: opt.TimingOnly, MaxCycles: opt.MaxCycles})
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range inputs {
+		if err := model.Arch.WriteTensor(in.Name, in.Values); err != nil {
+			return nil, err
+		}
+	}
+	sp := attachSpans(x, model)
+	if err := model.Run(); err != nil {
+		return nil, err
+	}
+	r := &Result{Model: model, ExecTime: time.Since(start)}
+	r.Report = chip.NewReport(x.Fused.Name, model, opt.TimingOnly)
+	r.Kernels = kernelStats(x, model, sp)
+	if opt.TimingOnly {
+		return r, nil
+	}
+	for _, b := range x.Outputs {
+		vals, _, err := model.Arch.ReadTensor(b.Tensor)
+		if err != nil {
+			return nil, err
+		}
+		r.Outputs = append(r.Outputs, &hlo.Value{Shape: b.Shape, Data: vals})
+	}
+	return r, nil
+}
