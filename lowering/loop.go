@@ -68,8 +68,8 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	for _, d := range S[1:] {
 		rowElems *= d
 	}
-	params := map[string]*value{}   // body parameter -> HBM value
-	consts := map[string]string{}   // scalar constants -> literal
+	params := map[string]*value{} // body parameter -> HBM value
+	consts := map[string]string{} // scalar constants -> literal
 	users := map[string][]*hlo.Instruction{}
 	for _, b := range body {
 		for _, o := range b.Operands {

@@ -55,13 +55,13 @@ type Binding struct {
 
 // Kernel describes one generated kernel.
 type Kernel struct {
-	Name   string // the HLO instruction (fusion or op) it implements
-	Kind   string // loop, output (dot), input (reduce)
-	Pos    hlo.Pos
-	FLOPs  int64
-	Bytes  int64 // HBM bytes the HLO op reads and writes
-	FirstPC int  // first instruction of the kernel in the program
-	EndPC   int  // one past its last
+	Name    string // the HLO instruction (fusion or op) it implements
+	Kind    string // loop, output (dot), input (reduce)
+	Pos     hlo.Pos
+	FLOPs   int64
+	Bytes   int64 // HBM bytes the HLO op reads and writes
+	FirstPC int   // first instruction of the kernel in the program
+	EndPC   int   // one past its last
 }
 
 // Compiled is a lowered module.
@@ -125,14 +125,14 @@ type value struct {
 }
 
 type compiler struct {
-	file  string
-	m     *hlo.Module
-	chip  *config.Chip
-	out   strings.Builder
-	names map[string]bool
-	bufs  map[string]*value // entry instruction name -> its value
-	hbm   int64             // next free HBM byte
-	res   Compiled
+	file   string
+	m      *hlo.Module
+	chip   *config.Chip
+	out    strings.Builder
+	names  map[string]bool
+	bufs   map[string]*value // entry instruction name -> its value
+	hbm    int64             // next free HBM byte
+	res    Compiled
 	nlabel int // for unique labels
 }
 
