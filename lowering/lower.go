@@ -308,8 +308,16 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		switch kind {
 		case "kLoop":
 			return c.loopKernel(in, fc.Instructions, fc.Root)
+		case "kOutput":
+			for _, b := range fc.Instructions {
+				if b.Opcode == "dot" {
+					return c.dotKernel(in, fc.Instructions, fc.Root)
+				}
+			}
 		}
 		return c.fail(in, "%s fusions are not lowered yet", kind)
+	case op == "dot":
+		return c.dotKernel(in, singleton(in), nil)
 	case hlo.IsElementwise(op) || op == "broadcast" || op == "iota":
 		// An unfused elementwise op is a loop kernel of one instruction.
 		return c.loopKernel(in, singleton(in), nil)

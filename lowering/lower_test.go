@@ -95,3 +95,37 @@ func TestLoopKernels(t *testing.T) {
 		}
 	}
 }
+
+func TestDotKernels(t *testing.T) {
+	cases := map[string]string{
+		"dense layer with bias and relu": `HloModule mlp
+ENTRY e {
+  x = f32[70,50] parameter(0)
+  w = f32[50,40] parameter(1)
+  b = f32[40] parameter(2)
+  d = f32[70,40] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[70,40] broadcast(b), dimensions={1}
+  a = f32[70,40] add(d, bb)
+  z = f32[] constant(0)
+  zb = f32[70,40] broadcast(z), dimensions={}
+  ROOT r = f32[70,40] maximum(a, zb)
+}`,
+		"bf16 batched dot with a transposed rhs": `ENTRY e {
+  a = bf16[3,20,36] parameter(0)
+  b = bf16[3,24,36] parameter(1)
+  ROOT d = f32[3,20,24] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+}`,
+		"bf16 result and a residual": `ENTRY e {
+  a = bf16[33,300] parameter(0)
+  b = bf16[300,130] parameter(1)
+  r = bf16[33,130] parameter(2)
+  d = bf16[33,130] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT s = bf16[33,130] add(d, r)
+}`,
+	}
+	for name, src := range cases {
+		for _, chip := range chips {
+			t.Run(name+"/"+chip, func(t *testing.T) { runChecked(t, chip, src) })
+		}
+	}
+}

@@ -1,0 +1,284 @@
+package lowering
+
+import (
+	"fmt"
+
+	"github.com/pulse-sim/pulse/lowering/hlo"
+)
+
+// Dot kernels: a dot (alone or as the root of a kOutput fusion's epilogue)
+// on the MXUs. The operands are viewed as lhs[B, M, K] and rhs[B, K, N]
+// through DMA strides (so transposed operands cost nothing), the output as
+// [B, M, N]. For each batch, block of MB rows and group of up to one
+// column tile per MXU:
+//
+//   - for each k-step the sequencer takes a token per MXU (s5+i, NSET
+//     preloaded: one per buffer set), dma0 loads the lhs panel [MB, Kt] and
+//     the MXUs' rhs tiles [Kt, Nt] into one of NSET buffer sets (tile i
+//     signals s1+i), and MXU i loads its tile as weights (waits s1+i) and
+//     streams the panel into its accumulator region (mm on the first step,
+//     mma after; signals s5+i, returning the token);
+//   - at the end of the group the sequencer drains the MXUs (waits for all
+//     NSET tokens and puts them back) and dispatches the epilogue: per
+//     column tile, the fused elementwise ops on the vector unit, reading the
+//     accumulator, with their operands loaded by DMA (signal s15), the last
+//     op signalling s14, and the store (waits s14, signals s13).
+//
+// Accumulator regions and epilogue buffers alternate between even and odd
+// groups, so group g's epilogue runs while group g+1 computes; before group
+// g+2 reuses them the sequencer waits for group g's stores (s13).
+
+const nset = 3
+
+// dotView is one operand (or the output) seen as [B, rows, cols].
+type dotView struct {
+	v              *value
+	sB, sRow, sCol int64 // element strides
+	nB, nRow, nCol int64
+}
+
+// group collapses dims (in the order given) of an array with row-major
+// strides st into one index with one stride, if they are contiguous.
+func group(dims []int64, st []int64, shape []int64) (n, stride int64, ok bool) {
+	n, stride = 1, 0
+	for i, d := range dims {
+		n *= shape[d]
+		if i == len(dims)-1 {
+			stride = st[d]
+		}
+	}
+	for i := 0; i+1 < len(dims); i++ {
+		if st[dims[i]] != st[dims[i+1]]*shape[dims[i+1]] {
+			return 0, 0, false
+		}
+	}
+	if len(dims) == 0 {
+		return 1, 0, true
+	}
+	return n, stride, true
+}
+
+func rowMajorStrides(dims []int64) []int64 {
+	st := make([]int64, len(dims))
+	n := int64(1)
+	for i := len(dims) - 1; i >= 0; i-- {
+		st[i] = n
+		n *= dims[i]
+	}
+	return st
+}
+
+func freeDims(rank int, a, b []int64) []int64 {
+	used := map[int64]bool{}
+	for _, d := range append(append([]int64{}, a...), b...) {
+		used[d] = true
+	}
+	var out []int64
+	for d := 0; d < rank; d++ {
+		if !used[int64(d)] {
+			out = append(out, int64(d))
+		}
+	}
+	return out
+}
+
+func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction) error {
+	if root == nil {
+		root = body[len(body)-1]
+	}
+	var dot *hlo.Instruction
+	for _, b := range body {
+		if b.Opcode == "dot" {
+			if dot != nil {
+				return c.fail(b, "a fusion with two dots is not lowered")
+			}
+			dot = b
+		}
+	}
+	if dot == nil {
+		return c.fail(in, "no dot in the output fusion")
+	}
+	if in.Shape.IsTuple {
+		return c.fail(in, "multi-output dot fusions are not lowered yet")
+	}
+	paramVal := func(name string) *value {
+		for _, b := range body {
+			if b.Name == name && b.Opcode == "parameter" && int(b.ParamNumber) < len(in.Operands) {
+				return c.bufs[in.Operands[b.ParamNumber].Name]
+			}
+		}
+		return nil
+	}
+	lv, rv := paramVal(dot.Operands[0].Name), paramVal(dot.Operands[1].Name)
+	if lv == nil || rv == nil || lv.tuple != nil || rv.tuple != nil {
+		return c.fail(dot, "the dot's operands must be arrays in memory")
+	}
+	if lv.dt != rv.dt {
+		return c.fail(dot, "operands of different types (%s, %s) are not lowered", lv.dt, rv.dt)
+	}
+	if !c.chip.MXUSupports(lv.dt) {
+		return c.fail(dot, "the chip's MXU does not multiply %s (mxu.dtypes)", lv.dt)
+	}
+	lb, _ := hlo.IntList(attrOr(dot, "lhs_batch_dims", "{}"))
+	rb, _ := hlo.IntList(attrOr(dot, "rhs_batch_dims", "{}"))
+	lc, _ := hlo.IntList(attrOr(dot, "lhs_contracting_dims", "{}"))
+	rc, _ := hlo.IntList(attrOr(dot, "rhs_contracting_dims", "{}"))
+	lshape, rshape := lv.shape.Dims, rv.shape.Dims
+	lst, rst := rowMajorStrides(lshape), rowMajorStrides(rshape)
+	lf := freeDims(len(lshape), lb, lc)
+	rf := freeDims(len(rshape), rb, rc)
+	var L, R dotView
+	var ok1, ok2, ok3, ok4, ok5, ok6 bool
+	L.v, R.v = lv, rv
+	L.nB, L.sB, ok1 = group(lb, lst, lshape)
+	L.nRow, L.sRow, ok2 = group(lf, lst, lshape)
+	L.nCol, L.sCol, ok3 = group(lc, lst, lshape)
+	R.nB, R.sB, ok4 = group(rb, rst, rshape)
+	R.nRow, R.sRow, ok5 = group(rc, rst, rshape)
+	R.nCol, R.sCol, ok6 = group(rf, rst, rshape)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
+		return c.fail(dot, "batch, free or contracting dimensions that are not contiguous in memory are not lowered yet")
+	}
+	if L.nCol != R.nRow || L.nB != R.nB {
+		return c.fail(dot, "operand dimensions disagree")
+	}
+	B, M, K, N := L.nB, L.nRow, L.nCol, R.nCol
+	if B*M*N == 0 || K == 0 {
+		return c.fail(dot, "empty dot")
+	}
+	// The epilogue: everything in the body but parameters and the dot.
+	out, err := c.alloc(in, in.Shape, "")
+	if err != nil {
+		return err
+	}
+	c.bufs[in.Name] = out
+	if out.shape.Elems() != B*M*N {
+		return c.fail(root, "the fusion's result %s is not the dot's [%d x %d x %d] (reshaping epilogues are not lowered)", out.shape, B, M, N)
+	}
+	ep := newEpilogue(c, in, body, dot, root, B, M, N)
+	if err := ep.analyze(); err != nil {
+		return err
+	}
+	// Tile sizes.
+	nM := c.chip.MXU.Count
+	if nM > 4 {
+		nM = 4
+	}
+	Kt := min(K, int64(c.chip.MXU.Rows))
+	Nt := min(N, int64(c.chip.MXU.Cols))
+	if tiles := (N + Nt - 1) / Nt; int64(nM) > tiles {
+		nM = int(tiles)
+	}
+	esz := int64(lv.dt.Size())
+	fixed := int64(nset*nM) * align64(Kt*Nt*esz)
+	perRow := int64(nset)*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt)
+	mb := min(M, int64(1024))
+	if lim := (c.chip.Memory.SRAMBytes - fixed - 64*int64(nset+2*nM*len(ep.bufs))) / perRow; mb > lim {
+		mb = lim
+	}
+	if lim := c.chip.Memory.ACCBytes / (2 * int64(nM) * Nt * 4); mb > lim {
+		mb = lim
+	}
+	if mb >= 8 {
+		mb -= mb % 8
+	}
+	if mb < 1 {
+		return c.fail(in, "the dot's tiles do not fit SRAM and the accumulators")
+	}
+	aBytes := align64(mb * Kt * esz)
+	bBytes := align64(Kt * Nt * esz)
+	setBytes := aBytes + int64(nM)*bBytes
+	epiBase := int64(nset) * setBytes
+	epiTile := ep.layout(mb, Nt)
+	epiHalf := int64(nM) * epiTile
+	accTile := mb * Nt * 4
+	accHalf := int64(nM) * accTile
+	if epiBase+2*epiHalf > c.chip.Memory.SRAMBytes || 2*accHalf > c.chip.Memory.ACCBytes {
+		return c.fail(in, "internal error: dot tiles exceed on-chip memory")
+	}
+
+	c.nlabel++
+	label := fmt.Sprintf("k%d", c.nlabel)
+	flops, bytes := c.kernelCost(in, body)
+	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: "output", Pos: in.Pos, FLOPs: flops, Bytes: bytes})
+	w := &c.out
+	fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d, %d MXUs, blocks of %d rows, tiles %dx%d\n",
+		label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, nM, mb, Kt, Nt)
+	fmt.Fprintf(w, ".origin %q\n", in.Name)
+	emit := func(at *hlo.Instruction, format string, a ...any) {
+		c.loc(at)
+		fmt.Fprintf(w, "        "+format+"\n", a...)
+	}
+	for i := 0; i < nM; i++ {
+		emit(in, "semset  s%d, 0", 1+i)
+		emit(in, "semset  s%d, %d", 5+i, nset)
+	}
+	for _, s := range []int{13, 14, 15} {
+		emit(in, "semset  s%d, 0", s)
+	}
+	storeEng := 0
+	if c.chip.DMA.Engines > 1 {
+		storeEng = 1
+	}
+	loadEng := storeEng
+	if c.chip.DMA.Engines > 2 {
+		loadEng = 2
+	}
+	set := 0
+	g := 0
+	var tilesOf []int
+	for b := int64(0); b < B; b++ {
+		for m0 := int64(0); m0 < M; m0 += mb {
+			rows := min(mb, M-m0)
+			for n0 := int64(0); n0 < N; n0 += int64(nM) * Nt {
+				var cols []int64 // width of each MXU's column tile
+				for i := 0; i < nM && n0+int64(i)*Nt < N; i++ {
+					cols = append(cols, min(Nt, N-n0-int64(i)*Nt))
+				}
+				tilesOf = append(tilesOf, len(cols))
+				if g >= 2 {
+					emit(in, "wait    s13, %d", tilesOf[g-2])
+				}
+				acc := int64(g%2) * accHalf
+				for k0 := int64(0); k0 < K; k0 += Kt {
+					kt := min(Kt, K-k0)
+					sb := int64(set) * setBytes
+					for i := range cols {
+						emit(dot, "wait    s%d, 1", 5+i)
+					}
+					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s+%d]:%s[%d,%d]{%d,%d} @0", sb, lv.dt, rows, kt,
+						lv.tensor, (b*L.sB+m0*L.sRow+k0*L.sCol)*esz, lv.dt, rows, kt, L.sRow, L.sCol)
+					for i, nt := range cols {
+						emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s+%d]:%s[%d,%d]{%d,%d} @0 signal s%d", sb+aBytes+int64(i)*bBytes, rv.dt, kt, nt,
+							rv.tensor, (b*R.sB+k0*R.sRow+(n0+int64(i)*Nt)*R.sCol)*esz, rv.dt, kt, nt, R.sRow, R.sCol, 1+i)
+					}
+					op := "mxu.mma"
+					if k0 == 0 {
+						op = "mxu.mm "
+					}
+					for i, nt := range cols {
+						emit(dot, "mxu.ldw sram[%d]:%s[%d,%d] @%d wait s%d", sb+aBytes+int64(i)*bBytes, rv.dt, kt, nt, i, 1+i)
+						emit(dot, "%s acc[%d]:f32[%d,%d], sram[%d]:%s[%d,%d] @%d signal s%d", op, acc+int64(i)*accTile, rows, nt, sb, lv.dt, rows, kt, i, 5+i)
+					}
+					set = (set + 1) % nset
+				}
+				// Drain the MXUs, then the epilogue of each column tile.
+				for i := range cols {
+					emit(dot, "wait    s%d, %d", 5+i, nset)
+					emit(dot, "signal  s%d, %d", 5+i, nset)
+				}
+				for i, nt := range cols {
+					t := epiTileAt{
+						b: b, m0: m0, n0: n0 + int64(i)*Nt, rows: rows, cols: nt,
+						acc:  fmt.Sprintf("acc[%d]:f32[%d,%d]", acc+int64(i)*accTile, rows, nt),
+						sram: epiBase + int64(g%2)*epiHalf + int64(i)*epiTile,
+					}
+					ep.emit(t, loadEng, storeEng, out)
+				}
+				g++
+			}
+		}
+	}
+	emit(in, "barrier")
+	return nil
+}

@@ -1,0 +1,281 @@
+package lowering
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pulse-sim/pulse/isa"
+	"github.com/pulse-sim/pulse/lowering/hlo"
+)
+
+// The epilogue of a dot kernel: the fused elementwise ops applied to each
+// [rows, cols] tile of the dot's [B, M, N] output while it sits in the
+// accumulator.
+
+type epiBuf struct {
+	name string
+	dt   isa.DType
+	off  int64 // in the tile's buffer area
+}
+
+// epiLoad is an operand read from HBM per tile, with element strides over
+// the output's [B, M, N] view (0 where broadcast).
+type epiLoad struct {
+	v          *value
+	pB, pM, pN int64
+}
+
+type epilogue struct {
+	c       *compiler
+	in      *hlo.Instruction
+	body    []*hlo.Instruction
+	dot     *hlo.Instruction
+	B, M, N int64
+	bufs    []*epiBuf
+	byName  map[string]*epiBuf
+	loads   map[string]*epiLoad
+	consts  map[string]string
+	order   []*hlo.Instruction // vector work in order; the dot itself first (acc -> SRAM)
+	root    *hlo.Instruction
+	groups  [3][]int // output dims of the batch, row and column groups
+}
+
+type epiTileAt struct {
+	b, m0, n0, rows, cols int64
+	acc                   string // the accumulator tile operand
+	sram                  int64  // base of this tile's buffers
+}
+
+func newEpilogue(c *compiler, in *hlo.Instruction, body []*hlo.Instruction, dot, root *hlo.Instruction, B, M, N int64) *epilogue {
+	return &epilogue{c: c, in: in, body: body, dot: dot, root: root, B: B, M: M, N: N,
+		byName: map[string]*epiBuf{}, loads: map[string]*epiLoad{}, consts: map[string]string{}}
+}
+
+func (e *epilogue) addBuf(name, elem string, at *hlo.Instruction) error {
+	dt, ok := dtypeOf(elem)
+	if !ok {
+		return e.c.fail(at, "element type %s has no Pulse dtype", elem)
+	}
+	b := &epiBuf{name: name, dt: dt}
+	e.bufs = append(e.bufs, b)
+	e.byName[name] = b
+	return nil
+}
+
+func (e *epilogue) analyze() error {
+	c, dot := e.c, e.dot
+	dims := dot.Shape.Dims
+	nb := 0
+	if lb, _ := hlo.IntList(attrOr(dot, "lhs_batch_dims", "{}")); lb != nil {
+		nb = len(lb)
+	}
+	lrank := len(c.bufs[e.operandOf(dot.Operands[0].Name)].shape.Dims)
+	lc, _ := hlo.IntList(attrOr(dot, "lhs_contracting_dims", "{}"))
+	nlf := lrank - nb - len(lc)
+	for j := range dims {
+		switch {
+		case j < nb:
+			e.groups[0] = append(e.groups[0], j)
+		case j < nb+nlf:
+			e.groups[1] = append(e.groups[1], j)
+		default:
+			e.groups[2] = append(e.groups[2], j)
+		}
+	}
+	same := func(s *hlo.Shape) bool {
+		if len(s.Dims) != len(dims) {
+			return false
+		}
+		for i := range dims {
+			if s.Dims[i] != dims[i] {
+				return false
+			}
+		}
+		return true
+	}
+	// The dot's value moves from the accumulator to SRAM in its own type.
+	if err := e.addBuf(dot.Name, dot.Shape.Elem, dot); err != nil {
+		return err
+	}
+	e.order = append(e.order, dot)
+	params := map[string]*value{}
+	for _, b := range e.body {
+		switch {
+		case b == dot:
+		case b.Opcode == "parameter":
+			params[b.Name] = c.bufs[e.in.Operands[b.ParamNumber].Name]
+			used := false
+			for _, u := range e.body {
+				if u == dot || u.Opcode == "broadcast" {
+					continue
+				}
+				for _, o := range u.Operands {
+					used = used || o.Name == b.Name
+				}
+			}
+			if !used {
+				continue
+			}
+			v := params[b.Name]
+			if v == nil || v.tuple != nil || !same(v.shape) {
+				return c.fail(b, "an epilogue operand must have the dot's shape %s", dot.Shape)
+			}
+			if err := e.addBuf(b.Name, v.shape.Elem, b); err != nil {
+				return err
+			}
+			e.loads[b.Name] = &epiLoad{v: v, pB: e.M * e.N, pM: e.N, pN: 1}
+		case b.Opcode == "constant":
+			if len(b.Shape.Dims) != 0 || strings.TrimSpace(b.Literal) == "{...}" {
+				return c.fail(b, "non-scalar constants in a dot epilogue are not lowered yet")
+			}
+			e.consts[b.Name] = strings.TrimSpace(b.Literal)
+		case b.Opcode == "broadcast":
+			x := b.Operands[0].Name
+			if err := e.addBuf(b.Name, b.Shape.Elem, b); err != nil {
+				return err
+			}
+			if lit, ok := e.consts[x]; ok {
+				e.consts[b.Name] = lit
+				e.order = append(e.order, b)
+				continue
+			}
+			v := params[x]
+			if v == nil {
+				return c.fail(b, "broadcast of a computed value in a dot epilogue is not lowered yet")
+			}
+			bd, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
+			src := v.shape.Dims
+			sst := rowMajorStrides(src)
+			pst := make([]int64, len(dims))
+			for k, d := range bd {
+				if src[k] != 1 {
+					pst[d] = sst[k]
+				}
+			}
+			var st [3]int64
+			for gi, grp := range e.groups {
+				s, ok := collapse(grp, pst, dims)
+				if !ok {
+					return c.fail(b, "this broadcast pattern is not lowered yet")
+				}
+				st[gi] = s
+			}
+			e.loads[b.Name] = &epiLoad{v: v, pB: st[0], pM: st[1], pN: st[2]}
+		case hlo.IsElementwise(b.Opcode):
+			if err := c.checkElementwise(b, func(n string) string {
+				if v := params[n]; v != nil {
+					return v.shape.Elem
+				}
+				for _, x := range e.body {
+					if x.Name == n && x.Shape != nil {
+						return x.Shape.Elem
+					}
+				}
+				return ""
+			}); err != nil {
+				return err
+			}
+			if !same(b.Shape) {
+				return c.fail(b, "shape %s differs from the dot's %s", b.Shape, dot.Shape)
+			}
+			if err := e.addBuf(b.Name, b.Shape.Elem, b); err != nil {
+				return err
+			}
+			e.order = append(e.order, b)
+		default:
+			return c.fail(b, "%s in a dot epilogue is not lowered yet", b.Opcode)
+		}
+	}
+	if e.byName[e.root.Name] == nil {
+		return c.fail(e.root, "the fusion's result is not computed in the epilogue")
+	}
+	return nil
+}
+
+// operandOf returns the entry value name behind a body parameter name.
+func (e *epilogue) operandOf(name string) string {
+	for _, b := range e.body {
+		if b.Name == name && b.Opcode == "parameter" {
+			return e.in.Operands[b.ParamNumber].Name
+		}
+	}
+	return name
+}
+
+// collapse folds a group of output dims into one stride, if the strides
+// are those of a contiguous run (or all zero).
+func collapse(grp []int, st []int64, dims []int64) (int64, bool) {
+	if len(grp) == 0 {
+		return 0, true
+	}
+	for i := 0; i+1 < len(grp); i++ {
+		a, b := grp[i], grp[i+1]
+		if st[a] != st[b]*dims[b] {
+			return 0, false
+		}
+	}
+	return st[grp[len(grp)-1]], true
+}
+
+func (e *epilogue) bytesPerRow(cols int64) int64 {
+	var n int64
+	for _, b := range e.bufs {
+		n += cols * int64(b.dt.Size())
+	}
+	return n
+}
+
+// layout places the buffers for tiles of rows x cols; it returns the bytes
+// one tile's buffers take.
+func (e *epilogue) layout(rows, cols int64) int64 {
+	var off int64
+	for _, b := range e.bufs {
+		b.off = off
+		off += align64(rows * cols * int64(b.dt.Size()))
+	}
+	return off
+}
+
+func (e *epilogue) emit(t epiTileAt, loadEng, storeEng int, out *value) {
+	c := e.c
+	w := &c.out
+	tile := func(name string) string {
+		b := e.byName[name]
+		return fmt.Sprintf("sram[%d]:%s[%d,%d]", t.sram+b.off, b.dt, t.rows, t.cols)
+	}
+	nloads := 0
+	for _, b := range e.bufs {
+		l := e.loads[b.name]
+		if l == nil {
+			continue
+		}
+		c.locName(e.body, b.name)
+		esz := int64(l.v.dt.Size())
+		fmt.Fprintf(w, "        dma     %s, hbm[%s+%d]:%s[%d,%d]{%d,%d} @%d signal s15\n", tile(b.name), l.v.tensor,
+			(t.b*l.pB+t.m0*l.pM+t.n0*l.pN)*esz, l.v.dt, t.rows, t.cols, l.pM, l.pN, loadEng)
+		nloads++
+	}
+	for i, b := range e.order {
+		sync := ""
+		if i == 0 && nloads > 0 {
+			sync = fmt.Sprintf(" wait s15:%d", nloads)
+		}
+		if i == len(e.order)-1 {
+			sync += " signal s14"
+		}
+		c.loc(b)
+		if b == e.dot {
+			op := "vcvt   "
+			if e.byName[b.Name].dt == isa.F32 {
+				op = "vcopy  "
+			}
+			fmt.Fprintf(w, "        %s %s, %s%s\n", op, tile(b.Name), t.acc, sync)
+			continue
+		}
+		c.vectorOp(b, tile, e.consts, sync)
+	}
+	osz := int64(out.dt.Size())
+	c.loc(e.root)
+	fmt.Fprintf(w, "        dma     hbm[%s+%d]:%s[%d,%d]{%d,1}, %s @%d wait s14 signal s13\n", out.tensor,
+		(t.b*e.M*e.N+t.m0*e.N+t.n0)*osz, out.dt, t.rows, t.cols, e.N, tile(e.root.Name), storeEng)
+}
