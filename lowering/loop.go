@@ -9,18 +9,10 @@ import (
 )
 
 // Loop kernels: an elementwise fusion (or one unfused elementwise op,
-// broadcast or iota) over an output of shape S. The output is cut into
-// tiles of TR rows along dimension 0; for each tile, parameters are loaded
-// from HBM into SRAM (broadcasts through stride-0 DMA patterns), every
-// fused instruction runs as one vector instruction over the tile, and the
-// root's tile is stored back. Two buffer sets let tile i+1 load while tile
-// i computes and stores:
-//
-//	s2  free buffer sets (the store signals; the tile's first instruction waits)
-//	s0  loads done (each load signals; the first vector instruction waits for all)
-//	s1  tile computed (the last vector instruction signals; the store waits)
-//
-// Kernels end with a barrier: the next kernel reads what this one stored.
+// broadcast or iota) over an output of shape S, streamed in tiles of rows
+// along dimension 0 (stream.go): parameters are loaded from HBM
+// (broadcasts through stride-0 DMA patterns), every fused instruction runs
+// as one vector instruction over the tile, and the root's tile is stored.
 
 // vectorOps maps HLO elementwise ops to vector instructions.
 var vectorOps = map[string]string{
@@ -33,19 +25,9 @@ var vectorOps = map[string]string{
 
 var compareOps = map[string]string{"EQ": "vcmp.eq", "NE": "vcmp.ne", "LT": "vcmp.lt", "LE": "vcmp.le", "GT": "vcmp.gt", "GE": "vcmp.ge"}
 
-// tileBuf is a body value's SRAM tile: offset in the buffer set and dtype.
+// tileBuf is a body value's SRAM tile (placed by streamKernel).
 type tileBuf struct {
-	off int64
-	dt  isa.DType
-}
-
-// hbmAccess is a DMA between HBM and a tile, repeated per tile with the
-// HBM offset advancing by adv bytes (0: the same bytes every tile).
-type hbmAccess struct {
-	src     *value
-	strides []int64 // element strides over the tile's dimensions
-	adv     int64
-	reg     int // offset register, 0 when adv is 0
+	dt isa.DType
 }
 
 func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction) error {
@@ -224,155 +206,25 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	if bufs[root.Name] == nil {
 		return c.fail(root, "the fusion's result is not computed in the kernel")
 	}
-	// Size the tiles: every buffer holds TR rows; two sets fit in SRAM.
-	var bytesPerRow int64
-	names := make([]string, 0, len(bufs))
+	// One row of every buffer is the output's row S[1:].
+	var sbufs []*streamBuf
 	for _, b := range body {
 		if t := bufs[b.Name]; t != nil {
-			names = append(names, b.Name)
-			bytesPerRow += align64(rowElems * int64(t.dt.Size()))
+			sb := &streamBuf{name: b.Name, at: b, dt: t.dt, row: S[1:], load: loads[b.Name]}
+			sbufs = append(sbufs, sb)
 		}
 	}
-	budget := c.chip.Memory.SRAMBytes / 2
-	if budget > 4<<20 {
-		budget = 4 << 20 // big enough to stream at full rate, small enough to overlap
+	var ops []streamOp
+	for _, b := range order {
+		ops = append(ops, streamOp{at: b, emit: func(tile func(string) string, sync string) {
+			c.vectorOp(b, tile, consts, sync)
+		}})
 	}
-	TR := budget / bytesPerRow
-	if TR < 1 {
-		return c.fail(in, "one row of the kernel's %d buffers takes %d bytes, more than half of SRAM", len(names), bytesPerRow)
-	}
-	R := S[0]
-	if TR > R {
-		TR = R
-	}
-	// Lay out the buffer set for TR rows.
-	var off int64
-	for _, n := range names {
-		bufs[n].off = off
-		off += align64(TR * rowElems * int64(bufs[n].dt.Size()))
-	}
-	set := off
-	// Registers for the HBM offsets that advance per tile.
-	reg := 2
-	accesses := []*hbmAccess{}
-	for _, n := range names {
-		if a := loads[n]; a != nil {
-			accesses = append(accesses, a)
-		}
-	}
-	store := &hbmAccess{src: out, strides: rowMajor(S)}
-	accesses = append(accesses, store)
-	for _, a := range accesses {
-		a.adv = TR * a.strides[0] * int64(a.src.dt.Size())
-		if a.adv != 0 {
-			if reg > 29 {
-				return c.fail(in, "more than 28 streamed operands")
-			}
-			a.reg = reg
-			reg++
-		}
-	}
-	// Emit.
-	c.nlabel++
-	label := fmt.Sprintf("k%d", c.nlabel)
-	kind := "loop"
 	flops, bytes := c.kernelCost(in, body)
-	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: kind, Pos: in.Pos, FLOPs: flops, Bytes: bytes})
-	w := &c.out
-	fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s, tiles of %d rows\n", label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, TR)
-	fmt.Fprintf(w, ".origin %q\n", in.Name)
-	c.loc(in)
-	fmt.Fprintf(w, "        semset  s0, 0\n")
-	c.loc(in)
-	fmt.Fprintf(w, "        semset  s1, 0\n")
-	c.loc(in)
-	fmt.Fprintf(w, "        semset  s2, 2\n")
-	c.loc(in)
-	fmt.Fprintf(w, "        li      r30, 0\n")
-	for _, a := range accesses {
-		if a.reg != 0 {
-			c.loc(in)
-			fmt.Fprintf(w, "        li      r%d, 0\n", a.reg)
-		}
-	}
-	storeEngine := 0
-	if c.chip.DMA.Engines > 1 {
-		storeEngine = 1
-	}
-	tile := func(rows int64) {
-		dims := append([]int64{rows}, S[1:]...)
-		first := true
-		wait := func() string {
-			if first {
-				first = false
-				return " wait s2"
-			}
-			return ""
-		}
-		tileOp := func(name string) string {
-			t := bufs[name]
-			return fmt.Sprintf("sram[r30+%d]:%s[%s]", t.off, t.dt, joinDims(dims))
-		}
-		hbmOp := func(a *hbmAccess) string {
-			base := a.src.tensor
-			if a.reg != 0 {
-				base = fmt.Sprintf("r%d+%s", a.reg, a.src.tensor)
-			}
-			return fmt.Sprintf("hbm[%s]:%s[%s]{%s}", base, a.src.dt, joinDims(dims), joinDims(a.strides))
-		}
-		nloads := 0
-		for _, n := range names {
-			a := loads[n]
-			if a == nil {
-				continue
-			}
-			c.locName(body, n)
-			fmt.Fprintf(w, "        dma     %s, %s%s signal s0\n", tileOp(n), hbmOp(a), wait())
-			nloads++
-		}
-		for i, b := range order {
-			sync := wait()
-			if i == 0 && nloads > 0 {
-				sync = fmt.Sprintf(" wait s0:%d", nloads)
-			}
-			if i == len(order)-1 {
-				sync += " signal s1"
-			}
-			c.loc(b)
-			c.vectorOp(b, tileOp, consts, sync)
-		}
-		storeWait := " wait s1"
-		if len(order) == 0 {
-			storeWait = fmt.Sprintf(" wait s0:%d", nloads)
-		}
-		c.loc(root)
-		fmt.Fprintf(w, "        dma     %s, %s @%d%s signal s2\n", hbmOp(store), tileOp(root.Name), storeEngine, storeWait)
-		for _, a := range accesses {
-			if a.reg != 0 {
-				c.loc(in)
-				fmt.Fprintf(w, "        addi    r%d, r%d, %d\n", a.reg, a.reg, a.adv)
-			}
-		}
-		c.loc(in)
-		fmt.Fprintf(w, "        xori    r30, r30, %d\n", set)
-	}
-	if nt := R / TR; nt > 0 {
-		c.loc(in)
-		fmt.Fprintf(w, "        li      r1, %d\n", nt)
-		fmt.Fprintf(w, "%s_tile:\n", label)
-		tile(TR)
-		c.loc(in)
-		fmt.Fprintf(w, "        loop    r1, %s_tile\n", label)
-	}
-	if rem := R % TR; rem > 0 {
-		tile(rem)
-	}
-	c.loc(in)
-	fmt.Fprintf(w, "        barrier\n")
-	if 2*set > c.chip.Memory.SRAMBytes {
-		return c.fail(in, "internal error: buffers exceed SRAM")
-	}
-	return nil
+	return c.streamKernel(streamSpec{
+		in: in, kind: "loop", rows: S[0], bufs: sbufs, ops: ops,
+		result: root.Name, out: out, outRow: S[1:], flops: flops, bytes: bytes,
+	})
 }
 
 func align64(n int64) int64 { return (n + 63) / 64 * 64 }

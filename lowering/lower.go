@@ -83,7 +83,7 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (*Compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{file: file, m: fm, chip: chip, names: map[string]bool{}, bufs: map[string]*value{}}
+	c := &compiler{file: file, m: fm, chip: chip, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[string]string{}}
 	if err := c.entry(); err != nil {
 		return nil, err
 	}
@@ -134,6 +134,8 @@ type compiler struct {
 	hbm    int64             // next free HBM byte
 	res    Compiled
 	nlabel int // for unique labels
+	// literals holds the entry computation's scalar constants.
+	literals map[string]string
 }
 
 func (c *compiler) fail(in *hlo.Instruction, format string, a ...any) error {
@@ -308,6 +310,8 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		switch kind {
 		case "kLoop":
 			return c.loopKernel(in, fc.Instructions, fc.Root)
+		case "kInput":
+			return c.reduceKernel(in, fc.Instructions, fc.Root)
 		case "kOutput":
 			for _, b := range fc.Instructions {
 				if b.Opcode == "dot" {
@@ -317,22 +321,28 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		}
 		return c.fail(in, "%s fusions are not lowered yet", kind)
 	case op == "dot":
-		return c.dotKernel(in, singleton(in), nil)
+		return c.dotKernel(in, c.singleton(in), nil)
+	case op == "reduce":
+		return c.reduceKernel(in, c.singleton(in), nil)
 	case hlo.IsElementwise(op) || op == "broadcast" || op == "iota":
 		// An unfused elementwise op is a loop kernel of one instruction.
-		return c.loopKernel(in, singleton(in), nil)
+		return c.loopKernel(in, c.singleton(in), nil)
 	}
 	return c.fail(in, "not lowered yet")
 }
 
 // singleton wraps one entry instruction as a fused body: its operands
 // become parameters.
-func singleton(in *hlo.Instruction) []*hlo.Instruction {
+func (c *compiler) singleton(in *hlo.Instruction) []*hlo.Instruction {
 	var body []*hlo.Instruction
 	cp := *in
 	cp.Operands = nil
 	for i, o := range in.Operands {
-		body = append(body, &hlo.Instruction{Pos: o.Pos, Name: o.Name, Opcode: "parameter", ParamNumber: int64(i)})
+		var shape *hlo.Shape
+		if v := c.bufs[o.Name]; v != nil {
+			shape = v.shape
+		}
+		body = append(body, &hlo.Instruction{Pos: o.Pos, Name: o.Name, Opcode: "parameter", ParamNumber: int64(i), Shape: shape})
 		cp.Operands = append(cp.Operands, &hlo.Operand{Pos: o.Pos, Name: o.Name})
 	}
 	cp.IsRoot = true
@@ -360,6 +370,9 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 		return err
 	}
 	c.bufs[in.Name] = v
+	if len(in.Shape.Dims) == 0 && lit != "{...}" {
+		c.literals[in.Name] = lit
+	}
 	return nil
 }
 

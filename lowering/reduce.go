@@ -1,0 +1,290 @@
+package lowering
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pulse-sim/pulse/lowering/hlo"
+)
+
+// Reduce kernels: a reduce (alone or with the elementwise producers of its
+// input, a kInput fusion). The input is viewed as [rows, cols]: rows walk
+// the kept dimensions, cols the reduced ones (each group must be one
+// strided run in memory, so reducing a leading dimension is a transposed
+// DMA view). Tiles of rows stream through SRAM (stream.go); the producers
+// run on the vector unit over [TR, cols], a row reduction (vrsum, vrmax,
+// vrmin, vrand, vror) folds each row into [TR, 1], and a non-identity init
+// value is folded in last.
+
+var rowReductions = map[string]string{"add": "vrsum", "maximum": "vrmax", "minimum": "vrmin", "and": "vrand", "or": "vror"}
+
+func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction) error {
+	if root == nil {
+		root = body[len(body)-1]
+	}
+	if root.Opcode != "reduce" || len(root.Operands) != 2 {
+		return c.fail(root, "only single-input reduce fusions are lowered")
+	}
+	if in.Shape.IsTuple {
+		return c.fail(in, "multi-output reductions are not lowered yet")
+	}
+	red := root
+	name, _ := red.Attr("to_apply")
+	fn := c.m.Computation(strings.TrimPrefix(name, "%"))
+	op := ""
+	if fn != nil && fn.Root != nil && len(fn.Instructions) == 3 {
+		op = fn.Root.Opcode
+	}
+	vr, ok := rowReductions[op]
+	if !ok {
+		return c.fail(red, "the reducer %s is not one add, maximum, minimum, and or or", name)
+	}
+	byName := map[string]*hlo.Instruction{}
+	for _, b := range body {
+		byName[b.Name] = b
+	}
+	x := byName[red.Operands[0].Name]
+	if x == nil {
+		return c.fail(red, "internal error: reduce input not in the body")
+	}
+	X := x.Shape
+	if X == nil {
+		if v := c.bufs[in.Operands[x.ParamNumber].Name]; v != nil {
+			X = v.shape
+		}
+	}
+	if X == nil || X.IsTuple {
+		return c.fail(red, "the reduced value must be an array")
+	}
+	rdims, _ := hlo.IntList(attrOr(red, "dimensions", "{}"))
+	isRed := map[int64]bool{}
+	for _, d := range rdims {
+		isRed[d] = true
+	}
+	var kept, reduced []int
+	for d := range X.Dims {
+		if isRed[int64(d)] {
+			reduced = append(reduced, d)
+		} else {
+			kept = append(kept, d)
+		}
+	}
+	rows, cols := int64(1), int64(1)
+	for _, d := range kept {
+		rows *= X.Dims[d]
+	}
+	for _, d := range reduced {
+		cols *= X.Dims[d]
+	}
+	out, err := c.alloc(in, in.Shape, "")
+	if err != nil {
+		return err
+	}
+	c.bufs[in.Name] = out
+	// access maps an array of X's shape (strides per X dim) to the
+	// [rows, cols] view, if both groups collapse.
+	access := func(v *value, st []int64, at *hlo.Instruction) (*hbmAccess, error) {
+		sr, ok1 := collapse(kept, st, X.Dims)
+		sc, ok2 := collapse(reduced, st, X.Dims)
+		if !ok1 || !ok2 {
+			return nil, c.fail(at, "the kept or reduced dimensions are not one strided run in memory (not lowered yet)")
+		}
+		return &hbmAccess{src: v, strides: []int64{sr, sc}}, nil
+	}
+	var bufs []*streamBuf
+	bufOf := map[string]*streamBuf{}
+	addBuf := func(b *hlo.Instruction, elem string, row []int64, load *hbmAccess) error {
+		dt, ok := dtypeOf(elem)
+		if !ok {
+			return c.fail(b, "element type %s has no Pulse dtype", elem)
+		}
+		sb := &streamBuf{name: b.Name, at: b, dt: dt, row: row, load: load}
+		bufs = append(bufs, sb)
+		bufOf[b.Name] = sb
+		return nil
+	}
+	consts := map[string]string{}
+	params := map[string]*value{}
+	var ops []streamOp
+	sameX := func(s *hlo.Shape) bool {
+		if s == nil || len(s.Dims) != len(X.Dims) {
+			return false
+		}
+		for i := range s.Dims {
+			if s.Dims[i] != X.Dims[i] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, b := range body {
+		switch {
+		case b == red:
+		case b.Opcode == "parameter":
+			v := c.bufs[in.Operands[b.ParamNumber].Name]
+			if v == nil || v.tuple != nil {
+				return c.fail(in, "operand %d is not an array in memory", b.ParamNumber)
+			}
+			params[b.Name] = v
+			if b.Name == red.Operands[1].Name {
+				continue // the init value
+			}
+			needed := false
+			for _, u := range body {
+				if u.Opcode == "broadcast" {
+					continue
+				}
+				for i, o := range u.Operands {
+					needed = needed || o.Name == b.Name && !(u == red && i == 1)
+				}
+			}
+			if !needed {
+				continue
+			}
+			if !sameX(v.shape) {
+				return c.fail(b, "operand %s is %s, not the reduced input's %s", b.Name, v.shape, X)
+			}
+			a, err := access(v, rowMajorStrides(X.Dims), b)
+			if err != nil {
+				return err
+			}
+			if err := addBuf(b, v.shape.Elem, []int64{cols}, a); err != nil {
+				return err
+			}
+		case b.Opcode == "constant":
+			if len(b.Shape.Dims) != 0 || strings.TrimSpace(b.Literal) == "{...}" {
+				return c.fail(b, "non-scalar constants in a reduce fusion are not lowered yet")
+			}
+			consts[b.Name] = strings.TrimSpace(b.Literal)
+		case b.Opcode == "broadcast":
+			xn := b.Operands[0].Name
+			if !sameX(b.Shape) {
+				return c.fail(b, "broadcast to %s, not the reduced input's shape", b.Shape)
+			}
+			if lit, ok := consts[xn]; ok {
+				consts[b.Name] = lit
+				if err := addBuf(b, b.Shape.Elem, []int64{cols}, nil); err != nil {
+					return err
+				}
+				bb := b
+				ops = append(ops, streamOp{at: b, emit: func(tile func(string) string, sync string) { c.vectorOp(bb, tile, consts, sync) }})
+				continue
+			}
+			v := params[xn]
+			if v == nil {
+				return c.fail(b, "broadcast of a computed value is not lowered yet")
+			}
+			bd, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
+			sst := rowMajorStrides(v.shape.Dims)
+			st := make([]int64, len(X.Dims))
+			for k, d := range bd {
+				if v.shape.Dims[k] != 1 {
+					st[d] = sst[k]
+				}
+			}
+			a, err := access(v, st, b)
+			if err != nil {
+				return err
+			}
+			if err := addBuf(b, b.Shape.Elem, []int64{cols}, a); err != nil {
+				return err
+			}
+		case hlo.IsElementwise(b.Opcode):
+			if err := c.checkElementwise(b, func(n string) string {
+				if v := params[n]; v != nil {
+					return v.shape.Elem
+				}
+				if d := byName[n]; d != nil && d.Shape != nil {
+					return d.Shape.Elem
+				}
+				return ""
+			}); err != nil {
+				return err
+			}
+			if !sameX(b.Shape) {
+				return c.fail(b, "shape %s differs from the reduced input's %s", b.Shape, X)
+			}
+			if err := addBuf(b, b.Shape.Elem, []int64{cols}, nil); err != nil {
+				return err
+			}
+			bb := b
+			ops = append(ops, streamOp{at: b, emit: func(tile func(string) string, sync string) { c.vectorOp(bb, tile, consts, sync) }})
+		default:
+			return c.fail(b, "%s in a reduce fusion is not lowered yet", b.Opcode)
+		}
+	}
+	if bufOf[x.Name] == nil {
+		return c.fail(red, "the reduced value is not computed in the kernel")
+	}
+	initName := red.Operands[1].Name
+	initLit, haveInit := consts[initName]
+	if p := byName[initName]; !haveInit && p != nil && p.Opcode == "parameter" {
+		initLit, haveInit = c.literals[in.Operands[p.ParamNumber].Name]
+	}
+	if !haveInit {
+		return c.fail(red, "the init value must be a constant (not lowered yet otherwise)")
+	}
+	if err := addBuf(red, red.Shape.Elem, []int64{1}, nil); err != nil {
+		return err
+	}
+	identity := isIdentity(op, initLit)
+	if !identity {
+		// The init value, folded in after the rows.
+		initBuf := &hlo.Instruction{Pos: red.Pos, Name: red.Name + ".init", Opcode: "constant", Shape: red.Shape}
+		if err := addBuf(initBuf, red.Shape.Elem, []int64{1}, nil); err != nil {
+			return err
+		}
+	}
+	ops = append(ops, streamOp{at: red, emit: func(tile func(string) string, sync string) {
+		s1, s2 := sync, ""
+		if !identity {
+			s1, s2 = splitSync(sync)
+		}
+		fmt.Fprintf(&c.out, "        %-7s %s, %s%s\n", vr, tile(red.Name), tile(x.Name), s1)
+		if identity {
+			return
+		}
+		initTile := tile(red.Name + ".init")
+		c.loc(red)
+		fmt.Fprintf(&c.out, "        vfill   %s, %s\n", initTile, fillValue(initLit))
+		c.loc(red)
+		fmt.Fprintf(&c.out, "        %-7s %s, %s, %s%s\n", vectorOps[op], tile(red.Name), initTile, tile(red.Name), s2)
+	}})
+	flops, bytes := c.kernelCost(in, body)
+	return c.streamKernel(streamSpec{
+		in: in, kind: "input", rows: rows, bufs: bufs, ops: ops,
+		result: red.Name, out: out, outRow: []int64{1}, flops: flops, bytes: bytes,
+	})
+}
+
+// isIdentity reports whether lit is the identity of the reduction op, so
+// folding it in changes nothing.
+func isIdentity(op, lit string) bool {
+	var x float64
+	switch lit {
+	case "true":
+		x = 1
+	case "false":
+		x = 0
+	case "inf":
+		x = math.Inf(1)
+	case "-inf":
+		x = math.Inf(-1)
+	default:
+		if _, err := fmt.Sscan(lit, &x); err != nil {
+			return false
+		}
+	}
+	switch op {
+	case "add", "or":
+		return x == 0
+	case "maximum":
+		return math.IsInf(x, -1)
+	case "minimum":
+		return math.IsInf(x, 1)
+	case "and":
+		return lit == "true"
+	}
+	return false
+}
