@@ -210,13 +210,15 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	var sbufs []*streamBuf
 	for _, b := range body {
 		if t := bufs[b.Name]; t != nil {
-			sb := &streamBuf{name: b.Name, at: b, dt: t.dt, row: S[1:], load: loads[b.Name]}
+			_, isConst := consts[b.Name]
+			sb := &streamBuf{name: b.Name, at: b, dt: t.dt, row: S[1:], load: loads[b.Name], static: isConst}
 			sbufs = append(sbufs, sb)
 		}
 	}
 	var ops []streamOp
 	for _, b := range order {
-		ops = append(ops, streamOp{at: b, emit: func(tile func(string) string, sync string) {
+		_, isConst := consts[b.Name]
+		ops = append(ops, streamOp{at: b, static: isConst, emit: func(tile func(string) string, sync string) {
 			c.vectorOp(b, tile, consts, sync)
 		}})
 	}

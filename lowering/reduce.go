@@ -167,8 +167,9 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 				if err := addBuf(b, b.Shape.Elem, []int64{cols}, nil); err != nil {
 					return err
 				}
+				bufOf[b.Name].static = true
 				bb := b
-				ops = append(ops, streamOp{at: b, emit: func(tile func(string) string, sync string) { c.vectorOp(bb, tile, consts, sync) }})
+				ops = append(ops, streamOp{at: b, static: true, emit: func(tile func(string) string, sync string) { c.vectorOp(bb, tile, consts, sync) }})
 				continue
 			}
 			v := params[xn]

@@ -36,11 +36,18 @@ type streamBuf struct {
 	row  []int64    // the shape of one row
 	load *hbmAccess // nil: computed
 	off  int64
+	// static buffers sit outside the double-buffered sets and are filled
+	// once, before the first tile (constants).
+	static bool
+	// oneRow buffers hold a single row whatever the tile size (a row
+	// broadcast's source).
+	oneRow bool
 }
 
 type streamOp struct {
-	at   *hlo.Instruction
-	emit func(tile func(name string) string, sync string)
+	at     *hlo.Instruction
+	emit   func(tile func(name string) string, sync string)
+	static bool // runs once before the first tile (fills a static buffer)
 }
 
 type streamSpec struct {
@@ -57,11 +64,20 @@ type streamSpec struct {
 
 func (c *compiler) streamKernel(sp streamSpec) error {
 	in := sp.in
+	c.compactBroadcasts(&sp)
 	byName := map[string]*streamBuf{}
-	var bytesPerRow int64
+	var bytesPerRow, fixed int64
 	for _, b := range sp.bufs {
 		byName[b.name] = b
-		bytesPerRow += align64(prod(b.row) * int64(b.dt.Size()))
+		n := align64(prod(b.row) * int64(b.dt.Size()))
+		switch {
+		case b.oneRow:
+			fixed += 2 * n
+		case b.static:
+			bytesPerRow += n / 2 // once, not per set: half of a set's share
+		default:
+			bytesPerRow += n
+		}
 	}
 	res := byName[sp.result]
 	if res == nil {
@@ -71,7 +87,7 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	if budget > 4<<20 {
 		budget = 4 << 20 // big enough to stream at full rate, small enough to overlap
 	}
-	TR := budget / bytesPerRow
+	TR := (budget - fixed) / bytesPerRow
 	if TR < 1 {
 		return c.fail(in, "one row of the kernel's %d buffers takes %d bytes, more than SRAM allows", len(sp.bufs), bytesPerRow)
 	}
@@ -81,11 +97,25 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	}
 	var off int64
 	for _, b := range sp.bufs {
+		if b.static {
+			continue
+		}
 		b.off = off
-		off += align64(TR * prod(b.row) * int64(b.dt.Size()))
+		rows := TR
+		if b.oneRow {
+			rows = 1
+		}
+		off += align64(rows * prod(b.row) * int64(b.dt.Size()))
 	}
 	set := off
-	if 2*set > c.chip.Memory.SRAMBytes {
+	static := 2 * set
+	for _, b := range sp.bufs {
+		if b.static {
+			b.off = static
+			static += align64(TR * prod(b.row) * int64(b.dt.Size()))
+		}
+	}
+	if static > c.chip.Memory.SRAMBytes {
 		return c.fail(in, "internal error: buffers exceed SRAM")
 	}
 	reg := 2
@@ -141,45 +171,72 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 		}
 		tileOp := func(name string) string {
 			b := byName[name]
-			return fmt.Sprintf("sram[r30+%d]:%s[%s]", b.off, b.dt, joinDims(append([]int64{rows}, b.row...)))
+			r := rows
+			if b.oneRow {
+				r = 1
+			}
+			if b.static {
+				return fmt.Sprintf("sram[%d]:%s[%s]", b.off, b.dt, joinDims(append([]int64{r}, b.row...)))
+			}
+			return fmt.Sprintf("sram[r30+%d]:%s[%s]", b.off, b.dt, joinDims(append([]int64{r}, b.row...)))
 		}
-		hbmOp := func(a *hbmAccess, row []int64) string {
+		hbmOp := func(a *hbmAccess, row []int64, oneRow bool) string {
 			base := a.src.tensor
 			if a.reg != 0 {
 				base = fmt.Sprintf("r%d+%s", a.reg, a.src.tensor)
 			}
-			return fmt.Sprintf("hbm[%s]:%s[%s]{%s}", base, a.src.dt, joinDims(append([]int64{rows}, row...)), joinDims(a.strides))
+			r := rows
+			if oneRow {
+				r = 1
+			}
+			return fmt.Sprintf("hbm[%s]:%s[%s]{%s}", base, a.src.dt, joinDims(append([]int64{r}, row...)), joinDims(a.strides))
 		}
 		nloads := 0
 		for _, b := range sp.bufs {
 			if b.load == nil {
 				continue
 			}
-			emit(b.at, "dma     %s, %s%s signal s0", tileOp(b.name), hbmOp(b.load, b.row), wait())
+			emit(b.at, "dma     %s, %s%s signal s0", tileOp(b.name), hbmOp(b.load, b.row, b.oneRow), wait())
 			nloads++
 		}
-		for i, op := range sp.ops {
+		var ops []streamOp
+		for _, op := range sp.ops {
+			if !op.static {
+				ops = append(ops, op)
+			}
+		}
+		for i, op := range ops {
 			sync := wait()
 			if i == 0 && nloads > 0 {
 				sync = fmt.Sprintf(" wait s0:%d", nloads)
 			}
-			if i == len(sp.ops)-1 {
+			if i == len(ops)-1 {
 				sync += " signal s1"
 			}
 			c.loc(op.at)
 			op.emit(tileOp, sync)
 		}
 		storeWait := " wait s1"
-		if len(sp.ops) == 0 {
+		if len(ops) == 0 {
 			storeWait = fmt.Sprintf(" wait s0:%d", nloads)
 		}
-		emit(res.at, "dma     %s, %s @%d%s signal s2", hbmOp(store, sp.outRow), tileOp(sp.result), storeEngine, storeWait)
+		emit(res.at, "dma     %s, %s @%d%s signal s2", hbmOp(store, sp.outRow, false), tileOp(sp.result), storeEngine, storeWait)
 		for _, a := range accesses {
 			if a.reg != 0 {
 				emit(in, "addi    r%d, r%d, %d", a.reg, a.reg, a.adv)
 			}
 		}
 		emit(in, "xori    r30, r30, %d", set)
+	}
+	// Constants are filled once, for the largest tile.
+	for _, op := range sp.ops {
+		if op.static {
+			c.loc(op.at)
+			op.emit(func(name string) string {
+				b := byName[name]
+				return fmt.Sprintf("sram[%d]:%s[%s]", b.off, b.dt, joinDims(append([]int64{TR}, b.row...)))
+			}, "")
+		}
 	}
 	if nt := R / TR; nt > 0 {
 		emit(in, "li      r1, %d", nt)
@@ -192,6 +249,56 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	}
 	emit(in, "barrier")
 	return nil
+}
+
+// compactBroadcasts replaces every load whose pattern repeats elements
+// (a zero stride: a broadcast) by a load of the distinct elements into a
+// small buffer and a vbcast on the vector unit. A stride-0 DMA would read
+// the same bytes from HBM again for every repetition — in short runs when
+// the repeated dimension is the innermost one.
+func (c *compiler) compactBroadcasts(sp *streamSpec) {
+	var extra []*streamBuf
+	var pre []streamOp
+	for _, b := range sp.bufs {
+		l := b.load
+		if l == nil {
+			continue
+		}
+		zero := false
+		for _, s := range l.strides {
+			zero = zero || s == 0
+		}
+		if !zero {
+			continue
+		}
+		row := make([]int64, len(b.row))
+		for i, d := range b.row {
+			row[i] = d
+			if l.strides[i+1] == 0 {
+				row[i] = 1
+			}
+		}
+		src := &streamBuf{name: b.name + ".src", at: b.at, dt: b.dt, row: row, load: l, oneRow: l.strides[0] == 0}
+		b.load = nil
+		extra = append(extra, src)
+		dst := b
+		pre = append(pre, streamOp{at: b.at, emit: func(tile func(string) string, sync string) {
+			fmt.Fprintf(&c.out, "        vbcast  %s, %s%s\n", tile(dst.name), tile(src.name), sync)
+		}})
+	}
+	sp.bufs = append(sp.bufs, extra...)
+	if len(pre) > 0 {
+		// Static fills first (they leave the loop), then the broadcasts.
+		var static, rest []streamOp
+		for _, op := range sp.ops {
+			if op.static {
+				static = append(static, op)
+			} else {
+				rest = append(rest, op)
+			}
+		}
+		sp.ops = append(append(static, pre...), rest...)
+	}
 }
 
 func prod(d []int64) int64 {
