@@ -14,6 +14,37 @@ import (
 // (broadcasts through stride-0 DMA patterns), every fused instruction runs
 // as one vector instruction over the tile, and the root's tile is stored.
 
+// viewOps move a parameter's elements without computing: inside a loop
+// fusion they become the access pattern of its load.
+var viewOps = map[string]bool{"reshape": true, "bitcast": true, "copy": true, "transpose": true, "slice": true, "reverse": true}
+
+// viewOf is the access pattern reading the result of view op b from the
+// parameter value v.
+func (c *compiler) viewOf(b *hlo.Instruction, v *value) (view, error) {
+	switch b.Opcode {
+	case "transpose":
+		w, err := transposeView(b, v)
+		if err != nil {
+			return w, c.fail(b, "%v", err)
+		}
+		return w, nil
+	case "slice":
+		w, err := sliceView(b, v)
+		if err != nil {
+			return w, c.fail(b, "%v", err)
+		}
+		return w, nil
+	case "reverse":
+		return reverseView(b, v), nil
+	}
+	// reshape, bitcast, copy: the same elements in row-major order.
+	dims := b.Shape.Dims
+	if len(dims) == 0 {
+		dims = []int64{1}
+	}
+	return view{v: v, strides: rowMajorStrides(dims)}, nil
+}
+
 // vectorOps maps HLO elementwise ops to vector instructions.
 var vectorOps = map[string]string{
 	"add": "vadd", "subtract": "vsub", "multiply": "vmul", "divide": "vdiv", "maximum": "vmax",
@@ -118,7 +149,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 			params[b.Name] = v
 			// Loaded as a tile when an elementwise user reads it whole.
 			for _, u := range users[b.Name] {
-				if u.Opcode != "broadcast" {
+				if u.Opcode != "broadcast" && !viewOps[u.Opcode] {
 					if !fullShape(v.shape) {
 						return c.fail(u, "operand %s is %s, not the output's %s (only broadcasts change shape in a loop kernel)", b.Name, v.shape, out.shape)
 					}
@@ -155,6 +186,19 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 				}
 				loads[b.Name] = &hbmAccess{src: v, strides: rowMajor(S)}
 			}
+		case viewOps[b.Opcode] && params[b.Operands[0].Name] != nil:
+			// Data movement of a parameter: a load through an access pattern.
+			if !fullShape(b.Shape) {
+				return c.fail(b, "%s to %s inside a loop fusion whose output is %s is not lowered yet", b.Opcode, b.Shape, out.shape)
+			}
+			w, err := c.viewOf(b, params[b.Operands[0].Name])
+			if err != nil {
+				return err
+			}
+			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
+				return err
+			}
+			loads[b.Name] = &hbmAccess{src: w.v, strides: w.strides, base: w.off * int64(w.v.dt.Size())}
 		case b.Opcode == "broadcast":
 			x := b.Operands[0].Name
 			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {

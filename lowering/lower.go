@@ -74,12 +74,14 @@ type Compiled struct {
 	Fused   *hlo.Module
 }
 
-// Compile lowers module m (parsed from file and verified) for chip.
+// Compile lowers module m (parsed from file and verified) for chip; m is
+// not changed.
 func Compile(file string, m *hlo.Module, chip *config.Chip) (*Compiled, error) {
 	if err := checkSingleDevice(file, m); err != nil {
 		return nil, err
 	}
-	fm, _, err := hlo.Fuse(m)
+	// Concatenate and pad are DMA kernels of their own here.
+	fm, _, err := hlo.FuseWith(m.Clone(), hlo.FuseOptions{Exclude: []string{"concatenate", "pad"}})
 	if err != nil {
 		return nil, err
 	}
@@ -324,6 +326,8 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		return c.dotKernel(in, c.singleton(in), nil)
 	case op == "reduce":
 		return c.reduceKernel(in, c.singleton(in), nil)
+	case op == "transpose" || op == "slice" || op == "reverse" || op == "concatenate" || op == "pad":
+		return c.moveKernel(in)
 	case hlo.IsElementwise(op) || op == "broadcast" || op == "iota":
 		// An unfused elementwise op is a loop kernel of one instruction.
 		return c.loopKernel(in, c.singleton(in), nil)

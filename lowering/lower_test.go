@@ -1,6 +1,7 @@
 package lowering_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pulse-sim/pulse/config"
@@ -128,4 +129,48 @@ ENTRY e {
 			t.Run(name+"/"+chip, func(t *testing.T) { runChecked(t, chip, src) })
 		}
 	}
+}
+
+func TestMoveKernels(t *testing.T) {
+	cases := map[string]string{
+		"transpose, slice, reverse, concatenate, pad": `ENTRY e {
+  x = f32[6,5,4] parameter(0)
+  t = f32[4,6,5] transpose(x), dimensions={2,0,1}
+  s = f32[3,5,2] slice(x), slice={[1:6:2], [0:5], [1:4:2]}
+  r = f32[6,5,4] reverse(x), dimensions={0,2}
+  c = f32[6,7,4] concatenate(x, s2), dimensions={1}
+  s2 = f32[6,2,4] slice(x), slice={[0:6], [3:5], [0:4]}
+  z = f32[] constant(-1.5)
+  p = f32[9,7,7] pad(x, z), padding=1_2x0_2x0_0_1
+  ROOT o = (f32[4,6,5], f32[3,5,2], f32[6,5,4], f32[6,7,4], f32[9,7,7]) tuple(t, s, r, c, p)
+}`,
+	}
+	for name, src := range cases {
+		src = reorderForTest(src)
+		for _, chip := range chips {
+			t.Run(name+"/"+chip, func(t *testing.T) { runChecked(t, chip, src) })
+		}
+	}
+}
+
+// reorderForTest puts s2 before its use (kept out of order above to read
+// better).
+func reorderForTest(src string) string {
+	lines := strings.Split(src, "\n")
+	var s2 string
+	var out []string
+	for _, l := range lines {
+		if strings.Contains(l, "s2 = ") {
+			s2 = l
+			continue
+		}
+		out = append(out, l)
+	}
+	for i, l := range out {
+		if strings.Contains(l, "c = f32[6,7,4]") {
+			out = append(out[:i], append([]string{s2}, out[i:]...)...)
+			break
+		}
+	}
+	return strings.Join(out, "\n")
 }

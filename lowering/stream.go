@@ -25,6 +25,7 @@ import (
 type hbmAccess struct {
 	src     *value
 	strides []int64 // element strides over the tile's dimensions
+	base    int64   // bytes from the tensor's start to element 0 of the first tile
 	adv     int64
 	reg     int // offset register, 0 when adv is 0
 }
@@ -184,6 +185,9 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 			base := a.src.tensor
 			if a.reg != 0 {
 				base = fmt.Sprintf("r%d+%s", a.reg, a.src.tensor)
+			}
+			if a.base != 0 {
+				base += fmt.Sprintf("+%d", a.base)
 			}
 			r := rows
 			if oneRow {

@@ -132,3 +132,33 @@ func (m *Module) NumInstructions() int {
 	}
 	return n
 }
+
+// Clone returns a deep copy of the module's computations and instructions
+// (shapes are shared: passes replace them, never edit them in place).
+func (m *Module) Clone() *Module {
+	n := *m
+	n.Attrs = append([]Attr{}, m.Attrs...)
+	n.Computations = make([]*Computation, len(m.Computations))
+	for i, c := range m.Computations {
+		cc := *c
+		cc.Instructions = make([]*Instruction, len(c.Instructions))
+		for j, in := range c.Instructions {
+			ci := *in
+			ci.Attrs = append([]Attr{}, in.Attrs...)
+			ci.Operands = make([]*Operand, len(in.Operands))
+			for k, o := range in.Operands {
+				co := *o
+				ci.Operands[k] = &co
+			}
+			cc.Instructions[j] = &ci
+			if c.Root == in {
+				cc.Root = &ci
+			}
+		}
+		n.Computations[i] = &cc
+		if m.Entry == c {
+			n.Entry = &cc
+		}
+	}
+	return &n
+}

@@ -50,6 +50,19 @@ const maxDuplicatedConstant = 16
 // The module must have been verified (every instruction has its shape).
 // Modules that already contain fusions are returned unchanged.
 func Fuse(m *Module) (*Module, FuseStats, error) {
+	return FuseWith(m, FuseOptions{})
+}
+
+// FuseOptions adapt fusion to a backend, as XLA's backends each decide what
+// is fusible.
+type FuseOptions struct {
+	// Exclude lists ops that neither join nor start fusions (a backend
+	// that lowers them better on their own).
+	Exclude []string
+}
+
+// FuseWith is Fuse with backend options.
+func FuseWith(m *Module, opt FuseOptions) (*Module, FuseStats, error) {
 	st := FuseStats{Fusions: map[string]int{}}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
@@ -62,7 +75,10 @@ func Fuse(m *Module) (*Module, FuseStats, error) {
 			}
 		}
 	}
-	f := &fuser{m: m, st: &st, names: map[string]bool{}}
+	f := &fuser{m: m, st: &st, names: map[string]bool{}, exclude: map[string]bool{}}
+	for _, op := range opt.Exclude {
+		f.exclude[op] = true
+	}
 	for _, c := range m.Computations {
 		f.names[c.Name] = true
 		for _, in := range c.Instructions {
@@ -103,10 +119,11 @@ func embeddedComputations(m *Module) map[string]bool {
 }
 
 type fuser struct {
-	m     *Module
-	st    *FuseStats
-	names map[string]bool
-	next  int
+	m       *Module
+	st      *FuseStats
+	names   map[string]bool
+	next    int
+	exclude map[string]bool
 }
 
 // fresh returns an instruction or computation name not used in the module
@@ -151,7 +168,7 @@ func (f *fuser) computation(c *Computation) []*Computation {
 	var groups []*group
 	for i := len(c.Instructions) - 1; i >= 0; i-- {
 		in := c.Instructions[i]
-		if groupOf[in] != nil || pinned[in.Name] || in.Shape.IsTuple {
+		if groupOf[in] != nil || pinned[in.Name] || in.Shape.IsTuple || f.exclude[in.Opcode] {
 			continue
 		}
 		kind := ""
@@ -175,7 +192,7 @@ func (f *fuser) computation(c *Computation) []*Computation {
 			}
 			for _, o := range m.Operands {
 				p := byName[o.Name]
-				if p == nil || groupOf[p] != nil || pinned[p.Name] || p.Shape.IsTuple || p == c.Root {
+				if p == nil || groupOf[p] != nil || pinned[p.Name] || p.Shape.IsTuple || p == c.Root || f.exclude[p.Opcode] {
 					continue // the computation's result stays visible, even when something uses it
 				}
 				isDot := p.Opcode == "dot" || p.Opcode == "convolution"

@@ -281,3 +281,14 @@ func FuzzEvalFuse(f *testing.F) {
 		requireSameBits(t, "fuzz", want, got)
 	})
 }
+
+// TestCloneIsDeep: fusing a clone leaves the original as it was.
+func TestCloneIsDeep(t *testing.T) {
+	m, err := Parse("mlp.hlo", mlpSoftmax)
+	require.NoError(t, err)
+	require.NoError(t, Verify("mlp.hlo", m))
+	before := m.String()
+	_, _, err = Fuse(m.Clone())
+	require.NoError(t, err)
+	require.Equal(t, before, m.String())
+}

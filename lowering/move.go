@@ -1,0 +1,196 @@
+package lowering
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/pulse-sim/pulse/lowering/hlo"
+)
+
+// Data-movement kernels: transpose, slice, reverse, concatenate and pad
+// move bytes from HBM to HBM through DMA access patterns (strides,
+// offsets, negative strides); nothing computes. Descriptors on one engine
+// complete in order, so a pad's fills land before its interior.
+
+// view is an HBM access pattern over an array: a byte offset from the
+// tensor's base and element strides per dimension.
+type view struct {
+	v       *value
+	off     int64 // elements
+	strides []int64
+}
+
+func (w view) operand(dims []int64) string {
+	return fmt.Sprintf("hbm[%s+%d]:%s[%s]{%s}", w.v.tensor, w.off*int64(w.v.dt.Size()), w.v.dt, joinDims(dims), joinDims(w.strides))
+}
+
+// sliceView reads the operand of a slice: start offsets and step strides.
+func sliceView(in *hlo.Instruction, v *value) (view, error) {
+	sv, _ := in.Attr("slice")
+	ranges := strings.Split(strings.Trim(sv, "{}"), ",")
+	st := rowMajorStrides(v.shape.Dims)
+	w := view{v: v, strides: make([]int64, len(st))}
+	if len(ranges) != len(st) {
+		return w, fmt.Errorf("slice %s for rank %d", sv, len(st))
+	}
+	for i, r := range ranges {
+		parts := strings.Split(strings.Trim(strings.TrimSpace(r), "[]"), ":")
+		lo, _ := strconv.ParseInt(parts[0], 10, 64)
+		step := int64(1)
+		if len(parts) == 3 {
+			step, _ = strconv.ParseInt(parts[2], 10, 64)
+		}
+		w.off += lo * st[i]
+		w.strides[i] = st[i] * step
+	}
+	return w, nil
+}
+
+// transposeView reads the operand of a transpose in the result's order.
+func transposeView(in *hlo.Instruction, v *value) (view, error) {
+	perm, _ := hlo.IntList(attrOr(in, "dimensions", "{}"))
+	st := rowMajorStrides(v.shape.Dims)
+	w := view{v: v, strides: make([]int64, len(perm))}
+	if len(perm) != len(st) {
+		return w, fmt.Errorf("permutation %v for rank %d", perm, len(st))
+	}
+	for k, p := range perm {
+		w.strides[k] = st[p]
+	}
+	return w, nil
+}
+
+// reverseView reads the operand of a reverse back to front in the
+// reversed dimensions.
+func reverseView(in *hlo.Instruction, v *value) view {
+	dims, _ := hlo.IntList(attrOr(in, "dimensions", "{}"))
+	st := rowMajorStrides(v.shape.Dims)
+	w := view{v: v, strides: append([]int64{}, st...)}
+	for _, d := range dims {
+		w.off += (v.shape.Dims[d] - 1) * st[d]
+		w.strides[d] = -st[d]
+	}
+	return w
+}
+
+func (c *compiler) moveKernel(in *hlo.Instruction) error {
+	if in.Shape.IsTuple {
+		return c.fail(in, "tuple-shaped %s is not lowered", in.Opcode)
+	}
+	for _, o := range in.Operands {
+		if v := c.bufs[o.Name]; v == nil || v.tuple != nil {
+			return c.fail(in, "operand %s is not an array in memory", o.Name)
+		}
+	}
+	x := c.bufs[in.Operands[0].Name]
+	out, err := c.alloc(in, in.Shape, "")
+	if err != nil {
+		return err
+	}
+	c.bufs[in.Name] = out
+	dims := out.shape.Dims
+	if len(dims) == 0 {
+		dims = []int64{1}
+	}
+	ost := rowMajorStrides(dims)
+	dst := view{v: out, strides: ost}
+	c.nlabel++
+	flops, bytes := c.kernelCost(in, c.singleton(in))
+	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: "copy", Pos: in.Pos, FLOPs: flops, Bytes: bytes})
+	fmt.Fprintf(&c.out, "\n; ---- kernel k%d: %s %s (%s:%d) -> %s, DMA only\n", c.nlabel, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape)
+	fmt.Fprintf(&c.out, ".origin %q\n", in.Name)
+	emit := func(format string, a ...any) {
+		c.loc(in)
+		fmt.Fprintf(&c.out, "        "+format+"\n", a...)
+	}
+	switch in.Opcode {
+	case "transpose":
+		src, err := transposeView(in, x)
+		if err != nil {
+			return c.fail(in, "%v", err)
+		}
+		emit("dma     %s, %s @0", dst.operand(dims), src.operand(dims))
+	case "slice":
+		src, err := sliceView(in, x)
+		if err != nil {
+			return c.fail(in, "%v", err)
+		}
+		emit("dma     %s, %s @0", dst.operand(dims), src.operand(dims))
+	case "reverse":
+		emit("dma     %s, %s @0", dst.operand(dims), reverseView(in, x).operand(dims))
+	case "concatenate":
+		d, _ := hlo.IntList(attrOr(in, "dimensions", "{}"))
+		if len(d) != 1 {
+			return c.fail(in, "concatenate needs one dimension")
+		}
+		var at int64
+		for _, o := range in.Operands {
+			v := c.bufs[o.Name]
+			od := v.shape.Dims
+			if prod(od) == 0 {
+				continue
+			}
+			part := view{v: out, off: at * ost[d[0]], strides: ost}
+			emit("dma     %s, %s @0", part.operand(od), view{v: v, strides: rowMajorStrides(od)}.operand(od))
+			at += od[d[0]]
+		}
+	case "pad":
+		emit("semset  s0, 0")
+		return c.padKernel(in, x, out, dims, emit)
+	default:
+		return c.fail(in, "not lowered yet")
+	}
+	emit("barrier")
+	return nil
+}
+
+// padKernel fills the output with the padding value (a buffer of it in
+// SRAM, copied over the output in chunks), then places the operand.
+func (c *compiler) padKernel(in *hlo.Instruction, x, out *value, dims []int64, emit func(string, ...any)) error {
+	lit, ok := c.literals[in.Operands[1].Name]
+	if !ok {
+		return c.fail(in, "the padding value must be a constant")
+	}
+	pv, _ := in.Attr("padding")
+	per := strings.Split(pv, "x")
+	if len(per) != len(x.shape.Dims) && !(len(x.shape.Dims) == 0 && pv == "") {
+		return c.fail(in, "padding %s for rank %d", pv, len(x.shape.Dims))
+	}
+	ost := rowMajorStrides(dims)
+	src := view{v: x, strides: rowMajorStrides(x.shape.Dims)}
+	dst := view{v: out, strides: make([]int64, len(ost))}
+	for i, p := range per {
+		f := strings.Split(p, "_")
+		lo, _ := strconv.ParseInt(f[0], 10, 64)
+		interior := int64(0)
+		if len(f) == 3 {
+			interior, _ = strconv.ParseInt(f[2], 10, 64)
+		}
+		if lo < 0 || interior < 0 || len(f) > 1 && strings.HasPrefix(f[1], "-") {
+			return c.fail(in, "negative padding is not lowered yet")
+		}
+		dst.off += lo * ost[i]
+		dst.strides[i] = ost[i] * (interior + 1)
+	}
+	n := prod(dims)
+	chunk := min(n, c.chip.Memory.SRAMBytes/4/int64(out.dt.Size()))
+	esz := int64(out.dt.Size())
+	emit("vfill   sram[0]:%s[%d], %s signal s0", out.dt, chunk, fillValue(lit))
+	for at := int64(0); at < n; at += chunk {
+		k := min(chunk, n-at)
+		sync := ""
+		if at == 0 {
+			sync = " wait s0"
+		}
+		emit("dma     hbm[%s+%d]:%s[%d], sram[0]:%s[%d] @0%s", out.tensor, at*esz, out.dt, k, out.dt, k, sync)
+	}
+	if xd := x.shape.Dims; prod(xd) > 0 {
+		if len(xd) == 0 {
+			xd = []int64{1}
+		}
+		emit("dma     %s, %s @0", dst.operand(xd), src.operand(xd))
+	}
+	emit("barrier")
+	return nil
+}
