@@ -186,11 +186,8 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 				}
 				loads[b.Name] = &hbmAccess{src: v, strides: rowMajor(S)}
 			}
-		case viewOps[b.Opcode] && params[b.Operands[0].Name] != nil:
+		case viewOps[b.Opcode] && params[b.Operands[0].Name] != nil && fullShape(b.Shape):
 			// Data movement of a parameter: a load through an access pattern.
-			if !fullShape(b.Shape) {
-				return c.fail(b, "%s to %s inside a loop fusion whose output is %s is not lowered yet", b.Opcode, b.Shape, out.shape)
-			}
 			w, err := c.viewOf(b, params[b.Operands[0].Name])
 			if err != nil {
 				return err
@@ -199,6 +196,11 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 				return err
 			}
 			loads[b.Name] = &hbmAccess{src: w.v, strides: w.strides, base: w.off * int64(w.v.dt.Size())}
+		case (b.Opcode == "reshape" || b.Opcode == "bitcast" || b.Opcode == "copy") && params[b.Operands[0].Name] != nil:
+			// A reshape of a parameter read only through broadcasts: the
+			// same bytes seen with the new dimensions.
+			v := params[b.Operands[0].Name]
+			params[b.Name] = &value{tensor: v.tensor, addr: v.addr, shape: b.Shape, dt: v.dt}
 		case b.Opcode == "broadcast":
 			x := b.Operands[0].Name
 			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
@@ -224,14 +226,22 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 			}
 			loads[b.Name] = &hbmAccess{src: v, strides: st}
 		case b.Opcode == "iota":
+			// An iota is a constant: 0..n-1 along its dimension, stored once
+			// and broadcast like any other operand.
 			d, _ := hlo.IntList("{" + attrOr(b, "iota_dimension", "0") + "}")
-			if len(d) != 1 || d[0] == 0 {
-				return c.fail(b, "iota along dimension 0 (the tiled one) is not lowered yet")
+			if len(d) != 1 || int(d[0]) >= len(S) || !fullShape(b.Shape) {
+				return c.fail(b, "bad iota_dimension")
+			}
+			v, err := c.alloc(b, &hlo.Shape{Elem: b.Shape.Elem, Dims: []int64{S[d[0]]}}, " = iota()")
+			if err != nil {
+				return err
 			}
 			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
 				return err
 			}
-			order = append(order, b)
+			st := make([]int64, len(S))
+			st[d[0]] = 1
+			loads[b.Name] = &hbmAccess{src: v, strides: st}
 		case hlo.IsElementwise(b.Opcode):
 			if err := c.checkElementwise(b, elemOf); err != nil {
 				return err
@@ -250,14 +260,68 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	if bufs[root.Name] == nil {
 		return c.fail(root, "the fusion's result is not computed in the kernel")
 	}
-	// One row of every buffer is the output's row S[1:].
+	// Rows: the leading p dimensions, collapsed; one row of every buffer
+	// is S[p:]. p is 1 unless a row of S[1:] is too big for SRAM.
+	var elemBytes int64
+	for _, t := range bufs {
+		elemBytes += int64(t.dt.Size())
+	}
+	budget := min(c.chip.Memory.SRAMBytes/2, 4<<20) / 2
+	p := 1
+	for p < len(S) && prod(S[p:])*elemBytes > budget {
+		p++
+	}
+	// The leading dims collapse into the rows when every operand's pattern
+	// allows it; otherwise dim p-1 holds the rows and the dims before it
+	// are walked in passes.
+	lead := make([]int, p)
+	for i := range lead {
+		lead[i] = i
+	}
+	collapsible := true
+	for _, l := range loads {
+		if _, ok := collapse(lead, l.strides, S); !ok {
+			collapsible = false
+		}
+	}
+	V := append([]int64{prod(S[:p])}, S[p:]...)
+	passes := 1
+	if !collapsible {
+		V = S[p-1:]
+		passes = int(prod(S[:p-1]))
+		if passes > 4096 {
+			return c.fail(in, "rows of %s do not fit SRAM and its operands' patterns need %d passes (not lowered yet)", out.shape, passes)
+		}
+	}
 	var sbufs []*streamBuf
 	for _, b := range body {
-		if t := bufs[b.Name]; t != nil {
-			_, isConst := consts[b.Name]
-			sb := &streamBuf{name: b.Name, at: b, dt: t.dt, row: S[1:], load: loads[b.Name], static: isConst}
-			sbufs = append(sbufs, sb)
+		t := bufs[b.Name]
+		if t == nil {
+			continue
 		}
+		_, isConst := consts[b.Name]
+		sb := &streamBuf{name: b.Name, at: b, dt: t.dt, row: S[p:], load: loads[b.Name], static: isConst}
+		if l := sb.load; l != nil && p > 1 {
+			if collapsible {
+				st0, _ := collapse(lead, l.strides, S)
+				l.strides = append([]int64{st0}, l.strides[p:]...)
+			} else {
+				idx := make([]int64, p-1)
+				esz := int64(l.src.dt.Size())
+				for k := 0; k < passes; k++ {
+					rem := int64(k)
+					var o int64
+					for d := p - 2; d >= 0; d-- {
+						idx[d] = rem % S[d]
+						rem /= S[d]
+						o += idx[d] * l.strides[d] * esz
+					}
+					l.outer = append(l.outer, o)
+				}
+				l.strides = l.strides[p-1:]
+			}
+		}
+		sbufs = append(sbufs, sb)
 	}
 	var ops []streamOp
 	for _, b := range order {
@@ -268,8 +332,8 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	}
 	flops, bytes := c.kernelCost(in, body)
 	return c.streamKernel(streamSpec{
-		in: in, kind: "loop", rows: S[0], bufs: sbufs, ops: ops,
-		result: root.Name, out: out, outRow: S[1:], flops: flops, bytes: bytes,
+		in: in, kind: "loop", rows: V[0], bufs: sbufs, ops: ops,
+		result: root.Name, out: out, outRow: V[1:], flops: flops, bytes: bytes, passes: passes,
 	})
 }
 
@@ -335,9 +399,6 @@ func (c *compiler) vectorOp(b *hlo.Instruction, tile func(string) string, consts
 	switch b.Opcode {
 	case "broadcast", "constant":
 		fmt.Fprintf(w, "        vfill   %s, %s%s\n", dst, fillValue(consts[b.Name]), sync)
-	case "iota":
-		d := attrOr(b, "iota_dimension", "0")
-		fmt.Fprintf(w, "        viota   %s, %s%s\n", dst, d, sync)
 	case "compare":
 		dir, _ := b.Attr("direction")
 		fmt.Fprintf(w, "        %-7s %s, %s, %s%s\n", compareOps[dir], dst, op(0), op(1), sync)

@@ -15,6 +15,8 @@
 package lowering
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -64,8 +66,17 @@ type Kernel struct {
 	EndPC   int   // one past its last
 }
 
+// Unfused records a fusion lowered instruction by instruction because no
+// kernel handles its pattern yet.
+type Unfused struct {
+	Fusion string
+	Pos    hlo.Pos
+	Reason string
+}
+
 // Compiled is a lowered module.
 type Compiled struct {
+	Unfused []Unfused
 	Asm     string
 	Program *exe.Program
 	Inputs  []Binding // in parameter-number order
@@ -130,7 +141,7 @@ type compiler struct {
 	file   string
 	m      *hlo.Module
 	chip   *config.Chip
-	out    strings.Builder
+	out    bytes.Buffer
 	names  map[string]bool
 	bufs   map[string]*value // entry instruction name -> its value
 	hbm    int64             // next free HBM byte
@@ -309,19 +320,45 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		if fc == nil {
 			return c.fail(in, "calls=%s names no computation", name)
 		}
+		// Lower the fusion as one kernel; when its pattern is not one the
+		// kernels handle, fall back to its instructions one by one
+		// (through HBM: slower, still right), and say so.
+		mark, nk, nl := c.out.Len(), len(c.res.Kernels), c.nlabel
+		var err error
 		switch kind {
 		case "kLoop":
-			return c.loopKernel(in, fc.Instructions, fc.Root)
+			err = c.loopKernel(in, fc.Instructions, fc.Root)
 		case "kInput":
-			return c.reduceKernel(in, fc.Instructions, fc.Root)
+			err = c.reduceKernel(in, fc.Instructions, fc.Root)
 		case "kOutput":
+			err = c.fail(in, "kOutput fusions without a dot are not lowered yet")
 			for _, b := range fc.Instructions {
 				if b.Opcode == "dot" {
-					return c.dotKernel(in, fc.Instructions, fc.Root)
+					err = c.dotKernel(in, fc.Instructions, fc.Root)
 				}
 			}
+		default:
+			err = c.fail(in, "%s fusions are not lowered yet", kind)
 		}
-		return c.fail(in, "%s fusions are not lowered yet", kind)
+		var le *Error
+		if err == nil || !errors.As(err, &le) {
+			return err
+		}
+		c.out.Truncate(mark)
+		c.res.Kernels, c.nlabel = c.res.Kernels[:nk], nl
+		c.res.Unfused = append(c.res.Unfused, Unfused{Fusion: in.Name, Pos: in.Pos, Reason: le.Error()})
+		fmt.Fprintf(&c.out, "\n; %s (%s) runs unfused: %s\n", in.Name, kind, le.Error())
+		for _, b := range fc.Instructions {
+			if b.Opcode == "parameter" {
+				c.bufs[b.Name] = c.bufs[in.Operands[b.ParamNumber].Name]
+				continue
+			}
+			if err := c.instruction(b); err != nil {
+				return err
+			}
+		}
+		c.bufs[in.Name] = c.bufs[fc.Root.Name]
+		return nil
 	case op == "dot":
 		return c.dotKernel(in, c.singleton(in), nil)
 	case op == "reduce":

@@ -27,7 +27,8 @@ type hbmAccess struct {
 	strides []int64 // element strides over the tile's dimensions
 	base    int64   // bytes from the tensor's start to element 0 of the first tile
 	adv     int64
-	reg     int // offset register, 0 when adv is 0
+	reg     int     // offset register, 0 when the offset never changes
+	outer   []int64 // per pass over the rows (streamSpec.passes): bytes added to base
 }
 
 type streamBuf struct {
@@ -61,6 +62,9 @@ type streamSpec struct {
 	out          *value  // HBM destination
 	outRow       []int64 // the destination's row shape
 	flops, bytes int64
+	// passes repeats the walk over the rows (with each access's outer
+	// offsets): the outer dimensions of a tiling that cannot collapse them.
+	passes int
 }
 
 func (c *compiler) streamKernel(sp streamSpec) error {
@@ -126,11 +130,16 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 			accesses = append(accesses, b.load)
 		}
 	}
-	store := &hbmAccess{src: sp.out, strides: rowMajorStrides(append([]int64{R}, sp.outRow...))}
+	store := sp.storeAccess(R)
 	accesses = append(accesses, store)
+	passes := max(sp.passes, 1)
 	for _, a := range accesses {
 		a.adv = TR * a.strides[0] * int64(a.src.dt.Size())
-		if a.adv != 0 {
+		moves := a.adv != 0
+		for _, o := range a.outer {
+			moves = moves || o != 0
+		}
+		if moves {
 			if reg > 29 {
 				return c.fail(in, "more than 28 streamed operands")
 			}
@@ -152,11 +161,6 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	emit(in, "semset  s1, 0")
 	emit(in, "semset  s2, 2")
 	emit(in, "li      r30, 0")
-	for _, a := range accesses {
-		if a.reg != 0 {
-			emit(in, "li      r%d, 0", a.reg)
-		}
-	}
 	storeEngine := 0
 	if c.chip.DMA.Engines > 1 {
 		storeEngine = 1
@@ -242,17 +246,40 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 			}, "")
 		}
 	}
-	if nt := R / TR; nt > 0 {
-		emit(in, "li      r1, %d", nt)
-		fmt.Fprintf(w, "%s_tile:\n", label)
-		tile(TR)
-		emit(in, "loop    r1, %s_tile", label)
-	}
-	if rem := R % TR; rem > 0 {
-		tile(rem)
+	for pass := 0; pass < passes; pass++ {
+		for _, a := range accesses {
+			if a.reg != 0 {
+				var o int64
+				if pass < len(a.outer) {
+					o = a.outer[pass]
+				}
+				emit(in, "li      r%d, %d", a.reg, o)
+			}
+		}
+		if nt := R / TR; nt > 0 {
+			emit(in, "li      r1, %d", nt)
+			fmt.Fprintf(w, "%s_tile%d:\n", label, pass)
+			tile(TR)
+			emit(in, "loop    r1, %s_tile%d", label, pass)
+		}
+		if rem := R % TR; rem > 0 {
+			tile(rem)
+		}
 	}
 	emit(in, "barrier")
 	return nil
+}
+
+// storeAccess writes the result rows: row-major, one pass after another.
+func (sp *streamSpec) storeAccess(R int64) *hbmAccess {
+	a := &hbmAccess{src: sp.out, strides: rowMajorStrides(append([]int64{R}, sp.outRow...))}
+	if sp.passes > 1 {
+		step := R * prod(sp.outRow) * int64(sp.out.dt.Size())
+		for k := 0; k < sp.passes; k++ {
+			a.outer = append(a.outer, int64(k)*step)
+		}
+	}
+	return a
 }
 
 // compactBroadcasts replaces every load whose pattern repeats elements
