@@ -348,16 +348,26 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		c.res.Kernels, c.nlabel = c.res.Kernels[:nk], nl
 		c.res.Unfused = append(c.res.Unfused, Unfused{Fusion: in.Name, Pos: in.Pos, Reason: le.Error()})
 		fmt.Fprintf(&c.out, "\n; %s (%s) runs unfused: %s\n", in.Name, kind, le.Error())
+		// Names are unique per computation only: scope the body's.
+		scoped := func(n string) string { return in.Name + "/" + n }
 		for _, b := range fc.Instructions {
 			if b.Opcode == "parameter" {
-				c.bufs[b.Name] = c.bufs[in.Operands[b.ParamNumber].Name]
+				c.bufs[scoped(b.Name)] = c.bufs[in.Operands[b.ParamNumber].Name]
 				continue
 			}
-			if err := c.instruction(b); err != nil {
+			cp := *b
+			cp.Name = scoped(b.Name)
+			cp.Operands = make([]*hlo.Operand, len(b.Operands))
+			for i, o := range b.Operands {
+				co := *o
+				co.Name = scoped(o.Name)
+				cp.Operands[i] = &co
+			}
+			if err := c.instruction(&cp); err != nil {
 				return err
 			}
 		}
-		c.bufs[in.Name] = c.bufs[fc.Root.Name]
+		c.bufs[in.Name] = c.bufs[scoped(fc.Root.Name)]
 		return nil
 	case op == "dot":
 		return c.dotKernel(in, c.singleton(in), nil)
@@ -378,12 +388,16 @@ func (c *compiler) singleton(in *hlo.Instruction) []*hlo.Instruction {
 	var body []*hlo.Instruction
 	cp := *in
 	cp.Operands = nil
+	seen := map[string]bool{}
 	for i, o := range in.Operands {
 		var shape *hlo.Shape
 		if v := c.bufs[o.Name]; v != nil {
 			shape = v.shape
 		}
-		body = append(body, &hlo.Instruction{Pos: o.Pos, Name: o.Name, Opcode: "parameter", ParamNumber: int64(i), Shape: shape})
+		if !seen[o.Name] { // multiply(x, x) reads one parameter twice
+			seen[o.Name] = true
+			body = append(body, &hlo.Instruction{Pos: o.Pos, Name: o.Name, Opcode: "parameter", ParamNumber: int64(i), Shape: shape})
+		}
 		cp.Operands = append(cp.Operands, &hlo.Operand{Pos: o.Pos, Name: o.Name})
 	}
 	cp.IsRoot = true

@@ -174,3 +174,12 @@ func reorderForTest(src string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+func TestRepeatedOperand(t *testing.T) {
+	for _, chip := range chips {
+		runChecked(t, chip, `ENTRY e {
+  x = f32[32,32,32] parameter(0)
+  ROOT m = f32[32,32,32] multiply(x, x)
+}`)
+	}
+}
