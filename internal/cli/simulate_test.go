@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/pulse-sim/pulse/internal/npy"
+	"github.com/pulse-sim/pulse/isa"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSimulateAndCompile(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the executable cache
+	dir := t.TempDir()
+	src := write(t, dir, "m.hlo", `HloModule m
+ENTRY e {
+  a = f32[2,2]{1,0} parameter(0)
+  b = f32[2,2]{1,0} parameter(1)
+  d = f32[2,2]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT s = f32[2,2]{1,0} add(d, b)
+}
+`)
+	a := write(t, dir, "a.npy", string(npy.Write(isa.F32, []int{2, 2}, []float64{1, 2, 3, 4})))
+	code, out, stderr := runCLI("simulate", src, "--chip", "teach16", "--in", "a="+a, "--in", "1="+a, "--out-dir", dir, "--check")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "check: every output matches the reference evaluator")
+	require.Contains(t, out, "KERNEL")
+	require.NotContains(t, stderr, "cache hit")
+	arr, err := npy.Read(mustRead(t, filepath.Join(dir, "out.npy")))
+	require.NoError(t, err)
+	require.Equal(t, []float64{1 + 7, 2 + 10, 3 + 15, 4 + 22}, arr.Values) // a@a + a, on the simulated chip
+	// The same module on the same chip comes from the cache.
+	code, _, stderr = runCLI("simulate", src, "--chip", "teach16", "--random-inputs", "3", "--timing-only")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "(cache hit)")
+	code, _, stderr = runCLI("compile", src, "--chip", "tpuv4core", "-o", filepath.Join(dir, "m.pulse"), "--emit-asm", filepath.Join(dir, "m.s"))
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, string(mustRead(t, filepath.Join(dir, "m.s"))), `.loc "`+src+`" 6 3 "s"`)
+	code, out, stderr = runCLI("run", filepath.Join(dir, "m.pulse"), "--chip", "tpuv4core", "--timing-only")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "cycles")
+
+	ints := write(t, dir, "i.npy", string(npy.Write(isa.S32, []int{2, 2}, []float64{1, 2, 3, 4})))
+	wrong := write(t, dir, "w.npy", string(npy.Write(isa.F32, []int{4}, []float64{1, 2, 3, 4})))
+	conv := write(t, dir, "conv.hlo", "ENTRY e {\n  x = f32[1,4,1] parameter(0)\n  k = f32[2,1,1] parameter(1)\n  ROOT c = f32[1,3,1] convolution(x, k), window={size=2}, dim_labels=b0f_0io->b0f\n}\n")
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"simulate", src, "--in", "a=" + wrong, "--in", "b=" + a}, 1, "--in a: " + wrong + " has shape [4], but parameter a is f32[2,2]"},
+		{[]string{"simulate", src, "--in", "a=" + ints, "--in", "b=" + a}, 1, "holds <i4 (integers), but parameter a is f32[2,2]{1,0} (floats)"},
+		{[]string{"simulate", src, "--in", "a=" + a}, 2, "parameter b (number 1) has no --in"},
+		{[]string{"simulate", src, "--random-inputs", "1", "--set", "mxu.colz=4"}, 1, "mxu.colz"},
+		{[]string{"simulate", src, "--random-inputs", "1", "--chip", "tpu9"}, 1, "tpu9"},
+		{[]string{"simulate", src, "--timing-only", "--check"}, 2, "--check and --out-dir need values"},
+		{[]string{"simulate", write(t, dir, "bad.hlo", "ENTRY e {\n  a = f32[2 parameter(0)\n}\n"), "--random-inputs", "1"}, 1, "bad.hlo:2:13: expected"},
+		{[]string{"simulate", conv, "--random-inputs", "1"}, 1, "conv.hlo:4:3: c: convolution: cannot lower"},
+		{[]string{"compile", src}, 2, "give -o FILE.pulse, --emit-asm FILE.s, or both"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(c.args...)
+		require.Equal(t, c.code, code, "%v: %s", c.args, stderr)
+		require.Contains(t, stderr, c.msg, "%v", c.args)
+		require.NotContains(t, stderr, "goroutine", "no stack traces")
+	}
+}
