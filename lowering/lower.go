@@ -92,7 +92,9 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (*Compiled, error) {
 		return nil, err
 	}
 	// Concatenate and pad are DMA kernels of their own here.
-	fm, _, err := hlo.FuseWith(m.Clone(), hlo.FuseOptions{Exclude: []string{"concatenate", "pad"}})
+	m = m.Clone()
+	hlo.InlineCalls(m)
+	fm, _, err := hlo.FuseWith(m, hlo.FuseOptions{Exclude: []string{"concatenate", "pad"}})
 	if err != nil {
 		return nil, err
 	}

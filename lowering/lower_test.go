@@ -183,3 +183,24 @@ func TestRepeatedOperand(t *testing.T) {
 }`)
 	}
 }
+
+func TestCallsAreInlined(t *testing.T) {
+	src := `HloModule c
+sq {
+  p = f32[8,8] parameter(0)
+  ROOT m = f32[8,8] multiply(p, p)
+}
+twice {
+  q = f32[8,8] parameter(0)
+  a = f32[8,8] call(q), to_apply=sq
+  ROOT b = f32[8,8] call(a), to_apply=sq
+}
+ENTRY e {
+  x = f32[8,8] parameter(0)
+  y = f32[8,8] call(x), to_apply=twice
+  ROOT z = f32[8,8] add(y, x)
+}`
+	for _, chip := range chips {
+		runChecked(t, chip, src)
+	}
+}

@@ -1,0 +1,69 @@
+package hlo
+
+import "strings"
+
+// InlineCalls replaces every call instruction of the entry computation
+// (and of the computations it inlines) by the called computation's
+// instructions: parameters become the call's operands, the callee's root
+// takes the call's name, and the other instructions are renamed
+// "call/name" so that names stay unique. Positions are kept, so errors and
+// debug maps still point at the callee's source lines.
+func InlineCalls(m *Module) {
+	if m.Entry == nil {
+		return
+	}
+	m.Entry.Instructions = inline(m, m.Entry.Instructions, 0)
+	for _, in := range m.Entry.Instructions {
+		if in.IsRoot {
+			m.Entry.Root = in
+		}
+	}
+}
+
+func inline(m *Module, body []*Instruction, depth int) []*Instruction {
+	var out []*Instruction
+	for _, in := range body {
+		name, _ := in.Attr("to_apply")
+		callee := m.Computation(strings.TrimPrefix(name, "%"))
+		if in.Opcode != "call" || callee == nil || depth > 64 {
+			out = append(out, in)
+			continue
+		}
+		rename := map[string]string{}
+		var inlined []*Instruction
+		for _, b := range callee.Instructions {
+			if b.Opcode == "parameter" {
+				if int(b.ParamNumber) < len(in.Operands) {
+					rename[b.Name] = in.Operands[b.ParamNumber].Name
+				}
+				continue
+			}
+			cp := *b
+			cp.Attrs = append([]Attr{}, b.Attrs...)
+			cp.IsRoot = false
+			if b == callee.Root {
+				cp.Name = in.Name
+				cp.IsRoot = in.IsRoot
+			} else {
+				cp.Name = in.Name + "/" + b.Name
+			}
+			rename[b.Name] = cp.Name
+			cp.Operands = make([]*Operand, len(b.Operands))
+			for i, o := range b.Operands {
+				co := *o
+				if n, ok := rename[o.Name]; ok {
+					co.Name = n
+				}
+				cp.Operands[i] = &co
+			}
+			inlined = append(inlined, &cp)
+		}
+		if callee.Root != nil && callee.Root.Opcode == "parameter" {
+			// The callee returns a parameter: the call is that operand.
+			inlined = append(inlined, &Instruction{Pos: in.Pos, Name: in.Name, IsRoot: in.IsRoot, Shape: in.Shape,
+				Opcode: "copy", Operands: []*Operand{{Pos: in.Pos, Name: rename[callee.Root.Name]}}})
+		}
+		out = append(out, inline(m, inlined, depth+1)...)
+	}
+	return out
+}
