@@ -204,3 +204,12 @@ ENTRY e {
 		runChecked(t, chip, src)
 	}
 }
+
+func TestConstantBroadcastKernel(t *testing.T) {
+	for _, chip := range chips {
+		runChecked(t, chip, `ENTRY e {
+  z = f32[] constant(1.5)
+  ROOT b = f32[40,30] broadcast(z), dimensions={}
+}`)
+	}
+}

@@ -70,6 +70,24 @@ type streamSpec struct {
 func (c *compiler) streamKernel(sp streamSpec) error {
 	in := sp.in
 	c.compactBroadcasts(&sp)
+	// A kernel that only fills constants (a broadcast scalar as the result)
+	// fills per tile: its store needs a vector instruction to wait for.
+	dynamic := false
+	for _, op := range sp.ops {
+		dynamic = dynamic || !op.static
+	}
+	loaded := false
+	for _, b := range sp.bufs {
+		loaded = loaded || b.load != nil
+	}
+	if !dynamic && !loaded {
+		for i := range sp.ops {
+			sp.ops[i].static = false
+		}
+		for _, b := range sp.bufs {
+			b.static = false
+		}
+	}
 	byName := map[string]*streamBuf{}
 	var bytesPerRow, fixed int64
 	for _, b := range sp.bufs {
