@@ -61,7 +61,7 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 		return fmt.Sprintf("compiles, %d kernels%s; simulation fails: %s", len(x.Kernels), note, firstLine(err))
 	}
 	wants := []*hlo.Value{want}
-	if want.Tuple != nil {
+	if want.Tuple != nil || want.Shape.IsTuple {
 		wants = want.Tuple
 	}
 	if len(wants) != len(r.Outputs) {

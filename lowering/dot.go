@@ -3,6 +3,7 @@ package lowering
 import (
 	"fmt"
 
+	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering/hlo"
 )
 
@@ -118,6 +119,14 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	}
 	if !c.chip.MXUSupports(lv.dt) {
 		return c.fail(dot, "the chip's MXU does not multiply %s (mxu.dtypes)", lv.dt)
+	}
+	// Float inputs accumulate in f32, integers in s32 (wrapping, as XLA).
+	accDT := isa.F32
+	if lv.dt.IsInt() {
+		accDT = isa.S32
+		if od, ok := dtypeOf(dot.Shape.Elem); ok && od.IsInt() && od.Size() < 4 {
+			return c.fail(dot, "an integer dot into %s wraps in XLA; the vector unit's conversion from s32 saturates", dot.Shape.Elem)
+		}
 	}
 	lb, _ := hlo.IntList(attrOr(dot, "lhs_batch_dims", "{}"))
 	rb, _ := hlo.IntList(attrOr(dot, "rhs_batch_dims", "{}"))
@@ -258,7 +267,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					}
 					for i, nt := range cols {
 						emit(dot, "mxu.ldw sram[%d]:%s[%d,%d] @%d wait s%d", sb+aBytes+int64(i)*bBytes, rv.dt, kt, nt, i, 1+i)
-						emit(dot, "%s acc[%d]:f32[%d,%d], sram[%d]:%s[%d,%d] @%d signal s%d", op, acc+int64(i)*accTile, rows, nt, sb, lv.dt, rows, kt, i, 5+i)
+						emit(dot, "%s acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d signal s%d", op, acc+int64(i)*accTile, accDT, rows, nt, sb, lv.dt, rows, kt, i, 5+i)
 					}
 					set = (set + 1) % nset
 				}
@@ -270,7 +279,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				for i, nt := range cols {
 					t := epiTileAt{
 						b: b, m0: m0, n0: n0 + int64(i)*Nt, rows: rows, cols: nt,
-						acc:  fmt.Sprintf("acc[%d]:f32[%d,%d]", acc+int64(i)*accTile, rows, nt),
+						acc:  fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+int64(i)*accTile, accDT, rows, nt),
 						sram: epiBase + int64(g%2)*epiHalf + int64(i)*epiTile,
 					}
 					ep.emit(t, loadEng, storeEng, out)

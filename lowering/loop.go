@@ -229,7 +229,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 			// An iota is a constant: 0..n-1 along its dimension, stored once
 			// and broadcast like any other operand.
 			d, _ := hlo.IntList("{" + attrOr(b, "iota_dimension", "0") + "}")
-			if len(d) != 1 || int(d[0]) >= len(S) || !fullShape(b.Shape) {
+			if len(d) != 1 || d[0] < 0 || int(d[0]) >= len(S) || !fullShape(b.Shape) {
 				return c.fail(b, "bad iota_dimension")
 			}
 			v, err := c.alloc(b, &hlo.Shape{Elem: b.Shape.Elem, Dims: []int64{S[d[0]]}}, " = iota()")
@@ -388,6 +388,22 @@ func (c *compiler) checkElementwise(b *hlo.Instruction, elemOf func(string) stri
 	if _, ok := vectorOps[b.Opcode]; !ok {
 		return c.fail(b, "elementwise %s has no vector instruction", b.Opcode)
 	}
+	return checkNarrowInt(c, b, b.Shape.Elem)
+}
+
+// wrapSafe ops cannot leave their operands' range, so saturating to a
+// narrow integer type never differs from XLA's wrap-around.
+var wrapSafe = map[string]bool{"maximum": true, "minimum": true, "and": true, "or": true, "not": true,
+	"copy": true, "select": true, "clamp": true, "compare": true, "convert": true, "sign": true}
+
+// checkNarrowInt refuses arithmetic whose result is an 8- or 16-bit
+// integer: XLA wraps it around, the vector unit (computing in s32)
+// saturates when it stores.
+func checkNarrowInt(c *compiler, b *hlo.Instruction, elem string) error {
+	dt, ok := dtypeOf(elem)
+	if ok && dt.IsInt() && dt != isa.Pred && dt.Size() < 4 && !wrapSafe[b.Opcode] {
+		return c.fail(b, "%s arithmetic wraps in XLA but saturates on the vector unit", elem)
+	}
 	return nil
 }
 
@@ -405,7 +421,7 @@ func (c *compiler) vectorOp(b *hlo.Instruction, tile func(string) string, consts
 	case "select":
 		// dst = on_false, then take on_true where the predicate holds.
 		first, last := splitSync(sync)
-		fmt.Fprintf(w, "        vcopy   %s, %s%s\n", dst, op(2), first)
+		fmt.Fprintf(w, "        vcvt    %s, %s%s\n", dst, op(2), first) // on_false may be of another type (mixed precision)
 		c.loc(b)
 		fmt.Fprintf(w, "        vsel    %s, %s, %s%s\n", dst, op(0), op(1), last)
 	case "clamp":

@@ -18,6 +18,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"regexp"
 	"sort"
 	"strings"
@@ -87,7 +89,13 @@ type Compiled struct {
 
 // Compile lowers module m (parsed from file and verified) for chip; m is
 // not changed.
-func Compile(file string, m *hlo.Module, chip *config.Chip) (*Compiled, error) {
+func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err error) {
+	// A lowering bug must not crash the caller: it becomes an error.
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("%s: internal lowering error (please report this with the module): %v", file, r)
+		}
+	}()
 	if err := checkSingleDevice(file, m); err != nil {
 		return nil, err
 	}
@@ -132,6 +140,7 @@ func checkSingleDevice(file string, m *hlo.Module) error {
 // value is where an entry-computation value lives: an HBM tensor, or a
 // tuple of them.
 type value struct {
+	empty  bool   // no elements: no tensor
 	tensor string // .tensor name
 	addr   int64
 	shape  *hlo.Shape
@@ -200,10 +209,11 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	if len(dims) > 4 {
 		return nil, c.fail(in, "rank %d: Pulse tiles have at most 4 dimensions", len(dims))
 	}
-	size := s.Elems() * int64(dt.Size())
-	if size == 0 {
-		size = int64(dt.Size())
+	if s.Elems() == 0 {
+		// An empty array has no bytes: no tensor, nothing to move.
+		return &value{shape: s, dt: dt, empty: true}, nil
 	}
+	size := s.Elems() * int64(dt.Size())
 	const align = 4096
 	addr := (c.hbm + align - 1) / align * align
 	if addr+size > c.chip.Memory.HBMBytes {
@@ -263,7 +273,7 @@ func (c *compiler) entry() error {
 	if root == nil {
 		return c.fail(e.Root, "the result has no value")
 	}
-	if root.tuple != nil {
+	if root.tuple != nil || root.shape != nil && root.shape.IsTuple {
 		for i, t := range root.tuple {
 			if t.tuple != nil {
 				return c.fail(e.Root, "nested tuple results are not supported")
@@ -279,6 +289,13 @@ func (c *compiler) entry() error {
 // instruction lowers one entry-computation instruction.
 func (c *compiler) instruction(in *hlo.Instruction) error {
 	operand := func(i int) *value { return c.bufs[in.Operands[i].Name] }
+	if !in.Shape.IsTuple && in.Shape.Elems() == 0 && in.Opcode != "parameter" {
+		v, err := c.alloc(in, in.Shape, "")
+		if err == nil {
+			c.bufs[in.Name] = v // an empty result: no kernel
+		}
+		return err
+	}
 	switch op := in.Opcode; {
 	case op == "tuple":
 		v := &value{shape: in.Shape}
@@ -304,7 +321,10 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 			c.bufs[in.Name] = src
 			return nil
 		}
-		c.bufs[in.Name] = &value{tensor: src.tensor, addr: src.addr, shape: in.Shape, dt: src.dt}
+		if src.shape != nil && src.shape.Elems() != in.Shape.Elems() {
+			return c.fail(in, "changes the element count (%d to %d)", src.shape.Elems(), in.Shape.Elems())
+		}
+		c.bufs[in.Name] = &value{tensor: src.tensor, addr: src.addr, shape: in.Shape, dt: src.dt, empty: src.empty}
 		return nil
 	case op == "custom-call":
 		t, _ := in.Attr("custom_call_target")
@@ -411,16 +431,18 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 	init := ""
 	lit := strings.TrimSpace(in.Literal)
 	if lit != "{...}" && !in.Shape.IsTuple {
-		vals := strings.FieldsFunc(lit, func(r rune) bool { return r == '{' || r == '}' || r == ',' || r == ' ' })
-		for i, v := range vals {
-			switch v {
-			case "true":
-				vals[i] = "1"
-			case "false":
-				vals[i] = "0"
-			}
+		vals, err := hlo.LiteralValues(in)
+		if err != nil {
+			return c.fail(in, "%v", err)
 		}
-		init = " = {" + strings.Join(vals, ", ") + "}"
+		text := make([]string, len(vals))
+		for i, x := range vals {
+			text[i] = asmNumber(x)
+		}
+		init = " = {" + strings.Join(text, ", ") + "}"
+		if len(vals) == 1 {
+			lit = text[0]
+		}
 	}
 	v, err := c.alloc(in, in.Shape, init)
 	if err != nil {
@@ -431,6 +453,21 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 		c.literals[in.Name] = lit
 	}
 	return nil
+}
+
+// asmNumber prints a value as the assembler reads it.
+func asmNumber(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	case x == math.Trunc(x) && math.Abs(x) < 1<<62 && !(x == 0 && math.Signbit(x)):
+		return strconv.FormatInt(int64(x), 10)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
 }
 
 // locateKernels finds each kernel's instruction range from the origin its

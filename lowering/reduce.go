@@ -40,6 +40,11 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	if !ok {
 		return c.fail(red, "the reducer %s is not one add, maximum, minimum, and or or", name)
 	}
+	if op == "add" {
+		if err := checkNarrowInt(c, &hlo.Instruction{Pos: red.Pos, Name: red.Name, Opcode: "reduce"}, red.Shape.Elem); err != nil {
+			return err
+		}
+	}
 	byName := map[string]*hlo.Instruction{}
 	for _, b := range body {
 		byName[b.Name] = b

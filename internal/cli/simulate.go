@@ -199,7 +199,7 @@ func checkOutputs(w io.Writer, file string, m *hlo.Module, args []*hlo.Value, go
 		return fmt.Errorf("--check: the reference evaluator failed: %v", err)
 	}
 	want := []*hlo.Value{ref}
-	if ref.Tuple != nil {
+	if ref.Tuple != nil || ref.Shape.IsTuple {
 		want = ref.Tuple
 	}
 	if len(want) != len(got) {

@@ -318,6 +318,11 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		if ops[0].Tuple != nil {
 			return ops[0], nil
 		}
+		if int64(len(ops[0].Data)) != s.Elems() {
+			// XLA's passes use size-changing bitcasts on tiled layouts; the
+			// evaluator computes on logical shapes, where they mean nothing.
+			return nil, e.fail(in, "changes the element count (%d to %d)", len(ops[0].Data), s.Elems())
+		}
 		return &Value{Shape: s, Data: ops[0].Data}, nil
 	case "convert":
 		out := newArray(s)
@@ -1106,4 +1111,14 @@ func randomValue(s *Shape, r *rand.Rand) (*Value, error) {
 		}
 	}
 	return v, nil
+}
+
+// LiteralValues returns a constant instruction's values, in row-major
+// order and rounded to its element type (elided literals are zeros).
+func LiteralValues(in *Instruction) ([]float64, error) {
+	v, err := (&Evaluator{}).constant(in)
+	if err != nil {
+		return nil, err
+	}
+	return v.Data, nil
 }

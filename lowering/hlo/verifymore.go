@@ -81,6 +81,7 @@ func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
 		return array(r.Elem, ops[0].Dims), nil
 	case "get-dimension-size":
 		return array("s32", nil), nil
+
 	case "rng":
 		for i, s := range ops {
 			if s.IsTuple || len(s.Dims) != 0 {
