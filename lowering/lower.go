@@ -19,9 +19,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pulse-sim/pulse/asm"
