@@ -143,15 +143,7 @@ func (e *epilogue) analyze() error {
 			if v == nil {
 				return c.fail(b, "broadcast of a computed value in a dot epilogue is not lowered yet")
 			}
-			bd, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
-			src := v.shape.Dims
-			sst := rowMajorStrides(src)
-			pst := make([]int64, len(dims))
-			for k, d := range bd {
-				if src[k] != 1 {
-					pst[d] = sst[k]
-				}
-			}
+			pst := broadcastStrides(b, v, len(dims))
 			var st [3]int64
 			for gi, grp := range e.groups {
 				s, ok := collapse(grp, pst, dims)

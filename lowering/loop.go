@@ -14,6 +14,22 @@ import (
 // (broadcasts through stride-0 DMA patterns), every fused instruction runs
 // as one vector instruction over the tile, and the root's tile is stored.
 
+// broadcastStrides are the element strides, over the dimensions of
+// broadcast b's result (rank of them), at which b reads the array v: v's
+// row-major strides where b maps a dimension of v, 0 where it repeats.
+func broadcastStrides(b *hlo.Instruction, v *value, rank int) []int64 {
+	dims, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
+	src := v.shape.Dims
+	sst := rowMajorStrides(src)
+	st := make([]int64, rank)
+	for k, d := range dims {
+		if k < len(src) && d >= 0 && int(d) < rank && src[k] != 1 {
+			st[d] = sst[k]
+		}
+	}
+	return st
+}
+
 // viewOps move a parameter's elements without computing: inside a loop
 // fusion they become the access pattern of its load.
 var viewOps = map[string]bool{"reshape": true, "bitcast": true, "copy": true, "transpose": true, "slice": true, "reverse": true}
@@ -127,15 +143,6 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 		}
 		return true
 	}
-	rowMajor := func(dims []int64) []int64 {
-		st := make([]int64, len(dims))
-		n := int64(1)
-		for i := len(dims) - 1; i >= 0; i-- {
-			st[i] = n
-			n *= dims[i]
-		}
-		return st
-	}
 	for _, b := range body {
 		switch {
 		case b.Opcode == "parameter":
@@ -156,7 +163,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 					if err := newBuf(b.Name, v.shape.Elem, b); err != nil {
 						return err
 					}
-					loads[b.Name] = &hbmAccess{src: v, strides: rowMajor(S), adv: 0}
+					loads[b.Name] = &hbmAccess{src: v, strides: rowMajorStrides(S), adv: 0}
 					break
 				}
 			}
@@ -184,7 +191,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 				if err := newBuf(b.Name, v.shape.Elem, b); err != nil {
 					return err
 				}
-				loads[b.Name] = &hbmAccess{src: v, strides: rowMajor(S)}
+				loads[b.Name] = &hbmAccess{src: v, strides: rowMajorStrides(S)}
 			}
 		case viewOps[b.Opcode] && params[b.Operands[0].Name] != nil && fullShape(b.Shape):
 			// Data movement of a parameter: a load through an access pattern.
@@ -215,15 +222,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 			if v == nil {
 				return c.fail(b, "broadcast of a computed value is not lowered yet (only of parameters and constants)")
 			}
-			dims, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
-			src := v.shape.Dims
-			sst := rowMajor(src)
-			st := make([]int64, len(S))
-			for k, d := range dims {
-				if int(d) < len(st) && src[k] != 1 {
-					st[d] = sst[k]
-				}
-			}
+			st := broadcastStrides(b, v, len(S))
 			loads[b.Name] = &hbmAccess{src: v, strides: st}
 		case b.Opcode == "iota":
 			// An iota is a constant: 0..n-1 along its dimension, stored once

@@ -181,14 +181,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			if v == nil {
 				return c.fail(b, "broadcast of a computed value is not lowered yet")
 			}
-			bd, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
-			sst := rowMajorStrides(v.shape.Dims)
-			st := make([]int64, len(X.Dims))
-			for k, d := range bd {
-				if v.shape.Dims[k] != 1 {
-					st[d] = sst[k]
-				}
-			}
+			st := broadcastStrides(b, v, len(X.Dims))
 			a, err := access(v, st, b)
 			if err != nil {
 				return err
