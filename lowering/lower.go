@@ -102,6 +102,12 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 	// Concatenate and pad are DMA kernels of their own here.
 	m = m.Clone()
 	hlo.InlineCalls(m)
+	if err := hlo.ExpandConvolutions(m); err != nil {
+		if e, ok := err.(*hlo.ExpandError); ok {
+			return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: "convolution", Reason: e.Reason}
+		}
+		return nil, err
+	}
 	fm, _, err := hlo.FuseWith(m, hlo.FuseOptions{Exclude: []string{"concatenate", "pad"}})
 	if err != nil {
 		return nil, err

@@ -140,8 +140,9 @@ func (e *Evaluator) convolution(in *Instruction, ops []*Value) (*Value, error) {
 	if err != nil {
 		return nil, e.fail(in, "%v", err)
 	}
-	if v, ok := in.Attr("batch_group_count"); ok && v != "1" {
-		return nil, e.fail(in, "batch_group_count=%s is not supported by the evaluator yet", v)
+	bgroups := int64(1)
+	if v, ok := in.Attr("batch_group_count"); ok {
+		bgroups, _ = strconv.ParseInt(v, 10, 64)
 	}
 	groups := int64(1)
 	if v, ok := in.Attr("feature_group_count"); ok {
@@ -156,6 +157,12 @@ func (e *Evaluator) convolution(in *Instruction, ops []*Value) (*Value, error) {
 		return nil, e.fail(in, "feature_group_count %d does not fit lhs features %d and kernel %dx%d", groups, ld[d.lf], cin, cout)
 	}
 	outPerGroup := cout / groups
+	// batch_group_count: the lhs batch splits into groups, each feeding
+	// its share of the output features.
+	if bgroups < 1 || ld[d.lb]%bgroups != 0 || cout%bgroups != 0 || (bgroups > 1 && groups > 1) {
+		return nil, e.fail(in, "batch_group_count %d does not fit lhs batch %d and kernel outputs %d", bgroups, ld[d.lb], cout)
+	}
+	batchPerGroup, outPerBatchGroup := ld[d.lb]/bgroups, cout/bgroups
 	// Kernel spatial positions, enumerated once.
 	ksz := int64(1)
 	for _, k := range w.size {
@@ -171,7 +178,7 @@ func (e *Evaluator) convolution(in *Instruction, ops []*Value) (*Value, error) {
 		var sum float64
 		for k := int64(0); k < ksz; k++ {
 			unflatten(k, w.size, kidx)
-			loff := b * lst[d.lb]
+			loff := (of/outPerBatchGroup*batchPerGroup + b) * lst[d.lb]
 			roff := of * rst[d.ro]
 			valid := true
 			for sp := 0; sp < n && valid; sp++ {

@@ -1,0 +1,625 @@
+package hlo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ExpandConvolutions rewrites every convolution of the module into ops the
+// lowering has kernels for — transpose, pad, slice, reshape, dot, multiply,
+// add, broadcast, reduce, concatenate, convert — the way a TPU compiler maps
+// a convolution onto the matrix unit: as a sum of matrix products, one per
+// kernel window position (or one per output position when the window is
+// larger than the output, as in weight gradients).
+//
+// The shapes are canonicalized first: the input to [batch, spatial...,
+// feature], the kernel to [spatial..., in, out]; padding and lhs dilation
+// become one pad (interior padding is the dilation); strides and rhs
+// dilation become strided slices. feature_group_count splits into one
+// convolution per group, except depthwise groups (one input feature each),
+// which multiply on the vector unit; batch_group_count likewise, with the
+// depthwise weight gradient as a multiply and a reduction. Products
+// accumulate in f32 (integers in s32) and convert to the result type once.
+//
+// Every new instruction keeps the convolution's position, so the debug map
+// points at it, and is named "conv.op.N"; the last takes the convolution's
+// name. The rewrite is checked against the reference evaluator
+// (TestExpandConvolutions).
+func ExpandConvolutions(m *Module) error {
+	for _, c := range m.Computations {
+		if !hasOpcode(c, "convolution") {
+			continue
+		}
+		byName := map[string]*Instruction{}
+		taken := map[string]bool{}
+		for _, in := range c.Instructions {
+			taken[in.Name] = true
+		}
+		var out []*Instruction
+		for _, in := range c.Instructions {
+			byName[in.Name] = in
+			if in.Opcode != "convolution" {
+				out = append(out, in)
+				continue
+			}
+			x := &convExpander{m: m, conv: in, taken: taken}
+			if len(in.Operands) != 2 || in.Shape == nil || in.Shape.IsTuple {
+				return x.errorf("a convolution takes two arrays")
+			}
+			lhs, rhs := byName[in.Operands[0].Name], byName[in.Operands[1].Name]
+			if lhs == nil || rhs == nil || lhs.Shape == nil || rhs.Shape == nil {
+				return x.errorf("operands not defined before the convolution")
+			}
+			if err := x.expand(lhs, rhs); err != nil {
+				return err
+			}
+			last := x.out[len(x.out)-1]
+			last.Name, last.IsRoot = in.Name, in.IsRoot
+			if c.Root == in {
+				c.Root = last
+			}
+			byName[in.Name] = last
+			out = append(out, x.out...)
+		}
+		c.Instructions = out
+	}
+	return nil
+}
+
+func hasOpcode(c *Computation, op string) bool {
+	for _, in := range c.Instructions {
+		if in.Opcode == op {
+			return true
+		}
+	}
+	return false
+}
+
+// maxExpandedOps bounds what one convolution may expand into, so a
+// convolution with thousands of groups is an error, not a hang.
+const maxExpandedOps = 20000
+
+type convExpander struct {
+	m     *Module
+	taken map[string]bool // names in use in the computation
+	conv  *Instruction
+	out   []*Instruction
+	n     int
+}
+
+// ExpandError is a convolution the rewrite cannot express.
+type ExpandError struct {
+	Pos    Pos
+	Name   string
+	Reason string
+}
+
+func (e *ExpandError) Error() string {
+	return fmt.Sprintf("%s: %s: convolution: %s", e.Pos, e.Name, e.Reason)
+}
+
+func (x *convExpander) errorf(format string, args ...any) error {
+	return &ExpandError{Pos: x.conv.Pos, Name: x.conv.Name, Reason: fmt.Sprintf(format, args...)}
+}
+
+func (x *convExpander) emit(op, elem string, dims []int64, operands []*Instruction, attrs ...string) *Instruction {
+	x.n++
+	name := fmt.Sprintf("%s.%s.%d", x.conv.Name, op, x.n)
+	for x.taken[name] {
+		x.n++
+		name = fmt.Sprintf("%s.%s.%d", x.conv.Name, op, x.n)
+	}
+	x.taken[name] = true
+	in := &Instruction{Pos: x.conv.Pos, Name: name,
+		Shape: &Shape{Elem: elem, Dims: append([]int64{}, dims...)}, Opcode: op}
+	for _, o := range operands {
+		in.Operands = append(in.Operands, &Operand{Pos: x.conv.Pos, Name: o.Name})
+	}
+	for i := 0; i+1 < len(attrs); i += 2 {
+		in.Attrs = append(in.Attrs, Attr{Pos: x.conv.Pos, Key: attrs[i], Value: attrs[i+1]})
+	}
+	x.out = append(x.out, in)
+	return in
+}
+
+func intsText(v []int64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.FormatInt(x, 10)
+	}
+	return "{" + strings.Join(s, ",") + "}"
+}
+
+func iota64(lo, hi int) []int64 {
+	var v []int64
+	for i := lo; i < hi; i++ {
+		v = append(v, int64(i))
+	}
+	return v
+}
+
+func prod(v []int64) int64 {
+	n := int64(1)
+	for _, x := range v {
+		n *= x
+	}
+	return n
+}
+
+func (x *convExpander) transpose(a *Instruction, perm []int64) *Instruction {
+	identity := true
+	dims := make([]int64, len(perm))
+	for i, p := range perm {
+		dims[i] = a.Shape.Dims[p]
+		identity = identity && p == int64(i)
+	}
+	if identity {
+		return a
+	}
+	return x.emit("transpose", a.Shape.Elem, dims, []*Instruction{a}, "dimensions", intsText(perm))
+}
+
+func (x *convExpander) reshape(a *Instruction, dims []int64) *Instruction {
+	if equalDims(a.Shape.Dims, dims) {
+		return a
+	}
+	return x.emit("reshape", a.Shape.Elem, dims, []*Instruction{a})
+}
+
+func equalDims(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (x *convExpander) convert(a *Instruction, elem string) *Instruction {
+	if a.Shape.Elem == elem {
+		return a
+	}
+	return x.emit("convert", elem, a.Shape.Dims, []*Instruction{a})
+}
+
+// slice takes start:start+(count-1)*stride+1:stride in every dimension.
+func (x *convExpander) slice(a *Instruction, start, count, stride []int64) *Instruction {
+	identity := true
+	parts := make([]string, len(start))
+	for i := range start {
+		limit := start[i] + (count[i]-1)*stride[i] + 1
+		if count[i] == 0 {
+			limit = start[i]
+		}
+		parts[i] = fmt.Sprintf("[%d:%d:%d]", start[i], limit, stride[i])
+		identity = identity && start[i] == 0 && count[i] == a.Shape.Dims[i] && (stride[i] == 1 || count[i] <= 1)
+	}
+	if identity {
+		return a
+	}
+	return x.emit("slice", a.Shape.Elem, count, []*Instruction{a}, "slice", "{"+strings.Join(parts, ", ")+"}")
+}
+
+func (x *convExpander) constant(elem, lit string) *Instruction {
+	return x.emit("constant", elem, nil, nil).withLiteral(lit)
+}
+
+func (in *Instruction) withLiteral(lit string) *Instruction {
+	in.Literal = lit
+	return in
+}
+
+func (x *convExpander) binary(op string, a, b *Instruction) *Instruction {
+	if a == nil {
+		return b
+	}
+	return x.emit(op, a.Shape.Elem, a.Shape.Dims, []*Instruction{a, b})
+}
+
+func (x *convExpander) broadcast(a *Instruction, dims, mapping []int64) *Instruction {
+	if equalDims(a.Shape.Dims, dims) {
+		return a
+	}
+	return x.emit("broadcast", a.Shape.Elem, dims, []*Instruction{a}, "dimensions", intsText(mapping))
+}
+
+// reduceSum sums a over dims.
+func (x *convExpander) reduceSum(a *Instruction, dims []int64) *Instruction {
+	elem := a.Shape.Elem
+	name := "pulse.add." + elem
+	if x.m.Computation(name) == nil {
+		s := &Shape{Elem: elem}
+		p0 := &Instruction{Pos: x.conv.Pos, Name: "a", Shape: s, Opcode: "parameter"}
+		p1 := &Instruction{Pos: x.conv.Pos, Name: "b", Shape: s, Opcode: "parameter", ParamNumber: 1}
+		r := &Instruction{Pos: x.conv.Pos, Name: "sum", Shape: s, Opcode: "add", IsRoot: true,
+			Operands: []*Operand{{Pos: x.conv.Pos, Name: "a"}, {Pos: x.conv.Pos, Name: "b"}}}
+		c := &Computation{Pos: x.conv.Pos, Name: name, Instructions: []*Instruction{p0, p1, r}, Root: r}
+		x.m.Computations = append([]*Computation{c}, x.m.Computations...)
+	}
+	var kept []int64
+	drop := map[int64]bool{}
+	for _, d := range dims {
+		drop[d] = true
+	}
+	for i, d := range a.Shape.Dims {
+		if !drop[int64(i)] {
+			kept = append(kept, d)
+		}
+	}
+	zero := x.constant(elem, "0")
+	return x.emit("reduce", elem, kept, []*Instruction{a, zero}, "dimensions", intsText(dims), "to_apply", "%"+name)
+}
+
+func (x *convExpander) concatenate(parts []*Instruction, dim int) *Instruction {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	dims := append([]int64{}, parts[0].Shape.Dims...)
+	dims[dim] = 0
+	for _, p := range parts {
+		dims[dim] += p.Shape.Dims[dim]
+	}
+	return x.emit("concatenate", parts[0].Shape.Elem, dims, parts, "dimensions", intsText([]int64{int64(dim)}))
+}
+
+// accumulationType is the type products are summed in.
+func accumulationType(elem string) string {
+	switch {
+	case elem == "f64":
+		return elem
+	case isFloatElem(elem):
+		return "f32"
+	case strings.HasPrefix(elem, "s") || strings.HasPrefix(elem, "u"):
+		if elem == "s64" || elem == "u64" {
+			return elem
+		}
+		return "s32"
+	}
+	return elem
+}
+
+func isFloatElem(elem string) bool {
+	return strings.HasPrefix(elem, "f") || strings.HasPrefix(elem, "bf")
+}
+
+// positions lists every index of a box of the given extents, row-major.
+func positions(ext []int64) [][]int64 {
+	out := [][]int64{{}}
+	for _, e := range ext {
+		var next [][]int64
+		for _, p := range out {
+			for i := int64(0); i < e; i++ {
+				next = append(next, append(append([]int64{}, p...), i))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// geometry is a canonical convolution: Lp[B, S..., F] (padded and
+// dilated) with kernel R[K..., I, O] and output [B, P..., O].
+type geometry struct {
+	n              int
+	K, P           []int64
+	stride, rhsDil []int64
+	acc            string
+}
+
+func (x *convExpander) expand(lhs, rhs *Instruction) error {
+	in := x.conv
+	labels, ok := in.Attr("dim_labels")
+	if !ok {
+		return x.errorf("no dim_labels")
+	}
+	d, err := parseDimLabels(labels)
+	if err != nil {
+		return x.errorf("%v", err)
+	}
+	n := len(d.ls)
+	wv, _ := in.Attr("window")
+	w, err := parseWindow(wv, n)
+	if err != nil {
+		return x.errorf("%v", err)
+	}
+	G, Gb := attrIntOr(in, "feature_group_count", 1), attrIntOr(in, "batch_group_count", 1)
+	if G < 1 || Gb < 1 || (G > 1 && Gb > 1) {
+		return x.errorf("feature_group_count %d with batch_group_count %d", G, Gb)
+	}
+	if len(lhs.Shape.Dims) != n+2 || len(rhs.Shape.Dims) != n+2 || len(in.Shape.Dims) != n+2 {
+		return x.errorf("operand ranks do not match dim_labels %s", labels)
+	}
+	for i := 0; i < n; i++ {
+		if w.stride[i] < 1 || w.lhsDil[i] < 1 || w.rhsDil[i] < 1 {
+			return x.errorf("window strides and dilations must be positive")
+		}
+	}
+	g := geometry{n: n, stride: w.stride, rhsDil: w.rhsDil, acc: accumulationType(in.Shape.Elem)}
+
+	// Canonical operands.
+	lperm := append(append([]int64{int64(d.lb)}, ints64(d.ls)...), int64(d.lf))
+	L := x.transpose(lhs, lperm)
+	R := x.transpose(rhs, append(ints64(d.rs), int64(d.ri), int64(d.ro)))
+	var rev []int64
+	for i, r := range w.rhsRev {
+		if r {
+			rev = append(rev, int64(i))
+		}
+	}
+	if len(rev) > 0 {
+		R = x.emit("reverse", R.Shape.Elem, R.Shape.Dims, []*Instruction{R}, "dimensions", intsText(rev))
+	}
+	Lp := L
+	needPad := false
+	cfg := make([]string, n+2)
+	cfg[0], cfg[n+1] = "0_0", "0_0"
+	pdims := append([]int64{}, L.Shape.Dims...)
+	for i := 0; i < n; i++ {
+		s := L.Shape.Dims[1+i]
+		dil := int64(0)
+		if s > 0 {
+			dil = (s-1)*w.lhsDil[i] + 1
+		}
+		pdims[1+i] = dil + w.padLo[i] + w.padHi[i]
+		if pdims[1+i] < 0 {
+			pdims[1+i] = 0
+		}
+		cfg[1+i] = fmt.Sprintf("%d_%d_%d", w.padLo[i], w.padHi[i], w.lhsDil[i]-1)
+		needPad = needPad || w.padLo[i] != 0 || w.padHi[i] != 0 || w.lhsDil[i] != 1
+	}
+	if needPad {
+		zero := x.constant(L.Shape.Elem, "0")
+		Lp = x.emit("pad", L.Shape.Elem, pdims, []*Instruction{L, zero}, "padding", strings.Join(cfg, "x"))
+	}
+	B, F := Lp.Shape.Dims[0], Lp.Shape.Dims[n+1]
+	g.K = append([]int64{}, R.Shape.Dims[:n]...)
+	I, O := R.Shape.Dims[n], R.Shape.Dims[n+1]
+	g.P = make([]int64, n)
+	for i := 0; i < n; i++ {
+		span := (g.K[i]-1)*w.rhsDil[i] + 1
+		if pdims[1+i] >= span && g.K[i] > 0 {
+			g.P[i] = (pdims[1+i]-span)/w.stride[i] + 1
+		}
+	}
+	// The canonical result [B', P..., O] and its permutation to the output.
+	operm := make([]int64, n+2)
+	operm[d.ob], operm[d.of] = 0, int64(n+1)
+	for i, j := range d.os {
+		operm[j] = int64(1 + i)
+	}
+	want := make([]int64, n+2)
+	for j, p := range operm {
+		want[p] = in.Shape.Dims[j]
+	}
+	got := append(append([]int64{B / Gb}, g.P...), O)
+	if F != I*G || B%Gb != 0 || O%(G*Gb) != 0 || !equalDims(got, want) {
+		return x.errorf("shapes do not agree with dim_labels %s, the window and the group counts", labels)
+	}
+
+	var res *Instruction
+	switch {
+	case prod(got) == 0 || I == 0:
+		zero := x.constant(g.acc, "0")
+		res = x.broadcast(zero, got, nil)
+	case G > 1 && I == 1:
+		res = x.depthwise(g, Lp, R, G)
+	case G > 1:
+		var parts []*Instruction
+		for k := int64(0); k < G; k++ {
+			Lg := x.sliceDim(Lp, n+1, k*I, I)
+			Rg := x.sliceDim(R, n+1, k*(O/G), O/G)
+			parts = append(parts, x.dense(g, Lg, Rg))
+			if x.n > maxExpandedOps {
+				return x.errorf("%d feature groups expand into more than %d ops", G, maxExpandedOps)
+			}
+		}
+		res = x.concatenate(parts, n+1)
+	case Gb > 1 && B == Gb && O == Gb:
+		res = x.depthwiseBatchGroups(g, Lp, R)
+	case Gb > 1:
+		var parts []*Instruction
+		for k := int64(0); k < Gb; k++ {
+			Lg := x.sliceDim(Lp, 0, k*(B/Gb), B/Gb)
+			Rg := x.sliceDim(R, n+1, k*(O/Gb), O/Gb)
+			parts = append(parts, x.dense(g, Lg, Rg))
+			if x.n > maxExpandedOps {
+				return x.errorf("%d batch groups expand into more than %d ops", Gb, maxExpandedOps)
+			}
+		}
+		res = x.concatenate(parts, n+1)
+	default:
+		res = x.dense(g, Lp, R)
+	}
+	if x.n > maxExpandedOps {
+		return x.errorf("expands into more than %d ops", maxExpandedOps)
+	}
+	res = x.convert(res, in.Shape.Elem)
+	res = x.transpose(res, operm)
+	if len(x.out) == 0 || x.out[len(x.out)-1] != res {
+		// The result is an operand as it is (a 1x1 convolution of ones is
+		// not, but keep the name): copy it under the convolution's name.
+		x.emit("copy", res.Shape.Elem, res.Shape.Dims, []*Instruction{res})
+	}
+	return nil
+}
+
+func ints64(v []int) []int64 {
+	out := make([]int64, len(v))
+	for i, x := range v {
+		out[i] = int64(x)
+	}
+	return out
+}
+
+func attrIntOr(in *Instruction, key string, def int64) int64 {
+	v, ok := in.Attr(key)
+	if !ok {
+		return def
+	}
+	x, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return def
+	}
+	return x
+}
+
+// sliceDim takes count elements from start along one dimension.
+func (x *convExpander) sliceDim(a *Instruction, dim int, start, count int64) *Instruction {
+	st := make([]int64, len(a.Shape.Dims))
+	cnt := append([]int64{}, a.Shape.Dims...)
+	one := make([]int64, len(st))
+	for i := range one {
+		one[i] = 1
+	}
+	st[dim], cnt[dim] = start, count
+	return x.slice(a, st, cnt, one)
+}
+
+// windowSlice is Lp's slice at kernel position k (its output positions) or
+// at output position p (its kernel window).
+func (x *convExpander) windowSlice(g geometry, Lp *Instruction, pos []int64, perKernel bool) *Instruction {
+	r := g.n + 2
+	start, count, stride := make([]int64, r), append([]int64{}, Lp.Shape.Dims...), make([]int64, r)
+	stride[0], stride[r-1] = 1, 1
+	for i := 0; i < g.n; i++ {
+		if perKernel {
+			start[1+i], count[1+i], stride[1+i] = pos[i]*g.rhsDil[i], g.P[i], g.stride[i]
+		} else {
+			start[1+i], count[1+i], stride[1+i] = pos[i]*g.stride[i], g.K[i], g.rhsDil[i]
+		}
+	}
+	return x.slice(Lp, start, count, stride)
+}
+
+// kernelAt is R[k] as [I, O].
+func (x *convExpander) kernelAt(g geometry, R *Instruction, k []int64) *Instruction {
+	r := g.n + 2
+	start, count, one := make([]int64, r), append([]int64{}, R.Shape.Dims...), make([]int64, r)
+	for i := range one {
+		one[i] = 1
+	}
+	for i := 0; i < g.n; i++ {
+		start[i], count[i] = k[i], 1
+	}
+	s := x.slice(R, start, count, one)
+	return x.reshape(s, R.Shape.Dims[g.n:])
+}
+
+// dotOperands converts operands of different types to the accumulation
+// type (the MXU multiplies one type).
+func (x *convExpander) dotOperands(a, b *Instruction, acc string) (*Instruction, *Instruction) {
+	if a.Shape.Elem != b.Shape.Elem {
+		return x.convert(a, acc), x.convert(b, acc)
+	}
+	return a, b
+}
+
+// dense is an ungrouped convolution: Lp[B, S..., F] * R[K..., F, O] ->
+// [B, P..., O] in the accumulation type, as a sum of dots over kernel
+// positions or a stack of dots over output positions, whichever is fewer.
+func (x *convExpander) dense(g geometry, Lp, R *Instruction) *Instruction {
+	n := g.n
+	B, O := Lp.Shape.Dims[0], R.Shape.Dims[n+1]
+	if prod(g.K) <= prod(g.P) {
+		var sum *Instruction
+		for _, k := range positions(g.K) {
+			X, W := x.dotOperands(x.windowSlice(g, Lp, k, true), x.kernelAt(g, R, k), g.acc)
+			dims := append(append([]int64{B}, g.P...), O)
+			D := x.emit("dot", g.acc, dims, []*Instruction{X, W},
+				"lhs_contracting_dims", intsText([]int64{int64(n + 1)}), "rhs_contracting_dims", "{0}")
+			sum = x.binary("add", sum, D)
+		}
+		return sum
+	}
+	var pieces []*Instruction
+	for _, p := range positions(g.P) {
+		X, W := x.dotOperands(x.windowSlice(g, Lp, p, false), R, g.acc)
+		D := x.emit("dot", g.acc, []int64{B, O}, []*Instruction{X, W},
+			"lhs_contracting_dims", intsText(iota64(1, n+2)), "rhs_contracting_dims", intsText(iota64(0, n+1)))
+		pieces = append(pieces, x.reshape(D, append(append([]int64{B}, ones(n)...), O)))
+	}
+	return x.stack(g, pieces, 1)
+}
+
+func ones(n int) []int64 {
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = 1
+	}
+	return v
+}
+
+// stack concatenates pieces listed row-major over the output positions
+// P along the spatial dimensions, which start at dimension first.
+func (x *convExpander) stack(g geometry, pieces []*Instruction, first int) *Instruction {
+	for i := g.n - 1; i >= 0; i-- {
+		var next []*Instruction
+		for j := 0; j < len(pieces); j += int(g.P[i]) {
+			next = append(next, x.concatenate(pieces[j:j+int(g.P[i])], first+i))
+		}
+		pieces = next
+	}
+	return pieces[0]
+}
+
+// depthwise is a feature-grouped convolution with one input feature per
+// group: out[b, p, g*Og+m] = sum_k Lp[b, p*s+k*d, g] * R[k, 0, g*Og+m], a
+// multiply-add per kernel position on the vector unit.
+func (x *convExpander) depthwise(g geometry, Lp, R *Instruction, G int64) *Instruction {
+	n := g.n
+	B, O := Lp.Shape.Dims[0], R.Shape.Dims[n+1]
+	Og := O / G
+	out := append(append([]int64{B}, g.P...), O)
+	var sum *Instruction
+	for _, k := range positions(g.K) {
+		X := x.convert(x.windowSlice(g, Lp, k, true), g.acc)
+		W := x.convert(x.reshape(x.kernelAt(g, R, k), []int64{O}), g.acc)
+		var term *Instruction
+		if Og == 1 {
+			term = x.binary("multiply", X, x.broadcast(W, out, []int64{int64(n + 1)}))
+		} else {
+			wide := append(append([]int64{B}, g.P...), G, Og)
+			Xb := x.broadcast(X, wide, iota64(0, n+2))
+			Wb := x.broadcast(x.reshape(W, []int64{G, Og}), wide, []int64{int64(n + 1), int64(n + 2)})
+			term = x.reshape(x.binary("multiply", Xb, Wb), out)
+		}
+		sum = x.binary("add", sum, term)
+	}
+	return sum
+}
+
+// depthwiseBatchGroups is the weight gradient of a depthwise convolution:
+// batch_group_count = batch = output features = G, so
+// out[0, p, g] = sum_k sum_f Lp[g, p*s+k*d, f] * R[k, f, g]: multiplies and
+// a reduction over the window and the features.
+func (x *convExpander) depthwiseBatchGroups(g geometry, Lp, R *Instruction) *Instruction {
+	n := g.n
+	G := Lp.Shape.Dims[0]
+	if prod(g.P) <= prod(g.K) {
+		// Per output position: the whole window at once.
+		Rt := x.convert(x.transpose(R, append(append([]int64{int64(n + 1)}, iota64(0, n)...), int64(n))), g.acc)
+		var pieces []*Instruction
+		for _, p := range positions(g.P) {
+			X := x.convert(x.windowSlice(g, Lp, p, false), g.acc)
+			r := x.reduceSum(x.binary("multiply", X, Rt), iota64(1, n+2))
+			pieces = append(pieces, x.reshape(r, append(append([]int64{1}, ones(n)...), G)))
+		}
+		return x.stack(g, pieces, 1)
+	}
+	// Per kernel position: every output position at once.
+	wide := append(append([]int64{G}, g.P...), Lp.Shape.Dims[n+1])
+	var sum *Instruction
+	for _, k := range positions(g.K) {
+		X := x.convert(x.windowSlice(g, Lp, k, true), g.acc)
+		W := x.convert(x.transpose(x.kernelAt(g, R, k), []int64{1, 0}), g.acc) // [G, F]
+		prodK := x.binary("multiply", X, x.broadcast(W, wide, []int64{0, int64(n + 1)}))
+		sum = x.binary("add", sum, x.reduceSum(prodK, []int64{int64(n + 1)}))
+	}
+	// [G, P...] -> [1, P..., G]
+	t := x.transpose(sum, append(iota64(1, n+1), 0))
+	return x.reshape(t, append(append([]int64{1}, g.P...), G))
+}
