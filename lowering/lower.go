@@ -102,11 +102,13 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 	// Concatenate and pad are DMA kernels of their own here.
 	m = m.Clone()
 	hlo.InlineCalls(m)
-	if err := hlo.ExpandConvolutions(m); err != nil {
-		if e, ok := err.(*hlo.ExpandError); ok {
-			return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: "convolution", Reason: e.Reason}
+	for _, expand := range []func(*hlo.Module) error{hlo.ExpandConvolutions, hlo.ExpandBatchNorms} {
+		if err := expand(m); err != nil {
+			if e, ok := err.(*hlo.ExpandError); ok {
+				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
+			}
+			return nil, err
 		}
-		return nil, err
 	}
 	fm, _, err := hlo.FuseWith(m, hlo.FuseOptions{Exclude: []string{"concatenate", "pad"}})
 	if err != nil {

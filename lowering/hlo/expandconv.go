@@ -27,243 +27,12 @@ import (
 // name. The rewrite is checked against the reference evaluator
 // (TestExpandConvolutions).
 func ExpandConvolutions(m *Module) error {
-	for _, c := range m.Computations {
-		if !hasOpcode(c, "convolution") {
-			continue
+	return rewriteEach(m, "convolution", func(x *rewriter, ops []*Instruction) error {
+		if len(ops) != 2 || x.at.Shape == nil || x.at.Shape.IsTuple {
+			return x.errorf("a convolution takes two arrays")
 		}
-		byName := map[string]*Instruction{}
-		taken := map[string]bool{}
-		for _, in := range c.Instructions {
-			taken[in.Name] = true
-		}
-		var out []*Instruction
-		for _, in := range c.Instructions {
-			byName[in.Name] = in
-			if in.Opcode != "convolution" {
-				out = append(out, in)
-				continue
-			}
-			x := &convExpander{m: m, conv: in, taken: taken}
-			if len(in.Operands) != 2 || in.Shape == nil || in.Shape.IsTuple {
-				return x.errorf("a convolution takes two arrays")
-			}
-			lhs, rhs := byName[in.Operands[0].Name], byName[in.Operands[1].Name]
-			if lhs == nil || rhs == nil || lhs.Shape == nil || rhs.Shape == nil {
-				return x.errorf("operands not defined before the convolution")
-			}
-			if err := x.expand(lhs, rhs); err != nil {
-				return err
-			}
-			last := x.out[len(x.out)-1]
-			last.Name, last.IsRoot = in.Name, in.IsRoot
-			if c.Root == in {
-				c.Root = last
-			}
-			byName[in.Name] = last
-			out = append(out, x.out...)
-		}
-		c.Instructions = out
-	}
-	return nil
-}
-
-func hasOpcode(c *Computation, op string) bool {
-	for _, in := range c.Instructions {
-		if in.Opcode == op {
-			return true
-		}
-	}
-	return false
-}
-
-// maxExpandedOps bounds what one convolution may expand into, so a
-// convolution with thousands of groups is an error, not a hang.
-const maxExpandedOps = 20000
-
-type convExpander struct {
-	m     *Module
-	taken map[string]bool // names in use in the computation
-	conv  *Instruction
-	out   []*Instruction
-	n     int
-}
-
-// ExpandError is a convolution the rewrite cannot express.
-type ExpandError struct {
-	Pos    Pos
-	Name   string
-	Reason string
-}
-
-func (e *ExpandError) Error() string {
-	return fmt.Sprintf("%s: %s: convolution: %s", e.Pos, e.Name, e.Reason)
-}
-
-func (x *convExpander) errorf(format string, args ...any) error {
-	return &ExpandError{Pos: x.conv.Pos, Name: x.conv.Name, Reason: fmt.Sprintf(format, args...)}
-}
-
-func (x *convExpander) emit(op, elem string, dims []int64, operands []*Instruction, attrs ...string) *Instruction {
-	x.n++
-	name := fmt.Sprintf("%s.%s.%d", x.conv.Name, op, x.n)
-	for x.taken[name] {
-		x.n++
-		name = fmt.Sprintf("%s.%s.%d", x.conv.Name, op, x.n)
-	}
-	x.taken[name] = true
-	in := &Instruction{Pos: x.conv.Pos, Name: name,
-		Shape: &Shape{Elem: elem, Dims: append([]int64{}, dims...)}, Opcode: op}
-	for _, o := range operands {
-		in.Operands = append(in.Operands, &Operand{Pos: x.conv.Pos, Name: o.Name})
-	}
-	for i := 0; i+1 < len(attrs); i += 2 {
-		in.Attrs = append(in.Attrs, Attr{Pos: x.conv.Pos, Key: attrs[i], Value: attrs[i+1]})
-	}
-	x.out = append(x.out, in)
-	return in
-}
-
-func intsText(v []int64) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.FormatInt(x, 10)
-	}
-	return "{" + strings.Join(s, ",") + "}"
-}
-
-func iota64(lo, hi int) []int64 {
-	var v []int64
-	for i := lo; i < hi; i++ {
-		v = append(v, int64(i))
-	}
-	return v
-}
-
-func prod(v []int64) int64 {
-	n := int64(1)
-	for _, x := range v {
-		n *= x
-	}
-	return n
-}
-
-func (x *convExpander) transpose(a *Instruction, perm []int64) *Instruction {
-	identity := true
-	dims := make([]int64, len(perm))
-	for i, p := range perm {
-		dims[i] = a.Shape.Dims[p]
-		identity = identity && p == int64(i)
-	}
-	if identity {
-		return a
-	}
-	return x.emit("transpose", a.Shape.Elem, dims, []*Instruction{a}, "dimensions", intsText(perm))
-}
-
-func (x *convExpander) reshape(a *Instruction, dims []int64) *Instruction {
-	if equalDims(a.Shape.Dims, dims) {
-		return a
-	}
-	return x.emit("reshape", a.Shape.Elem, dims, []*Instruction{a})
-}
-
-func equalDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func (x *convExpander) convert(a *Instruction, elem string) *Instruction {
-	if a.Shape.Elem == elem {
-		return a
-	}
-	return x.emit("convert", elem, a.Shape.Dims, []*Instruction{a})
-}
-
-// slice takes start:start+(count-1)*stride+1:stride in every dimension.
-func (x *convExpander) slice(a *Instruction, start, count, stride []int64) *Instruction {
-	identity := true
-	parts := make([]string, len(start))
-	for i := range start {
-		limit := start[i] + (count[i]-1)*stride[i] + 1
-		if count[i] == 0 {
-			limit = start[i]
-		}
-		parts[i] = fmt.Sprintf("[%d:%d:%d]", start[i], limit, stride[i])
-		identity = identity && start[i] == 0 && count[i] == a.Shape.Dims[i] && (stride[i] == 1 || count[i] <= 1)
-	}
-	if identity {
-		return a
-	}
-	return x.emit("slice", a.Shape.Elem, count, []*Instruction{a}, "slice", "{"+strings.Join(parts, ", ")+"}")
-}
-
-func (x *convExpander) constant(elem, lit string) *Instruction {
-	return x.emit("constant", elem, nil, nil).withLiteral(lit)
-}
-
-func (in *Instruction) withLiteral(lit string) *Instruction {
-	in.Literal = lit
-	return in
-}
-
-func (x *convExpander) binary(op string, a, b *Instruction) *Instruction {
-	if a == nil {
-		return b
-	}
-	return x.emit(op, a.Shape.Elem, a.Shape.Dims, []*Instruction{a, b})
-}
-
-func (x *convExpander) broadcast(a *Instruction, dims, mapping []int64) *Instruction {
-	if equalDims(a.Shape.Dims, dims) {
-		return a
-	}
-	return x.emit("broadcast", a.Shape.Elem, dims, []*Instruction{a}, "dimensions", intsText(mapping))
-}
-
-// reduceSum sums a over dims.
-func (x *convExpander) reduceSum(a *Instruction, dims []int64) *Instruction {
-	elem := a.Shape.Elem
-	name := "pulse.add." + elem
-	if x.m.Computation(name) == nil {
-		s := &Shape{Elem: elem}
-		p0 := &Instruction{Pos: x.conv.Pos, Name: "a", Shape: s, Opcode: "parameter"}
-		p1 := &Instruction{Pos: x.conv.Pos, Name: "b", Shape: s, Opcode: "parameter", ParamNumber: 1}
-		r := &Instruction{Pos: x.conv.Pos, Name: "sum", Shape: s, Opcode: "add", IsRoot: true,
-			Operands: []*Operand{{Pos: x.conv.Pos, Name: "a"}, {Pos: x.conv.Pos, Name: "b"}}}
-		c := &Computation{Pos: x.conv.Pos, Name: name, Instructions: []*Instruction{p0, p1, r}, Root: r}
-		x.m.Computations = append([]*Computation{c}, x.m.Computations...)
-	}
-	var kept []int64
-	drop := map[int64]bool{}
-	for _, d := range dims {
-		drop[d] = true
-	}
-	for i, d := range a.Shape.Dims {
-		if !drop[int64(i)] {
-			kept = append(kept, d)
-		}
-	}
-	zero := x.constant(elem, "0")
-	return x.emit("reduce", elem, kept, []*Instruction{a, zero}, "dimensions", intsText(dims), "to_apply", "%"+name)
-}
-
-func (x *convExpander) concatenate(parts []*Instruction, dim int) *Instruction {
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	dims := append([]int64{}, parts[0].Shape.Dims...)
-	dims[dim] = 0
-	for _, p := range parts {
-		dims[dim] += p.Shape.Dims[dim]
-	}
-	return x.emit("concatenate", parts[0].Shape.Elem, dims, parts, "dimensions", intsText([]int64{int64(dim)}))
+		return x.expandConv(ops[0], ops[1])
+	})
 }
 
 // accumulationType is the type products are summed in.
@@ -310,8 +79,8 @@ type geometry struct {
 	acc            string
 }
 
-func (x *convExpander) expand(lhs, rhs *Instruction) error {
-	in := x.conv
+func (x *rewriter) expandConv(lhs, rhs *Instruction) error {
+	in := x.at
 	labels, ok := in.Attr("dim_labels")
 	if !ok {
 		return x.errorf("no dim_labels")
@@ -468,7 +237,7 @@ func attrIntOr(in *Instruction, key string, def int64) int64 {
 }
 
 // sliceDim takes count elements from start along one dimension.
-func (x *convExpander) sliceDim(a *Instruction, dim int, start, count int64) *Instruction {
+func (x *rewriter) sliceDim(a *Instruction, dim int, start, count int64) *Instruction {
 	st := make([]int64, len(a.Shape.Dims))
 	cnt := append([]int64{}, a.Shape.Dims...)
 	one := make([]int64, len(st))
@@ -481,7 +250,7 @@ func (x *convExpander) sliceDim(a *Instruction, dim int, start, count int64) *In
 
 // windowSlice is Lp's slice at kernel position k (its output positions) or
 // at output position p (its kernel window).
-func (x *convExpander) windowSlice(g geometry, Lp *Instruction, pos []int64, perKernel bool) *Instruction {
+func (x *rewriter) windowSlice(g geometry, Lp *Instruction, pos []int64, perKernel bool) *Instruction {
 	r := g.n + 2
 	start, count, stride := make([]int64, r), append([]int64{}, Lp.Shape.Dims...), make([]int64, r)
 	stride[0], stride[r-1] = 1, 1
@@ -496,7 +265,7 @@ func (x *convExpander) windowSlice(g geometry, Lp *Instruction, pos []int64, per
 }
 
 // kernelAt is R[k] as [I, O].
-func (x *convExpander) kernelAt(g geometry, R *Instruction, k []int64) *Instruction {
+func (x *rewriter) kernelAt(g geometry, R *Instruction, k []int64) *Instruction {
 	r := g.n + 2
 	start, count, one := make([]int64, r), append([]int64{}, R.Shape.Dims...), make([]int64, r)
 	for i := range one {
@@ -511,7 +280,7 @@ func (x *convExpander) kernelAt(g geometry, R *Instruction, k []int64) *Instruct
 
 // dotOperands converts operands of different types to the accumulation
 // type (the MXU multiplies one type).
-func (x *convExpander) dotOperands(a, b *Instruction, acc string) (*Instruction, *Instruction) {
+func (x *rewriter) dotOperands(a, b *Instruction, acc string) (*Instruction, *Instruction) {
 	if a.Shape.Elem != b.Shape.Elem {
 		return x.convert(a, acc), x.convert(b, acc)
 	}
@@ -521,7 +290,7 @@ func (x *convExpander) dotOperands(a, b *Instruction, acc string) (*Instruction,
 // dense is an ungrouped convolution: Lp[B, S..., F] * R[K..., F, O] ->
 // [B, P..., O] in the accumulation type, as a sum of dots over kernel
 // positions or a stack of dots over output positions, whichever is fewer.
-func (x *convExpander) dense(g geometry, Lp, R *Instruction) *Instruction {
+func (x *rewriter) dense(g geometry, Lp, R *Instruction) *Instruction {
 	n := g.n
 	B, O := Lp.Shape.Dims[0], R.Shape.Dims[n+1]
 	if prod(g.K) <= prod(g.P) {
@@ -555,7 +324,7 @@ func ones(n int) []int64 {
 
 // stack concatenates pieces listed row-major over the output positions
 // P along the spatial dimensions, which start at dimension first.
-func (x *convExpander) stack(g geometry, pieces []*Instruction, first int) *Instruction {
+func (x *rewriter) stack(g geometry, pieces []*Instruction, first int) *Instruction {
 	for i := g.n - 1; i >= 0; i-- {
 		var next []*Instruction
 		for j := 0; j < len(pieces); j += int(g.P[i]) {
@@ -569,7 +338,7 @@ func (x *convExpander) stack(g geometry, pieces []*Instruction, first int) *Inst
 // depthwise is a feature-grouped convolution with one input feature per
 // group: out[b, p, g*Og+m] = sum_k Lp[b, p*s+k*d, g] * R[k, 0, g*Og+m], a
 // multiply-add per kernel position on the vector unit.
-func (x *convExpander) depthwise(g geometry, Lp, R *Instruction, G int64) *Instruction {
+func (x *rewriter) depthwise(g geometry, Lp, R *Instruction, G int64) *Instruction {
 	n := g.n
 	B, O := Lp.Shape.Dims[0], R.Shape.Dims[n+1]
 	Og := O / G
@@ -596,7 +365,7 @@ func (x *convExpander) depthwise(g geometry, Lp, R *Instruction, G int64) *Instr
 // batch_group_count = batch = output features = G, so
 // out[0, p, g] = sum_k sum_f Lp[g, p*s+k*d, f] * R[k, f, g]: multiplies and
 // a reduction over the window and the features.
-func (x *convExpander) depthwiseBatchGroups(g geometry, Lp, R *Instruction) *Instruction {
+func (x *rewriter) depthwiseBatchGroups(g geometry, Lp, R *Instruction) *Instruction {
 	n := g.n
 	G := Lp.Shape.Dims[0]
 	if prod(g.P) <= prod(g.K) {

@@ -56,14 +56,15 @@ var expandConvCases = []struct{ name, text string }{
 func TestExpandConvolutions(t *testing.T) {
 	for _, c := range expandConvCases {
 		t.Run(c.name, func(t *testing.T) {
-			checkExpandedConv(t, c.name, c.text)
+			checkExpanded(t, c.name, c.text, ExpandConvolutions)
 		})
 	}
 }
 
-// checkExpandedConv: the expanded module verifies, holds no convolution and
-// evaluates within the result type's tolerance of the original.
-func checkExpandedConv(t *testing.T, name, text string) {
+// checkExpanded: the expanded module verifies, holds no instruction of the
+// kind expanded and evaluates within the result type's tolerance of the
+// original.
+func checkExpanded(t *testing.T, name, text string, expand func(*Module) error) {
 	t.Helper()
 	m, err := Parse(name, text)
 	require.NoError(t, err)
@@ -74,12 +75,14 @@ func checkExpandedConv(t *testing.T, name, text string) {
 	require.NoError(t, err)
 
 	x := m.Clone()
-	require.NoError(t, ExpandConvolutions(x))
+	require.NoError(t, expand(x))
 	again, err := Parse(name+".expanded", x.String())
 	require.NoError(t, err, x.String())
 	require.NoError(t, Verify(name+".expanded", again), x.String())
 	for _, c := range again.Computations {
-		require.False(t, hasOpcode(c, "convolution"), "a convolution is left")
+		for _, op := range []string{"convolution", "batch-norm-training", "batch-norm-inference", "batch-norm-grad"} {
+			require.False(t, hasOpcode(c, op), "a %s is left", op)
+		}
 	}
 	got, err := (&Evaluator{File: name + ".expanded", M: again, MaxWhileIterations: 1000}).Run(args)
 	require.NoError(t, err)
@@ -98,43 +101,49 @@ func requireClose(t *testing.T, name string, want, got *Value) {
 	require.Zero(t, d.Mismatches, "%s: %d elements beyond tolerance; first at %d: %v, want %v", name, d.Mismatches, d.First, d.FirstGot, d.FirstWant)
 }
 
-// TestExpandConvolutionsXLATests: every convolution of XLA's own tests that
-// evaluates on the host also evaluates, within tolerance, once expanded.
-func TestExpandConvolutionsXLATests(t *testing.T) {
-	var n, checked int
-	forEachXLACase(t, func(c xlaCase) {
-		if !strings.Contains(c.Text, "convolution(") {
-			return
-		}
-		m, err := Parse("case.hlo", c.Text)
-		if err != nil || Verify("case.hlo", m) != nil {
-			return
-		}
-		n++
-		name := fmt.Sprintf("%s:%d", c.Source, c.Line)
-		x := m.Clone()
-		if err := ExpandConvolutions(x); err != nil {
-			t.Logf("%s: %v", name, err)
-			return
-		}
-		again, err := Parse(name, x.String())
-		require.NoError(t, err, name)
-		require.NoError(t, Verify(name, again), name)
-		if ParamElements(m) > 1<<16 {
-			return
-		}
-		args, err := RandomArgs(m, 5)
-		if err != nil {
-			return
-		}
-		want, err := (&Evaluator{File: name, M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 100}).Run(args)
-		if err != nil {
-			return
-		}
-		got, err := (&Evaluator{File: name, M: again, MaxLiveElements: 1 << 22, MaxWhileIterations: 100}).Run(args)
-		require.NoError(t, err, name)
-		requireClose(t, name, want, got)
-		checked++
-	})
-	t.Logf("%d verified XLA-test modules with convolutions expanded; %d evaluated within tolerance", n, checked)
+// TestExpandXLATests: every convolution and batch norm of XLA's own tests
+// that evaluates on the host also evaluates, within tolerance, once
+// expanded.
+func TestExpandXLATests(t *testing.T) {
+	for _, k := range []struct {
+		marker string
+		expand func(*Module) error
+	}{{"convolution(", ExpandConvolutions}, {"batch-norm-", ExpandBatchNorms}} {
+		var n, checked int
+		forEachXLACase(t, func(c xlaCase) {
+			if !strings.Contains(c.Text, k.marker) {
+				return
+			}
+			m, err := Parse("case.hlo", c.Text)
+			if err != nil || Verify("case.hlo", m) != nil {
+				return
+			}
+			n++
+			name := fmt.Sprintf("%s:%d", c.Source, c.Line)
+			x := m.Clone()
+			if err := k.expand(x); err != nil {
+				t.Logf("%s: %v", name, err)
+				return
+			}
+			again, err := Parse(name, x.String())
+			require.NoError(t, err, name)
+			require.NoError(t, Verify(name, again), name)
+			if ParamElements(m) > 1<<16 {
+				return
+			}
+			args, err := RandomArgs(m, 5)
+			if err != nil {
+				return
+			}
+			want, err := (&Evaluator{File: name, M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 100}).Run(args)
+			if err != nil {
+				return
+			}
+			got, err := (&Evaluator{File: name, M: again, MaxLiveElements: 1 << 22, MaxWhileIterations: 100}).Run(args)
+			require.NoError(t, err, name)
+			requireClose(t, name, want, got)
+			checked++
+		})
+		t.Logf("%s: %d verified XLA-test modules expanded; %d evaluated within tolerance", k.marker, n, checked)
+	}
 }

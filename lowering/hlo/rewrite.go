@@ -1,0 +1,256 @@
+package hlo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// A rewriter replaces one instruction by a sequence of simpler ones (the
+// expansions of convolutions and batch norms): every new instruction keeps
+// the replaced one's position, so errors and the debug map point at it, is
+// named "name.op.N", and the last takes the replaced instruction's name.
+
+// rewriteEach calls expand for every instruction with the opcode, in
+// every computation, with the instruction's operands; expand emits the
+// replacement through the rewriter.
+func rewriteEach(m *Module, opcode string, expand func(x *rewriter, ops []*Instruction) error) error {
+	for _, c := range m.Computations {
+		if !hasOpcode(c, opcode) {
+			continue
+		}
+		byName := map[string]*Instruction{}
+		taken := map[string]bool{}
+		for _, in := range c.Instructions {
+			taken[in.Name] = true
+		}
+		var out []*Instruction
+		for _, in := range c.Instructions {
+			byName[in.Name] = in
+			if in.Opcode != opcode {
+				out = append(out, in)
+				continue
+			}
+			x := &rewriter{m: m, at: in, taken: taken}
+			ops := make([]*Instruction, len(in.Operands))
+			for i, o := range in.Operands {
+				ops[i] = byName[o.Name]
+				if ops[i] == nil || ops[i].Shape == nil {
+					return x.errorf("operand %s is not defined before it", o.Name)
+				}
+			}
+			if err := expand(x, ops); err != nil {
+				return err
+			}
+			last := x.out[len(x.out)-1]
+			last.Name, last.IsRoot = in.Name, in.IsRoot
+			if c.Root == in {
+				c.Root = last
+			}
+			byName[in.Name] = last
+			out = append(out, x.out...)
+		}
+		c.Instructions = out
+	}
+	return nil
+}
+
+func hasOpcode(c *Computation, op string) bool {
+	for _, in := range c.Instructions {
+		if in.Opcode == op {
+			return true
+		}
+	}
+	return false
+}
+
+// maxExpandedOps bounds what one convolution may expand into, so a
+// convolution with thousands of groups is an error, not a hang.
+const maxExpandedOps = 20000
+
+type rewriter struct {
+	m     *Module
+	taken map[string]bool // names in use in the computation
+	at    *Instruction    // the instruction replaced: position and name prefix
+	out   []*Instruction
+	n     int
+}
+
+// ExpandError is an instruction a rewrite cannot express.
+type ExpandError struct {
+	Pos    Pos
+	Name   string
+	Opcode string
+	Reason string
+}
+
+func (e *ExpandError) Error() string {
+	return fmt.Sprintf("%s: %s: %s: %s", e.Pos, e.Name, e.Opcode, e.Reason)
+}
+
+func (x *rewriter) errorf(format string, args ...any) error {
+	return &ExpandError{Pos: x.at.Pos, Name: x.at.Name, Opcode: x.at.Opcode, Reason: fmt.Sprintf(format, args...)}
+}
+
+func (x *rewriter) emit(op, elem string, dims []int64, operands []*Instruction, attrs ...string) *Instruction {
+	x.n++
+	name := fmt.Sprintf("%s.%s.%d", x.at.Name, op, x.n)
+	for x.taken[name] {
+		x.n++
+		name = fmt.Sprintf("%s.%s.%d", x.at.Name, op, x.n)
+	}
+	x.taken[name] = true
+	in := &Instruction{Pos: x.at.Pos, Name: name,
+		Shape: &Shape{Elem: elem, Dims: append([]int64{}, dims...)}, Opcode: op}
+	for _, o := range operands {
+		in.Operands = append(in.Operands, &Operand{Pos: x.at.Pos, Name: o.Name})
+	}
+	for i := 0; i+1 < len(attrs); i += 2 {
+		in.Attrs = append(in.Attrs, Attr{Pos: x.at.Pos, Key: attrs[i], Value: attrs[i+1]})
+	}
+	x.out = append(x.out, in)
+	return in
+}
+
+func intsText(v []int64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.FormatInt(x, 10)
+	}
+	return "{" + strings.Join(s, ",") + "}"
+}
+
+func iota64(lo, hi int) []int64 {
+	var v []int64
+	for i := lo; i < hi; i++ {
+		v = append(v, int64(i))
+	}
+	return v
+}
+
+func prod(v []int64) int64 {
+	n := int64(1)
+	for _, x := range v {
+		n *= x
+	}
+	return n
+}
+
+func (x *rewriter) transpose(a *Instruction, perm []int64) *Instruction {
+	identity := true
+	dims := make([]int64, len(perm))
+	for i, p := range perm {
+		dims[i] = a.Shape.Dims[p]
+		identity = identity && p == int64(i)
+	}
+	if identity {
+		return a
+	}
+	return x.emit("transpose", a.Shape.Elem, dims, []*Instruction{a}, "dimensions", intsText(perm))
+}
+
+func (x *rewriter) reshape(a *Instruction, dims []int64) *Instruction {
+	if equalDims(a.Shape.Dims, dims) {
+		return a
+	}
+	return x.emit("reshape", a.Shape.Elem, dims, []*Instruction{a})
+}
+
+func equalDims(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (x *rewriter) convert(a *Instruction, elem string) *Instruction {
+	if a.Shape.Elem == elem {
+		return a
+	}
+	return x.emit("convert", elem, a.Shape.Dims, []*Instruction{a})
+}
+
+// slice takes start:start+(count-1)*stride+1:stride in every dimension.
+func (x *rewriter) slice(a *Instruction, start, count, stride []int64) *Instruction {
+	identity := true
+	parts := make([]string, len(start))
+	for i := range start {
+		limit := start[i] + (count[i]-1)*stride[i] + 1
+		if count[i] == 0 {
+			limit = start[i]
+		}
+		parts[i] = fmt.Sprintf("[%d:%d:%d]", start[i], limit, stride[i])
+		identity = identity && start[i] == 0 && count[i] == a.Shape.Dims[i] && (stride[i] == 1 || count[i] <= 1)
+	}
+	if identity {
+		return a
+	}
+	return x.emit("slice", a.Shape.Elem, count, []*Instruction{a}, "slice", "{"+strings.Join(parts, ", ")+"}")
+}
+
+func (x *rewriter) constant(elem, lit string) *Instruction {
+	return x.emit("constant", elem, nil, nil).withLiteral(lit)
+}
+
+func (in *Instruction) withLiteral(lit string) *Instruction {
+	in.Literal = lit
+	return in
+}
+
+func (x *rewriter) binary(op string, a, b *Instruction) *Instruction {
+	if a == nil {
+		return b
+	}
+	return x.emit(op, a.Shape.Elem, a.Shape.Dims, []*Instruction{a, b})
+}
+
+func (x *rewriter) broadcast(a *Instruction, dims, mapping []int64) *Instruction {
+	if equalDims(a.Shape.Dims, dims) {
+		return a
+	}
+	return x.emit("broadcast", a.Shape.Elem, dims, []*Instruction{a}, "dimensions", intsText(mapping))
+}
+
+// reduceSum sums a over dims.
+func (x *rewriter) reduceSum(a *Instruction, dims []int64) *Instruction {
+	elem := a.Shape.Elem
+	name := "pulse.add." + elem
+	if x.m.Computation(name) == nil {
+		s := &Shape{Elem: elem}
+		p0 := &Instruction{Pos: x.at.Pos, Name: "a", Shape: s, Opcode: "parameter"}
+		p1 := &Instruction{Pos: x.at.Pos, Name: "b", Shape: s, Opcode: "parameter", ParamNumber: 1}
+		r := &Instruction{Pos: x.at.Pos, Name: "sum", Shape: s, Opcode: "add", IsRoot: true,
+			Operands: []*Operand{{Pos: x.at.Pos, Name: "a"}, {Pos: x.at.Pos, Name: "b"}}}
+		c := &Computation{Pos: x.at.Pos, Name: name, Instructions: []*Instruction{p0, p1, r}, Root: r}
+		x.m.Computations = append([]*Computation{c}, x.m.Computations...)
+	}
+	var kept []int64
+	drop := map[int64]bool{}
+	for _, d := range dims {
+		drop[d] = true
+	}
+	for i, d := range a.Shape.Dims {
+		if !drop[int64(i)] {
+			kept = append(kept, d)
+		}
+	}
+	zero := x.constant(elem, "0")
+	return x.emit("reduce", elem, kept, []*Instruction{a, zero}, "dimensions", intsText(dims), "to_apply", "%"+name)
+}
+
+func (x *rewriter) concatenate(parts []*Instruction, dim int) *Instruction {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	dims := append([]int64{}, parts[0].Shape.Dims...)
+	dims[dim] = 0
+	for _, p := range parts {
+		dims[dim] += p.Shape.Dims[dim]
+	}
+	return x.emit("concatenate", parts[0].Shape.Elem, dims, parts, "dimensions", intsText([]int64{int64(dim)}))
+}
