@@ -33,7 +33,7 @@ import (
 
 // Version identifies the code generator; compiled programs are cached
 // under it.
-const Version = "lowering-1"
+const Version = "lowering-2"
 
 // Error is a positioned lowering error.
 type Error struct {
@@ -378,27 +378,27 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		c.res.Kernels, c.nlabel = c.res.Kernels[:nk], nl
 		c.res.Unfused = append(c.res.Unfused, Unfused{Fusion: in.Name, Pos: in.Pos, Reason: le.Error()})
 		fmt.Fprintf(&c.out, "\n; %s (%s) runs unfused: %s\n", in.Name, kind, le.Error())
-		// Names are unique per computation only: scope the body's.
-		scoped := func(n string) string { return in.Name + "/" + n }
-		for _, b := range fc.Instructions {
-			if b.Opcode == "parameter" {
-				c.bufs[scoped(b.Name)] = c.bufs[in.Operands[b.ParamNumber].Name]
-				continue
-			}
-			cp := *b
-			cp.Name = scoped(b.Name)
-			cp.Operands = make([]*hlo.Operand, len(b.Operands))
-			for i, o := range b.Operands {
-				co := *o
-				co.Name = scoped(o.Name)
-				cp.Operands[i] = &co
-			}
-			if err := c.instruction(&cp); err != nil {
-				return err
-			}
+		args := make([]*value, len(in.Operands))
+		for i := range in.Operands {
+			args[i] = operand(i)
 		}
-		c.bufs[in.Name] = c.bufs[scoped(fc.Root.Name)]
+		v, err := c.subComputation(fc, args, in.Name)
+		if err != nil {
+			return err
+		}
+		c.bufs[in.Name] = v
 		return nil
+	case op == "dynamic-slice":
+		return c.dynamicSlice(in)
+	case op == "dynamic-update-slice":
+		return c.dynamicUpdateSlice(in)
+	case op == "after-all":
+		c.bufs[in.Name] = &value{shape: in.Shape, empty: true} // a token: no data
+		return nil
+	case op == "while":
+		return c.whileLoop(in)
+	case op == "conditional":
+		return c.conditional(in)
 	case op == "dot":
 		return c.dotKernel(in, c.singleton(in), nil)
 	case op == "reduce":
@@ -509,10 +509,34 @@ func (c *compiler) kernelCost(in *hlo.Instruction, body []*hlo.Instruction) (flo
 		}
 		flops += bc.InstructionCost(b, bc.OperandShapes(b)).FLOPs
 	}
+	// An operand the body only slices is read only in part.
+	sliced := map[int64]int64{} // parameter number -> bytes its slices read, -1 if used whole
+	params := map[string]int64{}
+	for _, b := range body {
+		if b.Opcode == "parameter" {
+			params[b.Name] = b.ParamNumber
+		}
+	}
+	for _, b := range body {
+		for _, o := range b.Operands {
+			p, ok := params[o.Name]
+			switch {
+			case !ok || sliced[p] < 0:
+			case b.Opcode == "slice" && b.Shape != nil:
+				sliced[p] += b.Shape.Bytes()
+			default:
+				sliced[p] = -1
+			}
+		}
+	}
 	seen := map[string]bool{}
-	for _, o := range in.Operands {
+	for i, o := range in.Operands {
 		if v := c.bufs[o.Name]; v != nil && v.shape != nil && !seen[v.tensor] {
 			seen[v.tensor] = true
+			if part, ok := sliced[int64(i)]; ok && part >= 0 && part < v.shape.Bytes() {
+				bytes += part
+				continue
+			}
 			bytes += v.shape.Bytes()
 		}
 	}

@@ -5,28 +5,42 @@ import (
 	"github.com/pulse-sim/pulse/sim"
 )
 
-// KernelStats is one kernel's share of a run: its span from the first
-// instruction any unit started to the last one completed (kernels are
+// KernelStats is one kernel's share of a run: the sum over its runs (a
+// kernel in a while loop runs once per iteration) of the span from the
+// first instruction any unit started to the last one completed (kernels are
 // separated by barriers, so spans do not overlap), its FLOPs and HBM bytes
 // as HLO counts them, and what bounds it on this chip.
 type KernelStats struct {
-	Name      string  // the HLO fusion or op
-	Kind      string  // loop, output, input
-	Cycles    int64   // span in core cycles
-	FLOPs     int64   // HLO FLOPs of the kernel
-	Bytes     int64   // HLO bytes read and written
-	Intensity float64 // FLOPs per byte
-	Bound     string  // compute or memory: which roof is lower at this intensity
-	Achieved  float64 // fraction of that roof reached
+	Name      string  `json:"name"`      // the HLO fusion or op
+	Kind      string  `json:"kind"`      // loop, output, input, copy
+	Runs      int64   `json:"runs"`      // how many times it ran
+	Cycles    int64   `json:"cycles"`    // spans in core cycles, summed over runs
+	FLOPs     int64   `json:"flops"`     // HLO FLOPs of the kernel, times its runs
+	Bytes     int64   `json:"bytes"`     // HLO bytes read and written, times its runs
+	Intensity float64 `json:"intensity"` // FLOPs per byte
+	Bound     string  `json:"bound"`     // compute or memory: which roof is lower at this intensity
+	Achieved  float64 `json:"achieved"`  // fraction of that roof reached
 }
 
 // spans records, per kernel, the first start and last end of its
-// instructions on any unit.
+// instructions on any unit in each run, and sums the runs: a run starts
+// when an instruction of another kernel than the current one starts.
 type spans struct {
 	kernelOf []int // pc -> kernel index, -1 for none
 	first    []sim.Time
 	last     []sim.Time
 	seen     []bool
+	total    []sim.Time
+	runs     []int64
+	cur      int // the kernel running, -1 before the first
+}
+
+// close ends the current kernel's run.
+func (s *spans) close() {
+	if s.cur >= 0 {
+		s.total[s.cur] += s.last[s.cur] - s.first[s.cur]
+		s.cur = -1
+	}
 }
 
 func (s *spans) Func(ctx *sim.HookCtx) {
@@ -39,8 +53,11 @@ func (s *spans) Func(ctx *sim.HookCtx) {
 	}
 	switch ctx.Pos {
 	case sim.HookInstStart:
-		if !s.seen[k] || ctx.Now < s.first[k] {
-			s.first[k] = ctx.Now
+		if k != s.cur {
+			s.close()
+			s.cur = k
+			s.first[k], s.last[k] = ctx.Now, ctx.Now
+			s.runs[k]++
 		}
 		s.seen[k] = true
 	case sim.HookInstEnd:
@@ -52,7 +69,8 @@ func (s *spans) Func(ctx *sim.HookCtx) {
 
 func attachSpans(x *Executable, m *core.Model) *spans {
 	s := &spans{kernelOf: make([]int, len(x.Program.Code)),
-		first: make([]sim.Time, len(x.Kernels)), last: make([]sim.Time, len(x.Kernels)), seen: make([]bool, len(x.Kernels))}
+		first: make([]sim.Time, len(x.Kernels)), last: make([]sim.Time, len(x.Kernels)), seen: make([]bool, len(x.Kernels)),
+		total: make([]sim.Time, len(x.Kernels)), runs: make([]int64, len(x.Kernels)), cur: -1}
 	for i := range s.kernelOf {
 		s.kernelOf[i] = -1
 	}
@@ -72,11 +90,12 @@ func kernelStats(x *Executable, m *core.Model, s *spans) []KernelStats {
 	c := m.Chip
 	peakFLOPs := 2 * float64(c.MXU.Count*c.MXU.Rows*c.MXU.Cols) * float64(c.ClockMHz) * 1e6
 	peakBytes := c.HBM.BandwidthGBps * 1e9
+	s.close()
 	var out []KernelStats
 	for k, kn := range x.Kernels {
-		ks := KernelStats{Name: kn.Name, Kind: kn.Kind, FLOPs: kn.FLOPs, Bytes: kn.Bytes}
+		ks := KernelStats{Name: kn.Name, Kind: kn.Kind, Runs: s.runs[k], FLOPs: kn.FLOPs * s.runs[k], Bytes: kn.Bytes * s.runs[k]}
 		if s.seen[k] {
-			ks.Cycles = m.Clock.CyclesCeil(s.last[k] - s.first[k])
+			ks.Cycles = m.Clock.CyclesCeil(s.total[k])
 		}
 		secs := float64(ks.Cycles) / (float64(c.ClockMHz) * 1e6)
 		if ks.Bytes > 0 {

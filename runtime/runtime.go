@@ -10,9 +10,12 @@ package runtime
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/pulse-sim/pulse/chip"
@@ -84,7 +87,7 @@ func (c *Client) Compile(file string, m *hlo.Module) (*Executable, error) {
 
 func cacheKey(m *hlo.Module, c *config.Chip) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n", lowering.Version, m.String())
+	fmt.Fprintf(h, "%s\n%s\n%s\n", lowering.Version, buildID(), m.String())
 	h.Write(c.YAML())
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
@@ -152,3 +155,34 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 	}
 	return r, nil
 }
+
+// JSON is the run's report as `pulse simulate --json` writes it: the chip
+// report's keys (docs/report-schema.md) plus "kernels", the per-kernel
+// rows. Only simulated figures: two runs write identical bytes.
+func (r *Result) JSON() []byte {
+	b, _ := json.MarshalIndent(struct {
+		*chip.Report
+		Kernels []KernelStats `json:"kernels"`
+	}{r.Report, r.Kernels}, "", "  ")
+	return append(b, '\n')
+}
+
+// buildID fingerprints the running binary, so that a rebuilt compiler never
+// reads programs an older build cached under the same Version (a
+// development build changes code without changing Version).
+var buildID = sync.OnceValue(func() string {
+	path, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+})

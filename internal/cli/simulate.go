@@ -150,7 +150,7 @@ differs beyond the dtype-aware tolerance (docs/hlo.md).`,
 				return err
 			}
 			if jsonPath != "" {
-				if err := os.WriteFile(jsonPath, r.Report.JSON(), 0o644); err != nil {
+				if err := os.WriteFile(jsonPath, r.JSON(), 0o644); err != nil {
 					return err
 				}
 			}
@@ -181,9 +181,9 @@ differs beyond the dtype-aware tolerance (docs/hlo.md).`,
 
 func writeKernelTable(w io.Writer, ks []runtime.KernelStats) error {
 	t := tablewriter.NewTable(w)
-	t.Header("KERNEL", "KIND", "CYCLES", "FLOPS", "BYTES", "FLOP/BYTE", "BOUND", "ACHIEVED")
+	t.Header("KERNEL", "KIND", "RUNS", "CYCLES", "FLOPS", "BYTES", "FLOP/BYTE", "BOUND", "ACHIEVED")
 	for _, k := range ks {
-		if err := t.Append(k.Name, k.Kind, fmt.Sprint(k.Cycles), fmt.Sprint(k.FLOPs), fmt.Sprint(k.Bytes),
+		if err := t.Append(k.Name, k.Kind, fmt.Sprint(k.Runs), fmt.Sprint(k.Cycles), fmt.Sprint(k.FLOPs), fmt.Sprint(k.Bytes),
 			fmt.Sprintf("%.2f", k.Intensity), k.Bound, fmt.Sprintf("%.1f%%", 100*k.Achieved)); err != nil {
 			return err
 		}

@@ -42,7 +42,7 @@ ENTRY e {
 
 	ints := write(t, dir, "i.npy", string(npy.Write(isa.S32, []int{2, 2}, []float64{1, 2, 3, 4})))
 	wrong := write(t, dir, "w.npy", string(npy.Write(isa.F32, []int{4}, []float64{1, 2, 3, 4})))
-	conv := write(t, dir, "conv.hlo", "ENTRY e {\n  x = f32[1,4,1] parameter(0)\n  k = f32[2,1,1] parameter(1)\n  ROOT c = f32[1,3,1] convolution(x, k), window={size=2}, dim_labels=b0f_0io->b0f\n}\n")
+	custom := write(t, dir, "custom.hlo", "ENTRY e {\n  x = f32[4] parameter(0)\n  ROOT c = f32[4] custom-call(x), custom_call_target=\"my_kernel\"\n}\n")
 	cases := []struct {
 		args []string
 		code int
@@ -55,7 +55,7 @@ ENTRY e {
 		{[]string{"simulate", src, "--random-inputs", "1", "--chip", "tpu9"}, 1, "tpu9"},
 		{[]string{"simulate", src, "--timing-only", "--check"}, 2, "--check and --out-dir need values"},
 		{[]string{"simulate", write(t, dir, "bad.hlo", "ENTRY e {\n  a = f32[2 parameter(0)\n}\n"), "--random-inputs", "1"}, 1, "bad.hlo:2:13: expected"},
-		{[]string{"simulate", conv, "--random-inputs", "1"}, 1, "conv.hlo:4:3: c: convolution: cannot lower"},
+		{[]string{"simulate", custom, "--random-inputs", "1"}, 1, `custom.hlo:3:3: c: custom-call: cannot lower: custom-call target "my_kernel" has no Pulse lowering`},
 		{[]string{"compile", src}, 2, "give -o FILE.pulse, --emit-asm FILE.s, or both"},
 	}
 	for _, c := range cases {

@@ -1,0 +1,295 @@
+package lowering
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pulse-sim/pulse/lowering/hlo"
+)
+
+// Control flow. A while loop or a conditional runs on the sequencer: the
+// condition (or branch index) is computed by kernels like any value, DMAed
+// into scalar memory and loaded into a register, and the sequencer branches
+// on it. Loop-carried values live in buffers of their own: the initial
+// values are copied in, each iteration's results copied back. Kernels start
+// by setting their semaphores and end with a barrier, so the same kernel
+// code runs again on every iteration.
+
+// condWord is the scalar-memory word a condition or branch index is
+// loaded through (the lowering uses scalar memory for nothing else).
+const condWord = 0
+
+// subComputation lowers a called computation with its parameters bound to
+// args; its instructions are named scope/name, as names are unique per
+// computation only. It returns the root's value.
+func (c *compiler) subComputation(fc *hlo.Computation, args []*value, scope string) (*value, error) {
+	scoped := func(n string) string { return scope + "/" + n }
+	for _, b := range fc.Instructions {
+		if b.Opcode == "parameter" {
+			if int(b.ParamNumber) >= len(args) || args[b.ParamNumber] == nil {
+				return nil, c.fail(b, "parameter %d has no argument", b.ParamNumber)
+			}
+			c.bufs[scoped(b.Name)] = args[b.ParamNumber]
+			continue
+		}
+		cp := *b
+		cp.Name = scoped(b.Name)
+		cp.Operands = make([]*hlo.Operand, len(b.Operands))
+		for i, o := range b.Operands {
+			co := *o
+			co.Name = scoped(o.Name)
+			cp.Operands[i] = &co
+		}
+		if err := c.instruction(&cp); err != nil {
+			return nil, err
+		}
+	}
+	v := c.bufs[scoped(fc.Root.Name)]
+	if v == nil {
+		return nil, c.fail(fc.Root, "the computation's result has no value")
+	}
+	return v, nil
+}
+
+// called finds the computation an attribute names.
+func (c *compiler) called(in *hlo.Instruction, key string) (*hlo.Computation, error) {
+	name, _ := in.Attr(key)
+	fc := c.m.Computation(strings.TrimPrefix(strings.TrimSpace(name), "%"))
+	if fc == nil {
+		return nil, c.fail(in, "%s=%s names no computation", key, name)
+	}
+	return fc, nil
+}
+
+// leaves lists a value's arrays in tuple order.
+func leaves(v *value) []*value {
+	if v.tuple == nil {
+		return []*value{v}
+	}
+	var out []*value
+	for _, t := range v.tuple {
+		out = append(out, leaves(t)...)
+	}
+	return out
+}
+
+// copyInto copies src's arrays into dst's, one DMA kernel for all of them
+// (skipping arrays that already are the destination). Sources that are
+// destinations elsewhere go through temporaries first, so that a body that
+// swaps two loop values reads each before it is overwritten.
+func (c *compiler) copyInto(at *hlo.Instruction, dst, src *value, what string) error {
+	d, s := leaves(dst), leaves(src)
+	if len(d) != len(s) {
+		return c.fail(at, "%s: %d arrays into %d", what, len(s), len(d))
+	}
+	isDst := map[string]bool{}
+	for _, x := range d {
+		isDst[x.tensor] = true
+	}
+	type move struct{ to, from *value }
+	var first, second []move
+	for i := range d {
+		switch {
+		case d[i].empty || s[i].empty || d[i].tensor == s[i].tensor && d[i].addr == s[i].addr:
+		case isDst[s[i].tensor]:
+			tmp, err := c.alloc(at, s[i].shape, "")
+			if err != nil {
+				return err
+			}
+			first = append(first, move{tmp, s[i]})
+			second = append(second, move{d[i], tmp})
+		default:
+			second = append(second, move{d[i], s[i]})
+		}
+	}
+	for stage, ms := range [][]move{first, second} {
+		if len(ms) == 0 {
+			continue
+		}
+		if stage == 0 {
+			what += "-save" // through temporaries
+		} else {
+			what = strings.TrimSuffix(what, "-save")
+		}
+		c.nlabel++
+		var bytes int64
+		for _, m := range ms {
+			bytes += 2 * m.to.shape.Bytes()
+		}
+		// The kernel's instructions point at the while or conditional, under
+		// the kernel's own name.
+		k := &hlo.Instruction{Pos: at.Pos, Name: at.Name + "/" + what}
+		c.res.Kernels = append(c.res.Kernels, Kernel{Name: k.Name, Kind: "copy", Pos: at.Pos, Bytes: bytes})
+		fmt.Fprintf(&c.out, "\n; ---- kernel k%d: %s of %s (%s:%d), DMA only\n", c.nlabel, what, at.Name, c.file, at.Pos.Line)
+		fmt.Fprintf(&c.out, ".origin %q\n", at.Name+"/"+what)
+		for i, m := range ms {
+			if m.to.dt != m.from.dt || m.to.shape.Elems() != m.from.shape.Elems() {
+				return c.fail(at, "%s: %s into %s", what, m.from.shape, m.to.shape)
+			}
+			dims := []int64{m.to.shape.Elems()}
+			c.loc(k)
+			fmt.Fprintf(&c.out, "        dma     %s, %s @%d\n", view{v: m.to, strides: []int64{1}}.operand(dims),
+				view{v: m.from, strides: []int64{1}}.operand(dims), i%c.chip.DMA.Engines)
+		}
+		c.loc(k)
+		fmt.Fprintln(&c.out, "        barrier")
+	}
+	return nil
+}
+
+// loadScalar brings a pred or s32 scalar into r1.
+func (c *compiler) loadScalar(at *hlo.Instruction, v *value, what string) error {
+	if v.tuple != nil || v.empty || v.shape.Elems() != 1 {
+		return c.fail(at, "the %s is not a scalar", what)
+	}
+	emit := func(format string, a ...any) {
+		c.loc(at)
+		fmt.Fprintf(&c.out, "        "+format+"\n", a...)
+	}
+	emit("semset  s0, 0")
+	emit("dma     smem[%#x]:%s[1], %s @0 signal s0", condWord, v.dt, view{v: v, strides: []int64{1}}.operand([]int64{1}))
+	emit("wait    s0, 1")
+	emit("ld      r1, [r0+%#x]", condWord)
+	if v.dt.Size() == 1 {
+		emit("andi    r1, r1, 255")
+	}
+	return nil
+}
+
+// whileLoop: state = init; loop: if !cond(state) exit; state = body(state).
+func (c *compiler) whileLoop(in *hlo.Instruction) error {
+	cond, err := c.called(in, "condition")
+	if err != nil {
+		return err
+	}
+	body, err := c.called(in, "body")
+	if err != nil {
+		return err
+	}
+	init := c.bufs[in.Operands[0].Name]
+	state, err := c.alloc(in, in.Shape, "")
+	if err != nil {
+		return err
+	}
+	c.bufs[in.Name] = state
+	if err := c.copyInto(in, state, init, "loop-init"); err != nil {
+		return err
+	}
+	c.nlabel++
+	top, exit := fmt.Sprintf("w%d", c.nlabel), fmt.Sprintf("w%d_end", c.nlabel)
+	trip := ""
+	if n, ok := knownTripCount(in); ok {
+		trip = fmt.Sprintf(", known trip count %d", n)
+	}
+	fmt.Fprintf(&c.out, "\n; ==== while %s (%s:%d)%s: condition %s, body %s\n%s:\n", in.Name, c.file, in.Pos.Line, trip, cond.Name, body.Name, top)
+	p, err := c.subComputation(cond, []*value{state}, in.Name+"/cond")
+	if err != nil {
+		return err
+	}
+	if err := c.loadScalar(in, p, "loop condition"); err != nil {
+		return err
+	}
+	c.loc(in)
+	fmt.Fprintf(&c.out, "        beq     r1, r0, %s\n", exit)
+	res, err := c.subComputation(body, []*value{state}, in.Name+"/body")
+	if err != nil {
+		return err
+	}
+	if err := c.copyInto(in, state, res, "loop-carry"); err != nil {
+		return err
+	}
+	c.loc(in)
+	fmt.Fprintf(&c.out, "        jmp     %s\n%s:\n", top, exit)
+	return nil
+}
+
+// knownTripCount reads backend_config={"known_trip_count":{"n":"N"}}.
+func knownTripCount(in *hlo.Instruction) (int64, bool) {
+	v, _ := in.Attr("backend_config")
+	i := strings.Index(v, `"known_trip_count"`)
+	if i < 0 {
+		return 0, false
+	}
+	var n int64
+	rest := v[i:]
+	j := strings.Index(rest, `"n":"`)
+	if j < 0 {
+		return 0, false
+	}
+	if _, err := fmt.Sscan(strings.TrimLeft(rest[j+5:], " "), &n); err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// conditional: branch on a pred (true, false) or an s32 index (out of
+// range runs the last branch, as XLA does); the taken branch's result is
+// copied into the conditional's buffers.
+func (c *compiler) conditional(in *hlo.Instruction) error {
+	var branches []*hlo.Computation
+	if v, ok := in.Attr("branch_computations"); ok {
+		for _, n := range strings.Split(strings.Trim(v, "{}"), ",") {
+			fc := c.m.Computation(strings.TrimPrefix(strings.TrimSpace(n), "%"))
+			if fc == nil {
+				return c.fail(in, "branch %s names no computation", n)
+			}
+			branches = append(branches, fc)
+		}
+	} else {
+		t, err := c.called(in, "true_computation")
+		if err != nil {
+			return err
+		}
+		f, err := c.called(in, "false_computation")
+		if err != nil {
+			return err
+		}
+		branches = []*hlo.Computation{t, f}
+	}
+	if len(in.Operands) != len(branches)+1 {
+		return c.fail(in, "%d branches, %d branch operands", len(branches), len(in.Operands)-1)
+	}
+	out, err := c.alloc(in, in.Shape, "")
+	if err != nil {
+		return err
+	}
+	c.bufs[in.Name] = out
+	sel := c.bufs[in.Operands[0].Name]
+	if sel == nil {
+		return c.fail(in, "the selector has no value")
+	}
+	isPred := sel.dt.Size() == 1
+	c.nlabel++
+	base := fmt.Sprintf("c%d", c.nlabel)
+	fmt.Fprintf(&c.out, "\n; ==== conditional %s (%s:%d): %d branches\n", in.Name, c.file, in.Pos.Line, len(branches))
+	if err := c.loadScalar(in, sel, "branch selector"); err != nil {
+		return err
+	}
+	emit := func(format string, a ...any) {
+		c.loc(in)
+		fmt.Fprintf(&c.out, "        "+format+"\n", a...)
+	}
+	if isPred {
+		// pred: true runs branch 0; make r1 the index.
+		emit("seqi    r1, r1, 0")
+	}
+	for i, b := range branches {
+		next := fmt.Sprintf("%s_%d", base, i+1)
+		if i < len(branches)-1 {
+			emit("li      r2, %d", i)
+			emit("bne     r1, r2, %s", next)
+		}
+		arg := c.bufs[in.Operands[i+1].Name]
+		res, err := c.subComputation(b, []*value{arg}, fmt.Sprintf("%s/branch%d", in.Name, i))
+		if err != nil {
+			return err
+		}
+		if err := c.copyInto(in, out, res, fmt.Sprintf("branch%d-result", i)); err != nil {
+			return err
+		}
+		emit("jmp     %s_end", base)
+		fmt.Fprintf(&c.out, "%s:\n", next)
+	}
+	fmt.Fprintf(&c.out, "%s_end:\n", base)
+	return nil
+}
