@@ -128,7 +128,11 @@ func (e *epilogue) analyze() error {
 			if len(b.Shape.Dims) != 0 || strings.TrimSpace(b.Literal) == "{...}" {
 				return c.fail(b, "non-scalar constants in a dot epilogue are not lowered yet")
 			}
-			e.consts[b.Name] = strings.TrimSpace(b.Literal)
+			lit, err := c.scalarLiteral(b)
+			if err != nil {
+				return err
+			}
+			e.consts[b.Name] = lit
 		case b.Opcode == "broadcast":
 			x := b.Operands[0].Name
 			if err := e.addBuf(b.Name, b.Shape.Elem, b); err != nil {

@@ -172,7 +172,11 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 				return c.fail(b, "tuple constants are not lowered")
 			}
 			if len(b.Shape.Dims) == 0 && strings.TrimSpace(b.Literal) != "{...}" {
-				consts[b.Name] = strings.TrimSpace(b.Literal)
+				lit, err := c.scalarLiteral(b)
+				if err != nil {
+					return err
+				}
+				consts[b.Name] = lit
 				if fullShape(b.Shape) { // a scalar kernel uses it directly
 					if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
 						return err

@@ -441,7 +441,7 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 	if lit != "{...}" && !in.Shape.IsTuple {
 		vals, err := hlo.LiteralValues(in)
 		if err != nil {
-			return c.fail(in, "%v", err)
+			return c.fail(in, "bad literal %q", lit)
 		}
 		text := make([]string, len(vals))
 		for i, x := range vals {
@@ -461,6 +461,15 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 		c.literals[in.Name] = lit
 	}
 	return nil
+}
+
+// scalarLiteral is a scalar constant's value as the assembler reads it.
+func (c *compiler) scalarLiteral(b *hlo.Instruction) (string, error) {
+	vals, err := hlo.LiteralValues(b)
+	if err != nil || len(vals) != 1 {
+		return "", c.fail(b, "bad scalar literal %q", b.Literal)
+	}
+	return asmNumber(vals[0]), nil
 }
 
 // asmNumber prints a value as the assembler reads it.

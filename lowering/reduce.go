@@ -161,7 +161,11 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			if len(b.Shape.Dims) != 0 || strings.TrimSpace(b.Literal) == "{...}" {
 				return c.fail(b, "non-scalar constants in a reduce fusion are not lowered yet")
 			}
-			consts[b.Name] = strings.TrimSpace(b.Literal)
+			lit, err := c.scalarLiteral(b)
+			if err != nil {
+				return err
+			}
+			consts[b.Name] = lit
 		case b.Opcode == "broadcast":
 			xn := b.Operands[0].Name
 			if !sameX(b.Shape) {

@@ -71,7 +71,7 @@ func TestXLATestModules(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		want, err := (&hlo.Evaluator{File: "case.hlo", M: m, MaxLiveElements: 1 << 16}).Run(args)
+		want, err := (&hlo.Evaluator{File: "case.hlo", M: m, MaxLiveElements: 1 << 16, MaxWhileIterations: 1000}).Run(args)
 		if err != nil {
 			continue
 		}
