@@ -85,6 +85,9 @@ type Compiled struct {
 	Outputs []Binding // one per result (tuple element)
 	Kernels []Kernel
 	Fused   *hlo.Module
+	// PeakHBMBytes is the most HBM the program's tensors occupy at once
+	// (dead arrays' bytes are reused).
+	PeakHBMBytes int64
 }
 
 // Compile lowers module m (parsed from file and verified) for chip; m is
@@ -102,7 +105,7 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 	// Concatenate and pad are DMA kernels of their own here.
 	m = m.Clone()
 	hlo.InlineCalls(m)
-	for _, expand := range []func(*hlo.Module) error{hlo.ExpandConvolutions, hlo.ExpandBatchNorms} {
+	for _, expand := range []func(*hlo.Module) error{hlo.ExpandConvolutions, hlo.ExpandBatchNorms, hlo.SplitReductions} {
 		if err := expand(m); err != nil {
 			if e, ok := err.(*hlo.ExpandError); ok {
 				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
@@ -115,6 +118,7 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 		return nil, err
 	}
 	c := &compiler{file: file, m: fm, chip: chip, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[string]string{}}
+	c.heap.init()
 	if err := c.entry(); err != nil {
 		return nil, err
 	}
@@ -163,7 +167,7 @@ type compiler struct {
 	out    bytes.Buffer
 	names  map[string]bool
 	bufs   map[string]*value // entry instruction name -> its value
-	hbm    int64             // next free HBM byte
+	heap   hbmAllocator
 	res    Compiled
 	nlabel int // for unique labels
 	// literals holds the entry computation's scalar constants.
@@ -222,14 +226,16 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 		return &value{shape: s, dt: dt, empty: true}, nil
 	}
 	size := s.Elems() * int64(dt.Size())
-	const align = 4096
-	addr := (c.hbm + align - 1) / align * align
+	addr := c.heap.take(size)
 	if addr+size > c.chip.Memory.HBMBytes {
-		return nil, c.fail(in, "needs %d bytes of HBM beyond the chip's %d", addr+size, c.chip.Memory.HBMBytes)
+		return nil, c.fail(in, "needs %d bytes of HBM beyond the chip's %d (live arrays at this point)", addr+size, c.chip.Memory.HBMBytes)
 	}
-	c.hbm = addr + size
 	name := c.tensorName(in.Name)
 	fmt.Fprintf(&c.out, ".tensor %s hbm %#x %s[%s]%s\n", name, addr, dt, joinDims(dims), init)
+	c.heap.spans[name] = hbmSpan{addr, size}
+	if init != "" {
+		c.heap.pinned[name] = true // loaded with the program
+	}
 	return &value{tensor: name, addr: addr, shape: s, dt: dt}, nil
 }
 
@@ -265,17 +271,45 @@ func (c *compiler) entry() error {
 			return err
 		}
 		c.bufs[p.Name] = v
+		for _, t := range distinctTensors(v) {
+			c.heap.pinned[t] = true
+		}
 		c.res.Inputs = append(c.res.Inputs, Binding{HLOName: p.Name, Number: int(p.ParamNumber), Tensor: v.tensor, Shape: p.Shape})
 	}
 	fmt.Fprintln(&c.out)
-	for _, in := range e.Instructions {
+	// Each value's last reader: its tensors are released after it.
+	last := map[string]int{}
+	for i, in := range e.Instructions {
+		for _, o := range in.Operands {
+			last[o.Name] = i
+		}
+	}
+	last[e.Root.Name] = len(e.Instructions)
+	dying := map[int][]string{}
+	for name, i := range last {
+		dying[i] = append(dying[i], name)
+	}
+	for i, in := range e.Instructions {
 		if in.Opcode == "parameter" {
 			continue
 		}
 		if err := c.instruction(in); err != nil {
 			return err
 		}
+		if v := c.bufs[in.Name]; v != nil {
+			c.heap.hold(v)
+			if _, used := last[in.Name]; !used {
+				dying[i] = append(dying[i], in.Name) // never read
+			}
+		}
+		sort.Strings(dying[i]) // deterministic reuse
+		for _, name := range dying[i] {
+			if v := c.bufs[name]; v != nil {
+				c.heap.drop(v)
+			}
+		}
 	}
+	c.res.PeakHBMBytes = c.heap.peak
 	fmt.Fprintln(&c.out, "        halt")
 	root := c.bufs[e.Root.Name]
 	if root == nil {

@@ -1,0 +1,103 @@
+package lowering
+
+import "sort"
+
+// HBM allocation. Every array value gets an HBM tensor; a tensor whose
+// values are all dead (past the last entry instruction that reads them) is
+// released and its bytes reused, so a training step whose activations
+// would not all fit at once still fits. Parameters, constants (their bytes
+// are loaded with the program) and results are never released; tensors
+// allocated inside loop bodies and branches are not either (they are
+// reused by every iteration).
+
+const hbmAlign = 4096
+
+type hbmSpan struct{ addr, size int64 }
+
+type hbmAllocator struct {
+	top  int64     // first byte never allocated
+	free []hbmSpan // released spans, sorted by address, coalesced
+	// refs counts the live entry values that hold each tensor; pinned
+	// tensors are never released.
+	refs   map[string]int
+	pinned map[string]bool
+	spans  map[string]hbmSpan
+	peak   int64
+}
+
+func (a *hbmAllocator) init() {
+	a.refs, a.pinned, a.spans = map[string]int{}, map[string]bool{}, map[string]hbmSpan{}
+}
+
+// take finds size bytes: the first released span that fits, else the top.
+func (a *hbmAllocator) take(size int64) int64 {
+	size = (size + hbmAlign - 1) / hbmAlign * hbmAlign
+	for i, s := range a.free {
+		if s.size >= size {
+			if s.size == size {
+				a.free = append(a.free[:i], a.free[i+1:]...)
+			} else {
+				a.free[i] = hbmSpan{s.addr + size, s.size - size}
+			}
+			return s.addr
+		}
+	}
+	addr := a.top
+	a.top += size
+	a.peak = max(a.peak, a.top)
+	return addr
+}
+
+func (a *hbmAllocator) release(tensor string) {
+	s, ok := a.spans[tensor]
+	if !ok || a.pinned[tensor] {
+		return
+	}
+	delete(a.spans, tensor)
+	s.size = (s.size + hbmAlign - 1) / hbmAlign * hbmAlign
+	a.free = append(a.free, s)
+	sort.Slice(a.free, func(i, j int) bool { return a.free[i].addr < a.free[j].addr })
+	out := a.free[:1]
+	for _, f := range a.free[1:] {
+		last := &out[len(out)-1]
+		if last.addr+last.size == f.addr {
+			last.size += f.size
+		} else {
+			out = append(out, f)
+		}
+	}
+	// A free span at the top returns to it.
+	if l := out[len(out)-1]; l.addr+l.size == a.top {
+		a.top = l.addr
+		out = out[:len(out)-1]
+	}
+	a.free = out
+}
+
+// hold and drop count an entry value's references to its tensors.
+func (a *hbmAllocator) hold(v *value) {
+	for _, t := range distinctTensors(v) {
+		a.refs[t]++
+	}
+}
+
+func (a *hbmAllocator) drop(v *value) {
+	for _, t := range distinctTensors(v) {
+		if a.refs[t]--; a.refs[t] <= 0 {
+			delete(a.refs, t)
+			a.release(t)
+		}
+	}
+}
+
+func distinctTensors(v *value) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range leaves(v) {
+		if l.tensor != "" && !seen[l.tensor] {
+			seen[l.tensor] = true
+			out = append(out, l.tensor)
+		}
+	}
+	return out
+}

@@ -1,0 +1,120 @@
+package hlo
+
+import "sort"
+
+// SplitReductions rewrites a reduction over dimensions that are not
+// consecutive (the batch-norm statistics of an NCHW tensor reduce {0,2,3})
+// into a chain of reductions, each over one run of consecutive dimensions,
+// innermost run first: reduce(x, {0,2,3}) = reduce(reduce(x, {2,3}), {0}).
+// The lowering's reduce kernels read each run as one strided pattern. Only
+// reducers that are one associative and commutative op (add, multiply,
+// maximum, minimum, and, or) are split; the inner reductions start from the
+// op's identity and the last from the original init value. Floating-point
+// sums are reassociated, within the documented tolerance.
+func SplitReductions(m *Module) error {
+	return rewriteEach(m, "reduce", func(x *rewriter, ops []*Instruction) error {
+		in := x.at
+		runs := reducedRuns(in)
+		op := reducerOp(m, in)
+		ident := identityLiteral(op, ops[0].Shape.Elem)
+		if len(ops) != 2 || in.Shape == nil || in.Shape.IsTuple || len(runs) < 2 || ident == "" {
+			// Left as it is: re-emit it under a copy of itself.
+			cp := *in
+			x.out = append(x.out, &cp)
+			return nil
+		}
+		cur := ops[0]
+		toApply, _ := in.Attr("to_apply")
+		for i := len(runs) - 1; i >= 0; i-- {
+			init := ops[1]
+			if i > 0 {
+				init = x.constant(ops[1].Shape.Elem, ident)
+			}
+			drop := map[int64]bool{}
+			for _, d := range runs[i] {
+				drop[d] = true
+			}
+			var dims []int64
+			for d, n := range cur.Shape.Dims {
+				if !drop[int64(d)] {
+					dims = append(dims, n)
+				}
+			}
+			cur = x.emit("reduce", in.Shape.Elem, dims, []*Instruction{cur, init}, "dimensions", intsText(runs[i]), "to_apply", toApply)
+		}
+		return nil
+	})
+}
+
+// reducedRuns groups a reduce's dimensions into runs of consecutive ones.
+func reducedRuns(in *Instruction) [][]int64 {
+	v, _ := in.Attr("dimensions")
+	dims, ok := IntList(v)
+	if !ok || len(dims) == 0 {
+		return nil
+	}
+	dims = append([]int64{}, dims...)
+	sort.Slice(dims, func(i, j int) bool { return dims[i] < dims[j] })
+	runs := [][]int64{{dims[0]}}
+	for _, d := range dims[1:] {
+		last := runs[len(runs)-1]
+		if d == last[len(last)-1]+1 {
+			runs[len(runs)-1] = append(last, d)
+		} else {
+			runs = append(runs, []int64{d})
+		}
+	}
+	return runs
+}
+
+// reducerOp is the opcode of a reducer that applies one binary op to its
+// two parameters, or "".
+func reducerOp(m *Module, in *Instruction) string {
+	name, _ := in.Attr("to_apply")
+	c := m.Computation(trimPercent(name))
+	if c == nil || c.Root == nil || len(c.Root.Operands) != 2 {
+		return ""
+	}
+	params := 0
+	for _, b := range c.Instructions {
+		if b.Opcode == "parameter" {
+			params++
+		}
+	}
+	if params != 2 || len(c.Instructions) != 3 || c.Root.Operands[0].Name == c.Root.Operands[1].Name {
+		return ""
+	}
+	return c.Root.Opcode
+}
+
+func trimPercent(s string) string {
+	if len(s) > 0 && s[0] == '%' {
+		return s[1:]
+	}
+	return s
+}
+
+// identityLiteral is op's identity element for elem, or "" if there is
+// none the rewrite uses.
+func identityLiteral(op, elem string) string {
+	float := isFloatElem(elem)
+	switch {
+	case op == "add":
+		return "0"
+	case op == "multiply":
+		return "1"
+	case op == "maximum" && float:
+		return "-inf"
+	case op == "minimum" && float:
+		return "inf"
+	case op == "maximum" && elem == "s32":
+		return "-2147483648"
+	case op == "minimum" && elem == "s32":
+		return "2147483647"
+	case op == "and" && elem == "pred":
+		return "true"
+	case op == "or" && elem == "pred":
+		return "false"
+	}
+	return ""
+}

@@ -1,0 +1,48 @@
+package hlo
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSplitReductions(t *testing.T) {
+	mod := func(elem, shape, out, dims, op, init string) string {
+		return fmt.Sprintf(`HloModule r
+red {
+  a = %[1]s[] parameter(0)
+  b = %[1]s[] parameter(1)
+  ROOT c = %[1]s[] %[5]s(a, b)
+}
+ENTRY e {
+  x = %[1]s%[2]s parameter(0)
+  i = %[1]s[] constant(%[6]s)
+  ROOT r = %[1]s%[3]s reduce(x, i), dimensions=%[4]s, to_apply=red
+}
+`, elem, shape, out, dims, op, init)
+	}
+	cases := map[string]string{
+		"batch-norm statistics": mod("f32", "[6,4,5,5]", "[4]", "{0,2,3}", "add", "0"),
+		"non-identity init":     mod("f32", "[3,4,5]", "[4]", "{0,2}", "add", "2.5"),
+		"max, unsorted dims":    mod("f32", "[3,4,5,2]", "[4]", "{3,0,2}", "maximum", "-inf"),
+		"three runs":            mod("f32", "[2,3,2,3,2]", "[3,3]", "{0,2,4}", "add", "0"),
+		"s32 min":               mod("s32", "[4,3,5]", "[3]", "{0,2}", "minimum", "2147483647"),
+		"pred and":              mod("pred", "[4,3,5]", "[3]", "{0,2}", "and", "true"),
+		"one run: unchanged":    mod("f32", "[3,4,5]", "[3]", "{1,2}", "add", "0"),
+	}
+	for name, text := range cases {
+		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, SplitReductions) })
+	}
+	// The split really happens.
+	m, err := Parse("r.hlo", cases["three runs"])
+	require.NoError(t, err)
+	require.NoError(t, SplitReductions(m))
+	n := 0
+	for _, in := range m.Entry.Instructions {
+		if in.Opcode == "reduce" {
+			n++
+		}
+	}
+	require.Equal(t, 3, n)
+}
