@@ -95,11 +95,8 @@ func (c *compiler) moveKernel(in *hlo.Instruction) error {
 	}
 	ost := rowMajorStrides(dims)
 	dst := view{v: out, strides: ost}
-	c.nlabel++
 	flops, bytes := c.kernelCost(in, c.singleton(in))
-	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: "copy", Pos: in.Pos, FLOPs: flops, Bytes: bytes})
-	fmt.Fprintf(&c.out, "\n; ---- kernel k%d: %s %s (%s:%d) -> %s, DMA only\n", c.nlabel, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape)
-	fmt.Fprintf(&c.out, ".origin %q\n", in.Name)
+	c.kernelHeader(in, "copy", flops, bytes)
 	emit := func(format string, a ...any) {
 		c.loc(in)
 		fmt.Fprintf(&c.out, "        "+format+"\n", a...)
