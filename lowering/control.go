@@ -24,7 +24,17 @@ const condWord = 0
 // computation only. It returns the root's value.
 func (c *compiler) subComputation(fc *hlo.Computation, args []*value, scope string) (*value, error) {
 	scoped := func(n string) string { return scope + "/" + n }
-	for _, b := range fc.Instructions {
+	// Values that die inside the computation give their HBM back, as in
+	// the entry computation. This is safe in loop bodies too: a body runs
+	// its instructions in order every iteration, and what crosses
+	// iterations is copied into the loop's own buffers.
+	dying := deathRow(fc.Instructions, fc.Root)
+	for _, a := range args {
+		if a != nil {
+			c.heap.hold(a) // not the computation's to release
+		}
+	}
+	for i, b := range fc.Instructions {
 		if b.Opcode == "parameter" {
 			if int(b.ParamNumber) >= len(args) || args[b.ParamNumber] == nil {
 				return nil, c.fail(b, "parameter %d has no argument", b.ParamNumber)
@@ -43,10 +53,25 @@ func (c *compiler) subComputation(fc *hlo.Computation, args []*value, scope stri
 		if err := c.instruction(&cp); err != nil {
 			return nil, err
 		}
+		if v := c.bufs[cp.Name]; v != nil {
+			c.heap.hold(v)
+		}
+		for _, name := range dying[i] {
+			if v := c.bufs[scoped(name)]; v != nil {
+				c.heap.drop(v)
+			}
+		}
 	}
 	v := c.bufs[scoped(fc.Root.Name)]
 	if v == nil {
 		return nil, c.fail(fc.Root, "the computation's result has no value")
+	}
+	// The caller holds the result from here on.
+	c.heap.handOver(v)
+	for _, a := range args {
+		if a != nil {
+			c.heap.handOver(a)
+		}
 	}
 	return v, nil
 }

@@ -1,6 +1,10 @@
 package lowering
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/pulse-sim/pulse/lowering/hlo"
+)
 
 // HBM allocation. Every array value gets an HBM tensor; a tensor whose
 // values are all dead (past the last entry instruction that reads them) is
@@ -30,9 +34,14 @@ func (a *hbmAllocator) init() {
 }
 
 // take finds size bytes: the first released span that fits, else the top.
-func (a *hbmAllocator) take(size int64) int64 {
+// Bytes loaded with the program (fresh) must not reuse a span: the span's
+// earlier owner would overwrite them before they are read.
+func (a *hbmAllocator) take(size int64, fresh bool) int64 {
 	size = (size + hbmAlign - 1) / hbmAlign * hbmAlign
 	for i, s := range a.free {
+		if fresh {
+			break
+		}
 		if s.size >= size {
 			if s.size == size {
 				a.free = append(a.free[:i], a.free[i+1:]...)
@@ -88,6 +97,45 @@ func (a *hbmAllocator) drop(v *value) {
 			a.release(t)
 		}
 	}
+}
+
+// handOver gives up a computation's hold on its result without releasing
+// it: the caller holds it next.
+func (a *hbmAllocator) handOver(v *value) {
+	for _, t := range distinctTensors(v) {
+		if a.refs[t]--; a.refs[t] <= 0 {
+			delete(a.refs, t)
+		}
+	}
+}
+
+// deathRow lists, after each instruction of a computation, the values
+// whose last reader it was (sorted, so that reuse is deterministic); a
+// value nobody reads dies where it is made. The root never dies here.
+func deathRow(instrs []*hlo.Instruction, root *hlo.Instruction) map[int][]string {
+	last := map[string]int{}
+	for i, in := range instrs {
+		if in.Opcode != "parameter" { // parameters belong to the caller
+			last[in.Name] = i
+		}
+		for _, o := range in.Operands {
+			last[o.Name] = i
+		}
+	}
+	delete(last, root.Name)
+	for _, in := range instrs {
+		if in.Opcode == "parameter" {
+			delete(last, in.Name)
+		}
+	}
+	dying := map[int][]string{}
+	for name, i := range last {
+		dying[i] = append(dying[i], name)
+	}
+	for _, d := range dying {
+		sort.Strings(d)
+	}
+	return dying
 }
 
 func distinctTensors(v *value) []string {

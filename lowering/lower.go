@@ -226,9 +226,9 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 		return &value{shape: s, dt: dt, empty: true}, nil
 	}
 	size := s.Elems() * int64(dt.Size())
-	addr := c.heap.take(size)
+	addr := c.heap.take(size, init != "")
 	if addr+size > c.chip.Memory.HBMBytes {
-		return nil, c.fail(in, "needs %d bytes of HBM beyond the chip's %d (live arrays at this point)", addr+size, c.chip.Memory.HBMBytes)
+		return nil, c.fail(in, "needs %s of HBM, beyond the chip's %s (%s)", byteSize(addr+size), byteSize(c.chip.Memory.HBMBytes), c.heap.largestLive(5))
 	}
 	name := c.tensorName(in.Name)
 	fmt.Fprintf(&c.out, ".tensor %s hbm %#x %s[%s]%s\n", name, addr, dt, joinDims(dims), init)
@@ -277,18 +277,7 @@ func (c *compiler) entry() error {
 		c.res.Inputs = append(c.res.Inputs, Binding{HLOName: p.Name, Number: int(p.ParamNumber), Tensor: v.tensor, Shape: p.Shape})
 	}
 	fmt.Fprintln(&c.out)
-	// Each value's last reader: its tensors are released after it.
-	last := map[string]int{}
-	for i, in := range e.Instructions {
-		for _, o := range in.Operands {
-			last[o.Name] = i
-		}
-	}
-	last[e.Root.Name] = len(e.Instructions)
-	dying := map[int][]string{}
-	for name, i := range last {
-		dying[i] = append(dying[i], name)
-	}
+	dying := deathRow(e.Instructions, e.Root)
 	for i, in := range e.Instructions {
 		if in.Opcode == "parameter" {
 			continue
@@ -298,11 +287,7 @@ func (c *compiler) entry() error {
 		}
 		if v := c.bufs[in.Name]; v != nil {
 			c.heap.hold(v)
-			if _, used := last[in.Name]; !used {
-				dying[i] = append(dying[i], in.Name) // never read
-			}
 		}
-		sort.Strings(dying[i]) // deterministic reuse
 		for _, name := range dying[i] {
 			if v := c.bufs[name]; v != nil {
 				c.heap.drop(v)
