@@ -130,6 +130,9 @@ func (a *assembler) value(p *parser, dt isa.DType) (float64, *Error) {
 		return p.fexpr(a.ctx())
 	}
 	v, err := p.expr(a.ctx())
+	if dt.IsWide() {
+		return isa.FromBits(dt, uint64(v)), err // exact: see isa.DType.IsWide
+	}
 	return float64(v), err
 }
 
@@ -200,6 +203,16 @@ func (a *assembler) init(p *parser, name token, dt isa.DType, shape []int64, ele
 		if len(v) > 1 {
 			step = v[1]
 		}
+		if dt.IsWide() {
+			s0, s1 := isa.Bits(dt, start), isa.Bits(dt, step)
+			if len(v) < 2 {
+				s1 = 1
+			}
+			for i := int64(0); i < elems; i++ {
+				vals = append(vals, isa.FromBits(dt, s0+uint64(i)*s1))
+			}
+			break
+		}
 		for i := int64(0); i < elems; i++ {
 			vals = append(vals, start+float64(i)*step)
 		}
@@ -219,17 +232,17 @@ func (a *assembler) init(p *parser, name token, dt isa.DType, shape []int64, ele
 			}
 		}
 		if len(v) == 3 {
-			lo, hi = v[1], v[2]
+			lo, hi = isa.IntValue(dt, v[1]), isa.IntValue(dt, v[2])
 		} else if len(v) == 2 {
 			return nil, errAt(t, "random takes (seed) or (seed, lo, hi)")
 		}
 		if !(lo <= hi) {
 			return nil, errAt(t, "random: lo %g is above hi %g", lo, hi)
 		}
-		r := rand.New(rand.NewPCG(uint64(int64(v[0])), 0x9e3779b97f4a7c15))
+		r := rand.New(rand.NewPCG(uint64(int64(isa.IntValue(dt, v[0]))), 0x9e3779b97f4a7c15))
 		for i := int64(0); i < elems; i++ {
 			if dt.IsInt() {
-				vals = append(vals, math.Floor(lo)+float64(r.Int64N(int64(math.Floor(hi)-math.Floor(lo))+1)))
+				vals = append(vals, isa.FromNumber(dt, math.Floor(lo)+float64(r.Int64N(int64(math.Floor(hi)-math.Floor(lo))+1))))
 			} else {
 				vals = append(vals, lo+(hi-lo)*r.Float64())
 			}
@@ -256,7 +269,7 @@ func (a *assembler) init(p *parser, name token, dt isa.DType, shape []int64, ele
 		if int64(len(arr.Values)) != elems {
 			return nil, errAt(f, "%s has shape %v (%d elements) but tensor %s is %v", f.text, arr.Shape, len(arr.Values), name.text, shape)
 		}
-		vals = arr.Values
+		vals = arr.ValuesAs(dt)
 	default:
 		return nil, errAt(t, "unknown initializer %q (use {...}, fill(v), iota(start, step), random(seed[, lo, hi]) or npy(\"file\"))", t.text)
 	}

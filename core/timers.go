@@ -63,6 +63,16 @@ func opCost(t *vpuTimer, in *isa.Inst) int64 {
 	return 1
 }
 
+// wideCost: lanes are 32 bits wide, so 64-bit integers take two passes.
+func wideCost(v [3]*isa.Layout) int64 {
+	for _, l := range v {
+		if l != nil && l.DType.IsWide() {
+			return 2
+		}
+	}
+	return 1
+}
+
 func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]int64) (sim.Time, sim.Time, sim.Time) {
 	c := u.clock
 	in := &u.m.Prog.Code[pc]
@@ -78,7 +88,7 @@ func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]i
 			memEnd = max(memEnd, banks.ReserveTile(start, memory.Tile{Base: b[i], Layout: l}))
 		}
 	}
-	occ := max(ceilDiv(elems, t.lanes)*opCost(t, in), 1)
+	occ := max(ceilDiv(elems, t.lanes)*opCost(t, in)*wideCost(v), 1)
 	switch in.Op.Info().Code {
 	case isa.CodeVBin, isa.CodeVUn, isa.CodeVScale, isa.CodeVAct, isa.CodeVRed, isa.CodeXRed:
 		u.m.flops += elems

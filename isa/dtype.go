@@ -18,14 +18,17 @@ const (
 	S8
 	U8
 	Pred
+	U32
+	S64
+	U64
 	numDTypes
 )
 
-var dtypeNames = [...]string{"invalid", "f32", "bf16", "f16", "s32", "s8", "u8", "pred"}
-var dtypeSizes = [...]int{0, 4, 2, 2, 4, 1, 1, 1}
+var dtypeNames = [...]string{"invalid", "f32", "bf16", "f16", "s32", "s8", "u8", "pred", "u32", "s64", "u64"}
+var dtypeSizes = [...]int{0, 4, 2, 2, 4, 1, 1, 1, 4, 8, 8}
 
 // DTypes lists every valid dtype in encoding order.
-func DTypes() []DType { return []DType{F32, BF16, F16, S32, S8, U8, Pred} }
+func DTypes() []DType { return []DType{F32, BF16, F16, S32, S8, U8, Pred, U32, S64, U64} }
 
 func (d DType) String() string {
 	if int(d) < len(dtypeNames) {
@@ -49,7 +52,91 @@ func (d DType) Size() int {
 func (d DType) IsFloat() bool { return d == F32 || d == BF16 || d == F16 }
 
 // IsInt reports whether d is an integer type (pred counts as integer).
-func (d DType) IsInt() bool { return d == S32 || d == S8 || d == U8 || d == Pred }
+func (d DType) IsInt() bool {
+	return d == S32 || d == S8 || d == U8 || d == Pred || d == U32 || d == S64 || d == U64
+}
+
+// IsWide reports whether d is a 64-bit integer. Its values travel as
+// their two's-complement bits in the float64 (math.Float64frombits), since
+// a float64 cannot hold every 64-bit integer; see Bits and FromBits.
+func (d DType) IsWide() bool { return d == S64 || d == U64 }
+
+// IsSigned reports whether integer type d is signed.
+func (d DType) IsSigned() bool { return d == S32 || d == S8 || d == S64 }
+
+// Bits returns the two's-complement bits of value v of integer dtype d,
+// sign- or zero-extended to 64 bits.
+func Bits(d DType, v float64) uint64 {
+	switch d {
+	case S64, U64:
+		return math.Float64bits(v)
+	case U32, U8, Pred:
+		return uint64(v)
+	}
+	return uint64(int64(v))
+}
+
+// FromBits is the value of integer dtype d whose bits are the low bits of
+// u (the rest are dropped: integer conversions wrap).
+func FromBits(d DType, u uint64) float64 {
+	switch d {
+	case S64, U64:
+		return math.Float64frombits(u)
+	case U32:
+		return float64(uint32(u))
+	case S32:
+		return float64(int32(u))
+	case S8:
+		return float64(int8(u))
+	case U8:
+		return float64(uint8(u))
+	case Pred:
+		if u != 0 {
+			return 1
+		}
+		return 0
+	}
+	return 0
+}
+
+// FromNumber carries number x as a value of dtype d: 64-bit integers
+// become their bits (x truncated toward zero and saturated, NaN 0); other
+// dtypes carry x as it is.
+func FromNumber(d DType, x float64) float64 {
+	switch d {
+	case S64:
+		switch {
+		case x != x:
+			x = 0
+		case x >= 1<<63:
+			return FromBits(d, math.MaxInt64)
+		case x < -(1 << 63):
+			return FromBits(d, 1<<63)
+		}
+		return FromBits(d, uint64(int64(x)))
+	case U64:
+		switch {
+		case x != x || x <= 0:
+			return FromBits(d, 0)
+		case x >= 1<<64:
+			return FromBits(d, math.MaxUint64)
+		}
+		return FromBits(d, uint64(x))
+	}
+	return x
+}
+
+// IntValue is the numeric value of v of integer dtype d, rounded to the
+// nearest float64 for 64-bit integers beyond 2^53.
+func IntValue(d DType, v float64) float64 {
+	switch d {
+	case S64:
+		return float64(int64(math.Float64bits(v)))
+	case U64:
+		return float64(math.Float64bits(v))
+	}
+	return v
+}
 
 // ParseDType parses a dtype name as printed by String.
 func ParseDType(s string) (DType, bool) {
@@ -62,7 +149,8 @@ func ParseDType(s string) (DType, bool) {
 }
 
 // --- Conversions. Every value the machine computes is carried as a float64,
-// which holds every f32, f16, bf16 and s32 value exactly. Stores round it to the
+// which holds every f32, f16, bf16, s32 and u32 value exactly (64-bit
+// integers travel as their bits: see IsWide). Stores round it to the
 // destination dtype with the rules below (docs/isa.md, "Numerics").
 
 // F32ToBF16 rounds an f32 to bf16, round-to-nearest-even; NaN stays a quiet NaN.
@@ -160,6 +248,10 @@ func Round(d DType, v float64) float64 {
 		return saturate(v, math.MinInt8, math.MaxInt8)
 	case U8:
 		return saturate(v, 0, math.MaxUint8)
+	case U32:
+		return saturate(v, 0, math.MaxUint32)
+	case S64, U64:
+		return v // already bits: see IsWide
 	case Pred:
 		if v != 0 {
 			return 1
@@ -202,6 +294,14 @@ func StoreElem(d DType, b []byte, v float64) {
 		b[0] = byte(int8(v))
 	case U8, Pred:
 		b[0] = byte(uint8(v))
+	case U32:
+		u := uint32(v)
+		b[0], b[1], b[2], b[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+	case S64, U64:
+		u := math.Float64bits(v)
+		for i := range 8 {
+			b[i] = byte(u >> (8 * i))
+		}
 	}
 }
 
@@ -225,6 +325,14 @@ func LoadElem(d DType, b []byte) float64 {
 			return 1
 		}
 		return 0
+	case U32:
+		return float64(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)
+	case S64, U64:
+		var u uint64
+		for i := range 8 {
+			u |= uint64(b[i]) << (8 * i)
+		}
+		return math.Float64frombits(u)
 	}
 	return 0
 }

@@ -153,6 +153,8 @@ func (in *Inst) formatImm(ctx Context) string {
 	if info.TypedImm {
 		if l, ok := ctx.Layout(in.Tiles[0].Layout); ok && l.DType.IsFloat() {
 			return FormatF32(uint32(in.Imm))
+		} else if ok && (l.DType == U32 || l.DType == U64) {
+			return strconv.FormatUint(uint64(uint32(in.Imm)), 10)
 		}
 	}
 	return strconv.Itoa(int(in.Imm))

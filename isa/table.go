@@ -184,6 +184,10 @@ const (
 	VPow
 	VAnd
 	VOr
+	VXor
+	VShl
+	VShr
+	VSra
 )
 
 // Comparisons.
@@ -238,8 +242,8 @@ const (
 	tDMA    = "after `dma.setup_ns`, bursts of `dma.burst_bytes`, at most `dma.max_outstanding` in flight, at most `dma.engine_gbps`; HBM side per the `hbm.*` model, shared first come first served; the next descriptor starts once this one's last burst is issued"
 	tLdw    = "K rows x `mxu.ldw_cycles_per_row` into the shadow weight registers, beside the running stream; starts after the previous load and once the last swap has passed the rows it overwrites (swap start + row + C)"
 	tMM     = "starts when the previous stream's rows have entered and new weights are loaded; occupies max(M x `mxu.cycles_per_row`[dtype], `mxu.min_stream_cycles`); last result lands at start + (M-1) x rate + R + N - 1 (WS; `mxu.dataflow` os/is: SCALE-Sim folds)"
-	tVPU    = "occupies max(ceil(elements / (`vpu.lanes` x `vpu.sublanes`)) x op cost cycles of the vector clock, the time the `sram`/`acc` banks take to serve its operands' lines); completes `vpu.latency` later; op cost 1, `vpu.transcendental_cost` (exp log tanh logistic gelu) or `vpu.divide_cost` (div pow sqrt rsqrt rcp)"
-	tXLU    = "occupies max(ceil(elements / `vpu.lanes`) cycles, the banks' time for its operands); completes `xlu.latency` later"
+	tVPU    = "occupies max(ceil(elements / (`vpu.lanes` x `vpu.sublanes`)) x op cost cycles of the vector clock, the time the `sram`/`acc` banks take to serve its operands' lines); completes `vpu.latency` later; op cost 1, `vpu.transcendental_cost` (exp log tanh logistic gelu) or `vpu.divide_cost` (div pow sqrt rsqrt rcp), doubled when an operand is s64 or u64 (the lanes are 32 bits wide)"
+	tXLU    = "occupies max(ceil(elements / `vpu.lanes`) cycles (doubled for s64 and u64), the banks' time for its operands); completes `xlu.latency` later"
 )
 
 func alu(m string, f uint8, sem string) OpInfo {
@@ -329,6 +333,9 @@ var Table = []OpInfo{
 	vbin("vadd", VAdd, "a + b"), vbin("vsub", VSub, "a - b"), vbin("vmul", VMul, "a * b"),
 	vbin("vdiv", VDiv, "a / b (integer: truncating, x/0 = -1, MIN/-1 = MIN)"), vbin("vmax", VMax, "max(a, b) (NaN wins)"), vbin("vmin", VMin, "min(a, b) (NaN wins)"),
 	vbin("vpow", VPow, "a ** b"), vbin("vand", VAnd, "a & b (integer and pred only)"), vbin("vor", VOr, "a | b (integer and pred only)"),
+	vbin("vxor", VXor, "a ^ b (integer and pred only)"), vbin("vshl", VShl, "a << b; 0 when b, read unsigned, is at least the bit width (integer only)"),
+	vbin("vshr", VShr, "a >> b, logical; 0 when b, read unsigned, is at least the bit width (integer only)"),
+	vbin("vsra", VSra, "a >> b, arithmetic; the sign fills when b, read unsigned, is at least the bit width (integer only)"),
 	vcmp("vcmp.eq", CmpEq, "=="), vcmp("vcmp.ne", CmpNe, "!="), vcmp("vcmp.lt", CmpLt, "<"),
 	vcmp("vcmp.le", CmpLe, "<="), vcmp("vcmp.gt", CmpGt, ">"), vcmp("vcmp.ge", CmpGe, ">="),
 	{Mnemonic: "vsel", Code: CodeVSel, Format: FmtT3, Unit: UnitVPU, Semantics: "dst = mask ? src : dst, elementwise (operands: dst, mask(pred), src)", Timing: tVPU},

@@ -55,11 +55,11 @@ func TestConformance(t *testing.T) {
 				require.Equal(t, want, m.Sems[s], "s%d", s)
 			}
 			for name, want := range c.Tensors {
-				got, _, err := m.ReadTensor(name)
+				got, sym, err := m.ReadTensor(name)
 				require.NoError(t, err)
 				require.Len(t, got, len(want), "tensor %s", name)
 				for i := range want {
-					require.True(t, conformance.Same(got[i], want[i]), "tensor %s[%d] = %v, want %v (all: %v)", name, i, got[i], want[i], got)
+					require.True(t, conformance.Match(sym.DType, got[i], want[i]), "tensor %s[%d] = %v, want %v (all: %v)", name, i, got[i], want[i], got)
 				}
 			}
 		})

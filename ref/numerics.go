@@ -16,38 +16,8 @@ func f32(x float64) float64 { return float64(float32(x)) }
 
 func wrap32(x int64) float64 { return float64(int32(x)) }
 
-// Binary applies a vector binary function. intClass selects s32 arithmetic.
-func Binary(fn uint8, a, b float64, intClass bool) float64 {
-	if intClass {
-		x, y := int32(a), int32(b)
-		switch fn {
-		case isa.VAdd:
-			return float64(x + y)
-		case isa.VSub:
-			return float64(x - y)
-		case isa.VMul:
-			return float64(x * y)
-		case isa.VDiv:
-			switch {
-			case y == 0:
-				return -1
-			case x == math.MinInt32 && y == -1:
-				return math.MinInt32
-			}
-			return float64(x / y)
-		case isa.VMax:
-			return float64(max(x, y))
-		case isa.VMin:
-			return float64(min(x, y))
-		case isa.VPow:
-			return intPow(x, y)
-		case isa.VAnd:
-			return float64(x & y)
-		case isa.VOr:
-			return float64(x | y)
-		}
-		return 0
-	}
+// Binary applies a vector binary function to floats (integers: IntBinary).
+func Binary(fn uint8, a, b float64) float64 {
 	switch fn {
 	case isa.VAdd:
 		return f32(a + b)
@@ -71,32 +41,6 @@ func Binary(fn uint8, a, b float64, intClass bool) float64 {
 		return f32(math.Pow(a, b))
 	}
 	return 0
-}
-
-// intPow is XLA's integer power: wrapping, and 0 for negative exponents
-// except for bases 1 and -1.
-func intPow(x, y int32) float64 {
-	if y < 0 {
-		switch x {
-		case 1:
-			return 1
-		case -1:
-			if y%2 == 0 {
-				return 1
-			}
-			return -1
-		}
-		return 0
-	}
-	r := int32(1)
-	for y > 0 {
-		if y&1 == 1 {
-			r *= x
-		}
-		x *= x
-		y >>= 1
-	}
-	return float64(r)
 }
 
 // Compare evaluates a comparison (NaN compares unequal to everything).
@@ -127,6 +71,12 @@ func Unary(fn uint8, x float64, src isa.DType) float64 {
 			return 1
 		}
 		return 0
+	}
+	if src == isa.U32 || src.IsWide() {
+		if r, ok := IntUnary(fn, src, x); ok {
+			return r
+		}
+		x = isa.IntValue(src, x) // other functions of integers are computed in f32
 	}
 	if src.IsInt() {
 		v := int32(x)
@@ -210,25 +160,17 @@ func Unary(fn uint8, x float64, src isa.DType) float64 {
 	return x
 }
 
-// Reduce folds vals in index order. intClass selects s32 arithmetic.
-func Reduce(fn uint8, vals []float64, intClass bool) float64 {
+// Reduce folds float values in index order (integers: IntReduce).
+func Reduce(fn uint8, vals []float64) float64 {
 	acc := vals[0]
 	for _, v := range vals[1:] {
 		switch fn {
 		case isa.RedSum:
-			if intClass {
-				acc = wrap32(int64(int32(acc)) + int64(int32(v)))
-			} else {
-				acc = f32(acc + v)
-			}
+			acc = f32(acc + v)
 		case isa.RedMax:
-			acc = Binary(isa.VMax, acc, v, intClass)
+			acc = Binary(isa.VMax, acc, v)
 		case isa.RedMin:
-			acc = Binary(isa.VMin, acc, v, intClass)
-		case isa.RedAnd:
-			acc = float64(int32(acc) & int32(v))
-		case isa.RedOr:
-			acc = float64(int32(acc) | int32(v))
+			acc = Binary(isa.VMin, acc, v)
 		}
 	}
 	return acc

@@ -121,6 +121,9 @@ func (m *Machine) execMXU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 	if x.DType != w.dtype {
 		return dtypeErr(info, "src is %s but the loaded weights are %s", x.DType, w.dtype)
 	}
+	if wideOrU32(x.DType) {
+		return dtypeErr(info, "the MXU multiplies floats, s32, s8 and u8, not %s", x.DType)
+	}
 	intClass := x.DType.IsInt()
 	want := isa.F32
 	if intClass {
@@ -180,6 +183,9 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 			if a.DType != isa.Pred {
 				return dtypeErr(info, "the mask must be pred, got %s", a.DType)
 			}
+			if (dst.DType.IsWide() || b.DType.IsWide()) && dst.DType != b.DType {
+				return dtypeErr(info, "vsel of %s into %s: convert first (vcvt)", b.DType, dst.DType)
+			}
 			old, err := m.read(dst)
 			if err != nil {
 				return err
@@ -192,20 +198,31 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 				}
 			}
 		default:
-			intClass := a.DType.IsInt() && b.DType.IsInt()
-			if info.Code == isa.CodeVBin && (info.Func == isa.VAnd || info.Func == isa.VOr) && !intClass {
-				return dtypeErr(info, "%s needs integer or pred operands, got %s and %s", info.Mnemonic, a.DType, b.DType)
+			ct, err := computeType(info, a.DType, b.DType)
+			if err != nil {
+				return err
 			}
 			if info.Code == isa.CodeVCmp {
 				if dst.DType != isa.Pred {
 					return dtypeErr(info, "comparisons write pred, dst is %s", dst.DType)
 				}
 				for i := range out {
-					out[i] = float64(b2u(Compare(info.Func, av[i], bv[i])))
+					if ct.IsInt() {
+						out[i] = b2f(IntCompare(info.Func, ct, av[i], bv[i], a.DType, b.DType))
+					} else {
+						out[i] = b2f(Compare(info.Func, av[i], bv[i]))
+					}
 				}
-			} else {
-				for i := range out {
-					out[i] = Binary(info.Func, av[i], bv[i], intClass)
+				break
+			}
+			if ct != isa.S32 && ct.IsInt() && dst.DType != ct {
+				return dtypeErr(info, "%s operands compute in %s and write %s, but dst is %s", ct, ct, ct, dst.DType)
+			}
+			for i := range out {
+				if ct.IsInt() {
+					out[i] = IntBinary(info.Func, ct, av[i], bv[i], a.DType, b.DType)
+				} else {
+					out[i] = Binary(info.Func, av[i], bv[i])
 				}
 			}
 		}
@@ -234,6 +251,9 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 			if err != nil {
 				return err
 			}
+			for i, x := range sv {
+				sv[i] = Convert(src.DType, dst.DType, x)
+			}
 			m.write(dst, sv)
 			return nil
 		case isa.CodeVBcast:
@@ -259,24 +279,27 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 		if err != nil {
 			return err
 		}
-		intClass := src.DType.IsInt()
 		if info.Code == isa.CodeVRed {
 			last := int(src.Shape[src.Rank-1])
 			if dst.Elems()*int64(last) != src.Elems() || dst.Shape[dst.Rank-1] != 1 {
 				return errf("%s: dst %s must be src %s with its last dimension 1", info.Mnemonic, dst.Layout, src.Layout)
 			}
-			if (info.Func == isa.RedAnd || info.Func == isa.RedOr) && !intClass {
-				return dtypeErr(info, "%s needs integer or pred operands, got %s", info.Mnemonic, src.DType)
+			red, err := m.reducer(info, src.DType, dst.DType)
+			if err != nil {
+				return err
 			}
 			out := make([]float64, dst.Elems())
 			for i := range out {
-				out[i] = Reduce(info.Func, sv[i*last:(i+1)*last], intClass)
+				out[i] = red(sv[i*last : (i+1)*last])
 			}
 			m.write(dst, out)
 			return nil
 		}
 		if !sameShape(dst, src) {
 			return shapeErr(info, dst, src)
+		}
+		if wideOrU32(src.DType) && dst.DType != src.DType {
+			return dtypeErr(info, "%s of %s writes %s, but dst is %s", info.Mnemonic, src.DType, src.DType, dst.DType)
 		}
 		for i := range sv {
 			sv[i] = Unary(info.Func, sv[i], src.DType)
@@ -296,10 +319,22 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 			for i := range out {
 				out[i] = float64((int64(i) / inner) % int64(dst.Shape[d]))
 			}
+			if dst.DType.IsWide() {
+				for i, x := range out {
+					out[i] = isa.FromBits(dst.DType, uint64(x))
+				}
+			}
 		} else { // vfill
 			val := float64(in.Imm)
-			if dst.DType.IsFloat() {
+			switch {
+			case dst.DType.IsFloat():
 				val = float64(mathFloat32frombits(uint32(in.Imm)))
+			case dst.DType == isa.U32:
+				val = float64(uint32(in.Imm))
+			case dst.DType == isa.S64:
+				val = isa.FromBits(dst.DType, uint64(int64(in.Imm))) // sign-extended
+			case dst.DType == isa.U64:
+				val = isa.FromBits(dst.DType, uint64(uint32(in.Imm))) // zero-extended
 			}
 			for i := range out {
 				out[i] = val
@@ -308,6 +343,9 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 		m.write(dst, out)
 	case isa.FmtT2F2: // vscale
 		src := v[1]
+		if src.DType.IsWide() || dst.DType.IsWide() {
+			return dtypeErr(info, "%s computes in f32, not on 64-bit integers (convert first: vcvt)", info.Mnemonic)
+		}
 		if !sameShape(dst, src) {
 			return shapeErr(info, dst, src)
 		}
@@ -322,6 +360,9 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 		m.write(dst, sv)
 	case isa.FmtT3Opt: // vact
 		src := v[1]
+		if src.DType.IsWide() || dst.DType.IsWide() {
+			return dtypeErr(info, "%s computes in f32, not on 64-bit integers (convert first: vcvt)", info.Mnemonic)
+		}
 		if !sameShape(dst, src) {
 			return shapeErr(info, dst, src)
 		}
@@ -382,6 +423,10 @@ func (m *Machine) execXLU(info *isa.OpInfo, v [3]view) error {
 	if dst.Shape[0] != 1 || dst.Elems()*first != src.Elems() || dst.Rank != src.Rank {
 		return errf("%s: dst %s must be src %s with its first dimension 1", info.Mnemonic, dst.Layout, src.Layout)
 	}
+	red, err := m.reducer(info, src.DType, dst.DType)
+	if err != nil {
+		return err
+	}
 	sv, err := m.read(src)
 	if err != nil {
 		return err
@@ -389,12 +434,11 @@ func (m *Machine) execXLU(info *isa.OpInfo, v [3]view) error {
 	inner := dst.Elems()
 	out := make([]float64, inner)
 	col := make([]float64, first)
-	intClass := src.DType.IsInt()
 	for j := int64(0); j < inner; j++ {
 		for i := int64(0); i < first; i++ {
 			col[i] = sv[i*inner+j]
 		}
-		out[j] = Reduce(info.Func, col, intClass)
+		out[j] = red(col)
 	}
 	m.write(dst, out)
 	return nil

@@ -37,7 +37,7 @@ type Case struct {
 	Chip         string
 	Regs         map[uint8]uint32
 	Sems         map[uint8]uint32
-	Tensors      map[string][]float64
+	Tensors      map[string][]string // expected elements' texts (see Match)
 	Fault        string // non-empty: expect a fault containing this
 	Deadlock     string // non-empty: expect a deadlock containing this ("" with WantDeadlock)
 	WantDeadlock bool
@@ -73,7 +73,7 @@ func (c *Case) Assemble() (*exe.Program, error) {
 }
 
 func parse(name string, src []byte) (*Case, error) {
-	c := &Case{Name: name, Source: src, Chip: "teach16", Regs: map[uint8]uint32{}, Sems: map[uint8]uint32{}, Tensors: map[string][]float64{}}
+	c := &Case{Name: name, Source: src, Chip: "teach16", Regs: map[uint8]uint32{}, Sems: map[uint8]uint32{}, Tensors: map[string][]string{}}
 	for i, line := range strings.Split(string(src), "\n") {
 		t := strings.TrimSpace(line)
 		if !strings.HasPrefix(t, ";") {
@@ -163,19 +163,34 @@ func ParseValue(s string) (float64, error) {
 	return strconv.ParseFloat(s, 64)
 }
 
-func parseList(s string) ([]float64, error) {
+func parseList(s string) ([]string, error) {
 	if !strings.HasPrefix(s, "{") || !strings.HasSuffix(s, "}") {
 		return nil, fmt.Errorf("tensor values go in braces: {1, 2, 3}")
 	}
-	var out []float64
+	var out []string
 	for _, f := range strings.Split(s[1:len(s)-1], ",") {
-		v, err := ParseValue(strings.TrimSpace(f))
-		if err != nil {
+		f = strings.TrimSpace(f)
+		if _, err := ParseValue(f); err != nil {
 			return nil, fmt.Errorf("bad value %q", f)
 		}
-		out = append(out, v)
+		out = append(out, f)
 	}
 	return out, nil
+}
+
+// Match reports whether got, a value of dtype d, is the expected element
+// text: 64-bit integers compare exactly by their bits (a float64 cannot
+// hold them all), everything else as Same does.
+func Match(d isa.DType, got float64, text string) bool {
+	if d.IsWide() {
+		if v, err := strconv.ParseInt(text, 0, 64); err == nil {
+			return isa.Bits(d, got) == uint64(v)
+		}
+		v, err := strconv.ParseUint(text, 0, 64)
+		return err == nil && isa.Bits(d, got) == v
+	}
+	want, err := ParseValue(text)
+	return err == nil && Same(got, want)
 }
 
 // Same reports whether got equals want exactly, NaN matching NaN and -0 matching 0 only by sign.

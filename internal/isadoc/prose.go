@@ -71,14 +71,21 @@ const numerics = `
 Values are exact for every dtype; the rules:
 
 - **Vector arithmetic** is computed in f32 when any source is a float type and
-  in s32 (wrapping) otherwise. Functions are evaluated in float64 from the f32
+  in s32 (wrapping) otherwise; u32, s64 and u64 operands compute in their own
+  type (wrapping, unsigned comparison and division for u32 and u64) and must
+  not be mixed with other dtypes, and the result is written in that type.
+  Shift amounts are read unsigned: at or beyond the bit width ` + "`vshl`" + ` and ` + "`vshr`" + `
+  give 0 and ` + "`vsra`" + ` the sign. 64-bit integers travel through the machine as their
+  bits (a float64 cannot hold them all), so floating-point instructions
+  (` + "`vscale`, `vact`" + `, the MXU) refuse them. Functions are evaluated in float64 from the f32
   inputs and rounded once to f32 (the correctly rounded result for + - * / sqrt).
   The result is then converted to the destination dtype.
 - **Conversions** (every store, ` + "`vcvt`" + `): to f32, round to nearest even; to bf16
   and f16, round the f32 value to nearest even (f16 keeps subnormals; values past
   the largest finite become infinities); float to integer truncates toward zero
   and **saturates** to the destination range, NaN becomes 0; integer to integer
-  **saturates**; to pred, any non-zero value (NaN included) is 1.
+  **saturates** among s32, s8 and u8 and **wraps** (keeps the low bits) when
+  either side is u32, s64 or u64, as XLA's convert does; to pred, any non-zero value (NaN included) is 1.
 - **Integer division** follows XLA: x/0 = -1 and MIN/-1 = MIN. Integer power is
   wrapping; negative exponents give 0 (except for bases 1 and -1).
 - **max/min** propagate NaN. Comparisons with NaN are false except ` + "`!=`" + `.
@@ -89,7 +96,8 @@ Values are exact for every dtype; the rules:
   tiles accumulates one K-tile after another. int8 and u8 inputs accumulate in s32,
   wrapping. Inputs of both operands have the same dtype, one the chip's
   ` + "`mxu.dtypes`" + ` lists; the destination is f32 (float inputs) or s32 (integer inputs).
-- **Reductions** (` + "`vr*`, `xred.*`" + `) fold in index order with the same f32/s32 rules.
+- **Reductions** (` + "`vr*`, `xred.*`" + `) fold in index order with the same f32/integer rules.
+- ` + "`vfill`" + `'s 32-bit immediate is sign-extended for s64 and zero-extended for u64.
 `
 
 const syntax = `
@@ -148,7 +156,7 @@ references into the strings section.
 | 6 | debug | count u32 (= instructions), then per instruction: file (string ref), line u32, column u32, origin (string ref) (24 bytes) |
 
 Space numbers: 1 hbm, 2 sram, 3 acc, 4 smem. Dtype numbers: 1 f32, 2 bf16,
-3 f16, 4 s32, 5 s8, 6 u8, 7 pred. The loader checks every field (magic,
+3 f16, 4 s32, 5 s8, 6 u8, 7 pred, 8 u32, 9 s64, 10 u64. The loader checks every field (magic,
 version, length, checksum, section placement, counts against sizes, every
 instruction, layout, branch target, symbol and debug entry) and rejects a
 truncated or corrupt file with an error saying what is wrong.

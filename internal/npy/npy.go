@@ -23,6 +23,26 @@ type Array struct {
 	Descr  string // NumPy dtype string, e.g. "<f4"
 	Shape  []int
 	Values []float64
+	// Bits holds integer files' elements exactly (sign-extended for
+	// signed types), since Values cannot hold every 64-bit integer.
+	Bits []uint64
+}
+
+// ValuesAs returns the elements as values of dtype d: 64-bit integer
+// dtypes get their exact bits (see isa.DType.IsWide).
+func (a *Array) ValuesAs(d isa.DType) []float64 {
+	if !d.IsWide() {
+		return a.Values
+	}
+	out := make([]float64, len(a.Values))
+	for i, v := range a.Values {
+		if a.Bits != nil {
+			out[i] = isa.FromBits(d, a.Bits[i])
+		} else {
+			out[i] = isa.FromNumber(d, v)
+		}
+	}
+	return out
 }
 
 // MaxElems bounds what Read will allocate.
@@ -152,14 +172,44 @@ func Read(data []byte) (*Array, error) {
 	for i := range vals {
 		vals[i] = e.load(body[i*e.size:])
 	}
+	var bits []uint64
+	if e.kind == 'i' || e.kind == 'u' {
+		bits = make([]uint64, n)
+		for i := range bits {
+			bits[i] = e.bits(body[i*e.size:])
+		}
+	}
 	if fortran && len(shape) > 1 {
 		vals = fromFortran(vals, shape)
+		if bits != nil {
+			bits = fromFortran(bits, shape)
+		}
 	}
-	return &Array{Descr: descr, Shape: shape, Values: vals}, nil
+	return &Array{Descr: descr, Shape: shape, Values: vals, Bits: bits}, nil
 }
 
-func fromFortran(v []float64, shape []int) []float64 {
-	out := make([]float64, len(v))
+// bits reads an integer element, sign-extended for signed kinds.
+func (e elem) bits(b []byte) uint64 {
+	var u uint64
+	switch e.size {
+	case 1:
+		u = uint64(b[0])
+	case 2:
+		u = uint64(e.order.Uint16(b))
+	case 4:
+		u = uint64(e.order.Uint32(b))
+	case 8:
+		u = e.order.Uint64(b)
+	}
+	if e.kind == 'i' {
+		shift := 64 - 8*e.size
+		u = uint64(int64(u<<shift) >> shift)
+	}
+	return u
+}
+
+func fromFortran[T any](v []T, shape []int) []T {
+	out := make([]T, len(v))
 	idx := make([]int, len(shape))
 	for c := range out {
 		// c is the C-order index; compute the Fortran-order index of the same element.
@@ -248,6 +298,12 @@ func DescrFor(d isa.DType) string {
 		return "|i1"
 	case isa.U8:
 		return "|u1"
+	case isa.U32:
+		return "<u4"
+	case isa.S64:
+		return "<i8"
+	case isa.U64:
+		return "<u8"
 	case isa.Pred:
 		return "|b1"
 	}
@@ -292,6 +348,10 @@ func Write(d isa.DType, shape []int, vals []float64) []byte {
 			binary.LittleEndian.PutUint32(buf, uint32(int32(v)))
 		case "|i1":
 			buf[0] = byte(int8(v))
+		case "<u4":
+			binary.LittleEndian.PutUint32(buf, uint32(v))
+		case "<i8", "<u8":
+			binary.LittleEndian.PutUint64(buf, math.Float64bits(v)) // bits: see isa.DType.IsWide
 		default:
 			buf[0] = byte(uint8(v))
 		}
