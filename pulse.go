@@ -77,7 +77,7 @@ func ReadNPYInput(prog *exe.Program, name, path string) (Input, error) {
 	if !same {
 		return Input{}, fmt.Errorf("--in %s: %s has shape %v, but tensor %s is %s", name, path, arr.Shape, name, sym.ShapeString())
 	}
-	return Input{Name: name, Values: arr.Values}, nil
+	return Input{Name: name, Values: arr.ValuesAs(sym.DType)}, nil
 }
 
 // Exec runs prog functionally on chip with the given inputs and returns the

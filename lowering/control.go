@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"fmt"
+	"github.com/pulse-sim/pulse/isa"
 	"strings"
 
 	"github.com/pulse-sim/pulse/lowering/hlo"
@@ -15,7 +16,7 @@ import (
 // by setting their semaphores and end with a barrier, so the same kernel
 // code runs again on every iteration.
 
-// condWord is the scalar-memory word a condition or branch index is
+// condWord is the scalar-memory word (two for 64-bit values) a condition or branch index is
 // loaded through (the lowering uses scalar memory for nothing else).
 const condWord = 0
 
@@ -171,14 +172,48 @@ func (c *compiler) loadScalar(at *hlo.Instruction, v *value, what string) error 
 		c.loc(at)
 		fmt.Fprintf(&c.out, "        "+format+"\n", a...)
 	}
+	if !v.dt.IsInt() {
+		return c.fail(at, "the %s is %s: it must be pred or an integer", what, v.dt)
+	}
 	emit("semset  s0, 0")
 	emit("dma     smem[%#x]:%s[1], %s @0 signal s0", condWord, v.dt, view{v: v, strides: []int64{1}}.operand([]int64{1}))
 	emit("wait    s0, 1")
-	emit("ld      r1, [r0+%#x]", condWord)
-	if v.dt.Size() == 1 {
-		emit("andi    r1, r1, 255")
-	}
+	c.loadInt(at, condWord, v.dt)
 	return nil
+}
+
+// loadInt loads the integer of dtype dt at smem[addr] into r1, saturated
+// to the s32 range (an index past it is out of range either way). It uses
+// r28 and r29.
+func (c *compiler) loadInt(at *hlo.Instruction, addr int64, dt isa.DType) {
+	emit := func(format string, a ...any) {
+		c.loc(at)
+		fmt.Fprintf(&c.out, "        "+format+"\n", a...)
+	}
+	c.nlabel++
+	done := fmt.Sprintf("li%d_done", c.nlabel)
+	emit("ld      r1, [r0+%#x]", addr)
+	switch dt {
+	case isa.S8:
+		emit("shli    r1, r1, 24")
+		emit("srai    r1, r1, 24")
+	case isa.U8, isa.Pred:
+		emit("andi    r1, r1, 255")
+	case isa.U32:
+		emit("bge     r1, r0, %s", done)
+		emit("li      r1, 0x7fffffff")
+	case isa.S64, isa.U64:
+		// Fits s32 when the high word is the low word's sign extension.
+		emit("ld      r28, [r0+%#x]", addr+4)
+		emit("srai    r29, r1, 31")
+		emit("beq     r28, r29, %s", done)
+		emit("li      r1, 0x7fffffff")
+		if dt == isa.S64 {
+			emit("bge     r28, r0, %s", done)
+			emit("li      r1, -2147483648")
+		}
+	}
+	fmt.Fprintf(&c.out, "%s:\n", done)
 }
 
 // whileLoop: state = init; loop: if !cond(state) exit; state = body(state).

@@ -249,17 +249,19 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					emit(in, "wait    s13, %d", tilesOf[g-2])
 				}
 				acc := int64(g%2) * accHalf
-				for k0 := int64(0); k0 < K; k0 += Kt {
+				// kTile emits one K tile; regA and regB ("" or "rN+") hold
+				// the HBM offsets of a loop's iteration.
+				kTile := func(k0 int64, regA, regB string) {
 					kt := min(Kt, K-k0)
 					sb := int64(set) * setBytes
 					for i := range cols {
 						emit(dot, "wait    s%d, 1", 5+i)
 					}
-					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s+%d]:%s[%d,%d]{%d,%d} @0", sb, lv.dt, rows, kt,
-						lv.tensor, (b*L.sB+m0*L.sRow+k0*L.sCol)*esz, lv.dt, rows, kt, L.sRow, L.sCol)
+					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0", sb, lv.dt, rows, kt,
+						regA, lv.tensor, (b*L.sB+m0*L.sRow+k0*L.sCol)*esz, lv.dt, rows, kt, L.sRow, L.sCol)
 					for i, nt := range cols {
-						emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s+%d]:%s[%d,%d]{%d,%d} @0 signal s%d", sb+aBytes+int64(i)*bBytes, rv.dt, kt, nt,
-							rv.tensor, (b*R.sB+k0*R.sRow+(n0+int64(i)*Nt)*R.sCol)*esz, rv.dt, kt, nt, R.sRow, R.sCol, 1+i)
+						emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0 signal s%d", sb+aBytes+int64(i)*bBytes, rv.dt, kt, nt,
+							regB, rv.tensor, (b*R.sB+k0*R.sRow+(n0+int64(i)*Nt)*R.sCol)*esz, rv.dt, kt, nt, R.sRow, R.sCol, 1+i)
 					}
 					op := "mxu.mma"
 					if k0 == 0 {
@@ -270,6 +272,30 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 						emit(dot, "%s acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d signal s%d", op, acc+int64(i)*accTile, accDT, rows, nt, sb, lv.dt, rows, kt, i, 5+i)
 					}
 					set = (set + 1) % nset
+				}
+				// The first tile overwrites the accumulators; full tiles
+				// after it run in a counted loop of nset tiles per
+				// iteration (the buffer sets come round again), so a long
+				// K is not unrolled.
+				kTile(0, "", "")
+				k0 := Kt
+				if iters := (K/Kt - 1) / int64(nset); iters >= 2 {
+					c.nlabel++
+					loop := fmt.Sprintf("k%d_kloop", c.nlabel)
+					emit(dot, "li      r25, 0")
+					emit(dot, "li      r26, 0")
+					emit(dot, "li      r27, %d", iters)
+					fmt.Fprintf(w, "%s:\n", loop)
+					for j := int64(0); j < int64(nset); j++ {
+						kTile(Kt*(1+j), "r25+", "r26+")
+					}
+					emit(dot, "addi    r25, r25, %d", int64(nset)*Kt*L.sCol*esz)
+					emit(dot, "addi    r26, r26, %d", int64(nset)*Kt*R.sRow*esz)
+					emit(dot, "loop    r27, %s", loop)
+					k0 += iters * int64(nset) * Kt
+				}
+				for ; k0 < K; k0 += Kt {
+					kTile(k0, "", "")
 				}
 				// Drain the MXUs, then the epilogue of each column tile.
 				for i := range cols {

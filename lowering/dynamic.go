@@ -3,7 +3,6 @@ package lowering
 import (
 	"fmt"
 
-	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering/hlo"
 )
 
@@ -33,20 +32,13 @@ func (c *compiler) dynamicOffset(in *hlo.Instruction, first int, dims, sizes []i
 		if v == nil || v.tuple != nil || v.empty || v.shape.Elems() != 1 || !v.dt.IsInt() {
 			return c.fail(in, "start index %d is not an integer scalar in memory", i)
 		}
-		emit("dma     smem[%#x]:%s[1], %s @0 signal s0", condWord+4*i, v.dt, view{v: v, strides: []int64{1}}.operand([]int64{1}))
+		emit("dma     smem[%#x]:%s[1], %s @0 signal s0", condWord+8*i, v.dt, view{v: v, strides: []int64{1}}.operand([]int64{1}))
 	}
 	emit("wait    s0, %d", len(idx))
 	emit("li      r3, 0")
 	for i, o := range idx {
 		v := c.bufs[o.Name]
-		emit("ld      r1, [r0+%#x]", condWord+4*i)
-		switch v.dt {
-		case isa.S8:
-			emit("shli    r1, r1, 24")
-			emit("srai    r1, r1, 24")
-		case isa.U8, isa.Pred:
-			emit("andi    r1, r1, 255")
-		}
+		c.loadInt(in, condWord+8*int64(i), v.dt)
 		emit("maxi    r1, r1, 0")
 		emit("mini    r1, r1, %d", dims[i]-sizes[i])
 		emit("muli    r1, r1, %d", st[i]*esize)

@@ -38,10 +38,19 @@ func (a *hbmAllocator) init() {
 // earlier owner would overwrite them before they are read.
 func (a *hbmAllocator) take(size int64, fresh bool) int64 {
 	size = (size + hbmAlign - 1) / hbmAlign * hbmAlign
-	for i, s := range a.free {
-		if fresh {
-			break
+	if fresh {
+		// Above every byte used so far: released spans, and the top after
+		// a release, have had earlier owners.
+		if a.peak > a.top {
+			a.free = append(a.free, hbmSpan{a.top, a.peak - a.top})
+			a.top = a.peak
 		}
+		addr := a.top
+		a.top += size
+		a.peak = a.top
+		return addr
+	}
+	for i, s := range a.free {
 		if s.size >= size {
 			if s.size == size {
 				a.free = append(a.free[:i], a.free[i+1:]...)

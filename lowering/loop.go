@@ -64,7 +64,8 @@ func (c *compiler) viewOf(b *hlo.Instruction, v *value) (view, error) {
 // vectorOps maps HLO elementwise ops to vector instructions.
 var vectorOps = map[string]string{
 	"add": "vadd", "subtract": "vsub", "multiply": "vmul", "divide": "vdiv", "maximum": "vmax",
-	"minimum": "vmin", "power": "vpow", "and": "vand", "or": "vor",
+	"minimum": "vmin", "power": "vpow", "and": "vand", "or": "vor", "xor": "vxor",
+	"shift-left": "vshl", "shift-right-logical": "vshr", "shift-right-arithmetic": "vsra",
 	"negate": "vneg", "abs": "vabs", "exponential": "vexp", "log": "vlog", "tanh": "vtanh",
 	"logistic": "vlogistic", "sqrt": "vsqrt", "rsqrt": "vrsqrt", "floor": "vfloor", "ceil": "vceil",
 	"round-nearest-even": "vround", "sign": "vsign", "not": "vnot", "copy": "vcopy", "convert": "vcvt",
@@ -171,7 +172,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 			if b.Shape.IsTuple {
 				return c.fail(b, "tuple constants are not lowered")
 			}
-			if len(b.Shape.Dims) == 0 && strings.TrimSpace(b.Literal) != "{...}" {
+			if len(b.Shape.Dims) == 0 && strings.TrimSpace(b.Literal) != "{...}" && c.fillableScalar(b) {
 				lit, err := c.scalarLiteral(b)
 				if err != nil {
 					return err
@@ -383,7 +384,9 @@ func (c *compiler) checkElementwise(b *hlo.Instruction, elemOf func(string) stri
 		from, to := elemOf(b.Operands[0].Name), b.Shape.Elem
 		fd, ok1 := dtypeOf(from)
 		td, ok2 := dtypeOf(to)
-		if ok1 && ok2 && fd.IsInt() && td.IsInt() && td != isa.Pred && td.Size() < fd.Size() {
+		// u32, s64 and u64 conversions wrap as XLA's do.
+		legacy := !fd.IsWide() && !td.IsWide() && fd != isa.U32 && td != isa.U32
+		if ok1 && ok2 && legacy && fd.IsInt() && td.IsInt() && td != isa.Pred && td.Size() < fd.Size() {
 			return c.fail(b, "narrowing integer convert %s to %s wraps in XLA but saturates on the vector unit", from, to)
 		}
 		return nil

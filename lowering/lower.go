@@ -55,6 +55,7 @@ type Binding struct {
 	Number  int        // parameter number, or tuple index of the result
 	Tensor  string     // .tensor name in the program
 	Shape   *hlo.Shape // HLO shape
+	DType   isa.DType  // the tensor's dtype
 }
 
 // Kernel describes one generated kernel.
@@ -105,7 +106,8 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 	// Concatenate and pad are DMA kernels of their own here.
 	m = m.Clone()
 	hlo.InlineCalls(m)
-	for _, expand := range []func(*hlo.Module) error{hlo.ExpandConvolutions, hlo.ExpandBatchNorms, hlo.SplitReductions} {
+	splitReductions := func(m *hlo.Module) error { return hlo.SplitReductionRuns(m, maxReduceRun(chip)) }
+	for _, expand := range []func(*hlo.Module) error{hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandBatchNorms, splitReductions} {
 		if err := expand(m); err != nil {
 			if e, ok := err.(*hlo.ExpandError); ok {
 				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
@@ -130,6 +132,13 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 	c.res.Asm, c.res.Program, c.res.Fused = src, prog, fm
 	c.locateKernels()
 	return &c.res, nil
+}
+
+// maxReduceRun is the most elements a reduce kernel's row may hold: an
+// eighth of a stream kernel's SRAM budget (stream.go) in f32, leaving room
+// for the fused producers' rows. Longer reductions are split in two.
+func maxReduceRun(chip *config.Chip) int64 {
+	return min(chip.Memory.SRAMBytes/2, 4<<20) / 8 / 4
 }
 
 // checkSingleDevice: the lowering targets one core.
@@ -212,14 +221,16 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	}
 	dt, ok := dtypeOf(s.Elem)
 	if !ok {
-		return nil, c.fail(in, "element type %s has no Pulse dtype (f32, bf16, f16, s32, s8, u8, pred)", s.Elem)
+		return nil, c.fail(in, "element type %s has no Pulse dtype (f32, bf16, f16, s32, s8, u8, pred, u32, s64, u64)", s.Elem)
 	}
 	dims := s.Dims
 	if len(dims) == 0 {
 		dims = []int64{1}
 	}
 	if len(dims) > 4 {
-		return nil, c.fail(in, "rank %d: Pulse tiles have at most 4 dimensions", len(dims))
+		// Kernels address it through their own views; only they are
+		// limited to 4 dimensions.
+		dims = []int64{s.Elems()}
 	}
 	if s.Elems() == 0 {
 		// An empty array has no bytes: no tensor, nothing to move.
@@ -274,7 +285,7 @@ func (c *compiler) entry() error {
 		for _, t := range distinctTensors(v) {
 			c.heap.pinned[t] = true
 		}
-		c.res.Inputs = append(c.res.Inputs, Binding{HLOName: p.Name, Number: int(p.ParamNumber), Tensor: v.tensor, Shape: p.Shape})
+		c.res.Inputs = append(c.res.Inputs, Binding{HLOName: p.Name, Number: int(p.ParamNumber), Tensor: v.tensor, Shape: p.Shape, DType: v.dt})
 	}
 	fmt.Fprintln(&c.out)
 	dying := deathRow(e.Instructions, e.Root)
@@ -305,10 +316,10 @@ func (c *compiler) entry() error {
 			if t.tuple != nil {
 				return c.fail(e.Root, "nested tuple results are not supported")
 			}
-			c.res.Outputs = append(c.res.Outputs, Binding{HLOName: e.Root.Name, Number: i, Tensor: t.tensor, Shape: t.shape})
+			c.res.Outputs = append(c.res.Outputs, Binding{HLOName: e.Root.Name, Number: i, Tensor: t.tensor, Shape: t.shape, DType: t.dt})
 		}
 	} else {
-		c.res.Outputs = []Binding{{HLOName: e.Root.Name, Tensor: root.tensor, Shape: root.shape}}
+		c.res.Outputs = []Binding{{HLOName: e.Root.Name, Tensor: root.tensor, Shape: root.shape, DType: root.dt}}
 	}
 	return nil
 }
@@ -352,6 +363,15 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 			return c.fail(in, "changes the element count (%d to %d)", src.shape.Elems(), in.Shape.Elems())
 		}
 		c.bufs[in.Name] = &value{tensor: src.tensor, addr: src.addr, shape: in.Shape, dt: src.dt, empty: src.empty}
+		return nil
+	case op == "bitcast-convert":
+		// The same bytes read as another type of the same width: a view.
+		src := operand(0)
+		td, ok := dtypeOf(in.Shape.Elem)
+		if src.tuple != nil || !ok || src.dt.Size() != td.Size() || src.shape.Elems() != in.Shape.Elems() {
+			return c.fail(in, "only bitcast-converts between types of one width are lowered (%s to %s)", src.dt, in.Shape.Elem)
+		}
+		c.bufs[in.Name] = &value{tensor: src.tensor, addr: src.addr, shape: in.Shape, dt: td, empty: src.empty}
 		return nil
 	case op == "custom-call":
 		t, _ := in.Attr("custom_call_target")
@@ -458,16 +478,12 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 	init := ""
 	lit := strings.TrimSpace(in.Literal)
 	if lit != "{...}" && !in.Shape.IsTuple {
-		vals, err := hlo.LiteralValues(in)
+		text, err := c.literalText(in)
 		if err != nil {
-			return c.fail(in, "bad literal %q", lit)
-		}
-		text := make([]string, len(vals))
-		for i, x := range vals {
-			text[i] = asmNumber(x)
+			return err
 		}
 		init = " = {" + strings.Join(text, ", ") + "}"
-		if len(vals) == 1 {
+		if len(text) == 1 {
 			lit = text[0]
 		}
 	}
@@ -476,7 +492,7 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 		return err
 	}
 	c.bufs[in.Name] = v
-	if len(in.Shape.Dims) == 0 && lit != "{...}" {
+	if len(in.Shape.Dims) == 0 && lit != "{...}" && fillable(v.dt, lit) {
 		c.literals[in.Name] = lit
 	}
 	return nil
@@ -484,11 +500,68 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 
 // scalarLiteral is a scalar constant's value as the assembler reads it.
 func (c *compiler) scalarLiteral(b *hlo.Instruction) (string, error) {
-	vals, err := hlo.LiteralValues(b)
-	if err != nil || len(vals) != 1 {
+	text, err := c.literalText(b)
+	if err != nil || len(text) != 1 {
 		return "", c.fail(b, "bad scalar literal %q", b.Literal)
 	}
-	return asmNumber(vals[0]), nil
+	if dt, _ := dtypeOf(b.Shape.Elem); !fillable(dt, text[0]) {
+		return "", c.fail(b, "the %s constant %s does not fit a vfill immediate (32 bits)", b.Shape.Elem, text[0])
+	}
+	return text[0], nil
+}
+
+var intToken = regexp.MustCompile(`-?[0-9]+`)
+
+// literalText is a constant's elements as the assembler reads them. 64-bit
+// integers are copied digit for digit (a float64 would round them), u64
+// values past 2^63 written as the s64 of the same bits.
+func (c *compiler) literalText(in *hlo.Instruction) ([]string, error) {
+	if dt, ok := dtypeOf(in.Shape.Elem); ok && dt.IsWide() {
+		toks := intToken.FindAllString(in.Literal, -1)
+		if int64(len(toks)) != in.Shape.Elems() {
+			return nil, c.fail(in, "bad literal %q", in.Literal)
+		}
+		for i, t := range toks {
+			if u, err := strconv.ParseUint(t, 10, 64); err == nil {
+				toks[i] = strconv.FormatInt(int64(u), 10)
+			} else if _, err := strconv.ParseInt(t, 10, 64); err != nil {
+				return nil, c.fail(in, "literal %s does not fit %s", t, in.Shape.Elem)
+			}
+		}
+		return toks, nil
+	}
+	vals, err := hlo.LiteralValues(in)
+	if err != nil {
+		return nil, c.fail(in, "bad literal %q", in.Literal)
+	}
+	text := make([]string, len(vals))
+	for i, x := range vals {
+		text[i] = asmNumber(x)
+	}
+	return text, nil
+}
+
+// fillableScalar reports whether scalar constant b can be a vfill.
+func (c *compiler) fillableScalar(b *hlo.Instruction) bool {
+	dt, ok := dtypeOf(b.Shape.Elem)
+	if !ok || !dt.IsWide() {
+		return true
+	}
+	text, err := c.literalText(b)
+	return err == nil && len(text) == 1 && fillable(dt, text[0])
+}
+
+// fillable reports whether a scalar literal of dtype dt fits vfill's 32-bit
+// immediate (sign-extended for s64, zero-extended for u64).
+func fillable(dt isa.DType, lit string) bool {
+	if !dt.IsWide() {
+		return true
+	}
+	v, err := strconv.ParseInt(lit, 10, 64)
+	if dt == isa.U64 {
+		return err == nil && v >= 0 && v <= math.MaxUint32
+	}
+	return err == nil && v >= math.MinInt32 && v <= math.MaxInt32
 }
 
 // asmNumber prints a value as the assembler reads it.

@@ -17,16 +17,28 @@ func symView(s *exe.Symbol) view {
 // ReadTensor returns a named tensor's values (row-major). Bytes never
 // written read as zero.
 func (m *Machine) ReadTensor(name string) ([]float64, *exe.Symbol, error) {
+	return m.ReadTensorAs(name, isa.DTypeInvalid)
+}
+
+// ReadTensorAs reads a named tensor's bytes as values of dtype dt, which
+// must have the tensor's element size (a bitcast); DTypeInvalid reads the
+// tensor's own dtype.
+func (m *Machine) ReadTensorAs(name string, dt isa.DType) ([]float64, *exe.Symbol, error) {
 	s, ok := m.Prog.Symbol(name)
 	if !ok {
 		return nil, nil, fmt.Errorf("no tensor named %q (tensors: %s)", name, m.tensorNames())
 	}
-	v := symView(s)
+	if dt == isa.DTypeInvalid {
+		dt = s.DType
+	}
+	if dt.Size() != s.DType.Size() {
+		return nil, nil, fmt.Errorf("tensor %s is %s: cannot read it as %s", name, s.DType, dt)
+	}
 	b := make([]byte, s.Bytes())
 	m.Mem[s.Space].Read(int64(s.Addr), b)
-	out := make([]float64, v.Elems())
+	out := make([]float64, s.Elems())
 	for i := range out {
-		out[i] = isa.LoadElem(s.DType, b[i*s.DType.Size():])
+		out[i] = isa.LoadElem(dt, b[i*dt.Size():])
 	}
 	return out, s, nil
 }

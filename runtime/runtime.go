@@ -22,6 +22,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/lowering/hlo"
 )
@@ -92,6 +93,20 @@ func cacheKey(m *hlo.Module, c *config.Chip) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
+// MachineValues carries HLO values (numbers) as values of machine dtype d:
+// 64-bit integers become their bits (see isa.DType.IsWide). HLO values
+// hold integers exactly up to 2^53.
+func MachineValues(d isa.DType, data []float64) []float64 {
+	if !d.IsWide() {
+		return data
+	}
+	out := make([]float64, len(data))
+	for i, x := range data {
+		out[i] = isa.FromNumber(d, x)
+	}
+	return out
+}
+
 // ExecOptions tune a run.
 type ExecOptions struct {
 	TimingOnly bool  // skip values: only the cycle count and the report
@@ -119,7 +134,7 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 			return nil, fmt.Errorf("argument %d (%s) does not have the parameter's shape %s", i, b.HLOName, b.Shape)
 		}
 		if !opt.TimingOnly && b.Tensor != "" {
-			inputs = append(inputs, chip.Input{Name: b.Tensor, Values: a.Data})
+			inputs = append(inputs, chip.Input{Name: b.Tensor, Values: MachineValues(b.DType, a.Data)})
 		}
 	}
 	start := time.Now()
@@ -147,9 +162,15 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 			r.Outputs = append(r.Outputs, &hlo.Value{Shape: b.Shape, Data: []float64{}})
 			continue
 		}
-		vals, _, err := model.Arch.ReadTensor(b.Tensor)
+		// The result may be a bitcast view: read it as its own dtype.
+		vals, _, err := model.Arch.ReadTensorAs(b.Tensor, b.DType)
 		if err != nil {
 			return nil, err
+		}
+		if b.DType.IsWide() {
+			for i, x := range vals {
+				vals[i] = isa.IntValue(b.DType, x)
+			}
 		}
 		r.Outputs = append(r.Outputs, &hlo.Value{Shape: b.Shape, Data: vals})
 	}

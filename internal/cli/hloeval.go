@@ -11,6 +11,7 @@ import (
 	"github.com/pulse-sim/pulse/internal/npy"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/runtime"
 	"github.com/spf13/cobra"
 )
 
@@ -199,7 +200,7 @@ func encodeValue(v *hlo.Value) []byte {
 		shape[i] = int(d)
 	}
 	if d, ok := isa.ParseDType(strings.TrimSpace(v.Shape.Elem)); ok {
-		return npy.Write(d, shape, v.Data)
+		return npy.Write(d, shape, runtime.MachineValues(d, v.Data))
 	}
 	return npy.WriteFloat64(shape, v.Data)
 }

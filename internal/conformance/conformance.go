@@ -38,8 +38,8 @@ type Case struct {
 	Regs         map[uint8]uint32
 	Sems         map[uint8]uint32
 	Tensors      map[string][]string // expected elements' texts (see Match)
-	Fault        string // non-empty: expect a fault containing this
-	Deadlock     string // non-empty: expect a deadlock containing this ("" with WantDeadlock)
+	Fault        string              // non-empty: expect a fault containing this
+	Deadlock     string              // non-empty: expect a deadlock containing this ("" with WantDeadlock)
 	WantDeadlock bool
 }
 

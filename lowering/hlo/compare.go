@@ -24,6 +24,10 @@ func ToleranceFor(elem string) Tolerance {
 	if _, ok := minifloats[elem]; ok {
 		return Tolerance{Rel: 0.25, Abs: 0.25}
 	}
+	if elem == "s64" || elem == "u64" {
+		// Exact below 2^53; beyond, the evaluator's float64 rounds.
+		return Tolerance{Rel: 0x1p-53}
+	}
 	return Tolerance{} // integers, pred: exact
 }
 

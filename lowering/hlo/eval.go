@@ -148,7 +148,17 @@ func round(elem string, x float64) float64 {
 		return f.round(x)
 	}
 	bits := ElemBits(elem)
-	if bits == 0 || bits >= 64 || x != x {
+	if bits >= 64 && x == x {
+		// 64-bit integers wrap too; a float64 holds them exactly only up
+		// to 2^53, so beyond that the evaluator is approximate
+		// (docs/hlo.md).
+		x = math.Trunc(x)
+		if isUnsigned(elem) {
+			return wrapFloat(x, 0)
+		}
+		return wrapFloat(x, -0x1p63)
+	}
+	if bits == 0 || x != x {
 		return math.Trunc(x)
 	}
 	v := int64(math.Trunc(x))
@@ -157,6 +167,18 @@ func round(elem string, x float64) float64 {
 	}
 	shift := 64 - bits
 	return float64(v << shift >> shift)
+}
+
+// wrapFloat brings x into [lo, lo+2^64) modulo 2^64.
+func wrapFloat(x, lo float64) float64 {
+	if x >= lo && x < lo+0x1p64 {
+		return x
+	}
+	r := math.Mod(x-lo, 0x1p64)
+	if r < 0 {
+		r += 0x1p64
+	}
+	return r + lo
 }
 
 // rounder returns round for one element type, decided once.
@@ -482,6 +504,9 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		if names, ok := in.Attr("branch_computations"); ok {
 			list := strings.Split(strings.Trim(names, "{}"), ",")
 			k := int(ops[0].Data[0])
+			if ops[0].Shape.Elem == "pred" {
+				k = 1 - k // XLA: a pred selects branch 0 when true
+			}
 			if k < 0 || k >= len(list) {
 				k = len(list) - 1 // XLA: out-of-range selectors take the last branch
 			}

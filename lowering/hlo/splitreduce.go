@@ -11,10 +11,21 @@ import "sort"
 // maximum, minimum, and, or) are split; the inner reductions start from the
 // op's identity and the last from the original init value. Floating-point
 // sums are reassociated, within the documented tolerance.
-func SplitReductions(m *Module) error {
+func SplitReductions(m *Module) error { return SplitReductionRuns(m, 0) }
+
+// SplitReductionRuns is SplitReductions that also splits a run of
+// consecutive reduced dimensions holding more than maxRun elements (0: no
+// limit) into shorter runs, innermost first, so that a reduce kernel's row
+// fits on-chip memory: reduce(x[32,112,112,96], {1,2,3}) with maxRun
+// 16384 becomes reduce(reduce(x, {2,3}), {1}). A single dimension longer
+// than maxRun stays whole.
+func SplitReductionRuns(m *Module, maxRun int64) error {
 	return rewriteEach(m, "reduce", func(x *rewriter, ops []*Instruction) error {
 		in := x.at
 		runs := reducedRuns(in)
+		if maxRun > 0 && len(ops) == 2 {
+			runs = shortRuns(runs, ops[0].Shape.Dims, maxRun)
+		}
 		op := reducerOp(m, in)
 		ident := identityLiteral(op, ops[0].Shape.Elem)
 		if len(ops) != 2 || in.Shape == nil || in.Shape.IsTuple || len(runs) < 2 || ident == "" {
@@ -65,6 +76,35 @@ func reducedRuns(in *Instruction) [][]int64 {
 		}
 	}
 	return runs
+}
+
+// shortRuns splits each run whose dimensions hold more than maxRun
+// elements into runs of at most maxRun, taking dimensions from the
+// innermost.
+func shortRuns(runs [][]int64, dims []int64, maxRun int64) [][]int64 {
+	var out [][]int64
+	for _, r := range runs {
+		var split [][]int64 // innermost first
+		var cur []int64
+		n := int64(1)
+		for i := len(r) - 1; i >= 0; i-- {
+			d := r[i]
+			if d < 0 || int(d) >= len(dims) {
+				return runs
+			}
+			if len(cur) > 0 && n*dims[d] > maxRun {
+				split = append(split, cur)
+				cur, n = nil, 1
+			}
+			cur = append([]int64{d}, cur...)
+			n *= dims[d]
+		}
+		split = append(split, cur)
+		for i := len(split) - 1; i >= 0; i-- {
+			out = append(out, split[i])
+		}
+	}
+	return out
 }
 
 // reducerOp is the opcode of a reducer that applies one binary op to its

@@ -45,4 +45,26 @@ ENTRY e {
 		}
 	}
 	require.Equal(t, 3, n)
+
+	// Long runs split when a limit is given, and only then.
+	long := mod("f32", "[3,8,6,5]", "[3]", "{1,2,3}", "add", "1.5")
+	t.Run("long run", func(t *testing.T) {
+		checkExpanded(t, "long run", long, func(m *Module) error { return SplitReductionRuns(m, 32) })
+	})
+	count := func(maxRun int64) (n int) {
+		m, err := Parse("r.hlo", long)
+		require.NoError(t, err)
+		require.NoError(t, SplitReductionRuns(m, maxRun))
+		for _, in := range m.Entry.Instructions {
+			if in.Opcode == "reduce" {
+				n++
+			}
+		}
+		return n
+	}
+	require.Equal(t, 1, count(0))
+	require.Equal(t, 2, count(30))  // {2,3} then {1}
+	require.Equal(t, 3, count(6))   // {3}, {2}, {1}
+	require.Equal(t, 3, count(2))   // dimensions longer than the limit stay whole
+	require.Equal(t, 1, count(240)) // fits
 }
