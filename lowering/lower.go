@@ -127,6 +127,9 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 	src := c.out.String()
 	prog, err := asm.Assemble(file+".s", []byte(src), asm.Options{})
 	if err != nil {
+		if e := c.unsupportedTile(src, err); e != nil {
+			return nil, e
+		}
 		return nil, fmt.Errorf("internal error: the generated assembly does not assemble (please report): %v", err)
 	}
 	c.res.Asm, c.res.Program, c.res.Fused = src, prog, fm
@@ -139,6 +142,33 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 // for the fused producers' rows. Longer reductions are split in two.
 func maxReduceRun(chip *config.Chip) int64 {
 	return min(chip.Memory.SRAMBytes/2, 4<<20) / 8 / 4
+}
+
+var locLine = regexp.MustCompile(`^\.loc "[^"]*" (\d+) (\d+) "([^"]*)"`)
+
+// unsupportedTile turns the assembler's refusal of a tile beyond the
+// ISA's limits (rank above 4, a dimension above 2^24: an array whose
+// kernel needs a bigger tile than there is) into a lowering error at the HLO op the kernel line came from; other assembly
+// errors stay internal errors.
+func (c *compiler) unsupportedTile(src string, err error) error {
+	var list asm.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		return nil
+	}
+	if msg := list[0].Msg; !strings.Contains(msg, "tiles have at most 4 dimensions") && !strings.Contains(msg, "out of range 1..") {
+		return nil
+	}
+	lines := strings.Split(src, "\n")
+	for i := min(list[0].Pos.Line-1, len(lines)) - 1; i >= 0; i-- {
+		if m := locLine.FindStringSubmatch(lines[i]); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			col, _ := strconv.Atoi(m[2])
+			op := m[3]
+			return &Error{File: c.file, Pos: hlo.Pos{Line: line, Col: col}, Op: op, Opcode: "kernel",
+				Reason: "a kernel tile exceeds the ISA's limits: " + list[0].Msg}
+		}
+	}
+	return nil
 }
 
 // checkSingleDevice: the lowering targets one core.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/isa"
+	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/lowering/hlo"
 	"github.com/pulse-sim/pulse/runtime"
 )
@@ -169,4 +170,23 @@ func TestWideIntegersExact(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A kernel that would need a tile beyond the ISA's limits is a positioned
+// lowering error at its HLO op, not an internal error.
+func TestTileLimitsArePositionedErrors(t *testing.T) {
+	src := `ENTRY e {
+  x = f32[2,3,2,3,2,3] parameter(0)
+  y = f32[2,3,2,3,2,3] parameter(1)
+  ROOT a = f32[2,3,2,3,2,3] add(x, y)
+}`
+	m, err := hlo.Parse("t.hlo", src)
+	require.NoError(t, err)
+	chip, err := config.Load("teach16", nil)
+	require.NoError(t, err)
+	_, err = lowering.Compile("t.hlo", m, chip)
+	var le *lowering.Error
+	require.ErrorAs(t, err, &le, "%v", err)
+	require.Equal(t, 4, le.Pos.Line)
+	require.Contains(t, err.Error(), "tiles have at most 4 dimensions")
 }
