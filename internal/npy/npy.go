@@ -89,17 +89,7 @@ func parseDescr(d string) (elem, error) {
 }
 
 func (e elem) load(b []byte) float64 {
-	var u uint64
-	switch e.size {
-	case 1:
-		u = uint64(b[0])
-	case 2:
-		u = uint64(e.order.Uint16(b))
-	case 4:
-		u = uint64(e.order.Uint32(b))
-	case 8:
-		u = e.order.Uint64(b)
-	}
+	u := e.raw(b)
 	switch e.kind {
 	case 'f':
 		switch e.size {
@@ -110,8 +100,7 @@ func (e elem) load(b []byte) float64 {
 		}
 		return math.Float64frombits(u)
 	case 'i':
-		shift := 64 - 8*e.size
-		return float64(int64(u<<shift) >> shift)
+		return float64(int64(e.bits(b)))
 	case 'b':
 		if u != 0 {
 			return 1
@@ -119,6 +108,19 @@ func (e elem) load(b []byte) float64 {
 		return 0
 	}
 	return float64(u)
+}
+
+// raw reads an element's bytes, zero-extended.
+func (e elem) raw(b []byte) uint64 {
+	switch e.size {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(e.order.Uint16(b))
+	case 4:
+		return uint64(e.order.Uint32(b))
+	}
+	return e.order.Uint64(b)
 }
 
 // Read decodes a .npy file.
@@ -190,17 +192,7 @@ func Read(data []byte) (*Array, error) {
 
 // bits reads an integer element, sign-extended for signed kinds.
 func (e elem) bits(b []byte) uint64 {
-	var u uint64
-	switch e.size {
-	case 1:
-		u = uint64(b[0])
-	case 2:
-		u = uint64(e.order.Uint16(b))
-	case 4:
-		u = uint64(e.order.Uint32(b))
-	case 8:
-		u = e.order.Uint64(b)
-	}
+	u := e.raw(b)
 	if e.kind == 'i' {
 		shift := 64 - 8*e.size
 		u = uint64(int64(u<<shift) >> shift)
