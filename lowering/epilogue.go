@@ -177,6 +177,11 @@ func (e *epilogue) analyze() error {
 			if err := e.addBuf(b.Name, b.Shape.Elem, b); err != nil {
 				return err
 			}
+			for i, elem := range expansions[b.Opcode].scratch {
+				if err := e.addBuf(scratchName(b.Name, i), elem, b); err != nil {
+					return err
+				}
+			}
 			e.order = append(e.order, b)
 		default:
 			return c.fail(b, "%s in a dot epilogue is not lowered yet", b.Opcode)

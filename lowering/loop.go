@@ -256,6 +256,11 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
 				return err
 			}
+			for i, elem := range expansions[b.Opcode].scratch {
+				if err := newBuf(scratchName(b.Name, i), elem, b); err != nil {
+					return err
+				}
+			}
 			order = append(order, b)
 		default:
 			return c.fail(b, "%s inside a loop fusion is not lowered yet", b.Opcode)
@@ -298,13 +303,25 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 		}
 	}
 	var sbufs []*streamBuf
+	type named struct {
+		name string
+		at   *hlo.Instruction
+	}
+	var names []named
 	for _, b := range body {
-		t := bufs[b.Name]
+		names = append(names, named{b.Name, b})
+		for i := range expansions[b.Opcode].scratch {
+			names = append(names, named{scratchName(b.Name, i), b})
+		}
+	}
+	for _, nb := range names {
+		b := nb.at
+		t := bufs[nb.name]
 		if t == nil {
 			continue
 		}
-		_, isConst := consts[b.Name]
-		sb := &streamBuf{name: b.Name, at: b, dt: t.dt, row: S[p:], load: loads[b.Name], static: isConst}
+		_, isConst := consts[nb.name]
+		sb := &streamBuf{name: nb.name, at: b, dt: t.dt, row: S[p:], load: loads[nb.name], static: isConst}
 		if l := sb.load; l != nil && p > 1 {
 			if collapsible {
 				st0, _ := collapse(lead, l.strides, S)
@@ -391,6 +408,9 @@ func (c *compiler) checkElementwise(b *hlo.Instruction, elemOf func(string) stri
 		}
 		return nil
 	}
+	if _, ok := expansions[b.Opcode]; ok {
+		return nil
+	}
 	if _, ok := vectorOps[b.Opcode]; !ok {
 		return c.fail(b, "elementwise %s has no vector instruction", b.Opcode)
 	}
@@ -439,6 +459,14 @@ func (c *compiler) vectorOp(b *hlo.Instruction, tile func(string) string, consts
 		args := make([]string, len(b.Operands))
 		for i := range b.Operands {
 			args[i] = op(i)
+		}
+		if e, ok := expansions[b.Opcode]; ok {
+			tmp := make([]string, len(e.scratch))
+			for i := range tmp {
+				tmp[i] = tile(scratchName(b.Name, i))
+			}
+			c.emitExpansion(b, e, dst, args, tmp, sync)
+			return
 		}
 		fmt.Fprintf(w, "        %-7s %s, %s%s\n", vectorOps[b.Opcode], dst, strings.Join(args, ", "), sync)
 	}

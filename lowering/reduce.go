@@ -211,6 +211,13 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			if err := addBuf(b, b.Shape.Elem, []int64{cols}, nil); err != nil {
 				return err
 			}
+			for i, elem := range expansions[b.Opcode].scratch {
+				dt, ok := dtypeOf(elem)
+				if !ok {
+					return c.fail(b, "element type %s has no Pulse dtype", elem)
+				}
+				bufs = append(bufs, &streamBuf{name: scratchName(b.Name, i), at: b, dt: dt, row: []int64{cols}})
+			}
 			bb := b
 			ops = append(ops, streamOp{at: b, emit: func(tile func(string) string, sync string) { c.vectorOp(bb, tile, consts, sync) }})
 		default:

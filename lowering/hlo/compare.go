@@ -3,8 +3,15 @@ package hlo
 import "math"
 
 // Tolerance bounds how far a result may be from the reference evaluator's:
-// |got - want| <= Abs + Rel*|want|. NaN must meet NaN, infinities must
-// meet the same infinity, integers and pred must be equal.
+// |got - want| <= Abs*scale + Rel*|want|, where scale is the largest
+// finite |want| of the whole output (at least 1). NaN must meet NaN,
+// infinities must meet the same infinity, integers and pred must be equal.
+//
+// The absolute term scales with the output because a sum computed in
+// another order (MXU tiles, f32 instead of float64) errs by a few ulps of
+// its largest terms, not of its result: an element that cancels to a
+// small value keeps the absolute error of the big ones (docs/RATIONALE.md,
+// "Normwise tolerances").
 type Tolerance struct{ Rel, Abs float64 }
 
 // ToleranceFor is the documented tolerance of an element type (docs/hlo.md):
@@ -50,6 +57,12 @@ func Compare(got, want *Value) Diff {
 		d.First = 0
 		return d
 	}
+	scale := 1.0
+	for _, w := range want.Data {
+		if a := math.Abs(w); a > scale && !math.IsInf(a, 0) {
+			scale = a
+		}
+	}
 	for i, w := range want.Data {
 		g := got.Data[i]
 		ok := true
@@ -64,7 +77,7 @@ func Compare(got, want *Value) Diff {
 			if w != 0 {
 				d.MaxRel = math.Max(d.MaxRel, e/math.Abs(w))
 			}
-			ok = e <= tol.Abs+tol.Rel*math.Abs(w)
+			ok = e <= tol.Abs*scale+tol.Rel*math.Abs(w)
 		}
 		if !ok {
 			if d.Mismatches == 0 {

@@ -181,6 +181,39 @@ func wrapFloat(x, lo float64) float64 {
 	return r + lo
 }
 
+// intPower is XLA's integer power: by squaring, wrapping (the low 64 bits
+// are exact; rounding to the element type wraps them further); a negative
+// exponent gives 0 except for bases 1 and -1. Not math.Pow: 4294967295^33
+// as u32 is 4294967295, which a float64 power has long lost.
+func intPower(x, y float64) float64 {
+	if y < 0 {
+		switch x {
+		case 1:
+			return 1
+		case -1:
+			if math.Mod(y, 2) == 0 {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	}
+	bits := func(v float64) uint64 {
+		if v >= 0x1p63 {
+			return uint64(v)
+		}
+		return uint64(int64(v))
+	}
+	b, r := bits(x), uint64(1)
+	for e := bits(y); e > 0; e >>= 1 {
+		if e&1 == 1 {
+			r *= b
+		}
+		b *= b
+	}
+	return float64(int64(r))
+}
+
 // rounder returns round for one element type, decided once.
 func rounder(elem string) func(float64) float64 {
 	switch elem {
@@ -687,7 +720,11 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 				r = math.Mod(x, y)
 			}
 		case "power":
-			r = math.Pow(x, y)
+			if intOp {
+				r = intPower(x, y)
+			} else {
+				r = math.Pow(x, y)
+			}
 		case "maximum":
 			r = math.Max(x, y)
 		case "minimum":

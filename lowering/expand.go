@@ -1,0 +1,137 @@
+package lowering
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pulse-sim/pulse/lowering/hlo"
+)
+
+// Elementwise ops with no vector instruction of their own are expanded
+// into sequences of vector instructions, as XLA expands sine or
+// log-plus-one into range reductions, polynomials and selects for a TPU's
+// vector unit. The sequences compute in f32 scratch tiles the kernel
+// allocates next to the op's own tile, so bf16 and f16 operands are
+// reduced and evaluated at f32 precision and rounded once at the end.
+
+// expansion is one op's sequence.
+type expansion struct {
+	scratch []string // element types of the scratch tiles
+	// emit returns the instructions (mnemonic and operands, one per
+	// line) computing dst from the operand tiles with the scratch tiles.
+	emit func(dst string, args, tmp []string) []string
+}
+
+var expansions = map[string]expansion{
+	"sine":         {scratch: []string{"f32", "f32", "f32"}, emit: func(d string, a, t []string) []string { return sincos(d, a[0], t, false) }},
+	"cosine":       {scratch: []string{"f32", "f32", "f32"}, emit: func(d string, a, t []string) []string { return sincos(d, a[0], t, true) }},
+	"is-finite":    {scratch: []string{"f32"}, emit: isFinite},
+	"log-plus-one": {scratch: []string{"f32", "f32", "f32", "f32", "pred"}, emit: logPlusOne},
+}
+
+// scratchName is the buffer name of an expanded op's i-th scratch tile.
+func scratchName(op string, i int) string { return fmt.Sprintf("%s~%d", op, i) }
+
+// f32imm prints an f32 immediate exactly (the assembler rounds decimal
+// text to f32; 9 significant digits always round back to the same bits).
+func f32imm(x float64) string { return fmt.Sprintf("%.9g", float32(x)) }
+
+// sincos: x = k*2pi + r with k = round(x/2pi) and r in [-pi, pi], 2pi
+// split Cody-Waite style so k*C1 is exact for |k| below 2^15; then the
+// Taylor series of sine (odd, degree 19) or cosine (even, degree 18) by
+// Horner's rule in r^2. On [-pi, pi] the truncation error is below 6e-10
+// and 4e-9, under the f32 rounding of the terms themselves.
+func sincos(dst, x string, t []string, cosine bool) []string {
+	const c1 = 6.28125 // 2pi's leading 9 bits
+	c2 := 2*math.Pi - c1
+	a, b, c := t[0], t[1], t[2]
+	seq := []string{
+		"vcvt    " + a + ", " + x,
+		"vscale  " + b + ", " + a + ", " + f32imm(1/(2*math.Pi)) + ", 0",
+		"vround  " + b + ", " + b,
+		"vscale  " + c + ", " + b + ", " + f32imm(-c1) + ", 0",
+		"vadd    " + a + ", " + a + ", " + c,
+		"vscale  " + c + ", " + b + ", " + f32imm(-c2) + ", 0",
+		"vadd    " + a + ", " + a + ", " + c, // a = r
+		"vmul    " + b + ", " + a + ", " + a, // b = r^2
+	}
+	// coef[k] = (-1)^k / (2k+1)! for sine, (-1)^k / (2k)! for cosine.
+	var coef [10]float64
+	for k := range coef {
+		n := 2 * k
+		if !cosine {
+			n++
+		}
+		f := 1.0
+		for i := 2; i <= n; i++ {
+			f *= float64(i)
+		}
+		coef[k] = 1 / f
+		if k%2 == 1 {
+			coef[k] = -coef[k]
+		}
+	}
+	seq = append(seq, "vscale  "+c+", "+b+", "+f32imm(coef[9])+", "+f32imm(coef[8]))
+	for k := 7; k >= 0; k-- {
+		seq = append(seq, "vmul    "+c+", "+c+", "+b, "vscale  "+c+", "+c+", 1, "+f32imm(coef[k]))
+	}
+	if !cosine {
+		seq = append(seq, "vmul    "+c+", "+c+", "+a)
+	}
+	return append(seq, "vcvt    "+dst+", "+c)
+}
+
+// isFinite: x - x is 0 for finite x and NaN for infinities and NaN, and
+// only NaN is unequal to itself.
+func isFinite(dst string, args, t []string) []string {
+	a := t[0]
+	return []string{
+		"vcvt    " + a + ", " + args[0],
+		"vsub    " + a + ", " + a + ", " + a,
+		"vcmp.eq " + dst + ", " + a + ", " + a,
+	}
+}
+
+// logPlusOne: log(u) * x / (u - 1) with u = 1 + x rounded (Goldberg's
+// "Every computer scientist" theorem 4: accurate to a few ulps where
+// log(1 + x) alone loses every digit of a small x); x itself where u
+// rounds to 1, and log(u) where the quotient is NaN (x infinite or NaN).
+func logPlusOne(dst string, args, t []string) []string {
+	a, b, c, d, m := t[0], t[1], t[2], t[3], t[4]
+	return []string{
+		"vcvt    " + a + ", " + args[0],
+		"vscale  " + b + ", " + a + ", 1, 1", // u
+		"vlog    " + c + ", " + b,
+		"vscale  " + b + ", " + b + ", 1, -1", // u - 1
+		"vfill   " + d + ", 0",
+		"vcmp.eq " + m + ", " + b + ", " + d,
+		"vdiv    " + b + ", " + a + ", " + b,
+		"vmul    " + d + ", " + c + ", " + b,
+		"vsel    " + d + ", " + m + ", " + a,
+		"vcmp.ne " + m + ", " + d + ", " + d,
+		"vsel    " + d + ", " + m + ", " + c,
+		"vcvt    " + dst + ", " + d,
+	}
+}
+
+// emitExpansion writes an expanded op's sequence, the kernel's wait on
+// its first instruction and its signal on the last.
+// Every instruction carries the op's .loc (the caller wrote the first).
+func (c *compiler) emitExpansion(b *hlo.Instruction, e expansion, dst string, args []string, tmp []string, sync string) {
+	first, last := splitSync(sync)
+	seq := e.emit(dst, args, tmp)
+	for i, s := range seq {
+		suffix := ""
+		if i == 0 {
+			suffix = first
+		} else {
+			c.loc(b)
+		}
+		if i == len(seq)-1 {
+			suffix += last
+		}
+		mn, rest, _ := strings.Cut(s, " ")
+		fmt.Fprintf(&c.out, "        %-7s %s%s\n", mn, strings.TrimSpace(rest), suffix)
+	}
+}

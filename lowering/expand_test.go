@@ -1,0 +1,108 @@
+package lowering_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pulse-sim/pulse/lowering/hlo"
+)
+
+// Elementwise ops with no vector instruction (sine, cosine, is-finite,
+// log-plus-one) are instruction sequences; they must agree with the
+// evaluator (float64 math rounded once) far inside the f32 tolerance:
+// maxAbs is the bound each output's worst element must meet.
+func TestExpandedElementwise(t *testing.T) {
+	cases := []struct {
+		name   string
+		src    string
+		maxAbs []float64
+	}{
+		{"sine and cosine over +-3000 radians, f32 and bf16", `ENTRY e {
+  x = f32[96,256] parameter(0)
+  i = f32[96,256] iota(), iota_dimension=1
+  j = f32[96,256] iota(), iota_dimension=0
+  k = f32[] constant(0.1234567)
+  bk = f32[96,256] broadcast(k), dimensions={}
+  ij = f32[96,256] multiply(i, j)
+  w = f32[96,256] multiply(ij, bk)
+  big = f32[96,256] add(w, x)
+  s = f32[96,256] sine(big)
+  c = f32[96,256] cosine(big)
+  sx = f32[96,256] sine(x)
+  h = bf16[96,256] convert(big)
+  hs = bf16[96,256] sine(h)
+  hc = bf16[96,256] cosine(h)
+  ROOT t = (f32[96,256], f32[96,256], f32[96,256], bf16[96,256], bf16[96,256]) tuple(s, c, sx, hs, hc)
+}`, []float64{1e-6, 1e-6, 3e-7, 1.0 / 128, 1.0 / 128}},
+		{"rotary embedding: cosine and sine of positions times frequencies, fused with multiplies", `ENTRY e {
+  q = f32[64,128] parameter(0)
+  p = f32[64,128] iota(), iota_dimension=0
+  f = f32[128] parameter(1)
+  bf = f32[64,128] broadcast(f), dimensions={1}
+  a = f32[64,128] multiply(p, bf)
+  c = f32[64,128] cosine(a)
+  s = f32[64,128] sine(a)
+  qc = f32[64,128] multiply(q, c)
+  qs = f32[64,128] multiply(q, s)
+  ROOT r = f32[64,128] add(qc, qs)
+}`, []float64{2e-6}},
+		{"is-finite of infinities, NaN and finite values", `ENTRY e {
+  x = f32[8] constant({1, -inf, inf, nan, 0, -3.5e38, 1e-45, -0})
+  h = bf16[8] convert(x)
+  a = pred[8] is-finite(x)
+  b = pred[8] is-finite(h)
+  y = f32[300,64] parameter(0)
+  c = pred[300,64] is-finite(y)
+  ROOT t = (pred[8], pred[8], pred[300,64]) tuple(a, b, c)
+}`, []float64{0, 0, 0}},
+		{"log-plus-one of tiny, ordinary and special values", `ENTRY e {
+  x = f32[12] constant({1e-30, -1e-9, 3e-8, 1e-4, -0.5, 0, -0, 1, 1e30, -1, inf, -2})
+  a = f32[12] log-plus-one(x)
+  y = f32[300,64] parameter(0)
+  b = f32[300,64] log-plus-one(y)
+  ROOT t = (f32[12], f32[300,64]) tuple(a, b)
+}`, []float64{0, 5e-7}},
+	}
+	for _, tc := range cases {
+		for _, chip := range chips {
+			t.Run(tc.name+"/"+chip, func(t *testing.T) {
+				r := runChecked(t, chip, tc.src)
+				m, err := hlo.Parse("t.hlo", tc.src)
+				require.NoError(t, err)
+				args, err := hlo.RandomArgs(m, 5)
+				require.NoError(t, err)
+				want, err := (&hlo.Evaluator{File: "t.hlo", M: m}).Run(args)
+				require.NoError(t, err)
+				wants := []*hlo.Value{want}
+				if want.Shape.IsTuple {
+					wants = want.Tuple
+				}
+				for i, w := range wants {
+					for k, x := range w.Data {
+						g := r.Outputs[i].Data[k]
+						if x != x || g != g { // NaN must meet NaN
+							require.True(t, x != x && g != g, "output %d [%d]: got %v, want %v", i, k, g, x)
+							continue
+						}
+						if x == g {
+							continue
+						}
+						rel := 0.0
+						if x != 0 && w.Shape.Elem == "f32" && tc.maxAbs[i] == 0 {
+							rel = 2.4e-7 * abs(x) // special values: within two ulps
+						}
+						require.LessOrEqual(t, abs(g-x), tc.maxAbs[i]+rel, "output %d [%d]: got %v, want %v", i, k, g, x)
+					}
+				}
+			})
+		}
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
