@@ -31,6 +31,70 @@ import (
 
 const nset = 3
 
+// loopCounter and the first register of a row-block loop's offsets
+// (r25-r27 run the K loop, r28-r29 load scalars, r1-r3 and r30 belong to
+// other kernels).
+const (
+	loopCounter  = 24
+	firstLoopReg = 16
+)
+
+// rowLoop is a counted loop over row blocks of a dot kernel: iters
+// iterations of period blocks, each access that advances with the rows
+// offset by a register (one per distinct advance in bytes per row).
+type rowLoop struct {
+	iters, period int64
+	regOf         map[int64]int // bytes per row -> register
+	inits         []int         // the registers, in order
+	step          map[int]int64 // register -> bytes per iteration
+}
+
+func (l *rowLoop) reg(bytesPerRow int64) string {
+	if r, ok := l.regOf[bytesPerRow]; ok {
+		return fmt.Sprintf("r%d+", r)
+	}
+	return ""
+}
+
+// rowBlockLoop plans the loop over the full row blocks from m0, or nil
+// when fewer than two iterations would run. A row block is the groups of
+// one block of mb rows; it leaves the buffer set advanced by its K tiles
+// and the accumulator half by its groups, so period blocks bring both
+// back to where they started.
+func (c *compiler) rowBlockLoop(M, m0, mb, K, Kt, N, groupCols int64, ep *epilogue, lhsRow int64, osz int) *rowLoop {
+	ngroups := (N + groupCols - 1) / groupCols
+	nk := (K + Kt - 1) / Kt
+	period := int64(1)
+	for (period*ngroups)%2 != 0 || (period*ngroups*nk)%nset != 0 {
+		period++
+	}
+	iters := (M - m0) / mb / period
+	if iters < 2 {
+		return nil
+	}
+	l := &rowLoop{iters: iters, period: period, regOf: map[int64]int{}, step: map[int]int64{}}
+	strides := []int64{lhsRow, ep.N * int64(osz)}
+	for _, b := range ep.bufs { // in order: the registers are deterministic
+		if ld := ep.loads[b.name]; ld != nil {
+			strides = append(strides, ld.pM*int64(ld.v.dt.Size()))
+		}
+	}
+	for _, st := range strides {
+		if _, ok := l.regOf[st]; ok || st == 0 {
+			continue
+		}
+		r := firstLoopReg + len(l.inits)
+		step := st * mb * period
+		if r >= loopCounter || step*iters >= 1<<31 {
+			return nil // out of registers or of 32-bit offsets: unrolled
+		}
+		l.regOf[st] = r
+		l.inits = append(l.inits, r)
+		l.step[r] = step
+	}
+	return l
+}
+
 // dotView is one operand (or the output) seen as [B, rows, cols].
 type dotView struct {
 	v              *value
@@ -236,82 +300,129 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	set := 0
 	g := 0
 	var tilesOf []int
-	for b := int64(0); b < B; b++ {
-		for m0 := int64(0); m0 < M; m0 += mb {
-			rows := min(mb, M-m0)
-			for n0 := int64(0); n0 < N; n0 += int64(nM) * Nt {
-				var cols []int64 // width of each MXU's column tile
-				for i := 0; i < nM && n0+int64(i)*Nt < N; i++ {
-					cols = append(cols, min(Nt, N-n0-int64(i)*Nt))
-				}
-				tilesOf = append(tilesOf, len(cols))
-				if g >= 2 {
-					emit(in, "wait    s13, %d", tilesOf[g-2])
-				}
-				acc := int64(g%2) * accHalf
-				// kTile emits one K tile; regA and regB ("" or "rN+") hold
-				// the HBM offsets of a loop's iteration.
-				kTile := func(k0 int64, regA, regB string) {
-					kt := min(Kt, K-k0)
-					sb := int64(set) * setBytes
-					for i := range cols {
-						emit(dot, "wait    s%d, 1", 5+i)
-					}
-					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0", sb, lv.dt, rows, kt,
-						regA, lv.tensor, (b*L.sB+m0*L.sRow+k0*L.sCol)*esz, lv.dt, rows, kt, L.sRow, L.sCol)
-					for i, nt := range cols {
-						emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0 signal s%d", sb+aBytes+int64(i)*bBytes, rv.dt, kt, nt,
-							regB, rv.tensor, (b*R.sB+k0*R.sRow+(n0+int64(i)*Nt)*R.sCol)*esz, rv.dt, kt, nt, R.sRow, R.sCol, 1+i)
-					}
-					op := "mxu.mma"
-					if k0 == 0 {
-						op = "mxu.mm "
-					}
-					for i, nt := range cols {
-						emit(dot, "mxu.ldw sram[%d]:%s[%d,%d] @%d wait s%d", sb+aBytes+int64(i)*bBytes, rv.dt, kt, nt, i, 1+i)
-						emit(dot, "%s acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d signal s%d", op, acc+int64(i)*accTile, accDT, rows, nt, sb, lv.dt, rows, kt, i, 5+i)
-					}
-					set = (set + 1) % nset
-				}
-				// The first tile overwrites the accumulators; full tiles
-				// after it run in a counted loop of nset tiles per
-				// iteration (the buffer sets come round again), so a long
-				// K is not unrolled.
-				kTile(0, "", "")
-				k0 := Kt
-				if iters := (K/Kt - 1) / int64(nset); iters >= 2 {
-					c.nlabel++
-					loop := fmt.Sprintf("k%d_kloop", c.nlabel)
-					emit(dot, "li      r25, 0")
-					emit(dot, "li      r26, 0")
-					emit(dot, "li      r27, %d", iters)
-					fmt.Fprintf(w, "%s:\n", loop)
-					for j := int64(0); j < int64(nset); j++ {
-						kTile(Kt*(1+j), "r25+", "r26+")
-					}
-					emit(dot, "addi    r25, r25, %d", int64(nset)*Kt*L.sCol*esz)
-					emit(dot, "addi    r26, r26, %d", int64(nset)*Kt*R.sRow*esz)
-					emit(dot, "loop    r27, %s", loop)
-					k0 += iters * int64(nset) * Kt
-				}
-				for ; k0 < K; k0 += Kt {
-					kTile(k0, "", "")
-				}
-				// Drain the MXUs, then the epilogue of each column tile.
-				for i := range cols {
-					emit(dot, "wait    s%d, %d", 5+i, nset)
-					emit(dot, "signal  s%d, %d", 5+i, nset)
-				}
-				for i, nt := range cols {
-					t := epiTileAt{
-						b: b, m0: m0, n0: n0 + int64(i)*Nt, rows: rows, cols: nt,
-						acc:  fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+int64(i)*accTile, accDT, rows, nt),
-						sram: epiBase + int64(g%2)*epiHalf + int64(i)*epiTile,
-					}
-					ep.emit(t, loadEng, storeEng, out)
-				}
-				g++
+	noReg := func(int64) string { return "" }
+	// group emits one group: rows [m0, m0+rows) of batch b, the column
+	// tiles from n0, one per MXU; reg places it in a row-block loop.
+	group := func(b, m0, rows, n0 int64, reg func(int64) string) {
+		var cols []int64 // width of each MXU's column tile
+		for i := 0; i < nM && n0+int64(i)*Nt < N; i++ {
+			cols = append(cols, min(Nt, N-n0-int64(i)*Nt))
+		}
+		tilesOf = append(tilesOf, len(cols))
+		if g >= 2 {
+			emit(in, "wait    s13, %d", tilesOf[g-2])
+		}
+		acc := int64(g%2) * accHalf
+		regL := reg(L.sRow * esz) // the lhs panel's row-block offset
+		// kTile emits one K tile; regA and regB ("" or "rN+") hold
+		// the HBM offsets of a loop's iteration.
+		kTile := func(k0 int64, regA, regB string) {
+			kt := min(Kt, K-k0)
+			sb := int64(set) * setBytes
+			for i := range cols {
+				emit(dot, "wait    s%d, 1", 5+i)
 			}
+			emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0", sb, lv.dt, rows, kt,
+				regA, lv.tensor, (b*L.sB+m0*L.sRow+k0*L.sCol)*esz, lv.dt, rows, kt, L.sRow, L.sCol)
+			for i, nt := range cols {
+				emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0 signal s%d", sb+aBytes+int64(i)*bBytes, rv.dt, kt, nt,
+					regB, rv.tensor, (b*R.sB+k0*R.sRow+(n0+int64(i)*Nt)*R.sCol)*esz, rv.dt, kt, nt, R.sRow, R.sCol, 1+i)
+			}
+			op := "mxu.mma"
+			if k0 == 0 {
+				op = "mxu.mm "
+			}
+			for i, nt := range cols {
+				emit(dot, "mxu.ldw sram[%d]:%s[%d,%d] @%d wait s%d", sb+aBytes+int64(i)*bBytes, rv.dt, kt, nt, i, 1+i)
+				emit(dot, "%s acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d signal s%d", op, acc+int64(i)*accTile, accDT, rows, nt, sb, lv.dt, rows, kt, i, 5+i)
+			}
+			set = (set + 1) % nset
+		}
+		// The first tile overwrites the accumulators; full tiles
+		// after it run in a counted loop of nset tiles per
+		// iteration (the buffer sets come round again), so a long
+		// K is not unrolled.
+		kTile(0, regL, "")
+		k0 := Kt
+		if iters := (K/Kt - 1) / int64(nset); iters >= 2 {
+			c.nlabel++
+			loop := fmt.Sprintf("k%d_kloop", c.nlabel)
+			if regL != "" { // start from the row block's offset
+				emit(dot, "addi    r25, %s, 0", regL[:len(regL)-1])
+			} else {
+				emit(dot, "li      r25, 0")
+			}
+			emit(dot, "li      r26, 0")
+			emit(dot, "li      r27, %d", iters)
+			fmt.Fprintf(w, "%s:\n", loop)
+			for j := int64(0); j < int64(nset); j++ {
+				kTile(Kt*(1+j), "r25+", "r26+")
+			}
+			emit(dot, "addi    r25, r25, %d", int64(nset)*Kt*L.sCol*esz)
+			emit(dot, "addi    r26, r26, %d", int64(nset)*Kt*R.sRow*esz)
+			emit(dot, "loop    r27, %s", loop)
+			k0 += iters * int64(nset) * Kt
+		}
+		for ; k0 < K; k0 += Kt {
+			kTile(k0, regL, "")
+		}
+		// Drain the MXUs, then the epilogue of each column tile.
+		for i := range cols {
+			emit(dot, "wait    s%d, %d", 5+i, nset)
+			emit(dot, "signal  s%d, %d", 5+i, nset)
+		}
+		for i, nt := range cols {
+			t := epiTileAt{
+				b: b, m0: m0, n0: n0 + int64(i)*Nt, rows: rows, cols: nt,
+				acc:  fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+int64(i)*accTile, accDT, rows, nt),
+				sram: epiBase + int64(g%2)*epiHalf + int64(i)*epiTile,
+				reg:  reg,
+			}
+			ep.emit(t, loadEng, storeEng, out)
+		}
+		g++
+	}
+	rowBlock := func(b, m0 int64, reg func(int64) string) {
+		for n0 := int64(0); n0 < N; n0 += int64(nM) * Nt {
+			group(b, m0, min(mb, M-m0), n0, reg)
+		}
+	}
+	for b := int64(0); b < B; b++ {
+		m0 := int64(0)
+		// Row blocks repeat the same instructions but for their HBM
+		// offsets once the buffer sets, accumulator halves and store
+		// waits come round again: those run as a counted loop with the
+		// offsets in registers (a 4.8M-row convolution is a few dozen
+		// instructions, not 100,000).
+		for ; m0+mb <= M && g < 2; m0 += mb {
+			rowBlock(b, m0, noReg)
+		}
+		if lp := c.rowBlockLoop(M, m0, mb, K, Kt, N, int64(nM)*Nt, ep, L.sRow*esz, out.dt.Size()); lp != nil {
+			for _, r := range lp.inits {
+				emit(in, "li      r%d, 0", r)
+			}
+			emit(in, "li      r%d, %d", loopCounter, lp.iters)
+			c.nlabel++
+			label := fmt.Sprintf("k%d_mloop", c.nlabel)
+			fmt.Fprintf(w, "%s:\n", label)
+			first := len(tilesOf)
+			for j := int64(0); j < lp.period; j++ {
+				rowBlock(b, m0+j*mb, lp.reg)
+			}
+			for _, r := range lp.inits {
+				emit(in, "addi    r%d, r%d, %d", r, r, lp.step[r])
+			}
+			emit(in, "loop    r%d, %s", loopCounter, label)
+			// The later iterations' groups, for the store waits after.
+			body := append([]int(nil), tilesOf[first:]...)
+			for i := int64(1); i < lp.iters; i++ {
+				tilesOf = append(tilesOf, body...)
+				g += len(body)
+			}
+			m0 += lp.iters * lp.period * mb
+		}
+		for ; m0 < M; m0 += mb {
+			rowBlock(b, m0, noReg)
 		}
 	}
 	emit(in, "barrier")

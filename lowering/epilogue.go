@@ -44,6 +44,10 @@ type epiTileAt struct {
 	b, m0, n0, rows, cols int64
 	acc                   string // the accumulator tile operand
 	sram                  int64  // base of this tile's buffers
+	// rows, when the tile is emitted in a loop over row blocks: the
+	// register ("rN+") adding the loop's offset to an access advancing
+	// by the given bytes per row ("" outside loops).
+	reg func(bytesPerRow int64) string
 }
 
 func newEpilogue(c *compiler, in *hlo.Instruction, body []*hlo.Instruction, dot, root *hlo.Instruction, B, M, N int64) *epilogue {
@@ -252,7 +256,7 @@ func (e *epilogue) emit(t epiTileAt, loadEng, storeEng int, out *value) {
 		}
 		c.locName(e.body, b.name)
 		esz := int64(l.v.dt.Size())
-		fmt.Fprintf(w, "        dma     %s, hbm[%s+%d]:%s[%d,%d]{%d,%d} @%d signal s15\n", tile(b.name), l.v.tensor,
+		fmt.Fprintf(w, "        dma     %s, hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s15\n", tile(b.name), t.reg(l.pM*esz), l.v.tensor,
 			(t.b*l.pB+t.m0*l.pM+t.n0*l.pN)*esz, l.v.dt, t.rows, t.cols, l.pM, l.pN, loadEng)
 		nloads++
 	}
@@ -277,6 +281,6 @@ func (e *epilogue) emit(t epiTileAt, loadEng, storeEng int, out *value) {
 	}
 	osz := int64(out.dt.Size())
 	c.loc(e.root)
-	fmt.Fprintf(w, "        dma     hbm[%s+%d]:%s[%d,%d]{%d,1}, %s @%d wait s14 signal s13\n", out.tensor,
+	fmt.Fprintf(w, "        dma     hbm[%s%s+%d]:%s[%d,%d]{%d,1}, %s @%d wait s14 signal s13\n", t.reg(e.N*osz), out.tensor,
 		(t.b*e.M*e.N+t.m0*e.N+t.n0)*osz, out.dt, t.rows, t.cols, e.N, tile(e.root.Name), storeEng)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/lowering/hlo"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
@@ -211,5 +212,51 @@ func TestConstantBroadcastKernel(t *testing.T) {
   z = f32[] constant(1.5)
   ROOT b = f32[40,30] broadcast(z), dimensions={}
 }`)
+	}
+}
+
+// Tall dots loop over their row blocks (offsets in registers) instead of
+// unrolling them; the loop must give the same values as the evaluator,
+// with epilogue operands that advance with the rows, that are broadcast,
+// with a K loop nested inside and with a batch dimension.
+func TestDotRowBlockLoops(t *testing.T) {
+	cases := map[string]string{
+		"tall dense layer with bias, residual and relu": `ENTRY e {
+  x = f32[20000,40] parameter(0)
+  w = f32[40,70] parameter(1)
+  b = f32[70] parameter(2)
+  r = f32[20000,70] parameter(3)
+  d = f32[20000,70] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[20000,70] broadcast(b), dimensions={1}
+  a = f32[20000,70] add(d, bb)
+  s = f32[20000,70] add(a, r)
+  z = f32[] constant(0)
+  zb = f32[20000,70] broadcast(z), dimensions={}
+  ROOT o = f32[20000,70] maximum(s, zb)
+}`,
+		"long K nested in the row loop, bf16 out": `ENTRY e {
+  x = bf16[9000,700] parameter(0)
+  w = bf16[700,150] parameter(1)
+  ROOT d = bf16[9000,150] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`,
+		"batched, transposed lhs": `ENTRY e {
+  x = f32[2,30,13000] parameter(0)
+  w = f32[2,30,20] parameter(1)
+  ROOT d = f32[2,13000,20] dot(x, w), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}`,
+	}
+	for name, src := range cases {
+		for _, chipName := range chips {
+			t.Run(name+"/"+chipName, func(t *testing.T) {
+				m, err := hlo.Parse("t.hlo", src)
+				require.NoError(t, err)
+				chip, err := config.Load(chipName, nil)
+				require.NoError(t, err)
+				comp, err := lowering.Compile("t.hlo", m, chip)
+				require.NoError(t, err)
+				require.Contains(t, comp.Asm, "_mloop:", "the row blocks are not looped")
+				runChecked(t, chipName, src)
+			})
+		}
 	}
 }
