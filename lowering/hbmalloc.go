@@ -19,8 +19,11 @@ const hbmAlign = 4096
 type hbmSpan struct{ addr, size int64 }
 
 type hbmAllocator struct {
-	top  int64     // first byte never allocated
-	free []hbmSpan // released spans, sorted by address, coalesced
+	top int64 // first byte never allocated
+	// Bytes loaded with the program sit in their own region at the top
+	// of HBM, from low up to limit, growing down.
+	low, limit int64
+	free       []hbmSpan // released spans, sorted by address, coalesced
 	// refs counts the live entry values that hold each tensor; pinned
 	// tensors are never released.
 	refs   map[string]int
@@ -29,42 +32,47 @@ type hbmAllocator struct {
 	peak   int64
 }
 
-func (a *hbmAllocator) init() {
+func (a *hbmAllocator) init(hbmBytes int64) {
 	a.refs, a.pinned, a.spans = map[string]int{}, map[string]bool{}, map[string]hbmSpan{}
+	a.limit = hbmBytes / hbmAlign * hbmAlign
+	a.low = a.limit
 }
 
-// take finds size bytes: the first released span that fits, else the top.
-// Bytes loaded with the program (fresh) must not reuse a span: the span's
-// earlier owner would overwrite them before they are read.
+// take finds size bytes: the released span that fits best (the smallest;
+// the lowest of equals), else the top. Bytes loaded with the program
+// (fresh) must not reuse a span — its earlier owner would overwrite them
+// before they are read — so they come from the region at the top of HBM,
+// where they cannot fence the reusable bytes below into fragments.
 func (a *hbmAllocator) take(size int64, fresh bool) int64 {
 	size = (size + hbmAlign - 1) / hbmAlign * hbmAlign
 	if fresh {
-		// Above every byte used so far: released spans, and the top after
-		// a release, have had earlier owners.
-		if a.peak > a.top {
-			a.free = append(a.free, hbmSpan{a.top, a.peak - a.top})
-			a.top = a.peak
-		}
-		addr := a.top
-		a.top += size
-		a.peak = a.top
-		return addr
+		a.low -= size
+		return a.low
 	}
+	best := -1
 	for i, s := range a.free {
-		if s.size >= size {
-			if s.size == size {
-				a.free = append(a.free[:i], a.free[i+1:]...)
-			} else {
-				a.free[i] = hbmSpan{s.addr + size, s.size - size}
-			}
-			return s.addr
+		if s.size >= size && (best < 0 || s.size < a.free[best].size) {
+			best = i
 		}
+	}
+	if best >= 0 {
+		s := a.free[best]
+		if s.size == size {
+			a.free = append(a.free[:best], a.free[best+1:]...)
+		} else {
+			a.free[best] = hbmSpan{s.addr + size, s.size - size}
+		}
+		return s.addr
 	}
 	addr := a.top
 	a.top += size
 	a.peak = max(a.peak, a.top)
 	return addr
 }
+
+// needed is the HBM the program needs so far: the allocations' high-water
+// mark and the program-loaded region.
+func (a *hbmAllocator) needed() int64 { return a.peak + a.limit - a.low }
 
 func (a *hbmAllocator) release(tensor string) {
 	s, ok := a.spans[tensor]

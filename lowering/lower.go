@@ -119,8 +119,13 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 	if err != nil {
 		return nil, err
 	}
+	for _, comp := range fm.Computations {
+		if comp.IsEntry {
+			hlo.ScheduleForMemory(comp)
+		}
+	}
 	c := &compiler{file: file, m: fm, chip: chip, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[string]string{}}
-	c.heap.init()
+	c.heap.init(chip.Memory.HBMBytes)
 	if err := c.entry(); err != nil {
 		return nil, err
 	}
@@ -268,8 +273,8 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	}
 	size := s.Elems() * int64(dt.Size())
 	addr := c.heap.take(size, init != "")
-	if addr+size > c.chip.Memory.HBMBytes {
-		return nil, c.fail(in, "needs %s of HBM, beyond the chip's %s (%s)", byteSize(addr+size), byteSize(c.chip.Memory.HBMBytes), c.heap.largestLive(5))
+	if c.heap.needed() > c.chip.Memory.HBMBytes {
+		return nil, c.fail(in, "needs %s of HBM, beyond the chip's %s (%s)", byteSize(c.heap.needed()), byteSize(c.chip.Memory.HBMBytes), c.heap.largestLive(5))
 	}
 	name := c.tensorName(in.Name)
 	fmt.Fprintf(&c.out, ".tensor %s hbm %#x %s[%s]%s\n", name, addr, dt, joinDims(dims), init)
@@ -335,7 +340,7 @@ func (c *compiler) entry() error {
 			}
 		}
 	}
-	c.res.PeakHBMBytes = c.heap.peak
+	c.res.PeakHBMBytes = c.heap.needed()
 	fmt.Fprintln(&c.out, "        halt")
 	root := c.bufs[e.Root.Name]
 	if root == nil {
