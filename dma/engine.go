@@ -78,6 +78,9 @@ type Engine struct {
 	issueH      issueHandler
 	lastDone    sim.Time
 
+	copies pool[hbmCopy]
+	writes pool[chipWrite]
+
 	// Bytes moved and Transfers completed.
 	Bytes     int64
 	Transfers int64
@@ -160,7 +163,9 @@ func (d *Engine) issue(now sim.Time) {
 		}
 		switch {
 		case t.src.hbm && t.dst.hbm:
-			d.hbm.Request(at, sa, n, false, &hbmCopy{t, da, n})
+			c := d.copies.get()
+			*c = hbmCopy{t, da, n}
+			d.hbm.Request(at, sa, n, false, c)
 		case t.src.hbm:
 			d.hbm.Request(at, sa, n, false, t.arrival(da, n))
 		case t.dst.hbm:
@@ -190,7 +195,13 @@ type hbmCopy struct {
 	n    int64
 }
 
-func (c *hbmCopy) Complete(now sim.Time) { c.t.d.hbm.Request(now, c.addr, c.n, true, c.t) }
+func (c *hbmCopy) Complete(now sim.Time) {
+	t, addr, n := c.t, c.addr, c.n
+	t.d.copies.put(c)
+	t.d.hbm.Request(now, addr, n, true, t)
+}
+
+func (c *hbmCopy) Handle(now sim.Time) { c.Complete(now) }
 
 // arrival returns the handler of a burst read from HBM into the on-chip side:
 // the data is written into the banks when it arrives.
@@ -198,7 +209,9 @@ func (t *transfer) arrival(addr, n int64) memory.Done {
 	if t.dst.banks == nil {
 		return t
 	}
-	return &chipWrite{t, addr, n}
+	c := t.d.writes.get()
+	*c = chipWrite{t, addr, n}
+	return c
 }
 
 type chipWrite struct {
@@ -208,13 +221,32 @@ type chipWrite struct {
 }
 
 func (c *chipWrite) Complete(now sim.Time) {
-	end := c.t.dst.banks.ReserveRange(now, c.addr, c.n)
+	t := c.t
+	end := t.dst.banks.ReserveRange(now, c.addr, c.n)
+	t.d.writes.put(c)
 	if end > now {
-		c.t.d.eng.Schedule(end, c.t)
+		t.d.eng.Schedule(end, t)
 		return
 	}
-	c.t.Complete(now)
+	t.Complete(now)
 }
+
+func (c *chipWrite) Handle(now sim.Time) { c.Complete(now) }
+
+// pool recycles a burst's completion records: a run moves millions of
+// bursts, and one allocation each was a third of the host time.
+type pool[T any] struct{ free []*T }
+
+func (p *pool[T]) get() *T {
+	if n := len(p.free); n > 0 {
+		x := p.free[n-1]
+		p.free = p.free[:n-1]
+		return x
+	}
+	return new(T)
+}
+
+func (p *pool[T]) put(x *T) { p.free = append(p.free, x) }
 
 // span converts bytes at a rate to time, carrying fractions of a picosecond.
 func (d *Engine) span(n int64, psPerByte float64) sim.Time {

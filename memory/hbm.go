@@ -9,6 +9,9 @@ type Done interface {
 	Complete(t sim.Time)
 }
 
+// A Done that is also a sim.Handler must make Handle(t) do Complete(t):
+// the models schedule it directly.
+
 // HBM is the timing interface of off-chip memory, with two models behind it:
 // Ideal (latency + bandwidth) and Banked (channels, banks, row buffers,
 // JEDEC timings, refresh, FR-FCFS).
@@ -60,13 +63,20 @@ func NewIdeal(e *sim.Engine, bandwidthGBps, latencyNS float64) *Ideal {
 	return &Ideal{eng: e, psPerByte: 1000 / bandwidthGBps, latency: sim.Time(latencyNS*1000 + 0.5), bw: bandwidthGBps * 1e9}
 }
 
+// doneAt adapts a Done that is not also a sim.Handler (whose Handle is
+// its Complete).
 type doneAt struct{ d Done }
 
 func (h doneAt) Handle(now sim.Time) { h.d.Complete(now) }
 
 // Request implements HBM.
 func (h *Ideal) Request(t sim.Time, addr, n int64, write bool, done Done) {
-	h.eng.Schedule(h.finish(t, n, write), doneAt{done})
+	at := h.finish(t, n, write)
+	if hd, ok := done.(sim.Handler); ok { // no wrapper to allocate per burst
+		h.eng.Schedule(at, hd)
+		return
+	}
+	h.eng.Schedule(at, doneAt{done})
 }
 
 // finish reserves the bus and returns the completion time.
