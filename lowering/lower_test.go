@@ -260,3 +260,41 @@ func TestDotRowBlockLoops(t *testing.T) {
 		}
 	}
 }
+
+// Transposes that move the innermost dimension run as tiles through SRAM
+// and the cross-lane unit; the permutations and shapes below are batched
+// 2-D transposes with and without size-1 dims, odd and even tile counts.
+func TestTiledTransposes(t *testing.T) {
+	cases := map[string]string{
+		"NCHW to NHWC": `ENTRY e {
+  x = f32[3,24,14,14] parameter(0)
+  ROOT t = f32[3,14,14,24] transpose(x), dimensions={0,2,3,1}
+}`,
+		"NHWC to NCHW, bf16": `ENTRY e {
+  x = bf16[2,28,28,96] parameter(0)
+  ROOT t = bf16[2,96,28,28] transpose(x), dimensions={0,3,1,2}
+}`,
+		"2-D with a size-1 dim": `ENTRY e {
+  x = f32[1,300,1000] parameter(0)
+  ROOT t = f32[1000,1,300] transpose(x), dimensions={2,0,1}
+}`,
+		"weights OIHW to HWIO are not batched 2-D: strided DMA": `ENTRY e {
+  x = f32[32,16,3,3] parameter(0)
+  ROOT t = f32[3,3,16,32] transpose(x), dimensions={2,3,1,0}
+}`,
+	}
+	for name, src := range cases {
+		for _, chipName := range chips {
+			t.Run(name+"/"+chipName, func(t *testing.T) {
+				m, err := hlo.Parse("t.hlo", src)
+				require.NoError(t, err)
+				chip, err := config.Load(chipName, nil)
+				require.NoError(t, err)
+				comp, err := lowering.Compile("t.hlo", m, chip)
+				require.NoError(t, err)
+				require.Equal(t, !strings.Contains(name, "strided"), strings.Contains(comp.Asm, "xpose"))
+				runChecked(t, chipName, src)
+			})
+		}
+	}
+}

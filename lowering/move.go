@@ -103,6 +103,9 @@ func (c *compiler) moveKernel(in *hlo.Instruction) error {
 	}
 	switch in.Opcode {
 	case "transpose":
+		if c.transposeKernel(in, x, out) {
+			break
+		}
 		src, err := transposeView(in, x)
 		if err != nil {
 			return c.fail(in, "%v", err)

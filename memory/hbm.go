@@ -56,6 +56,19 @@ type Ideal struct {
 	carry     float64 // fractional picoseconds, so that many small requests add up exactly
 	bw        float64
 	stats     HBMStats
+	// Completions come in time order (the bus serves requests in order
+	// and the latency is fixed), so they wait in a FIFO and only the
+	// earliest is on the engine's event heap: a DMA keeps hundreds of
+	// bursts in flight, and sifting them all through the heap was the
+	// simulator's largest cost.
+	queue []completion
+	head  int
+	armed bool
+}
+
+type completion struct {
+	at sim.Time
+	h  sim.Handler
 }
 
 // NewIdeal makes an ideal HBM of bandwidthGBps (1e9 bytes/s) and latencyNS.
@@ -72,11 +85,37 @@ func (h doneAt) Handle(now sim.Time) { h.d.Complete(now) }
 // Request implements HBM.
 func (h *Ideal) Request(t sim.Time, addr, n int64, write bool, done Done) {
 	at := h.finish(t, n, write)
-	if hd, ok := done.(sim.Handler); ok { // no wrapper to allocate per burst
-		h.eng.Schedule(at, hd)
-		return
+	hd, ok := done.(sim.Handler) // no wrapper to allocate per burst
+	if !ok {
+		hd = doneAt{done}
 	}
-	h.eng.Schedule(at, doneAt{done})
+	h.queue = append(h.queue, completion{at, hd})
+	if !h.armed {
+		h.armed = true
+		h.eng.Schedule(at, idealFire{h})
+	}
+}
+
+type idealFire struct{ h *Ideal }
+
+// Handle completes the earliest request and arms the next.
+func (f idealFire) Handle(now sim.Time) {
+	h := f.h
+	c := h.queue[h.head]
+	h.queue[h.head] = completion{}
+	h.head++
+	if h.head == len(h.queue) {
+		h.queue, h.head = h.queue[:0], 0
+	} else if h.head >= 1024 && h.head*2 >= len(h.queue) {
+		n := copy(h.queue, h.queue[h.head:])
+		h.queue, h.head = h.queue[:n], 0
+	}
+	c.h.Handle(now)
+	if h.head < len(h.queue) {
+		h.eng.Schedule(h.queue[h.head].at, f)
+	} else {
+		h.armed = false
+	}
 }
 
 // finish reserves the bus and returns the completion time.
