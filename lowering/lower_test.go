@@ -248,12 +248,7 @@ func TestDotRowBlockLoops(t *testing.T) {
 	for name, src := range cases {
 		for _, chipName := range chips {
 			t.Run(name+"/"+chipName, func(t *testing.T) {
-				m, err := hlo.Parse("t.hlo", src)
-				require.NoError(t, err)
-				chip, err := config.Load(chipName, nil)
-				require.NoError(t, err)
-				comp, err := lowering.Compile("t.hlo", m, chip)
-				require.NoError(t, err)
+				comp := compileFor(t, chipName, src)
 				require.Contains(t, comp.Asm, "_mloop:", "the row blocks are not looped")
 				runChecked(t, chipName, src)
 			})
@@ -286,15 +281,22 @@ func TestTiledTransposes(t *testing.T) {
 	for name, src := range cases {
 		for _, chipName := range chips {
 			t.Run(name+"/"+chipName, func(t *testing.T) {
-				m, err := hlo.Parse("t.hlo", src)
-				require.NoError(t, err)
-				chip, err := config.Load(chipName, nil)
-				require.NoError(t, err)
-				comp, err := lowering.Compile("t.hlo", m, chip)
-				require.NoError(t, err)
+				comp := compileFor(t, chipName, src)
 				require.Equal(t, !strings.Contains(name, "strided"), strings.Contains(comp.Asm, "xpose"))
 				runChecked(t, chipName, src)
 			})
 		}
 	}
+}
+
+// compileFor lowers src for a chip, failing the test on any error.
+func compileFor(t *testing.T, chipName, src string) *lowering.Compiled {
+	t.Helper()
+	m, err := hlo.Parse("t.hlo", src)
+	require.NoError(t, err)
+	chip, err := config.Load(chipName, nil)
+	require.NoError(t, err)
+	comp, err := lowering.Compile("t.hlo", m, chip)
+	require.NoError(t, err)
+	return comp
 }
