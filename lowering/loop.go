@@ -327,18 +327,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 				st0, _ := collapse(lead, l.strides, S)
 				l.strides = append([]int64{st0}, l.strides[p:]...)
 			} else {
-				idx := make([]int64, p-1)
-				esz := int64(l.src.dt.Size())
-				for k := 0; k < passes; k++ {
-					rem := int64(k)
-					var o int64
-					for d := p - 2; d >= 0; d-- {
-						idx[d] = rem % S[d]
-						rem /= S[d]
-						o += idx[d] * l.strides[d] * esz
-					}
-					l.outer = append(l.outer, o)
-				}
+				l.outer = passOffsets(S[:p-1], l.strides[:p-1], int64(l.src.dt.Size()))
 				l.strides = l.strides[p-1:]
 			}
 		}

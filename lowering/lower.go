@@ -369,6 +369,9 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		}
 		return err
 	}
+	if ok, err := c.passThrough(in); ok {
+		return err
+	}
 	switch op := in.Opcode; {
 	case op == "tuple":
 		v := &value{shape: in.Shape}

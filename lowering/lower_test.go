@@ -292,11 +292,17 @@ func TestTiledTransposes(t *testing.T) {
 // compileFor lowers src for a chip, failing the test on any error.
 func compileFor(t *testing.T, chipName, src string) *lowering.Compiled {
 	t.Helper()
+	comp, err := compileErr(t, chipName, src)
+	require.NoError(t, err)
+	return comp
+}
+
+// compileErr compiles src (which must parse) for the chip.
+func compileErr(t *testing.T, chipName, src string) (*lowering.Compiled, error) {
+	t.Helper()
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
 	chip, err := config.Load(chipName, nil)
 	require.NoError(t, err)
-	comp, err := lowering.Compile("t.hlo", m, chip)
-	require.NoError(t, err)
-	return comp
+	return lowering.Compile("t.hlo", m, chip)
 }

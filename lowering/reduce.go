@@ -75,8 +75,40 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			kept = append(kept, d)
 		}
 	}
+	// Every load reads X's shape row-major (a parameter) or through a
+	// broadcast's strides. The reduced dims must collapse into one strided
+	// run; the kept ones collapse from some dim on (the rows), and the kept
+	// dims before it are walked in passes (reducing the middle dim of
+	// [13,1051,321]: 13 passes over 321 rows).
+	patterns := [][]int64{rowMajorStrides(X.Dims)}
+	for _, b := range body {
+		if b.Opcode == "broadcast" && byName[b.Operands[0].Name] != nil && byName[b.Operands[0].Name].Opcode == "parameter" {
+			if v := c.bufs[in.Operands[byName[b.Operands[0].Name].ParamNumber].Name]; v != nil && v.shape != nil && !v.shape.IsTuple {
+				patterns = append(patterns, broadcastStrides(b, v, len(X.Dims)))
+			}
+		}
+	}
+	q := 0
+	for ; q < len(kept); q++ {
+		ok := true
+		for _, st := range patterns {
+			_, ok1 := collapse(kept[q:], st, X.Dims)
+			ok = ok && ok1
+		}
+		if ok {
+			break
+		}
+	}
+	outerDims := make([]int64, q)
+	for i, d := range kept[:q] {
+		outerDims[i] = X.Dims[d]
+	}
+	passes := prod(outerDims)
+	if passes > 4096 {
+		return c.fail(red, "the kept dimensions are not one strided run in memory and walking them needs %d passes (not lowered yet)", passes)
+	}
 	rows, cols := int64(1), int64(1)
-	for _, d := range kept {
+	for _, d := range kept[q:] {
 		rows *= X.Dims[d]
 	}
 	for _, d := range reduced {
@@ -88,14 +120,22 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	}
 	c.bufs[in.Name] = out
 	// access maps an array of X's shape (strides per X dim) to the
-	// [rows, cols] view, if both groups collapse.
+	// [rows, cols] view, with an offset per pass.
 	access := func(v *value, st []int64, at *hlo.Instruction) (*hbmAccess, error) {
-		sr, ok1 := collapse(kept, st, X.Dims)
+		sr, ok1 := collapse(kept[q:], st, X.Dims)
 		sc, ok2 := collapse(reduced, st, X.Dims)
 		if !ok1 || !ok2 {
-			return nil, c.fail(at, "the kept or reduced dimensions are not one strided run in memory (not lowered yet)")
+			return nil, c.fail(at, "the reduced dimensions are not one strided run in memory (not lowered yet)")
 		}
-		return &hbmAccess{src: v, strides: []int64{sr, sc}}, nil
+		a := &hbmAccess{src: v, strides: []int64{sr, sc}}
+		if q > 0 {
+			outerSt := make([]int64, q)
+			for i, d := range kept[:q] {
+				outerSt[i] = st[d]
+			}
+			a.outer = passOffsets(outerDims, outerSt, int64(v.dt.Size()))
+		}
+		return a, nil
 	}
 	var bufs []*streamBuf
 	bufOf := map[string]*streamBuf{}
@@ -232,17 +272,25 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	if p := byName[initName]; !haveInit && p != nil && p.Opcode == "parameter" {
 		initLit, haveInit = c.literals[in.Operands[p.ParamNumber].Name]
 	}
+	var initLoad *hbmAccess // a computed init value, read from HBM
 	if !haveInit {
-		return c.fail(red, "the init value must be a constant (not lowered yet otherwise)")
+		p := byName[initName]
+		if p == nil || p.Opcode != "parameter" {
+			return c.fail(red, "the init value must be a constant or a fusion parameter")
+		}
+		// Every row's result is op(row, init): the reducers are
+		// associative and commutative, so folding init in last is what
+		// XLA's order (init first) computes.
+		initLoad = &hbmAccess{src: params[initName], strides: []int64{0, 0}}
 	}
 	if err := addBuf(red, red.Shape.Elem, []int64{1}, nil); err != nil {
 		return err
 	}
-	identity := isIdentity(op, initLit)
+	identity := haveInit && isIdentity(op, initLit)
 	if !identity {
 		// The init value, folded in after the rows.
 		initBuf := &hlo.Instruction{Pos: red.Pos, Name: red.Name + ".init", Opcode: "constant", Shape: red.Shape}
-		if err := addBuf(initBuf, red.Shape.Elem, []int64{1}, nil); err != nil {
+		if err := addBuf(initBuf, red.Shape.Elem, []int64{1}, initLoad); err != nil {
 			return err
 		}
 	}
@@ -256,15 +304,17 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			return
 		}
 		initTile := tile(red.Name + ".init")
-		c.loc(red)
-		fmt.Fprintf(&c.out, "        vfill   %s, %s\n", initTile, fillValue(initLit))
+		if initLoad == nil {
+			c.loc(red)
+			fmt.Fprintf(&c.out, "        vfill   %s, %s\n", initTile, fillValue(initLit))
+		}
 		c.loc(red)
 		fmt.Fprintf(&c.out, "        %-7s %s, %s, %s%s\n", vectorOps[op], tile(red.Name), initTile, tile(red.Name), s2)
 	}})
 	flops, bytes := c.kernelCost(in, body)
 	return c.streamKernel(streamSpec{
 		in: in, kind: "input", rows: rows, bufs: bufs, ops: ops,
-		result: red.Name, out: out, outRow: []int64{1}, flops: flops, bytes: bytes,
+		result: red.Name, out: out, outRow: []int64{1}, flops: flops, bytes: bytes, passes: int(passes),
 	})
 }
 
@@ -297,4 +347,21 @@ func isIdentity(op, lit string) bool {
 		return lit == "true"
 	}
 	return false
+}
+
+// passOffsets lists, for each pass over outer dims (row-major order), the
+// bytes from element 0 to the pass's first element given the dims' element
+// strides.
+func passOffsets(dims, strides []int64, elemBytes int64) []int64 {
+	n := prod(dims)
+	offs := make([]int64, 0, n)
+	for k := int64(0); k < n; k++ {
+		rem, o := k, int64(0)
+		for d := len(dims) - 1; d >= 0; d-- {
+			o += rem % dims[d] * strides[d] * elemBytes
+			rem /= dims[d]
+		}
+		offs = append(offs, o)
+	}
+	return offs
 }

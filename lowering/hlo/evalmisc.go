@@ -91,9 +91,9 @@ func (e *Evaluator) devices() int64 {
 	return n
 }
 
-// groupSize returns the largest replica group of a collective: groups
+// GroupSize returns the largest replica group of a collective: groups
 // listed ({{0,1},{2,3}}) or in the iota form ([G,S]<=[N]...).
-func groupSize(in *Instruction) int64 {
+func GroupSize(in *Instruction) int64 {
 	v, ok := in.Attr("replica_groups")
 	if !ok || v == "{}" || v == "{{}}" {
 		return 0
@@ -122,7 +122,7 @@ func groupSize(in *Instruction) int64 {
 // evaluator runs one device.
 func (e *Evaluator) collective(in *Instruction, ops []*Value) (*Value, error) {
 	n := e.devices()
-	if g := groupSize(in); g > n {
+	if g := GroupSize(in); g > n {
 		n = g
 	}
 	if n > 1 {

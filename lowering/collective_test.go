@@ -1,0 +1,84 @@
+package lowering_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestOneDeviceCollectives: on one device collectives, their async halves,
+// copy-start/-done, async wrappers and add-dependency move no data, and
+// partition-id and replica-id read 0 — checked against the evaluator.
+func TestOneDeviceCollectives(t *testing.T) {
+	const src = `HloModule one, replica_count=1, num_partitions=1
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+wrapped {
+  p = f32[8,16] parameter(0)
+  ROOT n = f32[8,16] negate(p)
+}
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  y = f32[8,16] parameter(1)
+  ar = f32[8,16] all-reduce(x), replica_groups={{0}}, to_apply=sum
+  ars = f32[8,16] all-reduce-start(y), replica_groups={}, to_apply=sum
+  ard = f32[8,16] all-reduce-done(ars)
+  ag = f32[8,16] all-gather(ar), dimensions={0}, replica_groups={{0}}
+  cps = (f32[8,16], f32[8,16], u32[], u32[]) collective-permute-start(ard), source_target_pairs={{0,0}}
+  cpd = f32[8,16] collective-permute-done(cps)
+  cs = (f32[8,16], f32[8,16], u32[]) copy-start(cpd)
+  cd = f32[8,16] copy-done(cs)
+  as = ((f32[8,16]), f32[8,16], s32[]) async-start(cd), calls=wrapped
+  ad = f32[8,16] async-done(as)
+  tok = token[] after-all()
+  dep = f32[8,16] add-dependency(ad, tok)
+  pid = u32[] partition-id()
+  rid = u32[] replica-id()
+  ids = u32[] add(pid, rid)
+  idf = f32[] convert(ids)
+  b = f32[8,16] broadcast(idf), dimensions={}
+  s = f32[8,16] add(ag, dep)
+  ROOT r = f32[8,16] add(s, b)
+}
+`
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) {
+			r := runChecked(t, chip, src)
+			require.NotEmpty(t, r.Kernels)
+		})
+	}
+}
+
+// TestCollectiveAcrossDevicesIsAnError: replica groups larger than one
+// device are refused with the op named.
+func TestCollectiveAcrossDevicesIsAnError(t *testing.T) {
+	const src = `HloModule two
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  ROOT ar = f32[8] all-reduce(x), replica_groups={{0,1}}, to_apply=sum
+}
+`
+	_, err := compileErr(t, "teach16", src)
+	require.ErrorContains(t, err, "t.hlo:9:3: ar: all-reduce: cannot lower: replica_groups of 2 devices")
+}
+
+// TestPermuteAcrossDevicesIsAnError: a permute that names other devices
+// says the module is a multi-device one.
+func TestPermuteAcrossDevicesIsAnError(t *testing.T) {
+	const src = `HloModule two
+ENTRY e {
+  x = f32[8] parameter(0)
+  ROOT cp = f32[8] collective-permute(x), source_target_pairs={{0,1},{1,0}}
+}
+`
+	_, err := compileErr(t, "teach16", src)
+	require.ErrorContains(t, err, "t.hlo:4:3: cp: collective-permute: cannot lower: source_target_pairs name 2 devices")
+}
