@@ -119,21 +119,55 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 		return err
 	}
 	c.bufs[in.Name] = out
+	initName := red.Operands[1].Name
+	initLit, haveInit := "", false
+	if b := byName[initName]; b != nil && b.Opcode == "constant" {
+		if initLit, err = c.scalarLiteral(b); err != nil {
+			return err
+		}
+		haveInit = true
+	} else if b != nil && b.Opcode == "parameter" {
+		initLit, haveInit = c.literals[in.Operands[b.ParamNumber].Name]
+	}
+	// A column reduction (the innermost dim kept) streams the input in
+	// its own order: tiles of [reduced rows, Kc kept elements], folded on
+	// the vector unit into one accumulator row per pass (chunk of Kc kept
+	// elements). Read the other way — a row reduction through a
+	// transposed view — the DMA would fetch one element per burst.
+	kc := int64(0)
+	computedInit := !haveInit && byName[initName] != nil && byName[initName].Opcode == "parameter"
+	if sr, _ := collapse(kept[q:], patterns[0], X.Dims); sr == 1 && len(reduced) > 0 && (haveInit || computedInit) {
+		kc = c.columnChunk(body, rows)
+	}
+	column := kc > 0
+	rowShape := []int64{cols}
+	chunks := int64(1)
+	if column {
+		rowShape, chunks = []int64{kc}, rows/kc
+	}
 	// access maps an array of X's shape (strides per X dim) to the
-	// [rows, cols] view, with an offset per pass.
+	// [rows, cols] view (column: [cols, kc]), with an offset per pass.
 	access := func(v *value, st []int64, at *hlo.Instruction) (*hbmAccess, error) {
 		sr, ok1 := collapse(kept[q:], st, X.Dims)
 		sc, ok2 := collapse(reduced, st, X.Dims)
 		if !ok1 || !ok2 {
 			return nil, c.fail(at, "the reduced dimensions are not one strided run in memory (not lowered yet)")
 		}
+		esz := int64(v.dt.Size())
 		a := &hbmAccess{src: v, strides: []int64{sr, sc}}
-		if q > 0 {
+		if column {
+			a.strides = []int64{sc, sr}
+		}
+		if q > 0 || chunks > 1 {
 			outerSt := make([]int64, q)
 			for i, d := range kept[:q] {
 				outerSt[i] = st[d]
 			}
-			a.outer = passOffsets(outerDims, outerSt, int64(v.dt.Size()))
+			for _, o := range passOffsets(outerDims, outerSt, esz) {
+				for j := int64(0); j < chunks; j++ {
+					a.outer = append(a.outer, o+j*kc*sr*esz)
+				}
+			}
 		}
 		return a, nil
 	}
@@ -194,7 +228,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			if err != nil {
 				return err
 			}
-			if err := addBuf(b, v.shape.Elem, []int64{cols}, a); err != nil {
+			if err := addBuf(b, v.shape.Elem, rowShape, a); err != nil {
 				return err
 			}
 		case b.Opcode == "constant":
@@ -213,7 +247,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			}
 			if lit, ok := consts[xn]; ok {
 				consts[b.Name] = lit
-				if err := addBuf(b, b.Shape.Elem, []int64{cols}, nil); err != nil {
+				if err := addBuf(b, b.Shape.Elem, rowShape, nil); err != nil {
 					return err
 				}
 				bufOf[b.Name].static = true
@@ -230,7 +264,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			if err != nil {
 				return err
 			}
-			if err := addBuf(b, b.Shape.Elem, []int64{cols}, a); err != nil {
+			if err := addBuf(b, b.Shape.Elem, rowShape, a); err != nil {
 				return err
 			}
 		case hlo.IsElementwise(b.Opcode):
@@ -248,7 +282,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			if !sameX(b.Shape) {
 				return c.fail(b, "shape %s differs from the reduced input's %s", b.Shape, X)
 			}
-			if err := addBuf(b, b.Shape.Elem, []int64{cols}, nil); err != nil {
+			if err := addBuf(b, b.Shape.Elem, rowShape, nil); err != nil {
 				return err
 			}
 			for i, elem := range expansions[b.Opcode].scratch {
@@ -256,7 +290,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 				if !ok {
 					return c.fail(b, "element type %s has no Pulse dtype", elem)
 				}
-				bufs = append(bufs, &streamBuf{name: scratchName(b.Name, i), at: b, dt: dt, row: []int64{cols}})
+				bufs = append(bufs, &streamBuf{name: scratchName(b.Name, i), at: b, dt: dt, row: rowShape})
 			}
 			bb := b
 			ops = append(ops, streamOp{at: b, emit: func(tile func(string) string, sync string) { c.vectorOp(bb, tile, consts, sync) }})
@@ -267,10 +301,12 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	if bufOf[x.Name] == nil {
 		return c.fail(red, "the reduced value is not computed in the kernel")
 	}
-	initName := red.Operands[1].Name
-	initLit, haveInit := consts[initName]
-	if p := byName[initName]; !haveInit && p != nil && p.Opcode == "parameter" {
-		initLit, haveInit = c.literals[in.Operands[p.ParamNumber].Name]
+	if column {
+		var initVal *value
+		if !haveInit {
+			initVal = params[initName]
+		}
+		return c.columnReduce(in, body, red, op, x.Name, initLit, initVal, bufs, ops, out, passes*chunks, cols, kc)
 	}
 	var initLoad *hbmAccess // a computed init value, read from HBM
 	if !haveInit {
@@ -315,6 +351,87 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	return c.streamKernel(streamSpec{
 		in: in, kind: "input", rows: rows, bufs: bufs, ops: ops,
 		result: red.Name, out: out, outRow: []int64{1}, flops: flops, bytes: bytes, passes: int(passes),
+	})
+}
+
+// columnChunk picks how many kept elements (a divisor of k) a column
+// reduction's tile row holds: all of them when at least 32 rows of every
+// buffer fit the streaming budget; 0 when no divisor of at least 128 (or k)
+// fits, and the row path must do.
+func (c *compiler) columnChunk(body []*hlo.Instruction, k int64) int64 {
+	var perElem int64
+	for _, b := range body {
+		n := int64(4)
+		if dt, ok := dtypeOf(b.Shape.Elem); ok && !b.Shape.IsTuple {
+			n = int64(dt.Size())
+		}
+		perElem += n * int64(1+len(expansions[b.Opcode].scratch))
+	}
+	budget := min(c.chip.Memory.SRAMBytes/2, 4<<20)
+	most := budget / (32 * max(perElem, 1))
+	for kc := min(k, most); kc >= 1; kc-- {
+		if k%kc == 0 {
+			if kc < min(k, 128) {
+				return 0
+			}
+			return kc
+		}
+	}
+	return 0
+}
+
+// columnReduce finishes a column reduction's kernel: the accumulator row,
+// filled with the init value before each pass, and per tile a halving tree
+// of vector ops over the tile's rows that leaves their fold in row 0,
+// folded into the accumulator. A computed init value (initVal) is read
+// from HBM into a one-element buffer and broadcast into the accumulator.
+func (c *compiler) columnReduce(in *hlo.Instruction, body []*hlo.Instruction, red *hlo.Instruction, op, x, initLit string, initVal *value, bufs []*streamBuf, ops []streamOp, out *value, passes, cols, kc int64) error {
+	if passes > 4096 {
+		return c.fail(red, "the column reduction needs %d passes (not lowered yet)", passes)
+	}
+	for _, b := range bufs {
+		if b.name == x && (b.static || b.oneRow) {
+			return c.fail(red, "reducing a constant is not lowered")
+		}
+	}
+	dt, ok := dtypeOf(red.Shape.Elem)
+	if !ok {
+		return c.fail(red, "element type %s has no Pulse dtype", red.Shape.Elem)
+	}
+	bufs = append(bufs, &streamBuf{name: red.Name, at: red, dt: dt, row: []int64{kc}, static: true, oneRow: true})
+	vop := vectorOps[op]
+	if initVal != nil {
+		bufs = append(bufs, &streamBuf{name: red.Name + ".init", at: red, dt: dt, row: []int64{1}, static: true, oneRow: true})
+	}
+	ops = append(ops, streamOp{at: red, perPass: true, emit: func(tile func(string) string, sync string) {
+		if initVal == nil {
+			fmt.Fprintf(&c.out, "        vfill   %s, %s%s\n", tile(red.Name), fillValue(initLit), sync)
+			return
+		}
+		// s4 orders the init value's load before its broadcast.
+		first, last := splitSync(sync)
+		one := tile(red.Name + ".init")
+		fmt.Fprintf(&c.out, "        dma     %s, hbm[%s]:%s[1,1]{0,0}%s signal s4\n", one, initVal.tensor, initVal.dt, first)
+		c.loc(red)
+		fmt.Fprintf(&c.out, "        vbcast  %s, %s wait s4%s\n", tile(red.Name), one, last)
+	}})
+	ops = append(ops, streamOp{at: red, emitRows: func(view func(string, int64, int64) string, rows int64, sync string) {
+		first, last := splitSync(sync)
+		for h := rows; h > 1; {
+			half := h / 2
+			fmt.Fprintf(&c.out, "        %-7s %s, %s, %s%s\n", vop, view(x, 0, half), view(x, 0, half), view(x, h-half, half), first)
+			first = ""
+			c.loc(red)
+			h -= half
+		}
+		acc := view(red.Name, 0, 1)
+		fmt.Fprintf(&c.out, "        %-7s %s, %s, %s%s%s\n", vop, acc, acc, view(x, 0, 1), first, last)
+	}})
+	flops, bytes := c.kernelCost(in, body)
+	return c.streamKernel(streamSpec{
+		in: in, kind: "input", rows: cols, bufs: bufs, ops: ops,
+		result: red.Name, out: out, outRow: []int64{kc}, flops: flops, bytes: bytes,
+		passes: int(passes), accumulate: true,
 	})
 }
 

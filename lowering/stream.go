@@ -50,6 +50,12 @@ type streamOp struct {
 	at     *hlo.Instruction
 	emit   func(tile func(name string) string, sync string)
 	static bool // runs once before the first tile (fills a static buffer)
+	// perPass ops run before each pass's first tile (an accumulator's
+	// fill, see streamSpec.accumulate).
+	perPass bool
+	// emitRows, when set, replaces emit: it sees the tile's row count and
+	// can address a run of a buffer's rows.
+	emitRows func(view func(name string, from, n int64) string, rows int64, sync string)
 }
 
 type streamSpec struct {
@@ -65,6 +71,10 @@ type streamSpec struct {
 	// passes repeats the walk over the rows (with each access's outer
 	// offsets): the outer dimensions of a tiling that cannot collapse them.
 	passes int
+	// accumulate folds every tile into the result buffer, a static single
+	// row, which is stored once per pass (outRow elements per pass): a
+	// column reduction. The result's perPass ops fill it first.
+	accumulate bool
 }
 
 func (c *compiler) streamKernel(sp streamSpec) error {
@@ -134,8 +144,12 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	static := 2 * set
 	for _, b := range sp.bufs {
 		if b.static {
+			rows := TR
+			if b.oneRow {
+				rows = 1
+			}
 			b.off = static
-			static += align64(TR * prod(b.row) * int64(b.dt.Size()))
+			static += align64(rows * prod(b.row) * int64(b.dt.Size()))
 		}
 	}
 	if static > c.chip.Memory.SRAMBytes {
@@ -148,11 +162,18 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 			accesses = append(accesses, b.load)
 		}
 	}
-	store := sp.storeAccess(R)
+	storeRows := R
+	if sp.accumulate {
+		storeRows = 1
+	}
+	store := sp.storeAccess(storeRows)
 	accesses = append(accesses, store)
 	passes := max(sp.passes, 1)
 	for _, a := range accesses {
 		a.adv = TR * a.strides[0] * int64(a.src.dt.Size())
+		if a == store && sp.accumulate {
+			a.adv = 0 // stored once per pass
+		}
 		moves := a.adv != 0
 		for _, o := range a.outer {
 			moves = moves || o != 0
@@ -175,15 +196,34 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 		c.loc(at)
 		fmt.Fprintf(w, "        "+format+"\n", a...)
 	}
+	// s0 counts loads, s1 computed tiles, s2 free buffer sets (stores
+	// done). Accumulating, a set is free when its tile is folded in, and
+	// s3 guards the accumulator between its store and the next fill.
 	emit(in, "semset  s0, 0")
 	emit(in, "semset  s1, 0")
-	emit(in, "semset  s2, 2")
+	if sp.accumulate {
+		emit(in, "semset  s2, 1")
+		emit(in, "semset  s3, 1")
+		emit(in, "semset  s4, 0")
+	} else {
+		emit(in, "semset  s2, 2")
+	}
 	emit(in, "li      r30, 0")
 	storeEngine := 0
 	if c.chip.DMA.Engines > 1 {
 		storeEngine = 1
 	}
-	tile := func(rows int64) {
+	view := func(name string, from, n int64) string {
+		b := byName[name]
+		off := b.off + from*prod(b.row)*int64(b.dt.Size())
+		if b.static {
+			return fmt.Sprintf("sram[%d]:%s[%s]", off, b.dt, joinDims(append([]int64{n}, b.row...)))
+		}
+		return fmt.Sprintf("sram[r30+%d]:%s[%s]", off, b.dt, joinDims(append([]int64{n}, b.row...)))
+	}
+	// tile emits one tile of rows; last marks an accumulating pass's
+	// final tile, whose fold the store waits for.
+	tile := func(rows int64, last bool) {
 		first := true
 		wait := func() string {
 			if first {
@@ -227,7 +267,7 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 		}
 		var ops []streamOp
 		for _, op := range sp.ops {
-			if !op.static {
+			if !op.static && !op.perPass {
 				ops = append(ops, op)
 			}
 		}
@@ -237,18 +277,31 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 				sync = fmt.Sprintf(" wait s0:%d", nloads)
 			}
 			if i == len(ops)-1 {
-				sync += " signal s1"
+				if sp.accumulate && !last {
+					sync += " signal s2"
+				} else {
+					sync += " signal s1"
+				}
 			}
 			c.loc(op.at)
-			op.emit(tileOp, sync)
+			if op.emitRows != nil {
+				op.emitRows(view, rows, sync)
+			} else {
+				op.emit(tileOp, sync)
+			}
 		}
-		storeWait := " wait s1"
-		if len(ops) == 0 {
-			storeWait = fmt.Sprintf(" wait s0:%d", nloads)
+		if !sp.accumulate || last {
+			storeWait, storeSignal := " wait s1", "s2"
+			if len(ops) == 0 {
+				storeWait = fmt.Sprintf(" wait s0:%d", nloads)
+			}
+			if sp.accumulate {
+				storeSignal = "s3"
+			}
+			emit(res.at, "dma     %s, %s @%d%s signal %s", hbmOp(store, sp.outRow, sp.accumulate), tileOp(sp.result), storeEngine, storeWait, storeSignal)
 		}
-		emit(res.at, "dma     %s, %s @%d%s signal s2", hbmOp(store, sp.outRow, false), tileOp(sp.result), storeEngine, storeWait)
 		for _, a := range accesses {
-			if a.reg != 0 {
+			if a.reg != 0 && a.adv != 0 {
 				emit(in, "addi    r%d, r%d, %d", a.reg, a.reg, a.adv)
 			}
 		}
@@ -274,14 +327,27 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 				emit(in, "li      r%d, %d", a.reg, o)
 			}
 		}
-		if nt := R / TR; nt > 0 {
+		for _, op := range sp.ops {
+			if op.perPass {
+				// Waits for the accumulator's last store; gives back the
+				// buffer set of the last pass's final tile.
+				c.loc(op.at)
+				op.emit(func(name string) string { return view(name, 0, 1) }, " wait s3 signal s2")
+			}
+		}
+		nt, rem := R/TR, R%TR
+		lastRows := rem
+		if sp.accumulate && rem == 0 {
+			nt, lastRows = nt-1, TR // the final tile is peeled
+		}
+		if nt > 0 {
 			emit(in, "li      r1, %d", nt)
 			fmt.Fprintf(w, "%s_tile%d:\n", label, pass)
-			tile(TR)
+			tile(TR, false)
 			emit(in, "loop    r1, %s_tile%d", label, pass)
 		}
-		if rem := R % TR; rem > 0 {
-			tile(rem)
+		if lastRows > 0 {
+			tile(lastRows, sp.accumulate)
 		}
 	}
 	emit(in, "barrier")
