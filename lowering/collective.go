@@ -37,7 +37,7 @@ func (c *compiler) passThrough(in *hlo.Instruction) (ok bool, err error) {
 		v, err := c.alloc(in, in.Shape, " = {0}")
 		if err == nil {
 			c.bufs[in.Name] = v
-			c.literals[in.Name] = "0"
+			c.literals[v] = "0"
 		}
 		return true, err
 	case op == "add-dependency":

@@ -124,7 +124,7 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 			hlo.ScheduleForMemory(comp)
 		}
 	}
-	c := &compiler{file: file, m: fm, chip: chip, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[string]string{}}
+	c := &compiler{file: file, m: fm, chip: chip, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[*value]string{}}
 	c.heap.init(chip.Memory.HBMBytes)
 	if err := c.entry(); err != nil {
 		return nil, err
@@ -214,8 +214,10 @@ type compiler struct {
 	heap   hbmAllocator
 	res    Compiled
 	nlabel int // for unique labels
-	// literals holds the entry computation's scalar constants.
-	literals map[string]string
+	// literals holds the scalar constants' values by buffer: a constant's
+	// buffer is never written, and a computation's parameter bound to it
+	// (a nested fusion's, a branch's) is the same *value.
+	literals map[*value]string
 }
 
 func (c *compiler) fail(in *hlo.Instruction, format string, a ...any) error {
@@ -531,7 +533,7 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 	}
 	c.bufs[in.Name] = v
 	if len(in.Shape.Dims) == 0 && lit != "{...}" && fillable(v.dt, lit) {
-		c.literals[in.Name] = lit
+		c.literals[v] = lit
 	}
 	return nil
 }

@@ -145,6 +145,28 @@ func TestMoveKernels(t *testing.T) {
   p = f32[9,7,7] pad(x, z), padding=1_2x0_2x0_0_1
   ROOT o = (f32[4,6,5], f32[3,5,2], f32[6,5,4], f32[6,7,4], f32[9,7,7]) tuple(t, s, r, c, p)
 }`,
+		"pad with a computed value": `ENTRY e {
+  x = bf16[5,3] parameter(0)
+  v = bf16[] parameter(1)
+  ROOT p = bf16[8,4] pad(x, v), padding=1_2x0_1
+}`,
+		"pad with a constant passed into a nested fusion": `HloModule m
+inner {
+  x = f32[4,3] parameter(0)
+  v = f32[] parameter(1)
+  p = f32[4,5] pad(x, v), padding=0_0x1_1
+  ROOT n = f32[4,5] negate(p)
+}
+outer {
+  x = f32[4,3] parameter(0)
+  ninf = f32[] constant(-inf)
+  f = f32[4,5] fusion(x, ninf), kind=kLoop, calls=inner
+  ROOT e = f32[4,5] exponential(f)
+}
+ENTRY e {
+  x = f32[4,3] parameter(0)
+  ROOT f = f32[4,5] fusion(x), kind=kLoop, calls=outer
+}`,
 	}
 	for name, src := range cases {
 		src = reorderForTest(src)

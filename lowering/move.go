@@ -148,9 +148,10 @@ func (c *compiler) moveKernel(in *hlo.Instruction) error {
 // padKernel fills the output with the padding value (a buffer of it in
 // SRAM, copied over the output in chunks), then places the operand.
 func (c *compiler) padKernel(in *hlo.Instruction, x, out *value, dims []int64, emit func(string, ...any)) error {
-	lit, ok := c.literals[in.Operands[1].Name]
-	if !ok {
-		return c.fail(in, "the padding value must be a constant")
+	pvv := c.bufs[in.Operands[1].Name]
+	lit, isConst := c.literals[pvv]
+	if !isConst && (pvv == nil || pvv.tuple != nil || pvv.empty) {
+		return c.fail(in, "the padding value is not a scalar in memory")
 	}
 	pv, _ := in.Attr("padding")
 	per := strings.Split(pv, "x")
@@ -174,9 +175,17 @@ func (c *compiler) padKernel(in *hlo.Instruction, x, out *value, dims []int64, e
 		dst.strides[i] = ost[i] * (interior + 1)
 	}
 	n := prod(dims)
-	chunk := min(n, c.chip.Memory.SRAMBytes/4/int64(out.dt.Size()))
 	esz := int64(out.dt.Size())
-	emit("vfill   sram[0]:%s[%d], %s signal s0", out.dt, chunk, fillValue(lit))
+	chunk := min(n, c.chip.Memory.SRAMBytes/4/esz)
+	if isConst {
+		emit("vfill   sram[0]:%s[%d], %s signal s0", out.dt, chunk, fillValue(lit))
+	} else {
+		// A computed padding value: read it, then broadcast it.
+		one := align64(chunk * esz)
+		emit("semset  s1, 0")
+		emit("dma     sram[%d]:%s[1,1], hbm[%s]:%s[1,1] @0 signal s1", one, out.dt, pvv.tensor, pvv.dt)
+		emit("vbcast  sram[0]:%s[1,%d], sram[%d]:%s[1,1] wait s1 signal s0", out.dt, chunk, one, out.dt)
+	}
 	for at := int64(0); at < n; at += chunk {
 		k := min(chunk, n-at)
 		sync := ""

@@ -127,7 +127,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 		}
 		haveInit = true
 	} else if b != nil && b.Opcode == "parameter" {
-		initLit, haveInit = c.literals[in.Operands[b.ParamNumber].Name]
+		initLit, haveInit = c.literals[c.bufs[in.Operands[b.ParamNumber].Name]]
 	}
 	// A column reduction (the innermost dim kept) streams the input in
 	// its own order: tiles of [reduced rows, Kc kept elements], folded on
