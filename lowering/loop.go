@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pulse-sim/pulse/isa"
@@ -272,8 +273,13 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	// Rows: the leading p dimensions, collapsed; one row of every buffer
 	// is S[p:]. p is 1 unless a row of S[1:] is too big for SRAM.
 	var elemBytes int64
-	for _, t := range bufs {
+	for name, t := range bufs {
 		elemBytes += int64(t.dt.Size())
+		if l := loads[name]; l != nil && slices.Contains(l.strides, 0) {
+			// A broadcast may become a compact source buffer of up to a
+			// row, held twice (compactBroadcasts).
+			elemBytes += 2 * int64(t.dt.Size())
+		}
 	}
 	budget := min(c.chip.Memory.SRAMBytes/2, 4<<20) / 2
 	p := 1

@@ -85,6 +85,15 @@ func TestLoopKernels(t *testing.T) {
   hb = s32[5,6] broadcast(hi), dimensions={}
   ROOT c = s32[5,6] clamp(lb, m, hb)
 }`,
+		"rows of 2 MiB: an identity broadcast and a mask broadcast over batch dims": `ENTRY e {
+  m = bf16[1024,1024] parameter(0)
+  x = bf16[2,2,1024,1024] parameter(1)
+  r = bf16[1,1,1024,1024] reshape(m)
+  i = bf16[1,1,1024,1024] broadcast(r), dimensions={0,1,2,3}
+  r2 = bf16[1024,1024] reshape(i)
+  b = bf16[2,2,1024,1024] broadcast(r2), dimensions={2,3}
+  ROOT a = bf16[2,2,1024,1024] add(x, b)
+}`,
 		"rank 3 with iota": `ENTRY e {
   x = f32[4,5,6] parameter(0)
   i = f32[4,5,6] iota(), iota_dimension=2

@@ -379,9 +379,10 @@ func (c *compiler) compactBroadcasts(sp *streamSpec) {
 		if l == nil {
 			continue
 		}
-		zero := false
-		for _, s := range l.strides {
-			zero = zero || s == 0
+		// A zero stride over a dimension of one element repeats nothing.
+		zero := l.strides[0] == 0 && sp.rows > 1
+		for i, s := range l.strides[1:] {
+			zero = zero || s == 0 && b.row[i] > 1
 		}
 		if !zero {
 			continue

@@ -973,6 +973,14 @@ func (e *Evaluator) reduce(in *Instruction, ops []*Value) (*Value, error) {
 	}
 	fast := e.reducer(c)
 	elem := ops[n].Shape.Elem
+	// Sums of 16-bit floats accumulate in f32 and round once, as XLA's TPU
+	// and GPU backends compute them (their vector units add in f32): a
+	// sequential bf16 sum of 1024 terms keeps 8 bits of its running total
+	// and drifts far from the exact sum (docs/RATIONALE.md).
+	accElem := elem
+	if fast == "add" && n == 1 && (elem == "bf16" || elem == "f16") {
+		accElem = "f32"
+	}
 	st := strides(src)
 	// Offsets of the reduced positions, in index order, computed once.
 	roff := make([]int64, nr)
@@ -997,7 +1005,7 @@ func (e *Evaluator) reduce(in *Instruction, ops []*Value) (*Value, error) {
 		for _, off := range roff {
 			j := base + off
 			if fast != "" && n == 1 {
-				acc[0] = applyFast(fast, elem, acc[0], ops[0].Data[j], false)
+				acc[0] = applyFast(fast, accElem, acc[0], ops[0].Data[j], false)
 				continue
 			}
 			args := make([]*Value, 2*n)
@@ -1016,6 +1024,9 @@ func (e *Evaluator) reduce(in *Instruction, ops []*Value) (*Value, error) {
 					acc[k] = v.Tuple[k].Data[0]
 				}
 			}
+		}
+		if accElem != elem {
+			acc[0] = round(elem, acc[0])
 		}
 		for k := 0; k < n; k++ {
 			results[k][o] = acc[k]
