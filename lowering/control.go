@@ -186,13 +186,18 @@ func (c *compiler) loadScalar(at *hlo.Instruction, v *value, what string) error 
 // to the s32 range (an index past it is out of range either way). It uses
 // r28 and r29.
 func (c *compiler) loadInt(at *hlo.Instruction, addr int64, dt isa.DType) {
+	c.loadIntFrom(at, "r0", addr, dt)
+}
+
+// loadIntFrom is loadInt from scalar memory at [base+addr].
+func (c *compiler) loadIntFrom(at *hlo.Instruction, base string, addr int64, dt isa.DType) {
 	emit := func(format string, a ...any) {
 		c.loc(at)
 		fmt.Fprintf(&c.out, "        "+format+"\n", a...)
 	}
 	c.nlabel++
 	done := fmt.Sprintf("li%d_done", c.nlabel)
-	emit("ld      r1, [r0+%#x]", addr)
+	emit("ld      r1, [%s+%#x]", base, addr)
 	switch dt {
 	case isa.S8:
 		emit("shli    r1, r1, 24")
@@ -204,7 +209,7 @@ func (c *compiler) loadInt(at *hlo.Instruction, addr int64, dt isa.DType) {
 		emit("li      r1, 0x7fffffff")
 	case isa.S64, isa.U64:
 		// Fits s32 when the high word is the low word's sign extension.
-		emit("ld      r28, [r0+%#x]", addr+4)
+		emit("ld      r28, [%s+%#x]", base, addr+4)
 		emit("srai    r29, r1, 31")
 		emit("beq     r28, r29, %s", done)
 		emit("li      r1, 0x7fffffff")

@@ -467,6 +467,10 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		}
 		c.bufs[in.Name] = v
 		return nil
+	case op == "gather":
+		return c.gather(in)
+	case op == "scatter":
+		return c.scatter(in)
 	case op == "dynamic-slice":
 		return c.dynamicSlice(in)
 	case op == "dynamic-update-slice":

@@ -109,7 +109,7 @@ func MachineValues(d isa.DType, data []float64) []float64 {
 
 // ExecOptions tune a run.
 type ExecOptions struct {
-	TimingOnly bool  // skip values: only the cycle count and the report
+	TimingOnly bool  // skip values: only the cycle count and the report (args may be nil)
 	MaxCycles  int64 // stop after this many cycles (0: no limit)
 }
 
@@ -124,12 +124,18 @@ type Result struct {
 
 // Execute runs x on args (one per entry parameter, in parameter order).
 func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Result, error) {
+	if opt.TimingOnly && args == nil {
+		args = make([]*hlo.Value, len(x.Inputs)) // no values: none are read
+	}
 	if len(args) != len(x.Inputs) {
 		return nil, fmt.Errorf("%d arguments for %d parameters", len(args), len(x.Inputs))
 	}
 	var inputs []chip.Input
 	for i, b := range x.Inputs {
 		a := args[i]
+		if a == nil && opt.TimingOnly {
+			continue
+		}
 		if a == nil || a.Shape == nil || a.Shape.Elems() != b.Shape.Elems() {
 			return nil, fmt.Errorf("argument %d (%s) does not have the parameter's shape %s", i, b.HLOName, b.Shape)
 		}

@@ -111,6 +111,7 @@ func newSimulate() *cobra.Command {
 		jsonPath   string
 		check      bool
 		maxCycles  int64
+		memory     string
 	)
 	cmd := &cobra.Command{
 		Use:   "simulate MODEL.hlo --chip NAME [--in name=x.npy ... | --random-inputs SEED] [--out-dir DIR] [--timing-only] [--json report.json] [--check]",
@@ -134,9 +135,16 @@ differs beyond the dtype-aware tolerance (docs/hlo.md).`,
 			if err != nil {
 				return err
 			}
-			vals, err := hloArgs(m, ins, seed, cmd.Flags().Changed("random-inputs") || timingOnly, hlo.DefaultMaxLiveElements)
+			limit, err := parseBytes(memory)
 			if err != nil {
-				return err
+				return usagef("--max-memory %s: %v", memory, err)
+			}
+			limit /= 8 // float64 elements
+			var vals []*hlo.Value // timing only: no values at all
+			if !timingOnly {
+				if vals, err = hloArgs(m, ins, seed, cmd.Flags().Changed("random-inputs"), limit); err != nil {
+					return err
+				}
 			}
 			r, err := client.Execute(x, vals, runtime.ExecOptions{TimingOnly: timingOnly, MaxCycles: maxCycles})
 			if err != nil {
@@ -163,7 +171,7 @@ differs beyond the dtype-aware tolerance (docs/hlo.md).`,
 				return err
 			}
 			if check {
-				return checkOutputs(w, args[0], m, vals, r.Outputs)
+				return checkOutputs(w, args[0], m, vals, r.Outputs, limit)
 			}
 			return nil
 		},
@@ -176,6 +184,7 @@ differs beyond the dtype-aware tolerance (docs/hlo.md).`,
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the report as JSON to this file")
 	cmd.Flags().BoolVar(&check, "check", false, "compare the outputs with the HLO reference evaluator's")
 	cmd.Flags().Int64Var(&maxCycles, "max-cycles", 0, "stop the simulation after this many cycles (0: no limit)")
+	cmd.Flags().StringVar(&memory, "max-memory", "2GiB", "the most host memory the inputs and --check's evaluator may take as float64 values (e.g. 8GiB)")
 	return cmd
 }
 
@@ -192,9 +201,9 @@ func writeKernelTable(w io.Writer, ks []runtime.KernelStats) error {
 }
 
 // checkOutputs runs the reference evaluator and compares.
-func checkOutputs(w io.Writer, file string, m *hlo.Module, args []*hlo.Value, got []*hlo.Value) error {
+func checkOutputs(w io.Writer, file string, m *hlo.Module, args []*hlo.Value, got []*hlo.Value, limit int64) error {
 	start := time.Now()
-	ref, err := (&hlo.Evaluator{File: file, M: m}).Run(args)
+	ref, err := (&hlo.Evaluator{File: file, M: m, MaxLiveElements: limit}).Run(args)
 	if err != nil {
 		return fmt.Errorf("--check: the reference evaluator failed: %v", err)
 	}

@@ -1,0 +1,105 @@
+package lowering_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestGatherScatterKernels: windowed gathers (clamped starts) and scatters
+// (windows that do not fit skipped, repeated indices combined in order)
+// against the evaluator. Random integer inputs are 0..7, so indices into
+// dims shorter than 8 fall out of range.
+func TestGatherScatterKernels(t *testing.T) {
+	const combiners = `HloModule g
+assign {
+  a = f32[] parameter(0)
+  ROOT b = f32[] parameter(1)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+`
+	cases := map[string]string{
+		"embedding rows, implicit index vector": `ENTRY e {
+  t = f32[6,16] parameter(0)
+  i = u32[37] parameter(1)
+  ROOT g = f32[37,16] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,16}
+}`,
+		"s64 index vectors of one entry, batch dims 2-D": `ENTRY e {
+  t = f32[8,3,4] parameter(0)
+  i = s64[5,2,1] parameter(1)
+  ROOT g = f32[5,2,3,4] gather(t, i), offset_dims={2,3}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,3,4}
+}`,
+		"elements at two-entry starts": `ENTRY e {
+  t = f32[5,7] parameter(0)
+  i = s32[9,2] parameter(1)
+  ROOT g = f32[9] gather(t, i), offset_dims={}, collapsed_slice_dims={0,1}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={1,1}
+}`,
+		"partial windows, index on the inner dim": `ENTRY e {
+  t = f32[8,10] parameter(0)
+  i = s32[4,1] parameter(1)
+  ROOT g = f32[4,2,5] gather(t, i), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={1}, index_vector_dim=1, slice_sizes={2,5}
+}`,
+		"computed indices below and above range": `ENTRY e {
+  t = f32[30,8] parameter(0)
+  i = s32[20] iota(), iota_dimension=0
+  three = s32[] constant(3)
+  b3 = s32[20] broadcast(three), dimensions={}
+  m = s32[20] multiply(i, b3)
+  twenty = s32[] constant(20)
+  b20 = s32[20] broadcast(twenty), dimensions={}
+  o = s32[20] subtract(m, b20)
+  ROOT g = f32[20,8] gather(t, o), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}
+}`,
+		"scatter assign, one window (a KV-cache update)": `ENTRY e {
+  c = f32[8,4,6] parameter(0)
+  i = s32[1] parameter(1)
+  u = f32[1,4,6] parameter(2)
+  ROOT s = f32[8,4,6] scatter(c, i, u), update_window_dims={1,2}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign
+}`,
+		"scatter assign, repeated and skipped indices": `ENTRY e {
+  c = f32[4,8] parameter(0)
+  i = s32[30] parameter(1)
+  u = f32[30,8] parameter(2)
+  ROOT s = f32[4,8] scatter(c, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign
+}`,
+		"scatter add, repeated and skipped indices (an embedding gradient)": `ENTRY e {
+  c = f32[5,16] parameter(0)
+  i = s64[40,1] parameter(1)
+  u = f32[40,16] parameter(2)
+  ROOT s = f32[5,16] scatter(c, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}`,
+		"scatter maximum of elements": `ENTRY e {
+  c = f32[6,6] parameter(0)
+  i = s32[10,2] parameter(1)
+  u = f32[10] parameter(2)
+  ROOT s = f32[6,6] scatter(c, i, u), update_window_dims={}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=max
+}`,
+	}
+	for name, entry := range cases {
+		for _, chip := range chips {
+			t.Run(name+"/"+chip, func(t *testing.T) { runChecked(t, chip, combiners+entry+"\n") })
+		}
+	}
+}
+
+// TestGatherRefusals: the patterns not lowered are errors naming why.
+func TestGatherRefusals(t *testing.T) {
+	const src = `HloModule g
+ENTRY e {
+  t = f32[6,16] parameter(0)
+  i = s32[3] parameter(1)
+  ROOT g = f32[16,3] gather(t, i), offset_dims={0}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,16}
+}
+`
+	_, err := compileErr(t, "teach16", src)
+	require.ErrorContains(t, err, "offset_dims=[0] are not the result's trailing dims")
+}
