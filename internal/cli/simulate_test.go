@@ -54,6 +54,8 @@ ENTRY e {
 		{[]string{"simulate", src, "--random-inputs", "1", "--set", "mxu.colz=4"}, 1, "mxu.colz"},
 		{[]string{"simulate", src, "--random-inputs", "1", "--chip", "tpu9"}, 1, "tpu9"},
 		{[]string{"simulate", src, "--timing-only", "--check"}, 2, "--check and --out-dir need values"},
+		{[]string{"simulate", src, "--random-inputs", "1", "--max-memory", "24B"}, 1, "the parameters hold 8 elements (0 MiB as float64), more than the evaluator's budget of 3"},
+		{[]string{"simulate", src, "--random-inputs", "1", "--max-memory", "lots"}, 2, "--max-memory lots"},
 		{[]string{"simulate", write(t, dir, "bad.hlo", "ENTRY e {\n  a = f32[2 parameter(0)\n}\n"), "--random-inputs", "1"}, 1, "bad.hlo:2:13: expected"},
 		{[]string{"simulate", custom, "--random-inputs", "1"}, 1, `custom.hlo:3:3: c: custom-call: cannot lower: custom-call target "my_kernel" has no Pulse lowering`},
 		{[]string{"compile", src}, 2, "give -o FILE.pulse, --emit-asm FILE.s, or both"},
