@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,7 +108,12 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 	m = m.Clone()
 	hlo.InlineCalls(m)
 	splitReductions := func(m *hlo.Module) error { return hlo.SplitReductionRuns(m, maxReduceRun(chip)) }
-	for _, expand := range []func(*hlo.Module) error{hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandBatchNorms, splitReductions} {
+	upcastDots := func(m *hlo.Module) error {
+		return hlo.UpcastDots(m, func(elem string) bool {
+			return !slices.Contains(chip.MXU.DTypes, elem) && slices.Contains(chip.MXU.DTypes, "f32")
+		})
+	}
+	for _, expand := range []func(*hlo.Module) error{hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandBatchNorms, splitReductions, upcastDots} {
 		if err := expand(m); err != nil {
 			if e, ok := err.(*hlo.ExpandError); ok {
 				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}

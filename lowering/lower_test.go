@@ -121,6 +121,12 @@ ENTRY e {
   zb = f32[70,40] broadcast(z), dimensions={}
   ROOT r = f32[70,40] maximum(a, zb)
 }`,
+		"f16 operands and an f16 epilogue (tpuv4core multiplies them as f32)": `ENTRY e {
+  a = f16[40,64] parameter(0)
+  b = f16[64,48] parameter(1)
+  d = f16[40,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = f16[40,48] tanh(d)
+}`,
 		"bf16 batched dot with a transposed rhs": `ENTRY e {
   a = bf16[3,20,36] parameter(0)
   b = bf16[3,24,36] parameter(1)
