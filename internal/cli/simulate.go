@@ -139,7 +139,7 @@ differs beyond the dtype-aware tolerance (docs/hlo.md).`,
 			if err != nil {
 				return usagef("--max-memory %s: %v", memory, err)
 			}
-			limit /= 8 // float64 elements
+			limit /= 8            // float64 elements
 			var vals []*hlo.Value // timing only: no values at all
 			if !timingOnly {
 				if vals, err = hloArgs(m, ins, seed, cmd.Flags().Changed("random-inputs"), limit); err != nil {
