@@ -41,10 +41,15 @@ type windowWalk struct {
 	sizes   []int64 // the window's size in every operand dim
 }
 
-// newWalk reads the index array's layout: ivd is index_vector_dim.
-func (c *compiler) newWalk(in *hlo.Instruction, idx *value, ivd int64, mapTo, dims, sizes []int64) (*windowWalk, error) {
+// newWalk reads the index array's layout (index_vector_dim: the index
+// array's rank, an implicit trailing dim of 1, when absent).
+func (c *compiler) newWalk(in *hlo.Instruction, idx *value, mapTo, dims, sizes []int64) (*windowWalk, error) {
 	if idx == nil || idx.tuple != nil || idx.empty || !idx.dt.IsInt() {
 		return nil, c.fail(in, "the indices are not an integer array in memory")
+	}
+	ivd := int64(len(idx.shape.Dims))
+	if v, ok := in.Attr("index_vector_dim"); ok {
+		fmt.Sscan(v, &ivd)
 	}
 	switch idx.dt {
 	case isa.S32, isa.U32, isa.S64, isa.U64:
@@ -217,11 +222,7 @@ func (c *compiler) gather(in *hlo.Instruction) error {
 	if len(sizes) != len(src.shape.Dims) {
 		return c.fail(in, "slice_sizes of %d entries for a rank-%d operand", len(sizes), len(src.shape.Dims))
 	}
-	ivd := int64(len(idx.shape.Dims))
-	if v, ok := in.Attr("index_vector_dim"); ok {
-		fmt.Sscan(v, &ivd)
-	}
-	w, err := c.newWalk(in, idx, ivd, dimsAttr(in, "start_index_map"), src.shape.Dims, sizes)
+	w, err := c.newWalk(in, idx, dimsAttr(in, "start_index_map"), src.shape.Dims, sizes)
 	if err != nil {
 		return err
 	}
@@ -301,11 +302,7 @@ func (c *compiler) scatter(in *hlo.Instruction) error {
 			return c.fail(in, "the scatter combiner %s is not lowered (assignment, add, multiply, maximum, minimum are)", r.Opcode)
 		}
 	}
-	ivd := int64(len(idx.shape.Dims))
-	if v, ok := in.Attr("index_vector_dim"); ok {
-		fmt.Sscan(v, &ivd)
-	}
-	w, err := c.newWalk(in, idx, ivd, dimsAttr(in, "scatter_dims_to_operand_dims"), D, sizes)
+	w, err := c.newWalk(in, idx, dimsAttr(in, "scatter_dims_to_operand_dims"), D, sizes)
 	if err != nil {
 		return err
 	}
