@@ -18,6 +18,11 @@ type Options struct {
 	// ReadFile reads included sources and .npy files; nil means os.ReadFile.
 	// A fuzz test passes a function that reads nothing.
 	ReadFile func(name string) ([]byte, error)
+	// Lines, when not nil, receives the source line of every instruction
+	// (pc order): the debug map holds .loc positions instead when a
+	// generated program carries them, and profiles of generated code want
+	// both (the HLO line and the assembly line).
+	Lines *[]int32
 }
 
 // MaxIncludeDepth bounds nested .include directives.
@@ -97,6 +102,12 @@ func Assemble(filename string, src []byte, opt Options) (*exe.Program, error) {
 	}
 	// The second pass runs even after first-pass errors, so that one run
 	// reports every error of the file (up to MaxErrors).
+	if opt.Lines != nil {
+		*opt.Lines = make([]int32, len(a.insts))
+		for i := range a.insts {
+			(*opt.Lines)[i] = int32(a.insts[i].mn.pos.Line)
+		}
+	}
 	for i := range a.insts {
 		if len(a.errs) > MaxErrors {
 			break

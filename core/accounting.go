@@ -21,48 +21,72 @@ func (s State) String() string { return stateNames[s] }
 // States lists the states in report order.
 func States() []State { return []State{Busy, SemWait, Structural, Memory, Idle} }
 
-// Accounting attributes time to states. Work can outlast the moment a
-// unit moves on (a stream still entering the array while the MXU issues its
-// next weight load), so busy time is kept as windows [from, until) that
-// override the state for the time they cover.
+// Accounting attributes time to states, and each stretch of time to the
+// instruction it belongs to: the one executing, or the one whose wait a
+// stall is (-1 when the unit is idle). Work can outlast the moment a unit
+// moves on (a stream still entering the array while the MXU issues its next
+// weight load), so busy time is kept as windows [from, until) that override
+// the state for the time they cover.
 type Accounting struct {
 	state   State
+	pc      int
 	since   sim.Time
 	windows []window // in time order, not yet fully attributed
 	T       [numStates]sim.Time
+
+	// obs, when set, is told every attributed stretch (sim.HookState).
+	obs  *sim.Hookable
+	unit int
+	ctx  sim.HookCtx
 }
 
-type window struct{ from, until sim.Time }
+type window struct {
+	from, until sim.Time
+	pc          int
+}
 
-// set attributes the time up to now and enters state s.
-func (a *Accounting) set(now sim.Time, s State) {
+// observe reports the accounting's stretches to h's observers as unit.
+func (a *Accounting) observe(h *sim.Hookable, unit int) { a.obs, a.unit = h, unit }
+
+// set attributes the time up to now and enters state s on behalf of pc.
+func (a *Accounting) set(now sim.Time, s State, pc int) {
 	for a.since < now {
-		end, st := now, a.state
+		end, st, at := now, a.state, a.pc
 		if len(a.windows) > 0 {
 			w := a.windows[0]
 			switch {
 			case a.since < w.from:
 				end = min(now, w.from)
 			case a.since < w.until:
-				end, st = min(now, w.until), Busy
+				end, st, at = min(now, w.until), Busy, w.pc
 			default:
 				a.windows = a.windows[1:]
 				continue
 			}
 		}
 		a.T[st] += end - a.since
+		if a.obs != nil && a.obs.Hooked() {
+			a.ctx = sim.HookCtx{Pos: sim.HookState, Now: end, Start: a.since, Unit: a.unit, PC: at, Reason: stateNames[st]}
+			a.obs.InvokeHook(&a.ctx)
+		}
 		a.since = end
 	}
-	a.state = s
+	a.state, a.pc = s, pc
 }
 
-// busy marks [from, until) as busy, merging with the last window when they touch.
-func (a *Accounting) busy(from, until sim.Time) {
+// busy marks [from, until) as busy for instruction pc, merging with the
+// last window when they touch and belong to the same instruction (a window
+// that overlaps the last one is given the time after it).
+func (a *Accounting) busy(from, until sim.Time, pc int) {
 	if n := len(a.windows); n > 0 && from <= a.windows[n-1].until {
-		a.windows[n-1].until = max(a.windows[n-1].until, until)
-		return
+		last := &a.windows[n-1]
+		if last.pc == pc || until <= last.until {
+			last.until = max(last.until, until)
+			return
+		}
+		from = last.until
 	}
-	a.windows = append(a.windows, window{from, until})
+	a.windows = append(a.windows, window{from, until, pc})
 }
 
 // endBusy closes the open-ended last window at t.

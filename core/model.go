@@ -25,6 +25,16 @@ type Options struct {
 	TimingOnly bool
 	// MaxCycles stops the run after this many core cycles (0: no limit).
 	MaxCycles int64
+	// Observers are attached to the model before it runs (traces/ has
+	// the timeline and the profile). With none, the units build no hook
+	// contexts at all.
+	Observers []Observer
+}
+
+// Observer watches a run: Attach adds its hooks to the sequencer, the units
+// and the memory models it wants to see.
+type Observer interface {
+	Attach(m *Model)
 }
 
 type waker interface{ wake(now sim.Time) }
@@ -80,9 +90,13 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 		m.HBM = memory.NewIdeal(&m.Eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
 	}
 	m.Seq = &Sequencer{m: m}
+	m.Seq.acct.pc = -1
+	m.Seq.acct.observe(&m.Seq.Hookable, -1)
 	add := func(id ref.UnitID, clk sim.Clock, t timer) {
 		u := &Unit{ID: id, Name: id.String(), Index: len(m.Units), m: m, clock: clk, timer: t,
-			queue: sim.NewPort[pending](&m.Eng, chip.QueueDepth)}
+			queue: sim.NewPort[pending](&m.Eng, chip.QueueDepth), lastPC: -1}
+		u.acct.pc = -1
+		u.acct.observe(&u.Hookable, u.Index)
 		m.Units = append(m.Units, u)
 		m.byClass[id.Class] = append(m.byClass[id.Class], u)
 	}
@@ -105,6 +119,9 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	for i := 0; i < chip.XLU.Count; i++ {
 		add(ref.UnitID{Class: isa.UnitXLU, Index: i}, m.VClock, &vpuTimer{lanes: int64(chip.VPU.Lanes),
 			latency: int64(chip.XLU.Latency), trans: 1, div: 1})
+	}
+	for _, o := range opt.Observers {
+		o.Attach(m)
 	}
 	return m, nil
 }
@@ -187,9 +204,9 @@ func (m *Model) Run() error {
 		return m.deadlock()
 	}
 	end := m.End()
-	m.Seq.acct.set(end, m.Seq.acct.state)
+	m.Seq.acct.set(end, m.Seq.acct.state, m.Seq.acct.pc)
 	for _, u := range m.Units {
-		u.acct.set(end, u.acct.state)
+		u.acct.set(end, u.acct.state, u.acct.pc)
 	}
 	return nil
 }

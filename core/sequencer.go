@@ -20,6 +20,7 @@ type Sequencer struct {
 	haltedAt   sim.Time
 	acct       Accounting
 	blocked    string
+	ctx        sim.HookCtx
 }
 
 // Accounting is the sequencer's time by state.
@@ -56,6 +57,7 @@ func (s *Sequencer) tick(now sim.Time) {
 	m := s.m
 	a := m.Arch
 	cyc := m.Clock.Period
+	first := a.PC // the cycle's time is attributed to its first instruction
 	for i := 0; i < m.Chip.Scalar.IssueWidth; i++ {
 		pc := a.PC
 		if pc < 0 || pc >= len(m.Prog.Code) {
@@ -72,17 +74,21 @@ func (s *Sequencer) tick(now sim.Time) {
 			}
 			u := m.unitFor(in)
 			if u.queue.Full() {
-				s.acct.set(now, Structural)
+				s.acct.set(now, Structural, pc)
 				s.blocked = fmt.Sprintf("waiting for space in the %s queue", u.Name)
 				u.queue.NotifySpace(s)
 				return
 			}
 			u.queue.Send(pending{pc: pc, bases: a.Bases(in)})
+			if s.Hooked() {
+				s.ctx = sim.HookCtx{Pos: sim.HookDispatch, Now: now, Unit: u.Index, PC: pc, Depth: u.queue.Len()}
+				s.InvokeHook(&s.ctx)
+			}
 			a.PC++
 			continue
 		case info.Code == isa.CodeWait:
 			if a.Sems[in.Sem] < uint32(in.Imm) {
-				s.acct.set(now, SemWait)
+				s.acct.set(now, SemWait, pc)
 				s.blocked = fmt.Sprintf("waiting for s%d >= %d (s%d = %d)", in.Sem, in.Imm, in.Sem, a.Sems[in.Sem])
 				m.waitSem(in.Sem, s)
 				return
@@ -91,14 +97,14 @@ func (s *Sequencer) tick(now sim.Time) {
 			a.PC++
 		case info.Code == isa.CodeBarrier:
 			if !m.drained() {
-				s.acct.set(now, Structural)
+				s.acct.set(now, Structural, pc)
 				s.blocked = "waiting at a barrier for the units to drain"
 				s.inBarrier = true
 				return
 			}
 			a.PC++
 		case info.Code == isa.CodeHalt:
-			s.acct.set(now, Idle)
+			s.acct.set(now, Idle, -1)
 			s.halted = true
 			s.haltedAt = now + cyc
 			a.Halted = true
@@ -114,7 +120,7 @@ func (s *Sequencer) tick(now sim.Time) {
 			}
 			a.PC = next
 			m.retired++
-			s.acct.set(now, Busy)
+			s.acct.set(now, Busy, first)
 			switch {
 			case next != pc+1:
 				s.at(now + cyc*sim.Time(1+m.Chip.Scalar.BranchPenalty))
@@ -127,6 +133,6 @@ func (s *Sequencer) tick(now sim.Time) {
 		}
 		m.retired++
 	}
-	s.acct.set(now, Busy)
+	s.acct.set(now, Busy, first)
 	s.at(now + cyc)
 }

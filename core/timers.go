@@ -30,7 +30,7 @@ func (t *mxuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, _ [3]i
 	m, k, n := int(v[1].Shape[0]), int(v[1].Shape[1]), int(v[0].Shape[1])
 	rate := u.m.Chip.RowCycles(v[1].DType)
 	s, f, d := t.arr.Stream(tc, m, k, n, rate)
-	u.acct.busy(c.Time(s), c.Time(f))
+	u.acct.busy(c.Time(s), c.Time(f), pc)
 	u.m.flops += 2 * int64(m) * int64(k) * int64(n)
 	return c.Time(s), c.Time(s), c.Time(d)
 }
@@ -94,7 +94,7 @@ func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]i
 		u.m.flops += elems
 	}
 	next := max(start+c.Time(occ), c.NextEdge(memEnd))
-	u.acct.busy(start, next)
+	u.acct.busy(start, next, pc)
 	return start, next, next + c.Time(t.latency)
 }
 
@@ -103,7 +103,7 @@ type dmaTimer struct{ eng *dma.Engine }
 func (t *dmaTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]int64) (sim.Time, sim.Time, sim.Time) {
 	// Busy while the engine issues this descriptor's bursts; once they are
 	// all out, the wait for the data is a memory stall.
-	u.acct.busy(now, 1<<62)
+	u.acct.busy(now, 1<<62, pc)
 	t.eng.Start(now, memory.Tile{Base: b[0], Layout: v[0]}, memory.Tile{Base: b[1], Layout: v[1]},
 		func(ready sim.Time) {
 			u.acct.endBusy(ready)

@@ -32,6 +32,8 @@ type Unit struct {
 	waitAsync bool // the running instruction's timer will call complete
 	inflight  int
 	acct      Accounting
+	lastPC    int // the instruction started last (a DMA's memory stall is its)
+	ctx       sim.HookCtx
 
 	// Instructions completed.
 	Instructions int64
@@ -67,9 +69,9 @@ func (u *Unit) try(now sim.Time) {
 	p, ok := u.queue.Peek()
 	if !ok {
 		if u.inflight > 0 && u.ID.Class == isa.UnitDMA {
-			u.acct.set(now, Memory) // requests out, data not yet back
+			u.acct.set(now, Memory, u.lastPC) // requests out, data not yet back
 		} else {
-			u.acct.set(now, Idle)
+			u.acct.set(now, Idle, -1)
 		}
 		u.queue.NotifyArrival(u)
 		return
@@ -77,13 +79,18 @@ func (u *Unit) try(now sim.Time) {
 	in := &m.Prog.Code[p.pc]
 	if w := in.Wait; w.Enabled {
 		if m.Arch.Sems[w.Sem] < uint32(w.Count) {
-			u.acct.set(now, SemWait)
+			u.acct.set(now, SemWait, p.pc)
 			m.waitSem(w.Sem, u)
 			return
 		}
 		m.Arch.Sems[w.Sem] -= uint32(w.Count)
 	}
 	u.queue.Recv()
+	u.lastPC = p.pc
+	if u.Hooked() {
+		u.ctx = sim.HookCtx{Pos: sim.HookDequeue, Now: now, Unit: u.Index, PC: p.pc, Depth: u.queue.Len()}
+		u.InvokeHook(&u.ctx)
+	}
 	var tiles [3]*isa.Layout
 	for i, t := range in.Tiles {
 		if l, ok := m.Prog.Layout(t.Layout); ok {
@@ -96,12 +103,13 @@ func (u *Unit) try(now sim.Time) {
 			return
 		}
 	}
-	u.acct.set(now, Structural) // until the timer's busy window opens
+	u.acct.set(now, Structural, p.pc) // until the timer's busy window opens
 	start, next, end := u.timer.begin(u, now, p.pc, tiles, p.bases)
 	u.inflight++
 	m.inflight++
 	if u.Hooked() {
-		u.InvokeHook(&sim.HookCtx{Pos: sim.HookInstStart, Now: start, Unit: u.Index, PC: p.pc, Start: start})
+		u.ctx = sim.HookCtx{Pos: sim.HookInstStart, Now: start, Unit: u.Index, PC: p.pc, Start: start, Bases: p.bases}
+		u.InvokeHook(&u.ctx)
 	}
 	if next < 0 {
 		u.waitAsync = true
@@ -139,7 +147,8 @@ func (u *Unit) complete(pc int, start, now sim.Time) {
 	m.last = max(m.last, now)
 	in := &m.Prog.Code[pc]
 	if u.Hooked() {
-		u.InvokeHook(&sim.HookCtx{Pos: sim.HookInstEnd, Now: now, Unit: u.Index, PC: pc, Start: start})
+		u.ctx = sim.HookCtx{Pos: sim.HookInstEnd, Now: now, Unit: u.Index, PC: pc, Start: start}
+		u.InvokeHook(&u.ctx)
 	}
 	if s := in.Signal; s.Enabled {
 		if err := m.Arch.Signal(s.Sem, uint32(s.Count)); err != nil {
@@ -149,7 +158,7 @@ func (u *Unit) complete(pc int, start, now sim.Time) {
 		m.signaled(s.Sem, now)
 	}
 	if u.ID.Class == isa.UnitDMA && u.inflight == 0 && u.queue.Len() == 0 {
-		u.acct.set(now, Idle)
+		u.acct.set(now, Idle, -1)
 	}
 	m.Seq.unitsProgressed(now)
 }

@@ -82,11 +82,14 @@ type Unfused struct {
 type Compiled struct {
 	Unfused []Unfused
 	Asm     string
-	Program *exe.Program
-	Inputs  []Binding // in parameter-number order
-	Outputs []Binding // one per result (tuple element)
-	Kernels []Kernel
-	Fused   *hlo.Module
+	// AsmLines gives each instruction's line in Asm (the program's debug
+	// map points into the HLO instead).
+	AsmLines []int32
+	Program  *exe.Program
+	Inputs   []Binding // in parameter-number order
+	Outputs  []Binding // one per result (tuple element)
+	Kernels  []Kernel
+	Fused    *hlo.Module
 	// PeakHBMBytes is the most HBM the program's tensors occupy at once
 	// (dead arrays' bytes are reused).
 	PeakHBMBytes int64
@@ -136,14 +139,15 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 		return nil, err
 	}
 	src := c.out.String()
-	prog, err := asm.Assemble(file+".s", []byte(src), asm.Options{})
+	var lines []int32
+	prog, err := asm.Assemble(file+".s", []byte(src), asm.Options{Lines: &lines})
 	if err != nil {
 		if e := c.unsupportedTile(src, err); e != nil {
 			return nil, e
 		}
 		return nil, fmt.Errorf("internal error: the generated assembly does not assemble (please report): %v", err)
 	}
-	c.res.Asm, c.res.Program, c.res.Fused = src, prog, fm
+	c.res.Asm, c.res.AsmLines, c.res.Program, c.res.Fused = src, lines, prog, fm
 	c.locateKernels()
 	return &c.res, nil
 }

@@ -43,6 +43,8 @@ type BankedConfig struct {
 // controllers hash addresses, so that strided access (a matrix column, a tile
 // of a wide row-major matrix) spreads over the channels too.
 type Banked struct {
+	sim.Hookable
+	ctx   sim.HookCtx
 	cfg   BankedConfig
 	eng   *sim.Engine
 	ch    []*channel
@@ -130,6 +132,9 @@ func (b *Banked) PeakBytesPerSecond() float64 {
 
 // Stats implements HBM.
 func (b *Banked) Stats() HBMStats { return b.stats }
+
+// Channels implements HBM.
+func (b *Banked) Channels() int { return len(b.ch) }
 
 // decode maps a line (addr / AccessBytes) to its channel, bank group, bank and row.
 func (b *Banked) decode(line int64) (ch, bg, bk, row int) {
@@ -366,6 +371,11 @@ func (c *channel) column(i int, now sim.Time) {
 		bk.lastRd = now
 	}
 	c.busFree = a.end
+	if b.Hooked() {
+		b.ctx = sim.HookCtx{Pos: sim.HookTransfer, Start: a.end - b.cyc(b.cfg.BL), Now: a.end, Unit: c.idx, PC: -1,
+			Bytes: int64(b.cfg.AccessBytes), Write: a.write}
+		b.InvokeHook(&b.ctx)
+	}
 	b.stats.Accesses++
 	if !a.missed {
 		b.stats.RowHits++

@@ -21,6 +21,11 @@ type HBM interface {
 	Request(t sim.Time, addr, n int64, write bool, done Done)
 	Stats() HBMStats
 	PeakBytesPerSecond() float64
+	// Channels is the number of independent channels (1 for Ideal).
+	Channels() int
+	// AcceptHook attaches an observer of data transfers (sim.HookTransfer,
+	// Unit = channel).
+	AcceptHook(sim.Hook)
 }
 
 // HBMStats counts traffic.
@@ -49,6 +54,7 @@ func (s HBMStats) RowHitRate() float64 {
 // at t starts at max(t, bus free), holds the bus n / bandwidth, and completes
 // latency after its last byte.
 type Ideal struct {
+	sim.Hookable
 	eng       *sim.Engine
 	psPerByte float64
 	latency   sim.Time
@@ -64,6 +70,7 @@ type Ideal struct {
 	queue []completion
 	head  int
 	armed bool
+	ctx   sim.HookCtx
 }
 
 type completion struct {
@@ -125,6 +132,10 @@ func (h *Ideal) finish(t sim.Time, n int64, write bool) sim.Time {
 	whole := sim.Time(d)
 	h.carry = d - float64(whole)
 	h.busFree = start + whole
+	if h.Hooked() {
+		h.ctx = sim.HookCtx{Pos: sim.HookTransfer, Start: start, Now: h.busFree, PC: -1, Bytes: n, Write: write}
+		h.InvokeHook(&h.ctx)
+	}
 	h.stats.Requests++
 	if write {
 		h.stats.BytesWritten += n
@@ -139,3 +150,6 @@ func (h *Ideal) Stats() HBMStats { return h.stats }
 
 // PeakBytesPerSecond implements HBM.
 func (h *Ideal) PeakBytesPerSecond() float64 { return h.bw }
+
+// Channels implements HBM: the ideal model is one bus.
+func (h *Ideal) Channels() int { return 1 }

@@ -25,6 +25,7 @@ import (
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/traces"
 )
 
 // Client is one simulated device: a chip configuration.
@@ -111,6 +112,18 @@ func MachineValues(d isa.DType, data []float64) []float64 {
 type ExecOptions struct {
 	TimingOnly bool  // skip values: only the cycle count and the report (args may be nil)
 	MaxCycles  int64 // stop after this many cycles (0: no limit)
+	// Observers watch the run: traces.Timeline, traces.Profile (built on
+	// x.Source). Runs without them pay nothing for observation.
+	Observers []core.Observer
+}
+
+// KernelStats is a row of the per-kernel table (traces.KernelStats).
+type KernelStats = traces.KernelStats
+
+// Source describes x's program for the recorders of traces/: its kernels,
+// and its assembly, which is (or will be) written to asmFile.
+func (x *Executable) Source(hloFile, asmFile string) *traces.Source {
+	return traces.CompiledSource(x.Compiled, hloFile, asmFile)
 }
 
 // Result is what Execute returns.
@@ -144,7 +157,9 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 		}
 	}
 	start := time.Now()
-	model, err := core.New(c.Chip, x.Program, core.Options{TimingOnly: opt.TimingOnly, MaxCycles: opt.MaxCycles})
+	kernels := traces.NewKernels(x.Source("", ""))
+	model, err := core.New(c.Chip, x.Program, core.Options{TimingOnly: opt.TimingOnly, MaxCycles: opt.MaxCycles,
+		Observers: append([]core.Observer{kernels}, opt.Observers...)})
 	if err != nil {
 		return nil, err
 	}
@@ -153,13 +168,12 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 			return nil, err
 		}
 	}
-	sp := attachSpans(x, model)
 	if err := model.Run(); err != nil {
 		return nil, err
 	}
 	r := &Result{Model: model, ExecTime: time.Since(start)}
 	r.Report = chip.NewReport(x.Fused.Name, model, opt.TimingOnly)
-	r.Kernels = kernelStats(x, model, sp)
+	r.Kernels = kernels.Stats()
 	if opt.TimingOnly {
 		return r, nil
 	}

@@ -8,8 +8,20 @@ const (
 	HookInstStart HookPos = iota
 	// HookInstEnd: an instruction completed.
 	HookInstEnd
-	// HookStall: a unit began a stall (Reason says why).
-	HookStall
+	// HookState: the unit spent [Start, Now) in state Reason ("busy" or a
+	// stall reason the component names), on behalf of instruction PC (-1:
+	// none). A component reports every moment of its run exactly once, in
+	// time order, so the spans of one unit add up to the run's length.
+	HookState
+	// HookDispatch: the sequencer put instruction PC into the queue of unit
+	// Unit (Depth: the queue's length after it).
+	HookDispatch
+	// HookDequeue: unit Unit took instruction PC off its queue to start it
+	// (Depth: the queue's length after it).
+	HookDequeue
+	// HookTransfer: a memory channel (Unit) moved Bytes over its data bus
+	// in [Start, Now); Write says which way.
+	HookTransfer
 )
 
 // HookCtx describes one observation. It is passed by pointer and reused, so
@@ -17,10 +29,16 @@ const (
 type HookCtx struct {
 	Pos    HookPos
 	Now    Time
-	Unit   int    // the component's index in its chip
+	Unit   int    // the component's index in its chip (-1: the sequencer)
 	PC     int    // instruction, or -1
-	Start  Time   // for HookInstEnd: when the instruction started
-	Reason string // for HookStall
+	Start  Time   // for HookInstEnd, HookState, HookTransfer: when it began
+	Reason string // for HookState
+	Depth  int    // for HookDispatch, HookDequeue
+	Bytes  int64  // for HookTransfer
+	Write  bool   // for HookTransfer
+	// Bases are the base-register values of the instruction's tiles
+	// (HookInstStart), so observers can place its operands in memory.
+	Bases [3]int64
 }
 
 // Hook observes a component.

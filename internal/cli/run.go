@@ -3,15 +3,19 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/pulse-sim/pulse/chip"
+	"github.com/pulse-sim/pulse/core"
+	"github.com/pulse-sim/pulse/traces"
 	"github.com/spf13/cobra"
 )
 
 func newRun() *cobra.Command {
 	var (
 		f          runFlags
+		obs        observeFlags
 		timingOnly bool
 		jsonPath   string
 		maxCycles  int64
@@ -21,13 +25,26 @@ func newRun() *cobra.Command {
 		Short: "Simulate a kernel cycle by cycle and report where the time went",
 		Long: `Simulate a kernel on the cycle-level model of a chip: the results (as exec
 computes them), the cycle count, and a utilization report. --timing-only skips
-value computation for speed. The JSON report's schema is docs/report-schema.md.`,
+value computation for speed. The JSON report's schema is docs/report-schema.md.
+
+--trace, --pprof, --roofline and --csv write a Perfetto timeline, a pprof
+cycle profile, a roofline chart and the kernel's row (docs/observability.md).`,
 		Args: exactArgs(1, "one kernel file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := obs.validate(); err != nil {
+				return err
+			}
 			c, prog, inputs, outs, err := f.load(args[0])
 			if err != nil {
 				return err
 			}
+			asmFile := args[0]
+			if d := prog.DebugAt(0); strings.HasSuffix(args[0], ".pulse") && d.File != "" {
+				asmFile = d.File // an executable: its debug map names the source
+			}
+			src := traces.ProgramSource(prog, asmFile)
+			kernels := traces.NewKernels(src)
+			observers := append([]core.Observer{kernels}, obs.observers(src)...)
 			if timingOnly && (len(outs) > 0 || len(f.show) > 0) {
 				return usagef("--out and --show need values: drop --timing-only")
 			}
@@ -36,7 +53,7 @@ value computation for speed. The JSON report's schema is docs/report-schema.md.`
 				ins = append(ins, chip.Input{Name: in.Name, Values: in.Values})
 			}
 			t0 := time.Now()
-			m, err := chip.Simulate(c, prog, ins, chip.Options{TimingOnly: timingOnly, MaxCycles: maxCycles})
+			m, err := chip.Simulate(c, prog, ins, chip.Options{TimingOnly: timingOnly, MaxCycles: maxCycles, Observers: observers})
 			if err != nil {
 				return err
 			}
@@ -52,6 +69,9 @@ value computation for speed. The JSON report's schema is docs/report-schema.md.`
 				}
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "simulated %d cycles in %.3f s\n", r.Cycles, wall.Seconds())
+			if err := obs.write(cmd.ErrOrStderr(), r, kernels.Stats()); err != nil {
+				return err
+			}
 			return f.outputs(cmd, m.Arch, prog, outs, w)
 		},
 	}
@@ -59,5 +79,6 @@ value computation for speed. The JSON report's schema is docs/report-schema.md.`
 	cmd.Flags().BoolVar(&timingOnly, "timing-only", false, "skip value computation")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the report as JSON to this file")
 	cmd.Flags().Int64Var(&maxCycles, "max-cycles", 0, "stop the simulation after this many cycles (0: no limit)")
+	obs.register(cmd.Flags())
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/olekukonko/tablewriter"
@@ -104,6 +105,7 @@ func cacheNote(x *runtime.Executable) string {
 func newSimulate() *cobra.Command {
 	var (
 		f          compileFlags
+		obs        observeFlags
 		ins        []string
 		seed       int64
 		outDir     string
@@ -125,15 +127,31 @@ Parameters are bound with --in by name or number; --random-inputs SEED fills
 the others. Outputs are written to --out-dir as .npy (out.npy, or one
 out.N.npy per tuple element). --check also runs the HLO reference evaluator
 on the same inputs and fails, with a per-output error report, if any output
-differs beyond the dtype-aware tolerance (docs/hlo.md).`,
+differs beyond the dtype-aware tolerance (docs/hlo.md).
+
+--trace, --pprof, --roofline and --csv write a Perfetto timeline, a pprof
+cycle profile (stacks: HLO fusion, HLO instruction, kernel, instruction), a
+roofline chart and the per-kernel table as CSV (docs/observability.md).
+--pprof also writes the assembly beside the profile (FILE.s) unless
+--emit-asm names it, so that go tool pprof -list shows it.`,
 		Args: exactArgs(1, "one HLO file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if timingOnly && (check || outDir != "") {
 				return usagef("--check and --out-dir need values: drop --timing-only")
 			}
+			if err := obs.validate(); err != nil {
+				return err
+			}
 			client, m, x, err := f.compile(args[0])
 			if err != nil {
 				return err
+			}
+			asmFile := f.emitAsm
+			if asmFile == "" && obs.pprof != "" {
+				asmFile = strings.TrimSuffix(strings.TrimSuffix(obs.pprof, ".gz"), ".pb") + ".s"
+				if err := os.WriteFile(asmFile, []byte(x.Asm), 0o644); err != nil {
+					return err
+				}
 			}
 			limit, err := parseBytes(memory)
 			if err != nil {
@@ -146,7 +164,8 @@ differs beyond the dtype-aware tolerance (docs/hlo.md).`,
 					return err
 				}
 			}
-			r, err := client.Execute(x, vals, runtime.ExecOptions{TimingOnly: timingOnly, MaxCycles: maxCycles})
+			r, err := client.Execute(x, vals, runtime.ExecOptions{TimingOnly: timingOnly, MaxCycles: maxCycles,
+				Observers: obs.observers(x.Source(args[0], asmFile))})
 			if err != nil {
 				return err
 			}
@@ -164,6 +183,9 @@ differs beyond the dtype-aware tolerance (docs/hlo.md).`,
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "%s on %s: %d kernels; compile %.3f s%s, simulation %.3f s, %d cycles\n",
 				args[0], client.Chip.Name, len(x.Kernels), x.CompileTime.Seconds(), cacheNote(x), r.ExecTime.Seconds(), r.Report.Cycles)
+			if err := obs.write(cmd.ErrOrStderr(), r.Report, r.Kernels); err != nil {
+				return err
+			}
 			if timingOnly {
 				return nil
 			}
@@ -177,6 +199,7 @@ differs beyond the dtype-aware tolerance (docs/hlo.md).`,
 		},
 	}
 	f.register(cmd)
+	obs.register(cmd.Flags())
 	cmd.Flags().StringArrayVar(&ins, "in", nil, "bind a parameter (by name or number) to a .npy file, repeatable")
 	cmd.Flags().Int64Var(&seed, "random-inputs", 0, "fill unbound parameters with random values from this seed")
 	cmd.Flags().StringVar(&outDir, "out-dir", "", "write the outputs as .npy files into this directory")

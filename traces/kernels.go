@@ -1,0 +1,133 @@
+package traces
+
+import (
+	"github.com/pulse-sim/pulse/core"
+	"github.com/pulse-sim/pulse/sim"
+)
+
+// runTracker follows kernel runs from the units' instruction hooks: a run
+// starts when an instruction of another kernel than the current one starts
+// and spans to the last completion of its instructions (kernels are
+// separated by barriers, so runs do not overlap).
+type runTracker struct {
+	src        *Source
+	cur        int
+	start, end sim.Time
+	onClose    func(k int, start, end sim.Time)
+}
+
+func (r *runTracker) init(src *Source, onClose func(k int, start, end sim.Time)) {
+	r.src, r.cur, r.onClose = src, -1, onClose
+}
+
+// inst observes an instruction start or end; it reports whether a new run began.
+func (r *runTracker) inst(ctx *sim.HookCtx) bool {
+	k := r.src.KernelOf(ctx.PC)
+	if k < 0 {
+		return false
+	}
+	switch ctx.Pos {
+	case sim.HookInstStart:
+		if k != r.cur {
+			r.close()
+			r.cur, r.start, r.end = k, ctx.Now, ctx.Now
+			return true
+		}
+	case sim.HookInstEnd:
+		if k == r.cur && ctx.Now > r.end {
+			r.end = ctx.Now
+		}
+	}
+	return false
+}
+
+func (r *runTracker) close() {
+	if r.cur >= 0 {
+		r.onClose(r.cur, r.start, r.end)
+		r.cur = -1
+	}
+}
+
+// KernelStats is one kernel's share of a run: the sum over its runs (a
+// kernel in a while loop runs once per iteration) of the span from the
+// first instruction any unit started to the last one completed, its FLOPs
+// and HBM bytes, and what bounds it on this chip.
+type KernelStats struct {
+	Name      string  `json:"name"`      // the HLO fusion or op (the file, for a hand-written kernel)
+	Kind      string  `json:"kind"`      // loop, output, input, copy (program, for a hand-written kernel)
+	Runs      int64   `json:"runs"`      // how many times it ran
+	Cycles    int64   `json:"cycles"`    // spans in core cycles, summed over runs
+	FLOPs     int64   `json:"flops"`     // HLO FLOPs of the kernel, times its runs
+	Bytes     int64   `json:"bytes"`     // HLO bytes read and written, times its runs
+	Intensity float64 `json:"intensity"` // FLOPs per byte
+	Bound     string  `json:"bound"`     // compute or memory: which roof is lower at this intensity
+	Achieved  float64 `json:"achieved"`  // fraction of that roof reached
+}
+
+// Kernels records the per-kernel table of a run.
+type Kernels struct {
+	src   *Source
+	m     *core.Model
+	runs  runTracker
+	total []sim.Time
+	count []int64
+}
+
+// NewKernels makes the per-kernel recorder for a run of src's program.
+func NewKernels(src *Source) *Kernels {
+	k := &Kernels{src: src, total: make([]sim.Time, len(src.Kernels)), count: make([]int64, len(src.Kernels))}
+	k.runs.init(src, func(i int, start, end sim.Time) { k.total[i] += end - start })
+	return k
+}
+
+// Attach implements core.Observer.
+func (k *Kernels) Attach(m *core.Model) {
+	k.m = m
+	for _, u := range m.Units {
+		u.AcceptHook(k)
+	}
+}
+
+// Func implements sim.Hook.
+func (k *Kernels) Func(ctx *sim.HookCtx) {
+	if (ctx.Pos == sim.HookInstStart || ctx.Pos == sim.HookInstEnd) && k.runs.inst(ctx) {
+		k.count[k.runs.cur]++
+	}
+}
+
+// Stats is the table, in kernel order, after the run. A kernel's FLOPs
+// and bytes are the source's (the HLO's counts); a hand-written program's
+// one kernel takes the run's measured FLOPs and HBM traffic.
+func (k *Kernels) Stats() []KernelStats {
+	k.runs.close()
+	m := k.m
+	c := m.Chip
+	peakFLOPs := 2 * float64(c.MXU.Count*c.MXU.Rows*c.MXU.Cols) * float64(c.ClockMHz) * 1e6
+	peakBytes := c.HBM.BandwidthGBps * 1e9
+	var out []KernelStats
+	for i, kn := range k.src.Kernels {
+		ks := KernelStats{Name: kn.Name, Kind: kn.Kind, Runs: k.count[i], FLOPs: kn.FLOPs * k.count[i], Bytes: kn.Bytes * k.count[i]}
+		if !k.src.HLO {
+			st := m.HBM.Stats()
+			ks.FLOPs, ks.Bytes = m.FLOPs(), st.BytesRead+st.BytesWritten
+		}
+		ks.Cycles = m.Clock.CyclesCeil(k.total[i])
+		secs := float64(ks.Cycles) / (float64(c.ClockMHz) * 1e6)
+		if ks.Bytes > 0 {
+			ks.Intensity = float64(ks.FLOPs) / float64(ks.Bytes)
+		}
+		if peakBytes > 0 && float64(ks.FLOPs)/peakFLOPs >= float64(ks.Bytes)/peakBytes {
+			ks.Bound = "compute"
+			if secs > 0 {
+				ks.Achieved = float64(ks.FLOPs) / secs / peakFLOPs
+			}
+		} else {
+			ks.Bound = "memory"
+			if secs > 0 && peakBytes > 0 {
+				ks.Achieved = float64(ks.Bytes) / secs / peakBytes
+			}
+		}
+		out = append(out, ks)
+	}
+	return out
+}
