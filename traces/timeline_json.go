@@ -26,7 +26,7 @@ var sliceNames = []string{"busy", "semaphore wait", "structural stall", "memory 
 // WriteJSON writes the timeline as Chrome Trace Event JSON (the object
 // form, with metadata naming and ordering every process and track), which
 // ui.perfetto.dev and chrome://tracing open. Timestamps are microseconds
-// with picosecond digits. Call it after the run.
+// to the nanosecond. Call it after the run.
 func (t *Timeline) WriteJSON(w io.Writer) error {
 	t.finish()
 	m := t.m
@@ -201,9 +201,13 @@ func (e *eventWriter) meta(pid, tid int, name, key string, v any) {
 }
 
 func (e *eventWriter) complete(tid int, start, end sim.Time, name string, args []byte) {
+	// Both ends are rounded to the nanosecond, the resolution Perfetto
+	// keeps, so that slices which touch in picoseconds touch in its view
+	// too instead of overlapping by a rounding.
+	s, en := nanos(start), nanos(end)
 	b := e.buf[:0]
 	b = fmt.Appendf(b, `{"ph":"X","pid":%d,"tid":%d,"ts":%s,"dur":%s,"name":%s,"args":%s}`,
-		pidUnits, tid, usec(start), usec(end-start), mustJSON(name), args)
+		pidUnits, tid, usecNS(s), usecNS(en-s), mustJSON(name), args)
 	e.buf = b
 	e.event(string(b))
 }
@@ -213,10 +217,13 @@ func (e *eventWriter) counter(name string, at sim.Time, key string, v float64) {
 		pidCounters, usec(at), mustJSON(name), key, strconv.FormatFloat(v, 'g', 6, 64)))
 }
 
-// usec prints picoseconds as microseconds, exactly.
-func usec(ps sim.Time) string {
-	return fmt.Sprintf("%d.%06d", ps/1_000_000, ps%1_000_000)
-}
+func nanos(ps sim.Time) int64 { return int64((ps + 500) / 1000) }
+
+// usecNS prints nanoseconds as microseconds, exactly.
+func usecNS(ns int64) string { return fmt.Sprintf("%d.%03d", ns/1000, ns%1000) }
+
+// usec prints picoseconds as microseconds, to the nanosecond.
+func usec(ps sim.Time) string { return usecNS(nanos(ps)) }
 
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)

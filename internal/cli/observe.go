@@ -65,6 +65,15 @@ func (f *observeFlags) validate() error {
 	if f.maxEvents <= 0 {
 		return usagef("--trace-max-events must be positive")
 	}
+	// A file that cannot be written fails now, not after a long run.
+	for _, p := range []struct{ flag, path string }{{"trace", f.trace}, {"pprof", f.pprof}, {"roofline", f.roofline}, {"csv", f.csv}} {
+		if p.path == "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Dir(p.path)); err != nil || !st.IsDir() {
+			return fmt.Errorf("--%s %s: the directory %s does not exist", p.flag, p.path, filepath.Dir(p.path))
+		}
+	}
 	if f.roofline != "" {
 		switch ext := strings.ToLower(f.roofline[strings.LastIndex(f.roofline, ".")+1:]); ext {
 		case "svg", "png", "pdf":
