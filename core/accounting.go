@@ -31,13 +31,13 @@ type Accounting struct {
 	state   State
 	pc      int
 	since   sim.Time
-	windows []window // in time order, not yet fully attributed
+	windows []window // in time order; those from head on are not yet fully attributed
+	head    int
 	T       [numStates]sim.Time
 
 	// obs, when set, is told every attributed stretch (sim.HookState).
 	obs  *sim.Hookable
 	unit int
-	ctx  sim.HookCtx
 }
 
 type window struct {
@@ -52,22 +52,25 @@ func (a *Accounting) observe(h *sim.Hookable, unit int) { a.obs, a.unit = h, uni
 func (a *Accounting) set(now sim.Time, s State, pc int) {
 	for a.since < now {
 		end, st, at := now, a.state, a.pc
-		if len(a.windows) > 0 {
-			w := a.windows[0]
+		if a.head < len(a.windows) {
+			w := a.windows[a.head]
 			switch {
 			case a.since < w.from:
 				end = min(now, w.from)
 			case a.since < w.until:
 				end, st, at = min(now, w.until), Busy, w.pc
 			default:
-				a.windows = a.windows[1:]
+				if a.head++; a.head == len(a.windows) {
+					a.windows, a.head = a.windows[:0], 0 // reuse the array
+				}
 				continue
 			}
 		}
 		a.T[st] += end - a.since
 		if a.obs != nil && a.obs.Hooked() {
-			a.ctx = sim.HookCtx{Pos: sim.HookState, Now: end, Start: a.since, Unit: a.unit, PC: at, Reason: stateNames[st]}
-			a.obs.InvokeHook(&a.ctx)
+			c := a.obs.HookCtx()
+			*c = sim.HookCtx{Pos: sim.HookState, Now: end, Start: a.since, Unit: a.unit, PC: at, Reason: stateNames[st]}
+			a.obs.InvokeHook(c)
 		}
 		a.since = end
 	}
@@ -75,12 +78,13 @@ func (a *Accounting) set(now sim.Time, s State, pc int) {
 }
 
 // busy marks [from, until) as busy for instruction pc, merging with the
-// last window when they touch and belong to the same instruction (a window
-// that overlaps the last one is given the time after it).
+// last window when they touch and belong to the same instruction, or when
+// no observer looks at instructions (a window that overlaps the last one is
+// otherwise given the time after it).
 func (a *Accounting) busy(from, until sim.Time, pc int) {
-	if n := len(a.windows); n > 0 && from <= a.windows[n-1].until {
+	if n := len(a.windows); n > a.head && from <= a.windows[n-1].until {
 		last := &a.windows[n-1]
-		if last.pc == pc || until <= last.until {
+		if last.pc == pc || until <= last.until || a.obs == nil || !a.obs.Hooked() {
 			last.until = max(last.until, until)
 			return
 		}
@@ -91,7 +95,7 @@ func (a *Accounting) busy(from, until sim.Time, pc int) {
 
 // endBusy closes the open-ended last window at t.
 func (a *Accounting) endBusy(t sim.Time) {
-	if n := len(a.windows); n > 0 {
+	if n := len(a.windows); n > a.head {
 		a.windows[n-1].until = max(a.windows[n-1].from, t)
 	}
 }

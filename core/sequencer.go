@@ -20,7 +20,6 @@ type Sequencer struct {
 	haltedAt   sim.Time
 	acct       Accounting
 	blocked    string
-	ctx        sim.HookCtx
 }
 
 // Accounting is the sequencer's time by state.
@@ -81,8 +80,9 @@ func (s *Sequencer) tick(now sim.Time) {
 			}
 			u.queue.Send(pending{pc: pc, bases: a.Bases(in)})
 			if s.Hooked() {
-				s.ctx = sim.HookCtx{Pos: sim.HookDispatch, Now: now, Unit: u.Index, PC: pc, Depth: u.queue.Len()}
-				s.InvokeHook(&s.ctx)
+				c := s.HookCtx()
+				*c = sim.HookCtx{Pos: sim.HookDispatch, Now: now, Unit: u.Index, PC: pc, Depth: u.queue.Len()}
+				s.InvokeHook(c)
 			}
 			a.PC++
 			continue

@@ -33,7 +33,6 @@ type Unit struct {
 	inflight  int
 	acct      Accounting
 	lastPC    int // the instruction started last (a DMA's memory stall is its)
-	ctx       sim.HookCtx
 
 	// Instructions completed.
 	Instructions int64
@@ -88,8 +87,9 @@ func (u *Unit) try(now sim.Time) {
 	u.queue.Recv()
 	u.lastPC = p.pc
 	if u.Hooked() {
-		u.ctx = sim.HookCtx{Pos: sim.HookDequeue, Now: now, Unit: u.Index, PC: p.pc, Depth: u.queue.Len()}
-		u.InvokeHook(&u.ctx)
+		c := u.HookCtx()
+		*c = sim.HookCtx{Pos: sim.HookDequeue, Now: now, Unit: u.Index, PC: p.pc, Depth: u.queue.Len()}
+		u.InvokeHook(c)
 	}
 	var tiles [3]*isa.Layout
 	for i, t := range in.Tiles {
@@ -108,8 +108,9 @@ func (u *Unit) try(now sim.Time) {
 	u.inflight++
 	m.inflight++
 	if u.Hooked() {
-		u.ctx = sim.HookCtx{Pos: sim.HookInstStart, Now: start, Unit: u.Index, PC: p.pc, Start: start, Bases: p.bases}
-		u.InvokeHook(&u.ctx)
+		c := u.HookCtx()
+		*c = sim.HookCtx{Pos: sim.HookInstStart, Now: start, Unit: u.Index, PC: p.pc, Start: start, Bases: p.bases}
+		u.InvokeHook(c)
 	}
 	if next < 0 {
 		u.waitAsync = true
@@ -147,8 +148,9 @@ func (u *Unit) complete(pc int, start, now sim.Time) {
 	m.last = max(m.last, now)
 	in := &m.Prog.Code[pc]
 	if u.Hooked() {
-		u.ctx = sim.HookCtx{Pos: sim.HookInstEnd, Now: now, Unit: u.Index, PC: pc, Start: start}
-		u.InvokeHook(&u.ctx)
+		c := u.HookCtx()
+		*c = sim.HookCtx{Pos: sim.HookInstEnd, Now: now, Unit: u.Index, PC: pc, Start: start}
+		u.InvokeHook(c)
 	}
 	if s := in.Signal; s.Enabled {
 		if err := m.Arch.Signal(s.Sem, uint32(s.Count)); err != nil {

@@ -44,7 +44,6 @@ type BankedConfig struct {
 // of a wide row-major matrix) spreads over the channels too.
 type Banked struct {
 	sim.Hookable
-	ctx   sim.HookCtx
 	cfg   BankedConfig
 	eng   *sim.Engine
 	ch    []*channel
@@ -372,9 +371,10 @@ func (c *channel) column(i int, now sim.Time) {
 	}
 	c.busFree = a.end
 	if b.Hooked() {
-		b.ctx = sim.HookCtx{Pos: sim.HookTransfer, Start: a.end - b.cyc(b.cfg.BL), Now: a.end, Unit: c.idx, PC: -1,
+		x := b.HookCtx()
+		*x = sim.HookCtx{Pos: sim.HookTransfer, Start: a.end - b.cyc(b.cfg.BL), Now: a.end, Unit: c.idx, PC: -1,
 			Bytes: int64(b.cfg.AccessBytes), Write: a.write}
-		b.InvokeHook(&b.ctx)
+		b.InvokeHook(x)
 	}
 	b.stats.Accesses++
 	if !a.missed {

@@ -70,7 +70,6 @@ type Ideal struct {
 	queue []completion
 	head  int
 	armed bool
-	ctx   sim.HookCtx
 }
 
 type completion struct {
@@ -133,8 +132,9 @@ func (h *Ideal) finish(t sim.Time, n int64, write bool) sim.Time {
 	h.carry = d - float64(whole)
 	h.busFree = start + whole
 	if h.Hooked() {
-		h.ctx = sim.HookCtx{Pos: sim.HookTransfer, Start: start, Now: h.busFree, PC: -1, Bytes: n, Write: write}
-		h.InvokeHook(&h.ctx)
+		c := h.HookCtx()
+		*c = sim.HookCtx{Pos: sim.HookTransfer, Start: start, Now: h.busFree, PC: -1, Bytes: n, Write: write}
+		h.InvokeHook(c)
 	}
 	h.stats.Requests++
 	if write {

@@ -50,10 +50,20 @@ type Hook interface {
 // attached, a component checks Hooked() and builds no context at all.
 type Hookable struct {
 	hooks []Hook
+	ctx   *HookCtx
 }
 
 // AcceptHook attaches an observer.
-func (h *Hookable) AcceptHook(k Hook) { h.hooks = append(h.hooks, k) }
+func (h *Hookable) AcceptHook(k Hook) {
+	h.hooks = append(h.hooks, k)
+	if h.ctx == nil {
+		h.ctx = new(HookCtx)
+	}
+}
+
+// HookCtx is the component's reusable context, to fill before InvokeHook
+// (nil until an observer is attached: unobserved components carry none).
+func (h *Hookable) HookCtx() *HookCtx { return h.ctx }
 
 // Hooked reports whether any observer is attached.
 func (h *Hookable) Hooked() bool { return len(h.hooks) > 0 }
