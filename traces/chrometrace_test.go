@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"testing"
 
@@ -136,4 +137,19 @@ func checkChromeTrace(t *testing.T, data []byte) traceStats {
 		}
 	}
 	return st
+}
+
+// TestChromeTraceFile checks a trace written by pulse (PULSE_TRACE=file):
+//
+//	PULSE_TRACE=/tmp/mn.json go test ./traces -run TestChromeTraceFile -v
+func TestChromeTraceFile(t *testing.T) {
+	path := os.Getenv("PULSE_TRACE")
+	if path == "" {
+		t.Skip("set PULSE_TRACE to a trace file")
+	}
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	st := checkChromeTrace(t, b)
+	t.Logf("%s: %d bytes, %d slices, %d counter samples, %d metadata, %d instants, %d tracks, %d counters",
+		path, len(b), st.slices, st.counters, st.metadata, st.instants, len(st.tracks), len(st.counterNames))
 }
