@@ -368,31 +368,51 @@ func TestRooflineChart(t *testing.T) {
 	require.ErrorContains(t, rl.Save(filepath.Join(t.TempDir(), "r.txt")), "unknown chart format")
 }
 
-// go tool pprof reads the profile (when the go command is at hand).
+// go tool pprof reads the profiles of a GEMM and a softmax, hand-written
+// and compiled (when the go command is at hand).
 func TestPprofReadsProfile(t *testing.T) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command")
 	}
-	var p *traces.Profile
-	r := runProgram(t, "../examples/kernels/gemm256.s", chipFor(t, "tpuv4core"), func(src *traces.Source) []core.Observer {
-		p = traces.NewProfile(src)
-		return []core.Observer{p}
-	})
-	path := filepath.Join(t.TempDir(), "cycles.pb.gz")
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	require.NoError(t, p.Write(f, r.report))
-	require.NoError(t, f.Close())
-	out, err := exec.Command(goCmd, "tool", "pprof", "-top", path).CombinedOutput()
-	require.NoError(t, err, string(out))
-	require.Contains(t, string(out), "Type: busy")
-	require.Contains(t, string(out), "mxu.mm")
-	total := r.report.Units["mxu0"].BusyCycles
-	for name, u := range r.report.Units {
-		if name != "mxu0" {
-			total += u.BusyCycles
-		}
+	cases := []struct {
+		name, leaf string
+		run        func(t *testing.T, obs func(*traces.Source) []core.Observer) *run
+	}{
+		{"gemm256.s", "mxu.mm", func(t *testing.T, obs func(*traces.Source) []core.Observer) *run {
+			return runProgram(t, "../examples/kernels/gemm256.s", chipFor(t, "tpuv4core"), obs)
+		}},
+		{"softmax.s", "vexp", func(t *testing.T, obs func(*traces.Source) []core.Observer) *run {
+			return runProgram(t, "../examples/kernels/softmax.s", chipFor(t, "teach16"), obs)
+		}},
+		{"gemm HLO", "mxu.mm", func(t *testing.T, obs func(*traces.Source) []core.Observer) *run {
+			return runHLO(t, gemmHLO, chipFor(t, "tpuv4core"), obs)
+		}},
+		{"softmax HLO", "dma", func(t *testing.T, obs func(*traces.Source) []core.Observer) *run {
+			return runHLO(t, softmaxHLO, chipFor(t, "tpuv4core"), obs)
+		}},
 	}
-	require.Contains(t, string(out), fmt.Sprintf("Total samples = %dcycles", total))
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var p *traces.Profile
+			r := c.run(t, func(src *traces.Source) []core.Observer {
+				p = traces.NewProfile(src)
+				return []core.Observer{p}
+			})
+			path := filepath.Join(t.TempDir(), "cycles.pb.gz")
+			f, err := os.Create(path)
+			require.NoError(t, err)
+			require.NoError(t, p.Write(f, r.report))
+			require.NoError(t, f.Close())
+			out, err := exec.Command(goCmd, "tool", "pprof", "-top", path).CombinedOutput()
+			require.NoError(t, err, string(out))
+			require.Contains(t, string(out), "Type: busy")
+			require.Contains(t, string(out), c.leaf)
+			var total int64
+			for _, u := range r.report.Units {
+				total += u.BusyCycles
+			}
+			require.Contains(t, string(out), fmt.Sprintf("Total samples = %dcycles", total))
+		})
+	}
 }
