@@ -67,7 +67,7 @@ func (a *Accounting) set(now sim.Time, s State, pc int) {
 			}
 		}
 		a.T[st] += end - a.since
-		if a.obs != nil && a.obs.Hooked() {
+		if a.obs != nil && a.obs.Wants(sim.HookState) {
 			c := a.obs.HookCtx()
 			*c = sim.HookCtx{Pos: sim.HookState, Now: end, Start: a.since, Unit: a.unit, PC: at, Reason: stateNames[st]}
 			a.obs.InvokeHook(c)
@@ -84,7 +84,7 @@ func (a *Accounting) set(now sim.Time, s State, pc int) {
 func (a *Accounting) busy(from, until sim.Time, pc int) {
 	if n := len(a.windows); n > a.head && from <= a.windows[n-1].until {
 		last := &a.windows[n-1]
-		if last.pc == pc || until <= last.until || a.obs == nil || !a.obs.Hooked() {
+		if last.pc == pc || until <= last.until || a.obs == nil || !a.obs.Wants(sim.HookState) {
 			last.until = max(last.until, until)
 			return
 		}

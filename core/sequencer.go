@@ -79,7 +79,7 @@ func (s *Sequencer) tick(now sim.Time) {
 				return
 			}
 			u.queue.Send(pending{pc: pc, bases: a.Bases(in)})
-			if s.Hooked() {
+			if s.Wants(sim.HookDispatch) {
 				c := s.HookCtx()
 				*c = sim.HookCtx{Pos: sim.HookDispatch, Now: now, Unit: u.Index, PC: pc, Depth: u.queue.Len()}
 				s.InvokeHook(c)

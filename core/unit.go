@@ -86,7 +86,7 @@ func (u *Unit) try(now sim.Time) {
 	}
 	u.queue.Recv()
 	u.lastPC = p.pc
-	if u.Hooked() {
+	if u.Wants(sim.HookDequeue) {
 		c := u.HookCtx()
 		*c = sim.HookCtx{Pos: sim.HookDequeue, Now: now, Unit: u.Index, PC: p.pc, Depth: u.queue.Len()}
 		u.InvokeHook(c)
@@ -107,7 +107,7 @@ func (u *Unit) try(now sim.Time) {
 	start, next, end := u.timer.begin(u, now, p.pc, tiles, p.bases)
 	u.inflight++
 	m.inflight++
-	if u.Hooked() {
+	if u.Wants(sim.HookInstStart) {
 		c := u.HookCtx()
 		*c = sim.HookCtx{Pos: sim.HookInstStart, Now: start, Unit: u.Index, PC: p.pc, Start: start, Bases: p.bases}
 		u.InvokeHook(c)
@@ -147,7 +147,7 @@ func (u *Unit) complete(pc int, start, now sim.Time) {
 	m.retired++
 	m.last = max(m.last, now)
 	in := &m.Prog.Code[pc]
-	if u.Hooked() {
+	if u.Wants(sim.HookInstEnd) {
 		c := u.HookCtx()
 		*c = sim.HookCtx{Pos: sim.HookInstEnd, Now: now, Unit: u.Index, PC: pc, Start: start}
 		u.InvokeHook(c)

@@ -370,7 +370,7 @@ func (c *channel) column(i int, now sim.Time) {
 		bk.lastRd = now
 	}
 	c.busFree = a.end
-	if b.Hooked() {
+	if b.Wants(sim.HookTransfer) {
 		x := b.HookCtx()
 		*x = sim.HookCtx{Pos: sim.HookTransfer, Start: a.end - b.cyc(b.cfg.BL), Now: a.end, Unit: c.idx, PC: -1,
 			Bytes: int64(b.cfg.AccessBytes), Write: a.write}

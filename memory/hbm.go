@@ -131,7 +131,7 @@ func (h *Ideal) finish(t sim.Time, n int64, write bool) sim.Time {
 	whole := sim.Time(d)
 	h.carry = d - float64(whole)
 	h.busFree = start + whole
-	if h.Hooked() {
+	if h.Wants(sim.HookTransfer) {
 		c := h.HookCtx()
 		*c = sim.HookCtx{Pos: sim.HookTransfer, Start: start, Now: h.busFree, PC: -1, Bytes: n, Write: write}
 		h.InvokeHook(c)

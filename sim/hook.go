@@ -22,6 +22,7 @@ const (
 	// HookTransfer: a memory channel (Unit) moved Bytes over its data bus
 	// in [Start, Now); Write says which way.
 	HookTransfer
+	numHookPos
 )
 
 // HookCtx describes one observation. It is passed by pointer and reused, so
@@ -46,11 +47,19 @@ type Hook interface {
 	Func(ctx *HookCtx)
 }
 
+// HookFilter is implemented by hooks that observe only some positions: the
+// component then builds no context for the others (a hook without it sees
+// everything).
+type HookFilter interface {
+	Wants(p HookPos) bool
+}
+
 // Hookable is embedded by components that accept hooks. With no hook
 // attached, a component checks Hooked() and builds no context at all.
 type Hookable struct {
 	hooks []Hook
 	ctx   *HookCtx
+	want  uint32 // bit p: some hook wants position p
 }
 
 // AcceptHook attaches an observer.
@@ -59,7 +68,16 @@ func (h *Hookable) AcceptHook(k Hook) {
 	if h.ctx == nil {
 		h.ctx = new(HookCtx)
 	}
+	f, ok := k.(HookFilter)
+	for p := HookPos(0); p < numHookPos; p++ {
+		if !ok || f.Wants(p) {
+			h.want |= 1 << p
+		}
+	}
 }
+
+// Wants reports whether any observer wants position p.
+func (h *Hookable) Wants(p HookPos) bool { return h.want&(1<<p) != 0 }
 
 // HookCtx is the component's reusable context, to fill before InvokeHook
 // (nil until an observer is attached: unobserved components carry none).
@@ -68,9 +86,12 @@ func (h *Hookable) HookCtx() *HookCtx { return h.ctx }
 // Hooked reports whether any observer is attached.
 func (h *Hookable) Hooked() bool { return len(h.hooks) > 0 }
 
-// InvokeHook calls every observer.
+// InvokeHook calls every observer (those that filter, when they want ctx.Pos).
 func (h *Hookable) InvokeHook(ctx *HookCtx) {
 	for _, k := range h.hooks {
+		if f, ok := k.(HookFilter); ok && !f.Wants(ctx.Pos) {
+			continue
+		}
 		k.Func(ctx)
 	}
 }

@@ -88,6 +88,30 @@ func TestHooks(t *testing.T) {
 	h.InvokeHook(&HookCtx{})
 	require.True(t, h.Hooked())
 	require.Equal(t, 1, c.n)
+	require.True(t, h.Wants(HookState) && h.Wants(HookTransfer), "an unfiltered hook wants everything")
+	require.NotNil(t, h.HookCtx())
+}
+
+type startsOnly struct{ counter }
+
+func (startsOnly) Wants(p HookPos) bool { return p == HookInstStart }
+
+func TestHookFilter(t *testing.T) {
+	var h Hookable
+	require.Nil(t, h.HookCtx(), "no context until an observer attaches")
+	s := &startsOnly{}
+	h.AcceptHook(s)
+	require.True(t, h.Wants(HookInstStart))
+	require.False(t, h.Wants(HookState))
+	h.InvokeHook(&HookCtx{Pos: HookInstStart})
+	h.InvokeHook(&HookCtx{Pos: HookState})
+	require.Equal(t, 1, s.n)
+	c := &counter{}
+	h.AcceptHook(c)
+	require.True(t, h.Wants(HookState))
+	h.InvokeHook(&HookCtx{Pos: HookState})
+	require.Equal(t, 1, s.n, "the filtering hook still sees only starts")
+	require.Equal(t, 1, c.n)
 }
 
 type nop struct{}

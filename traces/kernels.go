@@ -131,3 +131,6 @@ func (k *Kernels) Stats() []KernelStats {
 	}
 	return out
 }
+
+// Wants implements sim.HookFilter: only instruction starts and ends.
+func (k *Kernels) Wants(p sim.HookPos) bool { return p == sim.HookInstStart || p == sim.HookInstEnd }

@@ -256,3 +256,6 @@ func (b *stackBuilder) stack(pc int) []*profile.Location {
 	}
 	return append(st, b.frame(kn.Name, kn.File, kn.Line, kn.Line))
 }
+
+// Wants implements sim.HookFilter: only state stretches.
+func (p *Profile) Wants(pos sim.HookPos) bool { return pos == sim.HookState }
