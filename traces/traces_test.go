@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/png"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -350,22 +351,36 @@ func TestTimelineWindowAndCap(t *testing.T) {
 }
 
 func TestRooflineChart(t *testing.T) {
-	r := runHLO(t, softmaxHLO, chipFor(t, "tpuv4core"), func(*traces.Source) []core.Observer { return nil })
-	rl := &traces.Roofline{Title: "softmax", PeakFLOPs: r.report.PeakFLOPsPerSecond, PeakBytes: r.report.HBM.PeakBytesPerSecond}
-	for _, k := range r.kernels {
-		rl.Points = append(rl.Points, traces.RooflinePoint{Label: k.Name, FLOPs: k.FLOPs, Bytes: k.Bytes, Seconds: float64(k.Cycles) / (r.report.ClockMHz * 1e6)})
+	for _, c := range []struct{ name, hlo string }{{"gemm", gemmHLO}, {"softmax", softmaxHLO}} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runHLO(t, c.hlo, chipFor(t, "tpuv4core"), func(*traces.Source) []core.Observer { return nil })
+			rl := &traces.Roofline{Title: c.name, PeakFLOPs: r.report.PeakFLOPsPerSecond, PeakBytes: r.report.HBM.PeakBytesPerSecond}
+			for _, k := range r.kernels {
+				rl.Points = append(rl.Points, traces.RooflinePoint{Label: k.Name, FLOPs: k.FLOPs, Bytes: k.Bytes, Seconds: float64(k.Cycles) / (r.report.ClockMHz * 1e6)})
+			}
+			require.NotEmpty(t, rl.Points)
+			var svg, pngBuf bytes.Buffer
+			require.NoError(t, rl.WriteTo(&svg, "svg"))
+			require.Contains(t, svg.String(), "<svg")
+			require.Contains(t, svg.String(), "arithmetic intensity")
+			longest := r.kernels[0]
+			for _, k := range r.kernels {
+				if k.Cycles > longest.Cycles {
+					longest = k
+				}
+			}
+			require.Contains(t, svg.String(), ">"+longest.Name+"<", "the kernel that took longest is labelled")
+			require.NoError(t, rl.WriteTo(&pngBuf, "png"))
+			img, err := png.Decode(&pngBuf)
+			require.NoError(t, err)
+			require.Greater(t, img.Bounds().Dx(), 500)
+			path := filepath.Join(t.TempDir(), "r.svg")
+			require.NoError(t, rl.Save(path))
+			require.FileExists(t, path)
+		})
 	}
-	require.NotEmpty(t, rl.Points)
-	var svg, pngBuf bytes.Buffer
-	require.NoError(t, rl.WriteTo(&svg, "svg"))
-	require.Contains(t, svg.String(), "<svg")
-	require.Contains(t, svg.String(), "arithmetic intensity")
-	require.NoError(t, rl.WriteTo(&pngBuf, "png"))
-	img, err := png.Decode(&pngBuf)
-	require.NoError(t, err)
-	require.Greater(t, img.Bounds().Dx(), 500)
-	require.Error(t, (&traces.Roofline{}).WriteTo(&svg, "svg"), "a chip without peaks has no roofline")
-	require.ErrorContains(t, rl.Save(filepath.Join(t.TempDir(), "r.txt")), "unknown chart format")
+	require.Error(t, (&traces.Roofline{}).WriteTo(io.Discard, "svg"), "a chip without peaks has no roofline")
+	require.ErrorContains(t, (&traces.Roofline{PeakFLOPs: 1, PeakBytes: 1}).Save(filepath.Join(t.TempDir(), "r.txt")), "unknown chart format")
 }
 
 // go tool pprof reads the profiles of a GEMM and a softmax, hand-written
