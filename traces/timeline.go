@@ -263,6 +263,9 @@ func (t *Timeline) finish() {
 	t.runs.close()
 }
 
+// Attached reports whether the timeline has watched a model.
+func (t *Timeline) Attached() bool { return t.m != nil }
+
 // Truncated reports whether the event cap was reached, and a note saying
 // where the trace stops.
 func (t *Timeline) Truncated() (bool, string) {

@@ -131,6 +131,20 @@ func (f *observeFlags) write(stderr io.Writer, r *chip.Report, kernels []traces.
 	return nil
 }
 
+// failed is the run's error, after writing the timeline of the run up to
+// the failure (a deadlock or the --max-cycles limit is when it helps most).
+func (f *observeFlags) failed(stderr io.Writer, runErr error) error {
+	if f.timeline == nil || !f.timeline.Attached() {
+		return runErr
+	}
+	if err := writeFile(f.trace, f.timeline.WriteJSON); err != nil {
+		fmt.Fprintf(stderr, "note: the trace could not be written: %v\n", err)
+		return runErr
+	}
+	fmt.Fprintf(stderr, "note: %s holds the timeline up to the failure\n", f.trace)
+	return runErr
+}
+
 // writeFile creates path and writes it with fn, reporting the first error.
 func writeFile(path string, fn func(io.Writer) error) error {
 	fh, err := os.Create(path)

@@ -85,6 +85,17 @@ ENTRY e {
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 		require.NotContains(t, stderr, "goroutine")
 	}
+	// A run that fails still leaves its timeline up to the failure.
+	code, _, stderr = runCLI("run", "../../examples/kernels/gemm256.s", "--chip", "tpuv4core", "--timing-only", "--max-cycles", "1000", "--trace", out("part.json"))
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "--max-cycles limit")
+	require.Contains(t, stderr, "holds the timeline up to the failure")
+	var part struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(mustRead(t, out("part.json")), &part))
+	require.NotEmpty(t, part.TraceEvents)
+
 	code, _, stderr = runCLI("run", "../../examples/kernels/softmax.s", "--timing-only", "--trace", filepath.Join(dir, "no", "such", "dir.json"))
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "does not exist")

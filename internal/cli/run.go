@@ -55,7 +55,7 @@ cycle profile, a roofline chart and the kernel's row (docs/observability.md).`,
 			t0 := time.Now()
 			m, err := chip.Simulate(c, prog, ins, chip.Options{TimingOnly: timingOnly, MaxCycles: maxCycles, Observers: observers})
 			if err != nil {
-				return err
+				return obs.failed(cmd.ErrOrStderr(), err)
 			}
 			wall := time.Since(t0)
 			r := chip.NewReport(args[0], m, timingOnly)

@@ -167,7 +167,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 			r, err := client.Execute(x, vals, runtime.ExecOptions{TimingOnly: timingOnly, MaxCycles: maxCycles,
 				Observers: obs.observers(x.Source(args[0], asmFile))})
 			if err != nil {
-				return err
+				return obs.failed(cmd.ErrOrStderr(), err)
 			}
 			w := cmd.OutOrStdout()
 			if err := r.Report.WriteTable(w); err != nil {
