@@ -145,16 +145,23 @@ func (r *Roofline) Plot() (*plot.Plot, error) {
 // Save writes the chart to path, in the format its extension names
 // (.svg, .png, .pdf, .eps, .jpg, .tif).
 func (r *Roofline) Save(path string) error {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".svg", ".png", ".pdf", ".eps", ".jpg", ".jpeg", ".tif", ".tiff":
-	default:
-		return fmt.Errorf("--roofline %s: unknown chart format %q (use .svg or .png)", path, filepath.Ext(path))
+	if err := CheckChartPath(path); err != nil {
+		return err
 	}
 	pl, err := r.Plot()
 	if err != nil {
 		return err
 	}
 	return pl.Save(9*vg.Inch, 6*vg.Inch, path)
+}
+
+// CheckChartPath reports whether Save can write path's format.
+func CheckChartPath(path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg", ".png", ".pdf", ".eps", ".jpg", ".jpeg", ".tif", ".tiff":
+		return nil
+	}
+	return fmt.Errorf("%s: unknown chart format %q (use .svg or .png)", path, filepath.Ext(path))
 }
 
 // WriteTo writes the chart in format (svg, png, ...) to w.

@@ -75,10 +75,8 @@ func (f *observeFlags) validate() error {
 		}
 	}
 	if f.roofline != "" {
-		switch ext := strings.ToLower(f.roofline[strings.LastIndex(f.roofline, ".")+1:]); ext {
-		case "svg", "png", "pdf":
-		default:
-			return usagef("--roofline %s: the file must end in .svg, .png or .pdf", f.roofline)
+		if err := traces.CheckChartPath(f.roofline); err != nil {
+			return usagef("--roofline %v", err)
 		}
 	}
 	return nil
