@@ -1,6 +1,7 @@
 package lowering
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -132,6 +133,32 @@ func (c *compiler) collective(in *hlo.Instruction) error {
 		result = &value{tensor: result.tensor, addr: result.addr, shape: in.Shape, dt: result.dt, empty: result.empty}
 	}
 	c.bufs[in.Name] = result
+	return nil
+}
+
+// multiDeviceCollective finds a collective that names several devices in
+// a module whose header claims one (SPMD dumps often leave replica_count
+// and num_partitions out). It is checked before lowering so that such a
+// module is reported as what it is, not as whatever it runs out of first
+// (HBM for a model's per-device shard, say).
+func multiDeviceCollective(file string, m *hlo.Module) error {
+	for _, comp := range m.Computations {
+		for _, in := range comp.Instructions {
+			base := strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done")
+			if !oneDeviceCollectives[base] || strings.HasSuffix(in.Opcode, "-done") {
+				continue
+			}
+			n := hlo.GroupSize(in)
+			if base == "collective-permute" {
+				pairs, _ := in.Attr("source_target_pairs")
+				n = max(n, maxDevice(pairs)+1)
+			}
+			if n > 1 {
+				return &Error{File: file, Pos: in.Pos, Op: in.Name, Opcode: in.Opcode,
+					Reason: fmt.Sprintf("the module runs on several devices (this %s spans %d); Pulse simulates one core: dump a single-device module", in.Opcode, n)}
+			}
+		}
+	}
 	return nil
 }
 

@@ -67,7 +67,7 @@ ENTRY e {
 }
 `
 	_, err := compileErr(t, "teach16", src)
-	require.ErrorContains(t, err, "t.hlo:9:3: ar: all-reduce: cannot lower: replica_groups of 2 devices")
+	require.ErrorContains(t, err, "t.hlo:9:3: ar: all-reduce: cannot lower: the module runs on several devices (this all-reduce spans 2)")
 }
 
 // TestPermuteAcrossDevicesIsAnError: a permute that names other devices
@@ -80,5 +80,5 @@ ENTRY e {
 }
 `
 	_, err := compileErr(t, "teach16", src)
-	require.ErrorContains(t, err, "t.hlo:4:3: cp: collective-permute: cannot lower: source_target_pairs name 2 devices")
+	require.ErrorContains(t, err, "t.hlo:4:3: cp: collective-permute: cannot lower: the module runs on several devices (this collective-permute spans 2)")
 }

@@ -152,10 +152,7 @@ func (c *compiler) copyInto(at *hlo.Instruction, dst, src *value, what string) e
 			if m.to.dt != m.from.dt || m.to.shape.Elems() != m.from.shape.Elems() {
 				return c.fail(at, "%s: %s into %s", what, m.from.shape, m.to.shape)
 			}
-			dims := []int64{m.to.shape.Elems()}
-			c.loc(k)
-			fmt.Fprintf(&c.out, "        dma     %s, %s @%d\n", view{v: m.to, strides: []int64{1}}.operand(dims),
-				view{v: m.from, strides: []int64{1}}.operand(dims), i%c.chip.DMA.Engines)
+			c.flatCopy(k, m.to, m.from, i%c.chip.DMA.Engines)
 		}
 		c.loc(k)
 		fmt.Fprintln(&c.out, "        barrier")

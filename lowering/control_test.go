@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/lowering"
 	"github.com/stretchr/testify/require"
 )
 
@@ -116,6 +117,31 @@ ENTRY e {
 `, k)
 		for _, chip := range chips {
 			t.Run("pred "+k+"/"+chip, func(t *testing.T) { runChecked(t, chip, src) })
+		}
+	}
+}
+
+// TestDynamicSlicesOfHugeArrays: beyond a register's reach the leading
+// index selects one of a table of DMAs (reach lowered here to 512 bytes so
+// that a small array takes that path).
+func TestDynamicSlicesOfHugeArrays(t *testing.T) {
+	defer lowering.SetRegisterReach(512)()
+	for _, at := range [][2]int{{0, 0}, {3, 5}, {-4, 2}, {9, 99}} {
+		src := fmt.Sprintf(`ENTRY e {
+  x = f32[10,2,24] parameter(0)
+  u = f32[1,2,16] parameter(1)
+  i = s32[] constant(%d)
+  j = s32[] constant(%d)
+  z = s32[] constant(0)
+  s = f32[1,2,16] dynamic-slice(x, i, z, j), dynamic_slice_sizes={1,2,16}
+  v = f32[10,2,24] dynamic-update-slice(x, u, i, z, j)
+  ROOT r = (f32[1,2,16], f32[10,2,24]) tuple(s, v)
+}`, at[0], at[1])
+		for _, chip := range chips {
+			t.Run(fmt.Sprintf("at %v/%s", at, chip), func(t *testing.T) {
+				require.Contains(t, compileFor(t, chip, src).Asm, "_case1:")
+				runChecked(t, chip, src)
+			})
 		}
 	}
 }

@@ -98,13 +98,38 @@ func (c *compiler) rowBlockLoop(M, m0, mb, K, Kt, N, groupCols int64, ep *epilog
 // dotView is one operand (or the output) seen as [B, rows, cols].
 type dotView struct {
 	v              *value
-	sB, sRow, sCol int64 // element strides
+	off            []int64 // element offset of each batch
+	sRow, sCol     int64   // element strides
 	nB, nRow, nCol int64
+}
+
+// batchOffsets lists, in row-major order over the batch shape, the element
+// offset of each batch given each batch dim's stride.
+func batchOffsets(shape, strides []int64) []int64 {
+	offs := []int64{0}
+	for i, n := range shape {
+		next := make([]int64, 0, int64(len(offs))*n)
+		for _, o := range offs {
+			for j := int64(0); j < n; j++ {
+				next = append(next, o+j*strides[i])
+			}
+		}
+		offs = next
+	}
+	return offs
 }
 
 // group collapses dims (in the order given) of an array with row-major
 // strides st into one index with one stride, if they are contiguous.
 func group(dims []int64, st []int64, shape []int64) (n, stride int64, ok bool) {
+	// Dims of size 1 take no room: they never break contiguity.
+	var big []int64
+	for _, d := range dims {
+		if shape[d] != 1 {
+			big = append(big, d)
+		}
+	}
+	dims = big
 	n, stride = 1, 0
 	for i, d := range dims {
 		n *= shape[d]
@@ -201,18 +226,42 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	lf := freeDims(len(lshape), lb, lc)
 	rf := freeDims(len(rshape), rb, rc)
 	var L, R dotView
-	var ok1, ok2, ok3, ok4, ok5, ok6 bool
+	var ok1, ok2, ok3, ok4 bool
 	L.v, R.v = lv, rv
-	L.nB, L.sB, ok1 = group(lb, lst, lshape)
-	L.nRow, L.sRow, ok2 = group(lf, lst, lshape)
-	L.nCol, L.sCol, ok3 = group(lc, lst, lshape)
-	R.nB, R.sB, ok4 = group(rb, rst, rshape)
-	R.nRow, R.sRow, ok5 = group(rc, rst, rshape)
-	R.nCol, R.sCol, ok6 = group(rf, rst, rshape)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
-		return c.fail(dot, "batch, free or contracting dimensions that are not contiguous in memory are not lowered yet")
+	L.nRow, L.sRow, ok1 = group(lf, lst, lshape)
+	var pre []int64 // leading lhs free dims walked like batch dims
+	for s := 1; !ok1 && s < len(lf); s++ {
+		if L.nRow, L.sRow, ok1 = group(lf[s:], lst, lshape); ok1 {
+			pre = lf[:s]
+		}
 	}
-	if L.nCol != R.nRow || L.nB != R.nB {
+	L.nCol, L.sCol, ok2 = group(lc, lst, lshape)
+	R.nRow, R.sRow, ok3 = group(rc, rst, rshape)
+	R.nCol, R.sCol, ok4 = group(rf, rst, rshape)
+	if !(ok1 && ok2 && ok3 && ok4) {
+		return c.fail(dot, "contracting or rhs free dimensions that are not contiguous in memory are not lowered yet")
+	}
+	if len(lb) != len(rb) {
+		return c.fail(dot, "operand dimensions disagree")
+	}
+	// Batch dims (and the lhs free dims before a contiguous run) need
+	// not be contiguous: the batch loop is unrolled, each batch at its
+	// own offsets; the output's batch index is row-major over them.
+	var bshape, bl, br []int64
+	for i := range lb {
+		if lshape[lb[i]] != rshape[rb[i]] {
+			return c.fail(dot, "operand dimensions disagree")
+		}
+		bshape = append(bshape, lshape[lb[i]])
+		bl, br = append(bl, lst[lb[i]]), append(br, rst[rb[i]])
+	}
+	for _, d := range pre {
+		bshape = append(bshape, lshape[d])
+		bl, br = append(bl, lst[d]), append(br, 0)
+	}
+	L.off, R.off = batchOffsets(bshape, bl), batchOffsets(bshape, br)
+	L.nB, R.nB = int64(len(L.off)), int64(len(R.off))
+	if L.nCol != R.nRow {
 		return c.fail(dot, "operand dimensions disagree")
 	}
 	B, M, K, N := L.nB, L.nRow, L.nCol, R.nCol
@@ -323,10 +372,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				emit(dot, "wait    s%d, 1", 5+i)
 			}
 			emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0", sb, lv.dt, rows, kt,
-				regA, lv.tensor, (b*L.sB+m0*L.sRow+k0*L.sCol)*esz, lv.dt, rows, kt, L.sRow, L.sCol)
+				regA, lv.tensor, (L.off[b]+m0*L.sRow+k0*L.sCol)*esz, lv.dt, rows, kt, L.sRow, L.sCol)
 			for i, nt := range cols {
 				emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0 signal s%d", sb+aBytes+int64(i)*bBytes, rv.dt, kt, nt,
-					regB, rv.tensor, (b*R.sB+k0*R.sRow+(n0+int64(i)*Nt)*R.sCol)*esz, rv.dt, kt, nt, R.sRow, R.sCol, 1+i)
+					regB, rv.tensor, (R.off[b]+k0*R.sRow+(n0+int64(i)*Nt)*R.sCol)*esz, rv.dt, kt, nt, R.sRow, R.sCol, 1+i)
 			}
 			op := "mxu.mma"
 			if k0 == 0 {

@@ -11,9 +11,21 @@ import (
 // XLA does, forms the byte offset in a register and issues one DMA whose
 // tile base is that register plus the tensor's address.
 
-// dynamicOffset loads the index operands in[first:] into r3 as a byte
-// offset into an array of the given dims, for a window of the given sizes.
-func (c *compiler) dynamicOffset(in *hlo.Instruction, first int, dims, sizes []int64, esize int64) error {
+// maxDynamicCases bounds the case table of dynamicDMA.
+const maxDynamicCases = 256
+
+// registerReach is the largest byte offset a scalar register holds (a
+// variable so that tests can reach the case table with small arrays).
+var registerReach int64 = 1<<31 - 1
+
+// dynamicDMA loads the index operands in[first:], clamps them, and emits
+// the DMA (dma(imm), whose HBM base is r3 plus the tensor plus imm) at the
+// byte offset they select in an array of the given dims, for a window of
+// the given sizes. The offset is formed in r3 when it fits the 32-bit
+// registers; in a larger array the leading dimension's index instead
+// selects one of a table of DMAs, each with its offset as an immediate
+// (the bases are 43-bit): a scan's stacked layers of 4 GiB are 8 cases.
+func (c *compiler) dynamicDMA(in *hlo.Instruction, first int, dims, sizes []int64, esize int64, dma func(imm int64)) error {
 	emit := func(format string, a ...any) {
 		c.loc(in)
 		fmt.Fprintf(&c.out, "        "+format+"\n", a...)
@@ -23,8 +35,14 @@ func (c *compiler) dynamicOffset(in *hlo.Instruction, first int, dims, sizes []i
 		return c.fail(in, "%d start indices for rank %d", len(idx), len(dims))
 	}
 	st := rowMajorStrides(dims)
-	if total := prod(dims) * esize; total > 1<<31-1 {
-		return c.fail(in, "the array's %d bytes are beyond the 32-bit scalar registers' reach", total)
+	table := prod(dims)*esize > registerReach
+	if table {
+		if len(dims) == 0 || prod(dims[1:])*esize > registerReach {
+			return c.fail(in, "the array's %d bytes are beyond the 32-bit scalar registers' reach", prod(dims)*esize)
+		}
+		if n := dims[0] - sizes[0] + 1; n > maxDynamicCases {
+			return c.fail(in, "the array's %d bytes are beyond the 32-bit scalar registers' reach, and its leading dimension has %d start positions (at most %d are tabled)", prod(dims)*esize, n, maxDynamicCases)
+		}
 	}
 	emit("semset  s0, 0")
 	for i, o := range idx {
@@ -36,14 +54,34 @@ func (c *compiler) dynamicOffset(in *hlo.Instruction, first int, dims, sizes []i
 	}
 	emit("wait    s0, %d", len(idx))
 	emit("li      r3, 0")
-	for i, o := range idx {
-		v := c.bufs[o.Name]
-		c.loadInt(in, condWord+8*int64(i), v.dt)
+	for i := range idx {
+		if table && i == 0 {
+			continue
+		}
+		c.loadInt(in, condWord+8*int64(i), c.bufs[idx[i].Name].dt)
 		emit("maxi    r1, r1, 0")
 		emit("mini    r1, r1, %d", dims[i]-sizes[i])
 		emit("muli    r1, r1, %d", st[i]*esize)
 		emit("add     r3, r3, r1")
 	}
+	if !table {
+		dma(0)
+		return nil
+	}
+	c.loadInt(in, condWord, c.bufs[idx[0].Name].dt)
+	emit("maxi    r1, r1, 0")
+	emit("mini    r1, r1, %d", dims[0]-sizes[0])
+	c.nlabel++
+	done := fmt.Sprintf("k%d_cases_done", c.nlabel)
+	for j := int64(0); j <= dims[0]-sizes[0]; j++ {
+		next := fmt.Sprintf("k%d_case%d", c.nlabel, j+1)
+		emit("li      r2, %d", j)
+		emit("bne     r1, r2, %s", next)
+		dma(j * st[0] * esize)
+		emit("jmp     %s", done)
+		fmt.Fprintf(&c.out, "%s:\n", next)
+	}
+	fmt.Fprintf(&c.out, "%s:\n", done)
 	return nil
 }
 
@@ -60,12 +98,16 @@ func (c *compiler) dynamicSlice(in *hlo.Instruction) error {
 	dims := src.shape.Dims
 	sizes := in.Shape.Dims
 	c.kernelHeader(in, "copy", 0, 2*in.Shape.Bytes())
-	if err := c.dynamicOffset(in, 1, dims, sizes, int64(src.dt.Size())); err != nil {
+	// The window, its dims of 1 dropped and contiguous runs merged.
+	win, st := mergeDims(sizes, [][]int64{rowMajorStrides(dims), rowMajorStrides(sizes)})
+	err = c.dynamicDMA(in, 1, dims, sizes, int64(src.dt.Size()), func(imm int64) {
+		c.loc(in)
+		fmt.Fprintf(&c.out, "        dma     %s, hbm[r3+%s+%d]:%s[%s]{%s} @0\n", view{v: out, strides: st[1]}.operand(win),
+			src.tensor, imm, src.dt, joinDims(win), joinDims(st[0]))
+	})
+	if err != nil {
 		return err
 	}
-	c.loc(in)
-	fmt.Fprintf(&c.out, "        dma     %s, hbm[r3+%s]:%s[%s]{%s} @0\n", view{v: out, strides: rowMajorStrides(sizes)}.operand(sizes),
-		src.tensor, src.dt, joinDims(sizes), joinDims(rowMajorStrides(dims)))
 	c.loc(in)
 	fmt.Fprintln(&c.out, "        barrier")
 	return nil
@@ -86,20 +128,21 @@ func (c *compiler) dynamicUpdateSlice(in *hlo.Instruction) error {
 	c.bufs[in.Name] = out
 	dims, sizes := src.shape.Dims, upd.shape.Dims
 	c.kernelHeader(in, "copy", 0, 2*in.Shape.Bytes()+2*upd.shape.Bytes())
-	n := []int64{src.shape.Elems()}
-	c.loc(in)
-	fmt.Fprintf(&c.out, "        dma     %s, %s @0\n", view{v: out, strides: []int64{1}}.operand(n), view{v: src, strides: []int64{1}}.operand(n))
+	c.flatCopy(in, out, src, 0)
 	c.loc(in)
 	fmt.Fprintln(&c.out, "        barrier")
 	if upd.empty {
 		return nil
 	}
-	if err := c.dynamicOffset(in, 2, dims, sizes, int64(src.dt.Size())); err != nil {
+	win, st := mergeDims(sizes, [][]int64{rowMajorStrides(dims), rowMajorStrides(sizes)})
+	err = c.dynamicDMA(in, 2, dims, sizes, int64(src.dt.Size()), func(imm int64) {
+		c.loc(in)
+		fmt.Fprintf(&c.out, "        dma     hbm[r3+%s+%d]:%s[%s]{%s}, %s @0\n", out.tensor, imm, out.dt, joinDims(win), joinDims(st[0]),
+			view{v: upd, strides: st[1]}.operand(win))
+	})
+	if err != nil {
 		return err
 	}
-	c.loc(in)
-	fmt.Fprintf(&c.out, "        dma     hbm[r3+%s]:%s[%s]{%s}, %s @0\n", out.tensor, out.dt, joinDims(sizes), joinDims(rowMajorStrides(dims)),
-		view{v: upd, strides: rowMajorStrides(sizes)}.operand(sizes))
 	c.loc(in)
 	fmt.Fprintln(&c.out, "        barrier")
 	return nil

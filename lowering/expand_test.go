@@ -63,6 +63,15 @@ func TestExpandedElementwise(t *testing.T) {
   b = f32[300,64] log-plus-one(y)
   ROOT t = (f32[12], f32[300,64]) tuple(a, b)
 }`, []float64{0, 5e-7}},
+		{"reduce-precision to bf16 of f32 and bf16 values, exactly", `ENTRY e {
+  x = f32[12] constant({1.00390625, 1.01171875, 1.0078125, -3.3333333, 0, -0, inf, -inf, 3.4e38, 1e-30, 65504, 0.1})
+  a = f32[12] reduce-precision(x), exponent_bits=8, mantissa_bits=7
+  y = f32[300,64] parameter(0)
+  b = f32[300,64] reduce-precision(y), exponent_bits=8, mantissa_bits=7
+  z = bf16[30,64] parameter(1)
+  c = bf16[30,64] reduce-precision(z), exponent_bits=8, mantissa_bits=7
+  ROOT t = (f32[12], f32[300,64], bf16[30,64]) tuple(a, b, c)
+}`, []float64{0, 0, 0}},
 	}
 	for _, tc := range cases {
 		for _, chip := range chips {

@@ -321,12 +321,11 @@ func (c *compiler) scatter(in *hlo.Instruction) error {
 	c.bufs[in.Name] = out
 	shape, strides := w.window()
 	c.kernelHeader(in, "copy", 0, 2*in.Shape.Bytes()+3*upd.shape.Bytes()+idx.shape.Bytes())
-	all := []int64{src.shape.Elems()}
 	emit := func(format string, a ...any) {
 		c.loc(in)
 		fmt.Fprintf(&c.out, "        "+format+"\n", a...)
 	}
-	emit("dma     %s, %s @0", view{v: out, strides: []int64{1}}.operand(all), view{v: src, strides: []int64{1}}.operand(all))
+	c.flatCopy(in, out, src, 0)
 	emit("barrier")
 	win := fmt.Sprintf("hbm[r3+%s]:%s[%s]{%s}", out.tensor, out.dt, joinDims(shape), joinDims(strides))
 	dense := fmt.Sprintf("hbm[r6+%s]:%s[%d]", upd.tensor, upd.dt, n)

@@ -270,6 +270,9 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	if bufs[root.Name] == nil {
 		return c.fail(root, "the fusion's result is not computed in the kernel")
 	}
+	// Dims of 1 and dims every access walks contiguously merge, so that
+	// a rank-6 fusion of an attention layer still has tiles of at most 4.
+	S = mergeLoopDims(S, loads)
 	// Rows: the leading p dimensions, collapsed; one row of every buffer
 	// is S[p:]. p is 1 unless a row of S[1:] is too big for SRAM.
 	var elemBytes int64
@@ -353,6 +356,72 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	})
 }
 
+// mergeLoopDims drops the dims of 1 from the kernel's shape S and merges
+// the dims every load walks as one (mergeDims), rewriting the loads'
+// strides to match.
+func mergeLoopDims(S []int64, loads map[string]*hbmAccess) []int64 {
+	names := make([]string, 0, len(loads))
+	for n := range loads {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	st := make([][]int64, len(names))
+	for j, n := range names {
+		st[j] = loads[n].strides
+	}
+	dims, st := mergeDims(S, st)
+	for j, n := range names {
+		loads[n].strides = st[j]
+	}
+	return dims
+}
+
+// mergeDims drops the dims of 1 from a tile of the given dims walked by
+// several stride lists, and merges each dim into the next where every list
+// walks the two as one (a stride equal to the next one's times its extent,
+// or both 0) while the merged dim stays within the ISA's 2^24. The result
+// has at least one dim; the lists are new.
+func mergeDims(dims []int64, strides [][]int64) ([]int64, [][]int64) {
+	var keep []int
+	for i, d := range dims {
+		if d != 1 {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 {
+		keep = []int{len(dims) - 1}
+	}
+	out := make([]int64, len(keep))
+	st := make([][]int64, len(strides))
+	for i, k := range keep {
+		out[i] = dims[k]
+	}
+	for j := range strides {
+		for _, k := range keep {
+			st[j] = append(st[j], strides[j][k])
+		}
+	}
+	for i := len(out) - 2; i >= 0; i-- {
+		ok := out[i]*out[i+1] <= maxTileDim
+		for j := range st {
+			if st[j][i] != st[j][i+1]*out[i+1] {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		out[i] *= out[i+1]
+		out = slices.Delete(out, i+1, i+2)
+		for j := range st {
+			st[j][i] = st[j][i+1]
+			st[j] = slices.Delete(st[j], i+1, i+2)
+		}
+	}
+	return out, st
+}
+
 func align64(n int64) int64 { return (n + 63) / 64 * 64 }
 
 func attrOr(in *hlo.Instruction, key, def string) string {
@@ -389,6 +458,13 @@ func (c *compiler) checkElementwise(b *hlo.Instruction, elemOf func(string) stri
 		}
 		return nil
 	case "select", "clamp":
+		return nil
+	case "reduce-precision":
+		e, _ := b.Attr("exponent_bits")
+		m, _ := b.Attr("mantissa_bits")
+		if e != "8" || m != "7" {
+			return c.fail(b, "reduce-precision to %s exponent and %s mantissa bits is not lowered (only bf16's 8 and 7)", e, m)
+		}
 		return nil
 	case "convert":
 		// The vector unit saturates integer-to-integer conversions; XLA

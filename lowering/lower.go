@@ -15,6 +15,7 @@
 package lowering
 
 import (
+	"os"
 	"bytes"
 	"errors"
 	"fmt"
@@ -142,6 +143,9 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 	var lines []int32
 	prog, err := asm.Assemble(file+".s", []byte(src), asm.Options{Lines: &lines})
 	if err != nil {
+		if f := os.Getenv("PULSE_DEBUG_ASM"); f != "" {
+			os.WriteFile(f, []byte(src), 0o644)
+		}
 		if e := c.unsupportedTile(src, err); e != nil {
 			return nil, e
 		}
@@ -200,7 +204,7 @@ func checkSingleDevice(file string, m *hlo.Module) error {
 	if n > 1 {
 		return fmt.Errorf("%s: the module runs on %d devices (replica_count x num_partitions); Pulse simulates one core: dump a single-device module", file, n)
 	}
-	return nil
+	return multiDeviceCollective(file, m)
 }
 
 // value is where an entry-computation value lives: an HBM tensor, or a
@@ -274,10 +278,10 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	if len(dims) == 0 {
 		dims = []int64{1}
 	}
-	if len(dims) > 4 {
+	if len(dims) > 4 || slices.Max(dims) > maxTileDim {
 		// Kernels address it through their own views; only they are
-		// limited to 4 dimensions.
-		dims = []int64{s.Elems()}
+		// limited to 4 dimensions of up to 2^24.
+		dims = declDims(s.Elems())
 	}
 	if s.Elems() == 0 {
 		// An empty array has no bytes: no tensor, nothing to move.
@@ -295,6 +299,25 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 		c.heap.pinned[name] = true // loaded with the program
 	}
 	return &value{tensor: name, addr: addr, shape: s, dt: dt}, nil
+}
+
+// maxTileDim is the ISA's largest tile dimension.
+const maxTileDim = 1 << 24
+
+// declDims factors n elements into at most four dimensions of up to 2^24
+// for a tensor declaration (n itself when it fits): the declaration gives
+// the tensor its bytes, and kernels read it through tiles of their own.
+func declDims(n int64) []int64 {
+	var dims []int64
+	for n > maxTileDim && len(dims) < 3 {
+		d := int64(maxTileDim)
+		for n%d != 0 {
+			d--
+		}
+		dims = append(dims, d)
+		n /= d
+	}
+	return append([]int64{n}, dims...)
 }
 
 func joinDims(d []int64) string {

@@ -132,6 +132,16 @@ ENTRY e {
   b = bf16[3,24,36] parameter(1)
   ROOT d = f32[3,20,24] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
 }`,
+		"batch dims apart in memory, an lhs free dim between them, a rhs free dim of 1": `ENTRY e {
+  a = bf16[3,20,2,36] parameter(0)
+  b = bf16[3,24,2,1,36] parameter(1)
+  ROOT d = f32[3,2,20,24,1] dot(a, b), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={4}
+}`,
+		"lhs free dims apart in memory": `ENTRY e {
+  a = f32[5,36,7] parameter(0)
+  b = f32[36,9] parameter(1)
+  ROOT d = f32[5,7,9] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`,
 		"bf16 result and a residual": `ENTRY e {
   a = bf16[33,300] parameter(0)
   b = bf16[300,130] parameter(1)
@@ -237,6 +247,55 @@ ENTRY e {
   x = f32[8,8] parameter(0)
   y = f32[8,8] call(x), to_apply=twice
   ROOT z = f32[8,8] add(y, x)
+}`
+	for _, chip := range chips {
+		runChecked(t, chip, src)
+	}
+}
+
+// A call inside a while body (a scanned layer) is inlined too.
+func TestCallsInLoopBodiesAreInlined(t *testing.T) {
+	src := `HloModule c
+layer {
+  p = f32[8,8] parameter(0)
+  ROOT m = f32[8,8] multiply(p, p)
+}
+cond {
+  s = (s32[], f32[8,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[8,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[8,8] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  y = f32[8,8] call(x), to_apply=layer
+  ROOT t = (s32[], f32[8,8]) tuple(j, y)
+}
+ENTRY e {
+  x = f32[8,8] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[8,8]) tuple(z, x)
+  w = (s32[], f32[8,8]) while(t), condition=cond, body=body
+  ROOT r = f32[8,8] get-tuple-element(w), index=1
+}`
+	for _, chip := range chips {
+		runChecked(t, chip, src)
+	}
+}
+
+// Rank-6 elementwise work merges its dims into tiles of at most 4.
+func TestHighRankLoopKernel(t *testing.T) {
+	src := `ENTRY e {
+  x = f32[2,3,1,3,2,5] parameter(0)
+  y = f32[2,3,1,3,2,5] parameter(1)
+  b = f32[3,2] parameter(2)
+  bb = f32[2,3,1,3,2,5] broadcast(b), dimensions={3,4}
+  a = f32[2,3,1,3,2,5] add(x, y)
+  ROOT m = f32[2,3,1,3,2,5] multiply(a, bb)
 }`
 	for _, chip := range chips {
 		runChecked(t, chip, src)

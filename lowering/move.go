@@ -203,3 +203,20 @@ func (c *compiler) padKernel(in *hlo.Instruction, x, out *value, dims []int64, e
 	emit("barrier")
 	return nil
 }
+
+// maxTileElems is the most elements one tile may hold.
+const maxTileElems = 1 << 30
+
+// flatCopy emits the DMAs copying array from into array to (same type and
+// element count) on DMA engine eng: one DMA, or one per 2^30 elements of a
+// bigger array.
+func (c *compiler) flatCopy(at *hlo.Instruction, to, from *value, eng int) {
+	n := from.shape.Elems()
+	for off := int64(0); off < n; off += maxTileElems {
+		dims := declDims(min(n-off, maxTileElems))
+		st := rowMajorStrides(dims)
+		c.loc(at)
+		fmt.Fprintf(&c.out, "        dma     %s, %s @%d\n", view{v: to, strides: st, off: off}.operand(dims),
+			view{v: from, strides: st, off: off}.operand(dims), eng)
+	}
+}

@@ -2,22 +2,35 @@ package hlo
 
 import "strings"
 
-// InlineCalls replaces every call instruction of the entry computation
-// (and of the computations it inlines) by the called computation's
+// InlineCalls replaces every call instruction of every computation (and
+// of the computations it inlines) by the called computation's
 // instructions: parameters become the call's operands, the callee's root
 // takes the call's name, and the other instructions are renamed
 // "call/name" so that names stay unique. Positions are kept, so errors and
 // debug maps still point at the callee's source lines.
 func InlineCalls(m *Module) {
-	if m.Entry == nil {
-		return
-	}
-	m.Entry.Instructions = inline(m, m.Entry.Instructions, 0)
-	for _, in := range m.Entry.Instructions {
-		if in.IsRoot {
-			m.Entry.Root = in
+	// Every computation, not only the entry: a while body or a branch
+	// calls too (a scanned layer is a call inside a while body).
+	for _, comp := range m.Computations {
+		if !hasCall(comp) {
+			continue
+		}
+		comp.Instructions = inline(m, comp.Instructions, 0)
+		for _, in := range comp.Instructions {
+			if in.IsRoot {
+				comp.Root = in
+			}
 		}
 	}
+}
+
+func hasCall(comp *Computation) bool {
+	for _, in := range comp.Instructions {
+		if in.Opcode == "call" {
+			return true
+		}
+	}
+	return false
 }
 
 func inline(m *Module, body []*Instruction, depth int) []*Instruction {
