@@ -86,6 +86,15 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	if in.Shape.IsTuple {
 		return c.fail(in, "multi-output loop fusions are not lowered yet")
 	}
+	in, body, temps, done, err := c.splitLoop(in, body, root)
+	defer func() {
+		for _, t := range temps {
+			c.heap.release(t.tensor)
+		}
+	}()
+	if err != nil || done {
+		return err
+	}
 	out, err := c.alloc(in, in.Shape, "")
 	if err != nil {
 		return err
@@ -209,11 +218,24 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 				return err
 			}
 			loads[b.Name] = &hbmAccess{src: w.v, strides: w.strides, base: w.off * int64(w.v.dt.Size())}
-		case (b.Opcode == "reshape" || b.Opcode == "bitcast" || b.Opcode == "copy") && params[b.Operands[0].Name] != nil:
-			// A reshape of a parameter read only through broadcasts: the
-			// same bytes seen with the new dimensions.
+			if b.Opcode == "reshape" || b.Opcode == "bitcast" || b.Opcode == "copy" {
+				v := params[b.Operands[0].Name] // broadcasts may read it too
+				params[b.Name] = &value{tensor: v.tensor, addr: v.addr, shape: b.Shape, dt: v.dt}
+			}
+		case (b.Opcode == "reshape" || b.Opcode == "bitcast" || b.Opcode == "copy") && params[b.Operands[0].Name] != nil,
+			len(b.Operands) == 1 && params[b.Operands[0].Name] != nil && sameElements(b, params[b.Operands[0].Name].shape) && !fullShape(b.Shape):
+			// A reshape of a parameter (or a broadcast that only adds
+			// dims of 1) read only through broadcasts: the same bytes
+			// seen with the new dimensions.
 			v := params[b.Operands[0].Name]
 			params[b.Name] = &value{tensor: v.tensor, addr: v.addr, shape: b.Shape, dt: v.dt}
+		case (b.Opcode == "reshape" || b.Opcode == "bitcast" || b.Opcode == "copy") && consts[b.Operands[0].Name] != "":
+			// A reshaped scalar constant: a fill, as a broadcast of it.
+			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
+				return err
+			}
+			consts[b.Name] = consts[b.Operands[0].Name]
+			order = append(order, b)
 		case b.Opcode == "broadcast":
 			x := b.Operands[0].Name
 			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
@@ -509,6 +531,10 @@ func (c *compiler) vectorOp(b *hlo.Instruction, tile func(string) string, consts
 	w := &c.out
 	op := func(i int) string { return tile(b.Operands[i].Name) }
 	dst := tile(b.Name)
+	if lit, ok := consts[b.Name]; ok && (b.Opcode == "reshape" || b.Opcode == "bitcast" || b.Opcode == "copy") {
+		fmt.Fprintf(w, "        vfill   %s, %s%s\n", dst, fillValue(lit), sync) // a reshaped scalar constant
+		return
+	}
 	switch b.Opcode {
 	case "broadcast", "constant":
 		fmt.Fprintf(w, "        vfill   %s, %s%s\n", dst, fillValue(consts[b.Name]), sync)

@@ -1,0 +1,188 @@
+package lowering
+
+import (
+	"slices"
+
+	"github.com/pulse-sim/pulse/lowering/hlo"
+)
+
+// Splitting loop fusions. A loop kernel streams tiles of its output's
+// shape: every value it computes has that shape, and only parameters and
+// constants may be broadcast, reshaped, transposed or sliced on the way in
+// (as DMA access patterns). XLA fuses more freely: a scalar predicate
+// computed and broadcast into a select, a per-row statistic normalized and
+// broadcast back, an elementwise op whose result is transposed. Such a
+// value is computed here by a kernel of its own, over its own (usually
+// much smaller) shape, into an HBM temporary that the fusion's kernel then
+// reads like a parameter — rather than running the whole fusion op by op,
+// which materializes every broadcast at full size.
+
+// shapeChangers are the ops through which a loop kernel reads only
+// parameters and constants.
+var shapeChangers = map[string]bool{"broadcast": true, "reshape": true, "bitcast": true, "transpose": true, "slice": true, "reverse": true}
+
+// inLoopKernel: ops a loop kernel computes itself (or reads through access
+// patterns); any other op in a loop fusion (a gather, a dynamic slice, a
+// concatenate) runs as its own kernel, its operands split out before it.
+func inLoopKernel(op string) bool {
+	return hlo.IsElementwise(op) || shapeChangers[op] || op == "parameter" || op == "constant" || op == "iota" || op == "copy"
+}
+
+// sameElements: a broadcast that only adds dims of 1, in order, is a
+// reshape.
+func sameElements(b *hlo.Instruction, operand *hlo.Shape) bool {
+	if b.Opcode != "broadcast" || operand == nil || b.Shape.Elems() != operand.Elems() {
+		return false
+	}
+	dims, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
+	return slices.IsSorted(dims)
+}
+
+// splitLoop finds the values of body that a shape-changing op reads but the
+// kernel would have to compute, and the ops a loop kernel cannot compute;
+// it lowers each as a kernel of its own and returns the fusion rewritten
+// to read them as parameters, with what no longer contributes to root left
+// out. temps are the temporaries, to release once the fusion's kernel is
+// emitted. done reports that the root itself was such an op: the fusion
+// is lowered. A fusion with nothing to split comes back as it was.
+func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction) (_ *hlo.Instruction, _ []*hlo.Instruction, temps []*value, done bool, err error) {
+	users := map[string][]*hlo.Instruction{}
+	byName := map[string]*hlo.Instruction{}
+	for _, b := range body {
+		byName[b.Name] = b
+		for _, o := range b.Operands {
+			users[o.Name] = append(users[o.Name], b)
+		}
+	}
+	shapeOf := func(name string) *hlo.Shape {
+		if b := byName[name]; b != nil {
+			return b.Shape
+		}
+		return nil
+	}
+	// plain: parameters, constants and reshapes of them, which the loop
+	// kernel reads through access patterns whatever their shape.
+	plain := map[string]bool{}
+	var split []*hlo.Instruction
+	for _, b := range body {
+		switch {
+		case b.Opcode == "parameter" || b.Opcode == "constant":
+			plain[b.Name] = true
+			continue
+		case len(b.Operands) == 1 && plain[b.Operands[0].Name] &&
+			(b.Opcode == "reshape" || b.Opcode == "bitcast" || sameElements(b, shapeOf(b.Operands[0].Name))):
+			plain[b.Name] = true
+			continue
+		case b.Shape == nil || b.Shape.IsTuple:
+			continue
+		case !inLoopKernel(b.Opcode):
+			split = append(split, b)
+			plain[b.Name] = true
+			continue
+		case b == root:
+			continue
+		}
+		for _, u := range users[b.Name] {
+			if shapeChangers[u.Opcode] {
+				split = append(split, b)
+				plain[b.Name] = true // read from its temporary from here on
+				break
+			}
+		}
+	}
+	if len(split) == 0 {
+		return in, body, nil, false, nil
+	}
+	ops := append([]*hlo.Operand(nil), in.Operands...)
+	inputs := map[string]bool{} // the fusion's operands' tensors: never temporaries
+	for _, o := range in.Operands {
+		if v := c.bufs[o.Name]; v != nil {
+			for _, t := range distinctTensors(v) {
+				inputs[t] = true
+			}
+		}
+	}
+	keep := func(name string) {
+		if v := c.bufs[name]; v != nil && v.tensor != "" && !inputs[v.tensor] {
+			temps = append(temps, v)
+		}
+	}
+	// asParam: from here on x is read from the entry value named name.
+	asParam := func(x *hlo.Instruction, name string) {
+		byName[x.Name] = &hlo.Instruction{Pos: x.Pos, Name: x.Name, Opcode: "parameter", ParamNumber: int64(len(ops)), Shape: x.Shape}
+		ops = append(ops, &hlo.Operand{Pos: x.Pos, Name: name})
+	}
+	// value lowers body value x on its own (a parameter is its operand's
+	// value) and names its entry value.
+	var value func(x *hlo.Instruction) (string, error)
+	value = func(x *hlo.Instruction) (string, error) {
+		x = byName[x.Name]
+		name := in.Name + "/" + x.Name
+		switch {
+		case x.Opcode == "parameter":
+			if int(x.ParamNumber) >= len(ops) {
+				return "", c.fail(in, "fused parameter %d has no operand", x.ParamNumber)
+			}
+			return ops[x.ParamNumber].Name, nil
+		case !inLoopKernel(x.Opcode) || x.Opcode == "constant" || (x.Opcode == "reshape" || x.Opcode == "bitcast") && plain[x.Operands[0].Name]:
+			// Its own instruction, over its operands' values.
+			cp := *x
+			cp.Name = name
+			if x == root {
+				cp.Name = in.Name
+			}
+			cp.Operands = make([]*hlo.Operand, len(x.Operands))
+			for i, o := range x.Operands {
+				n, err := value(byName[o.Name])
+				if err != nil {
+					return "", err
+				}
+				cp.Operands[i] = &hlo.Operand{Pos: o.Pos, Name: n}
+			}
+			if err := c.instruction(&cp); err != nil {
+				return "", err
+			}
+			return cp.Name, nil
+		}
+		// A loop kernel of its own, over its producers.
+		k := &hlo.Instruction{Pos: in.Pos, Name: name, Opcode: in.Opcode, Shape: x.Shape, Attrs: in.Attrs, Operands: ops}
+		if err := c.loopKernel(k, producers(byName, x), x); err != nil {
+			return "", err
+		}
+		return name, nil
+	}
+	for _, x := range split {
+		name, err := value(x)
+		if err != nil {
+			return nil, nil, temps, false, err
+		}
+		if x == root {
+			return nil, nil, temps, true, nil
+		}
+		keep(name)
+		asParam(x, name)
+	}
+	cp := *in
+	cp.Operands = ops
+	return &cp, producers(byName, root), temps, false, nil
+}
+
+// producers lists root and every instruction it reads, directly or
+// through others (looked up by name), each after its operands.
+func producers(byName map[string]*hlo.Instruction, root *hlo.Instruction) []*hlo.Instruction {
+	seen := map[*hlo.Instruction]bool{}
+	var out []*hlo.Instruction
+	var visit func(b *hlo.Instruction)
+	visit = func(b *hlo.Instruction) {
+		if b == nil || seen[b] {
+			return
+		}
+		seen[b] = true
+		for _, o := range b.Operands {
+			visit(byName[o.Name])
+		}
+		out = append(out, b)
+	}
+	visit(byName[root.Name])
+	return out
+}
