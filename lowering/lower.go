@@ -35,7 +35,7 @@ import (
 
 // Version identifies the code generator; compiled programs are cached
 // under it.
-const Version = "lowering-2"
+const Version = "lowering-3"
 
 // Error is a positioned lowering error.
 type Error struct {
@@ -290,7 +290,7 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	size := s.Elems() * int64(dt.Size())
 	addr := c.heap.take(size, init != "")
 	if c.heap.needed() > c.chip.Memory.HBMBytes {
-		return nil, c.fail(in, "needs %s of HBM, beyond the chip's %s (%s)", byteSize(c.heap.needed()), byteSize(c.chip.Memory.HBMBytes), c.heap.largestLive(5))
+		return nil, c.fail(in, "needs %s of HBM, beyond the chip's %s (%s)", byteSize(c.heap.needed()), byteSize(c.chip.Memory.HBMBytes), c.heap.largestLive(liveN))
 	}
 	name := c.tensorName(in.Name)
 	fmt.Fprintf(&c.out, ".tensor %s hbm %#x %s[%s]%s\n", name, addr, dt, joinDims(dims), init)
@@ -300,6 +300,9 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	}
 	return &value{tensor: name, addr: addr, shape: s, dt: dt}, nil
 }
+
+// liveN is how many of the largest live arrays an out-of-HBM error names.
+const liveN = 5
 
 // maxTileDim is the ISA's largest tile dimension.
 const maxTileDim = 1 << 24
@@ -328,6 +331,45 @@ func joinDims(d []int64) string {
 	return strings.Join(s, ",")
 }
 
+var aliasParam = regexp.MustCompile(`\(\s*(\d+)\s*,`)
+
+// donatedParams are the parameters the module's input_output_alias lets an
+// output take the place of (JAX's donated buffers, a training step's
+// parameters and optimizer state): their HBM is released after their last
+// reader, as XLA reuses a donated buffer, so that a step whose state and
+// updated state would not both fit still does.
+func donatedParams(m *hlo.Module) map[int64]bool {
+	out := map[int64]bool{}
+	a, ok := m.Attr("input_output_alias")
+	if !ok {
+		return out
+	}
+	for _, g := range aliasParam.FindAllStringSubmatch(a, -1) {
+		n, _ := strconv.ParseInt(g[1], 10, 64)
+		out[n] = true
+	}
+	return out
+}
+
+// lastReaders maps the index of each donated parameter's last reader in
+// the entry computation to the parameter's name (a parameter the root
+// returns is never released: the root holds it).
+func lastReaders(instrs []*hlo.Instruction, root *hlo.Instruction, params []*hlo.Instruction, donated map[int64]bool) map[int][]string {
+	last := map[string]int{}
+	for i, in := range instrs {
+		for _, o := range in.Operands {
+			last[o.Name] = i
+		}
+	}
+	out := map[int][]string{}
+	for _, p := range params {
+		if i, ok := last[p.Name]; ok && donated[p.ParamNumber] && p != root {
+			out[i] = append(out[i], p.Name)
+		}
+	}
+	return out
+}
+
 // entry lowers the entry computation: buffers first, then one kernel per
 // instruction that computes.
 func (c *compiler) entry() error {
@@ -343,6 +385,7 @@ func (c *compiler) entry() error {
 		}
 	}
 	sort.Slice(params, func(i, j int) bool { return params[i].ParamNumber < params[j].ParamNumber })
+	donated := donatedParams(c.m)
 	for _, p := range params {
 		if p.Shape.IsTuple {
 			return c.fail(p, "tuple parameters are not supported: pass the arrays as separate parameters")
@@ -352,13 +395,20 @@ func (c *compiler) entry() error {
 			return err
 		}
 		c.bufs[p.Name] = v
-		for _, t := range distinctTensors(v) {
-			c.heap.pinned[t] = true
+		if donated[p.ParamNumber] {
+			c.heap.hold(v) // released after its last reader, like any value
+		} else {
+			for _, t := range distinctTensors(v) {
+				c.heap.pinned[t] = true
+			}
 		}
 		c.res.Inputs = append(c.res.Inputs, Binding{HLOName: p.Name, Number: int(p.ParamNumber), Tensor: v.tensor, Shape: p.Shape, DType: v.dt})
 	}
 	fmt.Fprintln(&c.out)
 	dying := deathRow(e.Instructions, e.Root)
+	for i, names := range lastReaders(e.Instructions, e.Root, params, donated) {
+		dying[i] = append(dying[i], names...)
+	}
 	for i, in := range e.Instructions {
 		if in.Opcode == "parameter" {
 			continue

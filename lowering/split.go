@@ -142,6 +142,9 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 			if err := c.instruction(&cp); err != nil {
 				return "", err
 			}
+			if x != root {
+				keep(cp.Name)
+			}
 			return cp.Name, nil
 		}
 		// A loop kernel of its own, over its producers.
@@ -149,6 +152,7 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 		if err := c.loopKernel(k, producers(byName, x), x); err != nil {
 			return "", err
 		}
+		keep(name)
 		return name, nil
 	}
 	for _, x := range split {
@@ -159,7 +163,6 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 		if x == root {
 			return nil, nil, temps, true, nil
 		}
-		keep(name)
 		asParam(x, name)
 	}
 	cp := *in

@@ -19,8 +19,9 @@ import (
 //
 // A producer joins its consumer's fusion only when every user of the
 // producer is in that fusion, so no work is done twice — except for
-// broadcasts, iotas and small constants, which cost nothing to recompute
-// and are duplicated into each fusion that reads them. Dots, convolutions
+// broadcasts, iotas, small constants and cheap elementwise ops of them
+// (masks), which cost little to recompute and are duplicated into each
+// fusion that reads them. Dots, convolutions
 // and reductions never join as producers (their results are kernel
 // boundaries), and a dot's operands stay outside its fusion. Fusion never
 // changes an instruction's arithmetic, so the evaluator gives the same
@@ -308,41 +309,75 @@ func (f *fuser) outline(g *group, order map[*Instruction]int, byName map[string]
 	return fc, call
 }
 
-// duplicateCheapProducers gives each fusible user of a broadcast, iota or
-// small constant its own copy, so that the copy can join the user's fusion
-// without the others losing it. Copies are placed right after the
-// original; an original left without users is removed.
-func (f *fuser) duplicateCheapProducers(c *Computation) {
-	users := map[string][]*Instruction{}
-	for _, in := range c.Instructions {
-		seen := map[string]bool{}
+// cheapElementwise ops cost a vector instruction or two: a value computed
+// by them from cheap values only (a mask: compare(broadcast(ids), iota),
+// converted) is recomputed in every fusion that reads it, as XLA
+// duplicates such producers, rather than stored at full size.
+var cheapElementwise = opSet(`convert compare select and or not xor negate add subtract
+	multiply maximum minimum abs sign clamp`)
+
+// cheapValue: in is a broadcast, iota or small constant, a reshape of a
+// cheap value, or a cheap elementwise op of cheap values.
+func cheapValue(in *Instruction, cheap map[string]bool) bool {
+	if in.Shape == nil || in.Shape.IsTuple {
+		return false
+	}
+	if _, ok := in.Attr("control-predecessors"); ok {
+		return false
+	}
+	switch {
+	case in.Opcode == "constant":
+		return in.Shape.Elems() <= maxDuplicatedConstant
+	case cheapOps[in.Opcode]:
+		return true
+	case in.Opcode == "reshape" || in.Opcode == "bitcast" || cheapElementwise[in.Opcode]:
 		for _, o := range in.Operands {
+			if !cheap[o.Name] {
+				return false
+			}
+		}
+		return len(in.Operands) > 0
+	}
+	return false
+}
+
+// duplicateCheapProducers gives each fusible user of a cheap value
+// (cheapValue) its own copy, so that the copy can join the user's fusion
+// without the others losing it. Users come first, so a copy's own cheap
+// operands are copied for it in turn. Copies are placed right before the
+// original.
+func (f *fuser) duplicateCheapProducers(c *Computation) {
+	cheap := map[string]bool{}
+	for _, in := range c.Instructions {
+		cheap[in.Name] = cheapValue(in, cheap)
+	}
+	users := map[string][]*Instruction{}
+	addUser := func(u *Instruction) {
+		seen := map[string]bool{}
+		for _, o := range u.Operands {
 			if !seen[o.Name] {
-				users[o.Name] = append(users[o.Name], in)
+				users[o.Name] = append(users[o.Name], u)
 				seen[o.Name] = true
 			}
 		}
 	}
-	var out []*Instruction
 	for _, in := range c.Instructions {
+		addUser(in)
+	}
+	copiesOf := map[*Instruction][]*Instruction{}
+	for i := len(c.Instructions) - 1; i >= 0; i-- {
+		in := c.Instructions[i]
 		us := users[in.Name]
-		dup := cheapOps[in.Opcode] && len(us) > 1 && !in.IsRoot && in.Shape != nil && !in.Shape.IsTuple &&
-			(in.Opcode != "constant" || in.Shape.Elems() <= maxDuplicatedConstant)
-		if _, ok := in.Attr("control-predecessors"); ok {
-			dup = false
-		}
-		if !dup {
-			out = append(out, in)
+		if !cheap[in.Name] || len(us) < 2 || in.IsRoot {
 			continue
 		}
-		var stay []*Instruction
+		originalTaken := false // the original serves the unfusible users
 		for _, u := range us {
 			if !fusibleUser(u) {
-				stay = append(stay, u)
+				originalTaken = true
 			}
 		}
-		copies := 0
-		originalTaken := len(stay) > 0 // the original serves the unfusible users
+		var copies []*Instruction
 		for _, u := range us {
 			if !fusibleUser(u) {
 				continue
@@ -360,16 +395,21 @@ func (f *fuser) duplicateCheapProducers(c *Computation) {
 					o.Name = cp.Name
 				}
 			}
-			out = append(out, &cp)
-			copies++
+			addUser(&cp)
+			copies = append(copies, &cp)
 		}
-		if copies > 0 {
+		if len(copies) > 0 {
 			f.st.Duplicated++
+			copiesOf[in] = copies
 		}
+	}
+	// Keep definitions before uses: copies sit just before the original,
+	// after the original's operands (and their copies).
+	var out []*Instruction
+	for _, in := range c.Instructions {
+		out = append(out, copiesOf[in]...)
 		out = append(out, in)
 	}
-	// Keep definitions before uses: a copy sits before the original, both
-	// after the original's operands.
 	c.Instructions = out
 }
 
