@@ -82,6 +82,10 @@ type Unfused struct {
 // Compiled is a lowered module.
 type Compiled struct {
 	Unfused []Unfused
+	// Split lists the fusions whose kernel did not take all of them, run
+	// as several kernels (the reduction or dot alone, loop kernels for
+	// the rest) rather than op by op.
+	Split []Unfused
 	Asm     string
 	// AsmLines gives each instruction's line in Asm (the program's debug
 	// map points into the HLO instead).
@@ -538,6 +542,21 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		}
 		c.out.Truncate(mark)
 		c.res.Kernels, c.nlabel = c.res.Kernels[:nk], nl
+		if kind != "kLoop" && !in.Shape.IsTuple {
+			// A reduction or dot whose fused producers or epilogue its
+			// kernel does not take: that op as a kernel of its own and
+			// the rest as loop kernels around it (splitLoop), before
+			// falling back to op by op.
+			fmt.Fprintf(&c.out, "\n; %s (%s) runs as several kernels: %s\n", in.Name, kind, le.Error())
+			if err2 := c.loopKernel(in, fc.Instructions, fc.Root); err2 == nil {
+				c.res.Split = append(c.res.Split, Unfused{Fusion: in.Name, Pos: in.Pos, Reason: le.Error()})
+				return nil
+			} else if !errors.As(err2, new(*Error)) {
+				return err2
+			}
+			c.out.Truncate(mark)
+			c.res.Kernels, c.nlabel = c.res.Kernels[:nk], nl
+		}
 		c.res.Unfused = append(c.res.Unfused, Unfused{Fusion: in.Name, Pos: in.Pos, Reason: le.Error()})
 		fmt.Fprintf(&c.out, "\n; %s (%s) runs unfused: %s\n", in.Name, kind, le.Error())
 		args := make([]*value, len(in.Operands))

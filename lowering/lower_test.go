@@ -287,6 +287,63 @@ ENTRY e {
 	}
 }
 
+// A dot or reduction whose fusion its kernel does not take whole (here an
+// epilogue that transposes, and a reduction of a transposed product) runs
+// as that op's kernel plus loop kernels, not op by op.
+func TestFusionsSplitAroundTheirKernel(t *testing.T) {
+	cases := map[string]string{
+		"dot with a transposing epilogue": `ENTRY e {
+  x = f32[40,64] parameter(0)
+  w = f32[64,48] parameter(1)
+  b = f32[48,40] parameter(2)
+  d = f32[40,48] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[48,40] transpose(d), dimensions={1,0}
+  ROOT a = f32[48,40] add(t, b)
+}`,
+		"reduction of a transposed product": `add {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}
+ENTRY e {
+  x = f32[30,50] parameter(0)
+  y = f32[30,50] parameter(1)
+  m = f32[30,50] multiply(x, y)
+  t = f32[50,30] transpose(m), dimensions={1,0}
+  z = f32[] constant(0)
+  ROOT r = f32[50] reduce(t, z), dimensions={1}, to_apply=add
+}`,
+	}
+	for name, src := range cases {
+		for _, chip := range chips {
+			t.Run(name+"/"+chip, func(t *testing.T) {
+				comp := compileFor(t, chip, src)
+				require.Empty(t, comp.Unfused)
+				require.NotEmpty(t, comp.Split)
+				runChecked(t, chip, src)
+			})
+		}
+	}
+}
+
+// Rows too big for SRAM whose operands' patterns do not collapse (two
+// windows of a padded image, as an expanded depthwise convolution reads)
+// run in passes over the leading dim: a counted loop, not unrolled.
+func TestLoopKernelPasses(t *testing.T) {
+	src := `ENTRY e {
+  x = f32[6,66,66,64] parameter(0)
+  a = f32[6,64,64,64] slice(x), slice={[0:6], [1:65], [1:65], [0:64]}
+  b = f32[6,64,64,64] slice(x), slice={[0:6], [0:64], [2:66], [0:64]}
+  ROOT s = f32[6,64,64,64] add(a, b)
+}`
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) {
+			require.Contains(t, compileFor(t, chip, src).Asm, "_pass:")
+			runChecked(t, chip, src)
+		})
+	}
+}
+
 // Rank-6 elementwise work merges its dims into tiles of at most 4.
 func TestHighRankLoopKernel(t *testing.T) {
 	src := `ENTRY e {

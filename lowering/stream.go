@@ -317,14 +317,40 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 			}, "")
 		}
 	}
-	for pass := 0; pass < passes; pass++ {
+	outerAt := func(a *hbmAccess, pass int) int64 {
+		if pass < len(a.outer) {
+			return a.outer[pass]
+		}
+		return 0
+	}
+	// Passes whose offsets all advance by a fixed step run as a counted
+	// loop (r31) rather than unrolled: a depthwise convolution's 96
+	// images are one loop body, not 96 copies of it.
+	looped := passes > 2
+	for _, a := range accesses {
+		if a.reg == 0 {
+			continue
+		}
+		for k := 2; k < passes; k++ {
+			if outerAt(a, k)-outerAt(a, k-1) != outerAt(a, 1)-outerAt(a, 0) {
+				looped = false
+			}
+		}
+	}
+	if looped {
+		passes = 1
 		for _, a := range accesses {
 			if a.reg != 0 {
-				var o int64
-				if pass < len(a.outer) {
-					o = a.outer[pass]
-				}
-				emit(in, "li      r%d, %d", a.reg, o)
+				emit(in, "li      r%d, %d", a.reg, outerAt(a, 0))
+			}
+		}
+		emit(in, "li      r31, %d", sp.passes)
+		fmt.Fprintf(w, "%s_pass:\n", label)
+	}
+	for pass := 0; pass < passes; pass++ {
+		for _, a := range accesses {
+			if a.reg != 0 && !looped {
+				emit(in, "li      r%d, %d", a.reg, outerAt(a, pass))
 			}
 		}
 		for _, op := range sp.ops {
@@ -348,6 +374,19 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 		}
 		if lastRows > 0 {
 			tile(lastRows, sp.accumulate)
+		}
+		if looped {
+			// From this pass's advanced offsets to the next pass's start.
+			ntiles := nt
+			if lastRows > 0 {
+				ntiles++
+			}
+			for _, a := range accesses {
+				if step := outerAt(a, 1) - outerAt(a, 0) - ntiles*a.adv; a.reg != 0 && step != 0 {
+					emit(in, "addi    r%d, r%d, %d", a.reg, a.reg, step)
+				}
+			}
+			emit(in, "loop    r31, %s_pass", label)
 		}
 	}
 	emit(in, "barrier")
