@@ -15,11 +15,11 @@
 package lowering
 
 import (
-	"os"
 	"bytes"
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -86,7 +86,7 @@ type Compiled struct {
 	// as several kernels (the reduction or dot alone, loop kernels for
 	// the rest) rather than op by op.
 	Split []Unfused
-	Asm     string
+	Asm   string
 	// AsmLines gives each instruction's line in Asm (the program's debug
 	// map points into the HLO instead).
 	AsmLines []int32
