@@ -326,6 +326,27 @@ ENTRY e {
 	}
 }
 
+// A big transpose inside a loop fusion that brings another dim innermost
+// runs as a tiled transpose (xpose on the cross-lane unit), the rest of the
+// fusion reading its result contiguously.
+func TestTransposeInLoopFusion(t *testing.T) {
+	src := `ENTRY e {
+  x = f32[8,2,64,130] parameter(0)
+  y = f32[8,130,128] parameter(1)
+  r = f32[8,128,130] reshape(x)
+  t = f32[8,130,128] transpose(r), dimensions={0,2,1}
+  ROOT a = f32[8,130,128] add(t, y)
+}`
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) {
+			comp := compileFor(t, chip, src)
+			require.Contains(t, comp.Asm, "xpose")
+			require.Empty(t, comp.Unfused)
+			runChecked(t, chip, src)
+		})
+	}
+}
+
 // Rows too big for SRAM whose operands' patterns do not collapse (two
 // windows of a padded image, as an expanded depthwise convolution reads)
 // run in passes over the leading dim: a counted loop, not unrolled.

@@ -28,6 +28,46 @@ func inLoopKernel(op string) bool {
 	return hlo.IsElementwise(op) || shapeChangers[op] || op == "parameter" || op == "constant" || op == "iota" || op == "copy"
 }
 
+// minStridedTranspose is the smallest transpose (in elements) that runs as
+// a transpose kernel rather than as a loop kernel's strided load.
+const minStridedTranspose = 1 << 14
+
+// movesInnermost: a big transpose that brings another dim innermost. As a
+// loop kernel's load it would read one element per DMA burst; on its own it
+// is a tiled transpose through SRAM and the cross-lane unit (transpose.go).
+func movesInnermost(b *hlo.Instruction) bool {
+	if b.Opcode != "transpose" || b.Shape == nil || b.Shape.Elems() < minStridedTranspose {
+		return false
+	}
+	perm, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
+	// Dims of 1 do not count: the innermost dim of more than one element
+	// must stay innermost.
+	last := -1
+	for i := len(perm) - 1; i >= 0; i-- {
+		if b.Shape.Dims[i] > 1 {
+			last = i
+			break
+		}
+	}
+	return last >= 0 && !innermostKept(perm, b.Shape.Dims, last)
+}
+
+// innermostKept: result dim last (the innermost of more than one element)
+// reads the operand's innermost dim of more than one element.
+func innermostKept(perm, dims []int64, last int) bool {
+	// The operand's dims: operand dim perm[i] has the result's dims[i].
+	opDims := make([]int64, len(perm))
+	for i, p := range perm {
+		opDims[p] = dims[i]
+	}
+	for j := len(opDims) - 1; j >= 0; j-- {
+		if opDims[j] > 1 {
+			return int(perm[last]) == j
+		}
+	}
+	return true
+}
+
 // sameElements: a broadcast that only adds dims of 1, in order, is a
 // reshape.
 func sameElements(b *hlo.Instruction, operand *hlo.Shape) bool {
@@ -75,7 +115,7 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 			continue
 		case b.Shape == nil || b.Shape.IsTuple:
 			continue
-		case !inLoopKernel(b.Opcode):
+		case !inLoopKernel(b.Opcode) || movesInnermost(b):
 			split = append(split, b)
 			plain[b.Name] = true
 			continue
@@ -124,7 +164,7 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 				return "", c.fail(in, "fused parameter %d has no operand", x.ParamNumber)
 			}
 			return ops[x.ParamNumber].Name, nil
-		case !inLoopKernel(x.Opcode) || x.Opcode == "constant" || (x.Opcode == "reshape" || x.Opcode == "bitcast") && plain[x.Operands[0].Name]:
+		case !inLoopKernel(x.Opcode) || movesInnermost(x) || x.Opcode == "constant" || (x.Opcode == "reshape" || x.Opcode == "bitcast") && plain[x.Operands[0].Name]:
 			// Its own instruction, over its operands' values.
 			cp := *x
 			cp.Name = name
