@@ -28,6 +28,7 @@ var expansions = map[string]expansion{
 	"cosine":       {scratch: []string{"f32", "f32", "f32"}, emit: func(d string, a, t []string) []string { return sincos(d, a[0], t, true) }},
 	"is-finite":    {scratch: []string{"f32"}, emit: isFinite},
 	"log-plus-one": {scratch: []string{"f32", "f32", "f32", "f32", "pred"}, emit: logPlusOne},
+	"atan2": {scratch: []string{"f32", "f32", "f32", "f32", "f32", "f32", "f32", "f32", "pred"}, emit: atan2},
 	// reduce-precision to bf16's 8 exponent and 7 mantissa bits (the only
 	// form in the corpus, checked by checkElementwise): a round trip
 	// through a bf16 tile, which rounds to nearest even as XLA does.
@@ -118,6 +119,67 @@ func logPlusOne(dst string, args, t []string) []string {
 		"vcmp.ne " + m + ", " + d + ", " + d,
 		"vsel    " + d + ", " + m + ", " + c,
 		"vcvt    " + dst + ", " + d,
+	}
+}
+
+// atan2(y, x): a = min(|y|,|x|) / max(|y|,|x|) in [0, 1] (0 where both are
+// zero, 1 where both are infinite); atan(a) by Cephes' atanf — above
+// tan(pi/8) as pi/4 + atan((a-1)/(a+1)), then an odd polynomial of degree
+// 9, within 2 ulps; then the octant: pi/2 - r where |y| > |x|, pi - r
+// where x is negative (min(x, 1/x) < 0, so -0 counts), -r where y is;
+// NaN where either operand is NaN.
+func atan2(dst string, args, t []string) []string {
+	A, B, C, D, E, F, G, H, M := t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8]
+	return []string{
+		"vcvt    " + A + ", " + args[0], // y
+		"vcvt    " + B + ", " + args[1], // x
+		"vabs    " + C + ", " + A,
+		"vabs    " + D + ", " + B,
+		"vmin    " + E + ", " + C + ", " + D,
+		"vmax    " + F + ", " + C + ", " + D,
+		"vdiv    " + E + ", " + E + ", " + F,
+		"vfill   " + G + ", 0",
+		"vcmp.eq " + M + ", " + F + ", " + G,
+		"vsel    " + E + ", " + M + ", " + G, // both zero: 0
+		"vfill   " + G + ", 1",
+		"vcmp.ne " + M + ", " + E + ", " + E,
+		"vsel    " + E + ", " + M + ", " + G, // both infinite: 1
+		"vfill   " + G + ", " + f32imm(math.Sqrt2-1),
+		"vcmp.gt " + M + ", " + E + ", " + G,
+		"vscale  " + G + ", " + E + ", 1, -1",
+		"vscale  " + H + ", " + E + ", 1, 1",
+		"vdiv    " + G + ", " + G + ", " + H,
+		"vsel    " + E + ", " + M + ", " + G, // t
+		"vmul    " + G + ", " + E + ", " + E, // z
+		"vscale  " + H + ", " + G + ", " + f32imm(8.05374449538e-2) + ", " + f32imm(-1.38776856032e-1),
+		"vmul    " + H + ", " + H + ", " + G,
+		"vscale  " + H + ", " + H + ", 1, " + f32imm(1.99777106478e-1),
+		"vmul    " + H + ", " + H + ", " + G,
+		"vscale  " + H + ", " + H + ", 1, " + f32imm(-3.33329491539e-1),
+		"vmul    " + H + ", " + H + ", " + G,
+		"vmul    " + H + ", " + H + ", " + E,
+		"vadd    " + E + ", " + H + ", " + E, // atan(t)
+		"vscale  " + H + ", " + E + ", 1, " + f32imm(math.Pi/4),
+		"vsel    " + E + ", " + M + ", " + H, // atan(a)
+		"vcmp.gt " + M + ", " + C + ", " + D,
+		"vscale  " + H + ", " + E + ", -1, " + f32imm(math.Pi/2),
+		"vsel    " + E + ", " + M + ", " + H,
+		"vfill   " + G + ", 0",
+		"vrcp    " + H + ", " + B,
+		"vmin    " + H + ", " + H + ", " + B, // below 0 for x < 0 and x = -0
+		"vcmp.lt " + M + ", " + H + ", " + G,
+		"vscale  " + H + ", " + E + ", -1, " + f32imm(math.Pi),
+		"vsel    " + E + ", " + M + ", " + H,
+		"vrcp    " + H + ", " + A,
+		"vmin    " + H + ", " + H + ", " + A,
+		"vcmp.lt " + M + ", " + H + ", " + G,
+		"vneg    " + H + ", " + E,
+		"vsel    " + E + ", " + M + ", " + H,
+		"vcmp.ne " + M + ", " + A + ", " + A,
+		"vsel    " + E + ", " + M + ", " + A,
+		"vcmp.ne " + M + ", " + B + ", " + B,
+		"vsel    " + E + ", " + M + ", " + B,
+		"vcvt    " + dst + ", " + E,
 	}
 }
 

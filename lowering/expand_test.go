@@ -63,6 +63,18 @@ func TestExpandedElementwise(t *testing.T) {
   b = f32[300,64] log-plus-one(y)
   ROOT t = (f32[12], f32[300,64]) tuple(a, b)
 }`, []float64{0, 5e-7}},
+		{"atan2 in every octant, of zeros, infinities and NaN", `ENTRY e {
+  y = f32[16] constant({1, 1, -1, -1, 0, -0, 0, -0, inf, -inf, inf, nan, 3, 1e-30, 2, -5})
+  x = f32[16] constant({1, -1, 1, -1, 0, 0, -1, -1, inf, 2, -inf, 1, nan, 1, 1e-30, 0})
+  a = f32[16] atan2(y, x)
+  p = f32[300,64] parameter(0)
+  q = f32[300,64] parameter(1)
+  b = f32[300,64] atan2(p, q)
+  h = bf16[30,64] parameter(2)
+  k = bf16[30,64] parameter(3)
+  c = bf16[30,64] atan2(h, k)
+  ROOT t = (f32[16], f32[300,64], bf16[30,64]) tuple(a, b, c)
+}`, []float64{0, 5e-7, 1.0 / 64}},
 		{"reduce-precision to bf16 of f32 and bf16 values, exactly", `ENTRY e {
   x = f32[12] constant({1.00390625, 1.01171875, 1.0078125, -3.3333333, 0, -0, inf, -inf, 3.4e38, 1e-30, 65504, 0.1})
   a = f32[12] reduce-precision(x), exponent_bits=8, mantissa_bits=7

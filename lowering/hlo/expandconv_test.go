@@ -80,7 +80,7 @@ func checkExpanded(t *testing.T, name, text string, expand func(*Module) error) 
 	require.NoError(t, err, x.String())
 	require.NoError(t, Verify(name+".expanded", again), x.String())
 	for _, c := range again.Computations {
-		for _, op := range []string{"convolution", "batch-norm-training", "batch-norm-inference", "batch-norm-grad"} {
+		for _, op := range []string{"convolution", "batch-norm-training", "batch-norm-inference", "batch-norm-grad", "reduce-window"} {
 			require.False(t, hasOpcode(c, op), "a %s is left", op)
 		}
 	}
@@ -108,7 +108,7 @@ func TestExpandXLATests(t *testing.T) {
 	for _, k := range []struct {
 		marker string
 		expand func(*Module) error
-	}{{"convolution(", ExpandConvolutions}, {"batch-norm-", ExpandBatchNorms}} {
+	}{{"convolution(", ExpandConvolutions}, {"batch-norm-", ExpandBatchNorms}, {"reduce-window(", ExpandReduceWindows}} {
 		var n, checked int
 		forEachXLACase(t, func(c xlaCase) {
 			if !strings.Contains(c.Text, k.marker) {

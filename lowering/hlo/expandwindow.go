@@ -1,0 +1,150 @@
+package hlo
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxWindowPositions bounds the window a reduce-window may expand over:
+// one slice and one elementwise op per position.
+const maxWindowPositions = 256
+
+// ExpandReduceWindows rewrites every single-operand reduce-window whose
+// reducer is one elementwise op (add, multiply, maximum, minimum, and, or)
+// into what a vector unit computes: the operand padded with the reducer's
+// identity (base dilation as interior padding), one
+// strided slice per window position (window dilation in its start,
+// window stride in its step), folded into the broadcast init value in
+// row-major window order — the evaluator's order, so the bits agree.
+// Pooling, cumulative sums over short windows and shifted-window masks
+// become loop kernels this way.
+func ExpandReduceWindows(m *Module) error {
+	return rewriteEach(m, "reduce-window", func(x *rewriter, ops []*Instruction) error {
+		return x.expandReduceWindow(ops)
+	})
+}
+
+func (x *rewriter) expandReduceWindow(ops []*Instruction) error {
+	in := x.at
+	if len(ops) != 2 || in.Shape == nil || in.Shape.IsTuple {
+		return x.errorf("only the single-operand reduce-window is lowered")
+	}
+	a, init := ops[0], ops[1]
+	name, _ := in.Attr("to_apply")
+	c := x.m.Computation(strings.TrimPrefix(name, "%"))
+	op := ""
+	if c != nil && len(c.Instructions) == 3 && c.Root != nil && len(c.Root.Operands) == 2 {
+		switch c.Root.Opcode {
+		case "add", "multiply", "maximum", "minimum", "and", "or":
+			op = c.Root.Opcode
+		}
+	}
+	if op == "" {
+		return x.errorf("the reducer %s is not one add, multiply, maximum, minimum, and or or", name)
+	}
+	n := len(a.Shape.Dims)
+	wv, _ := in.Attr("window")
+	w, err := parseWindow(wv, n)
+	if err != nil {
+		return x.errorf("%v", err)
+	}
+	if k := prod(w.size); k > maxWindowPositions {
+		return x.errorf("a window of %d positions is not lowered (at most %d)", k, maxWindowPositions)
+	}
+	// The operand padded with init: low and high padding, base dilation.
+	padded := a
+	var cfg []string
+	pdims := make([]int64, n)
+	changed := false
+	for d := 0; d < n; d++ {
+		interior := w.lhsDil[d] - 1
+		pdims[d] = w.padLo[d] + w.padHi[d] + a.Shape.Dims[d] + max(a.Shape.Dims[d]-1, 0)*interior
+		cfg = append(cfg, fmt.Sprintf("%d_%d_%d", w.padLo[d], w.padHi[d], interior))
+		changed = changed || w.padLo[d] != 0 || w.padHi[d] != 0 || interior != 0
+	}
+	if changed {
+		// Padding folds in as the reducer's identity: positions outside
+		// the operand take no part, as in the evaluator (XLA's
+		// HloEvaluator), whatever the init value.
+		lit, ok := identity(op, a.Shape.Elem)
+		if !ok {
+			return x.errorf("no identity of %s for %s padding", op, a.Shape.Elem)
+		}
+		id := x.constant(a.Shape.Elem, lit)
+		padded = x.emit("pad", a.Shape.Elem, pdims, []*Instruction{a, id}, "padding", strings.Join(cfg, "x"))
+	}
+	out := in.Shape.Dims
+	acc := x.broadcast(init, out, nil)
+	if len(out) == 0 {
+		acc = init
+	}
+	for _, k := range positions(w.size) {
+		start := make([]int64, n)
+		for d := range start {
+			start[d] = k[d] * w.rhsDil[d]
+		}
+		s := x.slice(padded, start, out, w.stride)
+		acc = x.emit(op, in.Shape.Elem, out, []*Instruction{acc, s})
+	}
+	if acc == init || acc.Opcode == "broadcast" {
+		acc = x.emit("copy", in.Shape.Elem, out, []*Instruction{acc}) // an empty window: the init value
+	}
+	return nil
+}
+
+// identity is the literal of op's identity element in elem.
+func identity(op, elem string) (string, bool) {
+	float := isFloatElem(elem)
+	lo, hi := "", ""
+	switch elem {
+	case "pred":
+		lo, hi = "false", "true"
+	case "s8":
+		lo, hi = "-128", "127"
+	case "s16":
+		lo, hi = "-32768", "32767"
+	case "s32":
+		lo, hi = "-2147483648", "2147483647"
+	case "s64":
+		lo, hi = "-9223372036854775808", "9223372036854775807"
+	case "u8":
+		lo, hi = "0", "255"
+	case "u16":
+		lo, hi = "0", "65535"
+	case "u32":
+		lo, hi = "0", "4294967295"
+	case "u64":
+		lo, hi = "0", "18446744073709551615"
+	}
+	if float {
+		lo, hi = "-inf", "inf"
+	}
+	if lo == "" {
+		return "", false
+	}
+	switch op {
+	case "add", "or":
+		if elem == "pred" {
+			return "false", true
+		}
+		return "0", true
+	case "multiply":
+		if elem == "pred" {
+			return "true", true
+		}
+		return "1", true
+	case "maximum":
+		return lo, true
+	case "minimum":
+		return hi, true
+	case "and":
+		if elem == "pred" {
+			return "true", true
+		}
+		if strings.HasPrefix(elem, "u") {
+			return hi, true
+		}
+		return "-1", !float
+	}
+	return "", false
+}
