@@ -28,7 +28,7 @@ var expansions = map[string]expansion{
 	"cosine":       {scratch: []string{"f32", "f32", "f32"}, emit: func(d string, a, t []string) []string { return sincos(d, a[0], t, true) }},
 	"is-finite":    {scratch: []string{"f32"}, emit: isFinite},
 	"log-plus-one": {scratch: []string{"f32", "f32", "f32", "f32", "pred"}, emit: logPlusOne},
-	"atan2": {scratch: []string{"f32", "f32", "f32", "f32", "f32", "f32", "f32", "f32", "pred"}, emit: atan2},
+	"atan2":        {scratch: []string{"f32", "f32", "f32", "f32", "f32", "f32", "f32", "f32", "pred"}, emit: atan2},
 	// reduce-precision to bf16's 8 exponent and 7 mantissa bits (the only
 	// form in the corpus, checked by checkElementwise): a round trip
 	// through a bf16 tile, which rounds to nearest even as XLA does.
