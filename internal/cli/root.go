@@ -24,6 +24,7 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 			status = 1
 		}
 	}()
+	setMemoryLimit()
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/pulse-sim/pulse/isa"
 )
@@ -17,6 +19,10 @@ type Value struct {
 	Shape *Shape
 	Data  []float64
 	Tuple []*Value
+
+	// packed holds a large array's elements as float32 between uses
+	// (evalstore.go); Data is then nil.
+	packed []float32
 }
 
 // DefaultMaxLiveElements is the evaluator's default live-value budget:
@@ -40,7 +46,9 @@ type Evaluator struct {
 	// Seed seeds the generator of the rng op.
 	Seed uint64
 
-	live    int64
+	live    int64                      // float64 elements held (evalstore.go)
+	peak    int64                      // the most live held
+	bufs    map[unsafe.Pointer]*buffer // the large buffers held
 	plan    map[*Computation]*plan
 	current *Instruction // being evaluated, for errors
 	rng     *rand.Rand
@@ -49,18 +57,32 @@ type Evaluator struct {
 // plan is what call needs to know about a computation, computed once (a
 // while body is called once per iteration).
 type plan struct {
-	last   map[string]int  // index of each value's last use
-	params map[string]bool // names of the parameters
+	last   map[string]int   // index of each value's last use
+	uses   map[string][]int // the indices of each value's uses, ascending
+	params map[string]bool  // names of the parameters
+}
+
+// next is the index of name's first use after instruction i, or -1.
+func (p *plan) next(name string, i int) int {
+	u := p.uses[name]
+	k, _ := slices.BinarySearch(u, i+1)
+	if k == len(u) {
+		return -1
+	}
+	return u[k]
 }
 
 func (e *Evaluator) planFor(c *Computation) *plan {
 	if p := e.plan[c]; p != nil {
 		return p
 	}
-	p := &plan{last: map[string]int{}, params: map[string]bool{}}
+	p := &plan{last: map[string]int{}, uses: map[string][]int{}, params: map[string]bool{}}
 	for i, in := range c.Instructions {
 		for _, o := range in.Operands {
 			p.last[o.Name] = i
+			if u := p.uses[o.Name]; len(u) == 0 || u[len(u)-1] != i {
+				p.uses[o.Name] = append(u, i)
+			}
 		}
 		if in.Opcode == "parameter" {
 			p.params[in.Name] = true
@@ -103,10 +125,10 @@ func (e *Evaluator) Run(args []*Value) (v *Value, err error) {
 		}
 	}()
 	// The arguments count against the budget for the whole run.
-	e.live = 0
+	e.live, e.peak, e.bufs = 0, 0, nil
 	for _, a := range args {
 		if a != nil {
-			e.live += a.elems()
+			e.retain(a)
 		}
 	}
 	return e.call(e.M.Entry, args)
@@ -248,15 +270,16 @@ func (e *Evaluator) fail(in *Instruction, format string, a ...any) error {
 	return &EvalError{e.File, in.Pos, in.Name + ": " + in.Opcode + ": " + fmt.Sprintf(format, a...)}
 }
 
-func (v *Value) elems() int64 {
-	n := int64(len(v.Data))
-	for _, t := range v.Tuple {
-		n += t.elems()
-	}
-	return n
+// call evaluates c on args and returns its result with every array
+// unpacked, as the instructions that read a computation's result expect.
+func (e *Evaluator) call(c *Computation, args []*Value) (*Value, error) {
+	v, err := e.callPacked(c, args)
+	return unpacked(v), err
 }
 
-func (e *Evaluator) call(c *Computation, args []*Value) (*Value, error) {
+// callPacked evaluates c on args; large arrays in its result may be packed
+// (evalstore.go).
+func (e *Evaluator) callPacked(c *Computation, args []*Value) (*Value, error) {
 	vals := make(map[string]*Value, len(c.Instructions))
 	// Values are dropped after their last use, so the peak is the live set.
 	pl := e.planFor(c)
@@ -264,8 +287,14 @@ func (e *Evaluator) call(c *Computation, args []*Value) (*Value, error) {
 	if limit <= 0 {
 		limit = DefaultMaxLiveElements
 	}
-	var held int64
-	defer func() { e.live -= held }()
+	// A parameter's value is held by the caller, which counted it.
+	defer func() {
+		for name, v := range vals {
+			if !pl.params[name] {
+				e.release(v)
+			}
+		}
+	}()
 	for i, in := range c.Instructions {
 		ops := make([]*Value, len(in.Operands))
 		for i, o := range in.Operands {
@@ -274,29 +303,65 @@ func (e *Evaluator) call(c *Computation, args []*Value) (*Value, error) {
 				return nil, e.fail(in, "operand %s has no value", o.Name)
 			}
 		}
-		if in.Shape != nil && in.Opcode != "parameter" && e.live+in.Shape.Elems() > limit {
-			return nil, e.fail(in, "evaluating this module needs more than %d live elements (%d MiB of float64 values); the host evaluator stops here", limit, limit*8>>20)
-		}
 		e.current = in
-		v, err := e.eval(in, ops, args)
-		if err != nil {
-			return nil, err
+		v := aliasPacked(in, ops)
+		if v == nil {
+			// Packed operands are read through float64 temporaries, live
+			// while the instruction runs.
+			var temps []*Value
+			if !takesPacked[in.Opcode] {
+				for k, o := range ops {
+					u := unpacked(o)
+					if u == o {
+						continue
+					}
+					name := in.Operands[k].Name
+					if pl.last[name] == i && !pl.params[name] && e.soleHolder(o) {
+						// Read for the last time: unpacked in place.
+						e.release(o)
+						vals[name] = u
+					} else {
+						temps = append(temps, u)
+					}
+					e.retain(u)
+					for j := k; j < len(ops); j++ {
+						if in.Operands[j].Name == name {
+							ops[j] = u
+						}
+					}
+				}
+			}
+			if in.Shape != nil && !allocatesNothing[in.Opcode] && e.live+in.Shape.Elems() > limit {
+				for _, t := range temps {
+					e.release(t)
+				}
+				return nil, e.fail(in, "evaluating this module needs more than %d live elements (%d MiB of float64 values); the host evaluator stops here", limit, limit*8>>20)
+			}
+			var err error
+			v, err = e.eval(in, ops, args)
+			for _, t := range temps {
+				e.release(t)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if in.Opcode != "parameter" {
+			e.retain(v)
 		}
 		vals[in.Name] = v
-		if in.Opcode != "parameter" {
-			n := v.elems()
-			held += n
-			e.live += n
-		}
 		for _, o := range in.Operands {
 			if pl.last[o.Name] == i && (c.Root == nil || o.Name != c.Root.Name) {
 				if d := vals[o.Name]; d != nil && !pl.params[o.Name] {
-					n := d.elems()
-					held -= n
-					e.live -= n
+					e.release(d)
 				}
 				delete(vals, o.Name)
 			}
+		}
+		// What the next instruction does not read is packed until it is.
+		e.packIdle(vals, pl, c, i, in.Name)
+		for _, o := range in.Operands {
+			e.packIdle(vals, pl, c, i, o.Name)
 		}
 	}
 	if c.Root == nil {
@@ -497,7 +562,7 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		if err != nil {
 			return nil, err
 		}
-		return e.call(c, ops)
+		return e.callPacked(c, ops)
 	case "while":
 		cond, err := e.callee(in, "condition")
 		if err != nil {
@@ -526,7 +591,7 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 			if n >= limit {
 				return nil, e.fail(in, "more than %d iterations", limit)
 			}
-			if state, err = e.call(body, []*Value{state}); err != nil {
+			if state, err = e.callPacked(body, []*Value{state}); err != nil {
 				return nil, err
 			}
 		}

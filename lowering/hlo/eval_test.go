@@ -209,3 +209,50 @@ ENTRY e {
 }`, arr("s32", nil, 0), arr("f32", []int64{2}, 1, -2))
 	require.Equal(t, []float64{-1, 2}, v.Data)
 }
+
+// TestEvalLiveAccounting: packed arrays count half against the live
+// budget, the float64 temporaries they are read through count while their
+// instruction runs, and a buffer aliased by a tuple, a get-tuple-element or
+// a reshape counts once.
+func TestEvalLiveAccounting(t *testing.T) {
+	const four = "ENTRY e {\n a = f32[1000] parameter(0)\n b = f32[1000] negate(a)\n c = f32[1000] exponential(a)\n d = f32[1000] sine(a)\n e = f32[1000] cosine(a)\n" +
+		" f = f32[1000] add(b, c)\n g = f32[1000] add(d, e)\n ROOT h = f32[1000] add(f, g)\n}\n"
+	for _, tc := range []struct {
+		name, src string
+		packMin   int
+		peak      int64
+	}{
+		// a, b..e packed (4 x 500), f's operands unpacked (2000), f.
+		{"packed", four, 1, 1000 + 2000 + 2000},
+		// a, b..e, f.
+		{"float64", four, 1 << 30, 6000},
+		// s32 values beyond 2^24 stay float64: a, kb, b (k is dropped).
+		{"wide ints", "ENTRY e {\n a = s32[1000] parameter(0)\n k = s32[] constant(100000001)\n kb = s32[1000] broadcast(k), dimensions={}\n" +
+			" b = s32[1000] add(a, kb)\n ROOT d = s32[1000] negate(b)\n}\n", 1, 3000},
+		// b and x are packed; b is one buffer however many values alias
+		// it, and each is unpacked in place where it is read last: a, x,
+		// c, h.
+		{"aliases", "ENTRY e {\n a = f32[1000] parameter(0)\n b = f32[1000] negate(a)\n x = f32[1000] exponential(a)\n t = (f32[1000], f32[1000]) tuple(b, b)\n" +
+			" g = f32[1000] get-tuple-element(t), index=1\n r = f32[10,100] reshape(g)\n c = f32[10,100] sine(r)\n cr = f32[1000] reshape(c)\n ROOT h = f32[1000] add(cr, x)\n}\n", 1, 4000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func(n int) { packMin = n }(packMin)
+			packMin = tc.packMin
+			m, err := Parse("m.hlo", tc.src)
+			require.NoError(t, err)
+			require.NoError(t, Verify("m.hlo", m))
+			args, _ := RandomArgs(m, 1)
+			e := &Evaluator{File: "m.hlo", M: m}
+			v, err := e.Run(args)
+			require.NoError(t, err)
+			require.Equal(t, tc.peak, e.PeakLiveElements())
+			require.Equal(t, int64(len(args[0].Data)), e.live, "every buffer but the argument released")
+			_, err = (&Evaluator{File: "m.hlo", M: m, MaxLiveElements: tc.peak - 1}).Run(args)
+			require.ErrorContains(t, err, "live elements", "a budget below the peak stops the evaluator")
+			packMin = 1 << 30
+			want, err := (&Evaluator{File: "m.hlo", M: m}).Run(args)
+			require.NoError(t, err)
+			require.Equal(t, want.Data, v.Data)
+		})
+	}
+}

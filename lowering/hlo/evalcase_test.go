@@ -87,30 +87,40 @@ func TestEvalCases(t *testing.T) {
 	files, err := filepath.Glob("testdata/eval/*.hlo")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			c := loadEvalCase(t, f)
-			m, err := Parse(f, c.src)
-			require.NoError(t, err)
-			require.NoError(t, Verify(f, m))
-			v, err := (&Evaluator{File: f, M: m, Seed: 1}).Run(c.in)
-			require.NoError(t, err)
-			results := []*Value{v}
-			if v.Tuple != nil && len(c.out) > 1 || v.Tuple != nil && c.out[0].Tuple == nil {
-				results = v.Tuple
+	// Every case runs twice: as the evaluator holds values by default, and
+	// with every array packed between uses (evalstore.go).
+	for _, pack := range []int{packMin, 1} {
+		for _, f := range files {
+			t.Run(fmt.Sprintf("%s/packMin=%d", filepath.Base(f), pack), func(t *testing.T) {
+				defer func(n int) { packMin = n }(packMin)
+				packMin = pack
+				testEvalCase(t, f)
+			})
+		}
+	}
+}
+
+func testEvalCase(t *testing.T, f string) {
+	c := loadEvalCase(t, f)
+	m, err := Parse(f, c.src)
+	require.NoError(t, err)
+	require.NoError(t, Verify(f, m))
+	v, err := (&Evaluator{File: f, M: m, Seed: 1}).Run(c.in)
+	require.NoError(t, err)
+	results := []*Value{v}
+	if v.Tuple != nil && len(c.out) > 1 || v.Tuple != nil && c.out[0].Tuple == nil {
+		results = v.Tuple
+	}
+	require.Len(t, results, len(c.out), "results")
+	for k, want := range c.out {
+		got := results[k]
+		require.Equal(t, want.Shape.String(), got.Shape.String(), "result %d shape", k)
+		for i := range want.Data {
+			if !sameNumber(got.Data[i], want.Data[i], c.tol) {
+				t.Fatalf("result %d element %d: got %v, want %v (tol %g)\ngot  %v\nwant %v",
+					k, i, got.Data[i], want.Data[i], c.tol, got.Data, want.Data)
 			}
-			require.Len(t, results, len(c.out), "results")
-			for k, want := range c.out {
-				got := results[k]
-				require.Equal(t, want.Shape.String(), got.Shape.String(), "result %d shape", k)
-				for i := range want.Data {
-					if !sameNumber(got.Data[i], want.Data[i], c.tol) {
-						t.Fatalf("result %d element %d: got %v, want %v (tol %g)\ngot  %v\nwant %v",
-							k, i, got.Data[i], want.Data[i], c.tol, got.Data, want.Data)
-					}
-				}
-			}
-		})
+		}
 	}
 }
 

@@ -2,8 +2,10 @@ package hlo
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // convDims are the dimension numbers of a convolution, from dim_labels.
@@ -169,41 +171,45 @@ func (e *Evaluator) convolution(in *Instruction, ops []*Value) (*Value, error) {
 		ksz *= k
 	}
 	out := newArray(s)
-	idx := make([]int64, len(s.Dims))
-	kidx := make([]int64, n)
-	for o := range out.Data {
-		unflatten(int64(o), s.Dims, idx)
-		b, of := idx[d.ob], idx[d.of]
-		g := of / outPerGroup
-		var sum float64
-		for k := int64(0); k < ksz; k++ {
-			unflatten(k, w.size, kidx)
-			loff := (of/outPerBatchGroup*batchPerGroup + b) * lst[d.lb]
-			roff := of * rst[d.ro]
-			valid := true
-			for sp := 0; sp < n && valid; sp++ {
-				// Position in the dilated, padded input.
-				p := idx[d.os[sp]]*w.stride[sp] - w.padLo[sp] + kidx[sp]*w.rhsDil[sp]
-				if p < 0 || p%w.lhsDil[sp] != 0 || p/w.lhsDil[sp] >= ld[d.ls[sp]] {
-					valid = false
-					break
+	// Each output element is its own sum: the work splits across the
+	// host's cores with the same result.
+	parallelFor(len(out.Data), int(ksz*cin), func(lo, hi int) {
+		idx := make([]int64, len(s.Dims))
+		kidx := make([]int64, n)
+		for o := lo; o < hi; o++ {
+			unflatten(int64(o), s.Dims, idx)
+			b, of := idx[d.ob], idx[d.of]
+			g := of / outPerGroup
+			var sum float64
+			for k := int64(0); k < ksz; k++ {
+				unflatten(k, w.size, kidx)
+				loff := (of/outPerBatchGroup*batchPerGroup + b) * lst[d.lb]
+				roff := of * rst[d.ro]
+				valid := true
+				for sp := 0; sp < n && valid; sp++ {
+					// Position in the dilated, padded input.
+					p := idx[d.os[sp]]*w.stride[sp] - w.padLo[sp] + kidx[sp]*w.rhsDil[sp]
+					if p < 0 || p%w.lhsDil[sp] != 0 || p/w.lhsDil[sp] >= ld[d.ls[sp]] {
+						valid = false
+						break
+					}
+					loff += p / w.lhsDil[sp] * lst[d.ls[sp]]
+					kpos := kidx[sp]
+					if w.rhsRev != nil && w.rhsRev[sp] {
+						kpos = w.size[sp] - 1 - kpos // the kernel is read back to front
+					}
+					roff += kpos * rst[d.rs[sp]]
 				}
-				loff += p / w.lhsDil[sp] * lst[d.ls[sp]]
-				kpos := kidx[sp]
-				if w.rhsRev != nil && w.rhsRev[sp] {
-					kpos = w.size[sp] - 1 - kpos // the kernel is read back to front
+				if !valid {
+					continue
 				}
-				roff += kpos * rst[d.rs[sp]]
+				for c := int64(0); c < cin; c++ {
+					sum += l.Data[loff+(g*cin+c)*lst[d.lf]] * r.Data[roff+c*rst[d.ri]]
+				}
 			}
-			if !valid {
-				continue
-			}
-			for c := int64(0); c < cin; c++ {
-				sum += l.Data[loff+(g*cin+c)*lst[d.lf]] * r.Data[roff+c*rst[d.ri]]
-			}
+			out.Data[o] = round(s.Elem, sum)
 		}
-		out.Data[o] = round(s.Elem, sum)
-	}
+	})
 	return out, nil
 }
 
@@ -346,4 +352,39 @@ func (e *Evaluator) reduceWindow(in *Instruction, ops []*Value) (*Value, error) 
 		out.Data[o] = acc
 	}
 	return out, nil
+}
+
+// parallelFor runs f over [0, n) in contiguous chunks, one per host core,
+// when the n elements of cost each make that worth a goroutine; f must
+// write only its own elements.
+func parallelFor(n, cost int, f func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 || int64(n)*int64(max(cost, 1)) < 1<<20 {
+		f(0, n)
+		return
+	}
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		failed any
+	)
+	chunk := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += chunk {
+		wg.Go(func() {
+			// A worker's panic is re-raised on the caller's goroutine,
+			// where Run turns it into a positioned error.
+			defer func() {
+				if r := recover(); r != nil {
+					mu.Lock()
+					failed = r
+					mu.Unlock()
+				}
+			}()
+			f(lo, min(lo+chunk, n))
+		})
+	}
+	wg.Wait()
+	if failed != nil {
+		panic(failed)
+	}
 }

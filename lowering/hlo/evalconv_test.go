@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -151,4 +152,30 @@ ENTRY e {
 }`, arr("f32", []int64{4, 4}, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))
 	require.Equal(t, []float64{6, 8, 14, 16}, v.Tuple[0].Data, "2x2 max pooling")
 	require.Equal(t, []float64{1, 3, 6, 10, 5, 11, 18, 26, 9, 19, 30, 42, 13, 27, 42, 58}, v.Tuple[1].Data, "cumulative sums along rows")
+}
+
+// TestParallelFor: every index is visited once whatever the split, and a
+// worker's panic reaches the caller (where Run makes it an error).
+func TestParallelFor(t *testing.T) {
+	for _, tc := range []struct{ n, cost int }{{0, 1}, {1, 1}, {7, 1 << 20}, {1000, 1 << 12}, {1 << 20, 1}} {
+		seen := make([]int32, tc.n)
+		parallelFor(tc.n, tc.cost, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				seen[i]++
+			}
+		})
+		for i, c := range seen {
+			require.Equal(t, int32(1), c, "n=%d index %d", tc.n, i)
+		}
+	}
+	if runtime.GOMAXPROCS(0) < 2 {
+		return // one worker: nothing runs off the caller's goroutine
+	}
+	require.PanicsWithValue(t, "boom", func() {
+		parallelFor(1<<20, 1, func(lo, hi int) {
+			if lo > 0 {
+				panic("boom")
+			}
+		})
+	})
 }

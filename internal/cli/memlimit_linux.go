@@ -1,0 +1,12 @@
+package cli
+
+import "syscall"
+
+// hostMemory is the host's physical memory in bytes (0 if unknown).
+func hostMemory() int64 {
+	var si syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&si); err != nil {
+		return 0
+	}
+	return int64(si.Totalram) * int64(si.Unit)
+}
