@@ -43,8 +43,14 @@ func (m *Machine) resolve(t isa.Tile, base int64) (view, error) {
 	return v, nil
 }
 
-// each calls fn with the byte address of every element in row-major index order.
-func (v view) each(fn func(i int, addr int64)) {
+// runs calls fn for every run of elements that lie one after another in
+// memory, in row-major index order: the index of the run's first element,
+// its byte address and its length in elements. Dimensions whose elements
+// continue where the inner ones end are merged, so a contiguous tile is a
+// single run and a row-strided one a run per row; a tile whose innermost
+// stride is not one element (a transposed or broadcast read) is a run per
+// element.
+func (v view) runs(fn func(i int, addr int64, n int)) {
 	var sh, st [isa.MaxRank]int64
 	r := int(v.Rank)
 	// Left-pad to 4 dimensions.
@@ -56,14 +62,27 @@ func (v view) each(fn func(i int, addr int64)) {
 		sh[isa.MaxRank-r+i] = int64(v.Shape[i])
 		st[isa.MaxRank-r+i] = int64(v.Strides[i]) * sz
 	}
+	for _, n := range sh {
+		if n == 0 {
+			return
+		}
+	}
+	// Fold dimensions into the run from the innermost out while each
+	// continues the run (or has one index).
+	run := int64(1)
+	k := isa.MaxRank - 1
+	for ; k >= 0 && (sh[k] == 1 || st[k] == run*sz); k-- {
+		run *= sh[k]
+		sh[k] = 1
+	}
 	i := 0
 	for a := int64(0); a < sh[0]; a++ {
 		for b := int64(0); b < sh[1]; b++ {
 			for c := int64(0); c < sh[2]; c++ {
 				base := v.base + a*st[0] + b*st[1] + c*st[2]
 				for d := int64(0); d < sh[3]; d++ {
-					fn(i, base+d*st[3])
-					i++
+					fn(i, base+d*st[3], int(run))
+					i += int(run)
 				}
 			}
 		}
@@ -77,15 +96,15 @@ func (m *Machine) readBytes(v view) ([]byte, error) {
 	sz := v.DType.Size()
 	out := make([]byte, int(v.Elems())*sz)
 	var err error
-	v.each(func(i int, addr int64) {
+	v.runs(func(i int, addr int64, n int) {
 		if err != nil {
 			return
 		}
-		if a := mem.FirstUnwritten(addr, int64(sz)); a >= 0 {
-			err = addrErr(a, "read of %s that was never written (tile %s, element %d)", v.Space, v, i)
+		if a := mem.FirstUnwritten(addr, int64(n*sz)); a >= 0 {
+			err = addrErr(a, "read of %s that was never written (tile %s, element %d)", v.Space, v, i+int(a-addr)/sz)
 			return
 		}
-		mem.Read(addr, out[i*sz:(i+1)*sz])
+		mem.Read(addr, out[i*sz:(i+n)*sz])
 	})
 	return out, err
 }
@@ -94,8 +113,8 @@ func (m *Machine) readBytes(v view) ([]byte, error) {
 func (m *Machine) writeBytes(v view, src []byte) {
 	mem := m.Mem[v.Space]
 	sz := v.DType.Size()
-	v.each(func(i int, addr int64) {
-		mem.Write(addr, src[i*sz:(i+1)*sz])
+	v.runs(func(i int, addr int64, n int) {
+		mem.Write(addr, src[i*sz:(i+n)*sz])
 	})
 }
 
