@@ -1,7 +1,9 @@
 package ref
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/pulse-sim/pulse/isa"
 )
@@ -126,6 +128,12 @@ func (m *Machine) read(v view) ([]float64, error) {
 	}
 	sz := v.DType.Size()
 	out := make([]float64, v.Elems())
+	if v.DType == isa.F32 { // most of what a model moves: decoded without the dtype switch
+		for i := range out {
+			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		}
+		return out, nil
+	}
 	for i := range out {
 		out[i] = isa.LoadElem(v.DType, b[i*sz:])
 	}
@@ -136,8 +144,14 @@ func (m *Machine) read(v view) ([]float64, error) {
 func (m *Machine) write(v view, vals []float64) {
 	sz := v.DType.Size()
 	b := make([]byte, len(vals)*sz)
-	for i, x := range vals {
-		isa.StoreElem(v.DType, b[i*sz:], isa.Round(v.DType, x))
+	if v.DType == isa.F32 { // isa.Round and isa.StoreElem for f32, without the dtype switch
+		for i, x := range vals {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(x)))
+		}
+	} else {
+		for i, x := range vals {
+			isa.StoreElem(v.DType, b[i*sz:], isa.Round(v.DType, x))
+		}
 	}
 	m.writeBytes(v, b)
 }
