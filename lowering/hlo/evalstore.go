@@ -117,12 +117,12 @@ func (e *Evaluator) packIdle(vals map[string]*Value, pl *plan, c *Computation, i
 		return // aliased: packing one name would not free the buffer
 	}
 	p := make([]float32, len(v.Data))
-	for i, x := range v.Data {
+	for k, x := range v.Data {
 		f := float32(x)
 		if float64(f) != x && x == x {
 			return
 		}
-		p[i] = f
+		p[k] = f
 	}
 	pv := &Value{Shape: v.Shape, packed: p}
 	e.release(v)
