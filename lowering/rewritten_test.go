@@ -1,0 +1,56 @@
+package lowering_test
+
+import (
+	"os"
+	"runtime/debug"
+	"testing"
+
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/lowering"
+	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRewrittenMobileNetMatchesOriginal evaluates MobileNet-v2 as the
+// lowering rewrote and fused it (Compiled.Fused) and as written, on the
+// same random inputs: it separates a wrong HLO rewrite from wrong code
+// generation. 20 minutes and 16 GB, so only with -full:
+//
+//	GOMEMLIMIT=16GiB go test ./lowering -run TestRewrittenMobileNetMatchesOriginal -full -v -timeout 60m
+//
+// Known to fail (2026-11-22): 79 of 314 outputs differ — the running means
+// of the batch norms after each expansion convolution (outputs 9, 18, ...,
+// 153) by 0.1-25%, and backward-pass outputs from 158 on whose values reach
+// 1e30 on random inputs (NaN against ~1e30). The simulator agrees with the
+// rewritten module (output 9: -0.038656 against -0.038686).
+func TestRewrittenMobileNetMatchesOriginal(t *testing.T) {
+	if !*full {
+		t.Skip("run with -full (20 minutes, 16 GB)")
+	}
+	src, err := os.ReadFile(mobileNetFile)
+	if err != nil {
+		t.Skip("corpus not present")
+	}
+	chip, err := config.Load("tpuv4core", nil)
+	require.NoError(t, err)
+	m, err := hlo.Parse(mobileNetFile, string(src))
+	require.NoError(t, err)
+	require.NoError(t, hlo.Verify(mobileNetFile, m))
+	c, err := lowering.Compile(mobileNetFile, m.Clone(), chip)
+	require.NoError(t, err)
+	args, err := hlo.RandomArgs(m, 1)
+	require.NoError(t, err)
+	rewritten, err := (&hlo.Evaluator{File: "rewritten", M: c.Fused, MaxLiveElements: 1 << 31}).Run(args)
+	require.NoError(t, err)
+	debug.FreeOSMemory()
+	orig, err := (&hlo.Evaluator{File: mobileNetFile, M: m, MaxLiveElements: 1 << 31}).Run(args)
+	require.NoError(t, err)
+	bad := 0
+	for i := range orig.Tuple {
+		if d := hlo.Compare(rewritten.Tuple[i], orig.Tuple[i]); d.Mismatches > 0 {
+			bad++
+			t.Logf("output %d %s: %d mismatches, max abs %.3g, first [%d] %v want %v", i, orig.Tuple[i].Shape, d.Mismatches, d.MaxAbs, d.First, d.FirstGot, d.FirstWant)
+		}
+	}
+	require.Zero(t, bad, "outputs that differ between the rewritten and the original module")
+}
