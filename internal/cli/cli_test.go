@@ -205,6 +205,12 @@ ENTRY e {
 	arr, err := npy.Read(mustRead(t, filepath.Join(dir, "out.npy")))
 	require.NoError(t, err)
 	require.Equal(t, []float64{1 + 7, 2 + 10, 3 + 15, 4 + 22}, arr.Values) // a@a + a
+	// A number fills a parameter: a@2 + 2 with a = [[1,2],[3,4]].
+	code, _, stderr = runCLI("hlo", "eval", src, "--in", "a="+a, "--in", "b=2", "--out-dir", dir)
+	require.Equal(t, 0, code, stderr)
+	arr, err = npy.Read(mustRead(t, filepath.Join(dir, "out.npy")))
+	require.NoError(t, err)
+	require.Equal(t, []float64{6 + 2, 6 + 2, 14 + 2, 14 + 2}, arr.Values)
 	code, out, _ = runCLI("hlo", "stats", src)
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "dot")
@@ -236,6 +242,8 @@ ENTRY e {
 		{[]string{"hlo", "eval", src, "--in", "a=" + write(t, dir, "v.npy", string(npy.Write(isa.F32, []int{3}, []float64{1, 2, 3}))), "--random-inputs", "1"}, 1, "has shape [3], but parameter a is f32[2,2]"},
 		{[]string{"hlo", "fmt", write(t, dir, "syntax.hlo", "ENTRY e {\n  a = f32[2 parameter(0)\n}\n")}, 1, "syntax.hlo:2:13"},
 		{[]string{"hlo", "fuse", bad}, 1, "bad.hlo:3:3: b: negate produces f32[2]"},
+		{[]string{"hlo", "eval", src, "--in", "a=1e39", "--random-inputs", "1"}, 1, "--in a=1e39: parameter a is f32[2,2]{1,0}: 1e+39 is beyond the range of f32"},
+		{[]string{"hlo", "eval", src, "--in", "a=./6", "--random-inputs", "1"}, 1, "--in a: open ./6"},
 		{[]string{"hlo", "eval", src, "--random-inputs", "1", "--max-memory", "lots"}, 2, "--max-memory lots: want a size such as 512MiB or 8GiB"},
 		{[]string{"hlo", "eval", src, "--random-inputs", "1", "--max-memory", "40B"}, 1, "the parameters hold 8 elements (0 MiB as float64), more than the evaluator's budget of 5"},
 		{[]string{"hlo", "eval", src, "--random-inputs", "1", "--max-memory", "64B"}, 1, "m.hlo:5:3: d: dot: evaluating this module needs more than 8 live elements"},

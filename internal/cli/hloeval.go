@@ -26,8 +26,9 @@ func newHLOEval() *cobra.Command {
 		Use:   "eval MODEL.hlo [--in name=x.npy]... [--random-inputs SEED] [--out-dir DIR]",
 		Short: "Evaluate an HLO module on the host (the reference the lowering is checked against)",
 		Long: `Evaluate an HLO module's entry computation on the host. Parameters are bound
-with --in by parameter name or number; --random-inputs SEED fills the others
-with deterministic random values. Outputs are written to --out-dir as .npy,
+with --in by parameter name or number, to a .npy file or to a number that
+fills it (--in p12=6); --random-inputs SEED fills the others with
+deterministic random values. Outputs are written to --out-dir as .npy,
 one file per tuple element (out.npy, or out.0.npy, out.1.npy, ...).
 
 Values are held as float64 on the host; --max-memory bounds what the
@@ -60,7 +61,7 @@ seeded by --random-inputs (0 when absent).`,
 			return writeOutputs(cmd.OutOrStdout(), outs, out.Tuple != nil, outDir)
 		},
 	}
-	cmd.Flags().StringArrayVar(&ins, "in", nil, "bind a parameter (by name or number) to a .npy file, repeatable")
+	cmd.Flags().StringArrayVar(&ins, "in", nil, "bind a parameter (by name or number) to a .npy file or fill it with a number, repeatable")
 	cmd.Flags().Int64Var(&seed, "random-inputs", 0, "fill unbound parameters with random values from this seed")
 	cmd.Flags().StringVar(&outDir, "out-dir", "", "write the outputs as .npy files into this directory")
 	cmd.Flags().StringVar(&memory, "max-memory", "2GiB", "the most host memory the evaluator's values may take (e.g. 512MiB, 8GiB)")
@@ -88,8 +89,8 @@ func parseBytes(s string) (int64, error) {
 	return int64(n * float64(mult)), nil
 }
 
-// hloArgs binds the entry parameters to --in files (by name or number),
-// filling the others with random values when random is set.
+// hloArgs binds the entry parameters to --in files or numbers (by name or
+// number), filling the others with random values when random is set.
 func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) ([]*hlo.Value, error) {
 	var params []*hlo.Instruction
 	for _, in := range m.Entry.Instructions {
@@ -115,6 +116,19 @@ func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) 
 		}
 		if p == nil {
 			return nil, fmt.Errorf("--in %s: the entry computation has no parameter named or numbered %q", name, name)
+		}
+		// A number fills the parameter: hyperparameters (a clamp bound, a
+		// dropout rate, a divisor) need their real values for a training
+		// step to compute anything meaningful. A file named like a number
+		// is read as ./6.
+		if x, err := strconv.ParseFloat(path, 64); err == nil {
+			v, err := hlo.Filled(p.Shape, x)
+			if err != nil {
+				return nil, fmt.Errorf("--in %s=%s: parameter %s is %s: %v", name, path, p.Name, p.Shape, err)
+			}
+			vals[p.ParamNumber] = v
+			bound[p.ParamNumber] = true
+			continue
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {

@@ -124,8 +124,10 @@ it cycle by cycle: the outputs, the cycle count, the utilization report and a
 per-kernel table (HLO fusion, cycles, FLOPs, bytes, arithmetic intensity, the
 roof that bounds it and the fraction of that roof reached).
 
-Parameters are bound with --in by name or number; --random-inputs SEED fills
-the others. Outputs are written to --out-dir as .npy (out.npy, or one
+Parameters are bound with --in by name or number, to a .npy file or to a
+number that fills them (--in p12=6: a hyperparameter such as a clamp bound or
+a dropout rate); --random-inputs SEED fills the others with values uniform in
+[-1, 1) (integers in [0, 8)). Outputs are written to --out-dir as .npy (out.npy, or one
 out.N.npy per tuple element). --check also runs the HLO reference evaluator
 on the same inputs and fails, with a per-output error report, if any output
 differs beyond the dtype-aware tolerance (docs/hlo.md).
@@ -210,7 +212,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 	}
 	f.register(cmd)
 	obs.register(cmd.Flags())
-	cmd.Flags().StringArrayVar(&ins, "in", nil, "bind a parameter (by name or number) to a .npy file, repeatable")
+	cmd.Flags().StringArrayVar(&ins, "in", nil, "bind a parameter (by name or number) to a .npy file or fill it with a number, repeatable")
 	cmd.Flags().Int64Var(&seed, "random-inputs", 0, "fill unbound parameters with random values from this seed")
 	cmd.Flags().StringVar(&outDir, "out-dir", "", "write the outputs as .npy files into this directory")
 	cmd.Flags().BoolVar(&timingOnly, "timing-only", false, "skip value computation (inputs need not be given)")

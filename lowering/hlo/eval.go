@@ -1038,13 +1038,15 @@ func (e *Evaluator) reduce(in *Instruction, ops []*Value) (*Value, error) {
 	}
 	fast := e.reducer(c)
 	elem := ops[n].Shape.Elem
-	// Sums of 16-bit floats accumulate in f32 and round once, as XLA's TPU
-	// and GPU backends compute them (their vector units add in f32): a
-	// sequential bf16 sum of 1024 terms keeps 8 bits of its running total
-	// and drifts far from the exact sum (docs/RATIONALE.md).
+	// Float sums accumulate in float64 and round once, as dots and
+	// convolutions do: no backend folds a long reduction serially in the
+	// element type (TPU and GPU sum lane-parallel partials in f32, trees
+	// of them), and a serial f32 fold of 1.2 M terms drifts by 1% — an
+	// oracle must not be the least accurate implementation of the sum
+	// (docs/RATIONALE.md "The evaluator's sums are exact, rounded once").
 	accElem := elem
-	if fast == "add" && n == 1 && (elem == "bf16" || elem == "f16") {
-		accElem = "f32"
+	if fast == "add" && n == 1 && isFloat(elem) {
+		accElem = "f64"
 	}
 	st := strides(src)
 	// Offsets of the reduced positions, in index order, computed once.
@@ -1247,6 +1249,35 @@ func randomValue(s *Shape, r *rand.Rand) (*Value, error) {
 		default:
 			v.Data[i] = float64(r.IntN(8))
 		}
+	}
+	return v, nil
+}
+
+// Filled returns an array of shape s whose every element is x: a
+// parameter bound to one value (a hyperparameter such as a clamp bound or a
+// dropout rate). It is an error when s's type cannot hold x exactly as
+// written: a fraction or an out-of-range value for an integer type, pred
+// other than 0 or 1, a finite value beyond a float type's range, a tuple.
+func Filled(s *Shape, x float64) (*Value, error) {
+	if s.IsTuple || s.Elem == "token" || s.Elem == "opaque" {
+		return nil, fmt.Errorf("%s is not an array", s)
+	}
+	r := round(s.Elem, x)
+	switch {
+	case s.Elem == "pred":
+		if x != 0 && x != 1 {
+			return nil, fmt.Errorf("%s holds 0 or 1, not %g", s.Elem, x)
+		}
+	case isFloat(s.Elem):
+		if math.IsInf(r, 0) && !math.IsInf(x, 0) {
+			return nil, fmt.Errorf("%g is beyond the range of %s", x, s.Elem)
+		}
+	case r != x:
+		return nil, fmt.Errorf("%s cannot hold %g", s.Elem, x)
+	}
+	v := newArray(s)
+	for i := range v.Data {
+		v.Data[i] = r
 	}
 	return v, nil
 }

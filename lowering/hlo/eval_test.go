@@ -256,3 +256,44 @@ func TestEvalLiveAccounting(t *testing.T) {
 		})
 	}
 }
+
+func TestFilled(t *testing.T) {
+	cases := []struct {
+		elem string
+		dims []int64
+		x    float64
+		want float64
+		err  string
+	}{
+		{"f32", []int64{2, 3}, 6, 6, ""},
+		{"f32", nil, 0.1, float64(float32(0.1)), ""},
+		{"bf16", []int64{4}, 0.8, 0.80078125, ""},
+		{"s64", nil, 96000, 96000, ""},
+		{"u8", []int64{2}, 255, 255, ""},
+		{"pred", []int64{3}, 1, 1, ""},
+		{"f16", nil, 1e5, 0, "100000 is beyond the range of f16"},
+		{"s32", nil, 2.5, 0, "s32 cannot hold 2.5"},
+		{"u8", nil, 256, 0, "u8 cannot hold 256"},
+		{"s8", nil, -129, 0, "s8 cannot hold -129"},
+		{"pred", nil, 2, 0, "pred holds 0 or 1, not 2"},
+		{"tuple", nil, 1, 0, "is not an array"},
+	}
+	for _, c := range cases {
+		t.Run(c.elem, func(t *testing.T) {
+			s := &Shape{Elem: c.elem, Dims: c.dims}
+			if c.elem == "tuple" {
+				s = &Shape{IsTuple: true, Tuple: []*Shape{{Elem: "f32"}}}
+			}
+			v, err := Filled(s, c.x)
+			if c.err != "" {
+				require.ErrorContains(t, err, c.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, v.Data, int(s.Elems()))
+			for _, got := range v.Data {
+				require.Equal(t, c.want, got)
+			}
+		})
+	}
+}
