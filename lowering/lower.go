@@ -619,6 +619,16 @@ func (c *compiler) singleton(in *hlo.Instruction) []*hlo.Instruction {
 	return append(body, &cp)
 }
 
+// paramIn says whether body holds parameter number n.
+func paramIn(body []*hlo.Instruction, n int64) bool {
+	for _, b := range body {
+		if b.Opcode == "parameter" && b.ParamNumber == n {
+			return true
+		}
+	}
+	return false
+}
+
 // constant places a constant in HBM with its values.
 func (c *compiler) constant(in *hlo.Instruction) error {
 	init := ""
@@ -746,8 +756,10 @@ func (c *compiler) locateKernels() {
 }
 
 // kernelCost is what the HLO says a kernel costs: the FLOPs of its body
-// instructions and the bytes of its operands and result (each HBM buffer
-// read once and written once).
+// instructions and the bytes of the operands it reads and of its result
+// (each HBM buffer read once and written once). An operand whose parameter
+// the body does not hold is not read: a piece split out of a fusion
+// (split.go) carries all the fusion's operands but reads only its own.
 func (c *compiler) kernelCost(in *hlo.Instruction, body []*hlo.Instruction) (flops, bytes int64) {
 	bc := &hlo.Computation{Instructions: body}
 	for _, b := range body {
@@ -778,6 +790,9 @@ func (c *compiler) kernelCost(in *hlo.Instruction, body []*hlo.Instruction) (flo
 	}
 	seen := map[string]bool{}
 	for i, o := range in.Operands {
+		if _, read := sliced[int64(i)]; len(params) > 0 && !read && !paramIn(body, int64(i)) {
+			continue
+		}
 		if v := c.bufs[o.Name]; v != nil && v.shape != nil && !seen[v.tensor] {
 			seen[v.tensor] = true
 			if part, ok := sliced[int64(i)]; ok && part >= 0 && part < v.shape.Bytes() {

@@ -480,3 +480,30 @@ func compileErr(t *testing.T, chipName, src string) (*lowering.Compiled, error) 
 	require.NoError(t, err)
 	return lowering.Compile("t.hlo", m, chip)
 }
+
+// A piece split out of a fusion counts the bytes it reads, not the
+// fusion's: here the [32] product of two per-feature vectors that the
+// fusion then broadcasts over a 2 MiB array. Counting the array made the
+// kernel table show such pieces at thousands of percent of HBM peak.
+func TestSplitPieceCountsItsOwnBytes(t *testing.T) {
+	src := `ENTRY e {
+  x = f32[64,32,16,16] parameter(0)
+  s = f32[32] parameter(1)
+  v = f32[32] parameter(2)
+  m = f32[32] multiply(s, v)
+  b = f32[64,32,16,16] broadcast(m), dimensions={1}
+  ROOT o = f32[64,32,16,16] multiply(x, b)
+}`
+	comp := compileFor(t, "tpuv4core", src)
+	var piece *lowering.Kernel
+	for i, k := range comp.Kernels {
+		t.Logf("%s %s flops %d bytes %d", k.Name, k.Kind, k.FLOPs, k.Bytes)
+		if strings.HasSuffix(k.Name, "/m") {
+			piece = &comp.Kernels[i]
+		}
+	}
+	require.NotNil(t, piece, "the multiply of the two vectors runs as a kernel of its own")
+	require.Equal(t, int64(3*32*4), piece.Bytes, "reads s and v, writes m")
+	require.Equal(t, int64(32), piece.FLOPs)
+	runChecked(t, "tpuv4core", src)
+}
