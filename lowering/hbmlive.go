@@ -24,7 +24,11 @@ func (a *hbmAllocator) largestLive(n int) string {
 		return all[i].name < all[j].name
 	})
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d arrays live", len(all))
+	plural := "s"
+	if len(all) == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(&b, "%d array%s already live", len(all), plural)
 	for i, l := range all {
 		if i == n {
 			break

@@ -294,7 +294,7 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	size := s.Elems() * int64(dt.Size())
 	addr := c.heap.take(size, init != "")
 	if c.heap.needed() > c.chip.Memory.HBMBytes {
-		return nil, c.fail(in, "needs %s of HBM, beyond the chip's %s (%s)", byteSize(c.heap.needed()), byteSize(c.chip.Memory.HBMBytes), c.heap.largestLive(liveN))
+		return nil, c.fail(in, "its %s (%s) brings the HBM needed to %s, beyond the chip's %s (%s)", s, byteSize(size), byteSize(c.heap.needed()), byteSize(c.chip.Memory.HBMBytes), c.heap.largestLive(liveN))
 	}
 	name := c.tensorName(in.Name)
 	fmt.Fprintf(&c.out, ".tensor %s hbm %#x %s[%s]%s\n", name, addr, dt, joinDims(dims), init)

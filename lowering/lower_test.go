@@ -507,3 +507,15 @@ func TestSplitPieceCountsItsOwnBytes(t *testing.T) {
 	require.Equal(t, int64(32), piece.FLOPs)
 	runChecked(t, "tpuv4core", src)
 }
+
+// A module that does not fit HBM names the array that overflows it, its
+// size, and the biggest arrays already there.
+func TestHBMOverflowNamesTheArray(t *testing.T) {
+	src := `ENTRY e {
+  a = f32[1024] parameter(0)
+  b = f32[160,1024,1024] parameter(1)
+  ROOT n = f32[160,1024,1024] negate(b)
+}`
+	_, err := compileErr(t, "teach16", src)
+	require.ErrorContains(t, err, "t.hlo:3:3: b: parameter: cannot lower: its f32[160,1024,1024] (640.0 MiB) brings the HBM needed to 640.0 MiB, beyond the chip's 512.0 MiB (1 array already live, largest a 4.0 KiB)")
+}
