@@ -40,6 +40,7 @@ func TestRewrittenMobileNetMatchesOriginal(t *testing.T) {
 	require.NoError(t, err)
 	args, err := hlo.RandomArgs(m, 1)
 	require.NoError(t, err)
+	bindHyperparameters(t, "torchxla_mobilenet_v2.hlo", m, args)
 	rewritten, err := (&hlo.Evaluator{File: "rewritten", M: c.Fused, MaxLiveElements: 1 << 31}).Run(args)
 	require.NoError(t, err)
 	debug.FreeOSMemory()
