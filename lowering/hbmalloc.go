@@ -1,6 +1,8 @@
 package lowering
 
 import (
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/pulse-sim/pulse/lowering/hlo"
@@ -98,6 +100,16 @@ func (a *hbmAllocator) release(tensor string) {
 		out = out[:len(out)-1]
 	}
 	a.free = out
+}
+
+// snapshot copies the allocator's state, for a lowering attempt that may
+// be abandoned (a fusion that falls back to smaller kernels): what the
+// attempt allocated must not stay taken.
+func (a *hbmAllocator) snapshot() hbmAllocator {
+	b := *a
+	b.free = slices.Clone(a.free)
+	b.refs, b.pinned, b.spans = maps.Clone(a.refs), maps.Clone(a.pinned), maps.Clone(a.spans)
+	return b
 }
 
 // hold and drop count an entry value's references to its tensors.

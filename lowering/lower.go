@@ -44,6 +44,9 @@ type Error struct {
 	Op     string // the HLO instruction
 	Opcode string
 	Reason string
+	// outOfHBM marks a module that does not fit the chip's HBM: smaller
+	// kernels would not help, so a fusion does not fall back on it.
+	outOfHBM bool
 }
 
 func (e *Error) Error() string {
@@ -294,7 +297,9 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	size := s.Elems() * int64(dt.Size())
 	addr := c.heap.take(size, init != "")
 	if c.heap.needed() > c.chip.Memory.HBMBytes {
-		return nil, c.fail(in, "its %s (%s) brings the HBM needed to %s, beyond the chip's %s (%s)", s, byteSize(size), byteSize(c.heap.needed()), byteSize(c.chip.Memory.HBMBytes), c.heap.largestLive(liveN))
+		err := c.fail(in, "its %s (%s) brings the HBM needed to %s, beyond the chip's %s (%s)", s, byteSize(size), byteSize(c.heap.needed()), byteSize(c.chip.Memory.HBMBytes), c.heap.largestLive(liveN))
+		err.(*Error).outOfHBM = true
+		return nil, err
 	}
 	name := c.tensorName(in.Name)
 	fmt.Fprintf(&c.out, ".tensor %s hbm %#x %s[%s]%s\n", name, addr, dt, joinDims(dims), init)
@@ -519,7 +524,7 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		// Lower the fusion as one kernel; when its pattern is not one the
 		// kernels handle, fall back to its instructions one by one
 		// (through HBM: slower, still right), and say so.
-		mark, nk, nl := c.out.Len(), len(c.res.Kernels), c.nlabel
+		mark, nk, nl, heap := c.out.Len(), len(c.res.Kernels), c.nlabel, c.heap.snapshot()
 		var err error
 		switch kind {
 		case "kLoop":
@@ -537,11 +542,11 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 			err = c.fail(in, "%s fusions are not lowered yet", kind)
 		}
 		var le *Error
-		if err == nil || !errors.As(err, &le) {
+		if err == nil || !errors.As(err, &le) || le.outOfHBM {
 			return err
 		}
 		c.out.Truncate(mark)
-		c.res.Kernels, c.nlabel = c.res.Kernels[:nk], nl
+		c.res.Kernels, c.nlabel, c.heap = c.res.Kernels[:nk], nl, heap.snapshot()
 		if kind != "kLoop" && !in.Shape.IsTuple {
 			// A reduction or dot whose fused producers or epilogue its
 			// kernel does not take: that op as a kernel of its own and
@@ -551,11 +556,11 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 			if err2 := c.loopKernel(in, fc.Instructions, fc.Root); err2 == nil {
 				c.res.Split = append(c.res.Split, Unfused{Fusion: in.Name, Pos: in.Pos, Reason: le.Error()})
 				return nil
-			} else if !errors.As(err2, new(*Error)) {
+			} else if le2 := (*Error)(nil); !errors.As(err2, &le2) || le2.outOfHBM {
 				return err2
 			}
 			c.out.Truncate(mark)
-			c.res.Kernels, c.nlabel = c.res.Kernels[:nk], nl
+			c.res.Kernels, c.nlabel, c.heap = c.res.Kernels[:nk], nl, heap
 		}
 		c.res.Unfused = append(c.res.Unfused, Unfused{Fusion: in.Name, Pos: in.Pos, Reason: le.Error()})
 		fmt.Fprintf(&c.out, "\n; %s (%s) runs unfused: %s\n", in.Name, kind, le.Error())

@@ -519,3 +519,24 @@ func TestHBMOverflowNamesTheArray(t *testing.T) {
 	_, err := compileErr(t, "teach16", src)
 	require.ErrorContains(t, err, "t.hlo:3:3: b: parameter: cannot lower: its f32[160,1024,1024] (640.0 MiB) brings the HBM needed to 640.0 MiB, beyond the chip's 512.0 MiB (1 array already live, largest a 4.0 KiB)")
 }
+
+// A fusion whose result does not fit is reported as that fusion, not as
+// an instruction inside it: running it op by op would need more HBM, not
+// less, so it does not fall back (and the fallback once inherited the
+// failed attempt's allocation, blaming a 64 MiB iota for 2 TiB).
+func TestHBMOverflowInAFusionNamesTheFusion(t *testing.T) {
+	src := `f {
+  p = f32[1024] parameter(0)
+  i = s32[160,1024,1024] iota(), iota_dimension=2
+  c = f32[160,1024,1024] convert(i)
+  b = f32[160,1024,1024] broadcast(p), dimensions={2}
+  ROOT m = f32[160,1024,1024] multiply(c, b)
+}
+
+ENTRY e {
+  a = f32[1024] parameter(0)
+  ROOT r = f32[160,1024,1024] fusion(a), kind=kLoop, calls=f
+}`
+	_, err := compileErr(t, "teach16", src)
+	require.ErrorContains(t, err, "t.hlo:11:3: r: fusion: cannot lower: its f32[160,1024,1024] (640.0 MiB) brings the HBM needed to 640.0 MiB, beyond the chip's 512.0 MiB (1 array already live, largest a 4.0 KiB)")
+}
