@@ -211,6 +211,19 @@ ENTRY e {
 	arr, err = npy.Read(mustRead(t, filepath.Join(dir, "out.npy")))
 	require.NoError(t, err)
 	require.Equal(t, []float64{6 + 2, 6 + 2, 14 + 2, 14 + 2}, arr.Values)
+	// --perturb: Monte Carlo arithmetic moves a@2 + 2 = 8 by at most an ulp
+	// or two of the dot's two-term sums and the add, and the same seed
+	// moves it the same way.
+	perturbed := func(seed string) []float64 {
+		code, _, stderr := runCLI("hlo", "eval", src, "--in", "a="+a, "--in", "b=2", "--perturb", seed, "--out-dir", dir)
+		require.Equal(t, 0, code, stderr)
+		arr, err := npy.Read(mustRead(t, filepath.Join(dir, "out.npy")))
+		require.NoError(t, err)
+		return arr.Values
+	}
+	p1, p2 := perturbed("1"), perturbed("1")
+	require.Equal(t, p1, p2)
+	require.InDeltaSlice(t, []float64{8, 8, 16, 16}, p1, 16*0x1p-23*3)
 	code, out, _ = runCLI("hlo", "stats", src)
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "dot")

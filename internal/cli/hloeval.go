@@ -17,10 +17,11 @@ import (
 
 func newHLOEval() *cobra.Command {
 	var (
-		ins    []string
-		seed   int64
-		outDir string
-		memory string
+		ins     []string
+		seed    int64
+		perturb uint64
+		outDir  string
+		memory  string
 	)
 	cmd := &cobra.Command{
 		Use:   "eval MODEL.hlo [--in name=x.npy]... [--random-inputs SEED] [--out-dir DIR]",
@@ -34,7 +35,13 @@ one file per tuple element (out.npy, or out.0.npy, out.1.npy, ...).
 Values are held as float64 on the host; --max-memory bounds what the
 evaluator may hold at once (parameters included) and stops with an error
 naming the instruction that would exceed it. rng ops draw from a generator
-seeded by --random-inputs (0 when absent).`,
+seeded by --random-inputs (0 when absent).
+
+--perturb SEED evaluates with Monte Carlo arithmetic: every rounded float
+result moves at random by up to one ulp of its type (sqrt(K) ulps for a
+sum of K terms). Comparing its outputs with an unperturbed run's shows how
+much each output depends on rounding; pulse simulate --check does this for
+outputs beyond the dtype tolerance (docs/hlo.md).`,
 		Args: exactArgs(1, "one HLO file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := readHLO(args[0])
@@ -50,7 +57,7 @@ seeded by --random-inputs (0 when absent).`,
 			if err != nil {
 				return err
 			}
-			out, err := (&hlo.Evaluator{File: args[0], M: m, MaxLiveElements: limit, Seed: uint64(seed)}).Run(vals)
+			out, err := (&hlo.Evaluator{File: args[0], M: m, MaxLiveElements: limit, Seed: uint64(seed), Perturb: perturb}).Run(vals)
 			if err != nil {
 				return err
 			}
@@ -64,6 +71,7 @@ seeded by --random-inputs (0 when absent).`,
 	cmd.Flags().StringArrayVar(&ins, "in", nil, "bind a parameter (by name or number) to a .npy file or fill it with a number, repeatable")
 	cmd.Flags().Int64Var(&seed, "random-inputs", 0, "fill unbound parameters with random values from this seed")
 	cmd.Flags().StringVar(&outDir, "out-dir", "", "write the outputs as .npy files into this directory")
+	cmd.Flags().Uint64Var(&perturb, "perturb", 0, "evaluate with Monte Carlo arithmetic seeded by this (not 0): rounded results move by up to an ulp")
 	cmd.Flags().StringVar(&memory, "max-memory", "2GiB", "the most host memory the evaluator's values may take (e.g. 512MiB, 8GiB)")
 	return cmd
 }

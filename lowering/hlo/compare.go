@@ -48,7 +48,11 @@ type Diff struct {
 
 // Compare checks got against want element by element with want's
 // element type's tolerance.
-func Compare(got, want *Value) Diff {
+func Compare(got, want *Value) Diff { return CompareWithin(got, want, 0) }
+
+// CompareWithin is Compare with an absolute allowance added to every
+// element's tolerance: the output's measured rounding noise (check.go).
+func CompareWithin(got, want *Value, allowance float64) Diff {
 	d := Diff{First: -1}
 	tol := ToleranceFor(want.Shape.Elem)
 	n := len(want.Data)
@@ -77,7 +81,7 @@ func Compare(got, want *Value) Diff {
 			if w != 0 {
 				d.MaxRel = math.Max(d.MaxRel, e/math.Abs(w))
 			}
-			ok = e <= tol.Abs*scale+tol.Rel*math.Abs(w)
+			ok = e <= tol.Abs*scale+tol.Rel*math.Abs(w)+allowance
 		}
 		if !ok {
 			if d.Mismatches == 0 {

@@ -45,6 +45,10 @@ type Evaluator struct {
 
 	// Seed seeds the generator of the rng op.
 	Seed uint64
+	// Perturb, when not 0, seeds Monte Carlo arithmetic: every rounded
+	// float result moves at random by up to one ulp (evalperturb.go), to
+	// measure how much each output depends on rounding.
+	Perturb uint64
 
 	live    int64                      // float64 elements held (evalstore.go)
 	peak    int64                      // the most live held
@@ -339,6 +343,9 @@ func (e *Evaluator) callPacked(c *Computation, args []*Value) (*Value, error) {
 			}
 			var err error
 			v, err = e.eval(in, ops, args)
+			if err == nil && e.Perturb != 0 {
+				v = e.perturb(in, v, ops)
+			}
 			for _, t := range temps {
 				e.release(t)
 			}

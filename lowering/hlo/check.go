@@ -1,0 +1,123 @@
+package hlo
+
+import (
+	"fmt"
+	"math"
+)
+
+// NoiseFactor is how many times an output's measured rounding noise a
+// result may differ from the reference by, beyond the dtype tolerance
+// (docs/RATIONALE.md, "Checking what rounding decides").
+const NoiseFactor = 16
+
+// OutputCheck is one output's verdict.
+type OutputCheck struct {
+	Diff Diff // against the dtype tolerance alone
+	// Noise is the most that Monte Carlo arithmetic moved an element of
+	// the reference's output (absolute); -1 when it was not measured
+	// (the output matched without it).
+	Noise float64
+	// Within is the comparison with NoiseFactor*Noise added to every
+	// element's tolerance, when Noise was measured.
+	Within Diff
+}
+
+// Pass tells whether the output matches: within the dtype tolerance, or
+// within it plus its measured rounding noise.
+func (o OutputCheck) Pass() bool {
+	return o.Diff.Mismatches == 0 || (o.Noise >= 0 && o.Within.Mismatches == 0)
+}
+
+// CheckReport is what Check found.
+type CheckReport struct {
+	Outputs []OutputCheck
+	Failed  int // outputs that do not pass
+	// Perturbed tells whether a second, perturbed reference run measured
+	// rounding noise (only when some output was beyond the dtype
+	// tolerance).
+	Perturbed bool
+	// PeakLiveElements is the most float64 values either reference run
+	// held at once.
+	PeakLiveElements int64
+}
+
+// Check compares got, a module's outputs computed elsewhere (the
+// simulated chip), with the reference evaluator's on the same args. ev
+// gives the module and the evaluator's limits; it runs the reference.
+// When some output differs beyond its dtype tolerance, Check evaluates the
+// module again with Monte Carlo arithmetic (Evaluator.Perturb, seed 1:
+// deterministic) and measures how far rounding alone moves each of those
+// outputs; an output within NoiseFactor times that passes, and the report
+// says so. A well-conditioned output moves by an ulp or two, so a wrong
+// result still fails; an output that rounding decides (a gradient that
+// cancels to noise) is not held to a precision the reference itself
+// does not have.
+func Check(ev *Evaluator, args, got []*Value) (*CheckReport, error) {
+	want, err := outputsOf(ev, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(want) != len(got) {
+		return nil, fmt.Errorf("the module gave %d outputs, the reference %d", len(got), len(want))
+	}
+	rep := &CheckReport{Outputs: make([]OutputCheck, len(want)), PeakLiveElements: ev.PeakLiveElements()}
+	var off []int
+	for i := range want {
+		rep.Outputs[i] = OutputCheck{Diff: Compare(got[i], want[i]), Noise: -1}
+		if rep.Outputs[i].Diff.Mismatches > 0 {
+			off = append(off, i)
+		}
+	}
+	if len(off) > 0 {
+		mc := &Evaluator{File: ev.File, M: ev.M, MaxWhileIterations: ev.MaxWhileIterations,
+			MaxLiveElements: ev.MaxLiveElements, Seed: ev.Seed, Perturb: 1}
+		perturbed, err := outputsOf(mc, args)
+		if err != nil {
+			return nil, err
+		}
+		rep.Perturbed = true
+		rep.PeakLiveElements = max(rep.PeakLiveElements, mc.PeakLiveElements())
+		for _, i := range off {
+			o := &rep.Outputs[i]
+			o.Noise = Noise(perturbed[i], want[i])
+			o.Within = CompareWithin(got[i], want[i], NoiseFactor*o.Noise)
+		}
+	}
+	for _, o := range rep.Outputs {
+		if !o.Pass() {
+			rep.Failed++
+		}
+	}
+	return rep, nil
+}
+
+// Noise is the largest absolute difference between a perturbed
+// evaluation of an output and the reference's, over the elements both
+// have finite.
+func Noise(perturbed, want *Value) float64 {
+	var n float64
+	if len(perturbed.Data) != len(want.Data) {
+		return 0
+	}
+	for i, w := range want.Data {
+		p := perturbed.Data[i]
+		if math.IsNaN(p) || math.IsNaN(w) || math.IsInf(p, 0) || math.IsInf(w, 0) {
+			continue
+		}
+		n = math.Max(n, math.Abs(p-w))
+	}
+	return n
+}
+
+// outputsOf runs the evaluator and returns its outputs, a tuple's
+// elements one by one.
+func outputsOf(ev *Evaluator, args []*Value) ([]*Value, error) {
+	v, err := ev.Run(args)
+	if err != nil {
+		return nil, err
+	}
+	if v.Tuple != nil || v.Shape.IsTuple {
+		return v.Tuple, nil
+	}
+	return []*Value{v}, nil
+}
