@@ -79,7 +79,7 @@ func (e *Evaluator) perturbArray(in *Instruction, leaf int, v *Value, ops []*Val
 			break
 		}
 	}
-	amp := math.Sqrt(float64(termsPerElement(in, ops, v)))
+	amp := math.Sqrt(float64(termsPerElement(in, leaf, ops, v)))
 	h := fnv.New64a()
 	h.Write([]byte(in.Name))
 	key := splitmix(e.Perturb ^ h.Sum64() ^ uint64(leaf)*0x9e3779b97f4a7c15)
@@ -101,7 +101,7 @@ func (e *Evaluator) perturbArray(in *Instruction, leaf int, v *Value, ops []*Val
 // elementwise ops). A sum of K terms accumulated in its type, in whatever
 // order a backend picks, rounds K-1 times; the errors add as a random
 // walk, so the perturbation spans sqrt(K) ulps.
-func termsPerElement(in *Instruction, ops []*Value, v *Value) int64 {
+func termsPerElement(in *Instruction, leaf int, ops []*Value, v *Value) int64 {
 	elems := func(x *Value) int64 {
 		if x == nil || x.Shape == nil {
 			return 1
@@ -139,6 +139,9 @@ func termsPerElement(in *Instruction, ops []*Value, v *Value) int64 {
 		}
 		return k
 	case "batch-norm-training", "batch-norm-grad":
+		if leaf == 0 {
+			return 1 // the normalized output (or dx): elementwise from the statistics
+		}
 		f, err := strconv.Atoi(attrOrEmpty(in, "feature_index"))
 		if err != nil || f >= len(ops[0].Shape.Dims) {
 			return 1

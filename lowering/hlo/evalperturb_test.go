@@ -102,3 +102,29 @@ func moduleWithArgs(t *testing.T, src string, seed uint64) (*Module, []*Value) {
 	require.NoError(t, err)
 	return m, args
 }
+
+// A batch norm's statistics sum their batch, its normalized output does
+// not: only the statistics get sqrt(N) ulps.
+func TestPerturbBatchNormStatisticsOnly(t *testing.T) {
+	src := `ENTRY e {
+  x = f32[1024,4] parameter(0)
+  s = f32[4] parameter(1)
+  o = f32[4] parameter(2)
+  ROOT bn = (f32[1024,4], f32[4], f32[4]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1
+}`
+	m, args := moduleWithArgs(t, src, 5)
+	exact, err := (&Evaluator{File: "e.hlo", M: m}).Run(args)
+	require.NoError(t, err)
+	noisy, err := (&Evaluator{File: "e.hlo", M: m, Perturb: 3}).Run(args)
+	require.NoError(t, err)
+	within := func(leaf int, ulps float64) {
+		for i, w := range exact.Tuple[leaf].Data {
+			_, e := math.Frexp(w)
+			require.LessOrEqual(t, math.Abs(noisy.Tuple[leaf].Data[i]-w), ulps*math.Ldexp(1, e-1-23), "leaf %d element %d", leaf, i)
+		}
+	}
+	within(0, 1)
+	within(1, 32.5) // sqrt(1024) ulps and the rounding
+	within(2, 32.5)
+	require.NotEqual(t, exact.Tuple[1].Data, noisy.Tuple[1].Data)
+}
