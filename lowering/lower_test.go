@@ -170,6 +170,13 @@ func TestMoveKernels(t *testing.T) {
   p = f32[9,7,7] pad(x, z), padding=1_2x0_2x0_0_1
   ROOT o = (f32[4,6,5], f32[3,5,2], f32[6,5,4], f32[6,7,4], f32[9,7,7]) tuple(t, s, r, c, p)
 }`,
+		// teach16 walks the reversed rows in several tiles, its base
+		// register stepping below zero.
+		"reverse walked backwards in tiles": `ENTRY e {
+  x = f32[64,300] parameter(0)
+  r = f32[64,300] reverse(x), dimensions={0,1}
+  ROOT n = f32[64,300] negate(r)
+}`,
 		"pad with a computed value": `ENTRY e {
   x = bf16[5,3] parameter(0)
   v = bf16[] parameter(1)

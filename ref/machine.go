@@ -238,11 +238,13 @@ func (m *Machine) CheckUnit(in *isa.Inst) error {
 }
 
 // Bases reads an instruction's tile base addresses from the registers, as
-// the sequencer does when it dispatches it.
+// the sequencer does when it dispatches it. A register is a signed offset
+// (docs/isa.md, "Tile operands"): a walk that steps backwards, as a
+// reversed tile loop does, may take it below zero.
 func (m *Machine) Bases(in *isa.Inst) [3]int64 {
 	var b [3]int64
 	for i, t := range in.Tiles {
-		b[i] = int64(m.Regs[t.Reg]) + int64(t.Off)
+		b[i] = int64(int32(m.Regs[t.Reg])) + int64(t.Off)
 	}
 	return b
 }

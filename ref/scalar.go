@@ -77,7 +77,7 @@ func (m *Machine) setReg(r uint8, v uint32) {
 }
 
 func (m *Machine) smemAddr(in *isa.Inst) (int64, error) {
-	addr := int64(m.Regs[in.Rs1]) + int64(in.Imm)
+	addr := int64(int32(m.Regs[in.Rs1])) + int64(in.Imm) // signed, as a tile base
 	if addr%4 != 0 {
 		return addr, addrErr(addr, "smem address 0x%x is not 4-byte aligned", addr)
 	}

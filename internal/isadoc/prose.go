@@ -51,6 +51,9 @@ dimensions and strides in elements:
     hbm[0x14]:s32[6]{-1}                  six elements, last first
 
 The base is a register plus a constant (43-bit signed offset) or a constant.
+The register is read as a signed 32-bit offset (two's complement), so a
+loop that walks a tensor backwards may step it below zero; it reaches 2 GiB
+either side of the constant, which carries the rest of the address.
 Elements are visited in row-major index order of the shape; a stride of 0
 repeats an element (broadcast), a negative stride walks backwards. A named
 tensor (` + "`.tensor`" + `) can stand for a whole row-major tile: ` + "`dma sram[0]:f32[4], x`" + `.
