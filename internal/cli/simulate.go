@@ -236,8 +236,9 @@ func writeKernelTable(w io.Writer, ks []runtime.KernelStats) error {
 }
 
 // checkOutputs runs the reference evaluator and compares (hlo.Check): an
-// output beyond its dtype tolerance is measured against a second,
-// perturbed reference run, and passes when rounding alone moves it as far.
+// output beyond its dtype tolerance is measured against up to
+// hlo.NoiseSamples perturbed reference runs, and passes when rounding
+// alone moves it nearly as far.
 func checkOutputs(w io.Writer, file string, m *hlo.Module, args []*hlo.Value, got []*hlo.Value, limit int64) error {
 	start := time.Now()
 	rep, err := hlo.Check(&hlo.Evaluator{File: file, M: m, MaxLiveElements: limit}, args, got)
@@ -277,8 +278,12 @@ func checkOutputs(w io.Writer, file string, m *hlo.Module, args []*hlo.Value, go
 		return err
 	}
 	if rep.Perturbed {
-		fmt.Fprintf(w, "check: %d outputs beyond the dtype tolerance were measured against a reference run with Monte Carlo arithmetic (every rounded result moved by up to an ulp); %d of them are within %d times the rounding noise measured there (docs/hlo.md)\n",
-			noisy+rep.Failed, noisy, hlo.NoiseFactor)
+		runs := "a reference run"
+		if rep.PerturbedRuns > 1 {
+			runs = fmt.Sprintf("%d reference runs", rep.PerturbedRuns)
+		}
+		fmt.Fprintf(w, "check: %d outputs beyond the dtype tolerance were measured against %s with Monte Carlo arithmetic (every rounded result moved by up to an ulp); %d of them are within %d times the largest rounding noise measured there (docs/hlo.md)\n",
+			noisy+rep.Failed, runs, noisy, hlo.NoiseFactor)
 	}
 	if rep.Failed > 0 {
 		return fmt.Errorf("--check: %d of %d outputs differ from the reference beyond tolerance", rep.Failed, len(rep.Outputs))

@@ -67,3 +67,39 @@ ENTRY e {
 		require.NotContains(t, stderr, "goroutine", "no stack traces")
 	}
 }
+
+// An output that rounding decides: s1 - s2 is 0 in the reference, and
+// whatever the chip's summation order leaves on the chip. --check measures
+// the rounding noise and passes it, saying so (hlo.Check's own tests show
+// an output off by more than the noise failing).
+func TestSimulateCheckWithinRoundingNoise(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	src := write(t, dir, "cancel.hlo", `HloModule cancel
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4096] parameter(0)
+  k = f32[] constant(10000)
+  kb = f32[4096] broadcast(k), dimensions={}
+  big = f32[4096] multiply(x, kb)
+  zero = f32[] constant(0)
+  s1 = f32[] reduce(big, zero), dimensions={0}, to_apply=add
+  r = f32[4096] reverse(big), dimensions={0}
+  s2 = f32[] reduce(r, zero), dimensions={0}, to_apply=add
+  ROOT d = f32[] subtract(s1, s2)
+}
+`)
+	for _, chip := range []string{"teach16", "tpuv4core"} {
+		code, out, stderr := runCLI("simulate", src, "--chip", chip, "--random-inputs", "1", "--check")
+		require.Equal(t, 0, code, stderr)
+		// If a lowering change makes the chip's sums agree exactly, pick
+		// inputs that still leave a difference: the path is what is tested.
+		require.Contains(t, out, "ROUNDING NOISE", chip)
+		require.Contains(t, out, "ok, within noise", chip)
+		require.Contains(t, out, "1 of them are within 16 times the largest rounding noise")
+	}
+}

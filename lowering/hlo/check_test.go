@@ -53,12 +53,22 @@ func TestCheckMeasuresRoundingNoise(t *testing.T) {
 	require.GreaterOrEqual(t, c.Noise, 8.0)
 	require.True(t, c.Pass(), "%+v", c)
 	require.Zero(t, rep.Failed)
+	require.Equal(t, 1, rep.PerturbedRuns, "sampling stops once everything passes")
 
 	// Off by 8 * 1000: beyond any rounding.
 	rep, err = Check(ev(), args, []*Value{shifted(want[0], 8000), want[1]})
 	require.NoError(t, err)
 	require.Equal(t, 1, rep.Failed)
 	require.False(t, rep.Outputs[0].Pass())
+	// A failing output gets every sample, and its noise is the largest.
+	require.Equal(t, NoiseSamples, rep.PerturbedRuns)
+	largest := 0.0
+	for seed := uint64(1); seed <= NoiseSamples; seed++ {
+		p, err := outputsOf(&Evaluator{File: "e.hlo", M: m, Perturb: seed}, args)
+		require.NoError(t, err)
+		largest = max(largest, Noise(p[0], want[0]))
+	}
+	require.Equal(t, largest, rep.Outputs[0].Noise)
 
 	// A well-conditioned output off by 1e-3: its noise is an ulp.
 	rep, err = Check(ev(), args, []*Value{want[0], shifted(want[1], 1e-3*200)})
