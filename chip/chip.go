@@ -7,6 +7,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/ref"
 )
 
 // Options tune a timed run.
@@ -21,14 +22,12 @@ type Input struct {
 // Simulate runs prog on chip cycle by cycle. The returned model holds the
 // final architectural state (Model.Arch) and every counter; Report summarizes it.
 func Simulate(c *config.Chip, prog *exe.Program, inputs []Input, opt Options) (*core.Model, error) {
-	m, err := core.New(c, prog, opt)
-	if err != nil {
-		return nil, err
-	}
-	for _, in := range inputs {
-		if err := m.Arch.WriteTensor(in.Name, in.Values); err != nil {
-			return nil, err
+	return core.Simulate(c, prog, opt, func(a *ref.Machine) error {
+		for _, in := range inputs {
+			if err := a.WriteTensor(in.Name, in.Values); err != nil {
+				return err
+			}
 		}
-	}
-	return m, m.Run()
+		return nil
+	})
 }

@@ -17,10 +17,13 @@ const SchemaVersion = 1
 // docs/report-schema.md. Everything in it is simulated, so two runs of the
 // same input give byte-identical reports.
 type Report struct {
-	SchemaVersion          int                   `json:"schema_version"`
-	Chip                   string                `json:"chip"`
-	Program                string                `json:"program"`
-	TimingOnly             bool                  `json:"timing_only"`
+	SchemaVersion int    `json:"schema_version"`
+	Chip          string `json:"chip"`
+	Program       string `json:"program"`
+	TimingOnly    bool   `json:"timing_only"`
+	// Slice says which values a timing-only run computed (absent for a
+	// value run).
+	Slice                  *SliceReport          `json:"timing_only_slice,omitempty"`
 	ClockMHz               float64               `json:"clock_mhz"`
 	Cycles                 int64                 `json:"cycles"`
 	Seconds                float64               `json:"seconds"`
@@ -36,6 +39,18 @@ type Report struct {
 	// beyond what a perfect spread over the banks would take.
 	SRAMBankConflictStallCycles int64 `json:"sram_bank_conflict_stall_cycles"`
 	ACCBankConflictStallCycles  int64 `json:"acc_bank_conflict_stall_cycles"`
+}
+
+// SliceReport is what a timing-only run computed: the values that steer
+// control flow (core.SliceInfo), so that its cycles are the value run's.
+type SliceReport struct {
+	ControlDependsOnData bool `json:"control_depends_on_data"`
+	// Unit instructions of the program text whose values were computed,
+	// of all unit instructions.
+	ComputedInstructions int `json:"computed_instructions"`
+	UnitInstructions     int `json:"unit_instructions"`
+	// Runs taken to find the slice (1 when no control depends on data).
+	Runs int `json:"runs"`
 }
 
 // UnitReport is one unit's activity.
@@ -77,6 +92,9 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 	}
 	if secs > 0 {
 		r.AchievedFLOPsPerSecond = float64(r.FLOPs) / secs
+	}
+	if sl := m.Slice; sl != nil {
+		r.Slice = &SliceReport{ControlDependsOnData: sl.Steers, ComputedInstructions: sl.Computed, UnitInstructions: sl.Units, Runs: sl.Runs}
 	}
 	var macs int64
 	for _, a := range m.Arrays {
@@ -153,7 +171,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 		rows = append(rows, []string{"HBM row-hit rate / refreshes", fmt.Sprintf("%s / %d", pct(r.HBM.RowHitRate), r.HBM.Refreshes)})
 	}
 	if r.TimingOnly {
-		rows = append(rows, []string{"values", "not computed (--timing-only)"})
+		v := "not computed (--timing-only)"
+		if sl := r.Slice; sl != nil && sl.ControlDependsOnData {
+			v = fmt.Sprintf("computed for %d of %d unit instructions, the ones control flow depends on (--timing-only; slice found in %d runs)",
+				sl.ComputedInstructions, sl.UnitInstructions, sl.Runs)
+		}
+		rows = append(rows, []string{"values", v})
 	}
 	if err := sum.Bulk(rows); err != nil {
 		return err

@@ -132,3 +132,96 @@ func TestDifferentialBankedHBM(t *testing.T) {
 		})
 	}
 }
+
+// sameTiming requires two runs of one program to agree on every timing
+// figure: cycles, instructions, each unit's time in each state, HBM
+// traffic and bank conflicts.
+func sameTiming(t *testing.T, want, got *core.Model) {
+	t.Helper()
+	require.Equal(t, want.Cycles(), got.Cycles(), "cycles")
+	require.Equal(t, want.End(), got.End(), "end time")
+	require.Equal(t, want.Retired(), got.Retired(), "instructions")
+	require.Equal(t, want.FLOPs(), got.FLOPs(), "FLOPs")
+	require.Equal(t, want.Seq.Accounting().T, got.Seq.Accounting().T, "sequencer accounting")
+	for i, u := range want.Units {
+		require.Equal(t, u.Accounting().T, got.Units[i].Accounting().T, "%s accounting", u.Name)
+		require.Equal(t, u.Instructions, got.Units[i].Instructions, "%s instructions", u.Name)
+	}
+	require.Equal(t, want.HBM.Stats(), got.HBM.Stats(), "HBM")
+	require.Equal(t, want.SRAMBanks.ConflictCycles, got.SRAMBanks.ConflictCycles, "SRAM conflicts")
+	require.Equal(t, want.ACCBanks.ConflictCycles, got.ACCBanks.ConflictCycles, "ACC conflicts")
+}
+
+// bothModes runs prog with values and timing-only and requires the same
+// outcome: the same error, or the same timing to the picosecond.
+func bothModes(t *testing.T, chip *config.Chip, prog *exe.Program) *core.Model {
+	t.Helper()
+	vm, verr := core.Simulate(chip, prog, core.Options{MaxCycles: 50_000_000}, nil)
+	tm, terr := core.Simulate(chip, prog, core.Options{MaxCycles: 50_000_000, TimingOnly: true}, nil)
+	if verr != nil {
+		require.Error(t, terr, "the value run failed with %v", verr)
+		require.Equal(t, verr.Error(), terr.Error())
+		return tm
+	}
+	require.NoError(t, terr)
+	sameTiming(t, vm, tm)
+	return tm
+}
+
+// TestTimingOnlyConformance: every conformance program gives the same
+// cycles, accounting and faults timing-only as with values.
+func TestTimingOnlyConformance(t *testing.T) {
+	cases, err := conformance.Cases()
+	require.NoError(t, err)
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			prog, err := c.Assemble()
+			require.NoError(t, err)
+			chip, err := config.Load(c.Chip, nil)
+			require.NoError(t, err)
+			bothModes(t, chip, prog)
+		})
+	}
+}
+
+// TestTimingOnlyExamples: the example kernels, on their own chip and on
+// others (where they may fault: the same fault).
+func TestTimingOnlyExamples(t *testing.T) {
+	files, _ := filepath.Glob("../examples/kernels/*.s")
+	for _, f := range files {
+		if filepath.Base(f) == "gemm4096.s" {
+			continue // 6.9e10 MACs: too slow with values
+		}
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		prog, err := asm.Assemble(f, src, asm.Options{})
+		require.NoError(t, err)
+		for _, ch := range []struct{ name, set string }{{"teach16", ""}, {"tpuv4core", ""}, {"tpuv4core", "hbm.model=banked"},
+			{"teach16", "mxu.rows=8"}, {"trn1nc", ""}} {
+			t.Run(filepath.Base(f)+"/"+ch.name+ch.set, func(t *testing.T) {
+				var sets []string
+				if ch.set != "" {
+					sets = append(sets, ch.set)
+				}
+				chip, err := config.Load(ch.name, sets)
+				require.NoError(t, err)
+				bothModes(t, chip, prog)
+			})
+		}
+	}
+}
+
+// An oversized weight tile faults timing-only as it does with values (it
+// used to run to the end and report an MXU utilization).
+func TestTimingOnlyChecksTiles(t *testing.T) {
+	prog, err := asm.Assemble("k.s", []byte(`
+.tensor W sram 0x0 bf16[16,16]
+  mxu.ldw sram[r0]:bf16[16,16]
+  halt
+`), asm.Options{})
+	require.NoError(t, err)
+	chip, err := config.Load("teach16", []string{"mxu.rows=8", "mxu.cols=8"})
+	require.NoError(t, err)
+	_, err = core.Simulate(chip, prog, core.Options{TimingOnly: true}, nil)
+	require.ErrorContains(t, err, "oversized weight tile")
+}

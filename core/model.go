@@ -20,8 +20,10 @@ import (
 
 // Options tune a timed run.
 type Options struct {
-	// TimingOnly skips value computation (and the checks that come with it)
-	// except for transfers to and from scalar memory, which steer control flow.
+	// TimingOnly computes only the values that steer control flow, and
+	// checks and times everything (slice.go). Use Simulate, which finds
+	// the slice; a model built with New computes only what touches scalar
+	// memory, and its Run stops with a *NeedValues when that is not enough.
 	TimingOnly bool
 	// MaxCycles stops the run after this many core cycles (0: no limit).
 	MaxCycles int64
@@ -65,6 +67,10 @@ type Model struct {
 	last     sim.Time
 	flops    int64
 	byClass  map[isa.Unit][]*Unit
+	slice    *slice
+
+	// Slice says what a timing-only run computed (nil for a value run).
+	Slice *SliceInfo
 }
 
 // New builds the model of chip running prog, with its initial data loaded.
@@ -74,6 +80,13 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Chip: chip, Prog: prog, Arch: arch, opt: opt, byClass: map[isa.Unit][]*Unit{}}
+	if opt.TimingOnly {
+		compute := make([]bool, len(prog.Code))
+		for pc := range prog.Code {
+			compute[pc] = ref.TouchesSMEM(prog, &prog.Code[pc])
+		}
+		arch.SetPartial(compute, true)
+	}
 	m.Clock = sim.NewClockMHz("core", float64(chip.ClockMHz))
 	m.VClock = m.Clock
 	if chip.VPU.ClockMHz > 0 {

@@ -97,11 +97,12 @@ func (u *Unit) try(now sim.Time) {
 			tiles[i] = l
 		}
 	}
-	if !m.opt.TimingOnly || touchesSMEM(tiles) {
-		if err := m.Arch.Exec(p.pc, p.bases); err != nil {
-			m.fail(m.Arch.FaultAt(p.pc, u.Name, err))
-			return
-		}
+	// A timing-only run executes every instruction too, computing values
+	// only for those that steer control flow (slice.go): the checks and
+	// faults are the value run's.
+	if err := m.Arch.Exec(p.pc, p.bases); err != nil {
+		m.fail(m.Arch.FaultAt(p.pc, u.Name, err))
+		return
 	}
 	u.acct.set(now, Structural, p.pc) // until the timer's busy window opens
 	start, next, end := u.timer.begin(u, now, p.pc, tiles, p.bases)
@@ -119,15 +120,6 @@ func (u *Unit) try(now sim.Time) {
 	u.nextFree = next
 	m.Eng.Schedule(end, &completion{u, p.pc, start})
 	u.schedule(next)
-}
-
-func touchesSMEM(v [3]*isa.Layout) bool {
-	for _, l := range v {
-		if l != nil && l.Space == isa.SMEM {
-			return true
-		}
-	}
-	return false
 }
 
 type completion struct {

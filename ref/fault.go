@@ -82,6 +82,9 @@ func addrErr(addr int64, format string, a ...any) error {
 
 // fault turns an error from a semantics function into a Fault for pc.
 func fault(p *exe.Program, pc int, unit string, err error) error {
+	if IsPartialStop(err) { // not a fault: the run asks for more values
+		return err
+	}
 	f := &Fault{PC: pc, Unit: unit, Addr: -1, Msg: err.Error()}
 	if fa, ok := err.(*faultAt); ok {
 		f.Addr = fa.addr

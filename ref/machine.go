@@ -52,7 +52,8 @@ func (u UnitID) String() string {
 type weights struct {
 	k, n  int
 	dtype isa.DType
-	vals  []float64 // row-major [k][n]
+	vals  []float64 // row-major [k][n]; nil when a partial run skipped the load
+	ldw   int       // the mxu.ldw that loaded them
 }
 
 // Machine is the architectural state of one core running one program.
@@ -75,6 +76,10 @@ type Machine struct {
 	queues [][]pending
 	mxu    []*weights
 	buf    []byte
+
+	part   *partial // set for a partial (timing-only) run: SetPartial
+	dry    bool     // the instruction being executed computes no values
+	execPC int      // the unit instruction being executed
 }
 
 // New builds a machine for chip, loads prog's data segments and checks that

@@ -68,12 +68,21 @@ func (m *Memory) Write(addr int64, src []byte) {
 		p := m.page(n, true)
 		copy(p.data[off:off+c], src[:c])
 		if p.written != nil {
-			for i := off; i < off+c; i++ {
-				p.written[i/64] |= 1 << (i % 64)
-			}
+			setBits(p.written, off, off+c)
 		}
 		src, addr = src[c:], addr+c
 	}
+}
+
+// MarkWritten marks n bytes from addr written without storing anything: a
+// partial run's skipped instruction wrote them (their values are not kept).
+func (m *Memory) MarkWritten(addr, n int64) {
+	if !m.Track {
+		return
+	}
+	each(addr, n, func(pn, lo, hi int64) {
+		setBits(m.page(pn, true).written, lo, hi)
+	})
 }
 
 // FirstUnwritten returns the first address in [addr, addr+n) never written,
@@ -82,14 +91,19 @@ func (m *Memory) FirstUnwritten(addr, n int64) int64 {
 	if !m.Track {
 		return -1
 	}
-	for end := addr + n; addr < end; addr++ {
-		p := m.page(addr/pageSize, false)
-		off := addr % pageSize
-		if p == nil || p.written[off/64]&(1<<(off%64)) == 0 {
-			return addr
+	first := int64(-1)
+	each(addr, n, func(pn, lo, hi int64) {
+		if first >= 0 {
+			return
 		}
-	}
-	return -1
+		p := m.page(pn, false)
+		if p == nil {
+			first = pn*pageSize + lo
+		} else if b := firstZero(p.written, lo, hi); b >= 0 {
+			first = pn*pageSize + b
+		}
+	})
+	return first
 }
 
 // Pages returns the page numbers holding data, sorted.

@@ -92,29 +92,50 @@ func (v view) runs(fn func(i int, addr int64, n int)) {
 }
 
 // readBytes returns the tile's elements, packed, checking accumulator rows
-// were written.
+// were written. An instruction that computes no values (a partial run)
+// gets nil after the checks.
 func (m *Machine) readBytes(v view) ([]byte, error) {
 	mem := m.Mem[v.Space]
 	sz := v.DType.Size()
-	out := make([]byte, int(v.Elems())*sz)
 	var err error
-	v.runs(func(i int, addr int64, n int) {
+	if mem.Track {
+		v.runs(func(i int, addr int64, n int) {
+			if err != nil {
+				return
+			}
+			if a := mem.FirstUnwritten(addr, int64(n*sz)); a >= 0 {
+				err = addrErr(a, "read of %s that was never written (tile %s, element %d)", v.Space, v, i+int(a-addr)/sz)
+			}
+		})
 		if err != nil {
-			return
+			return nil, err
 		}
-		if a := mem.FirstUnwritten(addr, int64(n*sz)); a >= 0 {
-			err = addrErr(a, "read of %s that was never written (tile %s, element %d)", v.Space, v, i+int(a-addr)/sz)
-			return
-		}
+	}
+	if m.dry {
+		return nil, nil
+	}
+	if err := m.checkComputedRead(v); err != nil {
+		return nil, err
+	}
+	out := make([]byte, int(v.Elems())*sz)
+	v.runs(func(i int, addr int64, n int) {
 		mem.Read(addr, out[i*sz:(i+n)*sz])
 	})
-	return out, err
+	return out, nil
 }
 
-// writeBytes stores packed elements into the tile.
+// writeBytes stores packed elements into the tile. An instruction that
+// computes no values only marks the bytes written.
 func (m *Machine) writeBytes(v view, src []byte) {
 	mem := m.Mem[v.Space]
 	sz := v.DType.Size()
+	m.recordWrite(v)
+	if m.dry {
+		if mem.Track {
+			v.runs(func(_ int, addr int64, n int) { mem.MarkWritten(addr, int64(n*sz)) })
+		}
+		return
+	}
 	v.runs(func(i int, addr int64, n int) {
 		mem.Write(addr, src[i*sz:(i+n)*sz])
 	})
@@ -123,7 +144,7 @@ func (m *Machine) writeBytes(v view, src []byte) {
 // read returns the tile's element values.
 func (m *Machine) read(v view) ([]float64, error) {
 	b, err := m.readBytes(v)
-	if err != nil {
+	if err != nil || m.dry {
 		return nil, err
 	}
 	sz := v.DType.Size()
@@ -142,6 +163,10 @@ func (m *Machine) read(v view) ([]float64, error) {
 
 // write rounds values to the tile's dtype (the cast rules) and stores them.
 func (m *Machine) write(v view, vals []float64) {
+	if m.dry {
+		m.writeBytes(v, nil)
+		return
+	}
 	sz := v.DType.Size()
 	b := make([]byte, len(vals)*sz)
 	if v.DType == isa.F32 { // isa.Round and isa.StoreElem for f32, without the dtype switch

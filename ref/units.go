@@ -10,6 +10,9 @@ import (
 func (m *Machine) Exec(pc int, bases [3]int64) error {
 	in := &m.Prog.Code[pc]
 	info := in.Op.Info()
+	m.execPC = pc
+	m.dry = m.part != nil && !m.part.compute[pc]
+	defer func() { m.dry = false }()
 	var v [3]view
 	n := 0
 	for _, k := range info.Format.Operands() {
@@ -94,7 +97,7 @@ func (m *Machine) execMXU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 		if err != nil {
 			return err
 		}
-		m.mxu[unit] = &weights{k, n, w.DType, vals}
+		m.mxu[unit] = &weights{k, n, w.DType, vals, m.execPC}
 		return nil
 	}
 	dst, x := v[0], v[1]
@@ -136,12 +139,22 @@ func (m *Machine) execMXU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 	if err != nil {
 		return err
 	}
-	out := MatMul(xv, w.vals, mm, k, n, intClass)
+	var old []float64
 	if info.Func == isa.MMAccumulate {
-		old, err := m.read(dst)
-		if err != nil {
+		if old, err = m.read(dst); err != nil {
 			return err
 		}
+	}
+	if m.dry {
+		m.write(dst, nil)
+		return nil
+	}
+	if w.vals == nil { // a partial run skipped the mxu.ldw
+		m.part.need[w.ldw] = true
+		return m.partialStop(isa.SRAM, -1)
+	}
+	out := MatMul(xv, w.vals, mm, k, n, intClass)
+	if info.Func == isa.MMAccumulate {
 		for i := range out {
 			if intClass {
 				out[i] = wrap32(int64(int32(old[i])) + int64(int32(out[i])))
@@ -288,6 +301,10 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 			if err != nil {
 				return err
 			}
+			if m.dry {
+				m.write(dst, nil)
+				return nil
+			}
 			out := make([]float64, dst.Elems())
 			for i := range out {
 				out[i] = red(sv[i*last : (i+1)*last])
@@ -306,12 +323,16 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 		}
 		m.write(dst, sv)
 	case isa.FmtT1Imm:
+		if info.Code == isa.CodeVIota && int(in.Imm) >= int(dst.Rank) {
+			return errf("viota dimension %d but dst %s has rank %d", in.Imm, dst.Layout, dst.Rank)
+		}
+		if m.dry {
+			m.write(dst, nil)
+			return nil
+		}
 		out := make([]float64, dst.Elems())
 		if info.Code == isa.CodeVIota {
 			d := int(in.Imm)
-			if d >= int(dst.Rank) {
-				return errf("viota dimension %d but dst %s has rank %d", d, dst.Layout, dst.Rank)
-			}
 			inner := int64(1)
 			for i := d + 1; i < int(dst.Rank); i++ {
 				inner *= int64(dst.Shape[i])
@@ -430,6 +451,10 @@ func (m *Machine) execXLU(info *isa.OpInfo, v [3]view) error {
 	sv, err := m.read(src)
 	if err != nil {
 		return err
+	}
+	if m.dry {
+		m.write(dst, nil)
+		return nil
 	}
 	inner := dst.Elems()
 	out := make([]float64, inner)

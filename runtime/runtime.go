@@ -25,6 +25,7 @@ import (
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/ref"
 	"github.com/pulse-sim/pulse/traces"
 )
 
@@ -110,7 +111,11 @@ func MachineValues(d isa.DType, data []float64) []float64 {
 
 // ExecOptions tune a run.
 type ExecOptions struct {
-	TimingOnly bool  // skip values: only the cycle count and the report (args may be nil)
+	// TimingOnly computes only the values that steer control flow: the
+	// same cycles and report as a value run, no outputs. An argument may
+	// be nil (or have no Data) when control flow does not depend on it;
+	// when it does, Execute returns a *NeedsInputError.
+	TimingOnly bool
 	MaxCycles  int64 // stop after this many cycles (0: no limit)
 	// Observers watch the run: traces.Timeline, traces.Profile (built on
 	// x.Source). Runs without them pay nothing for observation.
@@ -124,6 +129,18 @@ type KernelStats = traces.KernelStats
 // and its assembly, which is (or will be) written to asmFile.
 func (x *Executable) Source(hloFile, asmFile string) *traces.Source {
 	return traces.CompiledSource(x.Compiled, hloFile, asmFile)
+}
+
+// NeedsInputError stops a timing-only run whose control flow depends on
+// the values of a parameter that was not given: its cycle count would be a
+// guess, so there is none.
+type NeedsInputError struct {
+	Param string // "parameter N (name)"
+	Pos   string // the instruction that reads it on the way to a branch
+}
+
+func (e *NeedsInputError) Error() string {
+	return fmt.Sprintf("--timing-only: the program's control flow depends on the values of %s (read at %s): give them (--in or --random-inputs) for an exact cycle count", e.Param, e.Pos)
 }
 
 // Result is what Execute returns.
@@ -144,31 +161,48 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 		return nil, fmt.Errorf("%d arguments for %d parameters", len(args), len(x.Inputs))
 	}
 	var inputs []chip.Input
+	var unknown []string // tensors of parameters given no values (timing-only)
+	param := map[string]string{}
 	for i, b := range x.Inputs {
 		a := args[i]
-		if a == nil && opt.TimingOnly {
+		if opt.TimingOnly && (a == nil || len(a.Data) == 0 && b.Shape.Elems() > 0) {
+			if b.Tensor != "" {
+				unknown = append(unknown, b.Tensor)
+				param[b.Tensor] = fmt.Sprintf("parameter %d (%s)", i, b.HLOName)
+			}
 			continue
 		}
 		if a == nil || a.Shape == nil || a.Shape.Elems() != b.Shape.Elems() {
 			return nil, fmt.Errorf("argument %d (%s) does not have the parameter's shape %s", i, b.HLOName, b.Shape)
 		}
-		if !opt.TimingOnly && b.Tensor != "" {
+		if b.Tensor != "" {
 			inputs = append(inputs, chip.Input{Name: b.Tensor, Values: MachineValues(b.DType, a.Data)})
 		}
 	}
 	start := time.Now()
 	kernels := traces.NewKernels(x.Source("", ""))
-	model, err := core.New(c.Chip, x.Program, core.Options{TimingOnly: opt.TimingOnly, MaxCycles: opt.MaxCycles,
-		Observers: append([]core.Observer{kernels}, opt.Observers...)})
-	if err != nil {
-		return nil, err
-	}
-	for _, in := range inputs {
-		if err := model.Arch.WriteTensor(in.Name, in.Values); err != nil {
-			return nil, err
+	model, err := core.Simulate(c.Chip, x.Program, core.Options{TimingOnly: opt.TimingOnly, MaxCycles: opt.MaxCycles,
+		Observers: append([]core.Observer{kernels}, opt.Observers...)}, func(a *ref.Machine) error {
+		for _, in := range inputs {
+			if err := a.WriteTensor(in.Name, in.Values); err != nil {
+				return err
+			}
 		}
+		for _, t := range unknown {
+			if err := a.MarkUnknown(t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if u, ok := err.(*ref.UnknownInput); ok {
+		p := param[u.Tensor]
+		if p == "" {
+			p = "tensor " + u.Tensor
+		}
+		return nil, &NeedsInputError{Param: p, Pos: u.Pos}
 	}
-	if err := model.Run(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	r := &Result{Model: model, ExecTime: time.Since(start)}

@@ -140,8 +140,15 @@ func TestStallAttributionCoversEveryCycle(t *testing.T) {
 		name string
 		sets []string
 	}{{"teach16", []string{"dma.engines=2"}}, {"tpuv4core", nil}, {"tpuv4core", []string{"hbm.model=banked"}}}
+	// gemm256.s and stream.s are written for a larger chip than teach16
+	// (128x128 weight tiles, 1 MiB of SRAM): there they fault, timing-only
+	// or not.
+	tooBig := map[string]bool{"gemm256.s/teach16": true, "stream.s/teach16": true}
 	for _, k := range kernels {
 		for _, ch := range chips {
+			if tooBig[k+"/"+ch.name] {
+				continue
+			}
 			t.Run(fmt.Sprintf("%s/%s%v", k, ch.name, ch.sets), func(t *testing.T) {
 				s := &stretches{}
 				r := runProgram(t, filepath.Join("../examples/kernels", k), chipFor(t, ch.name, ch.sets...),
@@ -179,7 +186,7 @@ func TestProfileTotalsEqualReport(t *testing.T) {
 			return runProgram(t, "../examples/kernels/gemm256.s", chipFor(t, "tpuv4core"), obs)
 		}},
 		{"stream.s banked", func(t *testing.T, obs func(*traces.Source) []core.Observer) *run {
-			return runProgram(t, "../examples/kernels/stream.s", chipFor(t, "teach16", "hbm.model=banked", "dma.engines=2"), obs)
+			return runProgram(t, "../examples/kernels/stream.s", chipFor(t, "tpuv4core", "hbm.model=banked", "dma.engines=2"), obs)
 		}},
 		{"gemm HLO", func(t *testing.T, obs func(*traces.Source) []core.Observer) *run {
 			return runHLO(t, gemmHLO, chipFor(t, "tpuv4core"), obs)

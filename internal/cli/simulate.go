@@ -160,9 +160,11 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 			if err != nil {
 				return usagef("--max-memory %s: %v", memory, err)
 			}
-			limit /= 8            // float64 elements
-			var vals []*hlo.Value // timing only: no values at all
-			if !timingOnly {
+			limit /= 8 // float64 elements
+			// Timing-only runs take inputs when given: control flow may
+			// depend on them (without them such a run refuses).
+			var vals []*hlo.Value
+			if !timingOnly || len(ins) > 0 || cmd.Flags().Changed("random-inputs") {
 				if vals, err = hloArgs(m, ins, seed, cmd.Flags().Changed("random-inputs"), limit); err != nil {
 					return err
 				}
@@ -215,7 +217,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 	cmd.Flags().StringArrayVar(&ins, "in", nil, "bind a parameter (by name or number) to a .npy file or fill it with a number, repeatable")
 	cmd.Flags().Int64Var(&seed, "random-inputs", 0, "fill unbound parameters with random values from this seed")
 	cmd.Flags().StringVar(&outDir, "out-dir", "", "write the outputs as .npy files into this directory")
-	cmd.Flags().BoolVar(&timingOnly, "timing-only", false, "skip value computation (inputs need not be given)")
+	cmd.Flags().BoolVar(&timingOnly, "timing-only", false, "compute only the values that steer control flow: the same cycles, faster (inputs are needed only when control flow depends on them)")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the report as JSON to this file")
 	cmd.Flags().BoolVar(&check, "check", false, "compare the outputs with the HLO reference evaluator's")
 	cmd.Flags().Int64Var(&maxCycles, "max-cycles", 0, "stop the simulation after this many cycles (0: no limit)")

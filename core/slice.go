@@ -1,0 +1,126 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/isa"
+	"github.com/pulse-sim/pulse/ref"
+)
+
+// An exact timing-only run.
+//
+// Timing never depends on values except through control flow: the
+// sequencer branches, counts loops and offsets tiles by registers, and
+// registers get data only from scalar memory. So a timing-only run computes
+// the values of exactly the unit instructions whose results can reach
+// scalar memory (the dependence slice of control flow), and only checks and
+// times the rest. The slice is found by running (ref/partial.go): the
+// instructions that touch scalar memory compute from the start; when a
+// computed instruction reads bytes a skipped one wrote, the run stops, the
+// writers join the slice and the run starts again. The slice only grows,
+// so this ends; the last run computes every value control flow reads, and
+// so takes the value run's path, cycle for cycle.
+
+// SliceInfo says what a timing-only run computed.
+type SliceInfo struct {
+	// Computed is the number of unit instructions (in the program text)
+	// whose values were computed, of Units.
+	Computed, Units int
+	// Runs is the number of runs it took to find the slice: 1 when no
+	// control flow depends on data.
+	Runs int
+	// Steers is true when some control flow depends on data (the program
+	// reads back into scalar memory what its units computed).
+	Steers bool
+	// Sample names a few computed instructions.
+	Sample string
+}
+
+// Simulate builds the model of chip running prog, lets load put the
+// inputs in (it may be nil), and runs it to completion. A timing-only run
+// takes the value run's exact path: see SliceInfo. The model is returned
+// with the run's error, if any (nil only when it could not be built).
+func Simulate(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.Machine) error) (*Model, error) {
+	if !opt.TimingOnly {
+		return runOnce(chip, prog, opt, load, nil)
+	}
+	compute := make([]bool, len(prog.Code))
+	info := &SliceInfo{}
+	for pc := range prog.Code {
+		in := &prog.Code[pc]
+		if in.Op.Info().Unit == isa.UnitScalar {
+			continue
+		}
+		info.Units++
+		if ref.TouchesSMEM(prog, in) {
+			compute[pc] = true
+			info.Steers = true
+		}
+	}
+	if !info.Steers {
+		// Nothing computed reads anything: one run, nothing tracked.
+		info.Runs = 1
+		return runOnce(chip, prog, opt, load, &slice{compute, false, info})
+	}
+	search := opt
+	search.Observers = nil
+	for {
+		info.Runs++
+		m, err := runOnce(chip, prog, search, load, &slice{compute, true, info})
+		if nv, ok := err.(*NeedValues); ok {
+			for _, pc := range nv.PCs {
+				if compute[pc] {
+					return m, fmt.Errorf("internal error: timing-only slice search asked again for pc %d", pc)
+				}
+				compute[pc] = true
+			}
+			continue
+		}
+		if m == nil || len(opt.Observers) == 0 {
+			return m, err
+		}
+		// The slice is known: run once more for the observers, who must
+		// see one whole run.
+		return runOnce(chip, prog, opt, load, &slice{compute, true, info})
+	}
+}
+
+// NeedValues is ref.NeedValues as Model.Run returns it.
+type NeedValues = ref.NeedValues
+
+type slice struct {
+	compute []bool
+	track   bool
+	info    *SliceInfo
+}
+
+func runOnce(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.Machine) error, s *slice) (*Model, error) {
+	m, err := New(chip, prog, opt)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
+		m.Arch.SetPartial(s.compute, s.track)
+		m.slice = s
+	}
+	if load != nil {
+		if err := load(m.Arch); err != nil {
+			return nil, err
+		}
+	}
+	err = m.Run()
+	if s != nil {
+		n := 0
+		for pc, c := range s.compute {
+			if c && prog.Code[pc].Op.Info().Unit != isa.UnitScalar {
+				n++
+			}
+		}
+		s.info.Computed = n
+		s.info.Sample = ref.DescribeSlice(prog, s.compute, 3)
+		m.Slice = s.info
+	}
+	return m, err
+}

@@ -1,0 +1,193 @@
+package ref
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/isa"
+)
+
+// Partial execution is what an exact timing-only run needs of the
+// architecture. Every unit instruction still executes, with all its checks
+// (tile bounds, shapes, dtypes, MXU limits, accumulator rows never written),
+// but only the instructions of a chosen set compute values: the rest are
+// "skipped" and only record what they wrote. The set is the dependence slice
+// of the program's control flow: the instructions whose results reach
+// scalar memory, where the sequencer reads them to branch, to count a loop
+// or to offset a dynamic slice. The timing model finds it by running: a
+// computed instruction that reads bytes a skipped one wrote stops the run
+// with a *NeedValues naming the writers, and the next run computes them too.
+
+// NeedValues stops a partial run: an instruction whose values are computed
+// read values that skipped instructions (PCs) should have produced.
+type NeedValues struct {
+	PC  int   // the instruction that read them
+	PCs []int // the skipped writers, sorted
+}
+
+func (e *NeedValues) Error() string {
+	return fmt.Sprintf("pc %d reads values of %d skipped instructions (pc %v)", e.PC, len(e.PCs), e.PCs)
+}
+
+// UnknownInput stops a partial run: an instruction whose values steer
+// control flow read an input tensor whose values were not given.
+type UnknownInput struct {
+	Tensor string
+	PC     int
+	Pos    string
+}
+
+func (e *UnknownInput) Error() string {
+	return fmt.Sprintf("%s: control flow depends on the values of input %s, which were not given", e.Pos, e.Tensor)
+}
+
+type partial struct {
+	compute []bool       // by pc: the instruction computes values
+	shadows [5]*shadow   // by space; nil when stale bytes are not tracked
+	need    map[int]bool // skipped writers read by the current instruction
+}
+
+// SetPartial makes the machine compute values only for the unit
+// instructions whose compute[pc] is true; the others are checked and timed
+// but skipped. With track set it records which bytes skipped instructions
+// wrote, so that a computed instruction reading them stops the run with a
+// *NeedValues (see above); without it, the caller vouches that no computed
+// instruction reads what a skipped one wrote.
+func (m *Machine) SetPartial(compute []bool, track bool) {
+	p := &partial{compute: compute, need: map[int]bool{}}
+	if track {
+		for _, s := range isa.Spaces() {
+			p.shadows[s] = newShadow()
+		}
+	}
+	m.part = p
+}
+
+// MarkUnknown records that a tensor's values were not given (a timing-only
+// run without inputs): a computed instruction that reads them stops the run
+// with an *UnknownInput.
+func (m *Machine) MarkUnknown(name string) error {
+	s, ok := m.Prog.Symbol(name)
+	if !ok {
+		return fmt.Errorf("no tensor named %q (tensors: %s)", name, m.tensorNames())
+	}
+	if m.part == nil || m.part.shadows[s.Space] == nil {
+		return nil
+	}
+	m.part.shadows[s.Space].unknownInput(int64(s.Addr), s.Bytes())
+	return nil
+}
+
+// checkComputedRead is called before a computed instruction reads the runs
+// of v: it fails if any byte holds a value that was never computed.
+func (m *Machine) checkComputedRead(v view) error {
+	p := m.part
+	if p == nil || p.shadows[v.Space] == nil {
+		return nil
+	}
+	sh := p.shadows[v.Space]
+	sz := int64(v.DType.Size())
+	unknownAt := int64(-1)
+	v.runs(func(_ int, addr int64, n int) {
+		if a := sh.check(addr, int64(n)*sz, p.need); a >= 0 && unknownAt < 0 {
+			unknownAt = a
+		}
+	})
+	return m.partialStop(v.Space, unknownAt)
+}
+
+// partialStop turns what checkComputedRead (or a stale MXU weight) found
+// into the error that stops the run.
+func (m *Machine) partialStop(space isa.Space, unknownAt int64) error {
+	p := m.part
+	if unknownAt >= 0 {
+		clear(p.need)
+		name := fmt.Sprintf("%s 0x%x", space, unknownAt)
+		if s := symbolAt(m.Prog, space, unknownAt); s != nil {
+			name = s.Name
+		}
+		return &UnknownInput{Tensor: name, PC: m.execPC, Pos: m.Prog.DebugAt(m.execPC).Pos()}
+	}
+	if len(p.need) == 0 {
+		return nil
+	}
+	e := &NeedValues{PC: m.execPC}
+	for pc := range p.need {
+		e.PCs = append(e.PCs, pc)
+	}
+	slices.Sort(e.PCs)
+	clear(p.need)
+	return e
+}
+
+func symbolAt(p *exe.Program, space isa.Space, addr int64) *exe.Symbol {
+	for i := range p.Symbols {
+		s := &p.Symbols[i]
+		if s.Space == space && addr >= int64(s.Addr) && addr < int64(s.Addr)+s.Bytes() {
+			return s
+		}
+	}
+	return nil
+}
+
+// recordWrite updates the shadow after the instruction being executed
+// wrote the runs of v.
+func (m *Machine) recordWrite(v view) {
+	p := m.part
+	if p == nil || p.shadows[v.Space] == nil {
+		return
+	}
+	sh := p.shadows[v.Space]
+	sz := int64(v.DType.Size())
+	v.runs(func(_ int, addr int64, n int) {
+		if m.dry {
+			sh.skipped(addr, int64(n)*sz, m.execPC)
+		} else {
+			sh.computed(addr, int64(n)*sz)
+		}
+	})
+}
+
+// IsPartialStop reports whether err stopped a partial run to ask for more
+// values (a *NeedValues or *UnknownInput), rather than a fault.
+func IsPartialStop(err error) bool {
+	switch err.(type) {
+	case *NeedValues, *UnknownInput:
+		return true
+	}
+	return false
+}
+
+// TouchesSMEM reports whether a unit instruction has a tile in scalar
+// memory: such an instruction always computes its values in a partial run,
+// because the sequencer may read them.
+func TouchesSMEM(p *exe.Program, in *isa.Inst) bool {
+	for _, t := range in.Tiles {
+		if t.Layout == 0 {
+			continue
+		}
+		if l, ok := p.Layout(t.Layout); ok && l.Space == isa.SMEM {
+			return true
+		}
+	}
+	return false
+}
+
+// DescribeSlice names the instructions of a computed set, for reports: at
+// most limit of them, as "pc N (text)".
+func DescribeSlice(p *exe.Program, compute []bool, limit int) string {
+	var parts []string
+	for pc, c := range compute {
+		if !c || p.Code[pc].Op.Info().Unit == isa.UnitScalar {
+			continue
+		}
+		if len(parts) == limit {
+			parts = append(parts, "...")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("pc %d (%s)", pc, p.Code[pc].Format(p)))
+	}
+	return strings.Join(parts, ", ")
+}

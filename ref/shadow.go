@@ -1,0 +1,180 @@
+package ref
+
+// A shadow records, for one memory space of a partial (timing-only) run,
+// which bytes hold values that were never computed: bytes a skipped
+// instruction wrote ("stale") and bytes of inputs that were never given
+// ("unknown"). An instruction whose values are computed must not read
+// either; when it would, the run stops and says which skipped instructions
+// it needs (docs/observability.md, "Exact --timing-only").
+//
+// Bits are per byte, so the answer is exact; the writer is kept per 64-byte
+// chunk (one bitmap word), the last skipped instruction that wrote into the
+// chunk. When two skipped writers share a chunk only the last is named;
+// the next run, with it computed, names the other. Every such step adds an
+// instruction to the computed set, so the search ends.
+
+const chunk = 64 // bytes per bitmap word and per writer slot
+
+type shadowPage struct {
+	stale   [pageSize / 64]uint64
+	unknown []uint64 // nil unless an input lies in the page
+	writer  [pageSize / chunk]int32
+}
+
+type shadow struct {
+	pages map[int64]*shadowPage
+	last  *shadowPage
+	lastN int64
+}
+
+func newShadow() *shadow { return &shadow{pages: map[int64]*shadowPage{}, lastN: -1} }
+
+func (s *shadow) page(n int64, alloc bool) *shadowPage {
+	if n == s.lastN {
+		return s.last
+	}
+	p := s.pages[n]
+	if p == nil {
+		if !alloc {
+			return nil
+		}
+		p = &shadowPage{}
+		s.pages[n] = p
+	}
+	s.last, s.lastN = p, n
+	return p
+}
+
+// each calls fn for every page-sized piece of [addr, addr+n).
+func each(addr, n int64, fn func(pn, lo, hi int64)) {
+	for end := addr + n; addr < end; {
+		pn, off := addr/pageSize, addr%pageSize
+		c := min(end-addr, pageSize-off)
+		fn(pn, off, off+c)
+		addr += c
+	}
+}
+
+// setBits sets bits [lo, hi) of w; clearBits clears them.
+func setBits(w []uint64, lo, hi int64) {
+	for lo < hi {
+		i, b := lo/64, lo%64
+		n := min(hi-lo, 64-b)
+		w[i] |= mask(b, n)
+		lo += n
+	}
+}
+
+func clearBits(w []uint64, lo, hi int64) {
+	for lo < hi {
+		i, b := lo/64, lo%64
+		n := min(hi-lo, 64-b)
+		w[i] &^= mask(b, n)
+		lo += n
+	}
+}
+
+// mask has n bits set from bit b.
+func mask(b, n int64) uint64 {
+	if n == 64 {
+		return ^uint64(0)
+	}
+	return ((1 << uint(n)) - 1) << uint(b)
+}
+
+// firstBit returns the first set bit of w in [lo, hi), or -1.
+func firstBit(w []uint64, lo, hi int64) int64 {
+	for lo < hi {
+		i, b := lo/64, lo%64
+		n := min(hi-lo, 64-b)
+		if x := w[i] & mask(b, n); x != 0 {
+			for k := b; ; k++ {
+				if x&(1<<uint(k)) != 0 {
+					return i*64 + k
+				}
+			}
+		}
+		lo += n
+	}
+	return -1
+}
+
+// firstZero returns the first clear bit of w in [lo, hi), or -1.
+func firstZero(w []uint64, lo, hi int64) int64 {
+	for lo < hi {
+		i, b := lo/64, lo%64
+		n := min(hi-lo, 64-b)
+		if x := ^w[i] & mask(b, n); x != 0 {
+			for k := b; ; k++ {
+				if x&(1<<uint(k)) != 0 {
+					return i*64 + k
+				}
+			}
+		}
+		lo += n
+	}
+	return -1
+}
+
+// skipped marks bytes written by the skipped instruction at pc.
+func (s *shadow) skipped(addr, n int64, pc int) {
+	each(addr, n, func(pn, lo, hi int64) {
+		p := s.page(pn, true)
+		setBits(p.stale[:], lo, hi)
+		if p.unknown != nil {
+			clearBits(p.unknown, lo, hi)
+		}
+		for c := lo / chunk; c <= (hi-1)/chunk; c++ {
+			p.writer[c] = int32(pc)
+		}
+	})
+}
+
+// computed marks bytes written with their real values.
+func (s *shadow) computed(addr, n int64) {
+	each(addr, n, func(pn, lo, hi int64) {
+		if p := s.page(pn, false); p != nil {
+			clearBits(p.stale[:], lo, hi)
+			if p.unknown != nil {
+				clearBits(p.unknown, lo, hi)
+			}
+		}
+	})
+}
+
+// unknownInput marks bytes whose values were not given.
+func (s *shadow) unknownInput(addr, n int64) {
+	each(addr, n, func(pn, lo, hi int64) {
+		p := s.page(pn, true)
+		if p.unknown == nil {
+			p.unknown = make([]uint64, pageSize/64)
+		}
+		clearBits(p.stale[:], lo, hi)
+		setBits(p.unknown, lo, hi)
+	})
+}
+
+// check looks at bytes about to be read by an instruction whose values are
+// computed. It adds to need the skipped writers of any stale bytes, and
+// returns the address of the first unknown byte (or -1).
+func (s *shadow) check(addr, n int64, need map[int]bool) (unknownAt int64) {
+	unknownAt = -1
+	each(addr, n, func(pn, lo, hi int64) {
+		p := s.page(pn, false)
+		if p == nil {
+			return
+		}
+		if p.unknown != nil && unknownAt < 0 {
+			if b := firstBit(p.unknown, lo, hi); b >= 0 {
+				unknownAt = pn*pageSize + b
+			}
+		}
+		for c := lo / chunk; c <= (hi-1)/chunk; c++ {
+			clo, chi := max(lo, c*chunk), min(hi, (c+1)*chunk)
+			if p.stale[c]&mask(clo%64, chi-clo) != 0 {
+				need[int(p.writer[c])] = true
+			}
+		}
+	})
+	return unknownAt
+}
