@@ -47,6 +47,10 @@ type partial struct {
 	compute []bool       // by pc: the instruction computes values
 	shadows [5]*shadow   // by space; nil when stale bytes are not tracked
 	need    map[int]bool // skipped writers read by the current instruction
+	// deps records, for each skipped instruction, the skipped writers of
+	// what it read: when it joins the slice they must too, so a stop asks
+	// for the whole chain at once instead of one link per run.
+	deps map[int]map[int]bool
 }
 
 // SetPartial makes the machine compute values only for the unit
@@ -56,7 +60,7 @@ type partial struct {
 // *NeedValues (see above); without it, the caller vouches that no computed
 // instruction reads what a skipped one wrote.
 func (m *Machine) SetPartial(compute []bool, track bool) {
-	p := &partial{compute: compute, need: map[int]bool{}}
+	p := &partial{compute: compute, need: map[int]bool{}, deps: map[int]map[int]bool{}}
 	if track {
 		for _, s := range isa.Spaces() {
 			p.shadows[s] = newShadow()
@@ -98,6 +102,37 @@ func (m *Machine) checkComputedRead(v view) error {
 	return m.partialStop(v.Space, unknownAt)
 }
 
+// recordSkippedRead notes, for the skipped instruction being executed,
+// the skipped writers of what it reads from v (see partial.deps).
+func (m *Machine) recordSkippedRead(v view) {
+	p := m.part
+	if p == nil || p.shadows[v.Space] == nil {
+		return
+	}
+	sh := p.shadows[v.Space]
+	sz := int64(v.DType.Size())
+	v.runs(func(_ int, addr int64, n int) { sh.check(addr, int64(n)*sz, p.need) })
+	m.noteDeps()
+}
+
+// noteDeps moves the writers collected in need into the deps of the
+// skipped instruction being executed.
+func (m *Machine) noteDeps() {
+	p := m.part
+	if len(p.need) == 0 {
+		return
+	}
+	d := p.deps[m.execPC]
+	if d == nil {
+		d = map[int]bool{}
+		p.deps[m.execPC] = d
+	}
+	for pc := range p.need {
+		d[pc] = true
+	}
+	clear(p.need)
+}
+
 // partialStop turns what checkComputedRead (or a stale MXU weight) found
 // into the error that stops the run.
 func (m *Machine) partialStop(space isa.Space, unknownAt int64) error {
@@ -114,8 +149,22 @@ func (m *Machine) partialStop(space isa.Space, unknownAt int64) error {
 		return nil
 	}
 	e := &NeedValues{PC: m.execPC}
+	work := make([]int, 0, len(p.need))
 	for pc := range p.need {
+		work = append(work, pc)
+	}
+	seen := map[int]bool{}
+	for len(work) > 0 {
+		pc := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[pc] || p.compute[pc] {
+			continue
+		}
+		seen[pc] = true
 		e.PCs = append(e.PCs, pc)
+		for d := range p.deps[pc] {
+			work = append(work, d)
+		}
 	}
 	slices.Sort(e.PCs)
 	clear(p.need)

@@ -112,6 +112,7 @@ func (m *Machine) readBytes(v view) ([]byte, error) {
 		}
 	}
 	if m.dry {
+		m.recordSkippedRead(v)
 		return nil, nil
 	}
 	if err := m.checkComputedRead(v); err != nil {

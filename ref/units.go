@@ -146,6 +146,10 @@ func (m *Machine) execMXU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 		}
 	}
 	if m.dry {
+		if w.vals == nil && m.part.shadows[isa.SRAM] != nil {
+			m.part.need[w.ldw] = true
+			m.noteDeps()
+		}
 		m.write(dst, nil)
 		return nil
 	}
