@@ -9,6 +9,16 @@ const pageSize = 1 << 16
 type page struct {
 	data    [pageSize]byte
 	written []uint64 // one bit per byte; nil when the memory does not track writes
+	nset    int      // bits set in written: at pageSize every byte was written
+}
+
+// markWritten sets the written bits of [lo, hi) in the page. Once every
+// byte was written it does nothing: an accumulator row is written over and
+// over by a matmul's K steps, and checking bits no longer pays.
+func (p *page) markWritten(lo, hi int64) {
+	if p.written != nil && p.nset < pageSize {
+		p.nset += setBitsCount(p.written, lo, hi)
+	}
 }
 
 // Memory is a sparse, byte-addressed memory space. Bytes never written read
@@ -67,9 +77,7 @@ func (m *Memory) Write(addr int64, src []byte) {
 		c := min(int64(len(src)), pageSize-off)
 		p := m.page(n, true)
 		copy(p.data[off:off+c], src[:c])
-		if p.written != nil {
-			setBits(p.written, off, off+c)
-		}
+		p.markWritten(off, off+c)
 		src, addr = src[c:], addr+c
 	}
 }
@@ -81,7 +89,7 @@ func (m *Memory) MarkWritten(addr, n int64) {
 		return
 	}
 	each(addr, n, func(pn, lo, hi int64) {
-		setBits(m.page(pn, true).written, lo, hi)
+		m.page(pn, true).markWritten(lo, hi)
 	})
 }
 
@@ -99,6 +107,8 @@ func (m *Memory) FirstUnwritten(addr, n int64) int64 {
 		p := m.page(pn, false)
 		if p == nil {
 			first = pn*pageSize + lo
+		} else if p.nset == pageSize {
+			return
 		} else if b := firstZero(p.written, lo, hi); b >= 0 {
 			first = pn*pageSize + b
 		}

@@ -13,6 +13,8 @@ package ref
 // the next run, with it computed, names the other. Every such step adds an
 // instruction to the computed set, so the search ends.
 
+import "math/bits"
+
 const chunk = 64 // bytes per bitmap word and per writer slot
 
 type shadowPage struct {
@@ -63,6 +65,20 @@ func setBits(w []uint64, lo, hi int64) {
 		w[i] |= mask(b, n)
 		lo += n
 	}
+}
+
+// setBitsCount sets bits [lo, hi) of w and returns how many were clear.
+func setBitsCount(w []uint64, lo, hi int64) int {
+	n := 0
+	for lo < hi {
+		i, b := lo/64, lo%64
+		k := min(hi-lo, 64-b)
+		m := mask(b, k)
+		n += bits.OnesCount64(m &^ w[i])
+		w[i] |= m
+		lo += k
+	}
+	return n
 }
 
 func clearBits(w []uint64, lo, hi int64) {
