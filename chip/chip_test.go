@@ -28,7 +28,7 @@ func simulate(t testing.TB, file, chipName string, timingOnly bool) *chip.Report
 	r := chip.NewReport(file, m, timingOnly)
 	for name, u := range r.Units {
 		s := r.Stalls[name]
-		require.Equal(t, r.Cycles, u.BusyCycles+s.Semaphore+s.Structural+s.Memory+s.Idle, "%s: every cycle accounted", name)
+		require.Equal(t, r.Cycles, u.BusyCycles+s.Semaphore+s.Structural+s.Memory+s.BankConflict+s.Idle, "%s: every cycle accounted", name)
 		require.GreaterOrEqual(t, s.Idle, int64(0), name)
 	}
 	return r

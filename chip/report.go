@@ -65,7 +65,10 @@ type StallsOf struct {
 	Semaphore  int64 `json:"semaphore"`
 	Structural int64 `json:"structural"`
 	Memory     int64 `json:"memory"`
-	Idle       int64 `json:"idle"`
+	// BankConflict: waiting for SRAM or accumulator banks beyond what a
+	// perfect spread of the lines would take (vector and cross-lane units).
+	BankConflict int64 `json:"bank_conflict"`
+	Idle         int64 `json:"idle"`
 }
 
 // HBMReport is off-chip traffic.
@@ -112,8 +115,8 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 			ur.Utilization = float64(ur.BusyCycles) / float64(cycles)
 		}
 		r.Units[name] = ur
-		st := StallsOf{Semaphore: cyc(core.SemWait), Structural: cyc(core.Structural), Memory: cyc(core.Memory)}
-		st.Idle = cycles - ur.BusyCycles - st.Semaphore - st.Structural - st.Memory
+		st := StallsOf{Semaphore: cyc(core.SemWait), Structural: cyc(core.Structural), Memory: cyc(core.Memory), BankConflict: cyc(core.BankConflict)}
+		st.Idle = cycles - ur.BusyCycles - st.Semaphore - st.Structural - st.Memory - st.BankConflict
 		r.Stalls[name] = st
 	}
 	add("scalar", m.Seq.Accounting(), 0)
@@ -185,14 +188,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 		return err
 	}
 	units := tablewriter.NewTable(w)
-	units.Header("unit", "instructions", "busy cycles", "utilization", "semaphore wait", "structural stall", "memory stall", "idle")
+	units.Header("unit", "instructions", "busy cycles", "utilization", "semaphore wait", "structural stall", "memory stall", "bank conflict", "idle")
 	for _, name := range r.unitOrder() {
 		u, s := r.Units[name], r.Stalls[name]
 		n := fmt.Sprint(u.Instructions)
 		if name == "scalar" {
 			n = "-"
 		}
-		if err := units.Append(name, n, fmt.Sprint(u.BusyCycles), pct(u.Utilization), fmt.Sprint(s.Semaphore), fmt.Sprint(s.Structural), fmt.Sprint(s.Memory), fmt.Sprint(s.Idle)); err != nil {
+		if err := units.Append(name, n, fmt.Sprint(u.BusyCycles), pct(u.Utilization), fmt.Sprint(s.Semaphore), fmt.Sprint(s.Structural), fmt.Sprint(s.Memory), fmt.Sprint(s.BankConflict), fmt.Sprint(s.Idle)); err != nil {
 			return err
 		}
 	}

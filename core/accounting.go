@@ -11,22 +11,28 @@ const (
 	SemWait                 // the next instruction waits on a semaphore
 	Structural              // the next instruction waits for a resource: queue space, the array, a barrier
 	Memory                  // a DMA engine has issued its requests and waits for the data
+	// BankConflict: the vector or cross-lane unit's instruction is done
+	// computing but waits for SRAM or accumulator banks that other
+	// requests (or its own strided lines) keep busy: the time beyond what
+	// a perfect spread of its lines over the banks would take.
+	BankConflict
 	numStates
 )
 
-var stateNames = [...]string{"idle", "busy", "semaphore", "structural", "memory"}
+var stateNames = [...]string{"idle", "busy", "semaphore", "structural", "memory", "bank_conflict"}
 
 func (s State) String() string { return stateNames[s] }
 
 // States lists the states in report order.
-func States() []State { return []State{Busy, SemWait, Structural, Memory, Idle} }
+func States() []State { return []State{Busy, SemWait, Structural, Memory, BankConflict, Idle} }
 
 // Accounting attributes time to states, and each stretch of time to the
 // instruction it belongs to: the one executing, or the one whose wait a
 // stall is (-1 when the unit is idle). Work can outlast the moment a unit
 // moves on (a stream still entering the array while the MXU issues its next
 // weight load), so busy time is kept as windows [from, until) that override
-// the state for the time they cover.
+// the state for the time they cover (a window may also be a bank-conflict
+// stall that follows the instruction's busy time).
 type Accounting struct {
 	state   State
 	pc      int
@@ -43,6 +49,7 @@ type Accounting struct {
 type window struct {
 	from, until sim.Time
 	pc          int
+	st          State // Busy or BankConflict
 }
 
 // observe reports the accounting's stretches to h's observers as unit.
@@ -58,7 +65,7 @@ func (a *Accounting) set(now sim.Time, s State, pc int) {
 			case a.since < w.from:
 				end = min(now, w.from)
 			case a.since < w.until:
-				end, st, at = min(now, w.until), Busy, w.pc
+				end, st, at = min(now, w.until), w.st, w.pc
 			default:
 				if a.head++; a.head == len(a.windows) {
 					a.windows, a.head = a.windows[:0], 0 // reuse the array
@@ -81,16 +88,25 @@ func (a *Accounting) set(now sim.Time, s State, pc int) {
 // last window when they touch and belong to the same instruction, or when
 // no observer looks at instructions (a window that overlaps the last one is
 // otherwise given the time after it).
-func (a *Accounting) busy(from, until sim.Time, pc int) {
+func (a *Accounting) busy(from, until sim.Time, pc int) { a.mark(from, until, pc, Busy) }
+
+// bankConflict marks [from, until) as a bank-conflict stall of pc.
+func (a *Accounting) bankConflict(from, until sim.Time, pc int) {
+	a.mark(from, until, pc, BankConflict)
+}
+
+func (a *Accounting) mark(from, until sim.Time, pc int, st State) {
 	if n := len(a.windows); n > a.head && from <= a.windows[n-1].until {
 		last := &a.windows[n-1]
-		if last.pc == pc || until <= last.until || a.obs == nil || !a.obs.Wants(sim.HookState) {
+		if last.st == st && (last.pc == pc || until <= last.until || a.obs == nil || !a.obs.Wants(sim.HookState)) {
 			last.until = max(last.until, until)
 			return
 		}
 		from = last.until
 	}
-	a.windows = append(a.windows, window{from, until, pc})
+	if from < until {
+		a.windows = append(a.windows, window{from, until, pc, st})
+	}
 }
 
 // endBusy closes the open-ended last window at t.

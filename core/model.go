@@ -115,6 +115,7 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	}
 	m.SRAMBanks = memory.NewBanks(chip.SRAM.Banks, chip.SRAM.BankWidthBytes, m.Clock.Period)
 	m.ACCBanks = memory.NewBanks(chip.ACC.Banks, chip.ACC.BankWidthBytes, m.Clock.Period)
+	m.SRAMBanks.Now, m.ACCBanks.Now = m.Eng.Now, m.Eng.Now
 	for i := 0; i < chip.DMA.Engines; i++ {
 		d := dma.New(dma.Config{BurstBytes: chip.DMA.BurstBytes, MaxOutstanding: chip.DMA.MaxOutstanding,
 			Setup: sim.Time(chip.DMA.SetupNS*1000 + 0.5), EngineGBps: chip.DMA.EngineGBps, Banks: m.banks}, &m.Eng, m.HBM)

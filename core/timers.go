@@ -78,14 +78,15 @@ func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]i
 	in := &u.m.Prog.Code[pc]
 	start := c.NextEdge(now)
 	elems := v[0].Elems()
-	memEnd := start
+	memEnd, idealEnd := start, start
 	for i, l := range v {
 		if l == nil {
 			continue
 		}
 		elems = max(elems, l.Elems())
 		if banks := u.m.banks(l.Space); banks != nil {
-			memEnd = max(memEnd, banks.ReserveTile(start, memory.Tile{Base: b[i], Layout: l}))
+			end, ideal := banks.ReserveTile(start, memory.Tile{Base: b[i], Layout: l})
+			memEnd, idealEnd = max(memEnd, end), max(idealEnd, ideal)
 		}
 	}
 	occ := max(ceilDiv(elems, t.lanes)*opCost(t, in)*wideCost(v), 1)
@@ -94,7 +95,11 @@ func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]i
 		u.m.flops += elems
 	}
 	next := max(start+c.Time(occ), c.NextEdge(memEnd))
-	u.acct.busy(start, next, pc)
+	// Busy for the work and for the lines a perfect spread over the banks
+	// would take; the rest is a bank-conflict stall.
+	busyEnd := min(next, max(start+c.Time(occ), c.NextEdge(idealEnd)))
+	u.acct.busy(start, busyEnd, pc)
+	u.acct.bankConflict(busyEnd, next, pc)
 	return start, next, next + c.Time(t.latency)
 }
 

@@ -1,6 +1,11 @@
 package memory
 
-import "github.com/pulse-sim/pulse/sim"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/pulse-sim/pulse/sim"
+)
 
 // Banks is an on-chip memory (SRAM, accumulator memory) split into
 // single-ported banks, interleaved by address: line addr / Width lives in
@@ -16,10 +21,23 @@ type Banks struct {
 	free   []sim.Time
 	count  []int64
 
-	// Lines served, and ConflictCycles: cycles lost to conflicts.
+	// Lines served, and ConflictCycles: the cycles during which at least
+	// one request was waiting on a conflict (the union over requests of
+	// the time each took beyond a perfect spread, so never more than the
+	// run's cycles).
 	Lines          int64
 	ConflictCycles int64
+
+	// Now, when set, gives the simulation's current time: no request is
+	// reserved before it, so conflict intervals ending by then are final.
+	Now func() sim.Time
+
+	conflictTime sim.Time
+	open         []span // conflict intervals that a later request may still overlap: disjoint, sorted
+	spare        []span
 }
+
+type span struct{ from, until sim.Time }
 
 // NewBanks makes n banks of width bytes, one line per cycle of period.
 func NewBanks(n, width int, period sim.Time) *Banks {
@@ -47,11 +65,14 @@ func (b *Banks) add(addr, n int64) int64 {
 // ReserveRange reserves the lines of one contiguous range at t and returns
 // when the last of them has been served.
 func (b *Banks) ReserveRange(t sim.Time, addr, n int64) sim.Time {
-	return b.reserve(t, b.add(addr, n))
+	end, _ := b.reserve(t, b.add(addr, n))
+	return end
 }
 
-// ReserveTile reserves every line a tile touches at t.
-func (b *Banks) ReserveTile(t sim.Time, tile Tile) sim.Time {
+// ReserveTile reserves every line a tile touches at t. It returns when the
+// last line has been served, and when it would have been with the lines
+// spread perfectly over the banks (the difference is the conflict stall).
+func (b *Banks) ReserveTile(t sim.Time, tile Tile) (end, ideal sim.Time) {
 	r := NewRuns(tile)
 	var lines int64
 	for {
@@ -64,7 +85,7 @@ func (b *Banks) ReserveTile(t sim.Time, tile Tile) sim.Time {
 	return b.reserve(t, lines)
 }
 
-func (b *Banks) reserve(t sim.Time, lines int64) sim.Time {
+func (b *Banks) reserve(t sim.Time, lines int64) (sim.Time, sim.Time) {
 	end := t
 	for i, c := range b.count {
 		if c == 0 {
@@ -77,8 +98,35 @@ func (b *Banks) reserve(t sim.Time, lines int64) sim.Time {
 	}
 	ideal := t + sim.Time((lines+int64(b.n)-1)/int64(b.n))*b.period
 	if end > ideal {
-		b.ConflictCycles += int64((end - ideal) / b.period)
+		b.conflict(ideal, end)
 	}
 	b.Lines += lines
-	return end
+	return end, ideal
+}
+
+// conflict adds [from, until) to the union of conflict time.
+func (b *Banks) conflict(from, until sim.Time) {
+	if b.Now != nil { // what ends by now cannot meet a later request
+		now, k := b.Now(), 0
+		for k < len(b.open) && b.open[k].until <= now {
+			k++
+		}
+		b.open = b.open[k:]
+	}
+	// Count the part of [from, until) no open interval covers, then merge.
+	added := until - from
+	merged := b.spare[:0]
+	for _, o := range b.open {
+		if o.until < from || o.from > until {
+			merged = append(merged, o)
+			continue
+		}
+		added -= min(o.until, until) - max(o.from, from)
+		from, until = min(from, o.from), max(until, o.until)
+	}
+	merged = append(merged, span{from, until})
+	slices.SortFunc(merged, func(x, y span) int { return cmp.Compare(x.from, y.from) })
+	b.open, b.spare = merged, b.open[:0]
+	b.conflictTime += added
+	b.ConflictCycles = int64(b.conflictTime / b.period)
 }

@@ -35,17 +35,20 @@ func Example() {
 		panic(err)
 	}
 	p := pr.Build(report)
-	var vpuBusy int64
+	var vpuBusy, vpuBanks int64
 	for _, s := range p.Sample {
 		if s.Label["unit"][0] == "vpu" {
 			vpuBusy += s.Value[0]
+			vpuBanks += s.Value[4]
 		}
 	}
 	fmt.Println("cycles:", report.Cycles)
 	fmt.Println("vpu busy in the report:", report.Units["vpu"].BusyCycles, "in the profile:", vpuBusy)
+	fmt.Println("vpu bank-conflict stalls in the report:", report.Stalls["vpu"].BankConflict, "in the profile:", vpuBanks)
 	fmt.Println("sample types:", traces.SampleTypes)
 	// Output:
 	// cycles: 1370
-	// vpu busy in the report: 24 in the profile: 24
-	// sample types: [busy semaphore_wait structural_stall memory_wait idle]
+	// vpu busy in the report: 8 in the profile: 8
+	// vpu bank-conflict stalls in the report: 16 in the profile: 16
+	// sample types: [busy semaphore_wait structural_stall memory_wait bank_conflict_stall idle]
 }

@@ -26,7 +26,7 @@ type Profile struct {
 	last []lastKey // per track: the last key, to skip the map lookup
 }
 
-const numProfStates = 5 // stateOrder
+const numProfStates = 6 // stateOrder
 
 type pkey struct {
 	track int32 // unit index + 1 (0: the sequencer)
@@ -39,7 +39,7 @@ type lastKey struct {
 }
 
 // SampleTypes are the profile's sample types, in stateOrder.
-var SampleTypes = []string{"busy", "semaphore_wait", "structural_stall", "memory_wait", "idle"}
+var SampleTypes = []string{"busy", "semaphore_wait", "structural_stall", "memory_wait", "bank_conflict_stall", "idle"}
 
 // NewProfile makes a profile recorder for a run of src's program.
 func NewProfile(src *Source) *Profile {
@@ -92,7 +92,7 @@ func (p *Profile) trackName(tr int) string {
 // targets are the report's cycles of a unit by state, in stateOrder.
 func targets(r *chip.Report, name string) [numProfStates]int64 {
 	s := r.Stalls[name]
-	return [numProfStates]int64{r.Units[name].BusyCycles, s.Semaphore, s.Structural, s.Memory, s.Idle}
+	return [numProfStates]int64{r.Units[name].BusyCycles, s.Semaphore, s.Structural, s.Memory, s.BankConflict, s.Idle}
 }
 
 // cycles turns the recorded picoseconds into whole cycles that add up,
@@ -187,7 +187,7 @@ func (p *Profile) Build(r *chip.Report) *profile.Profile {
 		}
 		pr.Sample = append(pr.Sample, &profile.Sample{
 			Location: b.stack(int(k.pc)),
-			Value:    []int64{v[0], v[1], v[2], v[3], v[4]},
+			Value:    append([]int64(nil), v[:]...),
 			Label:    map[string][]string{"unit": {p.trackName(int(k.track))}},
 		})
 	}

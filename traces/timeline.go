@@ -82,11 +82,11 @@ type counterSample struct {
 
 // stateOrder names the states a unit reports (sim.HookState's Reason);
 // the index is the slice's state.
-var stateOrder = []string{"busy", "semaphore", "structural", "memory", "idle"}
+var stateOrder = []string{"busy", "semaphore", "structural", "memory", "bank_conflict", "idle"}
 
 const (
 	stBusy = iota
-	stIdle = 4
+	stIdle = 5
 )
 
 func stateIndex(reason string) int8 {

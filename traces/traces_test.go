@@ -167,9 +167,11 @@ func TestStallAttributionCoversEveryCycle(t *testing.T) {
 				}
 				for name, u := range r.report.Units {
 					st := r.report.Stalls[name]
-					require.Equal(t, r.report.Cycles, u.BusyCycles+st.Semaphore+st.Structural+st.Memory+st.Idle, name)
+					require.Equal(t, r.report.Cycles, u.BusyCycles+st.Semaphore+st.Structural+st.Memory+st.BankConflict+st.Idle, name)
 					require.GreaterOrEqual(t, st.Idle, int64(0), name)
 				}
+				require.LessOrEqual(t, r.report.SRAMBankConflictStallCycles, r.report.Cycles)
+				require.LessOrEqual(t, r.report.ACCBankConflictStallCycles, r.report.Cycles)
 			})
 		}
 	}
@@ -221,13 +223,13 @@ func TestProfileTotalsEqualReport(t *testing.T) {
 			require.Len(t, got, len(r.report.Units))
 			for name, u := range r.report.Units {
 				st := r.report.Stalls[name]
-				require.Equal(t, []int64{u.BusyCycles, st.Semaphore, st.Structural, st.Memory, st.Idle}, got[name], name)
+				require.Equal(t, []int64{u.BusyCycles, st.Semaphore, st.Structural, st.Memory, st.BankConflict, st.Idle}, got[name], name)
 			}
 			var types []string
 			for _, st := range pr.SampleType {
 				types = append(types, st.Type+"/"+st.Unit)
 			}
-			require.Equal(t, []string{"busy/cycles", "semaphore_wait/cycles", "structural_stall/cycles", "memory_wait/cycles", "idle/cycles"}, types)
+			require.Equal(t, []string{"busy/cycles", "semaphore_wait/cycles", "structural_stall/cycles", "memory_wait/cycles", "bank_conflict_stall/cycles", "idle/cycles"}, types)
 		})
 	}
 }
