@@ -78,6 +78,11 @@ type HBMReport struct {
 	BytesWritten           int64   `json:"bytes_written"`
 	AchievedBytesPerSecond float64 `json:"achieved_bytes_per_second"`
 	PeakBytesPerSecond     float64 `json:"peak_bytes_per_second"`
+	// DMABytesPerSecond is the DMA engines' combined cap (0: uncapped);
+	// AttainableBytesPerSecond the lower of it and the peak: the memory
+	// roof for "bound" and "achieved" in the kernel table.
+	DMABytesPerSecond        float64 `json:"dma_bytes_per_second"`
+	AttainableBytesPerSecond float64 `json:"attainable_bytes_per_second"`
 	RowHitRate             float64 `json:"row_hit_rate"` // banked model; 0 for ideal
 	Refreshes              int64   `json:"refreshes"`    // banked model
 }
@@ -127,6 +132,7 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 	r.ACCBankConflictStallCycles = m.ACCBanks.ConflictCycles
 	st := m.HBM.Stats()
 	r.HBM = HBMReport{Model: c.HBM.Model, BytesRead: st.BytesRead, BytesWritten: st.BytesWritten, PeakBytesPerSecond: m.HBM.PeakBytesPerSecond(),
+		DMABytesPerSecond: m.DMABytesPerSecond(), AttainableBytesPerSecond: m.AttainableBytesPerSecond(),
 		RowHitRate: st.RowHitRate(), Refreshes: st.Refreshes}
 	if secs > 0 {
 		r.HBM.AchievedBytesPerSecond = float64(st.BytesRead+st.BytesWritten) / secs
@@ -168,6 +174,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 		{"HBM read / written", si(float64(r.HBM.BytesRead), "B") + " / " + si(float64(r.HBM.BytesWritten), "B")},
 		{"HBM achieved / peak", si(r.HBM.AchievedBytesPerSecond, "B/s") + " / " + si(r.HBM.PeakBytesPerSecond, "B/s") +
 			fmt.Sprintf(" (%s)", pct(safeDiv(r.HBM.AchievedBytesPerSecond, r.HBM.PeakBytesPerSecond)))},
+	}
+	if a := r.HBM.AttainableBytesPerSecond; a < r.HBM.PeakBytesPerSecond {
+		rows = append(rows, []string{"HBM achieved / attainable", si(r.HBM.AchievedBytesPerSecond, "B/s") + " / " + si(a, "B/s") +
+			fmt.Sprintf(" (%s; the DMA engines move at most %s)", pct(safeDiv(r.HBM.AchievedBytesPerSecond, a)), si(r.HBM.DMABytesPerSecond, "B/s"))})
 	}
 	rows = append(rows, []string{"SRAM / acc bank-conflict stalls", fmt.Sprintf("%d / %d cycles", r.SRAMBankConflictStallCycles, r.ACCBankConflictStallCycles)})
 	if r.HBM.Model == "banked" {

@@ -251,3 +251,20 @@ func (m *Model) Retired() int64 { return m.retired }
 // FLOPs counts floating-point (and integer) operations: 2 per MAC, 1 per
 // element of vector arithmetic.
 func (m *Model) FLOPs() int64 { return m.flops }
+
+// DMABytesPerSecond is what the DMA engines can move together: engines x
+// the per-engine cap, or 0 when the engines have no cap of their own.
+func (m *Model) DMABytesPerSecond() float64 {
+	return float64(m.Chip.DMA.Engines) * m.Chip.DMA.EngineGBps * 1e9
+}
+
+// AttainableBytesPerSecond is the memory roof a kernel can reach: HBM's
+// peak, or less when the DMA engines that carry every HBM byte cannot
+// move that much (teach16: one 16 GB/s engine before a 32 GB/s HBM).
+func (m *Model) AttainableBytesPerSecond() float64 {
+	peak := m.HBM.PeakBytesPerSecond()
+	if d := m.DMABytesPerSecond(); d > 0 && d < peak {
+		return d
+	}
+	return peak
+}

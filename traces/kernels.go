@@ -103,7 +103,7 @@ func (k *Kernels) Stats() []KernelStats {
 	m := k.m
 	c := m.Chip
 	peakFLOPs := 2 * float64(c.MXU.Count*c.MXU.Rows*c.MXU.Cols) * float64(c.ClockMHz) * 1e6
-	peakBytes := c.HBM.BandwidthGBps * 1e9
+	peakBytes := m.AttainableBytesPerSecond() // the memory roof: HBM, or the DMA engines when they move less
 	var out []KernelStats
 	for i, kn := range k.src.Kernels {
 		ks := KernelStats{Name: kn.Name, Kind: kn.Kind, Runs: k.count[i], FLOPs: kn.FLOPs * k.count[i], Bytes: kn.Bytes * k.count[i]}

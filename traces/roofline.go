@@ -25,13 +25,17 @@ type RooflinePoint struct {
 }
 
 // Roofline is a chip's roofline with a run's kernels on it: the compute
-// roof (peak FLOP/s) and the bandwidth slope (peak bytes/s x intensity) on
+// roof (peak FLOP/s) and the bandwidth slope (bytes/s x intensity) on
 // log-log axes, and one point per kernel at its arithmetic intensity and
-// achieved FLOP/s.
+// achieved FLOP/s. When the DMA engines cannot reach HBM's peak, both
+// slopes are drawn and the roof follows the attainable one.
 type Roofline struct {
 	Title     string
 	PeakFLOPs float64 // FLOP/s
 	PeakBytes float64 // bytes/s of HBM
+	// AttainableBytes is the bandwidth the DMA engines can reach, when
+	// below PeakBytes (0: the same as PeakBytes).
+	AttainableBytes float64
 	Points    []RooflinePoint
 	// MaxLabels labels only the kernels that took the most time (0: 12),
 	// so that a module with hundreds of kernels stays readable.
@@ -54,7 +58,11 @@ func (r *Roofline) Plot() (*plot.Plot, error) {
 			pts = append(pts, p)
 		}
 	}
-	ridge := r.PeakFLOPs / r.PeakBytes
+	bw := r.PeakBytes
+	if r.AttainableBytes > 0 && r.AttainableBytes < bw {
+		bw = r.AttainableBytes
+	}
+	ridge := r.PeakFLOPs / bw
 	xmin, xmax := ridge/64, ridge*64
 	ymin := r.PeakFLOPs / 1e4
 	for _, p := range pts {
@@ -75,14 +83,28 @@ func (r *Roofline) Plot() (*plot.Plot, error) {
 	pl.Y.Min, pl.Y.Max = ymin, r.PeakFLOPs*3
 	pl.Add(plotter.NewGrid())
 
-	roof, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: r.PeakBytes * xmin}, {X: ridge, Y: r.PeakFLOPs}, {X: xmax, Y: r.PeakFLOPs}})
+	roof, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: bw * xmin}, {X: ridge, Y: r.PeakFLOPs}, {X: xmax, Y: r.PeakFLOPs}})
 	if err != nil {
 		return nil, err
 	}
 	roof.Width = vg.Points(2)
 	roof.Color = color.RGBA{R: 200, A: 255}
 	pl.Add(roof)
-	pl.Legend.Add(fmt.Sprintf("roof: %s peak, %s HBM", siUnit(r.PeakFLOPs, "FLOP/s"), siUnit(r.PeakBytes, "B/s")), roof)
+	if bw < r.PeakBytes {
+		pl.Legend.Add(fmt.Sprintf("roof: %s peak, %s attainable through the DMA engines", siUnit(r.PeakFLOPs, "FLOP/s"), siUnit(bw, "B/s")), roof)
+		hbmRidge := r.PeakFLOPs / r.PeakBytes
+		hbm, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: r.PeakBytes * xmin}, {X: hbmRidge, Y: r.PeakFLOPs}})
+		if err != nil {
+			return nil, err
+		}
+		hbm.Width = vg.Points(1)
+		hbm.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		hbm.Color = color.RGBA{R: 120, G: 120, B: 120, A: 255}
+		pl.Add(hbm)
+		pl.Legend.Add(fmt.Sprintf("HBM peak %s (not reachable through the DMA engines)", siUnit(r.PeakBytes, "B/s")), hbm)
+	} else {
+		pl.Legend.Add(fmt.Sprintf("roof: %s peak, %s HBM", siUnit(r.PeakFLOPs, "FLOP/s"), siUnit(r.PeakBytes, "B/s")), roof)
+	}
 
 	if len(pts) > 0 {
 		xys := make(plotter.XYs, len(pts))

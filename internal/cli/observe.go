@@ -118,7 +118,8 @@ func (f *observeFlags) write(stderr io.Writer, r *chip.Report, kernels []traces.
 		}
 	}
 	if f.roofline != "" {
-		rl := &traces.Roofline{Title: fmt.Sprintf("%s on %s", filepath.Base(r.Program), r.Chip), PeakFLOPs: r.PeakFLOPsPerSecond, PeakBytes: r.HBM.PeakBytesPerSecond}
+		rl := &traces.Roofline{Title: fmt.Sprintf("%s on %s", filepath.Base(r.Program), r.Chip), PeakFLOPs: r.PeakFLOPsPerSecond, PeakBytes: r.HBM.PeakBytesPerSecond,
+			AttainableBytes: r.HBM.AttainableBytesPerSecond}
 		for _, k := range kernels {
 			rl.Points = append(rl.Points, traces.RooflinePoint{Label: k.Name, FLOPs: k.FLOPs, Bytes: k.Bytes, Seconds: float64(k.Cycles) / (r.ClockMHz * 1e6)})
 		}
