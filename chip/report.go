@@ -83,8 +83,8 @@ type HBMReport struct {
 	// roof for "bound" and "achieved" in the kernel table.
 	DMABytesPerSecond        float64 `json:"dma_bytes_per_second"`
 	AttainableBytesPerSecond float64 `json:"attainable_bytes_per_second"`
-	RowHitRate             float64 `json:"row_hit_rate"` // banked model; 0 for ideal
-	Refreshes              int64   `json:"refreshes"`    // banked model
+	RowHitRate               float64 `json:"row_hit_rate"` // banked model; 0 for ideal
+	Refreshes                int64   `json:"refreshes"`    // banked model
 }
 
 // NewReport summarizes a finished model.

@@ -36,7 +36,7 @@ type Roofline struct {
 	// AttainableBytes is the bandwidth the DMA engines can reach, when
 	// below PeakBytes (0: the same as PeakBytes).
 	AttainableBytes float64
-	Points    []RooflinePoint
+	Points          []RooflinePoint
 	// MaxLabels labels only the kernels that took the most time (0: 12),
 	// so that a module with hundreds of kernels stays readable.
 	MaxLabels int
