@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pulse-sim/pulse/scalesim"
+	"github.com/spf13/cobra"
+)
+
+func newScaleSim() *cobra.Command {
+	var (
+		cfgPath, topoPath, outDir, inputType string
+		dramReads                            bool
+	)
+	cmd := &cobra.Command{
+		Use:   "scalesim -c CONFIG.cfg -t TOPOLOGY.csv -p OUTDIR [-i conv|gemm]",
+		Short: "Run a SCALE-Sim configuration and topology, writing SCALE-Sim's reports",
+		Long: `Reads a SCALE-Sim v2/v3 configuration (.cfg) and topology (.csv), takes
+the same flags as python3 -m scalesim.scale, and writes SCALE-Sim's reports
+(COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv, DETAILED_ACCESS_REPORT.csv) into
+OUTDIR/<run_name>/, with SCALE-Sim v3's numbers in its CALC bandwidth mode
+(docs/scalesim.md). --dram-reads=false skips the ifmap and filter DRAM
+columns (left empty), which cost time in proportion to the layer's requests.`,
+		Args: exactArgs(0, "no arguments (the files are flags: -c, -t, -p)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cfgPath == "" || topoPath == "" {
+				return usagef("-c CONFIG.cfg and -t TOPOLOGY.csv are required")
+			}
+			var gemm bool
+			switch inputType {
+			case "conv":
+			case "gemm":
+				gemm = true
+			default:
+				return usagef("-i %s: must be conv or gemm", inputType)
+			}
+			src, err := os.ReadFile(cfgPath)
+			if err != nil {
+				return err
+			}
+			c, err := scalesim.ParseConfig(cfgPath, src)
+			if err != nil {
+				return err
+			}
+			if src, err = os.ReadFile(topoPath); err != nil {
+				return err
+			}
+			layers, err := scalesim.ParseTopology(topoPath, src, gemm)
+			if err != nil {
+				return err
+			}
+			if c.UserBandwidth {
+				return fmt.Errorf("%s: InterfaceBandwidth USER: SCALE-Sim's USER-mode stalls come from its prefetch window and are not reproduced (docs/scalesim.md); set CALC", cfgPath)
+			}
+			// The output directory before any work (nothing is lost to a
+			// bad path at the end).
+			dir := filepath.Join(outDir, c.RunName)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("-p %s: %w", outDir, err)
+			}
+			probe := filepath.Join(dir, ".pulse-write-test")
+			if err := os.WriteFile(probe, nil, 0o644); err != nil {
+				return fmt.Errorf("-p %s: cannot write into %s: %w", outDir, dir, err)
+			}
+			os.Remove(probe)
+			stderr := cmd.ErrOrStderr()
+			for _, n := range c.Notes {
+				fmt.Fprintf(stderr, "%s: note: %s\n", cfgPath, n)
+			}
+			start := time.Now()
+			results, err := scalesim.Run(c, layers, scalesim.Options{DRAMReads: dramReads}, func(done int, r *scalesim.Result) {
+				fmt.Fprintf(stderr, "layer %d/%d %s: %d cycles (incl. prefetch %d), mapping efficiency %.2f%%, compute util %.2f%%\n",
+					done, len(layers), r.Layer.Name, r.TotalCycles, r.TotalInclPrefetch, r.MappingEff, r.ComputeUtil)
+			})
+			if err != nil {
+				return err
+			}
+			if err := scalesim.WriteReports(dir, results); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d layers, %s dataflow, %dx%d array: reports in %s (%.3f s)\n",
+				len(results), c.Dataflow, c.ArrayHeight, c.ArrayWidth, dir, time.Since(start).Seconds())
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "SCALE-Sim configuration file (.cfg)")
+	cmd.Flags().StringVarP(&topoPath, "topology", "t", "", "SCALE-Sim topology file (.csv)")
+	cmd.Flags().StringVarP(&outDir, "path", "p", ".", "directory for the reports (they go into its <run_name> subdirectory)")
+	cmd.Flags().StringVarP(&inputType, "input-type", "i", "conv", "topology format: conv or gemm")
+	cmd.Flags().BoolVar(&dramReads, "dram-reads", true, "replay every ifmap and filter request through SCALE-Sim's read buffers for their DRAM columns")
+	return cmd
+}
