@@ -123,7 +123,8 @@ type readBuffer struct {
 	bw                       int64 // the default prefetch bandwidth (10 in CALC)
 	latency                  int64
 
-	setOf                 map[int64]int64 // address -> the latest set it was put in
+	setOf                 []int32 // address - base -> 1 + the latest set it was put in (0: none)
+	base                  int64
 	curSet, curElems      int64
 	readStart, readEnd    int64
 	pfStart               int64
@@ -135,11 +136,13 @@ type readBuffer struct {
 	traceValid            bool
 }
 
-func newReadBuffer(bytes, bw int64, track bool) *readBuffer {
+// newReadBuffer makes a read buffer of bytes for addresses in [base,
+// base+span) (span 0: no addresses are tracked).
+func newReadBuffer(bytes, bw, base, span int64) *readBuffer {
 	r := &readBuffer{items: bytes / 100, activeSets: 50, prefetchSets: 50, bw: bw, latency: 1,
-		readEnd: 49, lastStart: -2, lastEnd: -1}
-	if track {
-		r.setOf = map[int64]int64{}
+		readEnd: 49, lastStart: -2, lastEnd: -1, base: base}
+	if span > 0 {
+		r.setOf = make([]int32, span)
 	}
 	return r
 }
@@ -153,8 +156,9 @@ func (r *readBuffer) row(cycle int64) {
 
 // request serves one address at cycle (manage_prefetches).
 func (r *readBuffer) request(cycle, addr int64) {
-	s, seen := r.setOf[addr]
-	if seen {
+	slot := &r.setOf[addr-r.base]
+	if *slot > 0 {
+		s := int64(*slot - 1)
 		if s == r.curSet {
 			return // already in the set being filled
 		}
@@ -162,7 +166,7 @@ func (r *readBuffer) request(cycle, addr int64) {
 			return // a hit in the active sets
 		}
 	}
-	r.setOf[addr] = r.curSet
+	*slot = int32(r.curSet + 1)
 	r.curElems++
 	if r.curElems != r.items {
 		return

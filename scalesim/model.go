@@ -94,7 +94,11 @@ func Simulate(c *Config, l *Layer, opt Options) (*Result, error) {
 	w := newWriteBuffer(c.OfmapSRAMkB*1024, C)
 	var rb [2]*readBuffer
 	for op := range rb {
-		rb[op] = newReadBuffer(sramBytes(c, op), 10, opt.DRAMReads)
+		var base, span int64
+		if opt.DRAMReads {
+			base, span = g.addressRange(op)
+		}
+		rb[op] = newReadBuffer(sramBytes(c, op), 10, base, span)
 	}
 	var out int64
 	rows := g.rows()
@@ -225,6 +229,16 @@ func (g *geometry) rowHasRequest(op int, f, r int64) bool {
 		}
 	}
 	return false
+}
+
+// addressRange is the first address of an operand and the number of
+// addresses after it that its requests can name.
+func (g *geometry) addressRange(op int) (base, span int64) {
+	l := g.layer
+	if op == opFilter {
+		return g.cfg.FilterOffset, g.window * l.N()
+	}
+	return g.cfg.IfmapOffset, l.IfmapH * l.IfmapW * l.Channels
 }
 
 // distinct counts the distinct addresses an operand's requests name.
