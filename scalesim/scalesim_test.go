@@ -189,3 +189,32 @@ func TestPyFloat(t *testing.T) {
 		require.Equal(t, want, pyFloat(x))
 	}
 }
+
+// --pulse-model: the layers on Pulse's chip built from the cfg, beside
+// SCALE-Sim's figures. A weight-stationary GEMM that fills the array runs
+// within the SCALE-Sim law's cycles (Pulse overlaps a fold's weight load
+// and fill with the previous fold's stream; SCALE-Sim's folds never
+// overlap), and not below the compute bound.
+func TestPulseModel(t *testing.T) {
+	c, l := load(t, cfgText(16, 16, "ws", 64), "Layer, M, N, K,\nG, 256, 64, 128,\nsmall, 20, 7, 9,\n", true)
+	ch, err := PulseChip(c)
+	require.NoError(t, err)
+	require.Equal(t, 16, ch.MXU.Rows)
+	sim, err := Run(c, l, Options{}, nil)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	pr, err := RunPulse(ch, l, dir, nil)
+	require.NoError(t, err)
+	require.Len(t, pr, 2)
+	big := pr[0].Result.Report
+	bound := l[0].M() * l[0].N() * l[0].K() / (16 * 16)
+	require.GreaterOrEqual(t, big.Cycles, bound)
+	require.LessOrEqual(t, big.Cycles, sim[0].TotalCycles)
+	require.FileExists(t, filepath.Join(dir, "layer1.json"))
+	rep := PulseReport(sim, pr)
+	require.Contains(t, rep, fmt.Sprintf("0, G, 256, 64, 128, %d, %d,", sim[0].TotalCycles, big.Cycles))
+
+	c.Dataflow = "os"
+	_, err = PulseChip(c)
+	require.ErrorContains(t, err, "only weight-stationary")
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/scalesim"
 	"github.com/spf13/cobra"
 )
@@ -13,7 +14,7 @@ import (
 func newScaleSim() *cobra.Command {
 	var (
 		cfgPath, topoPath, outDir, inputType string
-		dramReads                            bool
+		dramReads, pulseModel                bool
 	)
 	cmd := &cobra.Command{
 		Use:   "scalesim -c CONFIG.cfg -t TOPOLOGY.csv -p OUTDIR [-i conv|gemm]",
@@ -23,7 +24,12 @@ the same flags as python3 -m scalesim.scale, and writes SCALE-Sim's reports
 (COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv, DETAILED_ACCESS_REPORT.csv) into
 OUTDIR/<run_name>/, with SCALE-Sim v3's numbers in its CALC bandwidth mode
 (docs/scalesim.md). --dram-reads=false skips the ifmap and filter DRAM
-columns (left empty), which cost time in proportion to the layer's requests.`,
+columns (left empty), which cost time in proportion to the layer's requests.
+
+--pulse-model also runs each layer (its im2col GEMM) on Pulse's cycle-level
+chip built from the cfg, and writes PULSE_REPORT.csv (both models' figures
+side by side) and pulse/layerN.json (Pulse's full report per layer). It
+takes USER bandwidth mode too, where only Pulse's figures are given.`,
 		Args: exactArgs(0, "no arguments (the files are flags: -c, -t, -p)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cfgPath == "" || topoPath == "" {
@@ -52,8 +58,14 @@ columns (left empty), which cost time in proportion to the layer's requests.`,
 			if err != nil {
 				return err
 			}
-			if c.UserBandwidth {
-				return fmt.Errorf("%s: InterfaceBandwidth USER: SCALE-Sim's USER-mode stalls come from its prefetch window and are not reproduced (docs/scalesim.md); set CALC", cfgPath)
+			if c.UserBandwidth && !pulseModel {
+				return fmt.Errorf("%s: InterfaceBandwidth USER: SCALE-Sim's USER-mode stalls come from its prefetch window and are not reproduced (docs/scalesim.md); set CALC, or add --pulse-model for Pulse's own figures at that bandwidth", cfgPath)
+			}
+			var chip *config.Chip
+			if pulseModel {
+				if chip, err = scalesim.PulseChip(c); err != nil {
+					return err
+				}
 			}
 			// The output directory before any work (nothing is lost to a
 			// bad path at the end).
@@ -71,18 +83,37 @@ columns (left empty), which cost time in proportion to the layer's requests.`,
 				fmt.Fprintf(stderr, "%s: note: %s\n", cfgPath, n)
 			}
 			start := time.Now()
-			results, err := scalesim.Run(c, layers, scalesim.Options{DRAMReads: dramReads}, func(done int, r *scalesim.Result) {
-				fmt.Fprintf(stderr, "layer %d/%d %s: %d cycles (incl. prefetch %d), mapping efficiency %.2f%%, compute util %.2f%%\n",
-					done, len(layers), r.Layer.Name, r.TotalCycles, r.TotalInclPrefetch, r.MappingEff, r.ComputeUtil)
-			})
-			if err != nil {
-				return err
+			var results []*scalesim.Result
+			if !c.UserBandwidth {
+				results, err = scalesim.Run(c, layers, scalesim.Options{DRAMReads: dramReads}, func(done int, r *scalesim.Result) {
+					fmt.Fprintf(stderr, "layer %d/%d %s: %d cycles (incl. prefetch %d), mapping efficiency %.2f%%, compute util %.2f%%\n",
+						done, len(layers), r.Layer.Name, r.TotalCycles, r.TotalInclPrefetch, r.MappingEff, r.ComputeUtil)
+				})
+				if err != nil {
+					return err
+				}
+				if err := scalesim.WriteReports(dir, results); err != nil {
+					return err
+				}
 			}
-			if err := scalesim.WriteReports(dir, results); err != nil {
-				return err
+			if pulseModel {
+				pdir := filepath.Join(dir, "pulse")
+				if err := os.MkdirAll(pdir, 0o755); err != nil {
+					return err
+				}
+				pr, err := scalesim.RunPulse(chip, layers, pdir, func(done int, p *scalesim.PulseResult) {
+					fmt.Fprintf(stderr, "pulse layer %d/%d %s: %d cycles, MXU MAC utilization %.1f%% (%.1f s)\n",
+						done, len(layers), p.Layer.Name, p.Result.Report.Cycles, 100*p.Result.Report.MXUMacUtilization, time.Since(start).Seconds())
+				})
+				if err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(dir, "PULSE_REPORT.csv"), []byte(scalesim.PulseReport(results, pr)), 0o644); err != nil {
+					return err
+				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%d layers, %s dataflow, %dx%d array: reports in %s (%.3f s)\n",
-				len(results), c.Dataflow, c.ArrayHeight, c.ArrayWidth, dir, time.Since(start).Seconds())
+				len(layers), c.Dataflow, c.ArrayHeight, c.ArrayWidth, dir, time.Since(start).Seconds())
 			return nil
 		},
 	}
@@ -91,5 +122,6 @@ columns (left empty), which cost time in proportion to the layer's requests.`,
 	cmd.Flags().StringVarP(&outDir, "path", "p", ".", "directory for the reports (they go into its <run_name> subdirectory)")
 	cmd.Flags().StringVarP(&inputType, "input-type", "i", "conv", "topology format: conv or gemm")
 	cmd.Flags().BoolVar(&dramReads, "dram-reads", true, "replay every ifmap and filter request through SCALE-Sim's read buffers for their DRAM columns")
+	cmd.Flags().BoolVar(&pulseModel, "pulse-model", false, "also run the layers on Pulse's cycle-level chip built from the cfg (PULSE_REPORT.csv, pulse/layerN.json)")
 	return cmd
 }
