@@ -46,6 +46,16 @@ func Simulate(c *Config, l *Layer, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("InterfaceBandwidth USER is not reproduced by the compatibility model (docs/scalesim.md); use CALC, or --pulse-model")
 	}
 	g := newGeometry(c, l)
+	if rows := float64(g.folds()) * float64(g.perFold); rows > maxRows {
+		return nil, fmt.Errorf("%.3g cycles of demand: beyond the %.0g the compatibility model replays (SCALE-Sim would build matrices of that many rows)", rows, float64(maxRows))
+	}
+	if opt.DRAMReads {
+		for op := opIfmap; op <= opFilter; op++ {
+			if _, span := g.addressRange(op); span > maxAddresses {
+				return nil, fmt.Errorf("the %s has %d addresses, more than --dram-reads tracks (%d); use --dram-reads=false", opName[op], span, int64(maxAddresses))
+			}
+		}
+	}
 	r := &Result{Layer: l, Folds: g.folds(), M: l.M(), N: l.N(), K: l.K()}
 	R, C := g.R, g.C
 
@@ -163,6 +173,13 @@ func Simulate(c *Config, l *Layer, opt Options) (*Result, error) {
 	r.TotalInclPrefetch = r.DRAMStop[opOfmap] - min(r.DRAMStart[opIfmap], r.DRAMStart[opFilter])
 	return r, nil
 }
+
+// Limits of what a run replays: rows of demand, and addresses an operand
+// may name when its reads are tracked (4 bytes each).
+const (
+	maxRows      = 1 << 34
+	maxAddresses = 1 << 31
+)
 
 var opName = [3]string{"ifmap", "filter", "ofmap"}
 

@@ -218,3 +218,12 @@ func TestPulseModel(t *testing.T) {
 	_, err = PulseChip(c)
 	require.ErrorContains(t, err, "only weight-stationary")
 }
+
+// Absurd layers are refused at once, never a hang or an allocation panic.
+func TestHugeLayers(t *testing.T) {
+	_, err := ParseTopology("t.csv", []byte("Layer, M, N, K,\nG, 2000000000, 2000000000, 2000000000,\n"), true)
+	require.ErrorContains(t, err, "t.csv:2: layer G is too large")
+	c, l := load(t, cfgText(1, 1, "ws", 64), "Layer, M, N, K,\nG, 2000000000, 1000, 100,\n", true)
+	_, err = Simulate(c, &l[0], Options{})
+	require.ErrorContains(t, err, "beyond the")
+}

@@ -92,7 +92,12 @@ func ParseTopology(file string, src []byte, gemm bool) ([]Layer, error) {
 		}
 		if gemm {
 			m, nn, k := vals[0], vals[1], vals[2]
-			layers = append(layers, Layer{Name: name, Line: n, IfmapH: m, IfmapW: k, FilterH: 1, FilterW: k, Channels: 1, Filters: nn, StrideH: 1, StrideW: 1})
+			l := Layer{Name: name, Line: n, IfmapH: m, IfmapW: k, FilterH: 1, FilterW: k, Channels: 1, Filters: nn, StrideH: 1, StrideW: 1}
+			if err := l.checkSize(); err != nil {
+				errs = append(errs, &Error{file, n, err.Error()})
+				continue
+			}
+			layers = append(layers, l)
 			continue
 		}
 		l := Layer{Name: name, Line: n, IfmapH: vals[0], IfmapW: vals[1], FilterH: vals[2], FilterW: vals[3], Channels: vals[4], Filters: vals[5], StrideH: vals[6], StrideW: vals[6]}
@@ -101,6 +106,10 @@ func ParseTopology(file string, src []byte, gemm bool) ([]Layer, error) {
 		}
 		if l.FilterH > l.IfmapH || l.FilterW > l.IfmapW {
 			errs = append(errs, &Error{file, n, fmt.Sprintf("the %dx%d filter is larger than the %dx%d input", l.FilterH, l.FilterW, l.IfmapH, l.IfmapW)})
+			continue
+		}
+		if err := l.checkSize(); err != nil {
+			errs = append(errs, &Error{file, n, err.Error()})
 			continue
 		}
 		if strings.Contains(name, "DP") {
@@ -127,4 +136,21 @@ func kind(gemm bool) string {
 		return "GEMM"
 	}
 	return "conv"
+}
+
+// maxLayerMACs bounds a layer's multiply-accumulates (M x N x K): far
+// beyond any layer SCALE-Sim can run, and small enough that every count
+// and address fits in 64 bits.
+const maxLayerMACs = 1 << 50
+
+// checkSize rejects a layer whose sizes overflow the model's arithmetic.
+func (l *Layer) checkSize() error {
+	lim := int64(1) << 31
+	in := float64(l.IfmapH) * float64(l.IfmapW) * float64(l.Channels)
+	k := float64(l.FilterH) * float64(l.FilterW) * float64(l.Channels)
+	m := float64(l.OfmapH()) * float64(l.OfmapW())
+	if in > float64(lim)*float64(lim) || k > float64(lim) || m > float64(lim) || m*k*float64(l.Filters) > maxLayerMACs {
+		return fmt.Errorf("layer %s is too large: %.3g x %.3g x %d multiply-accumulates (at most %.3g)", l.Name, m, k, l.Filters, float64(maxLayerMACs))
+	}
+	return nil
 }
