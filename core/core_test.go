@@ -92,7 +92,8 @@ func TestDifferentialExamples(t *testing.T) {
 }
 
 func TestMaxCycles(t *testing.T) {
-	prog, err := asm.Assemble("spin.s", []byte("l: jmp l\n"), asm.Options{})
+	// A long count-down: it would end, but not within the limit.
+	prog, err := asm.Assemble("count.s", []byte("  li r1, 100000\nl: addi r1, r1, -1\n  bne r1, r0, l\n  halt\n"), asm.Options{})
 	require.NoError(t, err)
 	chip, _ := config.Load("teach16", nil)
 	m, err := core.New(chip, prog, core.Options{MaxCycles: 1000})
@@ -101,6 +102,43 @@ func TestMaxCycles(t *testing.T) {
 	var mc *core.MaxCyclesError
 	require.ErrorAs(t, err, &mc)
 	require.Contains(t, err.Error(), "max-cycles")
+	// The same with no limit given ends.
+	m, err = core.New(chip, prog, core.Options{})
+	require.NoError(t, err)
+	require.NoError(t, m.Run())
+}
+
+// A sequencer that loops on its own with nothing changing stops at once,
+// not at the cycle limit; loops that change registers, or wait on units,
+// run on.
+func TestEndlessLoop(t *testing.T) {
+	chip, _ := config.Load("teach16", nil)
+	cases := []struct {
+		name, src string
+		endless   bool
+	}{
+		{"jmp to itself", "top: jmp top\n", true},
+		{"a loop body with no effect", "  li r1, 3\nl: addi r2, r1, 1\n  ld r3, [0]\n  jmp l\n", true},
+		{"a loop that counts", "  li r1, 0\nl: addi r1, r1, 1\n  jmp l\n", false},
+		{"a loop that stores", "  li r1, 3\nl: st r1, [0]\n  jmp l\n", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prog, err := asm.Assemble("l.s", []byte(c.src), asm.Options{})
+			require.NoError(t, err)
+			m, err := core.New(chip, prog, core.Options{MaxCycles: 200_000})
+			require.NoError(t, err)
+			err = m.Run()
+			var el *core.EndlessLoopError
+			if c.endless {
+				require.ErrorAs(t, err, &el)
+				require.Less(t, el.Cycles, int64(100))
+				return
+			}
+			var mc *core.MaxCyclesError
+			require.ErrorAs(t, err, &mc)
+		})
+	}
 }
 
 // TestDifferentialBankedHBM: with the bank-level DRAM model the timing

@@ -20,6 +20,7 @@ type Sequencer struct {
 	haltedAt   sim.Time
 	acct       Accounting
 	blocked    string
+	spin       spinDetector
 }
 
 // Accounting is the sequencer's time by state.
@@ -79,6 +80,7 @@ func (s *Sequencer) tick(now sim.Time) {
 				return
 			}
 			u.queue.Send(pending{pc: pc, bases: a.Bases(in)})
+			s.spin.reset()
 			if s.Wants(sim.HookDispatch) {
 				c := s.HookCtx()
 				*c = sim.HookCtx{Pos: sim.HookDispatch, Now: now, Unit: u.Index, PC: pc, Depth: u.queue.Len()}
@@ -121,6 +123,12 @@ func (s *Sequencer) tick(now sim.Time) {
 			a.PC = next
 			m.retired++
 			s.acct.set(now, Busy, first)
+			if info.Code == isa.CodeSt {
+				s.spin.reset()
+			} else if next <= pc && m.drained() && s.spin.repeats(a, next) {
+				m.fail(&EndlessLoopError{PC: next, Pos: m.Prog.DebugAt(next).Pos(), Cycles: m.Clock.Cycles(now)})
+				return
+			}
 			switch {
 			case next != pc+1:
 				s.at(now + cyc*sim.Time(1+m.Chip.Scalar.BranchPenalty))

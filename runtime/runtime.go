@@ -116,7 +116,7 @@ type ExecOptions struct {
 	// be nil (or have no Data) when control flow does not depend on it;
 	// when it does, Execute returns a *NeedsInputError.
 	TimingOnly bool
-	MaxCycles  int64 // stop after this many cycles (0: no limit)
+	MaxCycles  int64 // stop after this many cycles (0: core.DefaultMaxCycles; negative: no limit)
 	// Observers watch the run: traces.Timeline, traces.Profile (built on
 	// x.Source). Runs without them pay nothing for observation.
 	Observers []core.Observer

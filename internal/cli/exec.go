@@ -37,6 +37,9 @@ the address; a program whose semaphore waits can never be met is reported as a
 deadlock with each unit's pending instruction.`,
 		Args: exactArgs(1, "one kernel file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if maxSteps <= 0 {
+				return usagef("--max-steps %d: the limit must be a positive number of instructions", maxSteps)
+			}
 			chip, prog, inputs, outs, err := f.load(args[0])
 			if err != nil {
 				return err

@@ -31,6 +31,9 @@ value computation for speed. The JSON report's schema is docs/report-schema.md.
 cycle profile, a roofline chart and the kernel's row (docs/observability.md).`,
 		Args: exactArgs(1, "one kernel file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if maxCycles < 0 {
+				return usagef("--max-cycles %d: the limit must be a positive number of cycles (0: the default)", maxCycles)
+			}
 			if err := obs.validate(); err != nil {
 				return err
 			}
@@ -78,7 +81,7 @@ cycle profile, a roofline chart and the kernel's row (docs/observability.md).`,
 	f.register(cmd.Flags())
 	cmd.Flags().BoolVar(&timingOnly, "timing-only", false, "skip value computation")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the report as JSON to this file")
-	cmd.Flags().Int64Var(&maxCycles, "max-cycles", 0, "stop the simulation after this many cycles (0: no limit)")
+	cmd.Flags().Int64Var(&maxCycles, "max-cycles", 0, "stop the simulation after this many cycles (0: the default, 10,000,000,000)")
 	obs.register(cmd.Flags())
 	return cmd
 }

@@ -139,6 +139,9 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 --emit-asm names it, so that go tool pprof -list shows it.`,
 		Args: exactArgs(1, "one HLO file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if maxCycles < 0 {
+				return usagef("--max-cycles %d: the limit must be a positive number of cycles (0: the default)", maxCycles)
+			}
 			if timingOnly && (check || outDir != "") {
 				return usagef("--check and --out-dir need values: drop --timing-only")
 			}
@@ -220,7 +223,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 	cmd.Flags().BoolVar(&timingOnly, "timing-only", false, "compute only the values that steer control flow: the same cycles, faster (inputs are needed only when control flow depends on them)")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the report as JSON to this file")
 	cmd.Flags().BoolVar(&check, "check", false, "compare the outputs with the HLO reference evaluator's")
-	cmd.Flags().Int64Var(&maxCycles, "max-cycles", 0, "stop the simulation after this many cycles (0: no limit)")
+	cmd.Flags().Int64Var(&maxCycles, "max-cycles", 0, "stop the simulation after this many cycles (0: the default, 10,000,000,000)")
 	cmd.Flags().StringVar(&memory, "max-memory", "2GiB", "the most host memory the inputs and --check's evaluator may take as float64 values (e.g. 8GiB)")
 	return cmd
 }
