@@ -170,6 +170,7 @@ func TestRun(t *testing.T) {
 		{"max cycles", []string{"run", write(t, dir, "busy.s", "  li r1, 100000\nl: addi r1, r1, -1\n  bne r1, r0, l\n  halt\n"), "--max-cycles", "100"}, 1, "max-cycles limit of 100 cycles"},
 		{"endless loop, run", []string{"run", write(t, dir, "spin.s", "top: jmp top\n")}, 1, "spin.s:1:6: endless loop"},
 		{"endless loop with an idle unit, run", []string{"run", write(t, dir, "spin2.s", "  li r1, 5\n  vfill sram[0x0]:f32[4], 0\n  barrier\nl: addi r2, r1, 1\n  jmp l\n")}, 1, "endless loop"},
+		{"tensor bound twice", []string{"run", src, "--in", "x=" + out, "--in", "x=" + out}, 2, "--in x=" + out + " and --in x=" + out + " both bind tensor x"},
 		{"negative max cycles", []string{"run", write(t, dir, "h.s", "halt\n"), "--max-cycles", "-1"}, 2, "--max-cycles -1: the limit must be a positive number"},
 		{"negative max steps", []string{"exec", write(t, dir, "h2.s", "halt\n"), "--max-steps", "-1"}, 2, "--max-steps -1: the limit must be a positive number"},
 		{"fault", []string{"run", write(t, dir, "oob.s", "  dma sram[0x3fffc]:f32[4], hbm[0x0]:f32[4]\n  halt\n")}, 1, "oob.s:1:3: fault at pc 0 on dma0"},

@@ -41,11 +41,16 @@ func (f *runFlags) load(path string) (*config.Chip, *exe.Program, []pulse.Input,
 		return nil, nil, nil, nil, err
 	}
 	var inputs []pulse.Input
+	boundBy := map[string]string{}
 	for _, s := range f.ins {
 		name, file, err := splitBinding("in", s)
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
+		if prev, ok := boundBy[name]; ok {
+			return nil, nil, nil, nil, usagef("--in %s and --in %s both bind tensor %s", prev, s, name)
+		}
+		boundBy[name] = s
 		in, err := pulse.ReadNPYInput(prog, name, file)
 		if err != nil {
 			return nil, nil, nil, nil, err

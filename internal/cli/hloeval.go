@@ -111,6 +111,7 @@ func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) 
 		return nil, err
 	}
 	bound := map[int64]bool{}
+	boundBy := map[int64]string{} // the flag that bound each parameter
 	for _, s := range ins {
 		name, path, err := splitBinding("in", s)
 		if err != nil {
@@ -125,6 +126,10 @@ func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) 
 		if p == nil {
 			return nil, fmt.Errorf("--in %s: the entry computation has no parameter named or numbered %q", name, name)
 		}
+		if prev, ok := boundBy[p.ParamNumber]; ok {
+			return nil, usagef("--in %s and --in %s both bind parameter %d (%s)", prev, s, p.ParamNumber, p.Name)
+		}
+		boundBy[p.ParamNumber] = s
 		// A number fills the parameter: hyperparameters (a clamp bound, a
 		// dropout rate, a divisor) need their real values for a training
 		// step to compute anything meaningful. A file named like a number
