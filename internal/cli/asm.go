@@ -17,6 +17,12 @@ func newAsm() *cobra.Command {
 		Short: "Assemble a kernel into an executable",
 		Args:  exactArgs(1, "one source file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				out = strings.TrimSuffix(args[0], ".s") + ".pulse"
+			}
+			if err := checkOutputFile("-o", out); err != nil {
+				return err
+			}
 			src, err := os.ReadFile(args[0])
 			if err != nil {
 				return err
@@ -29,10 +35,7 @@ func newAsm() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if out == "" {
-				out = strings.TrimSuffix(args[0], ".s") + ".pulse"
-			}
-			if err := os.WriteFile(out, b, 0o644); err != nil {
+			if err := writeOutput("-o", out, b); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d instructions, %d tensors, %d bytes\n", out, len(prog.Code), len(prog.Symbols), len(b))

@@ -66,6 +66,9 @@ func (f *runFlags) load(path string) (*config.Chip, *exe.Program, []pulse.Input,
 		if _, ok := prog.Symbol(name); !ok {
 			return nil, nil, nil, nil, fmt.Errorf("--out %s: the program has no tensor named %q", name, name)
 		}
+		if err := checkOutputFile("--out "+name+"=", file); err != nil {
+			return nil, nil, nil, nil, err
+		}
 		outs = append(outs, binding{name, file})
 	}
 	for _, s := range f.show {

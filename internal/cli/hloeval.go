@@ -44,6 +44,9 @@ much each output depends on rounding; pulse simulate --check does this for
 outputs beyond the dtype tolerance (docs/hlo.md).`,
 		Args: exactArgs(1, "one HLO file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutputDir("--out-dir", outDir); err != nil {
+				return err
+			}
 			m, err := readHLO(args[0])
 			if err != nil {
 				return err
@@ -211,7 +214,7 @@ func writeOutputs(w io.Writer, outs []*hlo.Value, tuple bool, dir string) error 
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
-			if err := os.WriteFile(filepath.Join(dir, name), encodeValue(v), 0o644); err != nil {
+			if err := writeOutput("--out-dir", filepath.Join(dir, name), encodeValue(v)); err != nil {
 				return err
 			}
 			fmt.Fprintf(w, " -> %s", filepath.Join(dir, name))

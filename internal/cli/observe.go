@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -66,12 +65,9 @@ func (f *observeFlags) validate() error {
 		return usagef("--trace-max-events must be positive")
 	}
 	// A file that cannot be written fails now, not after a long run.
-	for _, p := range []struct{ flag, path string }{{"trace", f.trace}, {"pprof", f.pprof}, {"roofline", f.roofline}, {"csv", f.csv}} {
-		if p.path == "" {
-			continue
-		}
-		if st, err := os.Stat(filepath.Dir(p.path)); err != nil || !st.IsDir() {
-			return fmt.Errorf("--%s %s: the directory %s does not exist", p.flag, p.path, filepath.Dir(p.path))
+	for _, p := range []struct{ flag, path string }{{"--trace", f.trace}, {"--pprof", f.pprof}, {"--roofline", f.roofline}, {"--csv", f.csv}} {
+		if err := checkOutputFile(p.flag, p.path); err != nil {
+			return err
 		}
 	}
 	if f.roofline != "" {
@@ -144,17 +140,10 @@ func (f *observeFlags) failed(stderr io.Writer, runErr error) error {
 	return runErr
 }
 
-// writeFile creates path and writes it with fn, reporting the first error.
+// writeFile writes path with fn; if the file cannot be written, the output
+// goes to a temporary file the error names.
 func writeFile(path string, fn func(io.Writer) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(fh); err != nil {
-		fh.Close()
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	return fh.Close()
+	return writeOutputWith("output", path, fn)
 }
 
 // writeKernelCSV writes the per-kernel rows with the JSON report's keys as

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -37,6 +36,9 @@ cycle profile, a roofline chart and the kernel's row (docs/observability.md).`,
 			if err := obs.validate(); err != nil {
 				return err
 			}
+			if err := checkOutputFile("--json", jsonPath); err != nil {
+				return err
+			}
 			c, prog, inputs, outs, err := f.load(args[0])
 			if err != nil {
 				return err
@@ -67,7 +69,7 @@ cycle profile, a roofline chart and the kernel's row (docs/observability.md).`,
 				return err
 			}
 			if jsonPath != "" {
-				if err := os.WriteFile(jsonPath, r.JSON(), 0o644); err != nil {
+				if err := writeOutput("--json", jsonPath, r.JSON()); err != nil {
 					return err
 				}
 			}

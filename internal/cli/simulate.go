@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -49,7 +48,7 @@ func (f *compileFlags) compile(path string) (*runtime.Client, *hlo.Module, *runt
 		return nil, nil, nil, err
 	}
 	if f.emitAsm != "" {
-		if err := os.WriteFile(f.emitAsm, []byte(x.Asm), 0o644); err != nil {
+		if err := writeOutput("--emit-asm", f.emitAsm, []byte(x.Asm)); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -73,6 +72,12 @@ it implements. Compiled programs are cached (see pulse simulate).`,
 			if out == "" && f.emitAsm == "" {
 				return usagef("give -o FILE.pulse, --emit-asm FILE.s, or both")
 			}
+			if err := checkOutputFile("-o", out); err != nil {
+				return err
+			}
+			if err := checkOutputFile("--emit-asm", f.emitAsm); err != nil {
+				return err
+			}
 			_, _, x, err := f.compile(args[0])
 			if err != nil {
 				return err
@@ -82,7 +87,7 @@ it implements. Compiled programs are cached (see pulse simulate).`,
 				if err != nil {
 					return err
 				}
-				if err := os.WriteFile(out, b, 0o644); err != nil {
+				if err := writeOutput("-o", out, b); err != nil {
 					return err
 				}
 			}
@@ -148,6 +153,16 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 			if err := obs.validate(); err != nil {
 				return err
 			}
+			// Every output path before any work: a long run must not fail
+			// at the end for a path it could have refused now.
+			for _, o := range []struct{ flag, path string }{{"--json", jsonPath}, {"--emit-asm", f.emitAsm}} {
+				if err := checkOutputFile(o.flag, o.path); err != nil {
+					return err
+				}
+			}
+			if err := checkOutputDir("--out-dir", outDir); err != nil {
+				return err
+			}
 			client, m, x, err := f.compile(args[0])
 			if err != nil {
 				return err
@@ -155,7 +170,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 			asmFile := f.emitAsm
 			if asmFile == "" && obs.pprof != "" {
 				asmFile = strings.TrimSuffix(strings.TrimSuffix(obs.pprof, ".gz"), ".pb") + ".s"
-				if err := os.WriteFile(asmFile, []byte(x.Asm), 0o644); err != nil {
+				if err := writeOutput("--pprof", asmFile, []byte(x.Asm)); err != nil {
 					return err
 				}
 			}
@@ -185,7 +200,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 				return err
 			}
 			if jsonPath != "" {
-				if err := os.WriteFile(jsonPath, r.JSON(), 0o644); err != nil {
+				if err := writeOutput("--json", jsonPath, r.JSON()); err != nil {
 					return err
 				}
 			}
