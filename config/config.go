@@ -276,6 +276,15 @@ func (c *Chip) Validate() error {
 				return fmt.Errorf("%s: %d out of range 0..%d", r.key, r.v, 1<<20)
 			}
 		}
+		// Between two refreshes a channel must have time for at least one
+		// whole access (activate, column command and data, precharge), or
+		// it refreshes forever and the run never ends.
+		if tm.REFI > 0 {
+			need := tm.RFC + tm.RAS + tm.RP + tm.RCD + max(tm.CL, tm.CWL) + tm.BL + max(tm.RTP, tm.WR)
+			if tm.REFI <= need {
+				return fmt.Errorf("hbm.timing.refi: %d cycles between refreshes leaves no time for an access: it must exceed hbm.timing.rfc + ras + rp + rcd + max(cl, cwl) + bl + max(rtp, wr) = %d (or be 0: no refresh)", tm.REFI, need)
+			}
+		}
 	default:
 		return fmt.Errorf("hbm.model: %q is not a known model (ideal, banked)", c.HBM.Model)
 	}

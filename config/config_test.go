@@ -78,3 +78,15 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Refresh timings the banked model could never make progress with are
+// refused, naming the keys.
+func TestRefreshMustLeaveTime(t *testing.T) {
+	for _, sets := range [][]string{{"hbm.timing.rfc=100000"}, {"hbm.timing.refi=1"}, {"hbm.timing.rfc=4682"}} {
+		_, err := Load("tpuv4core", append([]string{"hbm.model=banked"}, sets...))
+		require.ErrorContains(t, err, "hbm.timing.refi")
+		require.ErrorContains(t, err, "hbm.timing.rfc")
+	}
+	_, err := Load("tpuv4core", []string{"hbm.model=banked", "hbm.timing.refi=0", "hbm.timing.rfc=100000"})
+	require.NoError(t, err, "no refresh at all is fine")
+}

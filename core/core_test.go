@@ -263,3 +263,23 @@ func TestTimingOnlyChecksTiles(t *testing.T) {
 	_, err = core.Simulate(chip, prog, core.Options{TimingOnly: true}, nil)
 	require.ErrorContains(t, err, "oversized weight tile")
 }
+
+// A memory that never answers (here a refresh interval shorter than the
+// refresh, which config validation refuses but a hand-built chip can
+// have) ends the run with each unit's state, not a hang.
+func TestWatchdog(t *testing.T) {
+	chip, err := config.Load("tpuv4core", []string{"hbm.model=banked"})
+	require.NoError(t, err)
+	chip.HBM.Timing.REFI = 1
+	src, err := os.ReadFile("../examples/kernels/vadd.s")
+	require.NoError(t, err)
+	prog, err := asm.Assemble("vadd.s", src, asm.Options{})
+	require.NoError(t, err)
+	m, err := core.New(chip, prog, core.Options{TimingOnly: true, WatchdogCycles: 100_000})
+	require.NoError(t, err)
+	err = m.Run()
+	var se *core.StuckError
+	require.ErrorAs(t, err, &se)
+	require.Contains(t, err.Error(), "no progress")
+	require.Regexp(t, `dma0: \d+ instructions in flight`, err.Error())
+}

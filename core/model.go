@@ -7,6 +7,7 @@ package core
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/dma"
@@ -28,6 +29,8 @@ type Options struct {
 	// MaxCycles stops the run after this many core cycles: 0 means
 	// DefaultMaxCycles, a negative number no limit.
 	MaxCycles int64
+	// WatchdogCycles overrides the default WatchdogCycles (tests).
+	WatchdogCycles int64
 	// Observers are attached to the model before it runs (traces/ has
 	// the timeline and the profile). With none, the units build no hook
 	// contexts at all.
@@ -219,11 +222,29 @@ func (m *Model) Run() error {
 	if maxCycles > 0 {
 		limit = m.Clock.Time(maxCycles)
 	}
+	// The watchdog: the run goes in stretches of WatchdogCycles; one in
+	// which no instruction retired and the sequencer did not move ends it.
+	watchdog := int64(WatchdogCycles)
+	if m.opt.WatchdogCycles > 0 {
+		watchdog = m.opt.WatchdogCycles
+	}
+	stretch := m.Clock.Time(watchdog)
+	lastRetired, lastPC := int64(-1), -1
 	for m.err == nil && m.Eng.Pending() > 0 {
-		if limit >= 0 && m.Eng.Run(limit) {
-			return &MaxCyclesError{maxCycles, m.Arch.PC, m.Prog.DebugAt(m.Arch.PC).Pos(), m.opt.MaxCycles == 0}
+		until := m.Eng.Now() + stretch
+		if limit >= 0 && until >= limit {
+			if m.Eng.Run(limit) {
+				return &MaxCyclesError{maxCycles, m.Arch.PC, m.Prog.DebugAt(m.Arch.PC).Pos(), m.opt.MaxCycles == 0}
+			}
+			continue
 		}
-		m.Eng.Run(-1)
+		if !m.Eng.Run(until) {
+			continue // drained
+		}
+		if m.retired == lastRetired && m.Arch.PC == lastPC {
+			return m.stalled(m.Clock.Cycles(m.Eng.Now()), watchdog)
+		}
+		lastRetired, lastPC = m.retired, m.Arch.PC
 	}
 	if m.err != nil {
 		return m.err
@@ -237,6 +258,39 @@ func (m *Model) Run() error {
 		u.acct.set(end, u.acct.state, u.acct.pc)
 	}
 	return nil
+}
+
+// WatchdogCycles is how long a run may go with no instruction completing
+// and the sequencer not moving before it is stopped as stuck (a memory
+// model that never answers, for instance): far longer than any one
+// instruction takes.
+const WatchdogCycles = 1 << 28
+
+// StuckError stops a run in which time passed but nothing progressed.
+type StuckError struct {
+	Cycles, Idle int64
+	Units        []string // each unit's state
+}
+
+func (e *StuckError) Error() string {
+	return fmt.Sprintf("no progress: at cycle %d, %d cycles had passed without any instruction completing (a memory or unit that never answers)\n  %s",
+		e.Cycles, e.Idle, strings.Join(e.Units, "\n  "))
+}
+
+func (m *Model) stalled(now, idle int64) error {
+	e := &StuckError{Cycles: now, Idle: idle}
+	if !m.Seq.halted {
+		pc := m.Arch.PC
+		e.Units = append(e.Units, fmt.Sprintf("scalar: pc %d (%s) at %s", pc, m.Prog.Code[pc].Format(m.Prog), m.Prog.DebugAt(pc).Pos()))
+	}
+	for _, u := range m.Units {
+		state := u.acct.state.String()
+		if u.inflight > 0 {
+			state = fmt.Sprintf("%d instructions in flight (last started: pc %d)", u.inflight, u.lastPC)
+		}
+		e.Units = append(e.Units, fmt.Sprintf("%s: %s; %d queued", u.Name, state, u.queue.Len()))
+	}
+	return e
 }
 
 func (m *Model) deadlock() error {
