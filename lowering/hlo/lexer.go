@@ -50,10 +50,15 @@ func isWordChar(c byte) bool {
 		c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
+// MaxNesting bounds how deeply brackets nest in HLO text (XLA's own dumps
+// nest a handful of levels).
+const MaxNesting = 256
+
 // lex splits src into tokens. It never fails: bad characters and unclosed
 // strings or comments become tBad tokens that the parser reports.
 func lex(src string) []token {
-	toks := make([]token, 0, len(src)/4+16) // dumps average about 4 bytes a token
+	toks := make([]token, 0, min(len(src)/4+16, 1<<20)) // dumps average about 4 bytes a token
+	depth := 0
 	line, col := 1, 1
 	space, bol := true, true
 	i := 0
@@ -135,6 +140,17 @@ func lex(src string) []token {
 		case strings.IndexByte("{}[](),=:*#?<>!@^&|~/;'`\\", c) >= 0:
 			tok.kind, tok.text = tPunct, src[i:i+1]
 			adv(1)
+			switch c {
+			case '{', '[', '(':
+				// Brackets nested absurdly deep end the lexing here: the
+				// parser reports it at once, without millions of tokens.
+				if depth++; depth > MaxNesting {
+					tok.kind, tok.text = tBad, fmt.Sprintf("brackets nested more than %d deep", MaxNesting)
+					return append(toks, tok, token{kind: tEOF, pos: tok.pos, space: true, bol: true})
+				}
+			case '}', ']', ')':
+				depth--
+			}
 		default:
 			tok.kind, tok.text = tBad, fmt.Sprintf("unexpected character %q", c)
 			adv(1)

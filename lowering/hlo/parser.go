@@ -38,11 +38,22 @@ func (l ErrorList) Error() string {
 type bailout struct{}
 
 type parser struct {
-	file string
-	toks []token
-	i    int
-	errs ErrorList
+	file  string
+	toks  []token
+	i     int
+	errs  ErrorList
+	inst  string // the instruction being read, for messages
+	depth int    // tuple shapes open
 }
+
+// MaxTupleDepth bounds how deeply tuple shapes nest (XLA's own modules nest
+// a few levels): deeper input is an error, not a stack overflow.
+const MaxTupleDepth = 64
+
+// MaxElements bounds an array's elements: 2^50, a petabyte of bytes,
+// beyond what any chip or host could hold (the largest array of the
+// corpus, Llama-2's attention scores, has 2^39).
+const MaxElements = 1 << 50
 
 // Parse parses HLO text. filename names it in errors. On failure it returns
 // an ErrorList (every error found, sorted, at most MaxErrors) and whatever
@@ -239,6 +250,7 @@ func (p *parser) atComputationStart() bool {
 
 func (p *parser) computation(m *Module) *Computation {
 	c := &Computation{Pos: p.peek().pos}
+	errsBefore := len(p.errs)
 	if p.accept("ENTRY") {
 		c.IsEntry = true
 	}
@@ -280,7 +292,7 @@ func (p *parser) computation(m *Module) *Computation {
 	if c.Root == nil && len(c.Instructions) > 0 {
 		c.Root = c.Instructions[len(c.Instructions)-1]
 	}
-	if len(c.Instructions) == 0 {
+	if len(c.Instructions) == 0 && len(p.errs) == errsBefore { // not when its instructions failed
 		p.errs = append(p.errs, &Error{p.file, c.Pos, fmt.Sprintf("computation %s has no instructions", c.Name)})
 	}
 	return c
@@ -308,6 +320,7 @@ func (p *parser) instruction() *Instruction {
 		in.IsRoot = true
 	}
 	in.Name = p.name().text
+	p.inst = in.Name
 	p.expect("=")
 	// The result shape may be left out where XLA can infer it ("v = abs(a)").
 	if t := p.peek(); !(t.kind == tWord && !isElemType(t.text) && p.peekN(1).text == "(") {
@@ -463,6 +476,9 @@ func isElemType(s string) bool { return elemTypes[s] }
 func (p *parser) shape() *Shape {
 	t := p.peek()
 	if p.accept("(") {
+		if p.depth++; p.depth > MaxTupleDepth {
+			p.fail(t, "tuple shapes nested more than %d deep", MaxTupleDepth)
+		}
 		s := &Shape{IsTuple: true}
 		for !p.accept(")") {
 			if len(s.Tuple) > 0 {
@@ -470,6 +486,7 @@ func (p *parser) shape() *Shape {
 			}
 			s.Tuple = append(s.Tuple, p.shape())
 		}
+		p.depth--
 		return s
 	}
 	if t.kind != tWord || !isElemType(t.text) {
@@ -503,6 +520,13 @@ func (p *parser) shape() *Shape {
 		if kind != Static {
 			s.setKind(len(s.Dims)-1, kind)
 		}
+	}
+	if n, ok := elemsWithin(s.Dims, MaxElements); !ok {
+		who := ""
+		if p.inst != "" {
+			who = p.inst + ": "
+		}
+		p.fail(t, "%sthe array %s has %s elements, beyond the 2^50 any chip or host could hold", who, s, n)
 	}
 	if p.is("{") && (p.peekN(1).text == ":" || p.peekN(1).text == "}" || isInt(p.peekN(1).text)) {
 		s.Layout = p.layout()

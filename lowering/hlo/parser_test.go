@@ -3,7 +3,9 @@ package hlo
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -75,6 +77,14 @@ func TestParseErrors(t *testing.T) {
 		{"HloModule m, entry_computation_layout={()->f32[]}\nc {\n x = f32[] parameter(0)\n}\n", "no ENTRY computation"},
 		{"ENTRY e {\n x = f32[] constant(\"oops)\n}\n", "unterminated string"},
 		{"", "no computation"},
+		// Arrays beyond what anything could hold, named with their size.
+		{"ENTRY e {\n  ROOT a = f32[4294967296,4294967296] parameter(0)\n}\n", "2:12: a: the array f32[4294967296,4294967296] has 1.845e+19 elements"},
+		{"ENTRY e {\n  ROOT a = f32[9223372036854775807,2] parameter(0)\n}\n", "has 1.845e+19 elements"},
+		{"ENTRY e {\n  ROOT a = s32[3037000500,3037000500] parameter(0)\n}\n", "has 9.223e+18 elements, beyond the 2^50"},
+		{"ENTRY e {\n  a = (f32[], s32[1125899906842625]) parameter(0)\n}\n", "a: the array s32[1125899906842625]"},
+		// Nesting: an error, not a stack overflow.
+		{"ENTRY e {\n  ROOT a = " + strings.Repeat("(", 100) + "f32[]" + strings.Repeat(")", 100) + " parameter(0)\n}\n", "2:76: tuple shapes nested more than 64 deep"},
+		{"ENTRY e {\n  ROOT a = f32[] parameter(0), x=" + strings.Repeat("{", 300) + "\n}\n", "brackets nested more than 256 deep"},
 	}
 	for _, c := range cases {
 		_, err := Parse("t.hlo", c.src)
@@ -82,8 +92,16 @@ func TestParseErrors(t *testing.T) {
 		require.Contains(t, err.Error(), c.msg, c.src)
 		require.Contains(t, err.Error(), "t.hlo:")
 	}
+	// The largest real array of the corpus still parses (Llama-2's scores).
+	_, err := Parse("t.hlo", "ENTRY e {\n  ROOT a = f32[1024,32,4096,4096] parameter(0)\n}\n")
+	require.NoError(t, err)
+	// Five million open parentheses end in well under a second.
+	start := time.Now()
+	_, err = Parse("t.hlo", "ENTRY e {\n  ROOT a = "+strings.Repeat("(", 5_000_000)+"f32[]"+strings.Repeat(")", 5_000_000)+" parameter(0)\n}\n")
+	require.ErrorContains(t, err, "nested more than")
+	require.Less(t, time.Since(start), 2*time.Second)
 	// Several errors, each positioned, in one pass.
-	_, err := Parse("t.hlo", "ENTRY e {\n a = f32[2 parameter(0)\n b = q[] parameter(1)\n c = f32[] add(a, b)\n}\n")
+	_, err = Parse("t.hlo", "ENTRY e {\n a = f32[2 parameter(0)\n b = q[] parameter(1)\n c = f32[] add(a, b)\n}\n")
 	require.Len(t, err.(ErrorList), 2)
 }
 

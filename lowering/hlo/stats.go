@@ -1,6 +1,8 @@
 package hlo
 
 import (
+	"fmt"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +32,20 @@ func ElemBits(elem string) int {
 }
 
 // Elems is the number of elements of an array shape (tuples: the sum).
+// elemsWithin multiplies dims, reporting whether the product stays within
+// limit; beyond it, the product is given as text (it may not fit 64 bits).
+func elemsWithin(dims []int64, limit int64) (string, bool) {
+	n := new(big.Int).SetInt64(1)
+	for _, d := range dims {
+		n.Mul(n, big.NewInt(max(d, 0)))
+	}
+	if n.IsInt64() && n.Int64() <= limit {
+		return n.String(), true
+	}
+	f, _ := new(big.Float).SetInt(n).Float64()
+	return fmt.Sprintf("%.4g", f), false
+}
+
 func (s *Shape) Elems() int64 {
 	if s == nil {
 		return 0
