@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"math/bits"
 	"os"
 	"path"
 	"sort"
@@ -43,11 +44,28 @@ type Scalar struct {
 // HBM describes off-chip memory timing: the ideal model's two numbers and
 // the bank-level model's device.
 type HBM struct {
-	Model         string    `yaml:"model"`          // "ideal" (latency + bandwidth) or "banked"
-	BandwidthGBps float64   `yaml:"bandwidth_gbps"` // ideal: peak, 1e9 bytes/s
-	LatencyNS     float64   `yaml:"latency_ns"`     // ideal: latency of a request
-	Device        DRAM      `yaml:"device"`         // banked: organization
-	Timing        DRAMTimes `yaml:"timing"`         // banked: JEDEC timings in clocks
+	Model         string         `yaml:"model"`          // "ideal" (latency + bandwidth) or "banked"
+	BandwidthGBps float64        `yaml:"bandwidth_gbps"` // ideal: peak, 1e9 bytes/s
+	LatencyNS     float64        `yaml:"latency_ns"`     // ideal: latency of a request
+	Device        DRAM           `yaml:"device"`         // banked: organization
+	Timing        DRAMTimes      `yaml:"timing"`         // banked: JEDEC timings in clocks
+	Controller    DRAMController `yaml:"controller"`     // banked: the memory controller
+}
+
+// DRAMController is the banked model's memory controller. Zero values
+// keep Pulse's defaults: its hashed address mapping and one scheduling
+// window per channel with no queue limits.
+type DRAMController struct {
+	// AddressMapping names the address bits' fields from the most
+	// significant down, as DRAMSim3 writes it: two letters each, ro (row),
+	// ra (rank), bg (bank group), ba (bank), ch (channel), co (column),
+	// e.g. "rorabgbachco"; the bits below an access are its offset. "":
+	// Pulse's mapping (bank group, hashed channel, column, bank, row).
+	AddressMapping string `yaml:"address_mapping"`
+	ReadQueue      int    `yaml:"read_queue"`  // reads a channel holds (0: no limit)
+	WriteQueue     int    `yaml:"write_queue"` // writes a channel buffers, all drained once it is full (0: writes are scheduled with reads)
+	BankQueue      int    `yaml:"bank_queue"`  // accesses per bank the scheduler considers, oldest first (0: the window)
+	RowHitCap      int    `yaml:"row_hit_cap"` // row hits in a row before an older access to another row of that bank goes first (0: no cap)
 }
 
 // DRAM is the organization of the banked model.
@@ -261,6 +279,10 @@ func (c *Chip) Validate() error {
 			{"hbm.device.window", int64(d.Window), 1, 1 << 12},
 			{"hbm.timing.bl", int64(tm.BL), 1, 1 << 10},
 			{"hbm.timing.refi", int64(tm.REFI), 0, 1 << 24},
+			{"hbm.controller.read_queue", int64(c.HBM.Controller.ReadQueue), 0, 1 << 16},
+			{"hbm.controller.write_queue", int64(c.HBM.Controller.WriteQueue), 0, 1 << 16},
+			{"hbm.controller.bank_queue", int64(c.HBM.Controller.BankQueue), 0, 1 << 16},
+			{"hbm.controller.row_hit_cap", int64(c.HBM.Controller.RowHitCap), 0, 1 << 16},
 		} {
 			if r.v < r.lo || r.v > r.hi {
 				return fmt.Errorf("%s: %d out of range %d..%d", r.key, r.v, r.lo, r.hi)
@@ -274,6 +296,11 @@ func (c *Chip) Validate() error {
 			{"hbm.timing.rfc", int64(tm.RFC), 0, 0}} {
 			if r.v < 0 || r.v > 1<<20 {
 				return fmt.Errorf("%s: %d out of range 0..%d", r.key, r.v, 1<<20)
+			}
+		}
+		if m := c.HBM.Controller.AddressMapping; m != "" {
+			if _, err := ParseAddressMapping(m, d); err != nil {
+				return fmt.Errorf("hbm.controller.address_mapping: %v", err)
 			}
 		}
 		// Between two refreshes a channel must have time for at least one
@@ -472,4 +499,42 @@ func setKey(m *yaml.Node, key, val string) error {
 func (c *Chip) YAML() []byte {
 	b, _ := yaml.Marshal(c)
 	return b
+}
+
+// AddressField is one field of an address mapping: its name (ro, ra, bg,
+// ba, ch, co) and its width in bits.
+type AddressField struct {
+	Name string
+	Bits int
+}
+
+// ParseAddressMapping checks a DRAMSim3-style mapping against a device
+// (every field once; channels, bank groups, banks, rows and columns powers
+// of two) and returns its fields from the least significant up.
+func ParseAddressMapping(m string, d DRAM) ([]AddressField, error) {
+	if len(m) != 12 {
+		return nil, fmt.Errorf("%q: want six two-letter fields (ro, ra, bg, ba, ch, co), most significant first", m)
+	}
+	sizes := map[string]int{"ro": d.Rows, "ra": 1, "bg": d.BankGroups, "ba": d.BanksPerGroup, "ch": d.Channels, "co": d.Columns}
+	var out []AddressField
+	seen := map[string]bool{}
+	for i := 10; i >= 0; i -= 2 {
+		f := m[i : i+2]
+		n, ok := sizes[f]
+		if !ok {
+			return nil, fmt.Errorf("%q: unknown field %q (ro, ra, bg, ba, ch, co)", m, f)
+		}
+		if seen[f] {
+			return nil, fmt.Errorf("%q: field %q twice", m, f)
+		}
+		seen[f] = true
+		if n <= 0 || n&(n-1) != 0 {
+			return nil, fmt.Errorf("%q: field %s needs a power-of-two size, got %d", m, f, n)
+		}
+		out = append(out, AddressField{f, bits.Len(uint(n)) - 1})
+	}
+	if d.AccessBytes&(d.AccessBytes-1) != 0 {
+		return nil, fmt.Errorf("%q: hbm.device.access_bytes %d must be a power of two", m, d.AccessBytes)
+	}
+	return out, nil
 }

@@ -97,12 +97,11 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 		m.VClock = sim.NewClockMHz("vector", float64(chip.VPU.ClockMHz))
 	}
 	if chip.HBM.Model == "banked" {
-		d, t := chip.HBM.Device, chip.HBM.Timing
-		m.HBM = memory.NewBanked(&m.Eng, memory.BankedConfig{Channels: d.Channels, BankGroups: d.BankGroups,
-			BanksPerGroup: d.BanksPerGroup, Rows: d.Rows, Columns: d.Columns, AccessBytes: d.AccessBytes,
-			TCK: sim.Time(d.TCKps), CL: t.CL, CWL: t.CWL, RCD: t.RCD, RP: t.RP, RAS: t.RAS, CCDS: t.CCDS, CCDL: t.CCDL,
-			RRDS: t.RRDS, RRDL: t.RRDL, FAW: t.FAW, WTRS: t.WTRS, WTRL: t.WTRL, RTP: t.RTP, WR: t.WR, RFC: t.RFC,
-			REFI: t.REFI, BL: t.BL, Window: d.Window})
+		bc, err := BankedConfig(chip)
+		if err != nil {
+			return nil, err
+		}
+		m.HBM = memory.NewBanked(&m.Eng, bc)
 	} else {
 		m.HBM = memory.NewIdeal(&m.Eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
 	}
@@ -335,4 +334,25 @@ func (m *Model) AttainableBytesPerSecond() float64 {
 		return d
 	}
 	return peak
+}
+
+// BankedConfig is the bank-level DRAM model's configuration for a chip.
+func BankedConfig(chip *config.Chip) (memory.BankedConfig, error) {
+	d, t, ctl := chip.HBM.Device, chip.HBM.Timing, chip.HBM.Controller
+	bc := memory.BankedConfig{Channels: d.Channels, BankGroups: d.BankGroups,
+		BanksPerGroup: d.BanksPerGroup, Rows: d.Rows, Columns: d.Columns, AccessBytes: d.AccessBytes,
+		TCK: sim.Time(d.TCKps), CL: t.CL, CWL: t.CWL, RCD: t.RCD, RP: t.RP, RAS: t.RAS, CCDS: t.CCDS, CCDL: t.CCDL,
+		RRDS: t.RRDS, RRDL: t.RRDL, FAW: t.FAW, WTRS: t.WTRS, WTRL: t.WTRL, RTP: t.RTP, WR: t.WR, RFC: t.RFC,
+		REFI: t.REFI, BL: t.BL, Window: d.Window,
+		ReadQueue: ctl.ReadQueue, WriteQueue: ctl.WriteQueue, BankQueue: ctl.BankQueue, RowHitCap: ctl.RowHitCap}
+	if ctl.AddressMapping != "" {
+		fields, err := config.ParseAddressMapping(ctl.AddressMapping, d)
+		if err != nil {
+			return bc, fmt.Errorf("hbm.controller.address_mapping: %v", err)
+		}
+		for _, f := range fields {
+			bc.Mapping = append(bc.Mapping, memory.Field{Name: f.Name, Bits: f.Bits})
+		}
+	}
+	return bc, nil
 }

@@ -24,6 +24,20 @@ type BankedConfig struct {
 	RFC, REFI     int // refresh cycle time and interval (0 REFI: no refresh)
 	BL            int // cycles the data bus is busy per access
 	Window        int // requests the scheduler considers (controller queue)
+
+	// The controller (zero values: Pulse's defaults).
+	Mapping    []Field // address fields from the least significant up; nil: the hashed mapping below
+	ReadQueue  int     // reads a channel holds (Accepts says when it is full; 0: no limit)
+	WriteQueue int     // writes a channel buffers; they are drained together once it is full (0: scheduled with the reads)
+	BankQueue  int     // accesses per bank the scheduler considers, oldest first (0: no per-bank limit)
+	RowHitCap  int     // row hits in a row after which an older access to another row of the bank goes first (0: no cap)
+}
+
+// Field is one field of an address mapping: ro, ra, bg, ba, ch or co, and
+// its width in bits.
+type Field struct {
+	Name string
+	Bits int
 }
 
 // Banked is the bank-level DRAM model. Each channel has a controller that
@@ -68,6 +82,7 @@ type access struct {
 }
 
 type bank struct {
+	hits      int // column commands to the open row since it opened
 	open      bool
 	row       int
 	actAt     sim.Time
@@ -79,7 +94,12 @@ type bank struct {
 type channel struct {
 	b          *Banked
 	idx        int
-	queue      []*access
+	queue      []*access // reads, and writes when there is no write buffer
+	writes     []*access // the write buffer (WriteQueue > 0)
+	draining   bool      // the write buffer is being drained: only writes are scheduled
+	reads      int       // reads in the queue
+	perBank    []int     // scratch: accesses seen per bank in a scheduling pass
+	vis        []bool    // scratch: the window's visible accesses
 	banks      []bank
 	lastAct    sim.Time
 	lastActBG  []sim.Time
@@ -102,7 +122,7 @@ func NewBanked(e *sim.Engine, cfg BankedConfig) *Banked {
 	b := &Banked{cfg: cfg, eng: e}
 	nb := cfg.BankGroups * cfg.BanksPerGroup
 	for i := 0; i < cfg.Channels; i++ {
-		c := &channel{b: b, idx: i, banks: make([]bank, nb), lastActBG: make([]sim.Time, cfg.BankGroups),
+		c := &channel{b: b, idx: i, banks: make([]bank, nb), perBank: make([]int, nb), lastActBG: make([]sim.Time, cfg.BankGroups),
 			lastColBG: make([]sim.Time, cfg.BankGroups), lastWrBG: make([]sim.Time, cfg.BankGroups),
 			lastAct: never, lastCol: never, lastWrEnd: never, tickAt: -1}
 		for j := range c.lastActBG {
@@ -138,6 +158,25 @@ func (b *Banked) Channels() int { return len(b.ch) }
 // decode maps a line (addr / AccessBytes) to its channel, bank group, bank and row.
 func (b *Banked) decode(line int64) (ch, bg, bk, row int) {
 	c := b.cfg
+	if c.Mapping != nil {
+		for _, f := range c.Mapping {
+			v := int(line & (1<<f.Bits - 1))
+			line >>= f.Bits
+			switch f.Name {
+			case "ch":
+				ch = v
+			case "bg":
+				bg = v
+			case "ba":
+				bk = v
+			case "ro":
+				row = v
+			}
+		}
+		row += int(line) // bits above the mapping (beyond the device) wrap into the row
+		row %= c.Rows
+		return
+	}
 	bg = int(line % int64(c.BankGroups))
 	line /= int64(c.BankGroups)
 	nc := int64(c.Channels)
@@ -167,9 +206,30 @@ func (b *Banked) Request(t sim.Time, addr, n int64, write bool, done Done) {
 	for line := first; line <= last; line++ {
 		ch, bg, bk, row := b.decode(line)
 		c := b.ch[ch]
-		c.queue = append(c.queue, &access{c: c, arrive: t, bank: bg*b.cfg.BanksPerGroup + bk, bg: bg, row: row, write: write, req: r})
+		a := &access{c: c, arrive: t, bank: bg*b.cfg.BanksPerGroup + bk, bg: bg, row: row, write: write, req: r}
+		switch {
+		case write && b.cfg.WriteQueue > 0:
+			c.writes = append(c.writes, a)
+		default:
+			c.queue = append(c.queue, a)
+			if !write {
+				c.reads++
+			}
+		}
 		c.kick(max(t, b.eng.Now()))
 	}
+}
+
+// Accepts reports whether the controller of the channel addr maps to has
+// room for one more access of that kind (ReadQueue, WriteQueue): a driver
+// that issues as fast as the controller accepts asks first.
+func (b *Banked) Accepts(addr int64, write bool) bool {
+	ch, _, _, _ := b.decode(addr / int64(b.cfg.AccessBytes))
+	c := b.ch[ch]
+	if write {
+		return b.cfg.WriteQueue == 0 || len(c.writes) < b.cfg.WriteQueue
+	}
+	return b.cfg.ReadQueue == 0 || c.reads < b.cfg.ReadQueue
 }
 
 // kick makes sure the channel ticks at the first clock edge at or after t.
@@ -234,7 +294,7 @@ func (c *channel) step(now sim.Time) (sim.Time, bool) {
 	}
 	// Refreshes that fell due while the channel was idle happened then; they
 	// leave every row closed and the last one may still be in progress.
-	for b.cfg.REFI > 0 && len(c.queue) == 0 && now >= c.refreshDue {
+	for b.cfg.REFI > 0 && c.idle() && now >= c.refreshDue {
 		for i := range c.banks {
 			c.banks[i].open = false
 		}
@@ -246,8 +306,22 @@ func (c *channel) step(now sim.Time) (sim.Time, bool) {
 		c.refreshDue += b.cyc(b.cfg.REFI)
 		b.stats.Refreshes++
 	}
-	if len(c.queue) == 0 {
+	if c.idle() {
 		return -1, false // asleep until a request arrives
+	}
+	// The write buffer drains once full, or when no read waits; while it
+	// drains only writes are scheduled.
+	if b.cfg.WriteQueue > 0 {
+		switch {
+		case c.draining && len(c.writes) == 0:
+			c.draining = false
+		case !c.draining && (len(c.writes) >= b.cfg.WriteQueue || c.reads == 0 && len(c.writes) > 0):
+			c.draining = true
+		}
+	}
+	cands := c.queue
+	if c.draining {
+		cands = c.writes
 	}
 	// Refresh: precharge every bank, then refresh them all.
 	if b.cfg.REFI > 0 && now >= c.refreshDue {
@@ -279,18 +353,24 @@ func (c *channel) step(now sim.Time) (sim.Time, bool) {
 	if b.cfg.REFI > 0 {
 		soon(c.refreshDue)
 	}
-	window := min(len(c.queue), b.cfg.Window)
-	// First ready: the oldest row hit whose column command can issue now.
+	window := min(len(cands), b.cfg.Window)
+	visible := c.visible(cands, window)
+	// First ready: the oldest row hit whose column command can issue now
+	// (unless its bank has served RowHitCap hits in a row while an older
+	// access waits for another row).
 	for i := 0; i < window; i++ {
-		a := c.queue[i]
+		a := cands[i]
+		if !visible[i] {
+			continue
+		}
 		if a.arrive > now {
 			soon(a.arrive)
 			continue
 		}
 		bk := &c.banks[a.bank]
-		if bk.open && bk.row == a.row {
+		if bk.open && bk.row == a.row && !c.capped(cands, window, visible, a.bank) {
 			if t := c.colReady(a); t <= now {
-				c.column(i, now)
+				c.column(cands, i, now)
 				return now, true
 			} else {
 				soon(t)
@@ -300,8 +380,8 @@ func (c *channel) step(now sim.Time) (sim.Time, bool) {
 	// First come: the oldest access gets the precharge or activate it needs,
 	// unless its bank's open row still serves an older access in the window.
 	for i := 0; i < window; i++ {
-		a := c.queue[i]
-		if a.arrive > now {
+		a := cands[i]
+		if !visible[i] || a.arrive > now {
 			continue
 		}
 		bk := &c.banks[a.bank]
@@ -309,7 +389,7 @@ func (c *channel) step(now sim.Time) (sim.Time, bool) {
 		case bk.open && bk.row == a.row:
 			continue // waiting for its column command
 		case bk.open:
-			if c.rowWanted(a.bank, bk.row, i) {
+			if c.rowWanted(cands, a.bank, bk.row, i) && !c.capped(cands, window, visible, a.bank) {
 				continue
 			}
 			if t := c.preReady(a.bank); t <= now {
@@ -330,10 +410,49 @@ func (c *channel) step(now sim.Time) (sim.Time, bool) {
 	return next, false
 }
 
+// idle reports whether the channel has no access waiting.
+func (c *channel) idle() bool { return len(c.queue) == 0 && len(c.writes) == 0 }
+
+// visible marks the accesses of the window the scheduler considers: with
+// BankQueue, only the oldest BankQueue of each bank (a per-bank command
+// queue).
+func (c *channel) visible(cands []*access, window int) []bool {
+	v := c.vis[:0]
+	for i := 0; i < window; i++ {
+		v = append(v, true)
+	}
+	c.vis = v
+	if q := c.b.cfg.BankQueue; q > 0 {
+		clear(c.perBank)
+		for i := 0; i < window; i++ {
+			b := cands[i].bank
+			if c.perBank[b]++; c.perBank[b] > q {
+				v[i] = false
+			}
+		}
+	}
+	return v
+}
+
+// capped reports whether bank has served RowHitCap hits to its open row
+// while a visible access waits for another row of it.
+func (c *channel) capped(cands []*access, window int, visible []bool, bank int) bool {
+	b := &c.banks[bank]
+	if c.b.cfg.RowHitCap == 0 || !b.open || b.hits < c.b.cfg.RowHitCap {
+		return false
+	}
+	for i := 0; i < window; i++ {
+		if a := cands[i]; visible[i] && a.bank == bank && a.row != b.row {
+			return true
+		}
+	}
+	return false
+}
+
 // rowWanted reports whether an access older than position limit hits row in bank.
-func (c *channel) rowWanted(bank, row, limit int) bool {
+func (c *channel) rowWanted(cands []*access, bank, row, limit int) bool {
 	for i := 0; i < limit; i++ {
-		if a := c.queue[i]; a.bank == bank && a.row == row {
+		if a := cands[i]; a.bank == bank && a.row == row {
 			return true
 		}
 	}
@@ -348,7 +467,7 @@ func (c *channel) precharge(i int, now sim.Time) {
 
 func (c *channel) activate(a *access, now sim.Time) {
 	bk := &c.banks[a.bank]
-	bk.open, bk.row, bk.actAt = true, a.row, now
+	bk.open, bk.row, bk.actAt, bk.hits = true, a.row, now, 0
 	c.lastAct = now
 	c.lastActBG[a.bg] = now
 	c.faw[c.fawNext] = now
@@ -356,11 +475,19 @@ func (c *channel) activate(a *access, now sim.Time) {
 	a.missed = true
 }
 
-func (c *channel) column(i int, now sim.Time) {
+func (c *channel) column(cands []*access, i int, now sim.Time) {
 	b := c.b
-	a := c.queue[i]
-	c.queue = append(c.queue[:i], c.queue[i+1:]...)
+	a := cands[i]
+	if c.draining {
+		c.writes = append(c.writes[:i], c.writes[i+1:]...)
+	} else {
+		c.queue = append(c.queue[:i], c.queue[i+1:]...)
+		if !a.write {
+			c.reads--
+		}
+	}
 	bk := &c.banks[a.bank]
+	bk.hits++
 	c.lastCol, c.lastColBG[a.bg] = now, now
 	if a.write {
 		a.end = now + b.cyc(b.cfg.CWL+b.cfg.BL)

@@ -147,3 +147,44 @@ func TestWritesComplete(t *testing.T) {
 	require.Equal(t, int64(4096), b.Stats().BytesWritten)
 	require.InDelta(t, 2*64/(2*833e-12), b.PeakBytesPerSecond(), 1, "two channels of 64 B per 2 clocks")
 }
+
+// A DRAMSim3-style mapping decodes the fields it names, least significant
+// last: rorabgbachco puts the column in bits [10:6], the channel in
+// [13:11], the bank in [15:14], the bank group in [17:16], the row above.
+func TestAddressMapping(t *testing.T) {
+	cfg := hbm2(8, 0)
+	cfg.Columns = 32
+	cfg.Mapping = []Field{{"co", 5}, {"ch", 3}, {"ba", 2}, {"bg", 2}, {"ra", 0}, {"ro", 14}}
+	var e sim.Engine
+	b := NewBanked(&e, cfg)
+	addr := int64(0b101<<11 | 0b10<<14 | 0b11<<16 | 77<<18 | 9<<6)
+	ch, bg, bk, row := b.decode(addr / 64)
+	require.Equal(t, []int{5, 3, 2, 77}, []int{ch, bg, bk, row})
+}
+
+// With a write buffer, writes wait until it is full (or no read waits),
+// then drain together; Accepts reports when a queue is full.
+func TestWriteBufferDrainsWhenFull(t *testing.T) {
+	cfg := hbm2(1, 0)
+	cfg.WriteQueue, cfg.ReadQueue = 4, 2
+	var e sim.Engine
+	b := NewBanked(&e, cfg)
+	c := &counter{}
+	b.Request(0, 0, 64, false, c)     // a read keeps the writes waiting
+	b.Request(0, 1<<20, 64, false, c) // another, in another row
+	require.False(t, b.Accepts(0, false), "two reads fill a read queue of 2")
+	for i := int64(0); i < 3; i++ {
+		b.Request(0, 64*(i+1), 64, true, c)
+	}
+	require.True(t, b.Accepts(0, true))
+	e.Run(-1)
+	require.Equal(t, 5, c.n, "with no read left, the 3 writes drain though the buffer is not full")
+	// A full buffer refuses more writes until it drains.
+	for i := int64(0); i < 4; i++ {
+		b.Request(e.Now(), 64*i, 64, true, c)
+	}
+	require.False(t, b.Accepts(0, true))
+	e.Run(-1)
+	require.True(t, b.Accepts(0, true))
+	require.Equal(t, 9, c.n)
+}

@@ -61,7 +61,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newAsm(), newDisasm(), newExec(), newRun(), newCompile(), newSimulate(), newHLO(), newChips(), newChip(), newScaleSim(), newVersion())
+	root.AddCommand(newAsm(), newDisasm(), newExec(), newRun(), newCompile(), newSimulate(), newHLO(), newChips(), newChip(), newScaleSim(), newMembench(), newVersion())
 	return root
 }
 

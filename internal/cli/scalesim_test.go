@@ -56,3 +56,24 @@ func TestScaleSimCLI(t *testing.T) {
 		})
 	}
 }
+
+func TestMembenchCLI(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "r.json")
+	code, stdout, stderr := runCLI("membench", "--chip", "../../examples/chips/hbm2-dramsim3.yaml", "--pattern", "random", "--requests", "2000", "--json", js)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "row-hit rate")
+	b, err := os.ReadFile(js)
+	require.NoError(t, err)
+	for _, k := range []string{"cycles", "bytes_per_second", "peak_bytes_per_second", "fraction_of_peak", "avg_read_latency_cycles", "row_hit_rate"} {
+		require.Contains(t, string(b), `"`+k+`"`)
+	}
+	code, _, stderr = runCLI("membench", "--chip", "teach16", "--pattern", "zigzag")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `--pattern "zigzag"`)
+	code, _, _ = runCLI("membench", "--chip", "teach16")
+	require.Equal(t, 2, code)
+	code, _, stderr = runCLI("membench", "--chip", "teach16", "--pattern", "seq", "--set", "hbm.controller.address_mapping=rorabgbachxx", "--set", "hbm.model=banked")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "hbm.controller.address_mapping")
+}
