@@ -32,6 +32,10 @@ type Report struct {
 	PeakFLOPsPerSecond     float64               `json:"peak_flops_per_second"`
 	AchievedFLOPsPerSecond float64               `json:"achieved_flops_per_second"`
 	MXUMacUtilization      float64               `json:"mxu_mac_utilization"`
+	// MXUDataflow is the arrays' dataflow (ws, os, is); MXUDataflowModel
+	// says how its timing is modelled.
+	MXUDataflow      string `json:"mxu_dataflow"`
+	MXUDataflowModel string `json:"mxu_dataflow_model"`
 	Units                  map[string]UnitReport `json:"units"`
 	HBM                    HBMReport             `json:"hbm"`
 	Stalls                 map[string]StallsOf   `json:"stalls"`
@@ -51,6 +55,14 @@ type SliceReport struct {
 	UnitInstructions     int `json:"unit_instructions"`
 	// Runs taken to find the slice (1 when no control depends on data).
 	Runs int `json:"runs"`
+}
+
+// DataflowModel says how an MXU dataflow's timing is modelled.
+func DataflowModel(df string) string {
+	if df == "ws" {
+		return "cycle-level weight-stationary wavefront (checked PE by PE)"
+	}
+	return "approximate: each mxu.mm costs SCALE-Sim's " + df + " fold law on code tiled for ws, not a cycle-level " + df + " array (docs/chips.md)"
 }
 
 // UnitReport is one unit's activity.
@@ -101,6 +113,7 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 	if secs > 0 {
 		r.AchievedFLOPsPerSecond = float64(r.FLOPs) / secs
 	}
+	r.MXUDataflow, r.MXUDataflowModel = c.MXU.Dataflow, DataflowModel(c.MXU.Dataflow)
 	if sl := m.Slice; sl != nil {
 		r.Slice = &SliceReport{ControlDependsOnData: sl.Steers, ComputedInstructions: sl.Computed, UnitInstructions: sl.Units, Runs: sl.Runs}
 	}
@@ -178,6 +191,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if a := r.HBM.AttainableBytesPerSecond; a < r.HBM.PeakBytesPerSecond {
 		rows = append(rows, []string{"HBM achieved / attainable", si(r.HBM.AchievedBytesPerSecond, "B/s") + " / " + si(a, "B/s") +
 			fmt.Sprintf(" (%s; the DMA engines move at most %s)", pct(safeDiv(r.HBM.AchievedBytesPerSecond, a)), si(r.HBM.DMABytesPerSecond, "B/s"))})
+	}
+	if r.MXUDataflow != "ws" {
+		rows = append(rows, []string{"MXU dataflow", r.MXUDataflow + ": " + r.MXUDataflowModel})
 	}
 	rows = append(rows, []string{"SRAM / acc bank-conflict stalls", fmt.Sprintf("%d / %d cycles", r.SRAMBankConflictStallCycles, r.ACCBankConflictStallCycles)})
 	if r.HBM.Model == "banked" {
