@@ -26,10 +26,29 @@
 //     then passed the row's last PE). A loaded tile that no stream used is
 //     simply overwritten.
 //
-// Output- and input-stationary (what-if): the stream is computed as folds of
-// the array, each costing SCALE-Sim's 2*Sr + Sc + T - 2 cycles (OS: T = K,
-// folds = ceil(M/R)*ceil(N/C); IS: T = N, folds = ceil(K/R)*ceil(M/C)), not
-// pipelined; weights are not preloaded (ldw costs nothing).
+// Output-stationary. Each PE (i, j) holds one output Y[i][j] of an
+// instruction's M x N block (M <= R, N <= C); both operands stream in,
+// skewed: X[i][k] from the left edge and W[k][j] from the top reach PE
+// (i, j) together at start + i + j + k*rate, so its last MAC is at start
+// + i + j + (K-1)*rate and its result leaves through the output path the
+// cycle after (SCALE-Sim's OS model). So an instruction finishes at
+//
+//	done = start + M + N + (K-1)*rate - 1
+//
+// (K + R + C - 2 for a full fold at rate 1: SCALE-Sim's OS law). With
+// FoldOverlap (double-buffered accumulators) a PE starts the next fold the
+// cycle after its last MAC, so the next instruction may start at start +
+// (K-1)*rate + 1: consecutive folds fill under each other's drain. Without
+// it the next starts when this one is done. mxu.ldw only names the W
+// operand (it streams with the data): it costs nothing in the array.
+//
+// Input-stationary: the dual of weight-stationary. An mxu.mm's X block
+// (M <= C columns of K <= R rows, X transposed) is shifted into the shadow
+// registers as WS shifts weights (K rows, LdwCyclesPerRow each, double
+// buffered: the next instruction's block shifts in under the current
+// stream), then the N columns of W stream through it, one every rate
+// cycles, and Y[m][n] leaves the bottom of column m: the WS formulas with
+// the roles of M and N exchanged. mxu.ldw costs nothing here either.
 package systolic
 
 // Config is the geometry and timing of one array.
@@ -37,7 +56,8 @@ type Config struct {
 	Rows, Cols      int
 	Dataflow        string // ws, os, is
 	LdwCyclesPerRow int
-	MinStreamCycles int // a stream occupies the array at least this long (Trainium's MM initiation interval)
+	MinStreamCycles int  // a stream occupies the array at least this long (Trainium's MM initiation interval)
+	FoldOverlap     bool // os: the next fold starts in each PE right after its last MAC (double-buffered accumulators)
 }
 
 // Array is the timing state of one MXU. Times are cycles.
@@ -54,6 +74,9 @@ type Array struct {
 	// useful multiply-accumulates it performed.
 	BusyCycles int64
 	MACs       int64
+	// Busy is the latest stream's busy window [from, until): operands
+	// entering the array.
+	Busy [2]int64
 }
 
 // New makes an idle array.
@@ -66,9 +89,13 @@ func (a *Array) Config() Config { return a.cfg }
 // load starts and ends. The unit may issue its next instruction at start.
 func (a *Array) Load(t int64, k int) (start, end int64) {
 	if a.cfg.Dataflow != "ws" {
-		a.pending = false
-		return t, t // weights stream with the data; nothing to preload
+		return t, t // the W operand streams with the data: nothing to preload
 	}
+	return a.load(t, k)
+}
+
+// load shifts k rows of a stationary block into the shadow registers.
+func (a *Array) load(t int64, k int) (start, end int64) {
 	start = max(t, a.issued, a.loadEnd)
 	for r := 0; r < k && r < len(a.freeAt); r++ {
 		start = max(start, a.freeAt[r])
@@ -82,29 +109,36 @@ func (a *Array) Load(t int64, k int) (start, end int64) {
 }
 
 // Stream models mxu.mm / mxu.mma of x[M,K] through w[K,N] issued at cycle t,
-// each row taking rate cycles. It returns when the stream starts, when the
-// array can take the next stream (the unit's next issue), and when the last
-// result has been written to accumulator memory.
+// each row taking rate cycles. It returns when the instruction starts,
+// when the unit can issue its next instruction, and when the last result
+// has been written to accumulator memory; Busy holds its busy window.
 func (a *Array) Stream(t int64, m, k, n, rate int) (start, free, done int64) {
 	a.MACs += int64(m) * int64(k) * int64(n)
-	R, C := int64(a.cfg.Rows), int64(a.cfg.Cols)
 	switch a.cfg.Dataflow {
-	case "os", "is":
+	case "os":
 		start = max(t, a.issued, a.streamFree)
 		a.issued = start
-		var folds, sr, sc, tt int64
-		if a.cfg.Dataflow == "os" {
-			folds = ceil(int64(m), R) * ceil(int64(n), C)
-			sr, sc, tt = R, C, int64(k)
-		} else {
-			folds = ceil(int64(k), R) * ceil(int64(m), C)
-			sr, sc, tt = R, C, int64(n)
-		}
-		occ := folds * (2*sr + sc + tt*int64(rate) - 2)
+		occ := int64(k-1)*int64(rate) + 1 // until the first PE's last MAC
+		done = start + int64(m) + int64(n) + int64(k-1)*int64(rate) - 1
 		a.streamFree = start + occ
+		if !a.cfg.FoldOverlap {
+			a.streamFree = done
+		}
 		a.BusyCycles += occ
-		return start, a.streamFree, a.streamFree
+		a.Busy = [2]int64{start, start + occ}
+		return start, a.streamFree, done
+	case "is":
+		// The X block shifts in (double-buffered), then W's N columns stream.
+		ls, _ := a.load(t, k)
+		s, _, d := a.wsStream(t, n, k, m, rate)
+		return ls, s, d
 	}
+	return a.wsStream(t, m, k, n, rate)
+}
+
+// wsStream streams M rows of K through the stationary K x N block.
+func (a *Array) wsStream(t int64, m, k, n, rate int) (start, free, done int64) {
+	R, C := int64(a.cfg.Rows), int64(a.cfg.Cols)
 	start = max(t, a.issued, a.streamFree)
 	if a.pending {
 		start = max(start, a.loadEnd)
@@ -117,7 +151,11 @@ func (a *Array) Stream(t int64, m, k, n, rate int) (start, free, done int64) {
 	occ := max(int64(m)*int64(rate), int64(a.cfg.MinStreamCycles))
 	a.streamFree = start + occ
 	a.BusyCycles += occ
+	a.Busy = [2]int64{start, start + occ}
 	done = start + int64(m-1)*int64(rate) + R + int64(n) - 1
+	if a.cfg.Dataflow == "is" {
+		return start, start, done // the next block may shift in under this stream
+	}
 	return start, a.streamFree, done
 }
 

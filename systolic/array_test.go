@@ -47,12 +47,26 @@ func TestRatesAndMinimum(t *testing.T) {
 }
 
 func TestOSAndIS(t *testing.T) {
-	os := New(Config{Rows: 8, Cols: 8, Dataflow: "os"})
+	// OS: a full 8x8 fold of K=8 takes SCALE-Sim's K + R + C - 2; with
+	// overlapping folds the next starts when the first PE is done.
+	os := New(Config{Rows: 8, Cols: 8, Dataflow: "os", FoldOverlap: true})
 	_, e := os.Load(5, 8)
-	require.Equal(t, int64(5), e)
-	_, _, done := os.Stream(0, 16, 8, 8, 1) // 2 folds of 2*8 + 8 + 8 - 2
-	require.Equal(t, int64(2*30), done)
-	is := New(Config{Rows: 8, Cols: 8, Dataflow: "is"})
-	_, _, done = is.Stream(0, 16, 8, 4, 1) // ceil(8/8)*ceil(16/8) = 2 folds of 2*8+8+4-2
-	require.Equal(t, int64(2*26), done)
+	require.Equal(t, int64(5), e, "ldw costs nothing")
+	s, f, done := os.Stream(0, 8, 8, 8, 1)
+	require.Equal(t, []int64{0, 8, 22}, []int64{s, f, done})
+	s, _, done = os.Stream(0, 8, 8, 8, 1)
+	require.Equal(t, []int64{8, 30}, []int64{s, done})
+	serial := New(Config{Rows: 8, Cols: 8, Dataflow: "os"})
+	serial.Stream(0, 8, 8, 8, 1)
+	s, _, _ = serial.Stream(0, 8, 8, 8, 1)
+	require.Equal(t, int64(22), s, "without overlap a fold waits for the previous one's results")
+	// IS: the X block shifts in (8 rows), then 4 columns of W stream: the
+	// IS law 2R + C + N - 2 with the block full.
+	is := New(Config{Rows: 8, Cols: 8, Dataflow: "is", LdwCyclesPerRow: 1})
+	ls, next, done := is.Stream(0, 8, 8, 4, 1)
+	require.Equal(t, []int64{0, 8, 26}, []int64{ls, next, done})
+	// The next block shifts in under this stream.
+	ls, next, _ = is.Stream(next, 8, 8, 4, 1)
+	require.Equal(t, int64(8+8+8-1), ls, "the next block's load waits for the swap to pass its rows")
+	require.Greater(t, next, ls)
 }
