@@ -118,6 +118,7 @@ type MXU struct {
 	LdwCyclesPerRow int            `yaml:"ldw_cycles_per_row"` // cycles to shift one weight row in
 	CyclesPerRow    map[string]int `yaml:"cycles_per_row"`     // cycles per streamed row, by input dtype
 	MinStreamCycles int            `yaml:"min_stream_cycles"`  // a stream occupies the array at least this long
+	FoldOverlap     bool           `yaml:"fold_overlap"`       // os: double-buffered accumulators let the next fold start under this one's drain
 }
 
 // VPU describes the vector unit datapath.

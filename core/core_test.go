@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func both(t *testing.T, chipName string, prog *exe.Program) (*ref.Machine, error, *core.Model, error) {
+func both(t *testing.T, chipName string, prog *exe.Program, sets ...string) (*ref.Machine, error, *core.Model, error) {
 	t.Helper()
-	chip, err := config.Load(chipName, nil)
+	chip, err := config.Load(chipName, sets)
 	require.NoError(t, err)
 	rm, err := ref.New(chip, prog)
 	require.NoError(t, err)
@@ -42,7 +42,7 @@ func TestDifferentialConformance(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			prog, err := c.Assemble()
 			require.NoError(t, err)
-			rm, rerr, cm, cerr := both(t, c.Chip, prog)
+			rm, rerr, cm, cerr := both(t, c.Chip, prog, c.Sets...)
 			if rerr != nil {
 				require.Error(t, cerr, "ref failed with %v", rerr)
 				var rd, cd *ref.Deadlock
@@ -215,7 +215,7 @@ func TestTimingOnlyConformance(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			prog, err := c.Assemble()
 			require.NoError(t, err)
-			chip, err := config.Load(c.Chip, nil)
+			chip, err := config.Load(c.Chip, c.Sets)
 			require.NoError(t, err)
 			bothModes(t, chip, prog)
 		})

@@ -127,7 +127,7 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	}
 	for i := 0; i < chip.MXU.Count; i++ {
 		a := systolic.New(systolic.Config{Rows: chip.MXU.Rows, Cols: chip.MXU.Cols, Dataflow: chip.MXU.Dataflow,
-			LdwCyclesPerRow: chip.MXU.LdwCyclesPerRow, MinStreamCycles: chip.MXU.MinStreamCycles})
+			LdwCyclesPerRow: chip.MXU.LdwCyclesPerRow, MinStreamCycles: chip.MXU.MinStreamCycles, FoldOverlap: chip.MXU.FoldOverlap})
 		m.Arrays = append(m.Arrays, a)
 		add(ref.UnitID{Class: isa.UnitMXU, Index: i}, m.Clock, &mxuTimer{a})
 	}

@@ -29,7 +29,7 @@ func (t *mxuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, _ [3]i
 	}
 	m, k, n := int(v[1].Shape[0]), int(v[1].Shape[1]), int(v[0].Shape[1])
 	rate := u.m.Chip.RowCycles(v[1].DType)
-	s, f, d := t.arr.Stream(tc, m, k, n, rate)
+	s, _, d := t.arr.Stream(tc, m, k, n, rate)
 	u.acct.busy(c.Time(t.arr.Busy[0]), c.Time(t.arr.Busy[1]), pc)
 	u.m.flops += 2 * int64(m) * int64(k) * int64(n)
 	return c.Time(s), c.Time(s), c.Time(d)

@@ -24,7 +24,7 @@ func TestConformance(t *testing.T) {
 			for _, in := range prog.Code {
 				used[in.Op] = true
 			}
-			chip, err := config.Load(c.Chip, nil)
+			chip, err := config.Load(c.Chip, c.Sets)
 			require.NoError(t, err)
 			m, err := ref.New(chip, prog)
 			require.NoError(t, err)

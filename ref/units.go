@@ -87,8 +87,8 @@ func (m *Machine) execMXU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 			return errf("mxu.ldw weights must be rank 2 [K,N], got %s", w.Layout)
 		}
 		k, n := int(w.Shape[0]), int(w.Shape[1])
-		if k > m.Chip.MXU.Rows || n > m.Chip.MXU.Cols {
-			return errf("oversized weight tile %s: the MXU of chip %s is %dx%d", w.Layout, m.Chip.Name, m.Chip.MXU.Rows, m.Chip.MXU.Cols)
+		if err := m.checkWeights(k, n, w); err != nil {
+			return err
 		}
 		if !m.Chip.MXUSupports(w.DType) {
 			return dtypeErr(info, "chip %s's MXU does not multiply %s (it takes %v)", m.Chip.Name, w.DType, m.Chip.MXU.DTypes)
@@ -120,6 +120,14 @@ func (m *Machine) execMXU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 	}
 	if int(dst.Shape[0]) != mm || n != w.n {
 		return errf("%s: dst %s must be [%d,%d] for src %s and weights %dx%d", info.Mnemonic, dst.Layout, mm, w.n, x.Layout, w.k, w.n)
+	}
+	// The stationary block bounds the rows an instruction may compute:
+	// outputs (os, M <= rows) or inputs (is, M <= columns).
+	switch df, c := m.Chip.MXU.Dataflow, m.Chip.MXU; {
+	case df == "os" && mm > c.Rows:
+		return errf("%s: src %s has %d rows, but the output-stationary MXU of chip %s holds %d rows of outputs", info.Mnemonic, x.Layout, mm, m.Chip.Name, c.Rows)
+	case df == "is" && mm > c.Cols:
+		return errf("%s: src %s has %d rows, but the input-stationary MXU of chip %s holds %d columns of inputs", info.Mnemonic, x.Layout, mm, m.Chip.Name, c.Cols)
 	}
 	if x.DType != w.dtype {
 		return dtypeErr(info, "src is %s but the loaded weights are %s", x.DType, w.dtype)
@@ -168,6 +176,29 @@ func (m *Machine) execMXU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 		}
 	}
 	m.write(dst, out)
+	return nil
+}
+
+// MaxStreamed bounds the streamed dimension of an MXU operand (K for an
+// output-stationary array, N for an input-stationary one).
+const MaxStreamed = 1 << 16
+
+// checkWeights checks a weight tile [k, n] against the MXU's dataflow:
+// weight-stationary holds it whole (k <= rows, n <= columns); output-
+// stationary streams its k rows (n <= columns); input-stationary streams
+// its n columns (k <= rows).
+func (m *Machine) checkWeights(k, n int, w view) error {
+	c := m.Chip.MXU
+	kMax, nMax := c.Rows, c.Cols
+	switch c.Dataflow {
+	case "os":
+		kMax = MaxStreamed
+	case "is":
+		nMax = MaxStreamed
+	}
+	if k > kMax || n > nMax {
+		return errf("oversized weight tile %s: the %s MXU of chip %s is %dx%d and takes at most %dx%d", w.Layout, c.Dataflow, m.Chip.Name, c.Rows, c.Cols, kMax, nMax)
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@
 // Expectations, one per comment line:
 //
 //	; chip: NAME                    chip preset to run on (default teach16)
+//	; set: KEY=VALUE                a chip config override (repeatable), e.g. mxu.dataflow=os
 //	; expect r3 = 42                scalar register (signed or unsigned 32-bit)
 //	; expect s1 = 2                 semaphore
 //	; expect z = {1, 2.5, -inf}     named tensor, every element exactly (NaN matches NaN)
@@ -35,6 +36,7 @@ type Case struct {
 	Name         string
 	Source       []byte
 	Chip         string
+	Sets         []string // chip config overrides
 	Regs         map[uint8]uint32
 	Sems         map[uint8]uint32
 	Tensors      map[string][]string // expected elements' texts (see Match)
@@ -86,6 +88,8 @@ func parse(name string, src []byte) (*Case, error) {
 		switch {
 		case strings.HasPrefix(t, "chip:"):
 			c.Chip = strings.TrimSpace(strings.TrimPrefix(t, "chip:"))
+		case strings.HasPrefix(t, "set:"):
+			c.Sets = append(c.Sets, strings.TrimSpace(strings.TrimPrefix(t, "set:")))
 		case strings.HasPrefix(t, "expect fault "):
 			s, err := strconv.Unquote(strings.TrimPrefix(t, "expect fault "))
 			if err != nil {
