@@ -23,22 +23,22 @@ type Report struct {
 	TimingOnly    bool   `json:"timing_only"`
 	// Slice says which values a timing-only run computed (absent for a
 	// value run).
-	Slice                  *SliceReport          `json:"timing_only_slice,omitempty"`
-	ClockMHz               float64               `json:"clock_mhz"`
-	Cycles                 int64                 `json:"cycles"`
-	Seconds                float64               `json:"seconds"`
-	Instructions           int64                 `json:"instructions"`
-	FLOPs                  int64                 `json:"flops"`
-	PeakFLOPsPerSecond     float64               `json:"peak_flops_per_second"`
-	AchievedFLOPsPerSecond float64               `json:"achieved_flops_per_second"`
-	MXUMacUtilization      float64               `json:"mxu_mac_utilization"`
+	Slice                  *SliceReport `json:"timing_only_slice,omitempty"`
+	ClockMHz               float64      `json:"clock_mhz"`
+	Cycles                 int64        `json:"cycles"`
+	Seconds                float64      `json:"seconds"`
+	Instructions           int64        `json:"instructions"`
+	FLOPs                  int64        `json:"flops"`
+	PeakFLOPsPerSecond     float64      `json:"peak_flops_per_second"`
+	AchievedFLOPsPerSecond float64      `json:"achieved_flops_per_second"`
+	MXUMacUtilization      float64      `json:"mxu_mac_utilization"`
 	// MXUDataflow is the arrays' dataflow (ws, os, is); MXUDataflowModel
 	// says how its timing is modelled.
-	MXUDataflow      string `json:"mxu_dataflow"`
-	MXUDataflowModel string `json:"mxu_dataflow_model"`
-	Units                  map[string]UnitReport `json:"units"`
-	HBM                    HBMReport             `json:"hbm"`
-	Stalls                 map[string]StallsOf   `json:"stalls"`
+	MXUDataflow      string                `json:"mxu_dataflow"`
+	MXUDataflowModel string                `json:"mxu_dataflow_model"`
+	Units            map[string]UnitReport `json:"units"`
+	HBM              HBMReport             `json:"hbm"`
+	Stalls           map[string]StallsOf   `json:"stalls"`
 	// Bank-conflict stall cycles in on-chip memories: time requests waited
 	// beyond what a perfect spread over the banks would take.
 	SRAMBankConflictStallCycles int64 `json:"sram_bank_conflict_stall_cycles"`
