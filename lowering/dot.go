@@ -31,6 +31,11 @@ import (
 
 const nset = 3
 
+// streamTile is the streamed dimension of an MXU tile on an output- or
+// input-stationary array (K for os, N for is): long enough that a fold's
+// fill and drain are small beside it.
+const streamTile = 512
+
 // loopCounter and the first register of a row-block loop's offsets
 // (r25-r27 run the K loop, r28-r29 load scalars, r1-r3 and r30 belong to
 // other kernels).
@@ -286,15 +291,28 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	if nM > 4 {
 		nM = 4
 	}
-	Kt := min(K, int64(c.chip.MXU.Rows))
-	Nt := min(N, int64(c.chip.MXU.Cols))
+	// The MXU's dataflow decides the tiles (docs/dataflows.md): ws holds
+	// a K x N weight tile and streams row blocks of up to 1024; os holds
+	// a block of rows x cols outputs and streams K; is holds a block of
+	// cols rows of K and streams N.
+	// A row block is computed by one instruction per MXU (ws), or by
+	// one per sub-block of sub rows, the block the array holds (os: rows
+	// of outputs; is: cols of inputs), back to back under one weight tile.
+	rows, cols := int64(c.chip.MXU.Rows), int64(c.chip.MXU.Cols)
+	Kt, Nt, mbMax, sub := min(K, rows), min(N, cols), int64(1024), int64(1<<62)
+	switch c.chip.MXU.Dataflow {
+	case "os":
+		Kt, sub = min(K, streamTile), rows
+	case "is":
+		Nt, sub = min(N, streamTile), cols
+	}
 	if tiles := (N + Nt - 1) / Nt; int64(nM) > tiles {
 		nM = int(tiles)
 	}
 	esz := int64(lv.dt.Size())
 	fixed := int64(nset*nM) * align64(Kt*Nt*esz)
 	perRow := int64(nset)*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt)
-	mb := min(M, int64(1024))
+	mb := min(M, mbMax)
 	if lim := (c.chip.Memory.SRAMBytes - fixed - 64*int64(nset+2*nM*len(ep.bufs))) / perRow; mb > lim {
 		mb = lim
 	}
@@ -383,7 +401,17 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			}
 			for i, nt := range cols {
 				emit(dot, "mxu.ldw sram[%d]:%s[%d,%d] @%d wait s%d", sb+aBytes+int64(i)*bBytes, rv.dt, kt, nt, i, 1+i)
-				emit(dot, "%s acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d signal s%d", op, acc+int64(i)*accTile, accDT, rows, nt, sb, lv.dt, rows, kt, i, 5+i)
+				// The last sub-block's completion frees the set: an
+				// MXU completes its instructions in order.
+				for r0 := int64(0); r0 < rows; r0 += sub {
+					rs := min(sub, rows-r0)
+					sig := ""
+					if r0+rs == rows {
+						sig = fmt.Sprintf(" signal s%d", 5+i)
+					}
+					emit(dot, "%s acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
+						sb+r0*kt*esz, lv.dt, rs, kt, i, sig)
+				}
 			}
 			set = (set + 1) % nset
 		}

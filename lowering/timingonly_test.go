@@ -258,3 +258,75 @@ func TestTimingOnlyXLAControlFlow(t *testing.T) {
 	t.Logf("%d XLA-test modules with control flow run both ways (%d steered by data, %d fail the same way in both)", ran, steered, failed)
 	require.Greater(t, ran, 20)
 }
+
+// TestDataflowsComputeTheSame: the lowering tiles for the chip's dataflow
+// (os: blocks of rows x cols outputs with K streamed; is: blocks of cols
+// rows of inputs with N streamed); every corpus module that compiles and
+// fits a small budget gives the evaluator's outputs on each, on both chips.
+func TestDataflowsComputeTheSame(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.hlo"))
+	if len(files) == 0 {
+		t.Skip("corpus not present")
+	}
+	for _, df := range []string{"os", "is"} {
+		for _, chipName := range []string{"teach16", "tpuv4core"} {
+			c, err := config.Load(chipName, []string{"mxu.dataflow=" + df})
+			require.NoError(t, err)
+			client := &runtime.Client{Chip: c}
+			for _, f := range files {
+				src, err := os.ReadFile(f)
+				require.NoError(t, err)
+				m, err := hlo.Parse(filepath.Base(f), string(src))
+				if err != nil || hlo.Verify(filepath.Base(f), m) != nil || hlo.ParamElements(m) > 1<<20 {
+					continue
+				}
+				if float64(hlo.ComputeStats(m).Total.FLOPs) > 2e9 {
+					continue
+				}
+				x, err := client.Compile(filepath.Base(f), m)
+				if err != nil {
+					continue
+				}
+				args, err := hlo.RandomArgsWithin(m, 1, 1<<20)
+				if err != nil {
+					continue
+				}
+				bindHyperparameters(t, filepath.Base(f), m, args)
+				t.Run(df+"/"+chipName+"/"+filepath.Base(f), func(t *testing.T) {
+					r, err := client.Execute(x, args, runtime.ExecOptions{MaxCycles: 2e9})
+					require.NoError(t, err)
+					rep, err := hlo.Check(&hlo.Evaluator{File: filepath.Base(f), M: m, MaxLiveElements: 1 << 26}, args, r.Outputs)
+					require.NoError(t, err)
+					for i, o := range rep.Outputs {
+						require.True(t, o.Pass(), "output %d: %d elements beyond tolerance", i, o.Diff.Mismatches)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestDataflowMagnitudes: a 1024^3 bf16 dot on one 128x128 MXU with
+// unlimited bandwidth takes, on each dataflow, between the compute bound
+// (65,536 cycles) and 1.1x SCALE-Sim's law for that dataflow.
+func TestDataflowMagnitudes(t *testing.T) {
+	law := map[string]int64{"ws": 89_983, "os": 81_791, "is": 89_983}
+	for df, l := range law {
+		c, err := config.Load("tpuv4core", []string{"mxu.count=1", "hbm.bandwidth_gbps=1000000", "mxu.dataflow=" + df})
+		require.NoError(t, err)
+		client := &runtime.Client{Chip: c}
+		m, err := hlo.Parse("g.hlo", `ENTRY e {
+  a = bf16[1024,1024] parameter(0)
+  b = bf16[1024,1024] parameter(1)
+  ROOT d = f32[1024,1024] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`)
+		require.NoError(t, err)
+		x, err := client.Compile("g.hlo", m)
+		require.NoError(t, err)
+		r, err := client.Execute(x, nil, runtime.ExecOptions{TimingOnly: true})
+		require.NoError(t, err)
+		t.Logf("%s: %d cycles (SCALE-Sim law %d)", df, r.Report.Cycles, l)
+		require.GreaterOrEqual(t, r.Report.Cycles, int64(65_536), df)
+		require.LessOrEqual(t, float64(r.Report.Cycles), 1.1*float64(l), df)
+	}
+}
