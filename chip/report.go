@@ -59,10 +59,13 @@ type SliceReport struct {
 
 // DataflowModel says how an MXU dataflow's timing is modelled.
 func DataflowModel(df string) string {
-	if df == "ws" {
-		return "cycle-level weight-stationary wavefront (checked PE by PE)"
+	switch df {
+	case "os":
+		return "cycle-level output-stationary array (checked register by register; docs/dataflows.md)"
+	case "is":
+		return "cycle-level input-stationary array, the dual of ws (docs/dataflows.md)"
 	}
-	return "approximate: each mxu.mm costs SCALE-Sim's " + df + " fold law on code tiled for ws, not a cycle-level " + df + " array (docs/chips.md)"
+	return "cycle-level weight-stationary wavefront (checked PE by PE)"
 }
 
 // UnitReport is one unit's activity.
@@ -193,7 +196,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 			fmt.Sprintf(" (%s; the DMA engines move at most %s)", pct(safeDiv(r.HBM.AchievedBytesPerSecond, a)), si(r.HBM.DMABytesPerSecond, "B/s"))})
 	}
 	if r.MXUDataflow != "ws" {
-		rows = append(rows, []string{"MXU dataflow", r.MXUDataflow + ": " + r.MXUDataflowModel})
+		rows = append(rows, []string{"MXU dataflow", r.MXUDataflow})
 	}
 	rows = append(rows, []string{"SRAM / acc bank-conflict stalls", fmt.Sprintf("%d / %d cycles", r.SRAMBankConflictStallCycles, r.ACCBankConflictStallCycles)})
 	if r.HBM.Model == "banked" {

@@ -73,13 +73,8 @@ func TestDifferentialExamples(t *testing.T) {
 			require.NoError(t, err)
 			prog, err := asm.Assemble(f, src, asm.Options{})
 			require.NoError(t, err)
-			chip := "teach16" // or the kernel's "; chip: NAME" line
-			for _, line := range strings.Split(string(src), "\n") {
-				if rest, ok := strings.CutPrefix(line, "; chip: "); ok {
-					chip = strings.TrimSpace(rest)
-				}
-			}
-			rm, rerr, cm, cerr := both(t, chip, prog)
+			chip, sets := kernelChip(src)
+			rm, rerr, cm, cerr := both(t, chip, prog, sets...)
 			require.NoError(t, rerr)
 			require.NoError(t, cerr)
 			require.Equal(t, rm.Snapshot(), cm.Arch.Snapshot())
@@ -139,6 +134,21 @@ func TestEndlessLoop(t *testing.T) {
 			require.ErrorAs(t, err, &mc)
 		})
 	}
+}
+
+// kernelChip is an example kernel's chip: teach16 or its "; chip: NAME"
+// line, with its "; set: KEY=VALUE" overrides.
+func kernelChip(src []byte) (string, []string) {
+	chip, sets := "teach16", []string(nil)
+	for _, line := range strings.Split(string(src), "\n") {
+		if rest, ok := strings.CutPrefix(line, "; chip: "); ok {
+			chip = strings.TrimSpace(rest)
+		}
+		if rest, ok := strings.CutPrefix(line, "; set: "); ok {
+			sets = append(sets, strings.TrimSpace(rest))
+		}
+	}
+	return chip, sets
 }
 
 // TestDifferentialBankedHBM: with the bank-level DRAM model the timing
@@ -234,11 +244,16 @@ func TestTimingOnlyExamples(t *testing.T) {
 		require.NoError(t, err)
 		prog, err := asm.Assemble(f, src, asm.Options{})
 		require.NoError(t, err)
+		own, ownSets := kernelChip(src)
 		for _, ch := range []struct{ name, set string }{{"teach16", ""}, {"tpuv4core", ""}, {"tpuv4core", "hbm.model=banked"},
-			{"teach16", "mxu.rows=8"}, {"trn1nc", ""}} {
+			{"teach16", "mxu.rows=8"}, {"trn1nc", ""}, {"tpuv4core", "mxu.dataflow=os"}, {"tpuv4core", "mxu.dataflow=is"}, {own, "own"}} {
 			t.Run(filepath.Base(f)+"/"+ch.name+ch.set, func(t *testing.T) {
 				var sets []string
-				if ch.set != "" {
+				switch ch.set {
+				case "":
+				case "own":
+					sets = ownSets
+				default:
 					sets = append(sets, ch.set)
 				}
 				chip, err := config.Load(ch.name, sets)

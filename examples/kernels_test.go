@@ -16,13 +16,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func run(t *testing.T, file, chip string) *ref.Machine {
+func run(t *testing.T, file, chip string, sets ...string) *ref.Machine {
 	t.Helper()
 	src, err := os.ReadFile(file)
 	require.NoError(t, err)
 	prog, err := asm.Assemble(file, src, asm.Options{})
 	require.NoError(t, err)
-	c, err := config.Load(chip, nil)
+	c, err := config.Load(chip, sets)
 	require.NoError(t, err)
 	m, err := ref.New(c, prog)
 	require.NoError(t, err)
@@ -79,6 +79,13 @@ func checkGEMM(t *testing.T, m *ref.Machine) {
 }
 
 func TestGEMMTile(t *testing.T) { checkGEMM(t, run(t, "kernels/gemm_tile.s", "teach16")) }
+
+// The output- and input-stationary kernels: a weight tile longer (os) or
+// wider (is) than the array, one instruction, the same values.
+func TestGEMMOutputAndInputStationary(t *testing.T) {
+	checkGEMM(t, run(t, "kernels/gemm_os.s", "tpuv4core", "mxu.dataflow=os"))
+	checkGEMM(t, run(t, "kernels/gemm_is.s", "tpuv4core", "mxu.dataflow=is"))
+}
 
 func TestGEMM256(t *testing.T) {
 	for _, chip := range []string{"tpuv4core", "trn1nc"} {

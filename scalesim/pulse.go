@@ -22,11 +22,6 @@ import (
 // the layer needs, so HBM and DMA are left practically unlimited (1 PB/s);
 // USER gives Bandwidth words (bytes) per cycle.
 func PulseChip(c *Config) (*config.Chip, error) {
-	if c.Dataflow != "ws" {
-		// Pulse's os and is models are per-instruction fold formulas on
-		// programs tiled for ws: their cycle counts are not trustworthy yet.
-		return nil, fmt.Errorf("%s: --pulse-model: dataflow %s: Pulse models only weight-stationary arrays cycle by cycle so far (output- and input-stationary are being rebuilt); use ws, or the compatibility model alone", c.file, c.Dataflow)
-	}
 	// CALC: memory that never holds the array back (HBM at 1 PB/s, DMA
 	// engines with enough requests in flight to cover its latency, wide
 	// SRAM banks). USER: the cfg's words (bytes) per cycle at 1 GHz.
@@ -38,7 +33,7 @@ func PulseChip(c *Config) (*config.Chip, error) {
 	sets := []string{
 		"name=scalesim-" + c.RunName,
 		"mxu.rows=" + strconv.FormatInt(c.ArrayHeight, 10), "mxu.cols=" + strconv.FormatInt(c.ArrayWidth, 10),
-		"mxu.dataflow=ws", "memory.sram_bytes=" + strconv.FormatInt(sram, 10),
+		"mxu.dataflow=" + c.Dataflow, "memory.sram_bytes=" + strconv.FormatInt(sram, 10),
 		"hbm.bandwidth_gbps=" + strconv.FormatFloat(gbps, 'g', -1, 64), "dma.engine_gbps=0", "dma.engines=4",
 		"dma.burst_bytes=512", "dma.max_outstanding=64", "sram.banks=32", "sram.bank_width_bytes=64",
 		"vpu.lanes=" + strconv.FormatInt(max(c.ArrayWidth, 16), 10),

@@ -214,9 +214,16 @@ func TestPulseModel(t *testing.T) {
 	rep := PulseReport(sim, pr)
 	require.Contains(t, rep, fmt.Sprintf("0, G, 256, 64, 128, %d, %d,", sim[0].TotalCycles, big.Cycles))
 
-	c.Dataflow = "os"
-	_, err = PulseChip(c)
-	require.ErrorContains(t, err, "only weight-stationary")
+	// Output- and input-stationary chips run too, within the compute bound.
+	for _, df := range []string{"os", "is"} {
+		c.Dataflow = df
+		ch, err := PulseChip(c)
+		require.NoError(t, err)
+		require.Equal(t, df, ch.MXU.Dataflow)
+		pr, err := RunPulse(ch, l[:1], t.TempDir(), nil)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, pr[0].Result.Report.Cycles, bound, df)
+	}
 }
 
 // Absurd layers are refused at once, never a hang or an allocation panic.
