@@ -29,6 +29,10 @@ type Result struct {
 	DRAMAccesses        [3]int64
 	DRAMStart, DRAMStop [3]int64
 	DRAMReads           bool
+	// User is InterfaceBandwidth USER: the figures that depend on the
+	// bandwidth (stalls, DRAM cycles and counts, SRAM stop cycles) are not
+	// reproduced and are left out of the reports (docs/scalesim.md).
+	User bool
 }
 
 // Options tune a run.
@@ -42,9 +46,6 @@ type Options struct {
 
 // Simulate computes one layer in CALC bandwidth mode.
 func Simulate(c *Config, l *Layer, opt Options) (*Result, error) {
-	if c.UserBandwidth {
-		return nil, fmt.Errorf("InterfaceBandwidth USER is not reproduced by the compatibility model (docs/scalesim.md); use CALC, or --pulse-model")
-	}
 	g := newGeometry(c, l)
 	if rows := float64(g.folds()) * float64(g.perFold); rows > maxRows {
 		return nil, fmt.Errorf("%.3g cycles of demand: beyond the %.0g the compatibility model replays (SCALE-Sim would build matrices of that many rows)", rows, float64(maxRows))
@@ -170,6 +171,7 @@ func Simulate(c *Config, l *Layer, opt Options) (*Result, error) {
 		}
 	}
 	r.DRAMReads = opt.DRAMReads
+	r.User = c.UserBandwidth
 	r.TotalInclPrefetch = r.DRAMStop[opOfmap] - min(r.DRAMStart[opIfmap], r.DRAMStart[opFilter])
 	return r, nil
 }

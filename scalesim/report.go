@@ -32,10 +32,17 @@ func Reports(results []*Result) map[string]string {
 		line := func(b *strings.Builder, items ...string) {
 			b.WriteString(strconv.Itoa(i) + ", " + strings.Join(items, ", ") + ",\n")
 		}
-		line(&comp, pyInt(r.TotalInclPrefetch), pyInt(r.TotalCycles), pyInt(r.StallCycles),
+		// USER mode: what depends on the bandwidth is left out.
+		user := func(s string) string {
+			if r.User {
+				return ""
+			}
+			return s
+		}
+		line(&comp, user(pyInt(r.TotalInclPrefetch)), pyInt(r.TotalCycles), user(pyInt(r.StallCycles)),
 			pyFloat(r.OverallUtil), pyFloat(r.MappingEff), pyFloat(r.ComputeUtil))
 		dramBW := func(op int) string {
-			if op != opOfmap && !r.DRAMReads {
+			if op != opOfmap && !r.DRAMReads || r.User {
 				return ""
 			}
 			return pyFloat(pyDivF(float64(r.DRAMAccesses[op]), float64(r.DRAMStop[op]-r.DRAMStart[op]+1)))
@@ -44,14 +51,14 @@ func Reports(results []*Result) map[string]string {
 			pyFloat(pyDiv(r.SRAMAccesses[opOfmap], r.TotalCycles)), dramBW(opIfmap), dramBW(opFilter), dramBW(opOfmap))
 		var items []string
 		for op := opIfmap; op <= opOfmap; op++ {
-			items = append(items, pyFloat(float64(r.SRAMStart[op])), pyFloat(float64(r.SRAMStop[op])), pyInt(r.SRAMAccesses[op]))
+			items = append(items, pyFloat(float64(r.SRAMStart[op])), user(pyFloat(float64(r.SRAMStop[op]))), pyInt(r.SRAMAccesses[op]))
 		}
 		for op := opIfmap; op <= opOfmap; op++ {
 			stop, n := pyFloat(float64(r.DRAMStop[op])), pyInt(r.DRAMAccesses[op])
 			if op != opOfmap && !r.DRAMReads {
 				stop, n = "", ""
 			}
-			items = append(items, pyFloat(float64(r.DRAMStart[op])), stop, n)
+			items = append(items, user(pyFloat(float64(r.DRAMStart[op]))), user(stop), user(n))
 		}
 		line(&det, items...)
 	}

@@ -234,3 +234,26 @@ func TestHugeLayers(t *testing.T) {
 	_, err = Simulate(c, &l[0], Options{})
 	require.ErrorContains(t, err, "beyond the")
 }
+
+// USER bandwidth mode runs: the compute figures are CALC's (SCALE-Sim's do
+// not depend on the bandwidth), and what SCALE-Sim derives from its
+// prefetch window is left empty.
+func TestUserMode(t *testing.T) {
+	calcText := cfgText(16, 16, "ws", 64)
+	userText := strings.Replace(calcText, "InterfaceBandwidth: CALC", "InterfaceBandwidth: USER", 1)
+	topo := "Layer, M, N, K,\nG, 100, 37, 75,\n"
+	cc, l := load(t, calcText, topo, true)
+	uc, _ := load(t, userText, topo, true)
+	calc, err := Run(cc, l, Options{}, nil)
+	require.NoError(t, err)
+	user, err := Run(uc, l, Options{}, nil)
+	require.NoError(t, err)
+	rc, ru := Reports(calc), Reports(user)
+	cl := strings.Split(strings.Split(rc["COMPUTE_REPORT.csv"], "\n")[1], ", ")
+	ul := strings.Split(strings.Split(ru["COMPUTE_REPORT.csv"], "\n")[1], ", ")
+	require.Equal(t, "", ul[1], "cycles incl. prefetch")
+	require.Equal(t, cl[2], ul[2], "Total Cycles")
+	require.Equal(t, "", ul[3], "stall cycles")
+	require.Equal(t, cl[4:], ul[4:], "utilizations")
+	require.Contains(t, ru["BANDWIDTH_REPORT.csv"], ", , , ,\n", "no DRAM bandwidths")
+}

@@ -43,7 +43,7 @@ printf 'Layer, M, N, K,\ng1024, 1024, 1024, 1024,\n' > "$work/g1024.csv"
 printf 'Layer, M, N, K,\ng4096, 4096, 1024, 1024,\n' > "$work/g4096.csv"
 for run in "128x128 g1024" "32x32 g4096"; do
   set -- $run
-  for dram in true false; do
+  for dram in false true; do
     /usr/bin/time -f "$1 $2 --dram-reads=$dram: %e s wall, %M KB peak RSS" \
       "$pulse" scalesim -c "$work/$1.cfg" -t "$work/$2.csv" -p "$work/out" -i gemm --dram-reads=$dram > /dev/null 2> "$work/err" || { cat "$work/err"; exit 1; }
     tail -1 "$work/err"

@@ -18,7 +18,7 @@ func TestScaleSimCLI(t *testing.T) {
 	good := write(t, dir, "scale.cfg", string(cfg))
 	topo := write(t, dir, "t.csv", "Layer, M, N, K,\nG1, 64, 40, 100,\nG2, 9, 128, 33,\n")
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr := runCLI("scalesim", "-c", good, "-t", topo, "-p", out, "-i", "gemm")
+	code, stdout, stderr := runCLI("scalesim", "-c", good, "-t", topo, "-p", out, "-i", "gemm", "--dram-reads")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "2 layers")
 	require.Contains(t, stderr, "layer 2/2 G2")
