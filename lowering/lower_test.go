@@ -177,6 +177,24 @@ func TestMoveKernels(t *testing.T) {
   r = f32[64,300] reverse(x), dimensions={0,1}
   ROOT n = f32[64,300] negate(r)
 }`,
+		// Rank 5, as BERT's attention pads it: copies merge the
+		// dimensions both sides walk contiguously, and loop over what is
+		// left beyond 4.
+		"rank-5 pad, slice, reverse, concatenate": `ENTRY e {
+  x = f16[4,16,1,3,8] parameter(0)
+  z = f16[] constant(0)
+  p = f16[4,16,3,3,8] pad(x, z), padding=0_0x0_0x1_1x0_0x0_0
+  y = f32[3,4,5,6,7] parameter(1)
+  s = f32[3,2,5,3,7] slice(y), slice={[0:3],[1:3],[0:5],[1:4],[0:7]}
+  r = f32[3,4,5,6,7] reverse(y), dimensions={0,3}
+  c = f32[3,8,5,6,7] concatenate(y, y), dimensions={1}
+  t = f32[7,3,6,5,4] transpose(y), dimensions={4,0,3,2,1}
+  ROOT o = (f16[4,16,3,3,8], f32[3,2,5,3,7], f32[3,4,5,6,7], f32[3,8,5,6,7], f32[7,3,6,5,4]) tuple(p, s, r, c, t)
+}`,
+		"rank-6 transpose": `ENTRY e {
+  x = f32[2,3,2,3,2,3] parameter(0)
+  ROOT t = f32[3,2,3,2,3,2] transpose(x), dimensions={5,4,3,2,1,0}
+}`,
 		"pad with a computed value": `ENTRY e {
   x = bf16[5,3] parameter(0)
   v = bf16[] parameter(1)

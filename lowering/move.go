@@ -25,6 +25,67 @@ func (w view) operand(dims []int64) string {
 	return fmt.Sprintf("hbm[%s+%d]:%s[%s]{%s}", w.v.tensor, w.off*int64(w.v.dt.Size()), w.v.dt, joinDims(dims), joinDims(w.strides))
 }
 
+// maxCopyPieces bounds the DMAs one copy of an array of rank above 4 may
+// be cut into.
+const maxCopyPieces = 1 << 16
+
+// copyPieces turns a copy of dims elements from src to dst into DMAs of at
+// most 4 dimensions (the ISA's tiles): dimensions of one element are
+// dropped, neighbours that both views walk contiguously are merged, and if
+// more than 4 remain, one DMA per index of the outer ones. It returns the
+// operand pairs, dst first.
+func copyPieces(dst, src view, dims []int64) ([][2]string, error) {
+	var d, sd, ss []int64
+	for i, n := range dims {
+		if n == 1 && len(dims) > 1 {
+			continue
+		}
+		if k := len(d) - 1; k >= 0 && sd[k] == dst.strides[i]*n && ss[k] == src.strides[i]*n {
+			d[k] *= n // dimension k continues into i in both views
+			sd[k], ss[k] = dst.strides[i], src.strides[i]
+			continue
+		}
+		d, sd, ss = append(d, n), append(sd, dst.strides[i]), append(ss, src.strides[i])
+	}
+	if len(d) == 0 {
+		d, sd, ss = []int64{1}, []int64{1}, []int64{1}
+	}
+	outer := max(len(d)-4, 0)
+	pieces := prod(d[:outer])
+	if pieces > maxCopyPieces {
+		return nil, fmt.Errorf("a rank-%d copy would take %d DMAs of 4 dimensions", len(dims), pieces)
+	}
+	var out [][2]string
+	idx := make([]int64, outer)
+	for p := int64(0); p < pieces; p++ {
+		a, b := view{v: dst.v, off: dst.off, strides: sd[outer:]}, view{v: src.v, off: src.off, strides: ss[outer:]}
+		for i, x := range idx {
+			a.off += x * sd[i]
+			b.off += x * ss[i]
+		}
+		out = append(out, [2]string{a.operand(d[outer:]), b.operand(d[outer:])})
+		for i := outer - 1; i >= 0; i-- { // next index, last dimension fastest
+			if idx[i]++; idx[i] < d[i] {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+	return out, nil
+}
+
+// emitCopy emits the DMAs of copyPieces on engine 0.
+func (c *compiler) emitCopy(in *hlo.Instruction, emit func(string, ...any), dst, src view, dims []int64) error {
+	pieces, err := copyPieces(dst, src, dims)
+	if err != nil {
+		return c.fail(in, "%v", err)
+	}
+	for _, p := range pieces {
+		emit("dma     %s, %s @0", p[0], p[1])
+	}
+	return nil
+}
+
 // sliceView reads the operand of a slice: start offsets and step strides.
 func sliceView(in *hlo.Instruction, v *value) (view, error) {
 	sv, _ := in.Attr("slice")
@@ -110,15 +171,21 @@ func (c *compiler) moveKernel(in *hlo.Instruction) error {
 		if err != nil {
 			return c.fail(in, "%v", err)
 		}
-		emit("dma     %s, %s @0", dst.operand(dims), src.operand(dims))
+		if err := c.emitCopy(in, emit, dst, src, dims); err != nil {
+			return err
+		}
 	case "slice":
 		src, err := sliceView(in, x)
 		if err != nil {
 			return c.fail(in, "%v", err)
 		}
-		emit("dma     %s, %s @0", dst.operand(dims), src.operand(dims))
+		if err := c.emitCopy(in, emit, dst, src, dims); err != nil {
+			return err
+		}
 	case "reverse":
-		emit("dma     %s, %s @0", dst.operand(dims), reverseView(in, x).operand(dims))
+		if err := c.emitCopy(in, emit, dst, reverseView(in, x), dims); err != nil {
+			return err
+		}
 	case "concatenate":
 		d, _ := hlo.IntList(attrOr(in, "dimensions", "{}"))
 		if len(d) != 1 {
@@ -132,7 +199,9 @@ func (c *compiler) moveKernel(in *hlo.Instruction) error {
 				continue
 			}
 			part := view{v: out, off: at * ost[d[0]], strides: ost}
-			emit("dma     %s, %s @0", part.operand(od), view{v: v, strides: rowMajorStrides(od)}.operand(od))
+			if err := c.emitCopy(in, emit, part, view{v: v, strides: rowMajorStrides(od)}, od); err != nil {
+				return err
+			}
 			at += od[d[0]]
 		}
 	case "pad":
@@ -198,7 +267,9 @@ func (c *compiler) padKernel(in *hlo.Instruction, x, out *value, dims []int64, e
 		if len(xd) == 0 {
 			xd = []int64{1}
 		}
-		emit("dma     %s, %s @0", dst.operand(xd), src.operand(xd))
+		if err := c.emitCopy(in, emit, dst, src, xd); err != nil {
+			return err
+		}
 	}
 	emit("barrier")
 	return nil
