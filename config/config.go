@@ -207,58 +207,10 @@ func (c *Chip) Validate() error {
 	if c.Name == "" {
 		return fmt.Errorf("name: must not be empty")
 	}
-	type rng struct {
-		key   string
-		v, lo int64
-		hi    int64
-	}
-	var checks []rng
-	checks = append(checks, []rng{
-		{"clock_mhz", int64(c.ClockMHz), 1, 100000},
-		{"mxu.count", int64(c.MXU.Count), 1, isa.MaxUnitIndex + 1},
-		{"mxu.rows", int64(c.MXU.Rows), 1, 4096},
-		{"mxu.cols", int64(c.MXU.Cols), 1, 4096},
-		{"vpu.lanes", int64(c.VPU.Lanes), 1, 1 << 16},
-		{"vpu.sublanes", int64(c.VPU.Sublanes), 1, 1 << 10},
-		{"xlu.count", int64(c.XLU.Count), 1, isa.MaxUnitIndex + 1},
-		{"dma.engines", int64(c.DMA.Engines), 1, isa.MaxUnitIndex + 1},
-		{"memory.sram_bytes", c.Memory.SRAMBytes, 64, 1 << 40},
-		{"memory.acc_bytes", c.Memory.ACCBytes, 64, 1 << 40},
-		{"memory.smem_bytes", c.Memory.SMEMBytes, 4, 1 << 40},
-		{"memory.hbm_bytes", c.Memory.HBMBytes, 64, 1 << 50},
-	}...)
-	checks = append(checks,
-		rng{"scalar.issue_width", int64(c.Scalar.IssueWidth), 1, 16},
-		rng{"scalar.branch_penalty", int64(c.Scalar.BranchPenalty), 0, 1000},
-		rng{"scalar.smem_latency", int64(c.Scalar.SMEMLatency), 1, 1000},
-		rng{"queue_depth", int64(c.QueueDepth), 1, 1 << 16},
-		rng{"mxu.ldw_cycles_per_row", int64(c.MXU.LdwCyclesPerRow), 0, 1000},
-		rng{"mxu.min_stream_cycles", int64(c.MXU.MinStreamCycles), 0, 1 << 20},
-		rng{"vpu.clock_mhz", int64(c.VPU.ClockMHz), 0, 100000},
-		rng{"vpu.latency", int64(c.VPU.Latency), 0, 1 << 20},
-		rng{"vpu.transcendental_cost", int64(c.VPU.TranscendentalCost), 1, 1000},
-		rng{"vpu.divide_cost", int64(c.VPU.DivideCost), 1, 1000},
-		rng{"xlu.latency", int64(c.XLU.Latency), 0, 1 << 20},
-		rng{"dma.burst_bytes", int64(c.DMA.BurstBytes), 1, 1 << 24},
-		rng{"dma.max_outstanding", int64(c.DMA.MaxOutstanding), 1, 1 << 16},
-		rng{"sram.banks", int64(c.SRAM.Banks), 1, 1 << 12},
-		rng{"sram.bank_width_bytes", int64(c.SRAM.BankWidthBytes), 1, 1 << 16},
-		rng{"acc.banks", int64(c.ACC.Banks), 1, 1 << 12},
-		rng{"acc.bank_width_bytes", int64(c.ACC.BankWidthBytes), 1, 1 << 16},
-	)
-	for _, f := range []struct {
-		key   string
-		v, lo float64
-		hi    float64
-	}{
-		{"dma.setup_ns", c.DMA.SetupNS, 0, 1e9},
-		{"dma.engine_gbps", c.DMA.EngineGBps, 0, 1e6},
-		{"hbm.bandwidth_gbps", c.HBM.BandwidthGBps, 1e-3, 1e6},
-		{"hbm.latency_ns", c.HBM.LatencyNS, 0, 1e9},
-	} {
-		if !(f.v >= f.lo && f.v <= f.hi) {
-			return fmt.Errorf("%s: %g out of range %g..%g", f.key, f.v, f.lo, f.hi)
-		}
+	// Ranges come from the key table (keys.go), in key order; the
+	// relations between keys are checked below.
+	if err := c.checkRanges(); err != nil {
+		return err
 	}
 	switch c.MXU.Dataflow {
 	case "ws", "os", "is":
@@ -269,36 +221,6 @@ func (c *Chip) Validate() error {
 	case "ideal":
 	case "banked":
 		d, tm := c.HBM.Device, c.HBM.Timing
-		for _, r := range []rng{
-			{"hbm.device.channels", int64(d.Channels), 1, 1024},
-			{"hbm.device.bank_groups", int64(d.BankGroups), 1, 64},
-			{"hbm.device.banks_per_group", int64(d.BanksPerGroup), 1, 64},
-			{"hbm.device.rows", int64(d.Rows), 1, 1 << 24},
-			{"hbm.device.columns", int64(d.Columns), 1, 1 << 16},
-			{"hbm.device.access_bytes", int64(d.AccessBytes), 1, 1 << 12},
-			{"hbm.device.tck_ps", int64(d.TCKps), 1, 1 << 20},
-			{"hbm.device.window", int64(d.Window), 1, 1 << 12},
-			{"hbm.timing.bl", int64(tm.BL), 1, 1 << 10},
-			{"hbm.timing.refi", int64(tm.REFI), 0, 1 << 24},
-			{"hbm.controller.read_queue", int64(c.HBM.Controller.ReadQueue), 0, 1 << 16},
-			{"hbm.controller.write_queue", int64(c.HBM.Controller.WriteQueue), 0, 1 << 16},
-			{"hbm.controller.bank_queue", int64(c.HBM.Controller.BankQueue), 0, 1 << 16},
-			{"hbm.controller.row_hit_cap", int64(c.HBM.Controller.RowHitCap), 0, 1 << 16},
-		} {
-			if r.v < r.lo || r.v > r.hi {
-				return fmt.Errorf("%s: %d out of range %d..%d", r.key, r.v, r.lo, r.hi)
-			}
-		}
-		for _, r := range []rng{{"hbm.timing.cl", int64(tm.CL), 0, 0}, {"hbm.timing.cwl", int64(tm.CWL), 0, 0},
-			{"hbm.timing.rcd", int64(tm.RCD), 0, 0}, {"hbm.timing.rp", int64(tm.RP), 0, 0}, {"hbm.timing.ras", int64(tm.RAS), 0, 0},
-			{"hbm.timing.ccd_s", int64(tm.CCDS), 0, 0}, {"hbm.timing.ccd_l", int64(tm.CCDL), 0, 0}, {"hbm.timing.rrd_s", int64(tm.RRDS), 0, 0},
-			{"hbm.timing.rrd_l", int64(tm.RRDL), 0, 0}, {"hbm.timing.faw", int64(tm.FAW), 0, 0}, {"hbm.timing.wtr_s", int64(tm.WTRS), 0, 0},
-			{"hbm.timing.wtr_l", int64(tm.WTRL), 0, 0}, {"hbm.timing.rtp", int64(tm.RTP), 0, 0}, {"hbm.timing.wr", int64(tm.WR), 0, 0},
-			{"hbm.timing.rfc", int64(tm.RFC), 0, 0}} {
-			if r.v < 0 || r.v > 1<<20 {
-				return fmt.Errorf("%s: %d out of range 0..%d", r.key, r.v, 1<<20)
-			}
-		}
 		if m := c.HBM.Controller.AddressMapping; m != "" {
 			if _, err := ParseAddressMapping(m, d); err != nil {
 				return fmt.Errorf("hbm.controller.address_mapping: %v", err)
@@ -322,11 +244,6 @@ func (c *Chip) Validate() error {
 		}
 		if n < 1 || n > 1000 {
 			return fmt.Errorf("mxu.cycles_per_row.%s: %d out of range 1..1000", d, n)
-		}
-	}
-	for _, r := range checks {
-		if r.v < r.lo || r.v > r.hi {
-			return fmt.Errorf("%s: %d out of range %d..%d", r.key, r.v, r.lo, r.hi)
 		}
 	}
 	if len(c.MXU.DTypes) == 0 {

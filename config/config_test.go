@@ -90,3 +90,33 @@ func TestRefreshMustLeaveTime(t *testing.T) {
 	_, err := Load("tpuv4core", []string{"hbm.model=banked", "hbm.timing.refi=0", "hbm.timing.rfc=100000"})
 	require.NoError(t, err, "no refresh at all is fine")
 }
+
+// Every key of the Chip struct has a meaning in the key table, and the
+// table names no key that does not exist.
+func TestEveryKeyDescribed(t *testing.T) {
+	names := map[string]bool{}
+	for _, k := range Keys() {
+		names[k.Name] = true
+		require.NotEmpty(t, k.Doc, "%s has no meaning in keyMeta", k.Name)
+	}
+	for k := range keyMeta {
+		require.True(t, names[k], "keyMeta names %s, which is not a key", k)
+	}
+	c, err := Load("tpuv4core", nil)
+	require.NoError(t, err)
+	for _, k := range Keys() {
+		_, err := c.Get(k.Name)
+		require.NoError(t, err, k.Name)
+	}
+	v, err := c.Get("mxu.rows")
+	require.NoError(t, err)
+	require.Equal(t, int64(128), v)
+	_, err = c.Get("mxu")
+	require.ErrorContains(t, err, "section")
+	_, err = c.Get("mxu.nope")
+	require.ErrorContains(t, err, "unknown key")
+	k, ok := LookupKey("hbm.timing.rfc")
+	require.True(t, ok)
+	require.Equal(t, "0..1048576", k.Range())
+	require.Equal(t, "hbm.model=banked", k.When)
+}

@@ -112,6 +112,7 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 			res, err = nil, fmt.Errorf("%s: internal lowering error (please report this with the module): %v", file, r)
 		}
 	}()
+	chip = Target(chip) // what the program may depend on, and nothing else
 	if err := checkSingleDevice(file, m); err != nil {
 		return nil, err
 	}

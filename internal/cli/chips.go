@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/olekukonko/tablewriter"
 	"github.com/pulse-sim/pulse/config"
 	"github.com/spf13/cobra"
 )
@@ -45,8 +49,83 @@ func newChip() *cobra.Command {
 		},
 	}
 	show.Flags().StringArrayVar(&sets, "set", nil, "override a config key (key=value), repeatable")
-	cmd.AddCommand(show)
+	cmd.AddCommand(show, newChipKeys())
 	return cmd
+}
+
+func newChipKeys() *cobra.Command {
+	var sets []string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "keys [NAME|FILE.yaml]",
+		Short: "List every config key a --set or a sweep axis can turn: type, unit, allowed range, the chip's value",
+		Args:  rangeArgs(0, 1, "at most one chip name or file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := "teach16"
+			if len(args) == 1 {
+				name = args[0]
+			}
+			c, err := config.Load(name, sets)
+			if err != nil {
+				return err
+			}
+			type row struct {
+				config.Key
+				Value any `json:"value"`
+			}
+			var rows []row
+			for _, k := range config.Keys() {
+				v, _ := c.Get(k.Name)
+				rows = append(rows, row{k, v})
+			}
+			if asJSON {
+				b, _ := json.MarshalIndent(rows, "", "  ")
+				_, err := cmd.OutOrStdout().Write(append(b, '\n'))
+				return err
+			}
+			t := tablewriter.NewTable(cmd.OutOrStdout())
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: every key --set and pulse sweep axes take\n", c.Name)
+			t.Header("key", "type", "unit", "range", "value", "meaning")
+			for _, r := range rows {
+				doc := r.Doc
+				if r.When != "" {
+					doc += " [" + r.When + "]"
+				}
+				if err := t.Append([]string{r.Name, r.Type, r.Unit, r.Range(), keyValue(r.Value), doc}); err != nil {
+					return err
+				}
+			}
+			return t.Render()
+		},
+	}
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a config key (key=value), repeatable")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON list")
+	return cmd
+}
+
+// keyValue prints a key's value as --set takes it.
+func keyValue(v any) string {
+	switch x := v.(type) {
+	case []string:
+		return strings.Join(x, ",")
+	case map[string]int:
+		var ks []string
+		for k := range x {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		var parts []string
+		for _, k := range ks {
+			parts = append(parts, fmt.Sprintf("%s:%d", k, x[k]))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case string:
+		if x == "" {
+			return `""`
+		}
+		return x
+	}
+	return fmt.Sprint(v)
 }
 
 func bytesStr(n int64) string {

@@ -73,3 +73,12 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+func rangeArgs(lo, hi int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < lo || len(args) > hi {
+			return usagef("%s takes %s (got %d arguments)", cmd.Name(), what, len(args))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,255 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pulse-sim/pulse/isa"
+)
+
+// Key describes one configuration key: what `--set`, a sweep axis and
+// `pulse chip keys` name. The list is derived from the Chip struct (so no
+// key can be missing) joined with keyMeta (units, ranges, meaning), the one
+// table Validate also checks ranges from.
+type Key struct {
+	Name string   `json:"key"`
+	Type string   `json:"type"` // int, float, bool, string, list, map
+	Unit string   `json:"unit,omitempty"`
+	Min  *float64 `json:"min,omitempty"`
+	Max  *float64 `json:"max,omitempty"`
+	// Enum lists the allowed values of a string key.
+	Enum []string `json:"enum,omitempty"`
+	Doc  string   `json:"doc"`
+	// When says when the key matters ("" always).
+	When string `json:"when,omitempty"`
+}
+
+// Range returns the key's allowed range as text ("1..4096"), "" if none.
+func (k Key) Range() string {
+	switch {
+	case len(k.Enum) > 0:
+		return strings.Join(k.Enum, "|")
+	case k.Min != nil && k.Max != nil:
+		return fmtNum(*k.Min) + ".." + fmtNum(*k.Max)
+	}
+	return ""
+}
+
+func fmtNum(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+type meta struct {
+	unit   string
+	lo, hi float64
+	ranged bool
+	enum   []string
+	doc    string
+	when   string
+}
+
+func r(unit string, lo, hi float64, doc string) meta {
+	return meta{unit: unit, lo: lo, hi: hi, ranged: true, doc: doc}
+}
+
+const banked = "hbm.model=banked"
+
+// keyMeta gives each key's unit, range and meaning. A key of the Chip
+// struct missing here is a test failure (TestEveryKeyDescribed).
+var keyMeta = map[string]meta{
+	"name":                           {doc: "the chip's name"},
+	"description":                    {doc: "one line about the chip"},
+	"clock_mhz":                      r("MHz", 1, 100000, "core clock"),
+	"scalar.issue_width":             r("instructions/cycle", 1, 16, "instructions the sequencer issues per cycle"),
+	"scalar.branch_penalty":          r("cycles", 0, 1000, "extra cycles after a taken branch"),
+	"scalar.smem_latency":            r("cycles", 1, 1000, "cycles of a scalar-memory load"),
+	"queue_depth":                    r("instructions", 1, 1<<16, "instructions each unit's queue holds"),
+	"mxu.count":                      r("arrays", 1, isa.MaxUnitIndex+1, "systolic arrays"),
+	"mxu.rows":                       r("PEs", 1, 4096, "array rows (K of the stationary operand in ws)"),
+	"mxu.cols":                       r("PEs", 1, 4096, "array columns"),
+	"mxu.dtypes":                     {doc: "input dtypes the arrays multiply (bf16, f16, f32, s8, u8)"},
+	"mxu.dataflow":                   {enum: []string{"ws", "os", "is"}, doc: "weight-, output- or input-stationary (docs/dataflows.md)"},
+	"mxu.ldw_cycles_per_row":         r("cycles", 0, 1000, "cycles to shift one weight row in"),
+	"mxu.cycles_per_row":             {unit: "cycles", doc: "cycles per streamed row, by input dtype (1..1000 each)"},
+	"mxu.min_stream_cycles":          r("cycles", 0, 1<<20, "a stream occupies the array at least this long"),
+	"mxu.fold_overlap":               {doc: "os: the next fold fills while this one drains"},
+	"vpu.lanes":                      r("lanes", 1, 1<<16, "vector lanes"),
+	"vpu.sublanes":                   r("sublanes", 1, 1<<10, "sublanes per lane"),
+	"vpu.clock_mhz":                  r("MHz", 0, 100000, "vector clock (0: the core clock)"),
+	"vpu.latency":                    r("cycles", 0, 1<<20, "cycles added to every vector instruction"),
+	"vpu.transcendental_cost":        r("cycles", 1, 1000, "cycles per element group for exp, log, tanh, ..."),
+	"vpu.divide_cost":                r("cycles", 1, 1000, "cycles per element group for div, rcp, rsqrt, sqrt, pow"),
+	"xlu.count":                      r("units", 1, isa.MaxUnitIndex+1, "cross-lane units"),
+	"xlu.latency":                    r("cycles", 0, 1<<20, "cycles added to every cross-lane instruction"),
+	"dma.engines":                    r("engines", 1, isa.MaxUnitIndex+1, "DMA engines"),
+	"dma.burst_bytes":                r("bytes", 1, 1<<24, "a descriptor is split into requests of this size"),
+	"dma.max_outstanding":            r("requests", 1, 1<<16, "requests in flight per engine"),
+	"dma.setup_ns":                   r("ns", 0, 1e9, "from issue to the first request"),
+	"dma.engine_gbps":                r("GB/s", 0, 1e6, "per-engine bandwidth cap (0: none)"),
+	"hbm.model":                      {enum: []string{"ideal", "banked"}, doc: "ideal (latency + bandwidth) or banked (the device below)"},
+	"hbm.bandwidth_gbps":             {unit: "GB/s", lo: 1e-3, hi: 1e6, ranged: true, doc: "ideal model: peak bandwidth"},
+	"hbm.latency_ns":                 {unit: "ns", lo: 0, hi: 1e9, ranged: true, doc: "ideal model: latency of a request"},
+	"hbm.device.channels":            {unit: "channels", lo: 1, hi: 1024, ranged: true, doc: "independent channels (pseudo-channels count)", when: banked},
+	"hbm.device.bank_groups":         {unit: "groups", lo: 1, hi: 64, ranged: true, doc: "bank groups per channel", when: banked},
+	"hbm.device.banks_per_group":     {unit: "banks", lo: 1, hi: 64, ranged: true, doc: "banks per bank group", when: banked},
+	"hbm.device.rows":                {unit: "rows", lo: 1, hi: 1 << 24, ranged: true, doc: "rows per bank", when: banked},
+	"hbm.device.columns":             {unit: "accesses", lo: 1, hi: 1 << 16, ranged: true, doc: "column accesses per row", when: banked},
+	"hbm.device.access_bytes":        {unit: "bytes", lo: 1, hi: 1 << 12, ranged: true, doc: "bytes per column access", when: banked},
+	"hbm.device.tck_ps":              {unit: "ps", lo: 1, hi: 1 << 20, ranged: true, doc: "DRAM clock period", when: banked},
+	"hbm.device.window":              {unit: "requests", lo: 1, hi: 1 << 12, ranged: true, doc: "requests the scheduler considers", when: banked},
+	"hbm.controller.address_mapping": {doc: "DRAMSim3-style address fields, most significant first (e.g. rorabgbachco); \"\": Pulse's hashed mapping", when: banked},
+	"hbm.controller.read_queue":      {unit: "requests", lo: 0, hi: 1 << 16, ranged: true, doc: "reads a channel holds (0: no limit)", when: banked},
+	"hbm.controller.write_queue":     {unit: "requests", lo: 0, hi: 1 << 16, ranged: true, doc: "writes a channel buffers, drained when full (0: scheduled with reads)", when: banked},
+	"hbm.controller.bank_queue":      {unit: "requests", lo: 0, hi: 1 << 16, ranged: true, doc: "accesses per bank the scheduler considers (0: the window)", when: banked},
+	"hbm.controller.row_hit_cap":     {unit: "hits", lo: 0, hi: 1 << 16, ranged: true, doc: "row hits before an older access to another row goes first (0: no cap)", when: banked},
+	"hbm.timing.bl":                  {unit: "DRAM clocks", lo: 1, hi: 1 << 10, ranged: true, doc: "data-bus clocks per access", when: banked},
+	"hbm.timing.refi":                {unit: "DRAM clocks", lo: 0, hi: 1 << 24, ranged: true, doc: "refresh interval (0: no refresh)", when: banked},
+	"sram.banks":                     r("banks", 1, 1<<12, "SRAM banks"),
+	"sram.bank_width_bytes":          r("bytes", 1, 1<<16, "bytes a bank serves per cycle"),
+	"acc.banks":                      r("banks", 1, 1<<12, "accumulator banks"),
+	"acc.bank_width_bytes":           r("bytes", 1, 1<<16, "bytes a bank serves per cycle"),
+	"memory.sram_bytes":              r("bytes", 64, 1<<40, "on-chip SRAM"),
+	"memory.acc_bytes":               r("bytes", 64, 1<<40, "accumulator memory"),
+	"memory.smem_bytes":              r("bytes", 4, 1<<40, "scalar memory"),
+	"memory.hbm_bytes":               r("bytes", 64, 1<<50, "off-chip memory"),
+}
+
+func init() {
+	// The JEDEC timings share one range and unit.
+	for k, doc := range map[string]string{"cl": "read latency", "cwl": "write latency", "rcd": "activate to column command",
+		"rp": "precharge", "ras": "activate to precharge", "ccd_s": "column to column, other bank group", "ccd_l": "column to column, same bank group",
+		"rrd_s": "activate to activate, other bank group", "rrd_l": "activate to activate, same bank group", "faw": "four-activate window",
+		"wtr_s": "write to read, other bank group", "wtr_l": "write to read, same bank group", "rtp": "read to precharge",
+		"wr": "write recovery", "rfc": "refresh cycle time"} {
+		keyMeta["hbm.timing."+k] = meta{unit: "DRAM clocks", lo: 0, hi: 1 << 20, ranged: true, doc: doc, when: banked}
+	}
+}
+
+// Keys lists every configuration key, sorted.
+func Keys() []Key {
+	var out []Key
+	walkKeys(reflect.TypeOf(Chip{}), "", func(name string, t reflect.Type) {
+		m := keyMeta[name]
+		k := Key{Name: name, Type: typeName(t), Unit: m.unit, Enum: m.enum, Doc: m.doc, When: m.when}
+		if m.ranged {
+			lo, hi := m.lo, m.hi
+			k.Min, k.Max = &lo, &hi
+		}
+		out = append(out, k)
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// LookupKey returns the key named name.
+func LookupKey(name string) (Key, bool) {
+	for _, k := range Keys() {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+func walkKeys(t reflect.Type, prefix string, f func(string, reflect.Type)) {
+	for i := 0; i < t.NumField(); i++ {
+		fl := t.Field(i)
+		tag := strings.Split(fl.Tag.Get("yaml"), ",")[0]
+		if tag == "" || tag == "-" {
+			continue
+		}
+		name := tag
+		if prefix != "" {
+			name = prefix + "." + tag
+		}
+		if fl.Type.Kind() == reflect.Struct {
+			walkKeys(fl.Type, name, f)
+			continue
+		}
+		f(name, fl.Type)
+	}
+}
+
+func typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64:
+		return "int"
+	case reflect.Float64:
+		return "float"
+	case reflect.Bool:
+		return "bool"
+	case reflect.String:
+		return "string"
+	case reflect.Slice:
+		return "list"
+	case reflect.Map:
+		return "map"
+	}
+	return t.Kind().String()
+}
+
+// Get returns the value of a key of c (an int64, float64, bool, string,
+// []string or map[string]int).
+func (c *Chip) Get(key string) (any, error) {
+	v := reflect.ValueOf(c).Elem()
+	for _, p := range strings.Split(key, ".") {
+		if v.Kind() != reflect.Struct {
+			return nil, fmt.Errorf("unknown key %q", key)
+		}
+		found := false
+		for i := 0; i < v.NumField(); i++ {
+			if strings.Split(v.Type().Field(i).Tag.Get("yaml"), ",")[0] == p {
+				v, found = v.Field(i), true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown key %q", key)
+		}
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		return nil, fmt.Errorf("%s is a section, not a value", key)
+	case reflect.Int, reflect.Int64:
+		return v.Int(), nil
+	}
+	return v.Interface(), nil
+}
+
+// checkRanges checks every ranged key that matters for c against keyMeta.
+func (c *Chip) checkRanges() error {
+	for _, k := range Keys() {
+		if k.Min == nil || !c.applies(k.When) {
+			continue
+		}
+		v, _ := c.Get(k.Name)
+		switch x := v.(type) {
+		case int64:
+			if float64(x) < *k.Min || float64(x) > *k.Max {
+				return fmt.Errorf("%s: %d out of range %s", k.Name, x, k.Range())
+			}
+		case float64:
+			if !(x >= *k.Min && x <= *k.Max) {
+				return fmt.Errorf("%s: %g out of range %s", k.Name, x, k.Range())
+			}
+		}
+	}
+	return nil
+}
+
+// applies evaluates a Key.When condition ("key=value", "" always).
+func (c *Chip) applies(when string) bool {
+	if when == "" {
+		return true
+	}
+	k, want, _ := strings.Cut(when, "=")
+	v, err := c.Get(k)
+	return err == nil && fmt.Sprint(v) == want
+}

@@ -1,0 +1,20 @@
+package lowering
+
+import "github.com/pulse-sim/pulse/config"
+
+// Target is the part of a chip the compiler reads: the arrays' count,
+// shape, dtypes and dataflow, the number of DMA engines and cross-lane
+// units, and the memory sizes. Compile sees only this projection, so two
+// chips with the same Target get the same program by construction: a
+// sweep over timing knobs (bandwidths, latencies, DRAM timings, clocks)
+// compiles once, and the executable cache keys on it.
+func Target(c *config.Chip) *config.Chip {
+	return &config.Chip{
+		Name: c.Name,
+		MXU: config.MXU{Count: c.MXU.Count, Rows: c.MXU.Rows, Cols: c.MXU.Cols,
+			DTypes: c.MXU.DTypes, Dataflow: c.MXU.Dataflow},
+		XLU:    config.XLU{Count: c.XLU.Count},
+		DMA:    config.DMA{Engines: c.DMA.Engines},
+		Memory: c.Memory,
+	}
+}
