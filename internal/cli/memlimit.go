@@ -3,6 +3,8 @@ package cli
 import (
 	"os"
 	"runtime/debug"
+
+	"github.com/pulse-sim/pulse/internal/host"
 )
 
 // setMemoryLimit gives the Go collector a soft limit of three quarters of
@@ -15,7 +17,7 @@ func setMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	if total := hostMemory(); total > 0 {
+	if total := host.Memory(); total > 0 {
 		debug.SetMemoryLimit(total / 4 * 3)
 	}
 }

@@ -15,6 +15,12 @@ type usageError struct{ error }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
+// exitError ends the command with a status of its own (130: interrupted).
+type exitError struct {
+	code int
+	error
+}
+
 // Main runs the command line and returns the exit status: 0 on success, 1 on
 // failure, 2 on a usage error. It never lets a panic reach the user as a stack trace.
 func Main(args []string, stdout, stderr io.Writer) (status int) {
@@ -32,6 +38,11 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 		return 0
 	}
 	msg := err.Error()
+	var ee exitError
+	if errors.As(err, &ee) {
+		fmt.Fprintf(stderr, "pulse: %s\n", strings.TrimRight(msg, "\n"))
+		return ee.code
+	}
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(msg) {
 		fmt.Fprintf(stderr, "pulse: %s\nRun 'pulse --help' for usage.\n", msg)
@@ -61,7 +72,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newAsm(), newDisasm(), newExec(), newRun(), newCompile(), newSimulate(), newHLO(), newChips(), newChip(), newScaleSim(), newMembench(), newVersion())
+	root.AddCommand(newAsm(), newDisasm(), newExec(), newRun(), newCompile(), newSimulate(), newHLO(), newChips(), newChip(), newScaleSim(), newMembench(), newSweep(), newVersion())
 	return root
 }
 
