@@ -7,7 +7,10 @@ import "sort"
 const pageSize = 1 << 16
 
 type page struct {
-	data    [pageSize]byte
+	// data is allocated by the first write: a timing-only run marks
+	// accumulator bytes written without storing values, and a page of
+	// written bits alone costs 8 KiB, not 72.
+	data    *[pageSize]byte
 	written []uint64 // one bit per byte; nil when the memory does not track writes
 	nset    int      // bits set in written: at pageSize every byte was written
 }
@@ -61,7 +64,7 @@ func (m *Memory) Read(addr int64, dst []byte) {
 	for len(dst) > 0 {
 		n, off := addr/pageSize, addr%pageSize
 		c := min(int64(len(dst)), pageSize-off)
-		if p := m.page(n, false); p != nil {
+		if p := m.page(n, false); p != nil && p.data != nil {
 			copy(dst[:c], p.data[off:off+c])
 		} else {
 			clear(dst[:c])
@@ -76,6 +79,9 @@ func (m *Memory) Write(addr int64, src []byte) {
 		n, off := addr/pageSize, addr%pageSize
 		c := min(int64(len(src)), pageSize-off)
 		p := m.page(n, true)
+		if p.data == nil {
+			p.data = new([pageSize]byte)
+		}
 		copy(p.data[off:off+c], src[:c])
 		p.markWritten(off, off+c)
 		src, addr = src[c:], addr+c
@@ -119,8 +125,10 @@ func (m *Memory) FirstUnwritten(addr, n int64) int64 {
 // Pages returns the page numbers holding data, sorted.
 func (m *Memory) Pages() []int64 {
 	ns := make([]int64, 0, len(m.pages))
-	for n := range m.pages {
-		ns = append(ns, n)
+	for n, p := range m.pages {
+		if p.data != nil {
+			ns = append(ns, n)
+		}
 	}
 	sort.Slice(ns, func(i, j int) bool { return ns[i] < ns[j] })
 	return ns
@@ -128,7 +136,7 @@ func (m *Memory) Pages() []int64 {
 
 // PageData returns page n's bytes (nil if never written).
 func (m *Memory) PageData(n int64) []byte {
-	if p := m.pages[n]; p != nil {
+	if p := m.pages[n]; p != nil && p.data != nil {
 		return p.data[:]
 	}
 	return nil

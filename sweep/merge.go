@@ -94,7 +94,7 @@ func Merge(out string, dirs []string) (*Manifest, error) {
 		return nil, err
 	}
 	spec := ms[0].Spec
-	cols, err := writeCSV(filepath.Join(out, resultsCSV), spec, rows)
+	cols, err := writeCSV(filepath.Join(out, resultsCSV), spec, rowsOf(rows))
 	if err != nil {
 		return nil, err
 	}

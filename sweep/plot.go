@@ -82,9 +82,12 @@ func (rs *Results) slice(c Chart) ([]*Row, string, error) {
 				shown[a] = true
 			}
 		}
-		// Every configuration competes on a Pareto front.
+		// Every configuration competes on a Pareto front, but for the
+		// axes pinned with Fix.
 		for _, a := range m.Axes {
-			shown[a] = true
+			if _, pinned := c.Fix[a]; !pinned {
+				shown[a] = true
+			}
 		}
 	}
 	// Zipped axes move with the axis shown.

@@ -18,8 +18,7 @@ type Point struct {
 	// then the axes with the last varying fastest), before sharding.
 	Index    int
 	Workload *Workload
-	Values   []string // one per axis, in the spec's order
-	Chip     *config.Chip
+	Values   []string // one per axis, in the spec's order (shared by the workloads)
 	// ID identifies the point across runs: its workload's content, the
 	// chip's full configuration and the mode. --resume skips points whose
 	// ID is already in results.jsonl.
@@ -35,6 +34,23 @@ type Plan struct {
 	// Hash identifies the sweep's points (not the shard): shards merge only
 	// when their hashes agree.
 	Hash string
+
+	baseYAML []byte
+}
+
+// Chip builds a point's chip: the base chip, the spec's sets, then the
+// point's axis values. Expand built and checked every one already; points
+// do not keep them, so a plan's memory is a few dozen bytes a point.
+func (pl *Plan) Chip(p *Point) (*config.Chip, error) {
+	return config.Parse(pl.Spec.Chip, pl.baseYAML, pl.sets(p.Values))
+}
+
+func (pl *Plan) sets(vals []string) []string {
+	sets := append([]string(nil), pl.Spec.Set...)
+	for i, a := range pl.Spec.Axes {
+		sets = append(sets, a.Key+"="+vals[i])
+	}
+	return sets
 }
 
 // maxPoints bounds a sweep's size, so that a product of long axes is an
@@ -71,12 +87,11 @@ func Expand(s *Spec) (*Plan, error) {
 		progs = append(progs, p)
 	}
 	baseYAML := chipSource(s.Chip)
-	plan := &Plan{Spec: s, Workloads: ws}
-	// Chips are built once per combination and shared by the workloads.
+	plan := &Plan{Spec: s, Workloads: ws, baseYAML: baseYAML}
+	// Chips are built once per combination to check them and hash them.
 	type combo struct {
 		values []string
-		chip   *config.Chip
-		yaml   []byte
+		hash   string // of the chip's full configuration
 	}
 	var combos []combo
 	total := 1
@@ -89,16 +104,12 @@ func Expand(s *Spec) (*Plan, error) {
 	idx := make([]int, len(dims))
 	for n := 0; n < total; n++ {
 		vals := make([]string, len(s.Axes))
-		var sets []string
-		sets = append(sets, s.Set...)
 		for di, d := range dims {
 			for j, ax := range d.axes {
-				v := d.values[idx[di]][j]
-				vals[ax] = v
-				sets = append(sets, s.Axes[ax].Key+"="+v)
+				vals[ax] = d.values[idx[di]][j]
 			}
 		}
-		chip, err := config.Parse(s.Chip, baseYAML, sets)
+		chip, err := config.Parse(s.Chip, baseYAML, plan.sets(vals))
 		if err != nil {
 			return nil, fmt.Errorf("point %s: %v", describe(s, vals), err)
 		}
@@ -117,7 +128,7 @@ func Expand(s *Spec) (*Plan, error) {
 			}
 		}
 		if keep {
-			combos = append(combos, combo{vals, chip, chip.YAML()})
+			combos = append(combos, combo{vals, contentHash(chip.YAML())})
 		} else {
 			plan.Dropped++
 		}
@@ -139,8 +150,8 @@ func Expand(s *Spec) (*Plan, error) {
 	h := sha256.New()
 	for _, w := range ws {
 		for _, c := range combos {
-			p := &Point{Index: len(plan.Points), Workload: w, Values: c.values, Chip: c.chip}
-			p.ID = contentHash([]byte(w.Name), []byte(w.Hash), c.yaml, []byte(mode), []byte(fmt.Sprint(s.MaxCycles)))
+			p := &Point{Index: len(plan.Points), Workload: w, Values: c.values}
+			p.ID = contentHash([]byte(w.Name), []byte(w.Hash), []byte(c.hash), []byte(mode), []byte(fmt.Sprint(s.MaxCycles)))
 			plan.Points = append(plan.Points, p)
 			fmt.Fprintln(h, p.ID)
 		}

@@ -104,7 +104,7 @@ func (r *Row) valueOr(metric string) (float64, bool) {
 func (rs *Results) WriteReport(w io.Writer, dir, format, metric string) error {
 	cols := rs.Manifest.Columns
 	if len(cols) == 0 {
-		cols = csvColumns(rs.Manifest.Spec, rs.Rows)
+		cols, _ = csvColumns(rs.Manifest.Spec, rowsOf(rs.Rows))
 	}
 	switch format {
 	case "csv":

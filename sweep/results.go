@@ -71,13 +71,23 @@ func thisHost() HostInfo {
 
 // store is a results directory being written.
 type store struct {
-	dir     string
-	plan    *Plan
-	shard   Shard
-	f       *os.File
-	mu      sync.Mutex
-	done    map[string]*Row // by point ID: rows found on resume and written since
+	dir   string
+	plan  *Plan
+	shard Shard
+	f     *os.File
+	mu    sync.Mutex
+	// done holds, by point ID, where each row is in results.jsonl and
+	// whether it is ok: a few dozen bytes a point, not the row, so memory
+	// stays flat however many points a sweep has.
+	done    map[string]rowRef
+	size    int64 // results.jsonl's length
 	started time.Time
+}
+
+type rowRef struct {
+	off int64
+	n   int32
+	ok  bool
 }
 
 const (
@@ -99,7 +109,7 @@ func openStore(dir string, plan *Plan, shard Shard, resume bool) (*store, error)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("-o %s: %v", dir, err)
 	}
-	s := &store{dir: dir, plan: plan, shard: shard, done: map[string]*Row{}, started: time.Now().UTC()}
+	s := &store{dir: dir, plan: plan, shard: shard, done: map[string]rowRef{}, started: time.Now().UTC()}
 	path := filepath.Join(dir, resultsJSONL)
 	if m, err := ReadManifest(dir); err == nil {
 		if !resume {
@@ -113,7 +123,9 @@ func openStore(dir string, plan *Plan, shard Shard, resume bool) (*store, error)
 		return nil, fmt.Errorf("-o %s already holds %s: --resume to continue it, or choose another directory", dir, resultsJSONL)
 	}
 	if resume {
-		rows, good, err := readRows(path)
+		good, err := scanRows(path, func(r *Row, off int64, n int) {
+			s.done[r.ID] = rowRef{off, int32(n), r.Status == StatusOK}
+		})
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
@@ -122,9 +134,7 @@ func openStore(dir string, plan *Plan, shard Shard, resume bool) (*store, error)
 			if err := os.Truncate(path, good); err != nil {
 				return nil, err
 			}
-		}
-		for _, r := range rows {
-			s.done[r.ID] = r
+			s.size = good
 		}
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -142,31 +152,54 @@ func (s *store) append(r *Row) error {
 	if err != nil {
 		return err
 	}
+	b = append(b, '\n')
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.done[r.ID] = r
-	if _, err := s.f.Write(append(b, '\n')); err != nil {
+	if _, err := s.f.Write(b); err != nil {
 		return fmt.Errorf("%s: %v", filepath.Join(s.dir, resultsJSONL), err)
 	}
+	s.done[r.ID] = rowRef{s.size, int32(len(b)), r.Status == StatusOK}
+	s.size += int64(len(b))
 	return nil
 }
 
 func (s *store) close() { s.f.Close() }
 
-// finish writes results.csv (the shard's points in order) and sweep.json.
+// finish writes results.csv (the shard's points in order, read back from
+// results.jsonl one at a time) and sweep.json.
 func (s *store) finish(points []*Point, sum *Summary) error {
-	var rows []*Row
-	for _, p := range points {
-		if r, ok := s.done[p.ID]; ok {
-			r.Index = p.Index // the same point may have had another index in an edited spec
-			rows = append(rows, r)
-		}
-	}
-	cols, err := writeCSV(filepath.Join(s.dir, resultsCSV), s.plan.Spec, rows)
+	r, err := os.Open(filepath.Join(s.dir, resultsJSONL))
 	if err != nil {
 		return err
 	}
-	return s.manifest(sum, len(rows) == len(points), cols, nil)
+	defer r.Close()
+	found := 0
+	each := func(f func(*Row)) error {
+		found = 0
+		for _, p := range points {
+			ref, ok := s.done[p.ID]
+			if !ok {
+				continue
+			}
+			b := make([]byte, ref.n)
+			if _, err := r.ReadAt(b, ref.off); err != nil {
+				return err
+			}
+			var row Row
+			if err := json.Unmarshal(b, &row); err != nil {
+				return fmt.Errorf("%s: %v", filepath.Join(s.dir, resultsJSONL), err)
+			}
+			row.Index = p.Index // the same point may have had another index in an edited spec
+			found++
+			f(&row)
+		}
+		return nil
+	}
+	cols, err := writeCSV(filepath.Join(s.dir, resultsCSV), s.plan.Spec, each)
+	if err != nil {
+		return err
+	}
+	return s.manifest(sum, found == len(points), cols, nil)
 }
 
 func (s *store) writeManifest(sum *Summary, complete bool) error {
@@ -204,14 +237,21 @@ func ReadRows(dir string) ([]*Row, error) {
 
 // readRows returns the complete rows and the byte length they span.
 func readRows(path string) ([]*Row, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
 	var rows []*Row
+	good, err := scanRows(path, func(r *Row, _ int64, _ int) { rows = append(rows, r) })
+	return rows, good, err
+}
+
+// scanRows calls f on every complete line of a results.jsonl with its
+// offset and length, and returns the length the complete lines span.
+func scanRows(path string, f func(r *Row, off int64, n int)) (int64, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer fh.Close()
 	var good int64
-	br := bufio.NewReaderSize(f, 1<<16)
+	br := bufio.NewReaderSize(fh, 1<<16)
 	line := 0
 	for {
 		b, err := br.ReadBytes('\n')
@@ -219,16 +259,16 @@ func readRows(path string) ([]*Row, int64, error) {
 			line++
 			var r Row
 			if jerr := json.Unmarshal(b, &r); jerr != nil {
-				return nil, 0, fmt.Errorf("%s:%d: %v", path, line, jerr)
+				return 0, fmt.Errorf("%s:%d: %v", path, line, jerr)
 			}
-			rows = append(rows, &r)
+			f(&r, good, len(b))
 			good += int64(len(b))
 		}
 		if err == io.EOF {
-			return rows, good, nil
+			return good, nil
 		}
 		if err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 	}
 }
@@ -236,7 +276,7 @@ func readRows(path string) ([]*Row, int64, error) {
 // csvColumns is results.csv's header: workload, the axes, status, the
 // metrics (the spec's, or DefaultMetrics and every unit's utilization),
 // error.
-func csvColumns(spec *Spec, rows []*Row) []string {
+func csvColumns(spec *Spec, each func(func(*Row)) error) ([]string, error) {
 	cols := []string{"workload"}
 	for _, a := range spec.Axes {
 		cols = append(cols, a.Key)
@@ -247,12 +287,15 @@ func csvColumns(spec *Spec, rows []*Row) []string {
 	} else {
 		cols = append(cols, DefaultMetrics...)
 		units := map[string]bool{}
-		for _, r := range rows {
+		err := each(func(r *Row) {
 			for k := range r.Metrics {
 				if strings.HasPrefix(k, "util.") {
 					units[k] = true
 				}
 			}
+		})
+		if err != nil {
+			return nil, err
 		}
 		var us []string
 		for u := range units {
@@ -261,7 +304,17 @@ func csvColumns(spec *Spec, rows []*Row) []string {
 		sort.Slice(us, func(i, j int) bool { return unitLess(us[i], us[j]) })
 		cols = append(cols, us...)
 	}
-	return append(cols, "error")
+	return append(cols, "error"), nil
+}
+
+// rowsOf iterates over rows in memory.
+func rowsOf(rows []*Row) func(func(*Row)) error {
+	return func(f func(*Row)) error {
+		for _, r := range rows {
+			f(r)
+		}
+		return nil
+	}
 }
 
 // unitLess orders unit names by class, then number (mxu2 before mxu10).
@@ -284,13 +337,17 @@ func splitNum(s string) (string, int) {
 	return s[:i], n
 }
 
-func writeCSV(path string, spec *Spec, rows []*Row) ([]string, error) {
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Index < rows[j].Index })
-	cols := csvColumns(spec, rows)
+// writeCSV writes results.csv from rows in point order (each visits them,
+// twice: once for the columns, once for the records).
+func writeCSV(path string, spec *Spec, each func(func(*Row)) error) ([]string, error) {
+	cols, err := csvColumns(spec, each)
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write(cols)
-	for _, r := range rows {
+	err = each(func(r *Row) {
 		rec := []string{r.Workload}
 		for _, a := range spec.Axes {
 			rec = append(rec, r.Axes[a.Key])
@@ -305,6 +362,9 @@ func writeCSV(path string, spec *Spec, rows []*Row) ([]string, error) {
 		}
 		rec = append(rec, firstLine(r.Error))
 		w.Write(rec)
+	})
+	if err != nil {
+		return nil, err
 	}
 	w.Flush()
 	return cols, writeAtomic(path, buf.Bytes())

@@ -71,7 +71,7 @@ func Run(ctx context.Context, plan *Plan, opt Options) (*Summary, error) {
 	for _, p := range points {
 		if r, ok := store.done[p.ID]; ok {
 			sum.Resumed++
-			if r.Status != StatusOK {
+			if !r.ok {
 				sum.Failed++
 			}
 			continue
@@ -178,13 +178,17 @@ func (r *runner) run(p *Point) *Row {
 		return row
 	}
 	w := p.Workload
+	ch, err := r.plan.Chip(p)
+	if err != nil { // Expand built this chip already
+		return fail(StatusError, err)
+	}
 	var (
 		report  *chip.Report
 		kernels []traces.KernelStats
 	)
 	switch w.Kind {
 	case "hlo", "layer":
-		x, err := r.compiled.get(w, p.Chip)
+		x, err := r.compiled.get(w, ch)
 		if err != nil {
 			return fail(StatusCompileError, err)
 		}
@@ -200,7 +204,7 @@ func (r *runner) run(p *Point) *Row {
 				return fail(StatusError, err)
 			}
 		}
-		client := &runtime.Client{Chip: p.Chip}
+		client := &runtime.Client{Chip: ch}
 		res, err := client.Execute(x, args, runtime.ExecOptions{TimingOnly: !s.Values, MaxCycles: s.MaxCycles})
 		if err != nil {
 			return fail(statusOf(err), err)
@@ -210,7 +214,7 @@ func (r *runner) run(p *Point) *Row {
 		release := r.reserve(0)
 		defer release()
 		k := traces.NewKernels(traces.ProgramSource(w.prog, w.file))
-		m, err := chip.Simulate(p.Chip, w.prog, nil, chip.Options{TimingOnly: !s.Values, MaxCycles: s.MaxCycles, Observers: []core.Observer{k}})
+		m, err := chip.Simulate(ch, w.prog, nil, chip.Options{TimingOnly: !s.Values, MaxCycles: s.MaxCycles, Observers: []core.Observer{k}})
 		if err != nil {
 			return fail(statusOf(err), err)
 		}
