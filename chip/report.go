@@ -3,6 +3,8 @@ package chip
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/energy"
 	"io"
 	"strings"
 
@@ -11,7 +13,7 @@ import (
 )
 
 // SchemaVersion is the version of the JSON report (docs/report-schema.md).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Report is the summary of a timed run. Its JSON form is documented in
 // docs/report-schema.md. Everything in it is simulated, so two runs of the
@@ -43,6 +45,9 @@ type Report struct {
 	// beyond what a perfect spread over the banks would take.
 	SRAMBankConflictStallCycles int64 `json:"sram_bank_conflict_stall_cycles"`
 	ACCBankConflictStallCycles  int64 `json:"acc_bank_conflict_stall_cycles"`
+	// Energy and Area price the run and size the chip (docs/energy.md).
+	Energy *energy.Report `json:"energy,omitempty"`
+	Area   *energy.Area   `json:"area,omitempty"`
 }
 
 // SliceReport is what a timing-only run computed: the values that steer
@@ -153,6 +158,18 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 	if secs > 0 {
 		r.HBM.AchievedBytesPerSecond = float64(st.BytesRead+st.BytesWritten) / secs
 	}
+	busy := map[string]int64{}
+	for name, u := range r.Units {
+		busy[name] = u.BusyCycles
+	}
+	// A config without energy or area sections (one written before they
+	// existed) gets no figures rather than zeros.
+	if c.Energy != (config.Energy{}) {
+		r.Energy = energy.NewReport(m, busy)
+	}
+	if c.Area != (config.Area{}) {
+		r.Area = energy.AreaOf(c)
+	}
 	return r
 }
 
@@ -163,6 +180,15 @@ func (r *Report) JSON() []byte {
 }
 
 func si(v float64, unit string) string {
+	if v != 0 && v < 1 && v > -1 {
+		small := []string{"m", "µ", "n", "p"}
+		i := -1
+		for (v < 1 && v > -1) && i < len(small)-1 {
+			v *= 1000
+			i++
+		}
+		return fmt.Sprintf("%.3g %s%s", v, small[i], unit)
+	}
 	prefixes := []string{"", "K", "M", "G", "T", "P"}
 	i := 0
 	for v >= 1000 && i < len(prefixes)-1 {
@@ -201,6 +227,15 @@ func (r *Report) WriteTable(w io.Writer) error {
 	rows = append(rows, []string{"SRAM / acc bank-conflict stalls", fmt.Sprintf("%d / %d cycles", r.SRAMBankConflictStallCycles, r.ACCBankConflictStallCycles)})
 	if r.HBM.Model == "banked" {
 		rows = append(rows, []string{"HBM row-hit rate / refreshes", fmt.Sprintf("%s / %d", pct(r.HBM.RowHitRate), r.HBM.Refreshes)})
+	}
+	if e := r.Energy; e != nil {
+		rows = append(rows,
+			[]string{"energy (static / dynamic)", si(e.TotalJoules, "J") + fmt.Sprintf(" (%s / %s)", si(e.StaticJoules, "J"), si(e.DynamicJoules, "J"))},
+			[]string{"average power", si(e.AverageWatts, "W")},
+			[]string{"energy per MAC / FLOP/s per W", fmt.Sprintf("%.3g pJ / %s (%.3g TOPS/W)", e.PJPerMAC, si(e.FLOPsPerJoule, "FLOP/J"), e.TOPSPerWatt)})
+	}
+	if a := r.Area; a != nil {
+		rows = append(rows, []string{"chip area", fmt.Sprintf("%.1f mm^2 at %d nm", a.TotalMM2, a.TechnologyNM)})
 	}
 	if r.TimingOnly {
 		v := "not computed (--timing-only)"

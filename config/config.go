@@ -32,6 +32,90 @@ type Chip struct {
 	SRAM        Banked `yaml:"sram"`
 	ACC         Banked `yaml:"acc"`
 	Memory      Memory `yaml:"memory"`
+	// TechnologyNM is the process node the chip is built in; Energy and
+	// Area values are stated at their own values_nm and scaled to it
+	// (docs/energy.md).
+	TechnologyNM int    `yaml:"technology_nm"`
+	Energy       Energy `yaml:"energy"`
+	Area         Area   `yaml:"area"`
+}
+
+// PerDType is a value for each MXU input dtype.
+type PerDType struct {
+	S8   float64 `yaml:"s8"`
+	U8   float64 `yaml:"u8"`
+	F16  float64 `yaml:"f16"`
+	BF16 float64 `yaml:"bf16"`
+	F32  float64 `yaml:"f32"`
+}
+
+// Of returns the value for dtype name d (0 for others).
+func (p PerDType) Of(d string) float64 {
+	switch d {
+	case "s8":
+		return p.S8
+	case "u8":
+		return p.U8
+	case "f16":
+		return p.F16
+	case "bf16":
+		return p.BF16
+	case "f32":
+		return p.F32
+	}
+	return 0
+}
+
+// Energy is the dynamic energy of each action and each unit's static
+// power, stated at ValuesNM (docs/energy.md).
+type Energy struct {
+	ValuesNM           int      `yaml:"values_nm"` // node the values are stated at (scaled to technology_nm)
+	MACpJ              PerDType `yaml:"mac_pj"`    // per multiply-accumulate, by input dtype
+	SRAMReadPJPerByte  float64  `yaml:"sram_read_pj_per_byte"`
+	SRAMWritePJPerByte float64  `yaml:"sram_write_pj_per_byte"`
+	ACCReadPJPerByte   float64  `yaml:"acc_read_pj_per_byte"`
+	ACCWritePJPerByte  float64  `yaml:"acc_write_pj_per_byte"`
+	// Off-chip memory: not scaled with the logic node.
+	HBMReadPJPerBit     float64     `yaml:"hbm_read_pj_per_bit"`
+	HBMWritePJPerBit    float64     `yaml:"hbm_write_pj_per_bit"`
+	HBMActivatePJ       float64     `yaml:"hbm_activate_pj"`       // banked model: per row activation
+	HBMRefreshPJ        float64     `yaml:"hbm_refresh_pj"`        // banked model: per refresh of a channel
+	DMAPJPerByte        float64     `yaml:"dma_pj_per_byte"`       // moving a byte (address generation, on-chip network)
+	VPUSimplePJ         float64     `yaml:"vpu_simple_pj"`         // per element-op: add, mul, compare, move, ...
+	VPUTranscendentalPJ float64     `yaml:"vpu_transcendental_pj"` // exp, log, tanh, logistic, gelu
+	VPUDividePJ         float64     `yaml:"vpu_divide_pj"`         // div, pow, sqrt, rsqrt, rcp
+	XLUPJPerElement     float64     `yaml:"xlu_pj_per_element"`
+	ScalarPJPerInst     float64     `yaml:"scalar_pj_per_instruction"`
+	StaticW             StaticPower `yaml:"static_w"`
+	// IdleFactor is the fraction of a unit's static power it draws while
+	// idle (clock gating and power gating bring it below 1).
+	IdleFactor float64 `yaml:"idle_factor"`
+}
+
+// StaticPower is each unit's power when powered and busy, in watts.
+type StaticPower struct {
+	MXU    float64 `yaml:"mxu"` // each array
+	VPU    float64 `yaml:"vpu"`
+	XLU    float64 `yaml:"xlu"` // each
+	DMA    float64 `yaml:"dma"` // each engine
+	Scalar float64 `yaml:"scalar"`
+	SRAM   float64 `yaml:"sram"`  // always on
+	ACC    float64 `yaml:"acc"`   // always on
+	HBM    float64 `yaml:"hbm"`   // background and I/O, always on
+	Other  float64 `yaml:"other"` // I/O, control, clock tree: always on
+}
+
+// Area is each component's silicon area, stated at ValuesNM.
+type Area struct {
+	ValuesNM      int      `yaml:"values_nm"`
+	PEmm2         PerDType `yaml:"pe_mm2"` // per processing element, by the widest dtype the array supports
+	SRAMmm2PerMiB float64  `yaml:"sram_mm2_per_mib"`
+	ACCmm2PerMiB  float64  `yaml:"acc_mm2_per_mib"`
+	VPULanemm2    float64  `yaml:"vpu_lane_mm2"` // per lane x sublane
+	XLUmm2        float64  `yaml:"xlu_mm2"`      // each
+	DMAmm2        float64  `yaml:"dma_mm2"`      // each engine
+	Scalarmm2     float64  `yaml:"scalar_mm2"`
+	Fixedmm2      float64  `yaml:"fixed_mm2"` // I/O, PHYs, control: not scaled with the node
 }
 
 // Scalar describes the sequencer.

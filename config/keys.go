@@ -122,6 +122,41 @@ var keyMeta = map[string]meta{
 }
 
 func init() {
+	pj := func(doc string) meta { return meta{unit: "pJ", lo: 0, hi: 1e6, ranged: true, doc: doc} }
+	for _, d := range []string{"s8", "u8", "f16", "bf16", "f32"} {
+		keyMeta["energy.mac_pj."+d] = pj("energy per " + d + " multiply-accumulate (accumulation included)")
+		keyMeta["area.pe_mm2."+d] = meta{unit: "mm^2", lo: 0, hi: 1e3, ranged: true, doc: "area of a PE whose widest input dtype is " + d}
+	}
+	for k, doc := range map[string]string{
+		"sram_read_pj_per_byte": "SRAM read", "sram_write_pj_per_byte": "SRAM write",
+		"acc_read_pj_per_byte": "accumulator read", "acc_write_pj_per_byte": "accumulator write",
+		"dma_pj_per_byte": "moving a byte through a DMA engine and the on-chip network"} {
+		keyMeta["energy."+k] = meta{unit: "pJ/byte", lo: 0, hi: 1e6, ranged: true, doc: doc}
+	}
+	keyMeta["energy.hbm_read_pj_per_bit"] = meta{unit: "pJ/bit", lo: 0, hi: 1e6, ranged: true, doc: "off-chip read (not scaled with the node)"}
+	keyMeta["energy.hbm_write_pj_per_bit"] = meta{unit: "pJ/bit", lo: 0, hi: 1e6, ranged: true, doc: "off-chip write (not scaled with the node)"}
+	keyMeta["energy.hbm_activate_pj"] = pj("banked HBM: a row activation (and its precharge)")
+	keyMeta["energy.hbm_refresh_pj"] = pj("banked HBM: one refresh of a channel")
+	keyMeta["energy.vpu_simple_pj"] = pj("vector element-op: add, multiply, compare, move, convert")
+	keyMeta["energy.vpu_transcendental_pj"] = pj("vector element-op: exp, log, tanh, logistic, gelu")
+	keyMeta["energy.vpu_divide_pj"] = pj("vector element-op: divide, pow, sqrt, rsqrt, reciprocal")
+	keyMeta["energy.xlu_pj_per_element"] = pj("cross-lane unit, per element moved or reduced")
+	keyMeta["energy.scalar_pj_per_instruction"] = pj("a sequencer instruction (fetch, decode, issue)")
+	keyMeta["energy.values_nm"] = meta{unit: "nm", lo: 0, hi: 1000, ranged: true, doc: "the node the energy values are stated at; scaled to technology_nm (0: technology_nm)"}
+	keyMeta["energy.idle_factor"] = meta{lo: 0, hi: 1, ranged: true, doc: "fraction of a unit's static power drawn while idle (clock gating)"}
+	for k, doc := range map[string]string{"mxu": "each systolic array", "vpu": "the vector unit", "xlu": "each cross-lane unit",
+		"dma": "each DMA engine", "scalar": "the sequencer", "sram": "SRAM (always on)", "acc": "accumulator memory (always on)",
+		"hbm": "off-chip memory background power (always on)", "other": "I/O, control, clock tree (always on)"} {
+		keyMeta["energy.static_w."+k] = meta{unit: "W", lo: 0, hi: 1e4, ranged: true, doc: "static power when powered: " + doc}
+	}
+	keyMeta["technology_nm"] = meta{unit: "nm", lo: 0, hi: 1000, ranged: true, doc: "process node; energy and area values are scaled to it from their values_nm (docs/energy.md; 0: no scaling)"}
+	keyMeta["area.values_nm"] = meta{unit: "nm", lo: 0, hi: 1000, ranged: true, doc: "the node the area values are stated at; scaled to technology_nm (0: technology_nm)"}
+	for k, doc := range map[string]string{"sram_mm2_per_mib": "SRAM per MiB", "acc_mm2_per_mib": "accumulator memory per MiB",
+		"vpu_lane_mm2": "a vector lane x sublane", "xlu_mm2": "each cross-lane unit", "dma_mm2": "each DMA engine", "scalar_mm2": "the sequencer",
+		"fixed_mm2": "I/O, PHYs, control (not scaled with the node)"} {
+		keyMeta["area."+k] = meta{unit: "mm^2", lo: 0, hi: 1e5, ranged: true, doc: doc}
+	}
+
 	// The JEDEC timings share one range and unit.
 	for k, doc := range map[string]string{"cl": "read latency", "cwl": "write latency", "rcd": "activate to column command",
 		"rp": "precharge", "ras": "activate to precharge", "ccd_s": "column to column, other bank group", "ccd_l": "column to column, same bank group",

@@ -72,6 +72,7 @@ type Model struct {
 	flops    int64
 	byClass  map[isa.Unit][]*Unit
 	slice    *slice
+	actions  []Actions // by pc (actions.go)
 
 	// Slice says what a timing-only run computed (nil for a value run).
 	Slice *SliceInfo
@@ -83,7 +84,7 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Chip: chip, Prog: prog, Arch: arch, opt: opt, byClass: map[isa.Unit][]*Unit{}}
+	m := &Model{Chip: chip, Prog: prog, Arch: arch, opt: opt, byClass: map[isa.Unit][]*Unit{}, actions: make([]Actions, len(prog.Code))}
 	if opt.TimingOnly {
 		compute := make([]bool, len(prog.Code))
 		for pc := range prog.Code {

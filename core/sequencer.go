@@ -80,6 +80,7 @@ func (s *Sequencer) tick(now sim.Time) {
 				return
 			}
 			u.queue.Send(pending{pc: pc, bases: a.Bases(in)})
+			m.actions[pc].ScalarInstructions++
 			s.spin.reset()
 			if s.Wants(sim.HookDispatch) {
 				c := s.HookCtx()
@@ -96,6 +97,7 @@ func (s *Sequencer) tick(now sim.Time) {
 				return
 			}
 			a.Sems[in.Sem] -= uint32(in.Imm)
+			m.actions[pc].ScalarInstructions++
 			a.PC++
 		case info.Code == isa.CodeBarrier:
 			if !m.drained() {
@@ -110,6 +112,7 @@ func (s *Sequencer) tick(now sim.Time) {
 			s.halted = true
 			s.haltedAt = now + cyc
 			a.Halted = true
+			m.actions[pc].ScalarInstructions++
 			a.PC++
 			m.retired++
 			m.last = max(m.last, s.haltedAt)
@@ -121,6 +124,7 @@ func (s *Sequencer) tick(now sim.Time) {
 				return
 			}
 			a.PC = next
+			m.actions[pc].ScalarInstructions++
 			m.retired++
 			s.acct.set(now, Busy, first)
 			if info.Code == isa.CodeSt {

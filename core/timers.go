@@ -23,7 +23,9 @@ func (t *mxuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, _ [3]i
 	c := u.m.Clock
 	in := &u.m.Prog.Code[pc]
 	tc := c.CyclesCeil(now)
+	act := &u.m.actions[pc]
 	if in.Op.Info().Format == isa.FmtT1 { // mxu.ldw
+		act.access(v[0], false)
 		s, e := t.arr.Load(tc, int(v[0].Shape[0]))
 		return c.Time(s), c.Time(s), c.Time(e) // weight loads run beside streams: not array time
 	}
@@ -32,6 +34,12 @@ func (t *mxuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, _ [3]i
 	s, _, d := t.arr.Stream(tc, m, k, n, rate)
 	u.acct.busy(c.Time(t.arr.Busy[0]), c.Time(t.arr.Busy[1]), pc)
 	u.m.flops += 2 * int64(m) * int64(k) * int64(n)
+	act.MACs[macIndex(v[1].DType)] += int64(m) * int64(k) * int64(n)
+	act.access(v[1], false) // X streams from SRAM
+	act.access(v[0], true)  // results into the accumulators
+	if in.Op.Info().Func == isa.MMAccumulate {
+		act.access(v[0], false)
+	}
 	return c.Time(s), c.Time(s), c.Time(d)
 }
 
@@ -45,20 +53,37 @@ type vpuTimer struct {
 	div     int64
 }
 
-func opCost(t *vpuTimer, in *isa.Inst) int64 {
+// Vector op classes: what an element-op costs in time and energy.
+const (
+	opSimple = iota
+	opTranscendental
+	opDivide
+)
+
+func opClass(in *isa.Inst) int {
 	info := in.Op.Info()
 	switch info.Code {
 	case isa.CodeVUn, isa.CodeVAct:
 		switch info.Func {
 		case isa.FnExp, isa.FnLog, isa.FnTanh, isa.FnLogistic, isa.FnGelu:
-			return t.trans
+			return opTranscendental
 		case isa.FnSqrt, isa.FnRsqrt, isa.FnRcp:
-			return t.div
+			return opDivide
 		}
 	case isa.CodeVBin:
 		if info.Func == isa.VDiv || info.Func == isa.VPow {
-			return t.div
+			return opDivide
 		}
+	}
+	return opSimple
+}
+
+func opCost(t *vpuTimer, in *isa.Inst) int64 {
+	switch opClass(in) {
+	case opTranscendental:
+		return t.trans
+	case opDivide:
+		return t.div
 	}
 	return 1
 }
@@ -94,6 +119,22 @@ func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]i
 	case isa.CodeVBin, isa.CodeVUn, isa.CodeVScale, isa.CodeVAct, isa.CodeVRed, isa.CodeXRed:
 		u.m.flops += elems
 	}
+	act := &u.m.actions[pc]
+	for i, l := range v {
+		if l != nil {
+			act.access(l, i == 0)
+		}
+	}
+	switch {
+	case u.ID.Class == isa.UnitXLU:
+		act.XLUElements += elems
+	case opClass(in) == opTranscendental:
+		act.VTranscendental += elems
+	case opClass(in) == opDivide:
+		act.VDivide += elems
+	default:
+		act.VSimple += elems
+	}
 	next := max(start+c.Time(occ), c.NextEdge(memEnd))
 	// Busy for the work and for the lines a perfect spread over the banks
 	// would take; the rest is a bank-conflict stall.
@@ -109,6 +150,10 @@ func (t *dmaTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]i
 	// Busy while the engine issues this descriptor's bursts; once they are
 	// all out, the wait for the data is a memory stall.
 	u.acct.busy(now, 1<<62, pc)
+	act := &u.m.actions[pc]
+	act.access(v[0], true)
+	act.access(v[1], false)
+	act.DMABytes += layoutBytes(v[1])
 	t.eng.Start(now, memory.Tile{Base: b[0], Layout: v[0]}, memory.Tile{Base: b[1], Layout: v[1]},
 		func(ready sim.Time) {
 			u.acct.endBusy(ready)

@@ -147,7 +147,7 @@ func TestRun(t *testing.T) {
 	require.Contains(t, stderr, "simulated")
 	b, err := os.ReadFile(report)
 	require.NoError(t, err)
-	require.Contains(t, string(b), `"schema_version": 1`)
+	require.Contains(t, string(b), `"schema_version": 2`)
 	require.Contains(t, string(b), `"peak_bytes_per_second"`)
 	arr, err := npy.Read(mustRead(t, out))
 	require.NoError(t, err)
