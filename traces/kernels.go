@@ -1,7 +1,9 @@
 package traces
 
 import (
+	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
+	"github.com/pulse-sim/pulse/energy"
 	"github.com/pulse-sim/pulse/sim"
 )
 
@@ -62,6 +64,10 @@ type KernelStats struct {
 	Intensity float64 `json:"intensity"` // FLOPs per byte
 	Bound     string  `json:"bound"`     // compute or memory: which roof is lower at this intensity
 	Achieved  float64 `json:"achieved"`  // fraction of that roof reached
+	// EnergyJoules is the dynamic energy of the kernel's instructions
+	// (docs/energy.md); static energy and DRAM activations and refreshes
+	// belong to the run, not to a kernel. Absent without an energy model.
+	EnergyJoules float64 `json:"energy_joules,omitempty"`
 }
 
 // Kernels records the per-kernel table of a run.
@@ -104,6 +110,15 @@ func (k *Kernels) Stats() []KernelStats {
 	c := m.Chip
 	peakFLOPs := 2 * float64(c.MXU.Count*c.MXU.Rows*c.MXU.Cols) * float64(c.ClockMHz) * 1e6
 	peakBytes := m.AttainableBytesPerSecond() // the memory roof: HBM, or the DMA engines when they move less
+	kernelPJ := make([]float64, len(k.src.Kernels))
+	if c.Energy != (config.Energy{}) {
+		prices := energy.PricesOf(c)
+		for pc := range m.Prog.Code {
+			if i := k.src.KernelOf(pc); i >= 0 {
+				kernelPJ[i] += prices.PJ(m.ActionsAt(pc))
+			}
+		}
+	}
 	var out []KernelStats
 	for i, kn := range k.src.Kernels {
 		ks := KernelStats{Name: kn.Name, Kind: kn.Kind, Runs: k.count[i], FLOPs: kn.FLOPs * k.count[i], Bytes: kn.Bytes * k.count[i]}
@@ -127,6 +142,7 @@ func (k *Kernels) Stats() []KernelStats {
 				ks.Achieved = float64(ks.Bytes) / secs / peakBytes
 			}
 		}
+		ks.EnergyJoules = kernelPJ[i] * 1e-12
 		out = append(out, ks)
 	}
 	return out

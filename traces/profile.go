@@ -1,8 +1,12 @@
 package traces
 
 import (
+	"math"
+
 	"cmp"
 	"fmt"
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/energy"
 	"io"
 	"math/bits"
 	"slices"
@@ -168,8 +172,17 @@ func (p *Profile) Build(r *chip.Report) *profile.Profile {
 	for _, n := range SampleTypes {
 		pr.SampleType = append(pr.SampleType, &profile.ValueType{Type: n, Unit: "cycles"})
 	}
+	// energy_pj: each instruction's dynamic energy, on the sample of the
+	// unit that ran it (the sequencer's for its own instructions), so
+	// `go tool pprof -sample_index=energy_pj` shows where the joules go.
+	var prices *energy.Prices
+	if p.m != nil && p.m.Chip.Energy != (config.Energy{}) {
+		prices = energy.PricesOf(p.m.Chip)
+		pr.SampleType = append(pr.SampleType, &profile.ValueType{Type: "energy_pj", Unit: "picojoules"})
+	}
 	b := &stackBuilder{src: p.src, pr: pr, funcs: map[[2]string]*profile.Function{}, locs: map[locKey]*profile.Location{}}
 	counts := p.cycles(r)
+	placed := map[int32]bool{} // pcs whose energy is on a sample
 	keys := make([]pkey, 0, len(counts))
 	for k := range counts {
 		keys = append(keys, k)
@@ -182,14 +195,42 @@ func (p *Profile) Build(r *chip.Report) *profile.Profile {
 	})
 	for _, k := range keys {
 		v := counts[k]
-		if *v == [numProfStates]int64{} {
+		var pj int64
+		if prices != nil && k.pc >= 0 && int(k.pc) < len(p.m.Prog.Code) && p.ownsEnergy(k) {
+			pj = int64(math.Round(prices.PJ(p.m.ActionsAt(int(k.pc)))))
+			placed[k.pc] = true
+		}
+		if *v == [numProfStates]int64{} && pj == 0 {
 			continue
+		}
+		vals := append([]int64(nil), v[:]...)
+		if prices != nil {
+			vals = append(vals, pj)
 		}
 		pr.Sample = append(pr.Sample, &profile.Sample{
 			Location: b.stack(int(k.pc)),
-			Value:    append([]int64(nil), v[:]...),
+			Value:    vals,
 			Label:    map[string][]string{"unit": {p.trackName(int(k.track))}},
 		})
+	}
+	// An instruction whose unit spent no cycles on its behalf (a wait the
+	// sequencer passed within another instruction's cycle) still spent
+	// energy: a sample of its own.
+	for pc := range p.m.Prog.Code {
+		if prices == nil || placed[int32(pc)] {
+			continue
+		}
+		pj := int64(math.Round(prices.PJ(p.m.ActionsAt(pc))))
+		if pj == 0 {
+			continue
+		}
+		name := "scalar"
+		if u := p.m.UnitOf(pc); u != nil {
+			name = u.Name
+		}
+		vals := make([]int64, len(pr.SampleType))
+		vals[len(vals)-1] = pj
+		pr.Sample = append(pr.Sample, &profile.Sample{Location: b.stack(pc), Value: vals, Label: map[string][]string{"unit": {name}}})
 	}
 	return pr
 }
@@ -259,3 +300,13 @@ func (b *stackBuilder) stack(pc int) []*profile.Location {
 
 // Wants implements sim.HookFilter: only state stretches.
 func (p *Profile) Wants(pos sim.HookPos) bool { return pos == sim.HookState }
+
+// ownsEnergy says whether sample k carries its pc's energy: the track of
+// the unit that runs the instruction, or the sequencer's for its own.
+func (p *Profile) ownsEnergy(k pkey) bool {
+	u := p.m.UnitOf(int(k.pc))
+	if u == nil {
+		return k.track == 0
+	}
+	return int(k.track) >= 1 && p.m.Units[k.track-1] == u
+}

@@ -2,6 +2,8 @@ package traces
 
 import (
 	"fmt"
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/energy"
 
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/isa"
@@ -43,6 +45,12 @@ type Timeline struct {
 	laneEnd []sim.Time
 	counts  []counterSample
 	lastCnt map[counterKey]int // index into counts of the counter's last sample
+
+	// Dynamic power: each unit instruction's energy over its run, in
+	// femtojoules per bin (nil prices: the chip has no energy section).
+	power  bins
+	prices *energy.Prices
+	seenPJ []float64 // by pc: priced actions at the last completion
 
 	// The kernel running, for the kernel track and the SRAM counter.
 	runs runTracker
@@ -121,6 +129,11 @@ func (t *Timeline) Attach(m *core.Model) {
 		t.open[i].state = -1
 	}
 	t.hbm = newBins(m.HBM.Channels(), m.Clock.Period*256)
+	t.power = newBins(1, m.Clock.Period*256)
+	if m.Chip.Energy != (config.Energy{}) {
+		t.prices = energy.PricesOf(m.Chip)
+		t.seenPJ = make([]float64, len(m.Prog.Code))
+	}
 	m.Seq.AcceptHook(t)
 	for _, u := range m.Units {
 		u.AcceptHook(t)
@@ -137,12 +150,28 @@ func (t *Timeline) Func(ctx *sim.HookCtx) {
 		t.instStart(ctx)
 	case sim.HookInstEnd:
 		t.runs.inst(ctx)
+		t.instEnergy(ctx)
 	case sim.HookDispatch, sim.HookDequeue:
 		t.counter(counterKey{counterQueue, int32(ctx.Unit)}, ctx.Now, float64(ctx.Depth))
 	case sim.HookTransfer:
 		if ctx.Now > t.ws && ctx.Start < t.we {
 			t.hbm.add(ctx.Unit, max(ctx.Start, t.ws)-t.ws, min(ctx.Now, t.we)-t.ws, ctx.Bytes)
 		}
+	}
+}
+
+// instEnergy spreads the dynamic energy an instruction just spent over its
+// run, for the power counter: the growth of its pc's priced actions since
+// its last completion.
+func (t *Timeline) instEnergy(ctx *sim.HookCtx) {
+	if t.prices == nil || ctx.Now <= t.ws || ctx.Start >= t.we {
+		return
+	}
+	pj := t.prices.PJ(t.m.ActionsAt(ctx.PC))
+	d := pj - t.seenPJ[ctx.PC]
+	t.seenPJ[ctx.PC] = pj
+	if d > 0 {
+		t.power.add(0, max(ctx.Start, t.ws)-t.ws, min(ctx.Now, t.we)-t.ws, int64(d*1000)) // femtojoules
 	}
 }
 

@@ -145,6 +145,22 @@ func (t *Timeline) writeCounters(e *eventWriter) {
 		}
 		e.counter(names[c.key], c.at, arg, c.value)
 	}
+	// Dynamic power of the unit instructions, in 256-cycle bins (widened
+	// as the HBM bins are for long runs).
+	if t.prices != nil {
+		pb := &t.power
+		last := -1.0
+		for i := 0; len(pb.bytes) > 0 && i <= len(pb.bytes[0]); i++ {
+			v := 0.0
+			if i < len(pb.bytes[0]) {
+				v = pb.bytes[0][i] / float64(pb.width) * 1e-3 // fJ/ps -> W
+			}
+			if v != last {
+				e.counter("dynamic power of unit instructions (W)", t.ws+sim.Time(i)*pb.width, "W", v)
+				last = v
+			}
+		}
+	}
 	// HBM bandwidth per channel, and in total when there are several.
 	b := &t.hbm
 	nch := len(b.bytes)

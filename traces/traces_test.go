@@ -223,13 +223,22 @@ func TestProfileTotalsEqualReport(t *testing.T) {
 			require.Len(t, got, len(r.report.Units))
 			for name, u := range r.report.Units {
 				st := r.report.Stalls[name]
-				require.Equal(t, []int64{u.BusyCycles, st.Semaphore, st.Structural, st.Memory, st.BankConflict, st.Idle}, got[name], name)
+				require.Equal(t, []int64{u.BusyCycles, st.Semaphore, st.Structural, st.Memory, st.BankConflict, st.Idle}, got[name][:6], name)
 			}
+			// energy_pj adds up to the instructions' dynamic energy (all but
+			// DRAM activations and refreshes), within a pJ a sample.
+			var pj int64
+			for _, v := range got {
+				pj += v[6]
+			}
+			e := r.report.Energy
+			want := (e.DynamicJoules - e.ByAction["hbm_activate"] - e.ByAction["hbm_refresh"]) * 1e12
+			require.InDelta(t, want, float64(pj), float64(len(pr.Sample))+1e-9*want)
 			var types []string
 			for _, st := range pr.SampleType {
 				types = append(types, st.Type+"/"+st.Unit)
 			}
-			require.Equal(t, []string{"busy/cycles", "semaphore_wait/cycles", "structural_stall/cycles", "memory_wait/cycles", "bank_conflict_stall/cycles", "idle/cycles"}, types)
+			require.Equal(t, []string{"busy/cycles", "semaphore_wait/cycles", "structural_stall/cycles", "memory_wait/cycles", "bank_conflict_stall/cycles", "idle/cycles", "energy_pj/picojoules"}, types)
 		})
 	}
 }
