@@ -16,7 +16,8 @@ import (
 
 // DefaultMetrics are results.csv's metric columns when a spec names none;
 // the per-unit utilizations (util.mxu0, util.dma0, ...) follow them.
-var DefaultMetrics = []string{"cycles", "seconds", "flops", "mxu_mac_utilization", "hbm_bytes", "hbm_achieved_fraction", "hbm_attainable_fraction"}
+var DefaultMetrics = []string{"cycles", "seconds", "flops", "mxu_mac_utilization", "hbm_bytes", "hbm_achieved_fraction", "hbm_attainable_fraction",
+	"energy_joules", "average_watts", "area_mm2"}
 
 // metricDocs lists every metric a point records (besides util.UNIT).
 var metricDocs = map[string]string{
@@ -35,6 +36,14 @@ var metricDocs = map[string]string{
 	"hbm_row_hit_rate":                "banked HBM: row-buffer hit rate",
 	"sram_bank_conflict_stall_cycles": "SRAM bank-conflict stall cycles",
 	"acc_bank_conflict_stall_cycles":  "accumulator bank-conflict stall cycles",
+	"energy_joules":                   "the run's energy (static and dynamic)",
+	"static_joules":                   "static energy",
+	"dynamic_joules":                  "dynamic energy",
+	"average_watts":                   "energy / seconds",
+	"pj_per_mac":                      "energy per multiply-accumulate, all in",
+	"flops_per_joule":                 "performance per watt: FLOP/s per W",
+	"area_mm2":                        "the chip's area",
+	"flops_per_second_per_mm2":        "performance per area: achieved FLOP/s per mm^2",
 }
 
 // checkMetrics refuses metric names no point records.
@@ -77,6 +86,16 @@ func metricsOf(r *chip.Report) map[string]float64 {
 	}
 	for name, u := range r.Units {
 		m["util."+name] = u.Utilization
+	}
+	if e := r.Energy; e != nil {
+		m["energy_joules"], m["static_joules"], m["dynamic_joules"] = e.TotalJoules, e.StaticJoules, e.DynamicJoules
+		m["average_watts"], m["pj_per_mac"], m["flops_per_joule"] = e.AverageWatts, e.PJPerMAC, e.FLOPsPerJoule
+	}
+	if a := r.Area; a != nil {
+		m["area_mm2"] = a.TotalMM2
+		if a.TotalMM2 > 0 {
+			m["flops_per_second_per_mm2"] = r.AchievedFLOPsPerSecond / a.TotalMM2
+		}
 	}
 	return m
 }

@@ -48,7 +48,8 @@ func Load(dir string) (*Results, error) {
 // seconds, bytes, energy).
 func Maximized(metric string) bool {
 	return strings.HasPrefix(metric, "util.") || strings.HasSuffix(metric, "utilization") ||
-		strings.HasSuffix(metric, "_fraction") || strings.HasSuffix(metric, "per_second") || strings.HasSuffix(metric, "hit_rate")
+		strings.HasSuffix(metric, "_fraction") || strings.HasSuffix(metric, "per_second") || strings.HasSuffix(metric, "hit_rate") ||
+		strings.HasSuffix(metric, "per_joule") || strings.HasSuffix(metric, "per_mm2")
 }
 
 // Value is a row's metric, or the numeric value of one of its axes.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/energy"
 	"github.com/spf13/cobra"
 )
 
@@ -44,8 +45,19 @@ func newChip() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, err = cmd.OutOrStdout().Write(c.YAML())
-			return err
+			w := cmd.OutOrStdout()
+			if _, err := w.Write(c.YAML()); err != nil {
+				return err
+			}
+			if c.Area != (config.Area{}) {
+				a := energy.AreaOf(c)
+				fmt.Fprintf(w, "# area at %d nm: %.1f mm^2 (docs/energy.md):", a.TechnologyNM, a.TotalMM2)
+				for _, k := range []string{"mxu", "sram", "acc", "vpu", "xlu", "dma", "scalar", "fixed"} {
+					fmt.Fprintf(w, " %s %.2f", k, a.Components[k])
+				}
+				fmt.Fprintln(w)
+			}
+			return nil
 		},
 	}
 	show.Flags().StringArrayVar(&sets, "set", nil, "override a config key (key=value), repeatable")
