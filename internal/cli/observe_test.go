@@ -39,11 +39,17 @@ ENTRY e {
 		}
 		require.NoError(t, json.Unmarshal(mustRead(t, p(".json")), &trace))
 		require.NotEmpty(t, trace.TraceEvents)
+		power := false
+		for _, ev := range trace.TraceEvents {
+			power = power || ev["name"] == "dynamic power of unit instructions (W)"
+		}
+		require.True(t, power, "the timeline has the power counter")
 		f, err := os.Open(p(".pb.gz"))
 		require.NoError(t, err)
 		prof, err := profile.Parse(f)
 		f.Close()
 		require.NoError(t, err)
+		require.Equal(t, "energy_pj", prof.SampleType[len(prof.SampleType)-1].Type)
 		var report struct {
 			Cycles int64 `json:"cycles"`
 			Units  map[string]struct {
@@ -61,7 +67,7 @@ ENTRY e {
 		require.Equal(t, want, busy, "the profile's busy cycles are the report's")
 		require.True(t, strings.HasPrefix(string(mustRead(t, p(".png"))), "\x89PNG"))
 		csv := strings.Split(strings.TrimSpace(string(mustRead(t, p(".csv")))), "\n")
-		require.Equal(t, "name,kind,runs,cycles,flops,bytes,intensity,bound,achieved", csv[0])
+		require.Equal(t, "name,kind,runs,cycles,flops,bytes,intensity,bound,achieved,energy_joules", csv[0])
 		require.GreaterOrEqual(t, len(csv), 2)
 	}
 	// --pprof without --emit-asm writes the assembly beside the profile.
