@@ -311,6 +311,9 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	for p < len(S) && prod(S[p:])*elemBytes > budget {
 		p++
 	}
+	// Tiles have at most 4 dims (the rows and three more): the dims before
+	// those are rows, collapsed or walked in passes.
+	p = max(p, len(S)-3)
 	// The leading dims collapse into the rows when every operand's pattern
 	// allows it; otherwise dim p-1 holds the rows and the dims before it
 	// are walked in passes.

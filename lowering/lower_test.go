@@ -565,3 +565,52 @@ ENTRY e {
 	_, err := compileErr(t, "teach16", src)
 	require.ErrorContains(t, err, "t.hlo:11:3: r: fusion: cannot lower: its f32[160,1024,1024] (640.0 MiB) brings the HBM needed to 640.0 MiB, beyond the chip's 512.0 MiB (1 array already live, largest a 4.0 KiB)")
 }
+
+// Arrays of rank above 4 in every kernel kind: loop fusions with
+// transposes and broadcasts, reductions over scattered dims, dots with
+// several batch dims, moves. Dims that walk contiguously merge; the rest
+// become rows walked in passes.
+func TestRankAboveFour(t *testing.T) {
+	cases := map[string]string{
+		"fused rank-5 transpose": `ENTRY e {
+  x = f32[2,3,2,3,2] parameter(0)
+  t = f32[2,3,2,3,2] transpose(x), dimensions={0,3,2,1,4}
+  y = f32[2,3,2,3,2] parameter(1)
+  ROOT a = f32[2,3,2,3,2] add(t, y)
+}`,
+		"rank 6 in every kernel kind": `add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+ENTRY e {
+  x = f32[2,3,4,3,2,5] parameter(0)
+  z = f32[] constant(0)
+  r1 = f32[2,4,2] reduce(x, z), dimensions={1,3,5}, to_apply=add
+  ni = f32[] constant(-inf)
+  r2 = f32[2,3,4,3,2] reduce(x, ni), dimensions={5}, to_apply=mx
+  r3 = f32[3,3,5] reduce(x, z), dimensions={0,2,4}, to_apply=add
+  t = f32[5,2,3,4,3,2] transpose(x), dimensions={5,4,3,2,1,0}
+  y = f32[5,2,3,4,3,2] parameter(1)
+  e = f32[5,2,3,4,3,2] exponential(y)
+  a = f32[5,2,3,4,3,2] add(t, e)
+  b = f32[2,3,4,3,2] parameter(2)
+  bb = f32[5,2,3,4,3,2] broadcast(b), dimensions={5,4,3,2,1}
+  m = f32[5,2,3,4,3,2] multiply(a, bb)
+  p = f32[2,3,4,5,6] parameter(3)
+  q = f32[2,3,4,6,7] parameter(4)
+  d = f32[2,3,4,5,7] dot(p, q), lhs_batch_dims={0,1,2}, rhs_batch_dims={0,1,2}, lhs_contracting_dims={4}, rhs_contracting_dims={3}
+  ROOT o = (f32[2,4,2], f32[2,3,4,3,2], f32[3,3,5], f32[5,2,3,4,3,2], f32[2,3,4,5,7]) tuple(r1, r2, r3, m, d)
+}`,
+	}
+	for name, src := range cases {
+		for _, chip := range chips {
+			t.Run(name+"/"+chip, func(t *testing.T) { runChecked(t, chip, src) })
+		}
+	}
+}
