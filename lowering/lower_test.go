@@ -614,3 +614,19 @@ ENTRY e {
 		}
 	}
 }
+
+// set-dimension-size and get-dimension-size compute on bounded shapes, as
+// the evaluator does (hlo.StaticDimensionSizes).
+func TestDimensionSizes(t *testing.T) {
+	src := `ENTRY e {
+  x = f32[8] parameter(0)
+  n = s32[] constant(5)
+  d = f32[<=8] set-dimension-size(x, n), dimensions={0}
+  g = s32[] get-dimension-size(d), dimensions={0}
+  e = f32[<=8] exponential(d)
+  ROOT t = (f32[<=8], s32[]) tuple(e, g)
+}`
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) { runChecked(t, chip, src) })
+	}
+}
