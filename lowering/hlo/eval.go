@@ -645,6 +645,9 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		if IdentityCustomCalls[strings.Trim(t, `"`)] && len(ops) == 1 && ops[0].Shape != nil && sameShape(ops[0].Shape, s) {
 			return ops[0], nil
 		}
+		if IsGemmCall(in) {
+			return e.gemm(in, ops)
+		}
 		return nil, e.fail(in, "custom-call target %s cannot be evaluated", t)
 	}
 	if v, ok, err := e.evalMore(in, ops); ok {
