@@ -648,6 +648,9 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		if IsGemmCall(in) {
 			return e.gemm(in, ops)
 		}
+		if IsDynamicGte(in) {
+			return e.dynamicGte(in, ops)
+		}
 		return nil, e.fail(in, "custom-call target %s cannot be evaluated", t)
 	}
 	if v, ok, err := e.evalMore(in, ops); ok {

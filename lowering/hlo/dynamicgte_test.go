@@ -1,0 +1,48 @@
+package hlo
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// DynamicGte picks a tuple element by a computed index (clamped), in the
+// evaluator and as the dynamic-slice expansion the lowering compiles.
+func TestDynamicGte(t *testing.T) {
+	src := `ENTRY e {
+  a = f32[2,2] parameter(0)
+  b = f32[2,2] parameter(1)
+  c = f32[2,2] parameter(2)
+  i = s32[] parameter(3)
+  t = (f32[2,2], f32[2,2], f32[2,2]) tuple(a, b, c)
+  ROOT g = f32[2,2] custom-call(t, i), custom_call_target="DynamicGte"
+}`
+	a := arr("f32", []int64{2, 2}, 1, 2, 3, 4)
+	b := arr("f32", []int64{2, 2}, 5, 6, 7, 8)
+	c := arr("f32", []int64{2, 2}, 9, 10, 11, 12)
+	for _, tc := range []struct {
+		i    float64
+		want *Value
+	}{{0, a}, {1, b}, {2, c}, {7, c}, {-3, a}} {
+		idx := arr("s32", nil, tc.i)
+		require.Equal(t, tc.want.Data, evalText(t, src, a, b, c, idx).Data, "index %v", tc.i)
+		m, err := Parse("e.hlo", src)
+		require.NoError(t, err)
+		require.NoError(t, ExpandDynamicGte(m))
+		require.NoError(t, Verify("e.hlo", m))
+		require.NotContains(t, m.String(), "custom-call")
+		v, err := (&Evaluator{File: "e.hlo", M: m}).Run([]*Value{a, b, c, idx})
+		require.NoError(t, err)
+		require.Equal(t, tc.want.Data, v.Data, "expanded, index %v", tc.i)
+	}
+	bad := `ENTRY e {
+  a = f32[2,2] parameter(0)
+  b = f32[3] parameter(1)
+  i = s32[] parameter(2)
+  t = (f32[2,2], f32[3]) tuple(a, b)
+  ROOT g = f32[2,2] custom-call(t, i), custom_call_target="DynamicGte"
+}`
+	m, err := Parse("e.hlo", bad)
+	require.NoError(t, err)
+	require.ErrorContains(t, ExpandDynamicGte(m), "tuple element 1 is f32[3]")
+}
