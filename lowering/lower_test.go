@@ -630,3 +630,21 @@ func TestDimensionSizes(t *testing.T) {
 		t.Run(chip, func(t *testing.T) { runChecked(t, chip, src) })
 	}
 }
+
+// erf and the torch-neuronx activation calls compile (expanded into
+// elementwise ops, hlo.ExpandErfAndActivations) and match the evaluator.
+func TestErfAndNeuronActivations(t *testing.T) {
+	src := `ENTRY e {
+  x = f32[64,48] parameter(0)
+  e = f32[64,48] erf(x)
+  g = f32[64,48] custom-call(x), custom_call_target="AwsNeuronGelu"
+  h = f32[64,48] custom-call(x), custom_call_target="AwsNeuronGeluApprxTanh"
+  s = f32[64,48] custom-call(x), custom_call_target="AwsNeuronSilu"
+  b = bf16[64,48] convert(x)
+  eb = bf16[64,48] erf(b)
+  ROOT t = (f32[64,48], f32[64,48], f32[64,48], f32[64,48], bf16[64,48]) tuple(e, g, h, s, eb)
+}`
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) { runChecked(t, chip, src) })
+	}
+}

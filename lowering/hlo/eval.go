@@ -651,6 +651,9 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		if IsDynamicGte(in) {
 			return e.dynamicGte(in, ops)
 		}
+		if NeuronActivation(in) != "" {
+			return e.neuronActivation(in, ops)
+		}
 		return nil, e.fail(in, "custom-call target %s cannot be evaluated", t)
 	}
 	if v, ok, err := e.evalMore(in, ops); ok {

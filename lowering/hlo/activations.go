@@ -1,0 +1,137 @@
+package hlo
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The error function and the activation custom calls torch-neuronx emits
+// (AwsNeuronGelu for torch's exact GELU, AwsNeuronGeluApprxTanh for its
+// tanh form, AwsNeuronErf, AwsNeuronSilu), computed by the evaluator with
+// the math library and expanded for the lowering into elementwise ops the
+// vector unit has. erf is XLA's own f32 approximation (ErfImpl32: x times
+// a degree-6 over degree-4 rational function of x^2 on x clamped to
+// [-4, 4]; within 7e-8 of erf everywhere), evaluated in f32.
+
+var erfAlpha = []float64{-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
+	-5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03, -1.60960333262415e-02}
+var erfBeta = []float64{-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
+	-7.37332916720468e-03, -1.42647390514189e-02}
+
+// neuronActivations maps the torch-neuronx activation targets to their
+// functions (for the evaluator).
+var neuronActivations = map[string]func(float64) float64{
+	"AwsNeuronGelu":          func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) },
+	"AwsNeuronGeluApprxTanh": func(x float64) float64 { return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x))) },
+	"AwsNeuronErf":           math.Erf,
+	"AwsNeuronSilu":          func(x float64) float64 { return x / (1 + math.Exp(-x)) },
+}
+
+// NeuronActivation returns the target of an activation custom call, "" for
+// other instructions.
+func NeuronActivation(in *Instruction) string {
+	if in.Opcode != "custom-call" {
+		return ""
+	}
+	t, _ := in.Attr("custom_call_target")
+	t = strings.Trim(t, `"`)
+	if neuronActivations[t] == nil {
+		return ""
+	}
+	return t
+}
+
+func (e *Evaluator) neuronActivation(in *Instruction, ops []*Value) (*Value, error) {
+	if len(ops) != 1 || ops[0].Shape.IsTuple || !sameShape(ops[0].Shape, in.Shape) {
+		return nil, e.fail(in, "an activation custom call takes one array of the result's shape")
+	}
+	f := neuronActivations[NeuronActivation(in)]
+	out := &Value{Shape: in.Shape, Data: make([]float64, len(ops[0].Data))}
+	for i, x := range ops[0].Data {
+		out.Data[i] = round(in.Shape.Elem, f(x))
+	}
+	return out, nil
+}
+
+func (x *rewriter) scalarLike(a *Instruction, v float64) *Instruction {
+	c := x.constant(a.Shape.Elem, strconv.FormatFloat(v, 'g', -1, 64))
+	return x.broadcast(c, a.Shape.Dims, nil)
+}
+
+// erf is XLA's f32 erf of a (f32).
+func (x *rewriter) erf(a *Instruction) *Instruction {
+	c := x.emit("clamp", a.Shape.Elem, a.Shape.Dims, []*Instruction{x.scalarLike(a, -4), a, x.scalarLike(a, 4)})
+	x2 := x.binary("multiply", c, c)
+	poly := func(cs []float64) *Instruction {
+		p := x.scalarLike(a, cs[0])
+		for _, k := range cs[1:] {
+			p = x.binary("add", x.binary("multiply", p, x2), x.scalarLike(a, k))
+		}
+		return p
+	}
+	return x.binary("divide", x.binary("multiply", c, poly(erfAlpha)), poly(erfBeta))
+}
+
+// inF32 computes f on a converted to f32 and converts the result back.
+func (x *rewriter) inF32(a *Instruction, f func(*Instruction) *Instruction) *Instruction {
+	elem := a.Shape.Elem
+	return x.convert(f(x.convert(a, "f32")), elem)
+}
+
+// ExpandErfAndActivations rewrites erf and the activation custom calls
+// into elementwise ops (see above).
+func ExpandErfAndActivations(m *Module) error {
+	if err := rewriteEach(m, "erf", func(x *rewriter, ops []*Instruction) error {
+		r := x.inF32(ops[0], x.erf)
+		x.finish(r)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return rewriteEach(m, "custom-call", func(x *rewriter, ops []*Instruction) error {
+		in := x.at
+		t := NeuronActivation(in)
+		if t == "" {
+			x.out = append(x.out, in)
+			return nil
+		}
+		if len(ops) != 1 || ops[0].Shape.IsTuple || !sameShape(ops[0].Shape, in.Shape) {
+			return x.errorf("an activation custom call takes one array of the result's shape")
+		}
+		var r *Instruction
+		switch t {
+		case "AwsNeuronErf":
+			r = x.inF32(ops[0], x.erf)
+		case "AwsNeuronGelu":
+			r = x.inF32(ops[0], func(a *Instruction) *Instruction {
+				e := x.erf(x.binary("multiply", a, x.scalarLike(a, 1/math.Sqrt2)))
+				h := x.binary("multiply", a, x.scalarLike(a, 0.5))
+				return x.binary("multiply", h, x.binary("add", e, x.scalarLike(a, 1)))
+			})
+		case "AwsNeuronGeluApprxTanh":
+			r = x.inF32(ops[0], func(a *Instruction) *Instruction {
+				a3 := x.binary("multiply", x.binary("multiply", a, a), a)
+				in := x.binary("add", a, x.binary("multiply", a3, x.scalarLike(a, 0.044715)))
+				t := x.emit("tanh", a.Shape.Elem, a.Shape.Dims, []*Instruction{x.binary("multiply", in, x.scalarLike(a, math.Sqrt(2/math.Pi)))})
+				h := x.binary("multiply", a, x.scalarLike(a, 0.5))
+				return x.binary("multiply", h, x.binary("add", t, x.scalarLike(a, 1)))
+			})
+		case "AwsNeuronSilu":
+			r = x.inF32(ops[0], func(a *Instruction) *Instruction {
+				return x.binary("multiply", a, x.emit("logistic", a.Shape.Elem, a.Shape.Dims, []*Instruction{a}))
+			})
+		}
+		x.finish(r)
+		return nil
+	})
+}
+
+// finish makes r the rewritten instruction's value: rewriteEach names the
+// last emitted instruction after the original, so r must be last (a copy
+// when an expansion ends elsewhere, e.g. when no conversion was needed).
+func (x *rewriter) finish(r *Instruction) {
+	if len(x.out) == 0 || x.out[len(x.out)-1] != r {
+		x.emit("copy", r.Shape.Elem, r.Shape.Dims, []*Instruction{r})
+	}
+}
