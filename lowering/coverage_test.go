@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 var (
 	update = flag.Bool("update", false, "rewrite docs/coverage.md")
 	full   = flag.Bool("full", false, "TestCoverage: check the big models too (MobileNet-v2, Llama TP1: 30 minutes and 16 GB more)")
+	only   = flag.String("only", "", "TestCoverage: regenerate only these comma-separated files' rows of docs/coverage.md")
 )
 
 const corpusDir = "../../shared/corpus/hlo"
@@ -162,6 +164,10 @@ func TestCoverage(t *testing.T) {
 	if len(files) == 0 {
 		t.Skip("corpus not present")
 	}
+	if *only != "" {
+		updateCoverageRows(t, strings.Split(*only, ","))
+		return
+	}
 	var b strings.Builder
 	cmd, budget := "go test ./lowering -run TestCoverage -update -timeout 60m", `when it compiles and its parameters fit the
 test's budget (64 M elements; the evaluator's live values up to 256 M, its work up to
@@ -196,4 +202,51 @@ first op that cannot be lowered, its position and the reason.
 	}
 	fmt.Fprintf(&b, "Passing: teach16 %d of %d, tpuv4core %d of %d.\n", pass["teach16"], len(files), pass["tpuv4core"], len(files))
 	require.NoError(t, os.WriteFile("../docs/coverage.md", []byte(b.String()), 0o644))
+}
+
+// updateCoverageRows regenerates the rows of the named corpus files in the
+// existing docs/coverage.md (both chips), recounts the passing rows and
+// records which rows were regenerated and how: a full regeneration takes
+// hours, a changed op a few files.
+func updateCoverageRows(t *testing.T, names []string) {
+	b, err := os.ReadFile("../docs/coverage.md")
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	want := map[string]bool{}
+	for _, n := range names {
+		want[strings.TrimSpace(n)] = true
+	}
+	chip := ""
+	pass := map[string]int{}
+	total := map[string]int{}
+	done := map[string]int{}
+	var out []string
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "## "):
+			chip = strings.TrimPrefix(l, "## ")
+		case strings.HasPrefix(l, "Passing: "), strings.HasPrefix(l, "Rows regenerated"):
+			continue
+		case strings.HasPrefix(l, "| ") && chip != "" && !strings.HasPrefix(l, "| file |"):
+			name := strings.TrimSpace(strings.SplitN(strings.TrimPrefix(l, "| "), "|", 2)[0])
+			if want[name] {
+				st := coverageStatus(t, filepath.Join(corpusDir, name), chip)
+				l = fmt.Sprintf("| %s | %s |", name, st)
+				done[name]++
+			}
+			total[chip]++
+			if strings.Contains(l, "| **passes") {
+				pass[chip]++
+			}
+		}
+		out = append(out, l)
+	}
+	for n := range want {
+		require.Equal(t, 2, done[n], "%s: not a row of docs/coverage.md for both chips", n)
+	}
+	sorted := append([]string(nil), names...)
+	slices.Sort(sorted)
+	out = append(out, fmt.Sprintf("Passing: teach16 %d of %d, tpuv4core %d of %d.", pass["teach16"], total["teach16"], pass["tpuv4core"], total["tpuv4core"]), "",
+		fmt.Sprintf("Rows regenerated since by `go test ./lowering -run TestCoverage -update -full -only=FILES`: %s.", strings.Join(sorted, ", ")))
+	require.NoError(t, os.WriteFile("../docs/coverage.md", []byte(strings.Join(out, "\n")+"\n"), 0o644))
 }
