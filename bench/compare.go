@@ -435,3 +435,40 @@ func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
 }
+
+// Gate is Pulse's own regression gate: any difference in the simulated
+// metrics or kernels of two results (not only regressions: every change to
+// timing or code generation must show in its own diff) is an error whose
+// text is the comparison table.
+func Gate(baseline, got *Results) error {
+	c, err := Compare(baseline, got, Thresholds{})
+	if err != nil {
+		return err
+	}
+	sim := 0
+	for _, ch := range c.Changes {
+		if !ch.Host {
+			sim++
+		}
+	}
+	if sim == 0 && len(c.Kernels) == 0 && len(c.Added) == 0 && len(c.Removed) == 0 && len(c.StatusMoves) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	c.Changes = slicesDeleteHost(c.Changes)
+	if err := c.Write(&b, "table"); err != nil {
+		return err
+	}
+	return fmt.Errorf("the simulated metrics differ from the baseline (%d metrics, %d kernels, %d entries added, %d removed, %d changed status):\n%s",
+		sim, len(c.Kernels), len(c.Added), len(c.Removed), len(c.StatusMoves), b.String())
+}
+
+func slicesDeleteHost(cs []Change) []Change {
+	var out []Change
+	for _, c := range cs {
+		if !c.Host {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -43,13 +43,15 @@ func (r *Results) WriteBenchstat(w io.Writer) error {
 	return nil
 }
 
-// benchName is "Benchmark" + the workload in CamelCase + /chip=... keys.
+// benchName is "Benchmark" + the workload in CamelCase + /chip=... and
+// the entry's own overrides and mode (not the run's --set: two runs that
+// differ only in those compare row by row, as benchstat's A/B tables do).
 func benchName(e *Result) string {
-	parts := strings.Split(strings.Split(e.Name, "/")[0], ".")
+	parts := strings.Split(e.Name, "/") // file / chip [/ sets] [/ mode]
 	var b strings.Builder
 	b.WriteString("Benchmark")
 	up := true
-	for _, r := range strings.Join(parts, "_") {
+	for _, r := range parts[0] {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			if up {
@@ -62,11 +64,11 @@ func benchName(e *Result) string {
 		}
 	}
 	fmt.Fprintf(&b, "/chip=%s", e.Chip)
-	for _, s := range e.Sets {
-		b.WriteString("/" + strings.ReplaceAll(s, " ", ""))
-	}
-	if e.Mode != "timing-only" {
-		b.WriteString("/mode=" + e.Mode)
+	for _, p := range parts[min(2, len(parts)):] {
+		if p == e.Mode {
+			p = "mode=" + p
+		}
+		b.WriteString("/" + strings.ReplaceAll(p, " ", ""))
 	}
 	return b.String()
 }
