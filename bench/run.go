@@ -196,7 +196,7 @@ func measure(e *Entry, c *config.Chip) (map[string]float64, []Kernel, [3]time.Du
 		return nil, nil, t, err
 	}
 	var args []*hlo.Value
-	if !timingOnly {
+	if !timingOnly || e.RandomInputs {
 		if args, err = hlo.RandomArgsWithin(mod, 1, 1<<30); err != nil {
 			return nil, nil, t, err
 		}

@@ -43,6 +43,10 @@ type SuiteEntry struct {
 	Mode     string   `yaml:"mode"`     // timing-only (default) or values
 	Count    int      `yaml:"count"`    // repetitions (default: the run's --count)
 	Optional bool     `yaml:"optional"` // a missing workload is recorded as skipped
+	// RandomInputs gives a timing-only run random parameter values (seed
+	// 1) for the control flow that depends on them (token ids, dynamic
+	// offsets): its cycles are exact for those inputs.
+	RandomInputs bool `yaml:"random_inputs"`
 }
 
 // Entry is one workload on one chip: a row of results.
@@ -54,6 +58,8 @@ type Entry struct {
 	Mode     string
 	Count    int
 	Optional bool
+	// RandomInputs: see SuiteEntry.
+	RandomInputs bool
 
 	src  []byte // the workload's text ("" when optional and missing)
 	file string // where it was read from
@@ -160,7 +166,7 @@ func (s *Suite) Expand(sets []string, count int) ([]*Entry, error) {
 			if _, err := config.Load(chip, all); err != nil {
 				return nil, fmt.Errorf("%s: chip %s: %v", where, chip, err)
 			}
-			e := &Entry{Workload: se.Workload, Chip: chip, Sets: all, Mode: mode, Count: se.Count, Optional: se.Optional, src: src, file: file}
+			e := &Entry{Workload: se.Workload, Chip: chip, Sets: all, Mode: mode, Count: se.Count, Optional: se.Optional, RandomInputs: se.RandomInputs, src: src, file: file}
 			if e.Count == 0 {
 				e.Count = max(count, 1)
 			}
