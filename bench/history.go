@@ -72,16 +72,7 @@ type Move struct {
 // WriteHistory prints each entry's cycles across the results and the
 // largest moves between consecutive ones.
 func WriteHistory(w io.Writer, rs []*Results, labels []string, top int) error {
-	var entries []string
-	seen := map[string]bool{}
-	for _, r := range rs {
-		for _, e := range r.Entries {
-			if !seen[e.Name] {
-				seen[e.Name] = true
-				entries = append(entries, e.Name)
-			}
-		}
-	}
+	entries := entryNames(rs)
 	head := []string{"entry"}
 	for i, r := range rs {
 		head = append(head, fmt.Sprintf("%d: %s", i+1, revLabel(r.Provenance)))
@@ -146,17 +137,7 @@ func PlotHistory(rs []*Results, path string) error {
 	p := plot.New()
 	p.Title.Text = "suite " + rs[0].Suite + ": cycles relative to the first result"
 	p.X.Label.Text, p.Y.Label.Text = "result (oldest first)", "cycles / first"
-	var names []string
-	seen := map[string]bool{}
-	for _, r := range rs {
-		for _, e := range r.Entries {
-			if !seen[e.Name] {
-				seen[e.Name] = true
-				names = append(names, e.Name)
-			}
-		}
-	}
-	for i, name := range names {
+	for i, name := range entryNames(rs) {
 		var pts plotter.XYs
 		base := math.NaN()
 		for j, r := range rs {
@@ -188,4 +169,19 @@ func PlotHistory(rs []*Results, path string) error {
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p.Save(10*vg.Inch, 6*vg.Inch, path)
+}
+
+// entryNames lists the entries of a history in first-seen order.
+func entryNames(rs []*Results) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range rs {
+		for _, e := range r.Entries {
+			if !seen[e.Name] {
+				seen[e.Name] = true
+				names = append(names, e.Name)
+			}
+		}
+	}
+	return names
 }
