@@ -5,7 +5,7 @@ import (
 	"github.com/pulse-sim/pulse/isa"
 	"strings"
 
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // Control flow. A while loop or a conditional runs on the sequencer: the

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/pulse-sim/pulse/config"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pulse-sim/pulse/isa"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // Dot kernels: a dot (alone or as the root of a kOutput fusion's epilogue)

@@ -3,7 +3,7 @@ package lowering
 import (
 	"fmt"
 
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // Dynamic slices: the start indices are values computed on the chip. The

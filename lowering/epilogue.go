@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/isa"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // The epilogue of a dot kernel: the fused elementwise ops applied to each

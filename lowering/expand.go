@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // Elementwise ops with no vector instruction of their own are expanded

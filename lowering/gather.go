@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/pulse-sim/pulse/isa"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // Gathers and scatters of windows: an embedding lookup, its gradient, a

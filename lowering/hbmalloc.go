@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // HBM allocation. Every array value gets an HBM tensor; a tensor whose

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/isa"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // Loop kernels: an elementwise fusion (or one unfused elementwise op,

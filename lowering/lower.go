@@ -1,6 +1,6 @@
 // Package lowering compiles XLA HLO modules to Pulse programs, kernel by
 // kernel, the way XLA compiles for a TPU: the module is fused
-// (lowering/hlo.Fuse), every entry-computation buffer is placed in HBM, and
+// (hlo.Fuse), every entry-computation buffer is placed in HBM, and
 // every fusion or unfused op becomes a kernel that streams its operands
 // through SRAM in tiles, computes on the vector unit or the MXU, and stores
 // its result back to HBM.
@@ -30,7 +30,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/exe"
 	"github.com/pulse-sim/pulse/isa"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // Version identifies the code generator; compiled programs are cached

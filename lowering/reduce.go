@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // Reduce kernels: a reduce (alone or with the elementwise producers of its

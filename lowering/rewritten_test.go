@@ -7,7 +7,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/lowering"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 

@@ -3,7 +3,7 @@ package lowering
 import (
 	"slices"
 
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // Splitting loop fusions. A loop kernel streams tiles of its output's

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pulse-sim/pulse/isa"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // Streaming kernels: the skeleton loop and reduce kernels share. The

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/config"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )

@@ -3,7 +3,7 @@ package lowering
 import (
 	"fmt"
 
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // Transposes that move the innermost dimension: one strided DMA would

@@ -24,7 +24,7 @@ import (
 	"github.com/pulse-sim/pulse/exe"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/ref"
 	"github.com/pulse-sim/pulse/traces"
 )

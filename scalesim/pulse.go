@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/config"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/runtime"
 )
 

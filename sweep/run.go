@@ -14,7 +14,7 @@ import (
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/internal/host"
 	"github.com/pulse-sim/pulse/lowering"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/pulse-sim/pulse/traces"
 	"golang.org/x/sync/semaphore"

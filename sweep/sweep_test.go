@@ -10,7 +10,7 @@ import (
 	pulse "github.com/pulse-sim/pulse"
 	"github.com/pulse-sim/pulse/chip"
 	"github.com/pulse-sim/pulse/config"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/pulse-sim/pulse/sweep"
 	"github.com/stretchr/testify/require"

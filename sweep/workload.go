@@ -10,7 +10,7 @@ import (
 
 	pulse "github.com/pulse-sim/pulse"
 	"github.com/pulse-sim/pulse/exe"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/scalesim"
 )
 

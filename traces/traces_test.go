@@ -16,7 +16,7 @@ import (
 	"github.com/pulse-sim/pulse/chip"
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/pulse-sim/pulse/sim"
 	"github.com/pulse-sim/pulse/traces"

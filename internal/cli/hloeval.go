@@ -10,7 +10,7 @@ import (
 
 	"github.com/pulse-sim/pulse/internal/npy"
 	"github.com/pulse-sim/pulse/isa"
-	"github.com/pulse-sim/pulse/lowering/hlo"
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/spf13/cobra"
 )

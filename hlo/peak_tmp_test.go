@@ -58,7 +58,7 @@ func peakElems(c *Computation) (int64, string) {
 }
 
 func TestPeakTmp(t *testing.T) {
-	src, err := os.ReadFile("../../../shared/corpus/hlo/torchxla_mobilenet_v2.hlo")
+	src, err := os.ReadFile("../../shared/corpus/hlo/torchxla_mobilenet_v2.hlo")
 	if err != nil {
 		t.Skip()
 	}

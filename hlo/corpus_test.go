@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const corpusDir = "../../../shared/corpus"
+const corpusDir = "../../shared/corpus"
 
 func corpusFiles(t testing.TB) []string {
 	files, _ := filepath.Glob(filepath.Join(corpusDir, "hlo", "*.hlo"))
