@@ -16,8 +16,8 @@ import (
 	"github.com/pulse-sim/pulse/chip"
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
-	"github.com/pulse-sim/pulse/internal/host"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/internal/host"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/pulse-sim/pulse/traces"
 )

@@ -3,8 +3,8 @@ package lowering
 import (
 	"fmt"
 
-	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/isa"
 )
 
 // Dot kernels: a dot (alone or as the root of a kOutput fusion's epilogue)

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/isa"
 )
 
 // The epilogue of a dot kernel: the fused elementwise ops applied to each

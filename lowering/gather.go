@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/isa"
 )
 
 // Gathers and scatters of windows: an embedding lookup, its gradient, a

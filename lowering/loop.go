@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/isa"
 )
 
 // Loop kernels: an elementwise fusion (or one unfused elementwise op,

@@ -29,8 +29,8 @@ import (
 	"github.com/pulse-sim/pulse/asm"
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/exe"
-	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/isa"
 )
 
 // Version identifies the code generator; compiled programs are cached

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/config"
-	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 )
 

@@ -3,8 +3,8 @@ package lowering
 import (
 	"fmt"
 
-	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/isa"
 )
 
 // Streaming kernels: the skeleton loop and reduce kernels share. The

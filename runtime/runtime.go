@@ -22,9 +22,9 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering"
-	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/ref"
 	"github.com/pulse-sim/pulse/traces"
 )

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/internal/npy"
 	"github.com/pulse-sim/pulse/isa"
-	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/spf13/cobra"
 )
