@@ -1,0 +1,527 @@
+package stablehlo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/pulse-sim/pulse/hlo"
+)
+
+// unary and binary elementwise ops: StableHLO name -> HLO opcode.
+var elementwise = map[string]string{
+	"abs": "abs", "ceil": "ceil", "cosine": "cosine", "exponential": "exponential", "exponential_minus_one": "exponential-minus-one",
+	"floor": "floor", "is_finite": "is-finite", "log": "log", "log_plus_one": "log-plus-one", "logistic": "logistic",
+	"negate": "negate", "not": "not", "popcnt": "popcnt", "round_nearest_afz": "round-nearest-afz", "round_nearest_even": "round-nearest-even",
+	"rsqrt": "rsqrt", "sign": "sign", "sine": "sine", "sqrt": "sqrt", "cbrt": "cbrt", "tan": "tan", "tanh": "tanh",
+	"count_leading_zeros": "clz", "add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide",
+	"remainder": "remainder", "maximum": "maximum", "minimum": "minimum", "power": "power", "atan2": "atan2",
+	"and": "and", "or": "or", "xor": "xor", "shift_left": "shift-left", "shift_right_arithmetic": "shift-right-arithmetic",
+	"shift_right_logical": "shift-right-logical", "select": "select", "clamp": "clamp", "convert": "convert",
+	"bitcast_convert": "bitcast-convert", "reshape": "reshape", "optimization_barrier": "opt-barrier",
+}
+
+// builder translates functions into HLO text, one instruction a line,
+// remembering each line's MLIR position.
+type builder struct {
+	r      *reader
+	lines  []string
+	pos    []hlo.Pos // per generated line (zero: none)
+	n      int
+	checks []Check
+	extra  []string // reducer computations
+	reds   map[string]string
+}
+
+func (r *reader) build() (*Result, error) {
+	b := &builder{r: r, reds: map[string]string{}}
+	b.emitLine("HloModule stablehlo", hlo.Pos{})
+	var entry *fn
+	for _, f := range r.order {
+		if f.name == "main" || entry == nil && f.public {
+			entry = f
+		}
+	}
+	if entry == nil {
+		entry = r.order[0]
+	}
+	var entryOutputs int
+	// Callees first, the entry last: the HLO text defines what it calls.
+	var order []*fn
+	for _, f := range r.order {
+		if f != entry {
+			order = append(order, f)
+		}
+	}
+	order = append(order, entry)
+	for _, f := range order {
+		outs, err := b.function(f, f == entry)
+		if err != nil {
+			return nil, err
+		}
+		if f == entry {
+			entryOutputs = outs
+		}
+	}
+	text := strings.Join(append(b.lines, b.extra...), "\n") + "\n"
+	m, err := hlo.Parse(r.file, text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: internal error: the translated HLO does not parse (please report): %v", r.file, err)
+	}
+	// Point every instruction at its MLIR operation.
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if in.Pos.Line-1 < len(b.pos) && b.pos[in.Pos.Line-1].Line > 0 {
+				in.Pos = b.pos[in.Pos.Line-1]
+			}
+		}
+	}
+	return &Result{File: r.file, Module: m, Checks: b.checks, Outputs: entryOutputs}, nil
+}
+
+func (b *builder) emitLine(s string, p hlo.Pos) {
+	b.lines = append(b.lines, s)
+	b.pos = append(b.pos, p)
+}
+
+func hloName(v string) string {
+	v = strings.TrimPrefix(v, "%")
+	v = strings.Trim(v, `"`)
+	var sb strings.Builder
+	sb.WriteString("v.")
+	for _, c := range v {
+		if c == '#' {
+			sb.WriteString(".r")
+			continue
+		}
+		if c == '_' || c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			sb.WriteRune(c)
+		} else {
+			sb.WriteString("_")
+		}
+	}
+	return sb.String()
+}
+
+type scope struct {
+	shapes map[string]string // HLO name -> shape
+}
+
+// function emits one computation; it returns the number of results.
+func (b *builder) function(f *fn, entry bool) (int, error) {
+	head := ""
+	if entry {
+		head = "ENTRY "
+	}
+	b.emitLine(fmt.Sprintf("%s%s {", head, "f."+f.name), hlo.Pos{Line: f.line, Col: 1})
+	sc := &scope{shapes: map[string]string{}}
+	for i, a := range f.args {
+		name := hloName(a.name)
+		sc.shapes[name] = a.shape
+		b.emitLine(fmt.Sprintf("  %s = %s parameter(%d)", name, a.shape, i), hlo.Pos{Line: f.line, Col: 1})
+	}
+	outs := 0
+	var checkOuts []string
+	for _, s := range f.stmts {
+		p := hlo.Pos{Line: s.line, Col: s.col}
+		switch s.op {
+		case "return", "func.return":
+			vals := values(s.toks)
+			for _, v := range vals {
+				if _, ok := sc.shapes[hloName(v)]; !ok {
+					return 0, b.r.errAt(s.toks[0], "%s is not defined", v)
+				}
+			}
+			all := append(append([]string(nil), vals...), checkOuts...)
+			outs = len(vals)
+			if len(all) == 1 && !entry {
+				b.emitLine(fmt.Sprintf("  ROOT f.%s.ret = %s copy(%s)", f.name, sc.shapes[hloName(all[0])], hloName(all[0])), p)
+			} else {
+				var shapes, names []string
+				for _, v := range all {
+					shapes = append(shapes, sc.shapes[hloName(v)])
+					names = append(names, hloName(v))
+				}
+				b.emitLine(fmt.Sprintf("  ROOT f.%s.ret = (%s) tuple(%s)", f.name, strings.Join(shapes, ", "), strings.Join(names, ", ")), p)
+			}
+			b.emitLine("}", hlo.Pos{})
+			return outs, nil
+		case "stablehlo.custom_call":
+			if len(s.toks) > 0 && strings.HasPrefix(s.toks[0].text, "@check.") {
+				if !entry {
+					return 0, b.r.errAt(s.toks[0], "check calls outside the entry function are not supported")
+				}
+				c := Check{Kind: strings.TrimPrefix(s.toks[0].text, "@check."), Line: s.line, MaxULP: 3}
+				for _, v := range values(s.toks) {
+					c.Outputs = append(c.Outputs, -1)
+					checkOuts = append(checkOuts, v)
+				}
+				for i := range c.Outputs {
+					c.Outputs[i] = len(checkOuts) - len(c.Outputs) + i
+				}
+				if u := attrNumber(s.toks, "max_ulp_difference"); u >= 0 {
+					c.MaxULP = u
+				}
+				b.checks = append(b.checks, c)
+				continue
+			}
+		}
+		if err := b.op(s, sc); err != nil {
+			return 0, err
+		}
+	}
+	return 0, b.r.errAt(token{line: f.line, col: 1}, "function @%s has no return", f.name)
+}
+
+// values lists the %values of tokens before the type section.
+func values(toks []token) []string {
+	var out []string
+	depth := 0
+	for i, t := range toks {
+		switch t.text {
+		case "(", "[", "{", "<":
+			depth++
+		case ")", "]", "}", ">":
+			depth--
+		}
+		if t.text == ":" && depth == 0 && i > 0 {
+			break
+		}
+		if t.kind == tValue && depth <= 1 {
+			out = append(out, t.text)
+		}
+	}
+	return out
+}
+
+func attrNumber(toks []token, key string) int64 {
+	for i, t := range toks {
+		if t.text == key && i+2 < len(toks) && toks[i+1].text == "=" {
+			n, err := strconv.ParseInt(toks[i+2].text, 10, 64)
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}
+
+// split returns the tokens before the statement's type section and the
+// type section (after the last ':' at depth 0).
+func split(toks []token) ([]token, []token) {
+	depth, at := 0, -1
+	for i, t := range toks {
+		switch t.text {
+		case "(", "[", "{", "<":
+			depth++
+		case ")", "]", "}", ">":
+			depth--
+		case ":":
+			if depth == 0 {
+				at = i
+			}
+		}
+	}
+	if at < 0 {
+		return toks, nil
+	}
+	return toks[:at], toks[at+1:]
+}
+
+// types parses a type section: "t", "t1, t2" or "(ins) -> outs".
+func (b *builder) types(toks []token) (ins, outs []string, err error) {
+	sub := &reader{file: b.r.file, toks: append(append([]token(nil), toks...), token{kind: tEOF})}
+	list := func() ([]string, error) {
+		var out []string
+		if sub.peek().text == "(" {
+			sub.next()
+			for sub.peek().text != ")" {
+				s, err := sub.typ()
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, s)
+				if sub.peek().text == "," {
+					sub.next()
+				}
+			}
+			sub.next()
+			return out, nil
+		}
+		for {
+			s, err := sub.typ()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+			if sub.peek().text != "," {
+				return out, nil
+			}
+			sub.next()
+		}
+	}
+	first, err := list()
+	if err != nil {
+		return nil, nil, err
+	}
+	if sub.peek().text == "->" {
+		sub.next()
+		second, err := list()
+		return first, second, err
+	}
+	return first, first, nil
+}
+
+// after returns the tokens after "key =" (up to the next top-level comma).
+func after(toks []token, key string) []token {
+	for i := 0; i+1 < len(toks); i++ {
+		if toks[i].text == key && toks[i+1].text == "=" {
+			depth := 0
+			for j := i + 2; j < len(toks); j++ {
+				switch toks[j].text {
+				case "(", "[", "{", "<":
+					depth++
+				case ")", "]", "}", ">":
+					depth--
+				case ",":
+					if depth == 0 {
+						return toks[i+2 : j]
+					}
+				}
+			}
+			return toks[i+2:]
+		}
+	}
+	return nil
+}
+
+// ints reads "[0, 1]" tokens as "{0,1}".
+func ints(toks []token) string {
+	var v []string
+	for _, t := range toks {
+		if t.kind == tNumber {
+			v = append(v, t.text)
+		}
+	}
+	return "{" + strings.Join(v, ",") + "}"
+}
+
+func (b *builder) op(s *stmt, sc *scope) error {
+	p := hlo.Pos{Line: s.line, Col: s.col}
+	name := strings.TrimPrefix(s.op, "stablehlo.")
+	pre, typ := split(s.toks)
+	ins, outs, err := b.types(typ)
+	if err != nil && s.op != "call" && s.op != "func.call" {
+		return err
+	}
+	ops := values(pre)
+	for _, o := range ops {
+		if _, ok := sc.shapes[hloName(o)]; !ok {
+			return b.r.errAt(s.toks[0], "%s is not defined before its use", o)
+		}
+	}
+	if len(s.results) == 0 {
+		return b.r.errAt(token{line: s.line, col: s.col}, "unsupported: %s without a result", s.op)
+	}
+	res := hloName(s.results[0])
+	out := ""
+	if len(outs) > 0 {
+		out = outs[len(outs)-1]
+	}
+	args := func(names []string) string {
+		var h []string
+		for _, n := range names {
+			h = append(h, hloName(n))
+		}
+		return strings.Join(h, ", ")
+	}
+	line := ""
+	_ = ins
+	switch {
+	case s.op == "call" || s.op == "func.call":
+		callee := ""
+		for _, t := range s.toks {
+			if t.kind == tSymbol {
+				callee = strings.Trim(t.text[1:], `"`)
+				break
+			}
+		}
+		if b.r.funcs[callee] == nil {
+			return b.r.errAt(s.toks[0], "call of an undefined function @%s", callee)
+		}
+		f := b.r.funcs[callee]
+		shape := ""
+		if len(f.results) == 1 {
+			shape = f.results[0]
+			// one result: the callee's root is its value (a copy)
+			line = fmt.Sprintf("%s = %s call(%s), to_apply=f.%s", res, shape, args(ops), callee)
+		} else {
+			shape = "(" + strings.Join(f.results, ", ") + ")"
+			line = fmt.Sprintf("%s = %s call(%s), to_apply=f.%s", res, shape, args(ops), callee)
+		}
+		b.emitLine("  "+line, p)
+		sc.shapes[res] = shape
+		if len(f.results) > 1 {
+			for i, rs := range f.results {
+				g := fmt.Sprintf("%s.r%d", res, i)
+				b.emitLine(fmt.Sprintf("  %s = %s get-tuple-element(%s), index=%d", g, rs, res, i), p)
+				sc.shapes[g] = rs
+			}
+		}
+		return nil
+	case name == "constant":
+		var payload []token
+		for i, t := range pre {
+			if t.text == "dense" && i+1 < len(pre) && pre[i+1].text == "<" {
+				depth := 0
+				for j := i + 1; j < len(pre); j++ {
+					if pre[j].text == "<" {
+						depth++
+					}
+					if pre[j].text == ">" {
+						depth--
+						if depth == 0 {
+							payload = pre[i+2 : j]
+							break
+						}
+					}
+				}
+			}
+		}
+		if payload == nil {
+			return b.r.errAt(s.toks[0], "unsupported constant form (only dense<...>)")
+		}
+		lit, err := denseLiteral(payload, out)
+		if err != nil {
+			return b.r.errAt(s.toks[0], "%v", err)
+		}
+		line = fmt.Sprintf("%s = %s constant(%s)", res, out, lit)
+	case name == "compare":
+		dir, ct := "", ""
+		for _, t := range pre {
+			switch t.text {
+			case "EQ", "NE", "LT", "LE", "GT", "GE":
+				dir = t.text
+			case "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED":
+				ct = t.text
+			}
+		}
+		if dir == "" {
+			if d := after(pre, "comparison_direction"); len(d) > 0 {
+				dir = strings.TrimPrefix(d[len(d)-1].text, "#stablehlo")
+			}
+		}
+		line = fmt.Sprintf("%s = %s compare(%s), direction=%s", res, out, args(ops), dir)
+		if ct == "TOTALORDER" {
+			line += ", type=TOTALORDER"
+		}
+	case name == "broadcast_in_dim":
+		line = fmt.Sprintf("%s = %s broadcast(%s), dimensions=%s", res, out, args(ops), ints(after(pre, "dims")))
+	case name == "transpose":
+		line = fmt.Sprintf("%s = %s transpose(%s), dimensions=%s", res, out, args(ops), ints(after(pre, "dims")))
+	case name == "reverse":
+		line = fmt.Sprintf("%s = %s reverse(%s), dimensions=%s", res, out, args(ops), ints(after(pre, "dims")))
+	case name == "iota":
+		line = fmt.Sprintf("%s = %s iota(), iota_dimension=%s", res, out, strings.Trim(ints(after(pre, "dim")), "{}"))
+	case name == "concatenate":
+		line = fmt.Sprintf("%s = %s concatenate(%s), dimensions={%s}", res, out, args(ops), strings.Trim(ints(after(pre, "dim")), "{}"))
+	case name == "slice":
+		sl, err := sliceSugar(pre)
+		if err != nil {
+			return b.r.errAt(s.toks[0], "%v", err)
+		}
+		line = fmt.Sprintf("%s = %s slice(%s), slice=%s", res, out, args(ops), sl)
+	case name == "dot_general":
+		bd, cd := after(pre, "batching_dims"), after(pre, "contracting_dims")
+		lb, rb := splitX(bd)
+		lc, rc := splitX(cd)
+		line = fmt.Sprintf("%s = %s dot(%s), lhs_contracting_dims=%s, rhs_contracting_dims=%s", res, out, args(ops), ints(lc), ints(rc))
+		if len(bd) > 0 {
+			line += fmt.Sprintf(", lhs_batch_dims=%s, rhs_batch_dims=%s", ints(lb), ints(rb))
+		}
+	case name == "reduce" && len(s.regions) == 0:
+		// stablehlo.reduce(%x init: %i) applies stablehlo.add across dimensions = [1]
+		var fn string
+		for i, t := range pre {
+			if t.text == "applies" && i+1 < len(pre) {
+				fn = strings.TrimPrefix(pre[i+1].text, "stablehlo.")
+			}
+		}
+		if len(ops) != 2 {
+			return b.r.errAt(s.toks[0], "unsupported: a variadic reduce")
+		}
+		red, err := b.reducer(fn, elemOf(sc.shapes[hloName(ops[1])]), s)
+		if err != nil {
+			return err
+		}
+		line = fmt.Sprintf("%s = %s reduce(%s), dimensions=%s, to_apply=%s", res, out, args(ops), ints(after(pre, "dimensions")), red)
+	default:
+		h, ok := elementwise[name]
+		if !ok || !strings.HasPrefix(s.op, "stablehlo.") {
+			return b.r.errAt(token{line: s.line, col: s.col}, "unsupported operation %s", s.op)
+		}
+		line = fmt.Sprintf("%s = %s %s(%s)", res, out, h, args(ops))
+	}
+	b.emitLine("  "+line, p)
+	sc.shapes[res] = out
+	return nil
+}
+
+// splitX splits "[0, 1] x [2, 3]" at the x.
+func splitX(toks []token) ([]token, []token) {
+	for i, t := range toks {
+		if t.text == "x" {
+			return toks[:i], toks[i+1:]
+		}
+	}
+	return toks, nil
+}
+
+// sliceSugar reads "[0:2, 1:3:1]" into HLO "{[0:2], [1:3:1]}".
+func sliceSugar(pre []token) (string, error) {
+	start := -1
+	for i, t := range pre {
+		if t.text == "[" {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return "", fmt.Errorf("slice without [start:limit] bounds")
+	}
+	var parts []string
+	var cur []string
+	for _, t := range pre[start+1:] {
+		switch t.text {
+		case "]":
+			if len(cur) > 0 {
+				parts = append(parts, "["+strings.Join(cur, ":")+"]")
+			}
+			return "{" + strings.Join(parts, ", ") + "}", nil
+		case ",":
+			parts = append(parts, "["+strings.Join(cur, ":")+"]")
+			cur = nil
+		case ":":
+		default:
+			cur = append(cur, t.text)
+		}
+	}
+	return "", fmt.Errorf("unterminated slice bounds")
+}
+
+// reducer returns the name of a scalar computation applying op to two
+// values of elem, emitting it once.
+func (b *builder) reducer(op, elem string, s *stmt) (string, error) {
+	h, ok := elementwise[op]
+	if !ok {
+		return "", b.r.errAt(token{line: s.line, col: s.col}, "unsupported reducer stablehlo.%s", op)
+	}
+	key := h + "." + elem
+	if n, ok := b.reds[key]; ok {
+		return n, nil
+	}
+	n := "red." + key
+	b.reds[key] = n
+	b.extra = append(b.extra, fmt.Sprintf("%s {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n  ROOT r = %s[] %s(a, b)\n}", n, elem, elem, elem, h))
+	return n, nil
+}

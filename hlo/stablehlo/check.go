@@ -1,0 +1,131 @@
+package stablehlo
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pulse-sim/pulse/hlo"
+)
+
+// Status of a test file.
+const (
+	Pass        = "pass"
+	Fail        = "fail"
+	Unsupported = "unsupported"
+	ErrorStatus = "error"
+)
+
+// Outcome is a test file's result.
+type Outcome struct {
+	File    string `json:"file"`
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
+}
+
+// Evaluate computes the entry's root tuple on the host evaluator.
+func Evaluate(r *Result) ([]*hlo.Value, error) {
+	if err := hlo.Verify(r.File, r.Module); err != nil {
+		return nil, err
+	}
+	v, err := (&hlo.Evaluator{File: r.File, M: r.Module}).Run(nil)
+	if err != nil {
+		return nil, err
+	}
+	if v.Tuple != nil {
+		return v.Tuple, nil
+	}
+	return []*hlo.Value{v}, nil
+}
+
+// CheckAll applies the module's checks to its computed root values; the
+// first failure is returned.
+func CheckAll(r *Result, vals []*hlo.Value) error {
+	if len(r.Checks) == 0 {
+		return fmt.Errorf("no check.expect_* call: nothing to compare")
+	}
+	for _, c := range r.Checks {
+		var got []*hlo.Value
+		for _, i := range c.Outputs {
+			k := r.Outputs + i
+			if k >= len(vals) {
+				return fmt.Errorf("line %d: internal error: check operand %d missing", c.Line, i)
+			}
+			got = append(got, vals[k])
+		}
+		if len(got) != 2 {
+			return fmt.Errorf("line %d: check.%s with %d operands is not supported", c.Line, c.Kind, len(got))
+		}
+		a, b := got[0], got[1]
+		if len(a.Data) != len(b.Data) {
+			return fmt.Errorf("line %d: check.%s: %d elements against %d", c.Line, c.Kind, len(a.Data), len(b.Data))
+		}
+		for i := range a.Data {
+			x, y := a.Data[i], b.Data[i]
+			if !close(c, a.Shape.Elem, x, y) {
+				return fmt.Errorf("line %d: check.%s: element %d is %v, expected %v", c.Line, c.Kind, i, x, y)
+			}
+		}
+	}
+	return nil
+}
+
+// close judges one element: expect_eq exactly (NaN equals NaN),
+// expect_almost_eq within 1e-4, expect_close within MaxULP units in the
+// last place of the element type.
+func close(c Check, elem string, x, y float64) bool {
+	if math.IsNaN(x) || math.IsNaN(y) {
+		return math.IsNaN(x) && math.IsNaN(y)
+	}
+	switch c.Kind {
+	case "expect_eq", "expect_eq_const":
+		return x == y
+	case "expect_almost_eq", "expect_almost_eq_const":
+		return math.Abs(x-y) <= 1e-4
+	}
+	if x == y {
+		return true
+	}
+	if math.IsInf(x, 0) || math.IsInf(y, 0) {
+		return false
+	}
+	return ulps(elem, x, y) <= c.MaxULP
+}
+
+// ulps counts representable values of elem between x and y.
+func ulps(elem string, x, y float64) int64 {
+	ord := func(v float64) int64 {
+		switch elem {
+		case "f64":
+			b := int64(math.Float64bits(v))
+			if b < 0 {
+				b = math.MinInt64 - b
+			}
+			return b
+		case "f16":
+			return int64(math.Round(v)) // handled below
+		}
+		b := int64(int32(math.Float32bits(float32(v))))
+		if b < 0 {
+			b = math.MinInt32 - b
+		}
+		switch elem {
+		case "bf16":
+			return b >> 16
+		}
+		return b
+	}
+	if elem == "f16" {
+		// f16 spacing: 2^(e-10) for normal numbers.
+		m := math.Max(math.Abs(x), math.Abs(y))
+		e := math.Max(math.Floor(math.Log2(m)), -14)
+		return int64(math.Ceil(math.Abs(x-y) / math.Pow(2, e-10)))
+	}
+	if elem != "f32" && elem != "f64" && elem != "bf16" {
+		return int64(math.Abs(x - y)) // integers: exact differences
+	}
+	d := ord(x) - ord(y)
+	if d < 0 {
+		d = -d
+	}
+	return d
+}
