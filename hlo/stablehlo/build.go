@@ -24,9 +24,13 @@ var elementwise = map[string]string{
 // builder translates functions into HLO text, one instruction a line,
 // remembering each line's MLIR position.
 type builder struct {
-	r      *reader
-	lines  []string
-	pos    []hlo.Pos // per generated line (zero: none)
+	r     *reader
+	lines []string
+	pos   []hlo.Pos // per generated line (zero: none)
+	// stash holds the buffers of enclosing computations while a region's
+	// computation is written; done holds finished region computations.
+	stash  []buffer
+	done   []buffer
 	n      int
 	checks []Check
 	extra  []string // reducer computations
@@ -63,6 +67,10 @@ func (r *reader) build() (*Result, error) {
 			entryOutputs = outs
 		}
 	}
+	for _, d := range b.done {
+		b.lines = append(b.lines, d.lines...)
+		b.pos = append(b.pos, d.pos...)
+	}
 	text := strings.Join(append(b.lines, b.extra...), "\n") + "\n"
 	m, err := hlo.Parse(r.file, text)
 	if err != nil {
@@ -77,6 +85,24 @@ func (r *reader) build() (*Result, error) {
 		}
 	}
 	return &Result{File: r.file, Module: m, Checks: b.checks, Outputs: entryOutputs}, nil
+}
+
+type buffer struct {
+	lines []string
+	pos   []hlo.Pos
+}
+
+// push starts a new computation buffer (a region); pop finishes it.
+func (b *builder) push() {
+	b.stash = append(b.stash, buffer{b.lines, b.pos})
+	b.lines, b.pos = nil, nil
+}
+
+func (b *builder) pop() {
+	b.done = append(b.done, buffer{b.lines, b.pos})
+	top := b.stash[len(b.stash)-1]
+	b.stash = b.stash[:len(b.stash)-1]
+	b.lines, b.pos = top.lines, top.pos
 }
 
 func (b *builder) emitLine(s string, p hlo.Pos) {
@@ -314,6 +340,12 @@ func (b *builder) op(s *stmt, sc *scope) error {
 	if err != nil && s.op != "call" && s.op != "func.call" {
 		return err
 	}
+	if name == "while" {
+		if len(s.results) == 0 {
+			return b.r.errAt(token{line: s.line, col: s.col}, "stablehlo.while without results")
+		}
+		return b.while(s, sc, hloName(s.results[0]), outs)
+	}
 	ops := values(pre)
 	for _, o := range ops {
 		if _, ok := sc.shapes[hloName(o)]; !ok {
@@ -455,6 +487,41 @@ func (b *builder) op(s *stmt, sc *scope) error {
 			return err
 		}
 		line = fmt.Sprintf("%s = %s reduce(%s), dimensions=%s, to_apply=%s", res, out, args(ops), ints(after(pre, "dimensions")), red)
+	case strings.HasPrefix(s.op, "chlo."):
+		n := strings.TrimPrefix(s.op, "chlo.")
+		switch n {
+		case "tan", "sinh", "cosh", "asin", "acos", "asinh", "acosh", "atanh", "erf":
+			line = fmt.Sprintf("%s = %s %s(%s)", res, out, n, args(ops))
+		case "atan": // atan(x) = atan2(x, 1)
+			e := elemOf(out)
+			b.emitLine(fmt.Sprintf("  %s.one = %s[] constant(1)", res, e), p)
+			b.emitLine(fmt.Sprintf("  %s.ones = %s broadcast(%s.one), dimensions={}", res, out, res), p)
+			line = fmt.Sprintf("%s = %s atan2(%s, %s.ones)", res, out, args(ops), res)
+		default:
+			return b.r.errAt(token{line: s.line, col: s.col}, "unsupported operation %s (CHLO ops are read where HLO has the op)", s.op)
+		}
+	case name == "reduce_precision":
+		f := after(pre, "format")
+		if len(f) != 1 || !strings.HasPrefix(f[0].text, "e") || !strings.Contains(f[0].text, "m") {
+			return b.r.errAt(s.toks[0], "unsupported reduce_precision format")
+		}
+		em := strings.SplitN(strings.TrimPrefix(f[0].text, "e"), "m", 2)
+		line = fmt.Sprintf("%s = %s reduce-precision(%s), exponent_bits=%s, mantissa_bits=%s", res, out, args(ops), em[0], em[1])
+	case name == "pad":
+		lo, hi, in := numbers(after(pre, "low")), numbers(after(pre, "high")), numbers(after(pre, "interior"))
+		var parts []string
+		for i := range lo {
+			p := lo[i] + "_" + hi[i]
+			if i < len(in) && in[i] != "0" {
+				p += "_" + in[i]
+			}
+			parts = append(parts, p)
+		}
+		line = fmt.Sprintf("%s = %s pad(%s), padding=%s", res, out, args(ops), strings.Join(parts, "x"))
+	case name == "dynamic_slice":
+		line = fmt.Sprintf("%s = %s dynamic-slice(%s), dynamic_slice_sizes=%s", res, out, args(ops), ints(after(pre, "sizes")))
+	case name == "dynamic_update_slice":
+		line = fmt.Sprintf("%s = %s dynamic-update-slice(%s)", res, out, args(ops))
 	default:
 		h, ok := elementwise[name]
 		if !ok || !strings.HasPrefix(s.op, "stablehlo.") {
@@ -524,4 +591,161 @@ func (b *builder) reducer(op, elem string, s *stmt) (string, error) {
 	b.reds[key] = n
 	b.extra = append(b.extra, fmt.Sprintf("%s {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n  ROOT r = %s[] %s(a, b)\n}", n, elem, elem, elem, h))
 	return n, nil
+}
+
+func numbers(toks []token) []string {
+	var v []string
+	for _, t := range toks {
+		if t.kind == tNumber {
+			v = append(v, t.text)
+		}
+	}
+	return v
+}
+
+// while translates stablehlo.while(%it = %init, ...) : types cond {...}
+// do {...} into an HLO while over a tuple state: the loop values, then the
+// outer values the regions read (MLIR regions capture them; HLO bodies
+// get them through the state, unchanged).
+func (b *builder) while(s *stmt, sc *scope, res string, outs []string) error {
+	p := hlo.Pos{Line: s.line, Col: s.col}
+	if len(s.regions) != 2 {
+		return b.r.errAt(token{line: s.line, col: s.col}, "stablehlo.while needs cond and do regions")
+	}
+	var iters, inits []string
+	pre, _ := split(s.toks)
+	for i := 0; i+2 < len(pre); i++ {
+		if pre[i].kind == tValue && pre[i+1].text == "=" && pre[i+2].kind == tValue {
+			iters = append(iters, pre[i].text)
+			inits = append(inits, pre[i+2].text)
+		}
+	}
+	if len(iters) != len(outs) {
+		return b.r.errAt(token{line: s.line, col: s.col}, "stablehlo.while: %d loop values, %d types", len(iters), len(outs))
+	}
+	defined := map[string]bool{}
+	for _, it := range iters {
+		defined[it] = true
+	}
+	var captured []string
+	seen := map[string]bool{}
+	for _, reg := range s.regions {
+		for _, v := range freeValues(reg, defined) {
+			if !seen[v] {
+				if _, ok := sc.shapes[hloName(v)]; !ok {
+					return b.r.errAt(token{line: s.line, col: s.col}, "%s is not defined before the loop", v)
+				}
+				seen[v] = true
+				captured = append(captured, v)
+			}
+		}
+	}
+	var shapes, names []string
+	for i := range iters {
+		shapes = append(shapes, outs[i])
+		names = append(names, hloName(inits[i]))
+	}
+	for _, c := range captured {
+		shapes = append(shapes, sc.shapes[hloName(c)])
+		names = append(names, hloName(c))
+	}
+	state := "(" + strings.Join(shapes, ", ") + ")"
+	comp := func(kind string, body []*stmt, isCond bool) (string, error) {
+		cname := fmt.Sprintf("w%s.%s", res, kind)
+		b.push()
+		b.emitLine(cname+" {", p)
+		rs := &scope{shapes: map[string]string{}}
+		b.emitLine(fmt.Sprintf("  w.state = %s parameter(0)", state), p)
+		all := append(append([]string(nil), iters...), captured...)
+		for i, v := range all {
+			b.emitLine(fmt.Sprintf("  %s = %s get-tuple-element(w.state), index=%d", hloName(v), shapes[i], i), p)
+			rs.shapes[hloName(v)] = shapes[i]
+		}
+		for _, st := range body {
+			if st.op == "stablehlo.return" || st.op == "return" {
+				vals := values(st.toks)
+				if isCond {
+					if len(vals) != 1 {
+						return "", b.r.errAt(token{line: st.line, col: st.col}, "a while condition returns one value")
+					}
+					b.emitLine(fmt.Sprintf("  ROOT w.ret = pred[] copy(%s)", hloName(vals[0])), p)
+				} else {
+					var rn []string
+					for _, v := range vals {
+						if _, ok := rs.shapes[hloName(v)]; !ok {
+							return "", b.r.errAt(token{line: st.line, col: st.col}, "%s is not defined", v)
+						}
+						rn = append(rn, hloName(v))
+					}
+					for _, c := range captured {
+						rn = append(rn, hloName(c))
+					}
+					b.emitLine(fmt.Sprintf("  ROOT w.ret = %s tuple(%s)", state, strings.Join(rn, ", ")), p)
+				}
+				continue
+			}
+			if err := b.op(st, rs); err != nil {
+				return "", err
+			}
+		}
+		b.emitLine("}", hlo.Pos{})
+		b.pop()
+		return cname, nil
+	}
+	cond, err := comp("cond", s.regions[0], true)
+	if err != nil {
+		return err
+	}
+	body, err := comp("body", s.regions[1], false)
+	if err != nil {
+		return err
+	}
+	b.emitLine(fmt.Sprintf("  %s.init = %s tuple(%s)", res, state, strings.Join(names, ", ")), p)
+	b.emitLine(fmt.Sprintf("  %s.while = %s while(%s.init), condition=%s, body=%s", res, state, res, cond, body), p)
+	for i := range iters {
+		g := fmt.Sprintf("%s.r%d", res, i)
+		if len(iters) == 1 {
+			g = res // one result is used as %r, not %r#0
+		}
+		b.emitLine(fmt.Sprintf("  %s = %s get-tuple-element(%s.while), index=%d", g, outs[i], res, i), p)
+		sc.shapes[g] = outs[i]
+	}
+	return nil
+}
+
+// freeValues lists the values statements read but do not define (nor
+// the given names), in order of first use, regions included.
+func freeValues(body []*stmt, defined map[string]bool) []string {
+	def := map[string]bool{}
+	for k := range defined {
+		def[k] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	var walk func([]*stmt)
+	walk = func(ss []*stmt) {
+		for _, st := range ss {
+			for _, t := range st.toks {
+				if t.kind != tValue {
+					continue
+				}
+				base := t.text
+				if i := strings.IndexByte(base, '#'); i >= 0 {
+					base = base[:i]
+				}
+				if !def[base] && !def[t.text] && !seen[t.text] {
+					seen[t.text] = true
+					out = append(out, t.text)
+				}
+			}
+			for _, r := range st.regions {
+				walk(r)
+			}
+			for _, r := range st.results {
+				def[r] = true
+			}
+		}
+	}
+	walk(body)
+	return out
 }

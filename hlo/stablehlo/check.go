@@ -70,7 +70,7 @@ func CheckAll(r *Result, vals []*hlo.Value) error {
 }
 
 // close judges one element: expect_eq exactly (NaN equals NaN),
-// expect_almost_eq within 1e-4, expect_close within MaxULP units in the
+// expect_almost_eq within 1e-4 (relative above 1), expect_close within MaxULP units in the
 // last place of the element type.
 func close(c Check, elem string, x, y float64) bool {
 	if math.IsNaN(x) || math.IsNaN(y) {
@@ -80,7 +80,7 @@ func close(c Check, elem string, x, y float64) bool {
 	case "expect_eq", "expect_eq_const":
 		return x == y
 	case "expect_almost_eq", "expect_almost_eq_const":
-		return math.Abs(x-y) <= 1e-4
+		return math.Abs(x-y) <= 1e-4*math.Max(1, math.Abs(y))
 	}
 	if x == y {
 		return true

@@ -328,6 +328,25 @@ func (r *reader) statement() (*stmt, error) {
 		s.toks = append(s.toks, r.next())
 		line = t.line
 	}
+	// stablehlo.while's pretty form: cond { ... } do { ... } on the lines
+	// after the header.
+	if s.op == "stablehlo.while" {
+		for _, kw := range []string{"cond", "do"} {
+			if r.peek().text != kw {
+				return nil, r.errAt(r.peek(), "expected %q region of stablehlo.while", kw)
+			}
+			r.next()
+			if err := r.expect("{"); err != nil {
+				return nil, err
+			}
+			body, err := r.block()
+			if err != nil {
+				return nil, err
+			}
+			s.regions = append(s.regions, body)
+			s.rargs = append(s.rargs, nil)
+		}
+	}
 	return s, nil
 }
 
