@@ -17,6 +17,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/stablehlo"
 	"github.com/pulse-sim/pulse/internal/host"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/pulse-sim/pulse/traces"
@@ -180,7 +181,7 @@ func measure(e *Entry, c *config.Chip) (map[string]float64, []Kernel, [3]time.Du
 		return simMetrics(chip.NewReport(e.file, m, timingOnly)), kernelsOf(k.Stats()), t, nil
 	}
 	t0 := time.Now()
-	mod, err := hlo.Parse(e.file, string(e.src))
+	mod, err := stablehlo.ParseFile(e.file, e.src)
 	if err == nil {
 		err = hlo.Verify(e.file, mod)
 	}

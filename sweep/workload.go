@@ -11,6 +11,7 @@ import (
 	pulse "github.com/pulse-sim/pulse"
 	"github.com/pulse-sim/pulse/exe"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/stablehlo"
 	"github.com/pulse-sim/pulse/scalesim"
 )
 
@@ -68,8 +69,8 @@ func contentHash(parts ...[]byte) string {
 
 func loadWorkload(path string, b []byte) ([]*Workload, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
-	case ".hlo", ".txt":
-		m, err := hlo.Parse(path, string(b))
+	case ".hlo", ".txt", ".mlir":
+		m, err := stablehlo.ParseFile(path, b)
 		if err != nil {
 			return nil, err
 		}

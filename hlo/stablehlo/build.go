@@ -261,7 +261,7 @@ func (b *builder) types(toks []token) (ins, outs []string, err error) {
 		var out []string
 		if sub.peek().text == "(" {
 			sub.next()
-			for sub.peek().text != ")" {
+			for sub.until(")") {
 				s, err := sub.typ()
 				if err != nil {
 					return nil, err
@@ -280,7 +280,7 @@ func (b *builder) types(toks []token) (ins, outs []string, err error) {
 				return nil, err
 			}
 			out = append(out, s)
-			if sub.peek().text != "," {
+			if sub.peek().text != "," || sub.peek().kind == tEOF {
 				return out, nil
 			}
 			sub.next()
@@ -725,8 +725,12 @@ func freeValues(body []*stmt, defined map[string]bool) []string {
 	var walk func([]*stmt)
 	walk = func(ss []*stmt) {
 		for _, st := range ss {
-			for _, t := range st.toks {
+			for i, t := range st.toks {
 				if t.kind != tValue {
+					continue
+				}
+				if i+1 < len(st.toks) && st.toks[i+1].text == "=" { // a nested loop's own values
+					def[t.text] = true
 					continue
 				}
 				base := t.text

@@ -87,7 +87,21 @@ type reader struct {
 }
 
 func (r *reader) peek() token { return r.toks[r.p] }
-func (r *reader) next() token { t := r.toks[r.p]; r.p++; return t }
+// next returns the current token and advances, staying on the final EOF.
+func (r *reader) next() token {
+	t := r.toks[r.p]
+	if r.p < len(r.toks)-1 {
+		r.p++
+	}
+	return t
+}
+
+// until reports whether a list continues before the closing text; at the
+// end of the input it stops (the caller's expect then reports it).
+func (r *reader) until(close string) bool {
+	t := r.peek()
+	return t.text != close && t.kind != tEOF
+}
 func (r *reader) errAt(t token, format string, a ...any) error {
 	return &Error{File: r.file, Line: t.line, Col: t.col, Msg: fmt.Sprintf(format, a...)}
 }
@@ -172,7 +186,7 @@ func (r *reader) function() error {
 	if err := r.expect("("); err != nil {
 		return err
 	}
-	for r.peek().text != ")" {
+	for r.until(")") {
 		a := r.next()
 		if a.kind != tValue {
 			return r.errAt(a, "expected an argument %%name")
@@ -197,7 +211,7 @@ func (r *reader) function() error {
 		r.next()
 		if r.peek().text == "(" {
 			r.next()
-			for r.peek().text != ")" {
+			for r.until(")") {
 				s, err := r.typ()
 				if err != nil {
 					return err
@@ -353,6 +367,9 @@ func (r *reader) statement() (*stmt, error) {
 // regionStart reports whether the "{" at the cursor opens a region (a
 // block of statements) rather than an attribute dictionary.
 func (r *reader) regionStart() bool {
+	if r.p+1 >= len(r.toks) {
+		return false
+	}
 	n := r.toks[r.p+1]
 	return n.kind == tValue || strings.HasPrefix(n.text, "^") || strings.HasPrefix(n.text, "stablehlo.") || n.text == "}" && false
 }
@@ -363,7 +380,7 @@ func (r *reader) region() ([]arg, []*stmt, error) {
 		r.next()
 		if r.peek().text == "(" {
 			r.next()
-			for r.peek().text != ")" {
+			for r.until(")") {
 				a := r.next()
 				if err := r.expect(":"); err != nil {
 					return nil, nil, err
@@ -419,7 +436,7 @@ func (r *reader) typ() (string, error) {
 			return "", err
 		}
 		var parts []string
-		for r.peek().text != ">" {
+		for r.until(">") {
 			s, err := r.typ()
 			if err != nil {
 				return "", err
@@ -445,12 +462,15 @@ func tensorShape(s string, at token, r *reader) (string, error) {
 	if i := strings.Index(s, ","); i >= 0 {
 		s = s[:i] // an encoding (#stablehlo.bounds<...>): the static shape stands
 	}
+	if strings.Contains(s, "complex<") {
+		return "", r.errAt(at, "complex element types are not supported (tensor<%s>)", s)
+	}
+	if strings.Contains(s, "!quant") || strings.Contains(s, "quant.") {
+		return "", r.errAt(at, "quantized element types are not supported (tensor<%s>)", s)
+	}
 	parts := strings.Split(s, "x")
 	elem := parts[len(parts)-1]
 	dims := parts[:len(parts)-1]
-	if strings.HasPrefix(elem, "complex<") || strings.HasPrefix(s, "complex<") {
-		return "", r.errAt(at, "complex element types have no HLO counterpart on Pulse (unsupported: %s)", s)
-	}
 	e, ok := elemType(elem)
 	if !ok {
 		return "", r.errAt(at, "unsupported element type %q", elem)

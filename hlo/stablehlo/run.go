@@ -49,3 +49,16 @@ func classify(err error) string {
 	}
 	return ErrorStatus
 }
+
+// ParseFile reads HLO text or StableHLO (by extension, or by content when
+// the extension says nothing): the one entry point commands use.
+func ParseFile(path string, src []byte) (*hlo.Module, error) {
+	if !IsStableHLO(path, src) || strings.HasSuffix(path, ".hlo") {
+		return hlo.Parse(path, string(src))
+	}
+	r, err := Read(path, src)
+	if err != nil {
+		return nil, err
+	}
+	return r.Module, nil
+}

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/stablehlo"
 	"github.com/spf13/cobra"
 )
 
@@ -14,7 +15,7 @@ func readHLO(path string) (*hlo.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := hlo.Parse(path, string(b))
+	m, err := stablehlo.ParseFile(path, b) // HLO text or StableHLO (.mlir)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,85 @@
+package stablehlo
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/stretchr/testify/require"
+)
+
+func TestReadAndEvaluate(t *testing.T) {
+	src := `module @jit_f {
+  func.func public @main() -> (tensor<2x2xf32>) {
+    %0:2 = call @inputs() : () -> (tensor<2x2xf32>, tensor<2xf32>)
+    %1 = stablehlo.broadcast_in_dim %0#1, dims = [1] : (tensor<2xf32>) -> tensor<2x2xf32>
+    %2 = stablehlo.add %0#0, %1 : tensor<2x2xf32>
+    %cst = stablehlo.constant dense<[[3.0, 4.0], [5.0, 6.0]]> : tensor<2x2xf32>
+    stablehlo.custom_call @check.expect_eq(%2, %cst) {has_side_effect = true} : (tensor<2x2xf32>, tensor<2x2xf32>) -> ()
+    return %2 : tensor<2x2xf32>
+  }
+  func.func private @inputs() -> (tensor<2x2xf32>, tensor<2xf32>) {
+    %a = stablehlo.constant dense<"0x0000803F000000400000404000008040"> : tensor<2x2xf32>
+    %b = stablehlo.constant dense<2.0> : tensor<2xf32>
+    return %a, %b : tensor<2x2xf32>, tensor<2xf32>
+  }
+}`
+	r, err := Read("t.mlir", []byte(src))
+	require.NoError(t, err)
+	vals, err := Evaluate(r)
+	require.NoError(t, err)
+	require.Equal(t, []float64{3, 4, 5, 6}, vals[0].Data)
+	require.NoError(t, CheckAll(r, vals))
+	// The instructions point at their MLIR lines.
+	for _, in := range r.Module.Entry.Instructions {
+		if in.Opcode == "add" {
+			require.Equal(t, 5, in.Pos.Line)
+		}
+	}
+	// A wrong expectation fails with the element.
+	bad := strings.Replace(src, "[[3.0, 4.0]", "[[3.0, 4.5]", 1)
+	r, err = Read("t.mlir", []byte(bad))
+	require.NoError(t, err)
+	vals, err = Evaluate(r)
+	require.NoError(t, err)
+	require.ErrorContains(t, CheckAll(r, vals), "element 1 is 4, expected 4.5")
+}
+
+// What has no counterpart is a positioned error naming it.
+func TestReadErrors(t *testing.T) {
+	for _, c := range []struct{ src, msg string }{
+		{"func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {\n  return %a : tensor<?xf32>\n}", "1:21: dynamic dimensions"},
+		{"func.func @main(%a: tensor<2xcomplex<f32>>) -> tensor<2xf32> {\n  return %a : tensor<2xf32>\n}", "complex element types"},
+		{"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.fft %a : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", "t.mlir:2:3: unsupported operation stablehlo.fft"},
+		{"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %a, %b : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", "%b is not defined"},
+		{"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.abs %a : tensor<2xf32>\n", "end of file"},
+		{"garbage", "expected func.func"},
+		{"", "no func.func"},
+	} {
+		_, err := Read("t.mlir", []byte(c.src))
+		require.Error(t, err, c.src)
+		require.Contains(t, err.Error(), c.msg, c.src)
+		require.Contains(t, err.Error(), "t.mlir:", c.src)
+	}
+}
+
+func TestDenseForms(t *testing.T) {
+	for _, c := range []struct {
+		toks  []token
+		shape string
+		want  string
+	}{
+		{[]token{{kind: tNumber, text: "1.5"}}, "f32[2,2]", "{{1.5, 1.5}, {1.5, 1.5}}"},
+		{[]token{{kind: tString, text: "0x003C"}}, "f16[]", "1"},
+		{[]token{{kind: tString, text: "0x803F"}}, "bf16[]", "1"},
+		{[]token{{kind: tNumber, text: "0xFF800000"}}, "f32[]", "-inf"},
+		{[]token{{kind: tIdent, text: "true"}}, "pred[2]", "{true, true}"},
+		{[]token{{kind: tString, text: "0xFFFF0100"}}, "s16[2]", "{-1, 1}"},
+	} {
+		got, err := denseLiteral(c.toks, c.shape)
+		require.NoError(t, err)
+		require.Equal(t, c.want, got, c.shape)
+	}
+}
+
+var _ = hlo.Pos{}
