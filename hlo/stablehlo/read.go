@@ -87,6 +87,7 @@ type reader struct {
 }
 
 func (r *reader) peek() token { return r.toks[r.p] }
+
 // next returns the current token and advances, staying on the final EOF.
 func (r *reader) next() token {
 	t := r.toks[r.p]
