@@ -76,3 +76,30 @@ func TestSweepBadInput(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "not a sweep's results directory")
 }
+
+// StableHLO input end to end: a JAX-shaped MLP with a softmax simulates
+// with --check; pulse stablehlo test runs a check module.
+func TestStableHLOInput(t *testing.T) {
+	f := "../../hlo/stablehlo/testdata/mlp_softmax.mlir"
+	for _, chip := range []string{"teach16", "tpuv4core"} {
+		code, stdout, stderr := runCLI("simulate", f, "--chip", chip, "--random-inputs", "1", "--check")
+		require.Equal(t, 0, code, stderr)
+		require.Contains(t, stdout+stderr, "every output matches the reference evaluator")
+	}
+	code, stdout, _ := runCLI("hlo", "fmt", f)
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, "dot(v.arg0, v.arg1)")
+	dir := t.TempDir()
+	m := filepath.Join(dir, "t.mlir")
+	require.NoError(t, os.WriteFile(m, []byte(`func.func @main() -> tensor<2xf32> {
+  %a = stablehlo.constant dense<[1.0, -2.0]> : tensor<2xf32>
+  %b = stablehlo.abs %a : tensor<2xf32>
+  %c = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  stablehlo.custom_call @check.expect_eq(%b, %c) {has_side_effect = true} : (tensor<2xf32>, tensor<2xf32>) -> ()
+  return %b : tensor<2xf32>
+}
+`), 0o644))
+	code, stdout, stderr := runCLI("stablehlo", "test", m, "--sim", "teach16")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "1 files: 1 pass")
+}
