@@ -321,15 +321,9 @@ func after(toks []token, key string) []token {
 	return nil
 }
 
-// ints reads "[0, 1]" tokens as "{0,1}".
+// ints reads "[0, 1]" (or array<i64: 0, 1>) tokens as "{0,1}".
 func ints(toks []token) string {
-	var v []string
-	for _, t := range toks {
-		if t.kind == tNumber {
-			v = append(v, t.text)
-		}
-	}
-	return "{" + strings.Join(v, ",") + "}"
+	return "{" + strings.Join(numbers(toks), ",") + "}"
 }
 
 func (b *builder) op(s *stmt, sc *scope) error {
@@ -471,6 +465,81 @@ func (b *builder) op(s *stmt, sc *scope) error {
 		if len(bd) > 0 {
 			line += fmt.Sprintf(", lhs_batch_dims=%s, rhs_batch_dims=%s", ints(lb), ints(rb))
 		}
+	case name == "reduce" && len(s.regions) == 1:
+		// reduce(%a init: %i), (%b init: %j) across dimensions = [..]
+		// reducer(%acc_a: t, %x_a: t) (%acc_b: u, %x_b: u) { ... }
+		n := len(ops) / 2
+		var inputs, inits []string
+		for i := 0; i < n; i++ {
+			inputs = append(inputs, ops[2*i])
+			inits = append(inits, ops[2*i+1])
+		}
+		ra := s.rargs[0]
+		if len(ra) != 2*n {
+			return b.r.errAt(s.toks[0], "reduce: %d reducer arguments for %d operands", len(ra), n)
+		}
+		var params []arg // HLO order: the accumulators, then the elements
+		for i := 0; i < n; i++ {
+			params = append(params, ra[2*i])
+		}
+		for i := 0; i < n; i++ {
+			params = append(params, ra[2*i+1])
+		}
+		comp, err := b.regionComp(res+".reducer", params, s.regions[0], sc)
+		if err != nil {
+			return err
+		}
+		shape := out
+		if len(outs) > 1 {
+			shape = "(" + strings.Join(outs, ", ") + ")"
+		}
+		b.emitLine(fmt.Sprintf("  %s.reduce = %s reduce(%s, %s), dimensions=%s, to_apply=%s", res, shape, args(inputs), args(inits), ints(after(pre, "dimensions")), comp), p)
+		if len(outs) == 1 {
+			line = fmt.Sprintf("%s = %s copy(%s.reduce)", res, out, res)
+			break
+		}
+		for i, o := range outs {
+			g := fmt.Sprintf("%s.r%d", res, i)
+			b.emitLine(fmt.Sprintf("  %s = %s get-tuple-element(%s.reduce), index=%d", g, o, res, i), p)
+			sc.shapes[g] = o
+		}
+		return nil
+	case name == "reduce_window" && len(s.regions) == 1:
+		if len(ops) != 2 {
+			return b.r.errAt(s.toks[0], "unsupported: a variadic reduce_window")
+		}
+		ra := s.rargs[0]
+		if len(ra) != 2 {
+			return b.r.errAt(s.toks[0], "reduce_window: want two reducer arguments")
+		}
+		comp, err := b.regionComp(res+".reducer", ra, s.regions[0], sc)
+		if err != nil {
+			return err
+		}
+		size := numbers(after(pre, "window_dimensions"))
+		rank := len(size)
+		get := func(key, def string) []string {
+			v := numbers(after(pre, key))
+			if len(v) == 0 {
+				v = make([]string, rank)
+				for i := range v {
+					v[i] = def
+				}
+			}
+			return v
+		}
+		stride, bd, wd := get("window_strides", "1"), get("base_dilations", "1"), get("window_dilations", "1")
+		pad := numbers(after(pre, "padding"))
+		var ps []string
+		for i := 0; i < rank; i++ {
+			if len(pad) == 2*rank {
+				ps = append(ps, pad[2*i]+"_"+pad[2*i+1])
+			} else {
+				ps = append(ps, "0_0")
+			}
+		}
+		line = fmt.Sprintf("%s = %s reduce-window(%s), window={size=%s stride=%s pad=%s lhs_dilate=%s rhs_dilate=%s}, to_apply=%s",
+			res, out, args(ops), strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(ps, "x"), strings.Join(bd, "x"), strings.Join(wd, "x"), comp)
 	case name == "reduce" && len(s.regions) == 0:
 		// stablehlo.reduce(%x init: %i) applies stablehlo.add across dimensions = [1]
 		var fn string
@@ -593,11 +662,14 @@ func (b *builder) reducer(op, elem string, s *stmt) (string, error) {
 	return n, nil
 }
 
+// numbers lists the integer tokens (types such as 2x2xi64 are skipped).
 func numbers(toks []token) []string {
 	var v []string
 	for _, t := range toks {
 		if t.kind == tNumber {
-			v = append(v, t.text)
+			if _, err := strconv.ParseInt(t.text, 10, 64); err == nil {
+				v = append(v, t.text)
+			}
 		}
 	}
 	return v
@@ -752,4 +824,44 @@ func freeValues(body []*stmt, defined map[string]bool) []string {
 	}
 	walk(body)
 	return out
+}
+
+// regionComp writes a region as a computation of the given parameters
+// (block arguments, in the computation's order); its return is the root
+// (a tuple for several values). Regions of reducers read nothing outside.
+func (b *builder) regionComp(name string, params []arg, body []*stmt, outer *scope) (string, error) {
+	b.push()
+	b.emitLine(name+" {", hlo.Pos{})
+	rs := &scope{shapes: map[string]string{}}
+	for i, a := range params {
+		n := hloName(a.name)
+		rs.shapes[n] = a.shape
+		b.emitLine(fmt.Sprintf("  %s = %s parameter(%d)", n, a.shape, i), hlo.Pos{})
+	}
+	for _, st := range body {
+		if st.op == "stablehlo.return" || st.op == "return" {
+			vals := values(st.toks)
+			var names, shapes []string
+			for _, v := range vals {
+				sh, ok := rs.shapes[hloName(v)]
+				if !ok {
+					return "", b.r.errAt(token{line: st.line, col: st.col}, "%s is not defined in the region (regions that read outer values are not supported here)", v)
+				}
+				names = append(names, hloName(v))
+				shapes = append(shapes, sh)
+			}
+			if len(vals) == 1 {
+				b.emitLine(fmt.Sprintf("  ROOT %s.ret = %s copy(%s)", name, shapes[0], names[0]), hlo.Pos{Line: st.line, Col: st.col})
+			} else {
+				b.emitLine(fmt.Sprintf("  ROOT %s.ret = (%s) tuple(%s)", name, strings.Join(shapes, ", "), strings.Join(names, ", ")), hlo.Pos{Line: st.line, Col: st.col})
+			}
+			continue
+		}
+		if err := b.op(st, rs); err != nil {
+			return "", err
+		}
+	}
+	b.emitLine("}", hlo.Pos{})
+	b.pop()
+	return name, nil
 }

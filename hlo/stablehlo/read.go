@@ -343,6 +343,39 @@ func (r *reader) statement() (*stmt, error) {
 		s.toks = append(s.toks, r.next())
 		line = t.line
 	}
+	// stablehlo.reduce's pretty form with a region: reducer(%a: t, %b: t)
+	// (%c: t, %d: t) { ... } on the line after the header.
+	if s.op == "stablehlo.reduce" && r.peek().text == "reducer" {
+		r.next()
+		var args []arg
+		for r.peek().text == "(" {
+			r.next()
+			for r.until(")") {
+				a := r.next()
+				if err := r.expect(":"); err != nil {
+					return nil, err
+				}
+				t, err := r.typ()
+				if err != nil {
+					return nil, err
+				}
+				args = append(args, arg{a.text, t})
+				if r.peek().text == "," {
+					r.next()
+				}
+			}
+			r.next()
+		}
+		if err := r.expect("{"); err != nil {
+			return nil, err
+		}
+		body, err := r.block()
+		if err != nil {
+			return nil, err
+		}
+		s.regions = append(s.regions, body)
+		s.rargs = append(s.rargs, args)
+	}
 	// stablehlo.while's pretty form: cond { ... } do { ... } on the lines
 	// after the header.
 	if s.op == "stablehlo.while" {
