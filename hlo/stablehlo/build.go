@@ -540,6 +540,70 @@ func (b *builder) op(s *stmt, sc *scope) error {
 		}
 		line = fmt.Sprintf("%s = %s reduce-window(%s), window={size=%s stride=%s pad=%s lhs_dilate=%s rhs_dilate=%s}, to_apply=%s",
 			res, out, args(ops), strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(ps, "x"), strings.Join(bd, "x"), strings.Join(wd, "x"), comp)
+	case name == "scatter" && len(s.regions) == 1:
+		if len(ops) != 3 {
+			return b.r.errAt(s.toks[0], "unsupported: a variadic scatter")
+		}
+		if len(after(pre, "input_batching_dims")) > 0 {
+			return b.r.errAt(s.toks[0], "unsupported: scatter with batching dims")
+		}
+		comp, err := b.regionComp(res+".update", s.rargs[0], s.regions[0], sc)
+		if err != nil {
+			return err
+		}
+		ivd := "0"
+		if v := numbers(after(pre, "index_vector_dim")); len(v) == 1 {
+			ivd = v[0]
+		}
+		line = fmt.Sprintf("%s = %s scatter(%s), update_window_dims=%s, inserted_window_dims=%s, scatter_dims_to_operand_dims=%s, index_vector_dim=%s, to_apply=%s",
+			res, out, args(ops), ints(after(pre, "update_window_dims")), ints(after(pre, "inserted_window_dims")), ints(after(pre, "scatter_dims_to_operand_dims")), ivd, comp)
+		if flag(pre, "indices_are_sorted") {
+			line += ", indices_are_sorted=true"
+		}
+		if flag(pre, "unique_indices") {
+			line += ", unique_indices=true"
+		}
+	case name == "gather":
+		if len(after(pre, "operand_batching_dims")) > 0 {
+			return b.r.errAt(s.toks[0], "unsupported: gather with batching dims")
+		}
+		ivd := "0"
+		if v := numbers(after(pre, "index_vector_dim")); len(v) == 1 {
+			ivd = v[0]
+		}
+		line = fmt.Sprintf("%s = %s gather(%s), offset_dims=%s, collapsed_slice_dims=%s, start_index_map=%s, index_vector_dim=%s, slice_sizes=%s",
+			res, out, args(ops), ints(after(pre, "offset_dims")), ints(after(pre, "collapsed_slice_dims")), ints(after(pre, "start_index_map")), ivd, ints(after(pre, "slice_sizes")))
+		if flag(pre, "indices_are_sorted") {
+			line += ", indices_are_sorted=true"
+		}
+	case name == "sort" && len(s.regions) == 1:
+		comp, err := b.regionComp(res+".cmp", s.rargs[0], s.regions[0], sc)
+		if err != nil {
+			return err
+		}
+		dim := "0"
+		if v := numbers(after(pre, "dimension")); len(v) > 0 {
+			dim = v[0]
+		}
+		shape := out
+		if len(outs) > 1 {
+			shape = "(" + strings.Join(outs, ", ") + ")"
+		}
+		sl := fmt.Sprintf("%s.sort = %s sort(%s), dimensions={%s}, to_apply=%s", res, shape, args(ops), dim, comp)
+		if flag(pre, "is_stable") {
+			sl += ", is_stable=true"
+		}
+		b.emitLine("  "+sl, p)
+		if len(outs) == 1 {
+			line = fmt.Sprintf("%s = %s copy(%s.sort)", res, out, res)
+			break
+		}
+		for i, o := range outs {
+			g := fmt.Sprintf("%s.r%d", res, i)
+			b.emitLine(fmt.Sprintf("  %s = %s get-tuple-element(%s.sort), index=%d", g, o, res, i), p)
+			sc.shapes[g] = o
+		}
+		return nil
 	case name == "reduce" && len(s.regions) == 0:
 		// stablehlo.reduce(%x init: %i) applies stablehlo.add across dimensions = [1]
 		var fn string
@@ -864,4 +928,10 @@ func (b *builder) regionComp(name string, params []arg, body []*stmt, outer *sco
 	b.emitLine("}", hlo.Pos{})
 	b.pop()
 	return name, nil
+}
+
+// flag reports whether a boolean attribute is set to true.
+func flag(toks []token, key string) bool {
+	v := after(toks, key)
+	return len(v) > 0 && v[0].text == "true"
 }
