@@ -918,6 +918,14 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 			r = math.Atanh(x)
 		case "sinh":
 			r = math.Sinh(x)
+		case "lgamma":
+			r, _ = math.Lgamma(x)
+		case "digamma":
+			r = digamma(x)
+		case "erf-inv":
+			r = math.Erfinv(x)
+		case "erfc":
+			r = math.Erfc(x)
 		case "cosh":
 			r = math.Cosh(x)
 		case "is-finite":
@@ -1306,4 +1314,28 @@ func LiteralValues(in *Instruction) ([]float64, error) {
 		return nil, err
 	}
 	return v.Data, nil
+}
+
+// digamma is the logarithmic derivative of the gamma function: the
+// recurrence psi(x) = psi(x+1) - 1/x up to x >= 6, then the asymptotic
+// series; reflection for negative x; poles (0, -1, -2, ...) give NaN, as
+// CHLO's digamma does.
+func digamma(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, -1) {
+		return math.NaN()
+	}
+	if x <= 0 {
+		if x == math.Floor(x) {
+			return math.NaN()
+		}
+		return digamma(1-x) - math.Pi/math.Tan(math.Pi*x)
+	}
+	r := 0.0
+	for x < 6 {
+		r -= 1 / x
+		x++
+	}
+	f := 1 / (x * x)
+	t := f * (-1.0/12 + f*(1.0/120+f*(-1.0/252+f*(1.0/240+f*(-1.0/132+f*(691.0/32760-f/12))))))
+	return r + math.Log(x) - 0.5/x + t
 }

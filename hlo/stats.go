@@ -106,7 +106,7 @@ func IntList(v string) ([]int64, bool) {
 var elementwise = opSet(`add subtract multiply divide remainder power maximum minimum atan2 and or xor not
 	shift-left shift-right-logical shift-right-arithmetic popcnt count-leading-zeros compare select clamp
 	abs negate sign floor ceil round-nearest-afz round-nearest-even sqrt rsqrt cbrt exponential exponential-minus-one
-	log log-plus-one logistic sine cosine tan tanh erf is-finite convert reduce-precision acos acosh asin asinh atanh sinh cosh`)
+	log log-plus-one logistic sine cosine tan tanh erf is-finite convert reduce-precision acos acosh asin asinh atanh sinh cosh lgamma digamma erf-inv erfc`)
 
 // IsElementwise reports whether op is applied element by element.
 func IsElementwise(op string) bool { return elementwise[op] }

@@ -270,7 +270,7 @@ var arity = func() map[string][2]int {
 	}
 	set(`abs negate sign floor ceil round-nearest-afz round-nearest-even sqrt rsqrt cbrt exponential
 		exponential-minus-one log log-plus-one logistic sine cosine tan tanh erf is-finite not popcnt
-		count-leading-zeros convert bitcast-convert reduce-precision acos acosh asin asinh atanh sinh cosh
+		count-leading-zeros convert bitcast-convert reduce-precision acos acosh asin asinh atanh sinh cosh lgamma digamma erf-inv erfc
 		reshape bitcast copy transpose broadcast reverse slice get-tuple-element while real imag
 		get-dimension-size copy-start copy-done async-update async-done all-reduce-done all-gather-done
 		collective-permute-done`, 1, 1)

@@ -2,6 +2,7 @@ package stablehlo
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -73,6 +74,9 @@ func (r *reader) build() (*Result, error) {
 	}
 	text := strings.Join(append(b.lines, b.extra...), "\n") + "\n"
 	m, err := hlo.Parse(r.file, text)
+	if f := os.Getenv("PULSE_DEBUG_STABLEHLO"); f != "" {
+		os.WriteFile(f, []byte(text), 0o644) // the translation, for a bug report
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: internal error: the translated HLO does not parse (please report): %v", r.file, err)
 	}
@@ -139,7 +143,7 @@ func (b *builder) function(f *fn, entry bool) (int, error) {
 	if entry {
 		head = "ENTRY "
 	}
-	b.emitLine(fmt.Sprintf("%s%s {", head, "f."+f.name), hlo.Pos{Line: f.line, Col: 1})
+	b.emitLine(fmt.Sprintf("%s%s {", head, compName(f.name)), hlo.Pos{Line: f.line, Col: 1})
 	sc := &scope{shapes: map[string]string{}}
 	for i, a := range f.args {
 		name := hloName(a.name)
@@ -161,14 +165,14 @@ func (b *builder) function(f *fn, entry bool) (int, error) {
 			all := append(append([]string(nil), vals...), checkOuts...)
 			outs = len(vals)
 			if len(all) == 1 && !entry {
-				b.emitLine(fmt.Sprintf("  ROOT f.%s.ret = %s copy(%s)", f.name, sc.shapes[hloName(all[0])], hloName(all[0])), p)
+				b.emitLine(fmt.Sprintf("  ROOT %s.ret = %s copy(%s)", compName(f.name), sc.shapes[hloName(all[0])], hloName(all[0])), p)
 			} else {
 				var shapes, names []string
 				for _, v := range all {
 					shapes = append(shapes, sc.shapes[hloName(v)])
 					names = append(names, hloName(v))
 				}
-				b.emitLine(fmt.Sprintf("  ROOT f.%s.ret = (%s) tuple(%s)", f.name, strings.Join(shapes, ", "), strings.Join(names, ", ")), p)
+				b.emitLine(fmt.Sprintf("  ROOT %s.ret = (%s) tuple(%s)", compName(f.name), strings.Join(shapes, ", "), strings.Join(names, ", ")), p)
 			}
 			b.emitLine("}", hlo.Pos{})
 			return outs, nil
@@ -380,10 +384,10 @@ func (b *builder) op(s *stmt, sc *scope) error {
 		if len(f.results) == 1 {
 			shape = f.results[0]
 			// one result: the callee's root is its value (a copy)
-			line = fmt.Sprintf("%s = %s call(%s), to_apply=f.%s", res, shape, args(ops), callee)
+			line = fmt.Sprintf("%s = %s call(%s), to_apply=%s", res, shape, args(ops), compName(callee))
 		} else {
 			shape = "(" + strings.Join(f.results, ", ") + ")"
-			line = fmt.Sprintf("%s = %s call(%s), to_apply=f.%s", res, shape, args(ops), callee)
+			line = fmt.Sprintf("%s = %s call(%s), to_apply=%s", res, shape, args(ops), compName(callee))
 		}
 		b.emitLine("  "+line, p)
 		sc.shapes[res] = shape
@@ -623,8 +627,10 @@ func (b *builder) op(s *stmt, sc *scope) error {
 	case strings.HasPrefix(s.op, "chlo."):
 		n := strings.TrimPrefix(s.op, "chlo.")
 		switch n {
-		case "tan", "sinh", "cosh", "asin", "acos", "asinh", "acosh", "atanh", "erf":
+		case "tan", "sinh", "cosh", "asin", "acos", "asinh", "acosh", "atanh", "erf", "lgamma", "digamma", "erfc":
 			line = fmt.Sprintf("%s = %s %s(%s)", res, out, n, args(ops))
+		case "erf_inv":
+			line = fmt.Sprintf("%s = %s erf-inv(%s)", res, out, args(ops))
 		case "atan": // atan(x) = atan2(x, 1)
 			e := elemOf(out)
 			b.emitLine(fmt.Sprintf("  %s.one = %s[] constant(1)", res, e), p)
@@ -934,4 +940,19 @@ func (b *builder) regionComp(name string, params []arg, body []*stmt, outer *sco
 func flag(toks []token, key string) bool {
 	v := after(toks, key)
 	return len(v) > 0 && v[0].text == "true"
+}
+
+// compName is a function's computation name: "f." and the symbol with
+// characters HLO names do not take replaced (@"<lambda>" -> f._lambda_).
+func compName(sym string) string {
+	var sb strings.Builder
+	sb.WriteString("f.")
+	for _, c := range sym {
+		if c == '_' || c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			sb.WriteRune(c)
+		} else {
+			sb.WriteString("_")
+		}
+	}
+	return sb.String()
 }

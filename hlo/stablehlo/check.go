@@ -76,6 +76,9 @@ func close(c Check, elem string, x, y float64) bool {
 	if math.IsNaN(x) || math.IsNaN(y) {
 		return math.IsNaN(x) && math.IsNaN(y)
 	}
+	if x == y { // infinities included
+		return true
+	}
 	switch c.Kind {
 	case "expect_eq", "expect_eq_const":
 		return x == y
