@@ -498,15 +498,7 @@ func (b *builder) op(s *stmt, sc *scope) error {
 			shape = "(" + strings.Join(outs, ", ") + ")"
 		}
 		b.emitLine(fmt.Sprintf("  %s.reduce = %s reduce(%s, %s), dimensions=%s, to_apply=%s", res, shape, args(inputs), args(inits), ints(after(pre, "dimensions")), comp), p)
-		if len(outs) == 1 {
-			line = fmt.Sprintf("%s = %s copy(%s.reduce)", res, out, res)
-			break
-		}
-		for i, o := range outs {
-			g := fmt.Sprintf("%s.r%d", res, i)
-			b.emitLine(fmt.Sprintf("  %s = %s get-tuple-element(%s.reduce), index=%d", g, o, res, i), p)
-			sc.shapes[g] = o
-		}
+		b.unpack(res, res+".reduce", outs, p, sc)
 		return nil
 	case name == "reduce_window" && len(s.regions) == 1:
 		if len(ops) != 2 {
@@ -598,15 +590,7 @@ func (b *builder) op(s *stmt, sc *scope) error {
 			sl += ", is_stable=true"
 		}
 		b.emitLine("  "+sl, p)
-		if len(outs) == 1 {
-			line = fmt.Sprintf("%s = %s copy(%s.sort)", res, out, res)
-			break
-		}
-		for i, o := range outs {
-			g := fmt.Sprintf("%s.r%d", res, i)
-			b.emitLine(fmt.Sprintf("  %s = %s get-tuple-element(%s.sort), index=%d", g, o, res, i), p)
-			sc.shapes[g] = o
-		}
+		b.unpack(res, res+".sort", outs, p, sc)
 		return nil
 	case name == "reduce" && len(s.regions) == 0:
 		// stablehlo.reduce(%x init: %i) applies stablehlo.add across dimensions = [1]
@@ -955,4 +939,19 @@ func compName(sym string) string {
 		}
 	}
 	return sb.String()
+}
+
+// unpack names the results of an op that made them as one instruction:
+// one result is a copy named res (used as %r), several are %r#i (res.rI).
+func (b *builder) unpack(res, made string, outs []string, p hlo.Pos, sc *scope) {
+	if len(outs) == 1 {
+		b.emitLine(fmt.Sprintf("  %s = %s copy(%s)", res, outs[0], made), p)
+		sc.shapes[res] = outs[0]
+		return
+	}
+	for i, o := range outs {
+		g := fmt.Sprintf("%s.r%d", res, i)
+		b.emitLine(fmt.Sprintf("  %s = %s get-tuple-element(%s), index=%d", g, o, made, i), p)
+		sc.shapes[g] = o
+	}
 }
