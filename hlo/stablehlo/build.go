@@ -176,6 +176,52 @@ func (b *builder) function(f *fn, entry bool) (int, error) {
 			}
 			b.emitLine("}", hlo.Pos{})
 			return outs, nil
+		case "check.expect_eq", "check.expect_almost_eq", "check.expect_close", "check.expect_eq_const", "check.expect_almost_eq_const":
+			// The check dialect's own ops (interpreter tests):
+			// check.expect_eq %a, %b : t and check.expect_eq_const %a, dense<...> : t.
+			if !entry {
+				return 0, b.r.errAt(token{line: s.line, col: s.col}, "check ops outside the entry function are not supported")
+			}
+			c := Check{Kind: strings.TrimPrefix(s.op, "check."), Line: s.line, MaxULP: 3}
+			pre, typ := split(s.toks)
+			vals := values(pre)
+			if strings.HasSuffix(c.Kind, "_const") {
+				if len(vals) != 1 {
+					return 0, b.r.errAt(token{line: s.line, col: s.col}, "%s takes a value and a constant", s.op)
+				}
+				_, outs, err := b.types(typ)
+				if err != nil || len(outs) == 0 {
+					return 0, b.r.errAt(token{line: s.line, col: s.col}, "%s: bad type", s.op)
+				}
+				name := fmt.Sprintf("%%chk%d", len(b.checks))
+				cst := &stmt{results: []string{name}, counts: []int{1}, op: "stablehlo.constant", line: s.line, col: s.col}
+				for i, t := range pre {
+					if t.text == "dense" {
+						cst.toks = append(append([]token(nil), pre[i:]...), token{kind: tPunct, text: ":"})
+						cst.toks = append(cst.toks, typ...)
+						break
+					}
+				}
+				if err := b.op(cst, sc); err != nil {
+					return 0, err
+				}
+				vals = append(vals, name)
+			}
+			for range vals {
+				c.Outputs = append(c.Outputs, 0)
+			}
+			for i, v := range vals {
+				if _, ok := sc.shapes[hloName(v)]; !ok {
+					return 0, b.r.errAt(token{line: s.line, col: s.col}, "%s is not defined", v)
+				}
+				checkOuts = append(checkOuts, v)
+				c.Outputs[i] = len(checkOuts) - 1
+			}
+			if u := attrNumber(s.toks, "max_ulp_difference"); u >= 0 {
+				c.MaxULP = u
+			}
+			b.checks = append(b.checks, c)
+			continue
 		case "stablehlo.custom_call":
 			if len(s.toks) > 0 && strings.HasPrefix(s.toks[0].text, "@check.") {
 				if !entry {

@@ -1,6 +1,8 @@
 package stablehlo
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,3 +85,17 @@ func TestDenseForms(t *testing.T) {
 }
 
 var _ = hlo.Pos{}
+
+// Interpreter-test style files: modules split at "// -----", the check
+// dialect's own ops, _const forms; and a wrong constant fails.
+func TestInterpreterStyle(t *testing.T) {
+	o := TestFile("testdata/interpret_style.mlir", nil)
+	require.Equal(t, Pass, o.Status, o.Message)
+	src, err := os.ReadFile("testdata/interpret_style.mlir")
+	require.NoError(t, err)
+	bad := filepath.Join(t.TempDir(), "bad.mlir")
+	require.NoError(t, os.WriteFile(bad, []byte(strings.Replace(string(src), "[0, 5, 0, -9]", "[0, 5, 1, -9]", 1)), 0o644))
+	o = TestFile(bad, nil)
+	require.Equal(t, Fail, o.Status)
+	require.Contains(t, o.Message, "line 9: check.expect_eq_const: element 2 is 0, expected 1")
+}

@@ -20,25 +20,54 @@ func TestFile(path string, run Runner) Outcome {
 		o.Status, o.Message = ErrorStatus, err.Error()
 		return o
 	}
-	r, err := Read(path, src)
-	if err != nil {
-		o.Status, o.Message = classify(err), err.Error()
-		return o
-	}
 	if run == nil {
 		run = Evaluate
 	}
-	vals, err := run(r)
-	if err != nil {
-		o.Status, o.Message = Unsupported, err.Error()
-		return o
-	}
-	if err := CheckAll(r, vals); err != nil {
-		o.Status, o.Message = Fail, err.Error()
-		return o
+	// Interpreter tests hold several modules separated by "// -----"
+	// lines; each runs on its own (line numbers stay the file's).
+	chunks := splitModules(string(src))
+	for _, c := range chunks {
+		r, err := Read(path, []byte(c))
+		if err != nil {
+			o.Status, o.Message = classify(err), err.Error()
+			return o
+		}
+		vals, err := run(r)
+		if err != nil {
+			o.Status, o.Message = Unsupported, err.Error()
+			return o
+		}
+		if err := CheckAll(r, vals); err != nil {
+			o.Status, o.Message = Fail, err.Error()
+			return o
+		}
 	}
 	o.Status = Pass
 	return o
+}
+
+// splitModules splits at "// -----" lines, blanking the other parts so that
+// each chunk keeps the file's line numbers.
+func splitModules(src string) []string {
+	lines := strings.Split(src, "\n")
+	var cuts []int
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "// -----" {
+			cuts = append(cuts, i)
+		}
+	}
+	if len(cuts) == 0 {
+		return []string{src}
+	}
+	var out []string
+	start := 0
+	for _, c := range append(cuts, len(lines)) {
+		part := make([]string, len(lines))
+		copy(part[start:c], lines[start:c])
+		out = append(out, strings.Join(part, "\n"))
+		start = c + 1
+	}
+	return out
 }
 
 // classify tells an input the reader does not support from a malformed one.

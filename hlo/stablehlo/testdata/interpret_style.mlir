@@ -1,0 +1,31 @@
+// Interpreter-test style (stablehlo/tests/interpret): several functions
+// split at "// -----", the check dialect's own ops and _const forms.
+// Written for Pulse; expected values computed by hand.
+
+func.func @add_op_test_si64() {
+  %0 = stablehlo.constant dense<[0, 1, 8, -9]> : tensor<4xi64>
+  %1 = stablehlo.constant dense<[0, 4, -8, 0]> : tensor<4xi64>
+  %2 = stablehlo.add %0, %1 : tensor<4xi64>
+  check.expect_eq_const %2, dense<[0, 5, 0, -9]> : tensor<4xi64>
+  func.return
+}
+
+// -----
+
+func.func @tan_op_test_f32() {
+  %0 = stablehlo.constant dense<[0.0, 0.5, -1.0]> : tensor<3xf32>
+  %1 = chlo.tan %0 : tensor<3xf32> -> tensor<3xf32>
+  check.expect_almost_eq_const %1, dense<[0.0, 0.54630249, -1.55740772]> : tensor<3xf32>
+  func.return
+}
+
+// -----
+
+func.func @max_reduce() {
+  %0 = stablehlo.constant dense<[[1.0, 5.0, 2.0], [7.0, -1.0, 3.0]]> : tensor<2x3xf32>
+  %1 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %2 = stablehlo.reduce(%0 init: %1) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
+  %3 = stablehlo.constant dense<[5.0, 7.0]> : tensor<2xf32>
+  check.expect_eq %2, %3 : tensor<2xf32>
+  func.return
+}
