@@ -67,7 +67,7 @@ func Run(ctx context.Context, plan *Plan, opt Options) (*Summary, error) {
 	}
 	defer store.close()
 	sum := &Summary{Points: len(points)}
-	var todo []*Point
+	var pending []*Point // the points this run simulates
 	for _, p := range points {
 		if r, ok := store.done[p.ID]; ok {
 			sum.Resumed++
@@ -76,7 +76,7 @@ func Run(ctx context.Context, plan *Plan, opt Options) (*Summary, error) {
 			}
 			continue
 		}
-		todo = append(todo, p)
+		pending = append(pending, p)
 	}
 	if err := store.writeManifest(sum, false); err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func Run(ctx context.Context, plan *Plan, opt Options) (*Summary, error) {
 	}
 	go func() {
 		defer close(work)
-		for _, p := range todo {
+		for _, p := range pending {
 			select {
 			case work <- p:
 			case <-ctx.Done():

@@ -442,6 +442,8 @@ func (r *reader) region() ([]arg, []*stmt, error) {
 func (r *reader) typ() (string, error) {
 	t := r.next()
 	switch {
+	case t.kind == tEOF:
+		return "", r.errAt(t, "unexpected end of file: expected a type")
 	case t.text == "tensor":
 		if err := r.expect("<"); err != nil {
 			return "", err

@@ -99,3 +99,11 @@ func TestInterpreterStyle(t *testing.T) {
 	require.Equal(t, Fail, o.Status)
 	require.Contains(t, o.Message, "line 9: check.expect_eq_const: element 2 is 0, expected 1")
 }
+
+func TestTruncatedInput(t *testing.T) {
+	_, err := Read("t.mlir", []byte("func.func @main(%a: tensor<2xf32>) -> (tensor<2x"))
+	require.ErrorContains(t, err, "t.mlir:1:")
+	_, err = Read("t.mlir", []byte("func.func @main(%a: "))
+	require.ErrorContains(t, err, "unexpected end of file")
+	require.Equal(t, ErrorStatus, classify(err))
+}
