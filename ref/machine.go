@@ -71,6 +71,10 @@ type Machine struct {
 	Steps int64
 	// Retired counts completed instructions, each once.
 	Retired int64
+	// Access, when set, is told every byte range a unit instruction reads
+	// or writes, in contiguous runs, as it executes (core.Races builds a
+	// race detector on it). Loading inputs is not reported.
+	Access func(pc int, s isa.Space, addr, n int64, write bool)
 
 	units  []UnitID
 	queues [][]pending
@@ -80,6 +84,7 @@ type Machine struct {
 	part   *partial // set for a partial (timing-only) run: SetPartial
 	dry    bool     // the instruction being executed computes no values
 	execPC int      // the unit instruction being executed
+	inExec bool     // a unit instruction is executing (for Access)
 }
 
 // New builds a machine for chip, loads prog's data segments and checks that

@@ -111,6 +111,7 @@ func (m *Machine) readBytes(v view) ([]byte, error) {
 			return nil, err
 		}
 	}
+	m.report(v, false)
 	if m.dry {
 		m.recordSkippedRead(v)
 		return nil, nil
@@ -131,6 +132,7 @@ func (m *Machine) writeBytes(v view, src []byte) {
 	mem := m.Mem[v.Space]
 	sz := v.DType.Size()
 	m.recordWrite(v)
+	m.report(v, true)
 	if m.dry {
 		if mem.Track {
 			v.runs(func(_ int, addr int64, n int) { mem.MarkWritten(addr, int64(n*sz)) })
@@ -140,6 +142,15 @@ func (m *Machine) writeBytes(v view, src []byte) {
 	v.runs(func(i int, addr int64, n int) {
 		mem.Write(addr, src[i*sz:(i+n)*sz])
 	})
+}
+
+// report tells Access the runs of v an executing instruction touches.
+func (m *Machine) report(v view, write bool) {
+	if m.Access == nil || !m.inExec {
+		return
+	}
+	sz := int64(v.DType.Size())
+	v.runs(func(_ int, addr int64, n int) { m.Access(m.execPC, v.Space, addr, int64(n)*sz, write) })
 }
 
 // read returns the tile's element values.

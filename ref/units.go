@@ -10,9 +10,9 @@ import (
 func (m *Machine) Exec(pc int, bases [3]int64) error {
 	in := &m.Prog.Code[pc]
 	info := in.Op.Info()
-	m.execPC = pc
+	m.execPC, m.inExec = pc, true
 	m.dry = m.part != nil && !m.part.compute[pc]
-	defer func() { m.dry = false }()
+	defer func() { m.dry, m.inExec = false, false }()
 	var v [3]view
 	n := 0
 	for _, k := range info.Format.Operands() {

@@ -72,7 +72,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newAsm(), newDisasm(), newExec(), newRun(), newCompile(), newSimulate(), newHLO(), newChips(), newChip(), newScaleSim(), newMembench(), newSweep(), newBench(), newStableHLO(), newVersion())
+	root.AddCommand(newAsm(), newDisasm(), newExec(), newRun(), newCompile(), newSimulate(), newHLO(), newChips(), newChip(), newScaleSim(), newMembench(), newSweep(), newBench(), newStableHLO(), newLab(), newVersion())
 	return root
 }
 
