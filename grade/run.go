@@ -93,6 +93,9 @@ func failure(err error) (cause, msg string) {
 	case errors.As(err, &d):
 		return "deadlock", d.Error() + "\nLikely cause: a wait whose count is never reached. Count, for each semaphore, the signals the program sends against the waits it makes (a semset that is missing or too small, or a signal left out)."
 	case errors.As(err, &f):
+		if strings.Contains(f.Msg, "never written") {
+			return "acc-unwritten", f.Error() + "\nLikely cause: " + faultCause(f.Msg)
+		}
 		return "fault", f.Error() + "\nLikely cause: " + faultCause(f.Msg)
 	case errors.As(err, &st):
 		return "fault", st.Error()
@@ -109,7 +112,7 @@ func faultCause(msg string) string {
 	case contains(msg, "aligned"):
 		return "a base address that is not a multiple of the element size."
 	case contains(msg, "never written"):
-		return "reading accumulator memory no matmul has written: the first K step must use mxu.mm, and the reader must wait for it."
+		return "reading accumulator memory no matmul has written: either the reader did not wait for the matmul (a missing wait, or a wait count too small), or the block was never computed (a loop one short: an off-by-one); the first K step must use mxu.mm."
 	}
 	return "see the message: it names the instruction and its source line."
 }

@@ -64,9 +64,9 @@ type Lab struct {
 
 // Tensor is a kernel tensor the grader fills or reads, in hbm.
 type Tensor struct {
-	Name  string   `yaml:"name"`
-	DType string   `yaml:"dtype"`
-	Shape []int    `yaml:"shape"`
+	Name  string    `yaml:"name"`
+	DType string    `yaml:"dtype"`
+	Shape []int     `yaml:"shape"`
 	Range []float64 `yaml:"range"` // inputs: random values are uniform in [lo, hi)
 	// Outputs: an element passes when |got - want| <= atol + rtol * scale,
 	// scale the reference's magnitude for that element (grade/reference.go).
