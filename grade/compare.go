@@ -139,6 +139,18 @@ func diagnose(t labs.Tensor, wrong []int, got, want, scale []float64) (cause, de
 			return "dtype", fmt.Sprintf("%s. Every wrong element is within 1%% of the answer, the size of bf16 or f16 rounding (8 or 11 bits of mantissa): a value went through a 16-bit dtype where %s was expected (a dtype mismatch).", val, t.DType)
 		}
 	}
+	// Close, but a few roundings off: an intermediate kept in a 16-bit type.
+	if t.RTol >= 1e-3 {
+		near := 0
+		for _, i := range wrong {
+			if math.Abs(got[i]-want[i]) <= 8*tol(t, scale[i]) {
+				near++
+			}
+		}
+		if near == len(wrong) {
+			return "precision", fmt.Sprintf("%s. Every wrong element is within a few %s roundings of the answer: precision was lost before the final rounding (an intermediate kept in a 16-bit type: keep the arithmetic in f32 and round once at the end).", val, t.DType)
+		}
+	}
 	return "wrong", val + "."
 }
 

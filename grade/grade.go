@@ -229,7 +229,7 @@ func (g *grader) gradeFolder(dir string, res *Result) []Test {
 	baseOK := false
 	for vi, v := range g.variants {
 		var first run
-		correct := false
+		correct, allCorrect := false, true
 		for si, s := range g.sets {
 			t := Test{Name: "correct" + v.tag() + ": " + s.name, MaxScore: perSet}
 			if problem != "" {
@@ -256,6 +256,9 @@ func (g *grader) gradeFolder(dir string, res *Result) []Test {
 			} else if s.why != "" {
 				t.Output += "\nThis case checks " + s.why
 			}
+			if t.Cause != "" {
+				allCorrect = false
+			}
 			t.Output = g.pointTo(t.Output, t.Cause)
 			tests = append(tests, t)
 		}
@@ -263,7 +266,7 @@ func (g *grader) gradeFolder(dir string, res *Result) []Test {
 			base, baseOK = first.outs, true
 			g.baseRaces = first.races
 		}
-		tests = append(tests, g.performance(v, first, correct, perVariant, problem))
+		tests = append(tests, g.performance(v, first, correct && allCorrect, perVariant, problem))
 	}
 	switch {
 	case problem != "":
@@ -360,6 +363,9 @@ func (g *grader) check(r run, s *inputSet) (out, cause string) {
 
 // pointTo adds the handout section for cause to a message.
 func (g *grader) pointTo(msg, cause string) string {
+	if h, ok := g.lab.Hints[cause]; ok && h != "" {
+		msg += "\n" + h
+	}
 	if sec, ok := g.lab.Sections[cause]; ok && sec != "" {
 		return msg + fmt.Sprintf("\nSee README.md, section \"%s\".", sec)
 	}
@@ -377,7 +383,7 @@ func (g *grader) performance(v variant, r run, correct bool, points float64, pro
 		t.Output, t.Cause = "not measured: "+firstLine(problem), "load"
 		return t
 	case !correct:
-		t.Output, t.Cause = "not measured: performance counts only for a kernel that is correct on the random inputs", "wrong"
+		t.Output, t.Cause = "not measured: performance counts only for a kernel that passes every correctness test", "wrong"
 		return t
 	}
 	ratio := float64(r.cycles) / float64(ref)

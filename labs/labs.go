@@ -56,6 +56,9 @@ type Lab struct {
 	// (missing-wait, off-by-one, dtype, race, overflow, limit, fault,
 	// deadlock, unwritten, performance).
 	Sections map[string]string `yaml:"sections"`
+	// Hints add the lab's own advice to a failure's feedback, by cause
+	// (for patterns the grader cannot tell apart on its own).
+	Hints map[string]string `yaml:"hints"`
 	// Grades says in a few words what the grader measures (pulse lab list).
 	Grades string `yaml:"grades"`
 
