@@ -22,7 +22,7 @@ import (
 // files (modules, data) both hand out. Wrong
 // solutions used by the tests live in testdata/, outside the binary.
 //
-//go:embed */lab.yaml */README.md */starter */solution
+//go:embed */lab.yaml */README.md */starter */solution */files
 var content embed.FS
 
 // Lab is one lab's grading spec (lab.yaml).

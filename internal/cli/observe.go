@@ -24,8 +24,10 @@ type observeFlags struct {
 	pprof     string
 	roofline  string
 	csv       string
+	explain   bool
 
 	start, end int64
+	explainer  *traces.Explain
 	timeline   *traces.Timeline
 	profile    *traces.Profile
 }
@@ -37,6 +39,7 @@ func (f *observeFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.pprof, "pprof", "", "write a pprof cycle profile (busy and stall cycles per instruction) to this file")
 	fs.StringVar(&f.roofline, "roofline", "", "draw the roofline chart of the run's kernels to this file (.svg or .png)")
 	fs.StringVar(&f.csv, "csv", "", "write the per-kernel table as CSV to this file")
+	fs.BoolVar(&f.explain, "explain", false, "print where the time went: prologue, steady state and tail, the bottleneck unit and its stalls, the attainable roof")
 }
 
 // validate checks the flags before anything runs.
@@ -89,6 +92,10 @@ func (f *observeFlags) observers(src *traces.Source) []core.Observer {
 		f.profile = traces.NewProfile(src)
 		obs = append(obs, f.profile)
 	}
+	if f.explain {
+		f.explainer = traces.NewExplain()
+		obs = append(obs, f.explainer)
+	}
 	return obs
 }
 
@@ -124,6 +131,15 @@ func (f *observeFlags) write(stderr io.Writer, r *chip.Report, kernels []traces.
 		}
 	}
 	return nil
+}
+
+// writeExplain prints the --explain summary after the report.
+func (f *observeFlags) writeExplain(w io.Writer, r *chip.Report) error {
+	if f.explainer == nil {
+		return nil
+	}
+	fmt.Fprintln(w)
+	return f.explainer.Write(w, r)
 }
 
 // failed is the run's error, after writing the timeline of the run up to

@@ -68,6 +68,9 @@ cycle profile, a roofline chart and the kernel's row (docs/observability.md).`,
 			if err := r.WriteTable(w); err != nil {
 				return err
 			}
+			if err := obs.writeExplain(w, r); err != nil {
+				return err
+			}
 			if jsonPath != "" {
 				if err := writeOutput("--json", jsonPath, r.JSON()); err != nil {
 					return err

@@ -199,6 +199,9 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 			if err := writeKernelTable(w, r.Kernels); err != nil {
 				return err
 			}
+			if err := obs.writeExplain(w, r.Report); err != nil {
+				return err
+			}
 			if jsonPath != "" {
 				if err := writeOutput("--json", jsonPath, r.JSON()); err != nil {
 					return err
@@ -223,7 +226,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 				// (MobileNet-v2's --check needs this to fit 24 GB).
 				// (r is dead past this point; the observers hold the model.)
 				outputs := r.Outputs
-				obs.timeline, obs.profile = nil, nil
+				obs.timeline, obs.profile, obs.explainer = nil, nil, nil
 				debug.FreeOSMemory()
 				return checkOutputs(w, args[0], m, vals, outputs, limit)
 			}
