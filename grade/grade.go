@@ -383,7 +383,7 @@ func (g *grader) performance(v variant, r run, correct bool, points float64, pro
 		t.Output, t.Cause = "not measured: "+firstLine(problem), "load"
 		return t
 	case !correct:
-		t.Output, t.Cause = "not measured: performance counts only for a kernel that passes every correctness test", "wrong"
+		t.Output, t.Cause = "not measured: performance counts only for a kernel that passes every correctness test", "skipped"
 		return t
 	}
 	ratio := float64(r.cycles) / float64(ref)
@@ -450,7 +450,7 @@ func (g *grader) robustness(prog *exe.Program, base map[string][]float64, baseOK
 	case problem != "":
 		det.Output, det.Cause = "not run: "+firstLine(problem), "load"
 	case !baseOK:
-		det.Output, det.Cause = "not run: the kernel must first be correct on the random inputs", "wrong"
+		det.Output, det.Cause = "not run: the kernel must first be correct on the random inputs", "skipped"
 	case g.baseRaces.Count > 0:
 		det.Output, det.Cause = fmt.Sprintf("%d unordered accesses; the first: %s.", g.baseRaces.Count, g.baseRaces.Found[0]), "race"
 	default:
@@ -465,7 +465,7 @@ func (g *grader) robustness(prog *exe.Program, base map[string][]float64, baseOK
 		case problem != "":
 			t.Output, t.Cause = "not run: "+firstLine(problem), "load"
 		case !baseOK:
-			t.Output, t.Cause = "not run: the kernel must first be correct on the random inputs", "wrong"
+			t.Output, t.Cause = "not run: the kernel must first be correct on the random inputs", "skipped"
 		default:
 			r := simulate(v.chip, prog, g.lab, g.sets[0].ins, 4*g.limit(g.variants[0]))
 			g.step()
