@@ -42,8 +42,12 @@ func tensor(t *testing.T, m *ref.Machine, name string) (*mat.Dense, []float64) {
 }
 
 func TestVAdd(t *testing.T) {
-	for _, chip := range []string{"tpuv1", "tpuv4core", "trn1nc"} {
-		m := run(t, "kernels/vadd.s", chip)
+	for _, k := range []struct{ file, chip string }{
+		{"kernels/vadd.s", "tpuv1"}, {"kernels/vadd.s", "tpuv4core"}, {"kernels/vadd.s", "trn1nc"},
+		{"kernels/vadd_teach16.s", "teach16"}, {"kernels/vadd_teach16.s", "tpuv1"},
+	} {
+		chip := k.chip
+		m := run(t, k.file, chip)
 		_, x := tensor(t, m, "x")
 		_, y := tensor(t, m, "y")
 		_, z := tensor(t, m, "z")
