@@ -10,6 +10,7 @@ import (
 	"github.com/pulse-sim/pulse/labs"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 )
 
 // folder writes kernel as the lab's kernel file in a fresh folder.
@@ -41,16 +42,37 @@ var starterCause = map[string]string{
 	"hlo":       "wrong",
 }
 
-// wrongCause is, for each wrong solution in ../labs/testdata/LAB, the cause
-// its feedback must name.
-var wrongCause = map[string]map[string]string{
-	"vadd":      {"missing_wait": "missing-wait", "off_by_one": "off-by-one", "race": "missing-wait", "wrong_dtype": "dtype"},
-	"overlap":   {"missing_wait": "missing-wait", "off_by_one": "off-by-one", "race": "race", "single_buffer": "missing-wait"},
-	"gemm":      {"missing_wait": "acc-unwritten", "off_by_one": "unwritten", "race": "missing-wait", "elements_not_bytes": "wrong"},
-	"dataflows": {"race_count": "missing-wait", "off_by_one": "acc-unwritten", "elements_not_bytes": "wrong"},
-	"memory":    {"missing_wait": "missing-wait", "early_store": "wrong", "off_by_one": "wrong", "single_buffer": "missing-wait"},
-	"numerics":  {"no_max": "overflow", "bf16_exp": "precision", "missing_wait": "race", "off_by_one": "off-by-one"},
-	"hlo":       {"no_bias": "wrong", "bias_elements": "wrong", "race": "missing-wait", "off_by_one": "unwritten"},
+// wrongSolution is a plausible wrong solution, as edits of the lab's
+// reference solution (../labs/testdata/LAB/wrong.yaml).
+type wrongSolution struct {
+	Name  string `yaml:"name"`
+	Bug   string `yaml:"bug"`
+	Cause string `yaml:"cause"` // the cause the feedback must name
+	Edits []struct {
+		Old string `yaml:"old"`
+		New string `yaml:"new"`
+	} `yaml:"edits"`
+}
+
+// wrongSolutions builds lab's wrong solutions from the reference solution.
+func wrongSolutions(t *testing.T, lab string, sol []byte) map[string][]byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "labs", "testdata", lab, "wrong.yaml"))
+	require.NoError(t, err)
+	var ws []wrongSolution
+	require.NoError(t, yaml.Unmarshal(b, &ws))
+	out := map[string][]byte{}
+	for _, w := range ws {
+		src := string(sol)
+		require.NotEmpty(t, w.Edits, w.Name)
+		for _, e := range w.Edits {
+			require.Contains(t, src, e.Old, "%s: the edit's old text is in the solution", w.Name)
+			src = strings.ReplaceAll(src, e.Old, e.New)
+		}
+		require.NotEqual(t, string(sol), src, w.Name)
+		out[w.Name+"\x00"+w.Cause] = []byte(src)
+	}
+	return out
 }
 
 // TestLabs holds every lab to its promises: the reference solution scores
@@ -80,20 +102,14 @@ func TestLabs(t *testing.T) {
 			require.Less(t, r.Score, r.MaxScore, "starter")
 			require.Contains(t, causes(r), starterCause[l.Name], "starter feedback")
 
-			wrong, err := filepath.Glob(filepath.Join("..", "labs", "testdata", l.Name, "*.s"))
-			require.NoError(t, err)
+			wrong := wrongSolutions(t, l.Name, sol)
 			require.GreaterOrEqual(t, len(wrong), 3, "at least three wrong solutions")
-			require.Len(t, wrong, len(wrongCause[l.Name]), "every wrong solution has an expected cause")
-			for _, f := range wrong {
-				name := strings.TrimSuffix(filepath.Base(f), ".s")
-				src, err := os.ReadFile(f)
-				require.NoError(t, err)
+			for key, src := range wrong {
+				name, want, _ := strings.Cut(key, "\x00")
 				r, err := Grade(l, folder(t, l, src), Options{Seed: 13})
 				require.NoError(t, err)
 				require.Greater(t, r.Score, 0.0, "%s: partial marks", name)
 				require.Less(t, r.Score, r.MaxScore, "%s: partial marks", name)
-				want, ok := wrongCause[l.Name][name]
-				require.True(t, ok, "%s has no expected cause in wrongCause", name)
 				require.Contains(t, causes(r), want, "%s: feedback %v", name, r.Tests)
 				for _, tt := range r.Tests {
 					if tt.Cause == want && l.Sections[want] != "" {
@@ -118,15 +134,21 @@ func TestHandoutSections(t *testing.T) {
 	}
 }
 
-func gradeWrong(t *testing.T, lab, file string, seed uint64) *Result {
+func gradeWrong(t *testing.T, lab, name string, seed uint64) *Result {
 	t.Helper()
 	l, err := labs.Get(lab)
 	require.NoError(t, err)
-	src, err := os.ReadFile(filepath.Join("..", "labs", "testdata", lab, file))
+	sol, err := l.Solution()
 	require.NoError(t, err)
-	r, err := Grade(l, folder(t, l, src), Options{Seed: seed})
-	require.NoError(t, err)
-	return r
+	for key, src := range wrongSolutions(t, lab, sol) {
+		if n, _, _ := strings.Cut(key, "\x00"); n == name {
+			r, err := Grade(l, folder(t, l, src), Options{Seed: seed})
+			require.NoError(t, err)
+			return r
+		}
+	}
+	t.Fatalf("lab %s has no wrong solution %s", lab, name)
+	return nil
 }
 
 // TestGradescopeSchema validates --format gradescope against the format
@@ -135,7 +157,7 @@ func TestGradescopeSchema(t *testing.T) {
 	c := jsonschema.NewCompiler()
 	sch, err := c.Compile(filepath.Join("testdata", "gradescope-results.schema.json"))
 	require.NoError(t, err)
-	r := gradeWrong(t, "overlap", "race.s", 3)
+	r := gradeWrong(t, "overlap", "race", 3)
 	var doc any
 	require.NoError(t, json.Unmarshal(r.Gradescope(), &doc))
 	require.NoError(t, sch.Validate(doc))
@@ -165,7 +187,7 @@ func TestGradescopeSchema(t *testing.T) {
 
 // TestJSONFormat checks the fields --format json promises.
 func TestJSONFormat(t *testing.T) {
-	r := gradeWrong(t, "vadd", "off_by_one.s", 4)
+	r := gradeWrong(t, "vadd", "off_by_one", 4)
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(r.JSON(), &doc))
 	for _, k := range []string{"score", "max_score", "tests", "seed", "lab", "chip"} {
@@ -185,11 +207,11 @@ func TestJSONFormat(t *testing.T) {
 
 // TestSeeds: the same seed grades the same, a fresh seed (0) picks a new one.
 func TestSeeds(t *testing.T) {
-	a := gradeWrong(t, "vadd", "wrong_dtype.s", 99)
-	b := gradeWrong(t, "vadd", "wrong_dtype.s", 99)
+	a := gradeWrong(t, "vadd", "wrong_dtype", 99)
+	b := gradeWrong(t, "vadd", "wrong_dtype", 99)
 	a.Seconds, b.Seconds, a.Dir, b.Dir = 0, 0, "", ""
 	require.Equal(t, string(a.JSON()), string(b.JSON()))
-	c := gradeWrong(t, "vadd", "wrong_dtype.s", 0)
+	c := gradeWrong(t, "vadd", "wrong_dtype", 0)
 	require.NotZero(t, c.Seed)
 	require.NotEqual(t, c.Tests[2].Output, a.Tests[2].Output, "fresh inputs give other values")
 }
