@@ -100,6 +100,45 @@ func (c *compiler) rowBlockLoop(M, m0, mb, K, Kt, N, groupCols int64, ep *epilog
 	return l
 }
 
+// colGroupLoop plans the loop over the full column groups of a row block
+// from n0 (groups of groupCols columns, nk K tiles each), or nil when
+// fewer than two iterations would run. An iteration of period groups
+// brings the buffer set and the accumulator half back to where they
+// started; each access that advances with the columns (the rhs tiles, the
+// output, the epilogue's loads) is offset by a register per distinct
+// advance in bytes per column.
+func (c *compiler) colGroupLoop(N, n0, groupCols, nk int64, ep *epilogue, rhsCol int64, osz int) *rowLoop {
+	period := int64(1)
+	for period%2 != 0 || (period*nk)%nset != 0 {
+		period++
+	}
+	iters := (N - n0) / groupCols / period
+	if iters < 2 {
+		return nil
+	}
+	l := &rowLoop{iters: iters, period: period, regOf: map[int64]int{}, step: map[int]int64{}}
+	strides := []int64{rhsCol, int64(osz)}
+	for _, b := range ep.bufs { // in order: the registers are deterministic
+		if ld := ep.loads[b.name]; ld != nil {
+			strides = append(strides, ld.pN*int64(ld.v.dt.Size()))
+		}
+	}
+	for _, st := range strides {
+		if _, ok := l.regOf[st]; ok || st == 0 {
+			continue
+		}
+		r := firstLoopReg + len(l.inits)
+		step := st * groupCols * period
+		if r >= loopCounter || step*iters >= 1<<31 {
+			return nil // out of registers or of 32-bit offsets: unrolled
+		}
+		l.regOf[st] = r
+		l.inits = append(l.inits, r)
+		l.step[r] = step
+	}
+	return l
+}
+
 // dotView is one operand (or the output) seen as [B, rows, cols].
 type dotView struct {
 	v              *value
@@ -367,10 +406,12 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	set := 0
 	g := 0
 	var tilesOf []int
-	noReg := func(int64) string { return "" }
+	noReg := func(int64, int64) string { return "" }
 	// group emits one group: rows [m0, m0+rows) of batch b, the column
-	// tiles from n0, one per MXU; reg places it in a row-block loop.
-	group := func(b, m0, rows, n0 int64, reg func(int64) string) {
+	// tiles from n0, one per MXU; reg places it in a row-block or a
+	// column-group loop (the register adding the loop's offset to an
+	// access advancing by the given bytes per row and per column).
+	group := func(b, m0, rows, n0 int64, reg func(perRow, perCol int64) string) {
 		var cols []int64 // width of each MXU's column tile
 		for i := 0; i < nM && n0+int64(i)*Nt < N; i++ {
 			cols = append(cols, min(Nt, N-n0-int64(i)*Nt))
@@ -380,7 +421,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			emit(in, "wait    s13, %d", tilesOf[g-2])
 		}
 		acc := int64(g%2) * accHalf
-		regL := reg(L.sRow * esz) // the lhs panel's row-block offset
+		regL := reg(L.sRow*esz, 0)  // the lhs panel's row-block offset
+		regR := reg(0, R.sCol*esz) // the rhs tiles' column-group offset
 		// kTile emits one K tile; regA and regB ("" or "rN+") hold
 		// the HBM offsets of a loop's iteration.
 		kTile := func(k0 int64, regA, regB string) {
@@ -419,7 +461,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// after it run in a counted loop of nset tiles per
 		// iteration (the buffer sets come round again), so a long
 		// K is not unrolled.
-		kTile(0, regL, "")
+		kTile(0, regL, regR)
 		k0 := Kt
 		if iters := (K/Kt - 1) / int64(nset); iters >= 2 {
 			c.nlabel++
@@ -429,7 +471,11 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			} else {
 				emit(dot, "li      r25, 0")
 			}
-			emit(dot, "li      r26, 0")
+			if regR != "" {
+				emit(dot, "addi    r26, %s, 0", regR[:len(regR)-1])
+			} else {
+				emit(dot, "li      r26, 0")
+			}
 			emit(dot, "li      r27, %d", iters)
 			fmt.Fprintf(w, "%s:\n", loop)
 			for j := int64(0); j < int64(nset); j++ {
@@ -441,7 +487,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			k0 += iters * int64(nset) * Kt
 		}
 		for ; k0 < K; k0 += Kt {
-			kTile(k0, regL, "")
+			kTile(k0, regL, regR)
 		}
 		// Drain the MXUs, then the epilogue of each column tile.
 		for i := range cols {
@@ -459,8 +505,50 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		}
 		g++
 	}
-	rowBlock := func(b, m0 int64, reg func(int64) string) {
-		for n0 := int64(0); n0 < N; n0 += int64(nM) * Nt {
+	nk := (K + Kt - 1) / Kt
+	step := int64(nM) * Nt
+	// rowBlock emits the groups of one block of rows; reg is nil outside
+	// a row-block loop.
+	rowBlock := func(b, m0 int64, reg func(int64, int64) string) {
+		n0 := int64(0)
+		if reg == nil {
+			reg = noReg
+			// Outside a row-block loop, the full column groups repeat
+			// the same instructions but for their HBM offsets once the
+			// buffer sets and accumulator halves come round again: a
+			// counted loop over them, after two unrolled groups (so
+			// that the store waits before it count full groups).
+			for i := 0; i < 2 && n0+step <= N; i++ {
+				group(b, m0, min(mb, M-m0), n0, reg)
+				n0 += step
+			}
+			full := n0 == 2*step && tilesOf[len(tilesOf)-1] == nM && tilesOf[len(tilesOf)-2] == nM
+			if lp := c.colGroupLoop(N, n0, step, nk, ep, R.sCol*esz, out.dt.Size()); full && lp != nil {
+				for _, r := range lp.inits {
+					emit(in, "li      r%d, 0", r)
+				}
+				emit(in, "li      r%d, %d", loopCounter, lp.iters)
+				c.nlabel++
+				label := fmt.Sprintf("k%d_nloop", c.nlabel)
+				fmt.Fprintf(w, "%s:\n", label)
+				first := len(tilesOf)
+				colReg := func(_, perCol int64) string { return lp.reg(perCol) }
+				for j := int64(0); j < lp.period; j++ {
+					group(b, m0, min(mb, M-m0), n0+j*step, colReg)
+				}
+				for _, r := range lp.inits {
+					emit(in, "addi    r%d, r%d, %d", r, r, lp.step[r])
+				}
+				emit(in, "loop    r%d, %s", loopCounter, label)
+				body := append([]int(nil), tilesOf[first:]...)
+				for i := int64(1); i < lp.iters; i++ {
+					tilesOf = append(tilesOf, body...)
+					g += len(body)
+				}
+				n0 += lp.iters * lp.period * step
+			}
+		}
+		for ; n0 < N; n0 += step {
 			group(b, m0, min(mb, M-m0), n0, reg)
 		}
 	}
@@ -472,7 +560,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// offsets in registers (a 4.8M-row convolution is a few dozen
 		// instructions, not 100,000).
 		for ; m0+mb <= M && g < 2; m0 += mb {
-			rowBlock(b, m0, noReg)
+			rowBlock(b, m0, nil)
 		}
 		if lp := c.rowBlockLoop(M, m0, mb, K, Kt, N, int64(nM)*Nt, ep, L.sRow*esz, out.dt.Size()); lp != nil {
 			for _, r := range lp.inits {
@@ -483,8 +571,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			label := fmt.Sprintf("k%d_mloop", c.nlabel)
 			fmt.Fprintf(w, "%s:\n", label)
 			first := len(tilesOf)
+			rowReg := func(perRow, _ int64) string { return lp.reg(perRow) }
 			for j := int64(0); j < lp.period; j++ {
-				rowBlock(b, m0+j*mb, lp.reg)
+				rowBlock(b, m0+j*mb, rowReg)
 			}
 			for _, r := range lp.inits {
 				emit(in, "addi    r%d, r%d, %d", r, r, lp.step[r])
@@ -499,7 +588,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			m0 += lp.iters * lp.period * mb
 		}
 		for ; m0 < M; m0 += mb {
-			rowBlock(b, m0, noReg)
+			rowBlock(b, m0, nil)
 		}
 	}
 	emit(in, "barrier")
