@@ -87,4 +87,3 @@ func TestXLATestCodeSize(t *testing.T) {
 	}
 	t.Logf("%d compilations checked", len(all))
 }
-

@@ -421,7 +421,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			emit(in, "wait    s13, %d", tilesOf[g-2])
 		}
 		acc := int64(g%2) * accHalf
-		regL := reg(L.sRow*esz, 0)  // the lhs panel's row-block offset
+		regL := reg(L.sRow*esz, 0) // the lhs panel's row-block offset
 		regR := reg(0, R.sCol*esz) // the rhs tiles' column-group offset
 		// kTile emits one K tile; regA and regB ("" or "rN+") hold
 		// the HBM offsets of a loop's iteration.
