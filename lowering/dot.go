@@ -100,6 +100,88 @@ func (c *compiler) rowBlockLoop(M, m0, mb, K, Kt, N, groupCols int64, ep *epilog
 	return l
 }
 
+// offReg gives the register ("rN+", or "" for none) that adds a loop's
+// offset to an access advancing by the given bytes per batch, per row and
+// per column.
+type offReg func(perBatch, perRow, perCol int64) string
+
+// batchRuns finds runs of consecutive batches over which both operands'
+// offsets advance by fixed steps dL and dR: all the batches when they do
+// throughout, else runs of the innermost batch dimension (the same steps
+// in every run); ok is false when there are none.
+func batchRuns(lOff, rOff, bshape []int64) (run, dL, dR int64, ok bool) {
+	B := int64(len(lOff))
+	steps := func(run int64) (int64, int64, bool) {
+		if run < 2 || B%run != 0 {
+			return 0, 0, false
+		}
+		dl, dr := lOff[1]-lOff[0], rOff[1]-rOff[0]
+		for r0 := int64(0); r0 < B; r0 += run {
+			for j := int64(0); j < run; j++ {
+				if lOff[r0+j] != lOff[r0]+j*dl || rOff[r0+j] != rOff[r0]+j*dr {
+					return 0, 0, false
+				}
+			}
+		}
+		return dl, dr, true
+	}
+	if dl, dr, ok := steps(B); ok {
+		return B, dl, dr, true
+	}
+	if n := len(bshape); n >= 2 {
+		if dl, dr, ok := steps(bshape[n-1]); ok {
+			return bshape[n-1], dl, dr, true
+		}
+	}
+	return max(B, 1), 0, 0, false
+}
+
+// batchLoop plans the loop over batches from b0 (groups groups of nk K
+// tiles each per batch), or nil when fewer than two iterations would run;
+// each access that advances with the batch (the lhs, the rhs, the output,
+// the epilogue's loads) is offset by a register per distinct advance in
+// bytes per batch.
+func (c *compiler) batchLoop(B, b0, groups, nk, lhsB, rhsB int64, ep *epilogue, outB int64) *rowLoop {
+	period := int64(1)
+	for (period*groups)%2 != 0 || (period*groups*nk)%nset != 0 {
+		period++
+	}
+	iters := (B - b0) / period
+	if iters < 2 {
+		return nil
+	}
+	l := &rowLoop{iters: iters, period: period, regOf: map[int64]int{}, step: map[int]int64{}}
+	strides := []int64{lhsB, rhsB, outB}
+	for _, b := range ep.bufs { // in order: the registers are deterministic
+		if ld := ep.loads[b.name]; ld != nil {
+			strides = append(strides, ld.pB*int64(ld.v.dt.Size()))
+		}
+	}
+	for _, st := range strides {
+		if _, ok := l.regOf[st]; ok || st == 0 {
+			continue
+		}
+		r := firstLoopReg + len(l.inits)
+		if r >= loopCounter || st < 0 {
+			return nil // out of registers: unrolled
+		}
+		// A register offset reaches 2 GiB: a longer run of batches
+		// takes several loops (the caller asks again).
+		if most := (1<<31 - 1) / (st * period); most < l.iters {
+			l.iters = most
+		}
+		l.regOf[st] = r
+		l.inits = append(l.inits, r)
+	}
+	if l.iters < 2 {
+		return nil
+	}
+	for st, r := range l.regOf {
+		l.step[r] = st * period
+	}
+	return l
+}
+
 // colGroupLoop plans the loop over the full column groups of a row block
 // from n0 (groups of groupCols columns, nk K tiles each), or nil when
 // fewer than two iterations would run. An iteration of period groups
@@ -305,6 +387,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	}
 	L.off, R.off = batchOffsets(bshape, bl), batchOffsets(bshape, br)
 	L.nB, R.nB = int64(len(L.off)), int64(len(R.off))
+	run, dL, dR, affine := batchRuns(L.off, R.off, bshape)
 	if L.nCol != R.nRow {
 		return c.fail(dot, "operand dimensions disagree")
 	}
@@ -406,12 +489,12 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	set := 0
 	g := 0
 	var tilesOf []int
-	noReg := func(int64, int64) string { return "" }
+	noReg := func(int64, int64, int64) string { return "" }
 	// group emits one group: rows [m0, m0+rows) of batch b, the column
-	// tiles from n0, one per MXU; reg places it in a row-block or a
+	// tiles from n0, one per MXU; reg places it in a batch, row-block or
 	// column-group loop (the register adding the loop's offset to an
-	// access advancing by the given bytes per row and per column).
-	group := func(b, m0, rows, n0 int64, reg func(perRow, perCol int64) string) {
+	// access advancing by the given bytes per batch, row and column).
+	group := func(b, m0, rows, n0 int64, reg offReg) {
 		var cols []int64 // width of each MXU's column tile
 		for i := 0; i < nM && n0+int64(i)*Nt < N; i++ {
 			cols = append(cols, min(Nt, N-n0-int64(i)*Nt))
@@ -421,8 +504,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			emit(in, "wait    s13, %d", tilesOf[g-2])
 		}
 		acc := int64(g%2) * accHalf
-		regL := reg(L.sRow*esz, 0) // the lhs panel's row-block offset
-		regR := reg(0, R.sCol*esz) // the rhs tiles' column-group offset
+		regL := reg(dL*esz, L.sRow*esz, 0) // the lhs panel's batch or row-block offset
+		regR := reg(dR*esz, 0, R.sCol*esz) // the rhs tiles' batch or column-group offset
 		// kTile emits one K tile; regA and regB ("" or "rN+") hold
 		// the HBM offsets of a loop's iteration.
 		kTile := func(k0 int64, regA, regB string) {
@@ -509,7 +592,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	step := int64(nM) * Nt
 	// rowBlock emits the groups of one block of rows; reg is nil outside
 	// a row-block loop.
-	rowBlock := func(b, m0 int64, reg func(int64, int64) string) {
+	rowBlock := func(b, m0 int64, reg offReg) {
 		n0 := int64(0)
 		if reg == nil {
 			reg = noReg
@@ -532,7 +615,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				label := fmt.Sprintf("k%d_nloop", c.nlabel)
 				fmt.Fprintf(w, "%s:\n", label)
 				first := len(tilesOf)
-				colReg := func(_, perCol int64) string { return lp.reg(perCol) }
+				colReg := func(_, _, perCol int64) string { return lp.reg(perCol) }
 				for j := int64(0); j < lp.period; j++ {
 					group(b, m0, min(mb, M-m0), n0+j*step, colReg)
 				}
@@ -552,7 +635,15 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			group(b, m0, min(mb, M-m0), n0, reg)
 		}
 	}
-	for b := int64(0); b < B; b++ {
+	// batch emits batch b's row blocks; outside a batch loop (reg nil)
+	// with the row-block and column-group loops, inside one unrolled.
+	batch := func(b int64, reg offReg) {
+		if reg != nil {
+			for m0 := int64(0); m0 < M; m0 += mb {
+				rowBlock(b, m0, reg)
+			}
+			return
+		}
 		m0 := int64(0)
 		// Row blocks repeat the same instructions but for their HBM
 		// offsets once the buffer sets, accumulator halves and store
@@ -562,7 +653,14 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		for ; m0+mb <= M && g < 2; m0 += mb {
 			rowBlock(b, m0, nil)
 		}
-		if lp := c.rowBlockLoop(M, m0, mb, K, Kt, N, int64(nM)*Nt, ep, L.sRow*esz, out.dt.Size()); lp != nil {
+		lp := c.rowBlockLoop(M, m0, mb, K, Kt, N, int64(nM)*Nt, ep, L.sRow*esz, out.dt.Size())
+		// A row-block loop unrolls its blocks' column groups; when
+		// those are many and the row blocks few, the blocks unrolled,
+		// each with its column-group loop, are smaller.
+		if lp != nil && lp.period*((N+step-1)/step) > 8*((M-m0)/mb) {
+			lp = nil
+		}
+		if lp != nil {
 			for _, r := range lp.inits {
 				emit(in, "li      r%d, 0", r)
 			}
@@ -571,7 +669,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			label := fmt.Sprintf("k%d_mloop", c.nlabel)
 			fmt.Fprintf(w, "%s:\n", label)
 			first := len(tilesOf)
-			rowReg := func(perRow, _ int64) string { return lp.reg(perRow) }
+			rowReg := func(_, perRow, _ int64) string { return lp.reg(perRow) }
 			for j := int64(0); j < lp.period; j++ {
 				rowBlock(b, m0+j*mb, rowReg)
 			}
@@ -589,6 +687,55 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		}
 		for ; m0 < M; m0 += mb {
 			rowBlock(b, m0, nil)
+		}
+	}
+	// Batches repeat the same instructions but for their HBM offsets
+	// when those advance by a fixed step per batch (within runs of the
+	// innermost batch dimension, when the outer ones stride otherwise):
+	// many small batches (80,000 dots of [2x3]x[3x4]) run as counted
+	// loops of batches, each after a first batch unrolled (so that the
+	// store waits before the loop count the same groups as in it).
+	perBatch := ((M + mb - 1) / mb) * ((N + step - 1) / step)
+	outB := M * N * int64(out.dt.Size())
+	for r0 := int64(0); r0 < B; r0 += run {
+		b, end := r0, r0+run
+		if affine && perBatch <= 16 && c.batchLoop(end, r0+1, perBatch, nk, dL*esz, dR*esz, ep, outB) != nil {
+			for ; b < end && (b < r0+1 || g < 2); b++ {
+				batch(b, nil)
+			}
+			// Loops of batches until the rest are too few, each as
+			// long as 32-bit register offsets reach.
+			for {
+				bl := c.batchLoop(end, b, perBatch, nk, dL*esz, dR*esz, ep, outB)
+				if bl == nil {
+					break
+				}
+				for _, r := range bl.inits {
+					emit(in, "li      r%d, 0", r)
+				}
+				emit(in, "li      r%d, %d", loopCounter, bl.iters)
+				c.nlabel++
+				label := fmt.Sprintf("k%d_bloop", c.nlabel)
+				fmt.Fprintf(w, "%s:\n", label)
+				first := len(tilesOf)
+				batchReg := func(perB, _, _ int64) string { return bl.reg(perB) }
+				for j := int64(0); j < bl.period; j++ {
+					batch(b+j, batchReg)
+				}
+				for _, r := range bl.inits {
+					emit(in, "addi    r%d, r%d, %d", r, r, bl.step[r])
+				}
+				emit(in, "loop    r%d, %s", loopCounter, label)
+				body := append([]int(nil), tilesOf[first:]...)
+				for i := int64(1); i < bl.iters; i++ {
+					tilesOf = append(tilesOf, body...)
+					g += len(body)
+				}
+				b += bl.iters * bl.period
+			}
+		}
+		for ; b < end; b++ {
+			batch(b, nil)
 		}
 	}
 	emit(in, "barrier")

@@ -44,11 +44,11 @@ type epiTileAt struct {
 	b, m0, n0, rows, cols int64
 	acc                   string // the accumulator tile operand
 	sram                  int64  // base of this tile's buffers
-	// reg, when the tile is emitted in a loop over row blocks or column
-	// groups: the register ("rN+") adding the loop's offset to an access
-	// advancing by the given bytes per row and per column ("" outside
-	// loops).
-	reg func(bytesPerRow, bytesPerCol int64) string
+	// reg, when the tile is emitted in a loop over batches, row blocks
+	// or column groups: the register ("rN+") adding the loop's offset to
+	// an access advancing by the given bytes per batch, row and column
+	// ("" outside loops).
+	reg offReg
 }
 
 func newEpilogue(c *compiler, in *hlo.Instruction, body []*hlo.Instruction, dot, root *hlo.Instruction, B, M, N int64) *epilogue {
@@ -257,7 +257,7 @@ func (e *epilogue) emit(t epiTileAt, loadEng, storeEng int, out *value) {
 		}
 		c.locName(e.body, b.name)
 		esz := int64(l.v.dt.Size())
-		fmt.Fprintf(w, "        dma     %s, hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s15\n", tile(b.name), t.reg(l.pM*esz, l.pN*esz), l.v.tensor,
+		fmt.Fprintf(w, "        dma     %s, hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s15\n", tile(b.name), t.reg(l.pB*esz, l.pM*esz, l.pN*esz), l.v.tensor,
 			(t.b*l.pB+t.m0*l.pM+t.n0*l.pN)*esz, l.v.dt, t.rows, t.cols, l.pM, l.pN, loadEng)
 		nloads++
 	}
@@ -282,6 +282,6 @@ func (e *epilogue) emit(t epiTileAt, loadEng, storeEng int, out *value) {
 	}
 	osz := int64(out.dt.Size())
 	c.loc(e.root)
-	fmt.Fprintf(w, "        dma     hbm[%s%s+%d]:%s[%d,%d]{%d,1}, %s @%d wait s14 signal s13\n", t.reg(e.N*osz, osz), out.tensor,
+	fmt.Fprintf(w, "        dma     hbm[%s%s+%d]:%s[%d,%d]{%d,1}, %s @%d wait s14 signal s13\n", t.reg(e.M*e.N*osz, e.N*osz, osz), out.tensor,
 		(t.b*e.M*e.N+t.m0*e.N+t.n0)*osz, out.dt, t.rows, t.cols, e.N, tile(e.root.Name), storeEng)
 }
