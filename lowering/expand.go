@@ -24,8 +24,8 @@ type expansion struct {
 }
 
 var expansions = map[string]expansion{
-	"sine":         {scratch: []string{"f32", "f32", "f32"}, emit: func(d string, a, t []string) []string { return sincos(d, a[0], t, false) }},
-	"cosine":       {scratch: []string{"f32", "f32", "f32"}, emit: func(d string, a, t []string) []string { return sincos(d, a[0], t, true) }},
+	"sine":         {scratch: []string{"f32", "f32", "f32", "f32", "f32", "pred"}, emit: func(d string, a, t []string) []string { return sincos(d, a[0], t, false) }},
+	"cosine":       {scratch: []string{"f32", "f32", "f32", "f32", "f32", "pred"}, emit: func(d string, a, t []string) []string { return sincos(d, a[0], t, true) }},
 	"is-finite":    {scratch: []string{"f32"}, emit: isFinite},
 	"log-plus-one": {scratch: []string{"f32", "f32", "f32", "f32", "pred"}, emit: logPlusOne},
 	"atan2":        {scratch: []string{"f32", "f32", "f32", "f32", "f32", "f32", "f32", "f32", "pred"}, emit: atan2},
@@ -44,49 +44,74 @@ func scratchName(op string, i int) string { return fmt.Sprintf("%s~%d", op, i) }
 // text to f32; 9 significant digits always round back to the same bits).
 func f32imm(x float64) string { return fmt.Sprintf("%.9g", float32(x)) }
 
-// sincos: x = k*2pi + r with k = round(x/2pi) and r in [-pi, pi], 2pi
-// split Cody-Waite style so k*C1 is exact for |k| below 2^15; then the
-// Taylor series of sine (odd, degree 19) or cosine (even, degree 18) by
-// Horner's rule in r^2. On [-pi, pi] the truncation error is below 6e-10
-// and 4e-9, under the f32 rounding of the terms themselves.
+// sincos: x = k*pi/2 + r with k = round(x*2/pi) and r in [-pi/4, pi/4],
+// pi/2 split Cody-Waite style in three parts (k*C1 and k*C2 exact for |k|
+// below 2^13); then sin r and cos r by their Taylor series (odd to degree
+// 13, even to degree 14: truncation below 3e-12 on [-pi/4, pi/4]) and the
+// quadrant's choice: sin x = [sin r, cos r, -sin r, -cos r][k mod 4], and
+// cos x the same at k+1. Near a zero of the result it is sin r of a small
+// r, accurate to an ulp or two; a single series over [-pi, pi] lost 20
+// ulps there (cos x near pi/2: terms near 1 summing to 0.06).
 func sincos(dst, x string, t []string, cosine bool) []string {
-	const c1 = 6.28125 // 2pi's leading 9 bits
-	c2 := 2*math.Pi - c1
-	a, b, c := t[0], t[1], t[2]
+	const c1 = 1.5703125 // pi/2's leading 8 bits
+	rest := math.Pi/2 - c1
+	c2 := math.Float64frombits(math.Float64bits(rest) &^ (1<<41 - 1)) // its next 11 bits
+	c3 := rest - c2
+	a, b, c, d, e, m := t[0], t[1], t[2], t[3], t[4], t[5]
 	seq := []string{
 		"vcvt    " + a + ", " + x,
-		"vscale  " + b + ", " + a + ", " + f32imm(1/(2*math.Pi)) + ", 0",
-		"vround  " + b + ", " + b,
+		"vscale  " + b + ", " + a + ", " + f32imm(2/math.Pi) + ", 0",
+		"vround  " + b + ", " + b, // k
 		"vscale  " + c + ", " + b + ", " + f32imm(-c1) + ", 0",
 		"vadd    " + a + ", " + a + ", " + c,
 		"vscale  " + c + ", " + b + ", " + f32imm(-c2) + ", 0",
+		"vadd    " + a + ", " + a + ", " + c,
+		"vscale  " + c + ", " + b + ", " + f32imm(-c3) + ", 0",
 		"vadd    " + a + ", " + a + ", " + c, // a = r
-		"vmul    " + b + ", " + a + ", " + a, // b = r^2
 	}
-	// coef[k] = (-1)^k / (2k+1)! for sine, (-1)^k / (2k)! for cosine.
-	var coef [10]float64
-	for k := range coef {
-		n := 2 * k
-		if !cosine {
-			n++
+	if cosine {
+		seq = append(seq, "vscale  "+b+", "+b+", 1, 1") // cos x = sin(x + pi/2): quadrant k+1
+	}
+	seq = append(seq,
+		// b = q = k mod 4, d = floor(q/2) (the sign), e = q mod 2 (which series)
+		"vscale  "+d+", "+b+", 0.25, 0",
+		"vfloor  "+d+", "+d,
+		"vscale  "+d+", "+d+", -4, 0",
+		"vadd    "+b+", "+b+", "+d,
+		"vscale  "+d+", "+b+", 0.5, 0",
+		"vfloor  "+d+", "+d,
+		"vscale  "+e+", "+d+", -2, 0",
+		"vadd    "+e+", "+e+", "+b,
+		"vscale  "+d+", "+d+", -2, 1", // d = 1 or -1
+		"vfill   "+c+", 0",
+		"vcmp.ne "+m+", "+e+", "+c, // m: the cosine series
+		"vmul    "+b+", "+a+", "+a, // b = r^2
+	)
+	// series appends Horner's rule in r^2 for coefficients (-1)^k/(2k+s)!.
+	series := func(dst string, s, top int) {
+		coef := func(k int) float64 {
+			f := 1.0
+			for i := 2; i <= 2*k+s; i++ {
+				f *= float64(i)
+			}
+			if k%2 == 1 {
+				return -1 / f
+			}
+			return 1 / f
 		}
-		f := 1.0
-		for i := 2; i <= n; i++ {
-			f *= float64(i)
-		}
-		coef[k] = 1 / f
-		if k%2 == 1 {
-			coef[k] = -coef[k]
+		seq = append(seq, "vscale  "+dst+", "+b+", "+f32imm(coef(top))+", "+f32imm(coef(top-1)))
+		for k := top - 2; k >= 0; k-- {
+			seq = append(seq, "vmul    "+dst+", "+dst+", "+b, "vscale  "+dst+", "+dst+", 1, "+f32imm(coef(k)))
 		}
 	}
-	seq = append(seq, "vscale  "+c+", "+b+", "+f32imm(coef[9])+", "+f32imm(coef[8]))
-	for k := 7; k >= 0; k-- {
-		seq = append(seq, "vmul    "+c+", "+c+", "+b, "vscale  "+c+", "+c+", 1, "+f32imm(coef[k]))
-	}
-	if !cosine {
-		seq = append(seq, "vmul    "+c+", "+c+", "+a)
-	}
-	return append(seq, "vcvt    "+dst+", "+c)
+	series(c, 1, 6) // sin r / r
+	seq = append(seq, "vmul    "+c+", "+c+", "+a)
+	series(e, 0, 7) // cos r
+	return append(seq,
+		"vsel    "+c+", "+m+", "+e,
+		"vmul    "+c+", "+c+", "+d,
+		"vcvt    "+dst+", "+c,
+	)
 }
 
 // isFinite: x - x is 0 for finite x and NaN for infinities and NaN, and

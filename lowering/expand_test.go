@@ -35,6 +35,15 @@ func TestExpandedElementwise(t *testing.T) {
   hc = bf16[96,256] cosine(h)
   ROOT t = (f32[96,256], f32[96,256], f32[96,256], bf16[96,256], bf16[96,256]) tuple(s, c, sx, hs, hc)
 }`, []float64{1e-6, 1e-6, 3e-7, 1.0 / 128, 1.0 / 128}},
+		{"sine and cosine within two ulps, near their zeros too (x in [-12, 12])", `ENTRY e {
+  x = f32[64,256] parameter(0)
+  k = f32[] constant(12)
+  bk = f32[64,256] broadcast(k), dimensions={}
+  y = f32[64,256] multiply(x, bk)
+  s = f32[64,256] sine(y)
+  c = f32[64,256] cosine(y)
+  ROOT t = (f32[64,256], f32[64,256]) tuple(s, c)
+}`, []float64{0, 0}},
 		{"rotary embedding: cosine and sine of positions times frequencies, fused with multiplies", `ENTRY e {
   q = f32[64,128] parameter(0)
   p = f32[64,128] iota(), iota_dimension=0
