@@ -358,7 +358,9 @@ func after(toks []token, key string) []token {
 				case "(", "[", "{", "<":
 					depth++
 				case ")", "]", "}", ">":
-					depth--
+					if depth--; depth < 0 {
+						return toks[i+2 : j] // the end of an enclosing group
+					}
 				case ",":
 					if depth == 0 {
 						return toks[i+2 : j]
@@ -582,6 +584,34 @@ func (b *builder) op(s *stmt, sc *scope) error {
 		}
 		line = fmt.Sprintf("%s = %s reduce-window(%s), window={size=%s stride=%s pad=%s lhs_dilate=%s rhs_dilate=%s}, to_apply=%s",
 			res, out, args(ops), strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(ps, "x"), strings.Join(bd, "x"), strings.Join(wd, "x"), comp)
+	case name == "select_and_scatter" && len(s.regions) == 2:
+		sel, err := b.regionComp(res+".select", s.rargs[0], s.regions[0], sc)
+		if err != nil {
+			return err
+		}
+		scat, err := b.regionComp(res+".scatter", s.rargs[1], s.regions[1], sc)
+		if err != nil {
+			return err
+		}
+		size := numbers(after(pre, "window_dimensions"))
+		rank := len(size)
+		stride := numbers(after(pre, "window_strides"))
+		if len(stride) == 0 {
+			for range size {
+				stride = append(stride, "1")
+			}
+		}
+		pad := numbers(after(pre, "padding"))
+		var ps []string
+		for i := 0; i < rank; i++ {
+			if len(pad) == 2*rank {
+				ps = append(ps, pad[2*i]+"_"+pad[2*i+1])
+			} else {
+				ps = append(ps, "0_0")
+			}
+		}
+		line = fmt.Sprintf("%s = %s select-and-scatter(%s), window={size=%s stride=%s pad=%s}, select=%s, scatter=%s",
+			res, out, args(ops), strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(ps, "x"), sel, scat)
 	case name == "scatter" && len(s.regions) == 1:
 		if len(ops) != 3 {
 			return b.r.errAt(s.toks[0], "unsupported: a variadic scatter")
@@ -687,6 +717,12 @@ func (b *builder) op(s *stmt, sc *scope) error {
 			parts = append(parts, p)
 		}
 		line = fmt.Sprintf("%s = %s pad(%s), padding=%s", res, out, args(ops), strings.Join(parts, "x"))
+	case name == "convolution":
+		l, err := b.convolution(pre, ins, s)
+		if err != nil {
+			return err
+		}
+		line = fmt.Sprintf("%s = %s convolution(%s), %s", res, out, args(ops), l)
 	case name == "dynamic_slice":
 		line = fmt.Sprintf("%s = %s dynamic-slice(%s), dynamic_slice_sizes=%s", res, out, args(ops), ints(after(pre, "sizes")))
 	case name == "dynamic_update_slice":
@@ -701,6 +737,94 @@ func (b *builder) op(s *stmt, sc *scope) error {
 	b.emitLine("  "+line, p)
 	sc.shapes[res] = out
 	return nil
+}
+
+// convolution translates a convolution's attributes, pretty
+// (dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride
+// = [..], pad = [[lo, hi], ..], lhs_dilate = [..], rhs_dilate = [..]}) or
+// generic (dimension_numbers = #stablehlo.conv<...>, window_strides,
+// padding, lhs_dilation, rhs_dilation), into HLO's window, dim_labels and
+// group counts. The window's size is the kernel's spatial dimensions.
+func (b *builder) convolution(pre []token, ins []string, s *stmt) (string, error) {
+	dn := after(pre, "dim_numbers")
+	if dn == nil {
+		dn = after(pre, "dimension_numbers")
+	}
+	var labels strings.Builder
+	for _, t := range dn {
+		switch t.text {
+		case "[", "]", ",", "<", ">", "#stablehlo.conv", "#stablehlo", ".conv", "conv", "raw":
+		case "x":
+			labels.WriteString("_")
+		default:
+			labels.WriteString(t.text)
+		}
+	}
+	lab := labels.String()
+	parts := strings.Split(strings.Replace(lab, "->", "_", 1), "_")
+	if len(parts) != 3 || len(ins) < 2 {
+		return "", b.r.errAt(s.toks[0], "unsupported convolution dimension numbers %q", lab)
+	}
+	kdims := dimsOf(ins[1])
+	if len(kdims) != len(parts[1]) {
+		return "", b.r.errAt(s.toks[0], "convolution: kernel labels %q for a rank-%d kernel", parts[1], len(kdims))
+	}
+	nsp := len(parts[1]) - 2
+	size := make([]string, nsp)
+	for i, c := range parts[1] {
+		if c >= '0' && c <= '9' {
+			k := int(c - '0')
+			if k >= nsp {
+				return "", b.r.errAt(s.toks[0], "convolution: spatial dimension %c of %d", c, nsp)
+			}
+			size[k] = strconv.FormatInt(kdims[i], 10)
+		}
+	}
+	win := after(pre, "window")
+	get := func(pretty, generic, def string) []string {
+		v := numbers(after(win, pretty))
+		if len(v) == 0 {
+			v = numbers(after(pre, generic))
+		}
+		if len(v) == 1 && nsp > 1 && generic == "padding" {
+			v = nil // a splat: dense<0>
+		}
+		if len(v) == 0 {
+			n := nsp
+			if generic == "padding" {
+				n = 2 * nsp
+			}
+			v = make([]string, n)
+			for i := range v {
+				v[i] = def
+			}
+		}
+		return v
+	}
+	stride, pad := get("stride", "window_strides", "1"), get("pad", "padding", "0")
+	ld, rd := get("lhs_dilate", "lhs_dilation", "1"), get("rhs_dilate", "rhs_dilation", "1")
+	if len(stride) != nsp || len(pad) != 2*nsp || len(ld) != nsp || len(rd) != nsp {
+		return "", b.r.errAt(s.toks[0], "convolution: window attributes do not match its %d spatial dimensions", nsp)
+	}
+	if rev := numbers(after(win, "reverse")); len(rev) > 0 {
+		for _, r := range rev {
+			if r != "0" {
+				return "", b.r.errAt(s.toks[0], "unsupported: a convolution with a reversed window")
+			}
+		}
+	}
+	var ps []string
+	for i := 0; i < nsp; i++ {
+		ps = append(ps, pad[2*i]+"_"+pad[2*i+1])
+	}
+	w := fmt.Sprintf("window={size=%s stride=%s pad=%s lhs_dilate=%s rhs_dilate=%s}, dim_labels=%s_%s->%s",
+		strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(ps, "x"), strings.Join(ld, "x"), strings.Join(rd, "x"), parts[0], parts[1], parts[2])
+	for _, g := range []string{"feature_group_count", "batch_group_count"} {
+		if v := numbers(after(pre, g)); len(v) > 0 && v[0] != "1" {
+			w += ", " + g + "=" + v[0]
+		}
+	}
+	return w, nil
 }
 
 // splitX splits "[0, 1] x [2, 3]" at the x.
