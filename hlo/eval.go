@@ -812,6 +812,8 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 			r = math.Min(x, y)
 		case "atan2":
 			r = math.Atan2(x, y)
+		case "next-after":
+			r = nextAfter(ct, x, y)
 		case "and", "or", "xor":
 			a, b := int64(x), int64(y)
 			switch in.Opcode {
@@ -926,6 +928,8 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 			r = math.Erfinv(x)
 		case "erfc":
 			r = math.Erfc(x)
+		case "bessel-i1e":
+			r = besselI1e(x)
 		case "cosh":
 			r = math.Cosh(x)
 		case "is-finite":
@@ -1186,8 +1190,10 @@ func (e *Evaluator) constant(in *Instruction) (*Value, error) {
 			x = math.Inf(1)
 		case "-inf":
 			x = math.Inf(-1)
-		case "nan", "-nan":
+		case "nan":
 			x = math.NaN()
+		case "-nan":
+			x = math.Copysign(math.NaN(), -1)
 		default:
 			v, err := strconv.ParseFloat(f, 64)
 			if err != nil {

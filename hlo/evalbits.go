@@ -306,3 +306,75 @@ func totalOrderCmp(x, y float64) float64 {
 	}
 	return 0
 }
+
+// nextAfter is chlo.next_after in elem's own format: the representable
+// value after x in the direction of y (y when they are equal; NaN when
+// either is). From zero it steps to the smallest subnormal of y's sign.
+func nextAfter(elem string, x, y float64) float64 {
+	switch {
+	case x != x || y != y:
+		return math.NaN()
+	case x == y:
+		return y
+	case elem == "f64":
+		return math.Nextafter(x, y)
+	case elem == "f32":
+		return float64(math.Nextafter32(float32(x), float32(y)))
+	}
+	b := elemBits(elem, x)
+	w := ElemBits(elem)
+	sign := uint64(1) << (w - 1)
+	switch {
+	case x == 0:
+		b = 1
+		if y < 0 {
+			b |= sign
+		}
+	case (x < y) == (x > 0):
+		b++ // away from zero
+	default:
+		b--
+	}
+	return fromBits(elem, b)
+}
+
+// besselI1e is the exponentially scaled modified Bessel function of the
+// first kind of order one, I1(x) e^-|x| (chlo.bessel_i1e): its power series
+// (all terms of one sign: no cancellation) up to |x| = 40, then Hankel's
+// asymptotic expansion, whose terms there fall below 1e-17 before they grow.
+func besselI1e(x float64) float64 {
+	ax := math.Abs(x)
+	switch {
+	case x != x:
+		return x
+	case math.IsInf(x, 0):
+		return math.Copysign(0, x)
+	case ax <= 40:
+		// I1(x) = sum_k (x/2)^(2k+1) / (k! (k+1)!)
+		h := x / 2
+		term, sum := h, h
+		for k := 1; k < 500; k++ {
+			term *= h * h / float64(k*(k+1))
+			sum += term
+			if math.Abs(term) <= 1e-17*math.Abs(sum) {
+				break
+			}
+		}
+		return sum * math.Exp(-ax)
+	}
+	// I1(x) e^-x ~ 1/sqrt(2 pi x) * sum_k (-1)^k a_k(1) / x^k, with
+	// a_k(nu) = prod_{j=1..k} (4nu^2 - (2j-1)^2) / (k! 8^k).
+	term, sum := 1.0, 1.0
+	for k := 1; k < 60; k++ {
+		next := -term * (4 - float64((2*k-1)*(2*k-1))) / (float64(k) * 8 * ax)
+		if math.Abs(next) >= math.Abs(term) {
+			break
+		}
+		term = next
+		sum += term
+		if math.Abs(term) <= 1e-17*math.Abs(sum) {
+			break
+		}
+	}
+	return math.Copysign(sum/math.Sqrt(2*math.Pi*ax), x)
+}

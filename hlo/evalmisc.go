@@ -287,6 +287,8 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 		v, err = e.sortOp(in, ops)
 	case op == "select-and-scatter":
 		v, err = e.selectAndScatter(in, ops)
+	case op == "triangular-solve":
+		v, err = e.triangularSolve(in, ops)
 	case op == "batch-norm-training" || op == "batch-norm-inference" || op == "batch-norm-grad":
 		v, err = e.batchNorm(in, ops)
 	case op == "bitcast-convert":

@@ -103,10 +103,10 @@ func IntList(v string) ([]int64, bool) {
 // elementwise holds the ops applied element by element. It is built by a
 // variable initializer (not init) so that other tables may be derived from
 // it in theirs.
-var elementwise = opSet(`add subtract multiply divide remainder power maximum minimum atan2 and or xor not
+var elementwise = opSet(`add subtract multiply divide remainder power maximum minimum atan2 next-after and or xor not
 	shift-left shift-right-logical shift-right-arithmetic popcnt count-leading-zeros compare select clamp
 	abs negate sign floor ceil round-nearest-afz round-nearest-even sqrt rsqrt cbrt exponential exponential-minus-one
-	log log-plus-one logistic sine cosine tan tanh erf is-finite convert reduce-precision acos acosh asin asinh atanh sinh cosh lgamma digamma erf-inv erfc`)
+	log log-plus-one logistic sine cosine tan tanh erf is-finite convert reduce-precision acos acosh asin asinh atanh sinh cosh lgamma digamma erf-inv erfc bessel-i1e`)
 
 // IsElementwise reports whether op is applied element by element.
 func IsElementwise(op string) bool { return elementwise[op] }

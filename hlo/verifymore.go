@@ -270,11 +270,11 @@ var arity = func() map[string][2]int {
 	}
 	set(`abs negate sign floor ceil round-nearest-afz round-nearest-even sqrt rsqrt cbrt exponential
 		exponential-minus-one log log-plus-one logistic sine cosine tan tanh erf is-finite not popcnt
-		count-leading-zeros convert bitcast-convert reduce-precision acos acosh asin asinh atanh sinh cosh lgamma digamma erf-inv erfc
+		count-leading-zeros convert bitcast-convert reduce-precision acos acosh asin asinh atanh sinh cosh lgamma digamma erf-inv erfc bessel-i1e
 		reshape bitcast copy transpose broadcast reverse slice get-tuple-element while real imag
 		get-dimension-size copy-start copy-done async-update async-done all-reduce-done all-gather-done
 		collective-permute-done`, 1, 1)
-	set(`add subtract multiply divide remainder power maximum minimum atan2 and or xor shift-left
+	set(`add subtract multiply divide remainder power maximum minimum atan2 next-after and or xor shift-left
 		shift-right-logical shift-right-arithmetic compare dot convolution pad gather rng
 		set-dimension-size`, 2, 2)
 	set(`select clamp select-and-scatter batch-norm-training`, 3, 3)

@@ -36,6 +36,23 @@ type builder struct {
 	checks []Check
 	extra  []string // reducer computations
 	reds   map[string]string
+	// comps counts the uses of each generated computation name: SSA
+	// names repeat from function to function, HLO computation names are
+	// module-wide (compName makes them unique).
+	comps map[string]int
+}
+
+// compUnique returns name, or name.N when it was given out before.
+func (b *builder) compUnique(name string) string {
+	if b.comps == nil {
+		b.comps = map[string]int{}
+	}
+	n := b.comps[name]
+	b.comps[name]++
+	if n == 0 {
+		return name
+	}
+	return fmt.Sprintf("%s.%d", name, n)
 }
 
 func (r *reader) build() (*Result, error) {
@@ -546,7 +563,7 @@ func (b *builder) op(s *stmt, sc *scope) error {
 			shape = "(" + strings.Join(outs, ", ") + ")"
 		}
 		b.emitLine(fmt.Sprintf("  %s.reduce = %s reduce(%s, %s), dimensions=%s, to_apply=%s", res, shape, args(inputs), args(inits), ints(after(pre, "dimensions")), comp), p)
-		b.unpack(res, res+".reduce", outs, p, sc)
+		b.unpack(res, res+".reduce", outs, p, sc, s.results...)
 		return nil
 	case name == "reduce_window" && len(s.regions) == 1:
 		if len(ops) != 2 {
@@ -666,7 +683,7 @@ func (b *builder) op(s *stmt, sc *scope) error {
 			sl += ", is_stable=true"
 		}
 		b.emitLine("  "+sl, p)
-		b.unpack(res, res+".sort", outs, p, sc)
+		b.unpack(res, res+".sort", outs, p, sc, s.results...)
 		return nil
 	case name == "reduce" && len(s.regions) == 0:
 		// stablehlo.reduce(%x init: %i) applies stablehlo.add across dimensions = [1]
@@ -689,8 +706,49 @@ func (b *builder) op(s *stmt, sc *scope) error {
 		switch n {
 		case "tan", "sinh", "cosh", "asin", "acos", "asinh", "acosh", "atanh", "erf", "lgamma", "digamma", "erfc":
 			line = fmt.Sprintf("%s = %s %s(%s)", res, out, n, args(ops))
+		case "top_k":
+			// As XLA decomposes it: sort (values, iota) descending along
+			// the last dimension, stably, and slice the first k.
+			if len(outs) != 2 || len(ins) < 1 {
+				return b.r.errAt(s.toks[0], "chlo.top_k returns values and indices")
+			}
+			k := numbers(after(pre, "k"))
+			dims := dimsOf(ins[0])
+			if len(k) != 1 || len(dims) == 0 {
+				return b.r.errAt(s.toks[0], "chlo.top_k needs k and a ranked operand")
+			}
+			last := len(dims) - 1
+			e := elemOf(ins[0])
+			idx := "s32" + ins[0][len(e):]
+			cmp := b.compUnique(res + ".topk_cmp")
+			ct := ""
+			if e == "f16" || e == "bf16" || e == "f32" || e == "f64" {
+				ct = ", type=TOTALORDER"
+			}
+			b.extra = append(b.extra, fmt.Sprintf("%s {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n  i = s32[] parameter(2)\n  j = s32[] parameter(3)\n  ROOT gt = pred[] compare(a, b), direction=GT%s\n}", cmp, e, e, ct))
+			b.emitLine(fmt.Sprintf("  %s.iota = %s iota(), iota_dimension=%d", res, idx, last), p)
+			b.emitLine(fmt.Sprintf("  %s.sort = (%s, %s) sort(%s, %s.iota), dimensions={%d}, is_stable=true, to_apply=%s", res, ins[0], idx, args(ops), res, last, cmp), p)
+			var sl []string
+			for i, d := range dims {
+				hi := strconv.FormatInt(d, 10)
+				if i == last {
+					hi = k[0]
+				}
+				sl = append(sl, "[0:"+hi+"]")
+			}
+			b.emitLine(fmt.Sprintf("  %s.sv = %s get-tuple-element(%s.sort), index=0", res, ins[0], res), p)
+			b.emitLine(fmt.Sprintf("  %s.si = %s get-tuple-element(%s.sort), index=1", res, idx, res), p)
+			b.emitLine(fmt.Sprintf("  %s.vs = %s slice(%s.sv), slice={%s}", res, outs[0], res, strings.Join(sl, ", ")), p)
+			b.emitLine(fmt.Sprintf("  %s.is = %s slice(%s.si), slice={%s}", res, outs[1], res, strings.Join(sl, ", ")), p)
+			b.emitLine(fmt.Sprintf("  %s.top = (%s, %s) tuple(%s.vs, %s.is)", res, outs[0], outs[1], res, res), p)
+			b.unpack(res, res+".top", outs, p, sc, s.results...)
+			return nil
 		case "erf_inv":
 			line = fmt.Sprintf("%s = %s erf-inv(%s)", res, out, args(ops))
+		case "next_after":
+			line = fmt.Sprintf("%s = %s next-after(%s)", res, out, args(ops))
+		case "bessel_i1e":
+			line = fmt.Sprintf("%s = %s bessel-i1e(%s)", res, out, args(ops))
 		case "atan": // atan(x) = atan2(x, 1)
 			e := elemOf(out)
 			b.emitLine(fmt.Sprintf("  %s.one = %s[] constant(1)", res, e), p)
@@ -723,6 +781,21 @@ func (b *builder) op(s *stmt, sc *scope) error {
 			return err
 		}
 		line = fmt.Sprintf("%s = %s convolution(%s), %s", res, out, args(ops), l)
+	case name == "triangular_solve":
+		tr := "NO_TRANSPOSE"
+		for _, t := range pre {
+			if t.text == "TRANSPOSE" || t.text == "ADJOINT" {
+				tr = t.text
+			}
+		}
+		bv := func(k string) string {
+			if v := after(pre, k); len(v) > 0 && v[0].text == "true" {
+				return "true"
+			}
+			return "false"
+		}
+		line = fmt.Sprintf("%s = %s triangular-solve(%s), left_side=%s, lower=%s, unit_diagonal=%s, transpose_a=%s",
+			res, out, args(ops), bv("left_side"), bv("lower"), bv("unit_diagonal"), tr)
 	case name == "dynamic_slice":
 		line = fmt.Sprintf("%s = %s dynamic-slice(%s), dynamic_slice_sizes=%s", res, out, args(ops), ints(after(pre, "sizes")))
 	case name == "dynamic_update_slice":
@@ -947,7 +1020,7 @@ func (b *builder) while(s *stmt, sc *scope, res string, outs []string) error {
 	}
 	state := "(" + strings.Join(shapes, ", ") + ")"
 	comp := func(kind string, body []*stmt, isCond bool) (string, error) {
-		cname := fmt.Sprintf("w%s.%s", res, kind)
+		cname := b.compUnique(fmt.Sprintf("w%s.%s", res, kind))
 		b.push()
 		b.emitLine(cname+" {", p)
 		rs := &scope{shapes: map[string]string{}}
@@ -1054,6 +1127,7 @@ func freeValues(body []*stmt, defined map[string]bool) []string {
 // (block arguments, in the computation's order); its return is the root
 // (a tuple for several values). Regions of reducers read nothing outside.
 func (b *builder) regionComp(name string, params []arg, body []*stmt, outer *scope) (string, error) {
+	name = b.compUnique(name)
 	b.push()
 	b.emitLine(name+" {", hlo.Pos{})
 	rs := &scope{shapes: map[string]string{}}
@@ -1113,7 +1187,15 @@ func compName(sym string) string {
 
 // unpack names the results of an op that made them as one instruction:
 // one result is a copy named res (used as %r), several are %r#i (res.rI).
-func (b *builder) unpack(res, made string, outs []string, p hlo.Pos, sc *scope) {
+func (b *builder) unpack(res, made string, outs []string, p hlo.Pos, sc *scope, names ...string) {
+	if len(names) == len(outs) && len(outs) > 1 { // %a, %b = op ...: each its own name
+		for i, o := range outs {
+			g := hloName(names[i])
+			b.emitLine(fmt.Sprintf("  %s = %s get-tuple-element(%s), index=%d", g, o, made, i), p)
+			sc.shapes[g] = o
+		}
+		return
+	}
 	if len(outs) == 1 {
 		b.emitLine(fmt.Sprintf("  %s = %s copy(%s)", res, outs[0], made), p)
 		sc.shapes[res] = outs[0]

@@ -711,13 +711,15 @@ func half(h uint16) float64 {
 		if frac == 0 {
 			return sign * math.Inf(1)
 		}
-		return math.NaN()
+		return math.Copysign(math.NaN(), sign)
 	}
 	return sign * (1 + frac/1024) * math.Pow(2, float64(exp-15))
 }
 
 func fltText(f float64) string {
 	switch {
+	case math.IsNaN(f) && math.Signbit(f):
+		return "-nan" // the sign orders it first under TOTALORDER
 	case math.IsNaN(f):
 		return "nan"
 	case math.IsInf(f, 1):
