@@ -38,10 +38,28 @@ func parseDimLabels(v string) (convDims, error) {
 				}
 				sp[k] = j
 			case strings.IndexByte(letters, c) >= 0:
+				if _, dup := pos[c]; dup {
+					return nil, nil, fmt.Errorf("bad dim_labels %q: %c twice", v, c)
+				}
 				pos[c] = j
 			default:
 				return nil, nil, fmt.Errorf("bad dim_labels %q", v)
 			}
+		}
+		// Every letter once, every spatial dimension 0..n-1 once: the
+		// labels name each dimension of a rank-(n+2) array.
+		for j := 0; j < len(letters); j++ {
+			if _, ok := pos[letters[j]]; !ok {
+				return nil, nil, fmt.Errorf("bad dim_labels %q: %q has no %c", v, s, letters[j])
+			}
+		}
+		for k, at := range sp {
+			if at < 0 {
+				return nil, nil, fmt.Errorf("bad dim_labels %q: %q has no spatial dimension %d", v, s, k)
+			}
+		}
+		if len(sp)+2 != len(s) {
+			return nil, nil, fmt.Errorf("bad dim_labels %q: %q names a dimension twice", v, s)
 		}
 		return pos, sp, nil
 	}
