@@ -130,8 +130,8 @@ func (p *parser) name() token {
 		p.fail(t, "expected a name, found %s", t)
 	}
 	t.text = strings.TrimPrefix(t.text, "%")
-	if t.text == "" {
-		p.fail(t, "empty name")
+	if t.text == "" || strings.HasPrefix(t.text, "%") {
+		p.fail(t, "empty name") // "%" alone, or "%%x": the sigil is not part of a name
 	}
 	return t
 }
