@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -32,6 +34,7 @@ func TestXLATestModules(t *testing.T) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	var n, compiled, checked, narrow, internal int
+	reasons := map[string]int{} // why the others do not compile, for the log
 	for sc.Scan() {
 		var c struct {
 			Source string `json:"source"`
@@ -49,6 +52,7 @@ func TestXLATestModules(t *testing.T) {
 		n++
 		x, err := client.Compile("case.hlo", m)
 		if err != nil {
+			reasons[reasonOf(err.Error())]++
 			var le *lowering.Error
 			ok := errors.As(err, &le) || strings.Contains(err.Error(), "devices") || strings.Contains(err.Error(), "no entry")
 			if !ok {
@@ -101,6 +105,21 @@ func TestXLATestModules(t *testing.T) {
 		}
 		checked++
 	}
+	type rc struct {
+		r string
+		n int
+	}
+	var rs []rc
+	for r, k := range reasons {
+		rs = append(rs, rc{r, k})
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].n > rs[j].n || rs[i].n == rs[j].n && rs[i].r < rs[j].r })
+	for i, r := range rs {
+		if i == 30 {
+			break
+		}
+		t.Logf("%5d %s", r.n, r.r)
+	}
 	t.Logf("XLA tests: %d verified modules, %d compile for teach16, %d simulated and checked against the evaluator; %d differ only by reduction order (bf16/f16 sums, or f32 sums read as bits); %d internal lowering errors", n, compiled, checked, narrow, internal)
 	require.Zero(t, internal, "internal lowering errors: each is a bug to fix")
 }
@@ -139,3 +158,25 @@ func largest(m *hlo.Module) int64 {
 	}
 	return n
 }
+
+// reasonOf reduces a compile error to its reason: the text after "cannot
+// lower: " (or the whole message), with numbers and names blurred so that
+// like cases count together.
+func reasonOf(msg string) string {
+	if i := strings.Index(msg, "cannot lower: "); i >= 0 {
+		op := ""
+		if j := strings.LastIndex(msg[:max(i-2, 0)], ": "); j >= 0 {
+			op = msg[j+2:i-2] + ": " // the opcode, for "not lowered yet"
+		}
+		msg = op + msg[i+len("cannot lower: "):]
+	} else if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	msg = digits.ReplaceAllString(msg, "N")
+	if len(msg) > 90 {
+		msg = msg[:90]
+	}
+	return msg
+}
+
+var digits = regexp.MustCompile(`[0-9]+`)
