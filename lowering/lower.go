@@ -61,6 +61,9 @@ type Binding struct {
 	Tensor  string     // .tensor name in the program
 	Shape   *hlo.Shape // HLO shape
 	DType   isa.DType  // the tensor's dtype
+	// Leaves are a tuple parameter's arrays, depth first, each with its
+	// tensor (the parameter's own Tensor is then "").
+	Leaves []Binding
 }
 
 // Kernel describes one generated kernel.
@@ -397,9 +400,6 @@ func (c *compiler) entry() error {
 	sort.Slice(params, func(i, j int) bool { return params[i].ParamNumber < params[j].ParamNumber })
 	donated := donatedParams(c.m)
 	for _, p := range params {
-		if p.Shape.IsTuple {
-			return c.fail(p, "tuple parameters are not supported: pass the arrays as separate parameters")
-		}
 		v, err := c.alloc(p, p.Shape, "")
 		if err != nil {
 			return err
@@ -412,7 +412,14 @@ func (c *compiler) entry() error {
 				c.heap.pinned[t] = true
 			}
 		}
-		c.res.Inputs = append(c.res.Inputs, Binding{HLOName: p.Name, Number: int(p.ParamNumber), Tensor: v.tensor, Shape: p.Shape, DType: v.dt})
+		b := Binding{HLOName: p.Name, Number: int(p.ParamNumber), Tensor: v.tensor, Shape: p.Shape, DType: v.dt}
+		if p.Shape.IsTuple {
+			// A tuple parameter is its arrays, each its own tensor.
+			for _, l := range leaves(v) {
+				b.Leaves = append(b.Leaves, Binding{HLOName: p.Name, Number: int(p.ParamNumber), Tensor: l.tensor, Shape: l.shape, DType: l.dt})
+			}
+		}
+		c.res.Inputs = append(c.res.Inputs, b)
 	}
 	fmt.Fprintln(&c.out)
 	dying := deathRow(e.Instructions, e.Root)

@@ -109,6 +109,18 @@ func MachineValues(d isa.DType, data []float64) []float64 {
 	return out
 }
 
+// flatten lists a value's arrays, depth first.
+func flatten(v *hlo.Value) []*hlo.Value {
+	if v.Tuple == nil && (v.Shape == nil || !v.Shape.IsTuple) {
+		return []*hlo.Value{v}
+	}
+	var out []*hlo.Value
+	for _, t := range v.Tuple {
+		out = append(out, flatten(t)...)
+	}
+	return out
+}
+
 // ExecOptions tune a run.
 type ExecOptions struct {
 	// TimingOnly computes only the values that steer control flow: the
@@ -165,6 +177,41 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 	param := map[string]string{}
 	for i, b := range x.Inputs {
 		a := args[i]
+		if len(b.Leaves) > 0 { // a tuple parameter: its arrays, depth first
+			var vals []*hlo.Value
+			if a != nil {
+				vals = flatten(a)
+			}
+			if opt.TimingOnly && len(vals) != len(b.Leaves) {
+				for _, l := range b.Leaves {
+					if l.Tensor != "" {
+						unknown = append(unknown, l.Tensor)
+						param[l.Tensor] = fmt.Sprintf("parameter %d (%s)", i, b.HLOName)
+					}
+				}
+				continue
+			}
+			if len(vals) != len(b.Leaves) {
+				return nil, fmt.Errorf("argument %d (%s) does not have the parameter's shape %s", i, b.HLOName, b.Shape)
+			}
+			for j, l := range b.Leaves {
+				v := vals[j]
+				if opt.TimingOnly && len(v.Data) == 0 && l.Shape.Elems() > 0 {
+					if l.Tensor != "" {
+						unknown = append(unknown, l.Tensor)
+						param[l.Tensor] = fmt.Sprintf("parameter %d (%s)", i, b.HLOName)
+					}
+					continue
+				}
+				if v.Shape == nil || v.Shape.Elems() != l.Shape.Elems() {
+					return nil, fmt.Errorf("argument %d (%s), element %d, does not have the shape %s", i, b.HLOName, j, l.Shape)
+				}
+				if l.Tensor != "" {
+					inputs = append(inputs, chip.Input{Name: l.Tensor, Values: MachineValues(l.DType, v.Data)})
+				}
+			}
+			continue
+		}
 		if opt.TimingOnly && (a == nil || len(a.Data) == 0 && b.Shape.Elems() > 0) {
 			if b.Tensor != "" {
 				unknown = append(unknown, b.Tensor)
