@@ -39,8 +39,9 @@ func IsGemmCall(in *Instruction) bool {
 }
 
 // gemmOf reads a gemm call's backend_config: the dot attributes, alpha
-// and beta. Epilogues other than DEFAULT, complex alpha and tuple results
-// (a workspace beside the result) are refused.
+// and beta. Epilogues other than DEFAULT and complex alpha are refused. A
+// tuple result is (the product, a workspace): cuBLAS's scratch bytes,
+// whose contents no caller may read as data; Pulse makes them zeros.
 func gemmOf(in *Instruction) (attrs []string, alpha, beta float64, err error) {
 	raw, ok := in.Attr("backend_config")
 	if !ok {
@@ -66,8 +67,8 @@ func gemmOf(in *Instruction) (attrs []string, alpha, beta float64, err error) {
 	if e := g.Epilogue; e != "" && e != "DEFAULT" {
 		return nil, 0, 0, fmt.Errorf("cuBLAS epilogue %s is not supported (only DEFAULT)", e)
 	}
-	if in.Shape.IsTuple {
-		return nil, 0, 0, fmt.Errorf("a gemm call with a workspace result is not supported")
+	if in.Shape.IsTuple && (len(in.Shape.Tuple) != 2 || in.Shape.Tuple[0].IsTuple || in.Shape.Tuple[1].IsTuple) {
+		return nil, 0, 0, fmt.Errorf("a gemm call's result is the product, or the product and a workspace")
 	}
 	list := func(ns []json.Number) (string, error) {
 		var v []string
@@ -103,7 +104,7 @@ func gemmAsDot(in *Instruction) (*Instruction, float64, float64, error) {
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	d := &Instruction{Pos: in.Pos, Name: in.Name, Shape: in.Shape, Opcode: "dot", Operands: in.Operands}
+	d := &Instruction{Pos: in.Pos, Name: in.Name, Shape: productShape(in.Shape), Opcode: "dot", Operands: in.Operands}
 	for i := 0; i+1 < len(attrs); i += 2 {
 		d.Attrs = append(d.Attrs, Attr{Pos: in.Pos, Key: attrs[i], Value: attrs[i+1]})
 	}
@@ -126,7 +127,7 @@ func ExpandGemmCalls(m *Module) error {
 		if len(ops) < 2 || beta != 0 && len(ops) < 3 {
 			return x.errorf("a gemm call needs lhs and rhs (and c when beta is not 0)")
 		}
-		s := in.Shape
+		s := productShape(in.Shape)
 		d := x.emit("dot", s.Elem, s.Dims, ops[:2], attrs...)
 		if alpha != 1 {
 			a := x.broadcast(x.constant(s.Elem, strconv.FormatFloat(alpha, 'g', -1, 64)), s.Dims, nil)
@@ -140,8 +141,22 @@ func ExpandGemmCalls(m *Module) error {
 			}
 			d = x.binary("add", d, c)
 		}
+		if in.Shape.IsTuple {
+			ws := in.Shape.Tuple[1]
+			z := x.broadcast(x.constant(ws.Elem, "0"), ws.Dims, nil)
+			x.emit("tuple", "", nil, []*Instruction{d, z}).Shape = in.Shape
+		}
 		return nil
 	})
+}
+
+// productShape is a gemm call's product: its result, or the first
+// element of its (product, workspace) tuple.
+func productShape(s *Shape) *Shape {
+	if s.IsTuple {
+		return s.Tuple[0]
+	}
+	return s
 }
 
 // gemm evaluates a cuBLAS gemm call: alpha * dot(lhs, rhs) + beta * c,
@@ -155,23 +170,35 @@ func (e *Evaluator) gemm(in *Instruction, ops []*Value) (*Value, error) {
 		return nil, e.fail(in, "a gemm call needs lhs and rhs (and c when beta is not 0)")
 	}
 	v, err := e.dot(d, ops[:2])
-	if err != nil || alpha == 1 && beta == 0 {
-		return v, err
+	if err != nil {
+		return nil, err
+	}
+	if alpha == 1 && beta == 0 {
+		return withWorkspace(in.Shape, v), nil
 	}
 	out := &Value{Shape: v.Shape, Data: make([]float64, len(v.Data))}
 	for i, x := range v.Data {
 		y := x
 		if alpha != 1 {
-			y = round(in.Shape.Elem, alpha*x)
+			y = round(d.Shape.Elem, alpha*x)
 		}
 		if beta != 0 {
 			c := ops[2].Data[i]
 			if beta != 1 {
-				c = round(in.Shape.Elem, beta*c)
+				c = round(d.Shape.Elem, beta*c)
 			}
-			y = round(in.Shape.Elem, y+c)
+			y = round(d.Shape.Elem, y+c)
 		}
 		out.Data[i] = y
 	}
-	return out, nil
+	return withWorkspace(in.Shape, out), nil
+}
+
+// withWorkspace is a gemm call's value: the product, or the product and
+// a zero workspace when the call returns both.
+func withWorkspace(s *Shape, v *Value) *Value {
+	if !s.IsTuple {
+		return v
+	}
+	return &Value{Shape: s, Tuple: []*Value{v, zerosOf(s.Tuple[1])}}
 }

@@ -59,3 +59,30 @@ func TestGemmCalls(t *testing.T) {
 	require.ErrorAs(t, err, &ee)
 	require.Equal(t, 3, ee.Pos.Line)
 }
+
+// A gemm call that returns (product, workspace): the product as before,
+// the workspace zeros, in the evaluator and in the expansion alike.
+func TestGemmCallWithWorkspace(t *testing.T) {
+	cfg := `"{\"gemm_backend_config\":{\"alpha_real\":1,\"beta\":0,\"dot_dimension_numbers\":{\"lhs_contracting_dimensions\":[\"1\"],\"rhs_contracting_dimensions\":[\"0\"]},\"epilogue\":\"DEFAULT\"}}"`
+	call := `ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[3,2] parameter(1)
+  g = (f32[2,2], s8[16]) custom-call(a, b), custom_call_target="__cublas$gemm", backend_config=` + cfg + `
+  p = f32[2,2] get-tuple-element(g), index=0
+  w = s8[16] get-tuple-element(g), index=1
+  ROOT t = (f32[2,2], s8[16]) tuple(p, w)
+}`
+	a := arr("f32", []int64{2, 3}, 1, 2, 3, 4, 5, 6)
+	b := arr("f32", []int64{3, 2}, 1, 0, 0, 1, 1, 1)
+	direct := evalText(t, call, a, b)
+	require.Equal(t, []float64{4, 5, 10, 11}, direct.Tuple[0].Data)
+	require.Equal(t, make([]float64, 16), direct.Tuple[1].Data)
+	m, err := Parse("e.hlo", call)
+	require.NoError(t, err)
+	require.NoError(t, ExpandGemmCalls(m))
+	require.NoError(t, Verify("e.hlo", m))
+	v, err := (&Evaluator{File: "e.hlo", M: m}).Run([]*Value{a, b})
+	require.NoError(t, err)
+	require.Equal(t, direct.Tuple[0].Data, v.Tuple[0].Data)
+	require.Equal(t, direct.Tuple[1].Data, v.Tuple[1].Data)
+}
