@@ -646,6 +646,11 @@ func paramIn(body []*hlo.Instruction, n int64) bool {
 func (c *compiler) constant(in *hlo.Instruction) error {
 	init := ""
 	lit := strings.TrimSpace(in.Literal)
+	if _, ok := dtypeOf(in.Shape.Elem); !ok && !in.Shape.IsTuple {
+		// The type first: a complex literal is not "bad", its type is
+		// not the chip's.
+		return c.fail(in, "element type %s has no Pulse dtype (f32, bf16, f16, s32, s8, u8, pred, u32, s64, u64)", in.Shape.Elem)
+	}
 	if lit != "{...}" && !in.Shape.IsTuple {
 		text, err := c.literalText(in)
 		if err != nil {
