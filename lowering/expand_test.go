@@ -44,6 +44,38 @@ func TestExpandedElementwise(t *testing.T) {
   c = f32[64,256] cosine(y)
   ROOT t = (f32[64,256], f32[64,256]) tuple(s, c)
 }`, []float64{0, 0}},
+		{"expm1, cosh, sinh, cbrt, round-half-away, atanh, asinh, acosh within two ulps on [-6, 6]", `ENTRY e {
+  x = f32[32,128] parameter(0)
+  k = f32[] constant(6)
+  bk = f32[32,128] broadcast(k), dimensions={}
+  y = f32[32,128] multiply(x, bk)
+  a = f32[32,128] exponential-minus-one(y)
+  b = f32[32,128] cosh(y)
+  c = f32[32,128] sinh(y)
+  d = f32[32,128] cbrt(y)
+  r = f32[32,128] round-nearest-afz(y)
+  t = f32[32,128] atanh(x)
+  s = f32[32,128] asinh(y)
+  one = f32[] constant(1)
+  b1 = f32[32,128] broadcast(one), dimensions={}
+  ay = f32[32,128] abs(y)
+  ac = f32[32,128] add(ay, b1)
+  h = f32[32,128] acosh(ac)
+  ROOT tt = (f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128]) tuple(a, b, c, d, r, t, s, h)
+}`, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
+		{"the same on zeros, infinities, NaN, tiny and huge values and halves", `ENTRY e {
+  x = f32[24] constant({0, -0, inf, -inf, nan, 1e-30, -1e-30, 1e30, -1e30, 88.5, 89.3, -89.3, 0.5, -0.5, 2.5, -2.5, 8388609, 1, -1, 0.999, 5000, 1e-8, 3, 27})
+  p = f32[] parameter(0)
+  a = f32[24] exponential-minus-one(x)
+  b = f32[24] cosh(x)
+  c = f32[24] sinh(x)
+  d = f32[24] cbrt(x)
+  r = f32[24] round-nearest-afz(x)
+  t = f32[24] atanh(x)
+  s = f32[24] asinh(x)
+  h = f32[24] acosh(x)
+  ROOT tt = (f32[24], f32[24], f32[24], f32[24], f32[24], f32[24], f32[24], f32[24]) tuple(a, b, c, d, r, t, s, h)
+}`, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
 		{"rotary embedding: cosine and sine of positions times frequencies, fused with multiplies", `ENTRY e {
   q = f32[64,128] parameter(0)
   p = f32[64,128] iota(), iota_dimension=0
