@@ -31,7 +31,7 @@ func init() {
 // quotient is NaN (x infinite). Scratch a, b; mask m. x is kept.
 func expm1Into(r, x, a, b, m string) []string {
 	return []string{
-		"vexp    " + a + ", " + x, // u
+		"vexp    " + a + ", " + x,             // u
 		"vscale  " + r + ", " + a + ", 1, -1", // u - 1
 		"vlog    " + b + ", " + a,
 		"vdiv    " + b + ", " + x + ", " + b,
