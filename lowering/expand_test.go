@@ -63,6 +63,20 @@ func TestExpandedElementwise(t *testing.T) {
   h = f32[32,128] acosh(ac)
   ROOT tt = (f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128]) tuple(a, b, c, d, r, t, s, h)
 }`, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
+		{"tan, asin and acos", `ENTRY e {
+  x = f32[32,128] parameter(0)
+  k = f32[] constant(1.5)
+  bk = f32[32,128] broadcast(k), dimensions={}
+  y = f32[32,128] multiply(x, bk)
+  t = f32[32,128] tan(y)
+  s = f32[32,128] asin(x)
+  c = f32[32,128] acos(x)
+  sp = f32[9] constant({0, -0, 1, -1, 1.5, -1.5, inf, nan, 0.9999999})
+  ss = f32[9] asin(sp)
+  cs = f32[9] acos(sp)
+  ts = f32[9] tan(sp)
+  ROOT tt = (f32[32,128], f32[32,128], f32[32,128], f32[9], f32[9], f32[9]) tuple(t, s, c, ss, cs, ts)
+}`, []float64{0, 0, 0, 0, 0, 0}},
 		{"the same on zeros, infinities, NaN, tiny and huge values and halves", `ENTRY e {
   x = f32[24] constant({0, -0, inf, -inf, nan, 1e-30, -1e-30, 1e30, -1e30, 88.5, 89.3, -89.3, 0.5, -0.5, 2.5, -2.5, 8388609, 1, -1, 0.999, 5000, 1e-8, 3, 27})
   p = f32[] parameter(0)
