@@ -922,6 +922,9 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 			r = math.Sinh(x)
 		case "lgamma":
 			r, _ = math.Lgamma(x)
+			if math.IsInf(x, -1) {
+				r = math.Inf(1) // C's and XLA's lgamma(-inf); Go's says -inf
+			}
 		case "digamma":
 			r = digamma(x)
 		case "erf-inv":

@@ -63,6 +63,19 @@ func TestExpandedElementwise(t *testing.T) {
   h = f32[32,128] acosh(ac)
   ROOT tt = (f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128]) tuple(a, b, c, d, r, t, s, h)
 }`, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
+		{"lgamma on (-10, 20) and at its poles, ones, twos and infinities", `ENTRY e {
+  x = f32[32,128] parameter(0)
+  k = f32[] constant(15)
+  bk = f32[32,128] broadcast(k), dimensions={}
+  c5 = f32[] constant(5)
+  b5 = f32[32,128] broadcast(c5), dimensions={}
+  y0 = f32[32,128] multiply(x, bk)
+  y = f32[32,128] add(y0, b5)
+  l = f32[32,128] lgamma(y)
+  sp = f32[12] constant({0, -1, -2, 1, 2, 0.5, -0.5, inf, -inf, nan, 1e-6, 30})
+  ls = f32[12] lgamma(sp)
+  ROOT tt = (f32[32,128], f32[12]) tuple(l, ls)
+}`, []float64{2e-5, 1e-5}},
 		{"tan, asin and acos", `ENTRY e {
   x = f32[32,128] parameter(0)
   k = f32[] constant(1.5)
