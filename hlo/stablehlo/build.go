@@ -42,6 +42,18 @@ type builder struct {
 	comps map[string]int
 }
 
+// markRoot makes the line of the computation being written that defines
+// name its ROOT, if there is one.
+func (b *builder) markRoot(name string) bool {
+	for i := len(b.lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(b.lines[i], "  "+name+" = ") {
+			b.lines[i] = "  ROOT " + strings.TrimPrefix(b.lines[i], "  ")
+			return true
+		}
+	}
+	return false
+}
+
 // compUnique returns name, or name.N when it was given out before.
 func (b *builder) compUnique(name string) string {
 	if b.comps == nil {
@@ -1149,7 +1161,12 @@ func (b *builder) regionComp(name string, params []arg, body []*stmt, outer *sco
 				shapes = append(shapes, sh)
 			}
 			if len(vals) == 1 {
-				b.emitLine(fmt.Sprintf("  ROOT %s.ret = %s copy(%s)", name, shapes[0], names[0]), hlo.Pos{Line: st.line, Col: st.col})
+				// The returned value is the root itself, not a copy of
+				// it: the lowering recognizes reducers and scatter
+				// combiners (one add, an assignment) by their root.
+				if !b.markRoot(names[0]) {
+					b.emitLine(fmt.Sprintf("  ROOT %s.ret = %s copy(%s)", name, shapes[0], names[0]), hlo.Pos{Line: st.line, Col: st.col})
+				}
 			} else {
 				b.emitLine(fmt.Sprintf("  ROOT %s.ret = (%s) tuple(%s)", name, strings.Join(shapes, ", "), strings.Join(names, ", ")), hlo.Pos{Line: st.line, Col: st.col})
 			}
