@@ -272,8 +272,12 @@ func dtypeOf(elem string) (isa.DType, bool) {
 func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value, error) {
 	if s.IsTuple {
 		v := &value{shape: s}
+		leafInit := ""
+		if init == zeroInit {
+			leafInit = zeroInit // an elided tuple constant: zeros throughout
+		}
 		for _, t := range s.Tuple {
-			e, err := c.alloc(in, t, "")
+			e, err := c.alloc(in, t, leafInit)
 			if err != nil {
 				return nil, err
 			}
@@ -299,7 +303,13 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 		return &value{shape: s, dt: dt, empty: true}, nil
 	}
 	size := s.Elems() * int64(dt.Size())
-	addr := c.heap.take(size, init != "")
+	fresh := init != ""
+	if init == zeroInit {
+		// Zeros: bytes never used before, at the top of HBM, hold them
+		// already (the memory starts zeroed); nothing to load.
+		init = ""
+	}
+	addr := c.heap.take(size, fresh)
 	if c.heap.needed() > c.chip.Memory.HBMBytes {
 		err := c.fail(in, "its %s (%s) brings the HBM needed to %s, beyond the chip's %s (%s)", s, byteSize(size), byteSize(c.heap.needed()), byteSize(c.chip.Memory.HBMBytes), c.heap.largestLive(liveN))
 		err.(*Error).outOfHBM = true
@@ -308,11 +318,15 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	name := c.tensorName(in.Name)
 	fmt.Fprintf(&c.out, ".tensor %s hbm %#x %s[%s]%s\n", name, addr, dt, joinDims(dims), init)
 	c.heap.spans[name] = hbmSpan{addr, size}
-	if init != "" {
-		c.heap.pinned[name] = true // loaded with the program
+	if fresh {
+		c.heap.pinned[name] = true // loaded with the program (or zeroed): never reused
 	}
 	return &value{tensor: name, addr: addr, shape: s, dt: dt}, nil
 }
+
+// zeroInit asks alloc for an array of zeros: a constant whose values the
+// text elides ("{...}"), which the evaluator reads as zeros too.
+const zeroInit = " = zeros"
 
 // liveN is how many of the largest live arrays an out-of-HBM error names.
 const liveN = 5
@@ -651,7 +665,15 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 		// not the chip's.
 		return c.fail(in, "element type %s has no Pulse dtype (f32, bf16, f16, s32, s8, u8, pred, u32, s64, u64)", in.Shape.Elem)
 	}
-	if lit != "{...}" && !in.Shape.IsTuple {
+	if in.Shape.IsTuple && lit != "{...}" {
+		return c.fail(in, "tuple constants with values are not lowered yet") // (never uninitialized bytes)
+	}
+	if lit == "{...}" {
+		// Elided values are zeros, as the evaluator reads them: in
+		// bytes no other array used before (a reused span holds its
+		// earlier owner's values).
+		init = zeroInit
+	} else if !in.Shape.IsTuple {
 		text, err := c.literalText(in)
 		if err != nil {
 			return err
