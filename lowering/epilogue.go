@@ -182,7 +182,7 @@ func (e *epilogue) analyze() error {
 			if err := e.addBuf(b.Name, b.Shape.Elem, b); err != nil {
 				return err
 			}
-			for i, elem := range expansions[b.Opcode].scratch {
+			for i, elem := range expansionScratch(b) {
 				if err := e.addBuf(scratchName(b.Name, i), elem, b); err != nil {
 					return err
 				}

@@ -63,6 +63,27 @@ func TestExpandedElementwise(t *testing.T) {
   h = f32[32,128] acosh(ac)
   ROOT tt = (f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128]) tuple(a, b, c, d, r, t, s, h)
 }`, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
+		{"8-bit integer arithmetic wraps as XLA's does", `ENTRY e {
+  a = s8[12] constant({127, -128, 100, -100, 5, -1, 64, 0, 3, -128, 127, 7})
+  b = s8[12] constant({1, -1, 100, 100, 2, 7, 2, 0, 9, 127, -128, 3})
+  ua = u8[6] constant({255, 0, 200, 17, 128, 1})
+  ub = u8[6] constant({1, 1, 200, 0, 9, 255})
+  add = s8[12] add(a, b)
+  sub = s8[12] subtract(a, b)
+  mul = s8[12] multiply(a, b)
+  div = s8[12] divide(a, b)
+  neg = s8[12] negate(a)
+  ab = s8[12] abs(a)
+  shl = s8[12] shift-left(a, b)
+  sra = s8[12] shift-right-arithmetic(a, b)
+  uadd = u8[6] add(ua, ub)
+  usub = u8[6] subtract(ua, ub)
+  umul = u8[6] multiply(ua, ub)
+  udiv = u8[6] divide(ua, ub)
+  ushr = u8[6] shift-right-logical(ua, ub)
+  p = f32[] parameter(0)
+  ROOT t = (s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], u8[6], u8[6], u8[6], u8[6], u8[6]) tuple(add, sub, mul, div, neg, ab, shl, sra, uadd, usub, umul, udiv, ushr)
+}`, []float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
 		{"lgamma on (-10, 20) and at its poles, ones, twos and infinities", `ENTRY e {
   x = f32[32,128] parameter(0)
   k = f32[] constant(15)

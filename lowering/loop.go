@@ -279,7 +279,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
 				return err
 			}
-			for i, elem := range expansions[b.Opcode].scratch {
+			for i, elem := range expansionScratch(b) {
 				if err := newBuf(scratchName(b.Name, i), elem, b); err != nil {
 					return err
 				}
@@ -344,7 +344,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	var names []named
 	for _, b := range body {
 		names = append(names, named{b.Name, b})
-		for i := range expansions[b.Opcode].scratch {
+		for i := range expansionScratch(b) {
 			names = append(names, named{scratchName(b.Name, i), b})
 		}
 	}
@@ -504,7 +504,7 @@ func (c *compiler) checkElementwise(b *hlo.Instruction, elemOf func(string) stri
 		}
 		return nil
 	}
-	if _, ok := expansions[b.Opcode]; ok {
+	if _, ok := expansionOf(b); ok {
 		return nil
 	}
 	if _, ok := vectorOps[b.Opcode]; !ok {
@@ -560,7 +560,7 @@ func (c *compiler) vectorOp(b *hlo.Instruction, tile func(string) string, consts
 		for i := range b.Operands {
 			args[i] = op(i)
 		}
-		if e, ok := expansions[b.Opcode]; ok {
+		if e, ok := expansionOf(b); ok {
 			tmp := make([]string, len(e.scratch))
 			for i := range tmp {
 				tmp[i] = tile(scratchName(b.Name, i))

@@ -285,7 +285,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			if err := addBuf(b, b.Shape.Elem, rowShape, nil); err != nil {
 				return err
 			}
-			for i, elem := range expansions[b.Opcode].scratch {
+			for i, elem := range expansionScratch(b) {
 				dt, ok := dtypeOf(elem)
 				if !ok {
 					return c.fail(b, "element type %s has no Pulse dtype", elem)
@@ -365,7 +365,7 @@ func (c *compiler) columnChunk(body []*hlo.Instruction, k int64) int64 {
 		if dt, ok := dtypeOf(b.Shape.Elem); ok && !b.Shape.IsTuple {
 			n = int64(dt.Size())
 		}
-		perElem += n * int64(1+len(expansions[b.Opcode].scratch))
+		perElem += n * int64(1+len(expansionScratch(b)))
 	}
 	budget := min(c.chip.Memory.SRAMBytes/2, 4<<20)
 	most := budget / (32 * max(perElem, 1))
