@@ -21,14 +21,16 @@ const (
 	U32
 	S64
 	U64
+	S16
+	U16
 	numDTypes
 )
 
-var dtypeNames = [...]string{"invalid", "f32", "bf16", "f16", "s32", "s8", "u8", "pred", "u32", "s64", "u64"}
-var dtypeSizes = [...]int{0, 4, 2, 2, 4, 1, 1, 1, 4, 8, 8}
+var dtypeNames = [...]string{"invalid", "f32", "bf16", "f16", "s32", "s8", "u8", "pred", "u32", "s64", "u64", "s16", "u16"}
+var dtypeSizes = [...]int{0, 4, 2, 2, 4, 1, 1, 1, 4, 8, 8, 2, 2}
 
 // DTypes lists every valid dtype in encoding order.
-func DTypes() []DType { return []DType{F32, BF16, F16, S32, S8, U8, Pred, U32, S64, U64} }
+func DTypes() []DType { return []DType{F32, BF16, F16, S32, S8, U8, Pred, U32, S64, U64, S16, U16} }
 
 func (d DType) String() string {
 	if int(d) < len(dtypeNames) {
@@ -53,7 +55,7 @@ func (d DType) IsFloat() bool { return d == F32 || d == BF16 || d == F16 }
 
 // IsInt reports whether d is an integer type (pred counts as integer).
 func (d DType) IsInt() bool {
-	return d == S32 || d == S8 || d == U8 || d == Pred || d == U32 || d == S64 || d == U64
+	return d == S32 || d == S8 || d == U8 || d == Pred || d == U32 || d == S64 || d == U64 || d == S16 || d == U16
 }
 
 // IsWide reports whether d is a 64-bit integer. Its values travel as
@@ -62,7 +64,7 @@ func (d DType) IsInt() bool {
 func (d DType) IsWide() bool { return d == S64 || d == U64 }
 
 // IsSigned reports whether integer type d is signed.
-func (d DType) IsSigned() bool { return d == S32 || d == S8 || d == S64 }
+func (d DType) IsSigned() bool { return d == S32 || d == S8 || d == S64 || d == S16 }
 
 // Bits returns the two's-complement bits of value v of integer dtype d,
 // sign- or zero-extended to 64 bits.
@@ -70,7 +72,7 @@ func Bits(d DType, v float64) uint64 {
 	switch d {
 	case S64, U64:
 		return math.Float64bits(v)
-	case U32, U8, Pred:
+	case U32, U16, U8, Pred:
 		return uint64(v)
 	}
 	return uint64(int64(v))
@@ -86,6 +88,10 @@ func FromBits(d DType, u uint64) float64 {
 		return float64(uint32(u))
 	case S32:
 		return float64(int32(u))
+	case S16:
+		return float64(int16(u))
+	case U16:
+		return float64(uint16(u))
 	case S8:
 		return float64(int8(u))
 	case U8:
@@ -244,6 +250,10 @@ func Round(d DType, v float64) float64 {
 		return float64(F16ToF32(F32ToF16(float32(v))))
 	case S32:
 		return saturate(v, math.MinInt32, math.MaxInt32)
+	case S16:
+		return saturate(v, math.MinInt16, math.MaxInt16)
+	case U16:
+		return saturate(v, 0, math.MaxUint16)
 	case S8:
 		return saturate(v, math.MinInt8, math.MaxInt8)
 	case U8:
@@ -290,6 +300,12 @@ func StoreElem(d DType, b []byte, v float64) {
 	case S32:
 		u := uint32(int32(v))
 		b[0], b[1], b[2], b[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+	case S16:
+		u := uint16(int16(v))
+		b[0], b[1] = byte(u), byte(u>>8)
+	case U16:
+		u := uint16(v)
+		b[0], b[1] = byte(u), byte(u>>8)
 	case S8:
 		b[0] = byte(int8(v))
 	case U8, Pred:
@@ -316,6 +332,10 @@ func LoadElem(d DType, b []byte) float64 {
 		return float64(F16ToF32(uint16(b[0]) | uint16(b[1])<<8))
 	case S32:
 		return float64(int32(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24))
+	case S16:
+		return float64(int16(uint16(b[0]) | uint16(b[1])<<8))
+	case U16:
+		return float64(uint16(b[0]) | uint16(b[1])<<8)
 	case S8:
 		return float64(int8(b[0]))
 	case U8:

@@ -199,6 +199,11 @@ func (c *compiler) loadIntFrom(at *hlo.Instruction, base string, addr int64, dt 
 	case isa.S8:
 		emit("shli    r1, r1, 24")
 		emit("srai    r1, r1, 24")
+	case isa.S16:
+		emit("shli    r1, r1, 16")
+		emit("srai    r1, r1, 16")
+	case isa.U16:
+		emit("andi    r1, r1, 65535")
 	case isa.U8, isa.Pred:
 		emit("andi    r1, r1, 255")
 	case isa.U32:

@@ -63,7 +63,7 @@ func TestExpandedElementwise(t *testing.T) {
   h = f32[32,128] acosh(ac)
   ROOT tt = (f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128], f32[32,128]) tuple(a, b, c, d, r, t, s, h)
 }`, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
-		{"8-bit integer arithmetic wraps as XLA's does", `ENTRY e {
+		{"8- and 16-bit integer arithmetic wraps as XLA's does", `ENTRY e {
   a = s8[12] constant({127, -128, 100, -100, 5, -1, 64, 0, 3, -128, 127, 7})
   b = s8[12] constant({1, -1, 100, 100, 2, 7, 2, 0, 9, 127, -128, 3})
   ua = u8[6] constant({255, 0, 200, 17, 128, 1})
@@ -81,9 +81,19 @@ func TestExpandedElementwise(t *testing.T) {
   umul = u8[6] multiply(ua, ub)
   udiv = u8[6] divide(ua, ub)
   ushr = u8[6] shift-right-logical(ua, ub)
+  ha = s16[5] constant({32767, -32768, 300, -300, 7})
+  hb = s16[5] constant({1, -1, 300, 200, 20})
+  hadd = s16[5] add(ha, hb)
+  hmul = s16[5] multiply(ha, hb)
+  hshl = s16[5] shift-left(ha, hb)
+  va = u16[4] constant({65535, 0, 300, 40000})
+  vb = u16[4] constant({1, 1, 300, 3})
+  vadd = u16[4] add(va, vb)
+  vsub = u16[4] subtract(va, vb)
+  vmul = u16[4] multiply(va, vb)
   p = f32[] parameter(0)
-  ROOT t = (s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], u8[6], u8[6], u8[6], u8[6], u8[6]) tuple(add, sub, mul, div, neg, ab, shl, sra, uadd, usub, umul, udiv, ushr)
-}`, []float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+  ROOT t = (s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], u8[6], u8[6], u8[6], u8[6], u8[6], s16[5], s16[5], s16[5], u16[4], u16[4], u16[4]) tuple(add, sub, mul, div, neg, ab, shl, sra, uadd, usub, umul, udiv, ushr, hadd, hmul, hshl, vadd, vsub, vmul)
+}`, []float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
 		{"lgamma on (-10, 20) and at its poles, ones, twos and infinities", `ENTRY e {
   x = f32[32,128] parameter(0)
   k = f32[] constant(15)

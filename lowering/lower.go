@@ -287,7 +287,7 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	}
 	dt, ok := dtypeOf(s.Elem)
 	if !ok {
-		return nil, c.fail(in, "element type %s has no Pulse dtype (f32, bf16, f16, s32, s8, u8, pred, u32, s64, u64)", s.Elem)
+		return nil, c.fail(in, "element type %s has no Pulse dtype (f32, bf16, f16, s32, s16, u16, s8, u8, pred, u32, s64, u64)", s.Elem)
 	}
 	dims := s.Dims
 	if len(dims) == 0 {
@@ -663,7 +663,7 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 	if _, ok := dtypeOf(in.Shape.Elem); !ok && !in.Shape.IsTuple {
 		// The type first: a complex literal is not "bad", its type is
 		// not the chip's.
-		return c.fail(in, "element type %s has no Pulse dtype (f32, bf16, f16, s32, s8, u8, pred, u32, s64, u64)", in.Shape.Elem)
+		return c.fail(in, "element type %s has no Pulse dtype (f32, bf16, f16, s32, s16, u16, s8, u8, pred, u32, s64, u64)", in.Shape.Elem)
 	}
 	if in.Shape.IsTuple && lit != "{...}" {
 		return c.fail(in, "tuple constants with values are not lowered yet") // (never uninitialized bytes)

@@ -87,7 +87,7 @@ Values are exact for every dtype; the rules:
   and f16, round the f32 value to nearest even (f16 keeps subnormals; values past
   the largest finite become infinities); float to integer truncates toward zero
   and **saturates** to the destination range, NaN becomes 0; integer to integer
-  **saturates** among s32, s8 and u8 and **wraps** (keeps the low bits) when
+  **saturates** among s32, s16, u16, s8 and u8 and **wraps** (keeps the low bits) when
   either side is u32, s64 or u64, as XLA's convert does; to pred, any non-zero value (NaN included) is 1.
 - **Integer division** follows XLA: x/0 = -1 and MIN/-1 = MIN. Integer power is
   wrapping; negative exponents give 0 (except for bases 1 and -1).

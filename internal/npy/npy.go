@@ -286,6 +286,10 @@ func DescrFor(d isa.DType) string {
 		return "<f2"
 	case isa.S32:
 		return "<i4"
+	case isa.S16:
+		return "<i2"
+	case isa.U16:
+		return "<u2"
 	case isa.S8:
 		return "|i1"
 	case isa.U8:
@@ -340,6 +344,10 @@ func Write(d isa.DType, shape []int, vals []float64) []byte {
 			binary.LittleEndian.PutUint32(buf, uint32(int32(v)))
 		case "|i1":
 			buf[0] = byte(int8(v))
+		case "<i2":
+			binary.LittleEndian.PutUint16(buf, uint16(int16(v)))
+		case "<u2":
+			binary.LittleEndian.PutUint16(buf, uint16(v))
 		case "<u4":
 			binary.LittleEndian.PutUint32(buf, uint32(v))
 		case "<i8", "<u8":
