@@ -94,6 +94,24 @@ func TestExpandedElementwise(t *testing.T) {
   p = f32[] parameter(0)
   ROOT t = (s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], u8[6], u8[6], u8[6], u8[6], u8[6], s16[5], s16[5], s16[5], u16[4], u16[4], u16[4]) tuple(add, sub, mul, div, neg, ab, shl, sra, uadd, usub, umul, udiv, ushr, hadd, hmul, hshl, vadd, vsub, vmul)
 }`, []float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+		{"integer remainder, popcnt, and reduce-precision to a format that holds the type", `ENTRY e {
+  a = s32[8] constant({7, -7, 7, -7, 0, -2147483648, 5, 13})
+  b = s32[8] constant({3, 3, -3, -3, 5, -1, 0, 13})
+  r = s32[8] remainder(a, b)
+  c = s8[4] constant({-128, 127, -7, 100})
+  d = s8[4] constant({-1, 0, 3, -7})
+  r8 = s8[4] remainder(c, d)
+  p32 = u32[4] constant({0, 4294967295, 2863311530, 1})
+  pc32 = u32[4] popcnt(p32)
+  p8 = s8[4] constant({-1, 0, -128, 85})
+  pc8 = s8[4] popcnt(p8)
+  p16 = u16[3] constant({65535, 256, 21845})
+  pc16 = u16[3] popcnt(p16)
+  f = f32[4] constant({1.1, -3e38, 1e-40, nan})
+  rp = f32[4] reduce-precision(f), exponent_bits=11, mantissa_bits=52
+  x = f32[] parameter(0)
+  ROOT t = (s32[8], s8[4], u32[4], s8[4], u16[3], f32[4]) tuple(r, r8, pc32, pc8, pc16, rp)
+}`, []float64{0, 0, 0, 0, 0, 0}},
 		{"lgamma on (-10, 20) and at its poles, ones, twos and infinities", `ENTRY e {
   x = f32[32,128] parameter(0)
   k = f32[] constant(15)

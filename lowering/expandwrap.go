@@ -24,6 +24,23 @@ var wrapOps = map[string]string{
 // expansionOf is b's expansion: its op's own, or for 8-bit integer
 // arithmetic the op in s32 wrapped back to 8 or 16 bits.
 func expansionOf(b *hlo.Instruction) (expansion, bool) {
+	if b.Opcode == "reduce-precision" && precisionHolds(b) {
+		// A format with at least the type's exponent and mantissa bits
+		// changes nothing (f32 to f64's 11 and 52).
+		return expansion{emit: func(dst string, args, t []string) []string {
+			return []string{"vcopy   " + dst + ", " + args[0]}
+		}}, true
+	}
+	if b.Opcode == "remainder" {
+		if dt, ok := dtypeOf(b.Shape.Elem); ok && dt.IsInt() && !dt.IsWide() && dt != isa.U32 && dt != isa.Pred {
+			return remainderInt(dt), true
+		}
+	}
+	if b.Opcode == "popcnt" {
+		if dt, ok := dtypeOf(b.Shape.Elem); ok && dt.IsInt() && !dt.IsWide() && dt != isa.Pred {
+			return popcnt(dt), true
+		}
+	}
 	if e, ok := expansions[b.Opcode]; ok {
 		return e, true
 	}
@@ -64,4 +81,85 @@ func expansionOf(b *hlo.Instruction) (expansion, bool) {
 func expansionScratch(b *hlo.Instruction) []string {
 	e, _ := expansionOf(b)
 	return e.scratch
+}
+
+// precisionHolds reports whether reduce-precision b's format holds every
+// value of its type: at least its exponent and mantissa bits.
+func precisionHolds(b *hlo.Instruction) bool {
+	var e, m int
+	ea, _ := b.Attr("exponent_bits")
+	ma, _ := b.Attr("mantissa_bits")
+	if _, err := fmt.Sscan(ea, &e); err != nil {
+		return false
+	}
+	if _, err := fmt.Sscan(ma, &m); err != nil {
+		return false
+	}
+	switch b.Shape.Elem {
+	case "f32":
+		return e >= 8 && m >= 23
+	case "bf16":
+		return e >= 8 && m >= 7
+	case "f16":
+		return e >= 5 && m >= 10
+	}
+	return false
+}
+
+// remainderInt: x - (x / y) y in s32 with the vector unit's truncating
+// division, which gives XLA's x % 0 = x and MIN % -1 = 0 (x / 0 is -1, and
+// MIN / -1 wraps to MIN); 8- and 16-bit results wrap back as arithmetic
+// does.
+func remainderInt(dt isa.DType) expansion {
+	wrap, _ := expansionOf(&hlo.Instruction{Opcode: "subtract", Shape: &hlo.Shape{Elem: dt.String()}})
+	return expansion{scratch: []string{"s32", "s32", "s32", "s32"}, emit: func(dst string, args, t []string) []string {
+		q, r := t[0], t[1]
+		seq := []string{
+			"vdiv    " + q + ", " + args[0] + ", " + args[1],
+			"vmul    " + q + ", " + q + ", " + args[1],
+			"vcvt    " + r + ", " + args[0],
+		}
+		if dt.Size() < 4 {
+			return append(seq, wrap.emit(dst, []string{r, q}, t[2:])...)
+		}
+		return append(seq, "vsub    "+dst+", "+r+", "+q)
+	}}
+}
+
+// popcnt counts the set bits of each element's own width, SWAR style on s32
+// lanes: pairs, nibbles, bytes, then the bytes summed by a multiply.
+func popcnt(dt isa.DType) expansion {
+	mask := fmt.Sprint(uint32(1<<(8*dt.Size()) - 1))
+	if dt.Size() == 4 {
+		mask = "-1"
+	}
+	return expansion{scratch: []string{"s32", "s32", "s32"}, emit: func(dst string, args, t []string) []string {
+		v, a, k := t[0], t[1], t[2]
+		step := func(shift, m string) []string { // v = (v & m) + ((v >> shift) & m)
+			return []string{
+				"vfill   " + k + ", " + shift,
+				"vshr    " + a + ", " + v + ", " + k,
+				"vfill   " + k + ", " + m,
+				"vand    " + a + ", " + a + ", " + k,
+				"vand    " + v + ", " + v + ", " + k,
+				"vadd    " + v + ", " + v + ", " + a,
+			}
+		}
+		seq := []string{
+			"vcvt    " + v + ", " + args[0],
+			"vfill   " + k + ", " + mask,
+			"vand    " + v + ", " + v + ", " + k, // the element's own bits
+		}
+		seq = append(seq, step("1", "1431655765")...) // 0x55555555
+		seq = append(seq, step("2", "858993459")...)  // 0x33333333
+		seq = append(seq, step("4", "252645135")...)  // 0x0f0f0f0f
+		seq = append(seq,
+			"vfill   "+k+", 16843009", // 0x01010101
+			"vmul    "+v+", "+v+", "+k,
+			"vfill   "+k+", 24",
+			"vshr    "+v+", "+v+", "+k,
+			"vcvt    "+dst+", "+v,
+		)
+		return seq
+	}}
 }

@@ -487,8 +487,8 @@ func (c *compiler) checkElementwise(b *hlo.Instruction, elemOf func(string) stri
 	case "reduce-precision":
 		e, _ := b.Attr("exponent_bits")
 		m, _ := b.Attr("mantissa_bits")
-		if e != "8" || m != "7" {
-			return c.fail(b, "reduce-precision to %s exponent and %s mantissa bits is not lowered (only bf16's 8 and 7)", e, m)
+		if (e != "8" || m != "7") && !precisionHolds(b) {
+			return c.fail(b, "reduce-precision to %s exponent and %s mantissa bits is not lowered (only bf16's 8 and 7, or a format that holds the type)", e, m)
 		}
 		return nil
 	case "convert":
