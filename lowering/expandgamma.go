@@ -1,6 +1,9 @@
 package lowering
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // lgamma by the Lanczos approximation (g = 7, nine coefficients: the
 // published set of Numerical Recipes and Boost, as XLA's math library
@@ -83,6 +86,76 @@ func lgamma(dst string, args, t []string) []string {
 		"vcmp.ne "+m+", "+x+", "+x,
 		"vsel    "+lg+", "+m+", "+x, // NaN stays NaN
 		"vcvt    "+dst+", "+lg,
+	)
+	return seq
+}
+
+func init() {
+	s := []string{"f32", "f32", "f32", "f32", "f32", "f32", "f32", "pred"}
+	s = append(s, "f32", "f32", "f32", "f32", "f32", "pred") // the sine's and cosine's
+	expansions["digamma"] = expansion{scratch: s, emit: digamma}
+}
+
+// digamma as the evaluator computes it: psi(w) = psi(w + 6) - sum_k<6
+// 1/(w + k), the asymptotic series at w + 6, and for x <= 0 the reflection
+// psi(x) = psi(1 - x) - pi / tan(pi x), tan taken of x's distance to the
+// nearest integer; NaN at the poles (non-positive integers) and at -inf.
+func digamma(dst string, args, t []string) []string {
+	x, w, r, y, a, b, c, m := t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]
+	trig := t[8:]
+	m2 := trig[5] // the sine's mask, free outside it
+	seq := []string{
+		"vcvt    " + x + ", " + args[0],
+		"vfill   " + a + ", 0",
+		"vcmp.le " + m + ", " + x + ", " + a,
+		"vscale  " + b + ", " + x + ", -1, 1",
+		"vcopy   " + w + ", " + x,
+		"vsel    " + w + ", " + m + ", " + b, // w = x, or 1 - x to reflect
+		"vfill   " + r + ", 0",
+	}
+	for k := 0; k < 6; k++ {
+		seq = append(seq,
+			"vscale  "+a+", "+w+", 1, "+fmt.Sprint(k),
+			"vrcp    "+a+", "+a,
+			"vsub    "+r+", "+r+", "+a,
+		)
+	}
+	// t = f (-1/12 + f (1/120 + f (-1/252 + f (1/240 + f (-1/132 + f (691/32760 - f/12)))))), f = 1/y^2
+	seq = append(seq,
+		"vscale  "+y+", "+w+", 1, 6",
+		"vmul    "+b+", "+y+", "+y,
+		"vrcp    "+b+", "+b,
+		"vscale  "+a+", "+b+", "+f32imm(-1.0/12)+", "+f32imm(691.0/32760),
+	)
+	for _, k := range []float64{-1.0 / 132, 1.0 / 240, -1.0 / 252, 1.0 / 120, -1.0 / 12} {
+		seq = append(seq, "vmul    "+a+", "+a+", "+b, "vscale  "+a+", "+a+", 1, "+f32imm(k))
+	}
+	seq = append(seq,
+		"vmul    "+a+", "+a+", "+b,
+		"vadd    "+r+", "+r+", "+a,
+		"vlog    "+a+", "+y,
+		"vadd    "+r+", "+r+", "+a,
+		"vrcp    "+a+", "+y,
+		"vscale  "+a+", "+a+", -0.5, 0",
+		"vadd    "+r+", "+r+", "+a, // psi(w)
+		"vround  "+c+", "+x,
+		"vsub    "+c+", "+x+", "+c,
+		"vscale  "+c+", "+c+", "+f32imm(math.Pi)+", 0",
+	)
+	seq = append(seq, sincos(a, c, trig, false)...)
+	seq = append(seq, sincos(b, c, trig, true)...)
+	seq = append(seq,
+		"vdiv    "+b+", "+b+", "+a, // cos/sin = 1/tan
+		"vscale  "+b+", "+b+", "+f32imm(-math.Pi)+", 0",
+		"vadd    "+b+", "+r+", "+b,
+		"vsel    "+r+", "+m+", "+b, // reflected where x <= 0
+		"vfloor  "+a+", "+x,
+		"vcmp.eq "+m2+", "+a+", "+x,
+		"vand    "+m+", "+m+", "+m2, // a pole: x <= 0 and an integer (or -inf)
+		"vfill   "+a+", -1",
+		"vsqrt   "+a+", "+a,
+		"vsel    "+r+", "+m+", "+a,
+		"vcvt    "+dst+", "+r,
 	)
 	return seq
 }
