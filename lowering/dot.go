@@ -67,35 +67,50 @@ func (l *rowLoop) reg(bytesPerRow int64) string {
 // and the accumulator half by its groups, so period blocks bring both
 // back to where they started.
 func (c *compiler) rowBlockLoop(M, m0, mb, K, Kt, N, groupCols int64, ep *epilogue, lhsRow int64, osz int) *rowLoop {
-	ngroups := (N + groupCols - 1) / groupCols
-	nk := (K + Kt - 1) / Kt
-	period := int64(1)
-	for (period*ngroups)%2 != 0 || (period*ngroups*nk)%nset != 0 {
-		period++
-	}
-	iters := (M - m0) / mb / period
-	if iters < 2 {
-		return nil
-	}
-	l := &rowLoop{iters: iters, period: period, regOf: map[int64]int{}, step: map[int]int64{}}
 	strides := []int64{lhsRow, ep.N * int64(osz)}
 	for _, b := range ep.bufs { // in order: the registers are deterministic
 		if ld := ep.loads[b.name]; ld != nil {
 			strides = append(strides, ld.pM*int64(ld.v.dt.Size()))
 		}
 	}
+	return planLoop((N+groupCols-1)/groupCols, (K+Kt-1)/Kt, (M-m0)/mb, mb, strides, false)
+}
+
+// planLoop plans a counted loop over units (row blocks, column groups,
+// batches) of groups groups of nk K tiles each, of which avail remain: an
+// iteration of period units brings the buffer set and the accumulator half
+// back to where they started; each access advancing by a distinct stride
+// (bytes per element of the unit: per elements a unit) gets a register from
+// firstLoopReg. nil when fewer than two iterations would run, registers run
+// out, or (unless capped, which shortens the loop instead) an offset would
+// pass the 2 GiB a register reaches.
+func planLoop(groups, nk, avail, per int64, strides []int64, capped bool) *rowLoop {
+	period := int64(1)
+	for (period*groups)%2 != 0 || (period*groups*nk)%nset != 0 {
+		period++
+	}
+	l := &rowLoop{iters: avail / period, period: period, regOf: map[int64]int{}, step: map[int]int64{}}
 	for _, st := range strides {
 		if _, ok := l.regOf[st]; ok || st == 0 {
 			continue
 		}
 		r := firstLoopReg + len(l.inits)
-		step := st * mb * period
-		if r >= loopCounter || step*iters >= 1<<31 {
-			return nil // out of registers or of 32-bit offsets: unrolled
+		step := st * per * period
+		if r >= loopCounter || st < 0 {
+			return nil // out of registers: unrolled
+		}
+		if most := (1<<31 - 1) / step; most < l.iters {
+			if !capped {
+				return nil // beyond 32-bit offsets: unrolled
+			}
+			l.iters = most
 		}
 		l.regOf[st] = r
 		l.inits = append(l.inits, r)
 		l.step[r] = step
+	}
+	if l.iters < 2 {
+		return nil
 	}
 	return l
 }
@@ -142,44 +157,13 @@ func batchRuns(lOff, rOff, bshape []int64) (run, dL, dR int64, ok bool) {
 // the epilogue's loads) is offset by a register per distinct advance in
 // bytes per batch.
 func (c *compiler) batchLoop(B, b0, groups, nk, lhsB, rhsB int64, ep *epilogue, outB int64) *rowLoop {
-	period := int64(1)
-	for (period*groups)%2 != 0 || (period*groups*nk)%nset != 0 {
-		period++
-	}
-	iters := (B - b0) / period
-	if iters < 2 {
-		return nil
-	}
-	l := &rowLoop{iters: iters, period: period, regOf: map[int64]int{}, step: map[int]int64{}}
 	strides := []int64{lhsB, rhsB, outB}
 	for _, b := range ep.bufs { // in order: the registers are deterministic
 		if ld := ep.loads[b.name]; ld != nil {
 			strides = append(strides, ld.pB*int64(ld.v.dt.Size()))
 		}
 	}
-	for _, st := range strides {
-		if _, ok := l.regOf[st]; ok || st == 0 {
-			continue
-		}
-		r := firstLoopReg + len(l.inits)
-		if r >= loopCounter || st < 0 {
-			return nil // out of registers: unrolled
-		}
-		// A register offset reaches 2 GiB: a longer run of batches
-		// takes several loops (the caller asks again).
-		if most := (1<<31 - 1) / (st * period); most < l.iters {
-			l.iters = most
-		}
-		l.regOf[st] = r
-		l.inits = append(l.inits, r)
-	}
-	if l.iters < 2 {
-		return nil
-	}
-	for st, r := range l.regOf {
-		l.step[r] = st * period
-	}
-	return l
+	return planLoop(groups, nk, B-b0, 1, strides, true)
 }
 
 // colGroupLoop plans the loop over the full column groups of a row block
@@ -190,35 +174,13 @@ func (c *compiler) batchLoop(B, b0, groups, nk, lhsB, rhsB int64, ep *epilogue, 
 // output, the epilogue's loads) is offset by a register per distinct
 // advance in bytes per column.
 func (c *compiler) colGroupLoop(N, n0, groupCols, nk int64, ep *epilogue, rhsCol int64, osz int) *rowLoop {
-	period := int64(1)
-	for period%2 != 0 || (period*nk)%nset != 0 {
-		period++
-	}
-	iters := (N - n0) / groupCols / period
-	if iters < 2 {
-		return nil
-	}
-	l := &rowLoop{iters: iters, period: period, regOf: map[int64]int{}, step: map[int]int64{}}
 	strides := []int64{rhsCol, int64(osz)}
 	for _, b := range ep.bufs { // in order: the registers are deterministic
 		if ld := ep.loads[b.name]; ld != nil {
 			strides = append(strides, ld.pN*int64(ld.v.dt.Size()))
 		}
 	}
-	for _, st := range strides {
-		if _, ok := l.regOf[st]; ok || st == 0 {
-			continue
-		}
-		r := firstLoopReg + len(l.inits)
-		step := st * groupCols * period
-		if r >= loopCounter || step*iters >= 1<<31 {
-			return nil // out of registers or of 32-bit offsets: unrolled
-		}
-		l.regOf[st] = r
-		l.inits = append(l.inits, r)
-		l.step[r] = step
-	}
-	return l
+	return planLoop(1, nk, (N-n0)/groupCols, groupCols, strides, false)
 }
 
 // dotView is one operand (or the output) seen as [B, rows, cols].

@@ -131,20 +131,9 @@ func isFinite(dst string, args, t []string) []string {
 // rounds to 1, and log(u) where the quotient is NaN (x infinite or NaN).
 func logPlusOne(dst string, args, t []string) []string {
 	a, b, c, d, m := t[0], t[1], t[2], t[3], t[4]
-	return []string{
-		"vcvt    " + a + ", " + args[0],
-		"vscale  " + b + ", " + a + ", 1, 1", // u
-		"vlog    " + c + ", " + b,
-		"vscale  " + b + ", " + b + ", 1, -1", // u - 1
-		"vfill   " + d + ", 0",
-		"vcmp.eq " + m + ", " + b + ", " + d,
-		"vdiv    " + b + ", " + a + ", " + b,
-		"vmul    " + d + ", " + c + ", " + b,
-		"vsel    " + d + ", " + m + ", " + a,
-		"vcmp.ne " + m + ", " + d + ", " + d,
-		"vsel    " + d + ", " + m + ", " + c,
-		"vcvt    " + dst + ", " + d,
-	}
+	seq := []string{"vcvt    " + a + ", " + args[0]}
+	seq = append(seq, log1pInto(c, a, b, d, m)...)
+	return append(seq, "vcvt    "+dst+", "+c)
 }
 
 // atan2(y, x): a = min(|y|,|x|) / max(|y|,|x|) in [0, 1] (0 where both are

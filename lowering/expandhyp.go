@@ -162,8 +162,8 @@ func roundAFZ(dst string, args, t []string) []string {
 	}
 }
 
-// log1pInto computes log(1 + v) of the f32 tile v into r, as logPlusOne
-// does (v is kept; scratch a, b; mask m).
+// log1pInto computes log(1 + v) of the f32 tile v into r (logPlusOne's
+// method: see there; v is kept; scratch a, b; mask m).
 func log1pInto(r, v, a, b, m string) []string {
 	return []string{
 		"vscale  " + a + ", " + v + ", 1, 1", // u

@@ -589,30 +589,7 @@ func (b *builder) op(s *stmt, sc *scope) error {
 		if err != nil {
 			return err
 		}
-		size := numbers(after(pre, "window_dimensions"))
-		rank := len(size)
-		get := func(key, def string) []string {
-			v := numbers(after(pre, key))
-			if len(v) == 0 {
-				v = make([]string, rank)
-				for i := range v {
-					v[i] = def
-				}
-			}
-			return v
-		}
-		stride, bd, wd := get("window_strides", "1"), get("base_dilations", "1"), get("window_dilations", "1")
-		pad := numbers(after(pre, "padding"))
-		var ps []string
-		for i := 0; i < rank; i++ {
-			if len(pad) == 2*rank {
-				ps = append(ps, pad[2*i]+"_"+pad[2*i+1])
-			} else {
-				ps = append(ps, "0_0")
-			}
-		}
-		line = fmt.Sprintf("%s = %s reduce-window(%s), window={size=%s stride=%s pad=%s lhs_dilate=%s rhs_dilate=%s}, to_apply=%s",
-			res, out, args(ops), strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(ps, "x"), strings.Join(bd, "x"), strings.Join(wd, "x"), comp)
+		line = fmt.Sprintf("%s = %s reduce-window(%s), window={%s}, to_apply=%s", res, out, args(ops), window(pre, true), comp)
 	case name == "select_and_scatter" && len(s.regions) == 2:
 		sel, err := b.regionComp(res+".select", s.rargs[0], s.regions[0], sc)
 		if err != nil {
@@ -622,25 +599,7 @@ func (b *builder) op(s *stmt, sc *scope) error {
 		if err != nil {
 			return err
 		}
-		size := numbers(after(pre, "window_dimensions"))
-		rank := len(size)
-		stride := numbers(after(pre, "window_strides"))
-		if len(stride) == 0 {
-			for range size {
-				stride = append(stride, "1")
-			}
-		}
-		pad := numbers(after(pre, "padding"))
-		var ps []string
-		for i := 0; i < rank; i++ {
-			if len(pad) == 2*rank {
-				ps = append(ps, pad[2*i]+"_"+pad[2*i+1])
-			} else {
-				ps = append(ps, "0_0")
-			}
-		}
-		line = fmt.Sprintf("%s = %s select-and-scatter(%s), window={size=%s stride=%s pad=%s}, select=%s, scatter=%s",
-			res, out, args(ops), strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(ps, "x"), sel, scat)
+		line = fmt.Sprintf("%s = %s select-and-scatter(%s), window={%s}, select=%s, scatter=%s", res, out, args(ops), window(pre, false), sel, scat)
 	case name == "scatter" && len(s.regions) == 1:
 		if len(ops) != 3 {
 			return b.r.errAt(s.toks[0], "unsupported: a variadic scatter")
@@ -910,6 +869,37 @@ func (b *builder) convolution(pre []token, ins []string, s *stmt) (string, error
 		}
 	}
 	return w, nil
+}
+
+// window reads the window attributes of reduce_window and
+// select_and_scatter (window_dimensions, window_strides, padding and, with
+// dilations, base_dilations and window_dilations) as HLO's window text.
+func window(pre []token, dilations bool) string {
+	size := numbers(after(pre, "window_dimensions"))
+	rank := len(size)
+	get := func(key string) []string {
+		v := numbers(after(pre, key))
+		if len(v) == 0 {
+			v = make([]string, rank)
+			for i := range v {
+				v[i] = "1"
+			}
+		}
+		return v
+	}
+	pad := numbers(after(pre, "padding"))
+	ps := make([]string, rank)
+	for i := range ps {
+		ps[i] = "0_0"
+		if len(pad) == 2*rank {
+			ps[i] = pad[2*i] + "_" + pad[2*i+1]
+		}
+	}
+	w := fmt.Sprintf("size=%s stride=%s pad=%s", strings.Join(size, "x"), strings.Join(get("window_strides"), "x"), strings.Join(ps, "x"))
+	if dilations {
+		w += fmt.Sprintf(" lhs_dilate=%s rhs_dilate=%s", strings.Join(get("base_dilations"), "x"), strings.Join(get("window_dilations"), "x"))
+	}
+	return w
 }
 
 // splitX splits "[0, 1] x [2, 3]" at the x.
