@@ -261,6 +261,9 @@ func (l *Lab) copyInto(dir, part string) ([]string, error) {
 			return nil, err
 		}
 	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("%s is a file, not a folder", dir)
+	}
 	for _, f := range files {
 		if _, err := os.Stat(filepath.Join(dir, f.name)); err == nil {
 			return nil, fmt.Errorf("%s already exists: not overwriting it (pick an empty folder)", filepath.Join(dir, f.name))

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -145,6 +146,11 @@ func newLabCheck() *cobra.Command {
 			dir := "."
 			if len(args) == 2 {
 				dir = args[1]
+			}
+			// A missing folder is a mistake in the command (a typo), not a
+			// submission to score zero; a folder without the kernel is.
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				return fmt.Errorf("%s: no such folder (pulse lab check LAB DIR grades the kernel in DIR)", dir)
 			}
 			var p *progress
 			res, err := grade.Grade(l, dir, grade.Options{Seed: seed, Progress: func(done, total int) {

@@ -70,6 +70,13 @@ func TestLabCommands(t *testing.T) {
 		code, _, _ := runCLI(bad...)
 		require.Equal(t, 2, code, "%v", bad)
 	}
+	code, _, errs = runCLI("lab", "check", "gemm", filepath.Join(dir, "typo"))
+	require.Equal(t, 1, code)
+	require.Contains(t, errs, "no such folder")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "afile"), nil, 0o644))
+	code, _, errs = runCLI("lab", "start", "gemm", filepath.Join(dir, "afile"))
+	require.Equal(t, 1, code)
+	require.Contains(t, errs, "is a file, not a folder")
 	code, _, errs = runCLI("lab", "check", "gemm", sol, "-o", filepath.Join(dir, "nodir", "r.json"))
 	require.Equal(t, 1, code)
 	require.Contains(t, errs, "does not exist")
