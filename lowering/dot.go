@@ -552,6 +552,32 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	}
 	nk := (K + Kt - 1) / Kt
 	step := int64(nM) * Nt
+	// counted emits a counted loop of lp.iters iterations whose body is
+	// lp.period units (unit(j) emits the j-th, its accesses offset by lp's
+	// registers), and records the later iterations' groups for the store
+	// waits that follow.
+	counted := func(lp *rowLoop, kind string, unit func(j int64)) {
+		for _, r := range lp.inits {
+			emit(in, "li      r%d, 0", r)
+		}
+		emit(in, "li      r%d, %d", loopCounter, lp.iters)
+		c.nlabel++
+		label := fmt.Sprintf("k%d_%sloop", c.nlabel, kind)
+		fmt.Fprintf(w, "%s:\n", label)
+		first := len(tilesOf)
+		for j := int64(0); j < lp.period; j++ {
+			unit(j)
+		}
+		for _, r := range lp.inits {
+			emit(in, "addi    r%d, r%d, %d", r, r, lp.step[r])
+		}
+		emit(in, "loop    r%d, %s", loopCounter, label)
+		body := append([]int(nil), tilesOf[first:]...)
+		for i := int64(1); i < lp.iters; i++ {
+			tilesOf = append(tilesOf, body...)
+			g += len(body)
+		}
+	}
 	// rowBlock emits the groups of one block of rows; reg is nil outside
 	// a row-block loop.
 	rowBlock := func(b, m0 int64, reg offReg) {
@@ -569,27 +595,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			}
 			full := n0 == 2*step && tilesOf[len(tilesOf)-1] == nM && tilesOf[len(tilesOf)-2] == nM
 			if lp := c.colGroupLoop(N, n0, step, nk, ep, R.sCol*esz, out.dt.Size()); full && lp != nil {
-				for _, r := range lp.inits {
-					emit(in, "li      r%d, 0", r)
-				}
-				emit(in, "li      r%d, %d", loopCounter, lp.iters)
-				c.nlabel++
-				label := fmt.Sprintf("k%d_nloop", c.nlabel)
-				fmt.Fprintf(w, "%s:\n", label)
-				first := len(tilesOf)
 				colReg := func(_, _, perCol int64) string { return lp.reg(perCol) }
-				for j := int64(0); j < lp.period; j++ {
-					group(b, m0, min(mb, M-m0), n0+j*step, colReg)
-				}
-				for _, r := range lp.inits {
-					emit(in, "addi    r%d, r%d, %d", r, r, lp.step[r])
-				}
-				emit(in, "loop    r%d, %s", loopCounter, label)
-				body := append([]int(nil), tilesOf[first:]...)
-				for i := int64(1); i < lp.iters; i++ {
-					tilesOf = append(tilesOf, body...)
-					g += len(body)
-				}
+				counted(lp, "n", func(j int64) { group(b, m0, min(mb, M-m0), n0+j*step, colReg) })
 				n0 += lp.iters * lp.period * step
 			}
 		}
@@ -623,28 +630,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			lp = nil
 		}
 		if lp != nil {
-			for _, r := range lp.inits {
-				emit(in, "li      r%d, 0", r)
-			}
-			emit(in, "li      r%d, %d", loopCounter, lp.iters)
-			c.nlabel++
-			label := fmt.Sprintf("k%d_mloop", c.nlabel)
-			fmt.Fprintf(w, "%s:\n", label)
-			first := len(tilesOf)
 			rowReg := func(_, perRow, _ int64) string { return lp.reg(perRow) }
-			for j := int64(0); j < lp.period; j++ {
-				rowBlock(b, m0+j*mb, rowReg)
-			}
-			for _, r := range lp.inits {
-				emit(in, "addi    r%d, r%d, %d", r, r, lp.step[r])
-			}
-			emit(in, "loop    r%d, %s", loopCounter, label)
-			// The later iterations' groups, for the store waits after.
-			body := append([]int(nil), tilesOf[first:]...)
-			for i := int64(1); i < lp.iters; i++ {
-				tilesOf = append(tilesOf, body...)
-				g += len(body)
-			}
+			counted(lp, "m", func(j int64) { rowBlock(b, m0+j*mb, rowReg) })
 			m0 += lp.iters * lp.period * mb
 		}
 		for ; m0 < M; m0 += mb {
@@ -672,27 +659,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				if bl == nil {
 					break
 				}
-				for _, r := range bl.inits {
-					emit(in, "li      r%d, 0", r)
-				}
-				emit(in, "li      r%d, %d", loopCounter, bl.iters)
-				c.nlabel++
-				label := fmt.Sprintf("k%d_bloop", c.nlabel)
-				fmt.Fprintf(w, "%s:\n", label)
-				first := len(tilesOf)
 				batchReg := func(perB, _, _ int64) string { return bl.reg(perB) }
-				for j := int64(0); j < bl.period; j++ {
-					batch(b+j, batchReg)
-				}
-				for _, r := range bl.inits {
-					emit(in, "addi    r%d, r%d, %d", r, r, bl.step[r])
-				}
-				emit(in, "loop    r%d, %s", loopCounter, label)
-				body := append([]int(nil), tilesOf[first:]...)
-				for i := int64(1); i < bl.iters; i++ {
-					tilesOf = append(tilesOf, body...)
-					g += len(body)
-				}
+				counted(bl, "b", func(j int64) { batch(b+j, batchReg) })
 				b += bl.iters * bl.period
 			}
 		}
