@@ -213,6 +213,7 @@ type VPU struct {
 	Latency            int `yaml:"latency"`             // cycles added to every instruction
 	TranscendentalCost int `yaml:"transcendental_cost"` // cycles per element group for exp, log, tanh, ...
 	DivideCost         int `yaml:"divide_cost"`         // cycles per element group for div, rcp, rsqrt, sqrt, pow
+	F64Cost            int `yaml:"f64_cost"`            // f64 arithmetic costs this many f32 ops (0: no f64 arithmetic)
 }
 
 // XLU describes the cross-lane units.

@@ -298,3 +298,29 @@ func TestWatchdog(t *testing.T) {
 	require.Contains(t, err.Error(), "no progress")
 	require.Regexp(t, `dma0: \d+ instructions in flight`, err.Error())
 }
+
+// f64 arithmetic costs vpu.f64_cost times the f32 op; moving f64 data costs
+// two passes of the 32-bit lanes; a chip whose cost is 0 refuses f64
+// arithmetic on both executors.
+func TestF64Cost(t *testing.T) {
+	src := func(op, dt string) []byte {
+		return []byte("  " + op + " sram[0]:" + dt + "[1024], sram[0x4000]:" + dt + "[1024]" +
+			map[bool]string{true: ", sram[0x8000]:" + dt + "[1024]"}[op == "vadd"] + "\n  halt\n")
+	}
+	cycles := func(op, dt string, cost string) int64 {
+		prog, err := asm.Assemble("f.s", src(op, dt), asm.Options{})
+		require.NoError(t, err)
+		_, rerr, cm, cerr := both(t, "teach16", prog, "vpu.f64_cost="+cost, "vpu.latency=0")
+		require.NoError(t, rerr)
+		require.NoError(t, cerr)
+		return cm.Cycles()
+	}
+	// teach16: 16 lanes, 1024 elements: 64 element groups.
+	require.Equal(t, int64(64*8), cycles("vadd", "f64", "16")-cycles("vadd", "f64", "8"))
+	require.Equal(t, cycles("vcopy", "f64", "8"), cycles("vcopy", "f64", "16"), "a copy does no arithmetic")
+	prog, err := asm.Assemble("f.s", src("vadd", "f64"), asm.Options{})
+	require.NoError(t, err)
+	_, rerr, _, cerr := both(t, "teach16", prog, "vpu.f64_cost=0")
+	require.ErrorContains(t, rerr, "vpu.f64_cost is 0")
+	require.ErrorContains(t, cerr, "vpu.f64_cost is 0")
+}

@@ -51,6 +51,7 @@ type vpuTimer struct {
 	latency int64
 	trans   int64
 	div     int64
+	f64     int64 // f64 arithmetic's cost multiplier (vpu.f64_cost; 2 on the XLU: two 32-bit halves)
 }
 
 // Vector op classes: what an element-op costs in time and energy.
@@ -88,14 +89,31 @@ func opCost(t *vpuTimer, in *isa.Inst) int64 {
 	return 1
 }
 
-// wideCost: lanes are 32 bits wide, so 64-bit integers take two passes.
-func wideCost(v [3]*isa.Layout) int64 {
+// wideCost: lanes are 32 bits wide, so 64-bit integers take two passes,
+// as does moving f64 data; f64 arithmetic, which the lanes emulate, costs
+// vpu.f64_cost times the f32 op.
+func (t *vpuTimer) wideCost(in *isa.Inst, v [3]*isa.Layout) int64 {
+	cost := int64(1)
 	for _, l := range v {
-		if l != nil && l.DType.IsWide() {
-			return 2
+		switch {
+		case l == nil:
+		case l.DType == isa.F64 && !movesData(in):
+			cost = max(cost, t.f64, 2)
+		case l.DType.IsWide(), l.DType == isa.F64:
+			cost = max(cost, 2)
 		}
 	}
-	return 1
+	return cost
+}
+
+// movesData reports whether a vector instruction copies elements without
+// arithmetic.
+func movesData(in *isa.Inst) bool {
+	switch in.Op.Info().Code {
+	case isa.CodeVCopy, isa.CodeVBcast, isa.CodeVSel, isa.CodeVFill:
+		return true
+	}
+	return false
 }
 
 func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]int64) (sim.Time, sim.Time, sim.Time) {
@@ -114,7 +132,7 @@ func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]i
 			memEnd, idealEnd = max(memEnd, end), max(idealEnd, ideal)
 		}
 	}
-	occ := max(ceilDiv(elems, t.lanes)*opCost(t, in)*wideCost(v), 1)
+	occ := max(ceilDiv(elems, t.lanes)*opCost(t, in)*t.wideCost(in, v), 1)
 	switch in.Op.Info().Code {
 	case isa.CodeVBin, isa.CodeVUn, isa.CodeVScale, isa.CodeVAct, isa.CodeVRed, isa.CodeXRed:
 		u.m.flops += elems

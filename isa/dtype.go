@@ -23,14 +23,17 @@ const (
 	U64
 	S16
 	U16
+	F64
 	numDTypes
 )
 
-var dtypeNames = [...]string{"invalid", "f32", "bf16", "f16", "s32", "s8", "u8", "pred", "u32", "s64", "u64", "s16", "u16"}
-var dtypeSizes = [...]int{0, 4, 2, 2, 4, 1, 1, 1, 4, 8, 8, 2, 2}
+var dtypeNames = [...]string{"invalid", "f32", "bf16", "f16", "s32", "s8", "u8", "pred", "u32", "s64", "u64", "s16", "u16", "f64"}
+var dtypeSizes = [...]int{0, 4, 2, 2, 4, 1, 1, 1, 4, 8, 8, 2, 2, 8}
 
 // DTypes lists every valid dtype in encoding order.
-func DTypes() []DType { return []DType{F32, BF16, F16, S32, S8, U8, Pred, U32, S64, U64, S16, U16} }
+func DTypes() []DType {
+	return []DType{F32, BF16, F16, S32, S8, U8, Pred, U32, S64, U64, S16, U16, F64}
+}
 
 func (d DType) String() string {
 	if int(d) < len(dtypeNames) {
@@ -51,7 +54,7 @@ func (d DType) Size() int {
 }
 
 // IsFloat reports whether d is a floating-point type.
-func (d DType) IsFloat() bool { return d == F32 || d == BF16 || d == F16 }
+func (d DType) IsFloat() bool { return d == F32 || d == BF16 || d == F16 || d == F64 }
 
 // IsInt reports whether d is an integer type (pred counts as integer).
 func (d DType) IsInt() bool {
@@ -155,7 +158,7 @@ func ParseDType(s string) (DType, bool) {
 }
 
 // --- Conversions. Every value the machine computes is carried as a float64,
-// which holds every f32, f16, bf16, s32 and u32 value exactly (64-bit
+// which holds every f64, f32, f16, bf16, s32 and u32 value exactly (64-bit
 // integers travel as their bits: see IsWide). Stores round it to the
 // destination dtype with the rules below (docs/isa.md, "Numerics").
 
@@ -262,6 +265,8 @@ func Round(d DType, v float64) float64 {
 		return saturate(v, 0, math.MaxUint32)
 	case S64, U64:
 		return v // already bits: see IsWide
+	case F64:
+		return v
 	case Pred:
 		if v != 0 {
 			return 1
@@ -313,7 +318,7 @@ func StoreElem(d DType, b []byte, v float64) {
 	case U32:
 		u := uint32(v)
 		b[0], b[1], b[2], b[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
-	case S64, U64:
+	case S64, U64, F64:
 		u := math.Float64bits(v)
 		for i := range 8 {
 			b[i] = byte(u >> (8 * i))
@@ -347,7 +352,7 @@ func LoadElem(d DType, b []byte) float64 {
 		return 0
 	case U32:
 		return float64(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)
-	case S64, U64:
+	case S64, U64, F64:
 		var u uint64
 		for i := range 8 {
 			u |= uint64(b[i]) << (8 * i)

@@ -298,6 +298,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		return c.fail(dot, "the chip's MXU does not multiply %s (mxu.dtypes)", lv.dt)
 	}
 	// Float inputs accumulate in f32, integers in s32 (wrapping, as XLA).
+	if dot.Shape.Elem == "f64" {
+		return c.fail(dot, "an f64 result sums in f64 in XLA; the MXU accumulates in f32")
+	}
 	accDT := isa.F32
 	if lv.dt.IsInt() {
 		accDT = isa.S32

@@ -505,12 +505,29 @@ func (c *compiler) checkElementwise(b *hlo.Instruction, elemOf func(string) stri
 		return nil
 	}
 	if _, ok := expansionOf(b); ok {
+		if f64In(b, elemOf) && !(b.Opcode == "reduce-precision" && precisionHolds(b)) {
+			// The sequences are accurate to f32's precision, not f64's.
+			return c.fail(b, "f64 %s is not lowered (its vector sequence is accurate to f32, not f64)", b.Opcode)
+		}
 		return nil
 	}
 	if _, ok := vectorOps[b.Opcode]; !ok {
 		return c.fail(b, "elementwise %s has no vector instruction", b.Opcode)
 	}
 	return checkNarrowInt(c, b, b.Shape.Elem)
+}
+
+// f64In reports whether b's result or an operand is f64.
+func f64In(b *hlo.Instruction, elemOf func(string) string) bool {
+	if b.Shape.Elem == "f64" {
+		return true
+	}
+	for _, o := range b.Operands {
+		if elemOf(o.Name) == "f64" {
+			return true
+		}
+	}
+	return false
 }
 
 // wrapSafe ops cannot leave their operands' range, so saturating to a

@@ -119,6 +119,9 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 	if err := checkSingleDevice(file, m); err != nil {
 		return nil, err
 	}
+	if err := checkF64(file, m, chip); err != nil {
+		return nil, err
+	}
 	// Concatenate and pad are DMA kernels of their own here.
 	m = m.Clone()
 	hlo.InlineCalls(m)
@@ -218,6 +221,33 @@ func checkSingleDevice(file string, m *hlo.Module) error {
 	return multiDeviceCollective(file, m)
 }
 
+// checkF64 refuses a module with f64 arrays for a chip whose vector unit
+// has no f64 arithmetic, at the first such instruction.
+func checkF64(file string, m *hlo.Module, chip *config.Chip) error {
+	if chip.VPU.F64Cost > 0 {
+		return nil
+	}
+	var has func(s *hlo.Shape) bool
+	has = func(s *hlo.Shape) bool {
+		if s == nil {
+			return false
+		}
+		if s.IsTuple {
+			return slices.ContainsFunc(s.Tuple, has)
+		}
+		return s.Elem == "f64"
+	}
+	for _, comp := range m.Computations {
+		for _, in := range comp.Instructions {
+			if has(in.Shape) {
+				return &Error{File: file, Pos: in.Pos, Op: in.Name, Opcode: in.Opcode,
+					Reason: fmt.Sprintf("chip %s has no f64 arithmetic (vpu.f64_cost is 0)", chip.Name)}
+			}
+		}
+	}
+	return nil
+}
+
 // value is where an entry-computation value lives: an HBM tensor, or a
 // tuple of them.
 type value struct {
@@ -287,7 +317,7 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	}
 	dt, ok := dtypeOf(s.Elem)
 	if !ok {
-		return nil, c.fail(in, "element type %s has no Pulse dtype (f32, bf16, f16, s32, s16, u16, s8, u8, pred, u32, s64, u64)", s.Elem)
+		return nil, c.fail(in, "element type %s has no Pulse dtype (f64, f32, bf16, f16, s32, s16, u16, s8, u8, pred, u32, s64, u64)", s.Elem)
 	}
 	dims := s.Dims
 	if len(dims) == 0 {
@@ -663,7 +693,7 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 	if _, ok := dtypeOf(in.Shape.Elem); !ok && !in.Shape.IsTuple {
 		// The type first: a complex literal is not "bad", its type is
 		// not the chip's.
-		return c.fail(in, "element type %s has no Pulse dtype (f32, bf16, f16, s32, s16, u16, s8, u8, pred, u32, s64, u64)", in.Shape.Elem)
+		return c.fail(in, "element type %s has no Pulse dtype (f64, f32, bf16, f16, s32, s16, u16, s8, u8, pred, u32, s64, u64)", in.Shape.Elem)
 	}
 	if in.Shape.IsTuple && lit != "{...}" {
 		return c.fail(in, "tuple constants with values are not lowered yet") // (never uninitialized bytes)
@@ -740,7 +770,7 @@ func (c *compiler) literalText(in *hlo.Instruction) ([]string, error) {
 // fillableScalar reports whether scalar constant b can be a vfill.
 func (c *compiler) fillableScalar(b *hlo.Instruction) bool {
 	dt, ok := dtypeOf(b.Shape.Elem)
-	if !ok || !dt.IsWide() {
+	if !ok || !dt.IsWide() && dt != isa.F64 {
 		return true
 	}
 	text, err := c.literalText(b)
@@ -748,8 +778,13 @@ func (c *compiler) fillableScalar(b *hlo.Instruction) bool {
 }
 
 // fillable reports whether a scalar literal of dtype dt fits vfill's 32-bit
-// immediate (sign-extended for s64, zero-extended for u64).
+// immediate (sign-extended for s64, zero-extended for u64; f64 values an
+// f32 holds exactly).
 func fillable(dt isa.DType, lit string) bool {
+	if dt == isa.F64 {
+		x, err := strconv.ParseFloat(lit, 64)
+		return err == nil && (x != x || float64(float32(x)) == x)
+	}
 	if !dt.IsWide() {
 		return true
 	}

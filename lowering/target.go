@@ -4,7 +4,8 @@ import "github.com/pulse-sim/pulse/config"
 
 // Target is the part of a chip the compiler reads: the arrays' count,
 // shape, dtypes and dataflow, the number of DMA engines and cross-lane
-// units, and the memory sizes. Compile sees only this projection, so two
+// units, the memory sizes, and whether the vector unit has f64 arithmetic
+// (vpu.f64_cost > 0; its value is timing only). Compile sees only this projection, so two
 // chips with the same Target get the same program by construction: a
 // sweep over timing knobs (bandwidths, latencies, DRAM timings, clocks)
 // compiles once, and the executable cache keys on it.
@@ -13,6 +14,7 @@ func Target(c *config.Chip) *config.Chip {
 		Name: c.Name,
 		MXU: config.MXU{Count: c.MXU.Count, Rows: c.MXU.Rows, Cols: c.MXU.Cols,
 			DTypes: c.MXU.DTypes, Dataflow: c.MXU.Dataflow},
+		VPU:    config.VPU{F64Cost: min(c.VPU.F64Cost, 1)},
 		XLU:    config.XLU{Count: c.XLU.Count},
 		DMA:    config.DMA{Engines: c.DMA.Engines},
 		Memory: c.Memory,

@@ -232,6 +232,10 @@ func Convert(from, to isa.DType, x float64) float64 {
 		return isa.Round(to, x)
 	case to.IsInt():
 		return isa.FromBits(to, isa.Bits(from, x))
+	case from == isa.S64 && to == isa.F64:
+		return float64(int64(isa.Bits(from, x)))
+	case from == isa.U64 && to == isa.F64:
+		return float64(isa.Bits(from, x))
 	case from == isa.S64:
 		return isa.Round(to, float64(float32(int64(isa.Bits(from, x)))))
 	case from == isa.U64:
@@ -251,8 +255,9 @@ func b2f(b bool) float64 {
 // apart from s32 (and never mix with other types).
 func wideOrU32(d isa.DType) bool { return d.IsWide() || d == isa.U32 }
 
-// computeType is the type a vector binary or comparison computes in: f32
-// when an operand is a float, an integer type (intType) otherwise.
+// computeType is the type a vector binary or comparison computes in: f64
+// when an operand is f64, f32 when an operand is another float, an integer
+// type (intType) otherwise.
 func computeType(info *isa.OpInfo, a, b isa.DType) (isa.DType, error) {
 	bitwise := info.Code == isa.CodeVBin && (info.Func == isa.VAnd || info.Func == isa.VOr ||
 		info.Func == isa.VXor || info.Func == isa.VShl || info.Func == isa.VShr || info.Func == isa.VSra)
@@ -262,6 +267,8 @@ func computeType(info *isa.OpInfo, a, b isa.DType) (isa.DType, error) {
 			return 0, dtypeErr(info, "%s needs integer or pred operands, got %s and %s", info.Mnemonic, a, b)
 		case a.IsWide() || b.IsWide():
 			return 0, dtypeErr(info, "%s mixes %s with %s: convert first (vcvt)", info.Mnemonic, a, b)
+		case a == isa.F64 || b == isa.F64:
+			return isa.F64, nil // the other operand widens exactly
 		}
 		return isa.F32, nil
 	}
@@ -284,5 +291,9 @@ func (m *Machine) reducer(info *isa.OpInfo, src, dst isa.DType) (func([]float64)
 	if info.Func == isa.RedAnd || info.Func == isa.RedOr {
 		return nil, dtypeErr(info, "%s needs integer or pred operands, got %s", info.Mnemonic, src)
 	}
-	return func(v []float64) float64 { return Reduce(info.Func, v) }, nil
+	ct := isa.F32
+	if src == isa.F64 {
+		ct = isa.F64
+	}
+	return func(v []float64) float64 { return Reduce(ct, info.Func, v) }, nil
 }

@@ -6,18 +6,33 @@ import (
 	"github.com/pulse-sim/pulse/isa"
 )
 
-// The vector unit computes in f32 when any source is a float type and in s32
-// (wrapping) otherwise; results are then rounded to the destination dtype by
-// isa.Round. Values travel as float64, which holds every f32 and s32 exactly;
-// functions of f32 inputs are evaluated in float64 and rounded once to f32,
-// which is the correctly rounded result for + - * / and sqrt.
+// The vector unit computes in f32 when any source is a float type other
+// than f64, in f64 when the sources are f64, and in s32 (wrapping) or a
+// wider integer type otherwise; results are then rounded to the destination
+// dtype by isa.Round. Values travel as float64, which holds every f64, f32
+// and s32 exactly; functions of f32 inputs are evaluated in float64 and
+// rounded once to f32, which is the correctly rounded result for + - * /
+// and sqrt (and f64 results are float64's own).
 
 func f32(x float64) float64 { return float64(float32(x)) }
 
+func f64(x float64) float64 { return x }
+
+// rounding is the rounding of float compute type ct: f64 keeps float64's
+// result, every other float type computes in f32.
+func rounding(ct isa.DType) func(float64) float64 {
+	if ct == isa.F64 {
+		return f64
+	}
+	return f32
+}
+
 func wrap32(x int64) float64 { return float64(int32(x)) }
 
-// Binary applies a vector binary function to floats (integers: IntBinary).
-func Binary(fn uint8, a, b float64) float64 {
+// Binary applies a vector binary function to floats computing in ct, f32
+// or f64 (integers: IntBinary).
+func Binary(ct isa.DType, fn uint8, a, b float64) float64 {
+	f32 := rounding(ct)
 	switch fn {
 	case isa.VAdd:
 		return f32(a + b)
@@ -106,6 +121,12 @@ func Unary(fn uint8, x float64, src isa.DType) float64 {
 		// Other functions of integers are computed in f32.
 		x = f32(x)
 	}
+	return floatUnary(fn, x, rounding(src))
+}
+
+// floatUnary applies a unary function to a float, rounding with f32 (the
+// compute type's rounding: see rounding).
+func floatUnary(fn uint8, x float64, f32 func(float64) float64) float64 {
 	switch fn {
 	case isa.FnNone:
 		return x
@@ -160,17 +181,19 @@ func Unary(fn uint8, x float64, src isa.DType) float64 {
 	return x
 }
 
-// Reduce folds float values in index order (integers: IntReduce).
-func Reduce(fn uint8, vals []float64) float64 {
+// Reduce folds float values in index order, computing in ct, f32 or f64
+// (integers: IntReduce).
+func Reduce(ct isa.DType, fn uint8, vals []float64) float64 {
+	f32 := rounding(ct)
 	acc := vals[0]
 	for _, v := range vals[1:] {
 		switch fn {
 		case isa.RedSum:
 			acc = f32(acc + v)
 		case isa.RedMax:
-			acc = Binary(isa.VMax, acc, v)
+			acc = Binary(ct, isa.VMax, acc, v)
 		case isa.RedMin:
-			acc = Binary(isa.VMin, acc, v)
+			acc = Binary(ct, isa.VMin, acc, v)
 		}
 	}
 	return acc

@@ -132,8 +132,8 @@ func (m *Machine) execMXU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 	if x.DType != w.dtype {
 		return dtypeErr(info, "src is %s but the loaded weights are %s", x.DType, w.dtype)
 	}
-	if wideOrU32(x.DType) {
-		return dtypeErr(info, "the MXU multiplies floats, s32, s8 and u8, not %s", x.DType)
+	if wideOrU32(x.DType) || x.DType == isa.F64 {
+		return dtypeErr(info, "the MXU multiplies f32, bf16, f16, s32, s8 and u8, not %s", x.DType)
 	}
 	intClass := x.DType.IsInt()
 	want := isa.F32
@@ -208,6 +208,13 @@ func shapeErr(info *isa.OpInfo, a, b view) error {
 
 func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 	dst := v[0]
+	if m.Chip.VPU.F64Cost == 0 {
+		for _, x := range v {
+			if x.Layout != nil && x.DType == isa.F64 && info.Code != isa.CodeVCopy {
+				return dtypeErr(info, "chip %s has no f64 arithmetic (vpu.f64_cost is 0)", m.Chip.Name)
+			}
+		}
+	}
 	switch info.Format {
 	case isa.FmtT3:
 		a, b := v[1], v[2]
@@ -270,7 +277,7 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 				if ct.IsInt() {
 					out[i] = IntBinary(info.Func, ct, av[i], bv[i], a.DType, b.DType)
 				} else {
-					out[i] = Binary(info.Func, av[i], bv[i])
+					out[i] = Binary(ct, info.Func, av[i], bv[i])
 				}
 			}
 		}
@@ -410,6 +417,7 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 			return err
 		}
 		a, b := float64(mathFloat32frombits(in.FA)), float64(mathFloat32frombits(in.FB))
+		f32 := rounding(src.DType) // f64 sources compute in f64
 		for i := range sv {
 			sv[i] = f32(f32(f32(sv[i])*a) + b)
 		}
@@ -440,12 +448,12 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 				if rowBias {
 					j = i % int(src.Shape[1])
 				}
-				sv[i] = f32(sv[i] + bv[j])
+				sv[i] = rounding(src.DType)(sv[i] + bv[j])
 			}
 		}
 		dt := src.DType
-		if v[2].Layout != nil {
-			dt = isa.F32 // the bias add is computed in f32
+		if v[2].Layout != nil && dt != isa.F64 {
+			dt = isa.F32 // the bias add is computed in f32 (f64 sources: in f64)
 		}
 		for i := range sv {
 			sv[i] = Unary(info.Func, sv[i], dt)

@@ -7,7 +7,7 @@
         jmp   nowhere                 ; ERROR "undefined: nowhere"
         wait  s40, 1                  ; ERROR "no semaphore s40"
         signal s1, 0                  ; ERROR "count must be at least 1"
-        dma   sram[0x0]:f64[4], hbm[0x0]:f32[4]  ; ERROR "expected a dtype"
+        dma   sram[0x0]:f63[4], hbm[0x0]:f32[4]  ; ERROR "expected a dtype"
         dma   sram[0x0]:f32[0], hbm[0x0]:f32[4]  ; ERROR "dimension 0 out of range"
         dma   sram[0x0]:f32[1,2,3,4,5], hbm[0x0]:f32[4]  ; ERROR "at most 4 dimensions"
         dma   sram[0x0]:f32[4]{1,1}, hbm[0x0]:f32[4]  ; ERROR "2 strides for 1 dimensions"

@@ -73,17 +73,21 @@ const numerics = `
 
 Values are exact for every dtype; the rules:
 
-- **Vector arithmetic** is computed in f32 when any source is a float type and
-  in s32 (wrapping) otherwise; u32, s64 and u64 operands compute in their own
+- **Vector arithmetic** is computed in f64 when a source is f64, in f32 when
+  any other source is a float type, and in s32 (wrapping) otherwise; u32, s64 and u64 operands compute in their own
   type (wrapping, unsigned comparison and division for u32 and u64) and must
   not be mixed with other dtypes, and the result is written in that type.
   Shift amounts are read unsigned: at or beyond the bit width ` + "`vshl`" + ` and ` + "`vshr`" + `
   give 0 and ` + "`vsra`" + ` the sign. 64-bit integers travel through the machine as their
   bits (a float64 cannot hold them all), so floating-point instructions
   (` + "`vscale`, `vact`" + `, the MXU) refuse them. Functions are evaluated in float64 from the f32
-  inputs and rounded once to f32 (the correctly rounded result for + - * / sqrt).
+  inputs and rounded once to f32 (the correctly rounded result for + - * / sqrt);
+  with f64 sources they are float64's own (IEEE binary64; the chip's
+  ` + "`vpu.f64_cost`" + ` prices them, and a chip whose cost is 0 refuses them). ` + "`vscale`" + `
+  and ` + "`vact`" + ` of an f64 source compute in f64; the MXU does not take f64.
   The result is then converted to the destination dtype.
-- **Conversions** (every store, ` + "`vcvt`" + `): to f32, round to nearest even; to bf16
+- **Conversions** (every store, ` + "`vcvt`" + `): to f64, exact (s64 and u64
+  round to nearest even); to f32, round to nearest even; to bf16
   and f16, round the f32 value to nearest even (f16 keeps subnormals; values past
   the largest finite become infinities); float to integer truncates toward zero
   and **saturates** to the destination range, NaN becomes 0; integer to integer

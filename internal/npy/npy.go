@@ -302,8 +302,10 @@ func DescrFor(d isa.DType) string {
 		return "<u8"
 	case isa.Pred:
 		return "|b1"
+	case isa.F64:
+		return "<f8"
 	}
-	return "<f8"
+	panic("npy: no .npy dtype for " + d.String())
 }
 
 // header returns the .npy prelude for descr and shape (version 1.0, padded
@@ -352,6 +354,8 @@ func Write(d isa.DType, shape []int, vals []float64) []byte {
 			binary.LittleEndian.PutUint32(buf, uint32(v))
 		case "<i8", "<u8":
 			binary.LittleEndian.PutUint64(buf, math.Float64bits(v)) // bits: see isa.DType.IsWide
+		case "<f8":
+			binary.LittleEndian.PutUint64(buf, math.Float64bits(v))
 		default:
 			buf[0] = byte(uint8(v))
 		}
