@@ -9,7 +9,6 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/lowering"
-	"github.com/pulse-sim/pulse/runtime"
 )
 
 // f64 programs (JAX with x64 enabled) computed in f64 on the vector unit
@@ -73,20 +72,9 @@ func TestF64Exact(t *testing.T) {
 }`
 	a := []float64{1, 3, 1e300, -2.5e-310}
 	b := []float64{9.094947017729282e-13, 0.1, 1e300, 1e-10}
-	m, err := hlo.Parse("t.hlo", src)
-	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("t.hlo", m))
 	for _, chipName := range chips {
-		chip, err := config.Load(chipName, nil)
-		require.NoError(t, err)
-		client := &runtime.Client{Chip: chip}
-		x, err := client.Compile("t.hlo", m)
-		require.NoError(t, err)
-		r, err := client.Execute(x, nil, runtime.ExecOptions{})
-		require.NoError(t, err)
-		for o, bnd := range x.Outputs {
-			vals, _, err := r.Model.Arch.ReadTensorAs(bnd.Tensor, bnd.DType)
-			require.NoError(t, err)
+		outs, _ := rawOutputs(t, chipName, src)
+		for o, vals := range outs {
 			for i, v := range vals {
 				want := a[i] + b[i]
 				if o == 1 {

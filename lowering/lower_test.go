@@ -43,6 +43,30 @@ func runChecked(t *testing.T, chipName, src string) *runtime.Result {
 
 var chips = []string{"teach16", "tpuv4core"}
 
+// rawOutputs compiles and runs src (no parameters) on a chip and returns
+// each output tensor's values as the machine holds them (64-bit integers
+// as their bits: isa.Bits).
+func rawOutputs(t *testing.T, chipName, src string) ([][]float64, []lowering.Binding) {
+	t.Helper()
+	m, err := hlo.Parse("t.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, hlo.Verify("t.hlo", m))
+	chip, err := config.Load(chipName, nil)
+	require.NoError(t, err)
+	client := &runtime.Client{Chip: chip}
+	x, err := client.Compile("t.hlo", m)
+	require.NoError(t, err)
+	r, err := client.Execute(x, nil, runtime.ExecOptions{})
+	require.NoError(t, err)
+	var out [][]float64
+	for _, bnd := range x.Outputs {
+		vals, _, err := r.Model.Arch.ReadTensorAs(bnd.Tensor, bnd.DType)
+		require.NoError(t, err)
+		out = append(out, vals)
+	}
+	return out, x.Outputs
+}
+
 func TestLoopKernels(t *testing.T) {
 	cases := map[string]string{
 		"elementwise chain with broadcasts": `ENTRY e {

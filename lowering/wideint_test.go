@@ -9,7 +9,6 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering"
-	"github.com/pulse-sim/pulse/runtime"
 )
 
 // u32 and 64-bit integer programs — the counters and Threefry RNG that
@@ -151,22 +150,11 @@ func TestWideIntegersExact(t *testing.T) {
 		}
 		want[3][i] = uint64(c[i] >> 33)
 	}
-	m, err := hlo.Parse("t.hlo", src)
-	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("t.hlo", m))
 	for _, chipName := range chips {
-		chip, err := config.Load(chipName, nil)
-		require.NoError(t, err)
-		client := &runtime.Client{Chip: chip}
-		x, err := client.Compile("t.hlo", m)
-		require.NoError(t, err)
-		r, err := client.Execute(x, nil, runtime.ExecOptions{})
-		require.NoError(t, err)
-		for o, bnd := range x.Outputs {
-			vals, _, err := r.Model.Arch.ReadTensorAs(bnd.Tensor, bnd.DType)
-			require.NoError(t, err)
+		outs, bnds := rawOutputs(t, chipName, src)
+		for o, vals := range outs {
 			for i, v := range vals {
-				require.Equal(t, want[o][i], isa.Bits(bnd.DType, v), "%s output %d [%d]", chipName, o, i)
+				require.Equal(t, want[o][i], isa.Bits(bnds[o].DType, v), "%s output %d [%d]", chipName, o, i)
 			}
 		}
 	}
