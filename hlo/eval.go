@@ -179,7 +179,13 @@ func round(elem string, x float64) float64 {
 		// to 2^53, so beyond that the evaluator is approximate
 		// (docs/hlo.md).
 		x = math.Trunc(x)
-		if isUnsigned(elem) {
+		switch {
+		case isUnsigned(elem) && x == 0x1p64, !isUnsigned(elem) && x == 0x1p63:
+			// The float64 nearest the largest value (MaxUint64, MaxInt64:
+			// a reduction's identity, a sentinel) stands for it rather
+			// than wrapping around; a result one past it is rarer.
+			return x
+		case isUnsigned(elem):
 			return wrapFloat(x, 0)
 		}
 		return wrapFloat(x, -0x1p63)

@@ -174,8 +174,13 @@ func elemBits(elem string, x float64) uint64 {
 		return f.code(x)
 	}
 	bits := ElemBits(elem)
-	if isUnsigned(elem) && x >= math.Ldexp(1, 63) {
+	switch {
+	case isUnsigned(elem) && x >= math.Ldexp(1, 64):
+		return math.MaxUint64 & mask(bits) // 2^64: a float64 rounds MaxUint64 up to it
+	case isUnsigned(elem) && x >= math.Ldexp(1, 63):
 		return uint64(x) // u64 values beyond the int64 range
+	case x >= math.Ldexp(1, 63):
+		return math.MaxInt64 & mask(bits) // 2^63: a float64 rounds MaxInt64 up to it
 	}
 	return uint64(int64(x)) & mask(bits)
 }
