@@ -335,7 +335,12 @@ func split(toks []token) ([]token, []token) {
 
 // types parses a type section: "t", "t1, t2" or "(ins) -> outs".
 func (b *builder) types(toks []token) (ins, outs []string, err error) {
-	sub := &reader{file: b.r.file, toks: append(append([]token(nil), toks...), token{kind: tEOF})}
+	end := token{kind: tEOF} // positioned just past the section
+	if len(toks) > 0 {
+		last := toks[len(toks)-1]
+		end.line, end.col = last.line, last.col+len(last.text)
+	}
+	sub := &reader{file: b.r.file, toks: append(append([]token(nil), toks...), end)}
 	list := func() ([]string, error) {
 		var out []string
 		if sub.peek().text == "(" {

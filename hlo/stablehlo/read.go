@@ -316,7 +316,10 @@ func (r *reader) statement() (*stmt, error) {
 		if t.kind == tEOF {
 			break
 		}
-		if depth == 0 && t.line != line && t.text != "(" && t.text != "{" {
+		// A statement ends with its line unless the line ends with a
+		// comma or "=" (JAX's multi-line dot_general, attributes one per
+		// line) or the next line starts its type (": (...) -> ...").
+		if depth == 0 && t.line != line && t.text != "(" && t.text != "{" && t.text != ":" && !continued(s.toks) {
 			break
 		}
 		if depth == 0 && t.text == "}" {
@@ -396,6 +399,16 @@ func (r *reader) statement() (*stmt, error) {
 		}
 	}
 	return s, nil
+}
+
+// continued reports whether a statement's tokens so far end with a comma
+// or "=", so that it goes on on the next line.
+func continued(toks []token) bool {
+	if len(toks) == 0 {
+		return false
+	}
+	last := toks[len(toks)-1].text
+	return last == "," || last == "="
 }
 
 // regionStart reports whether the "{" at the cursor opens a region (a

@@ -29,3 +29,21 @@ func.func @max_reduce() {
   check.expect_eq %2, %3 : tensor<2xf32>
   func.return
 }
+
+// -----
+
+// A statement over several lines: a trailing comma or "=" continues it,
+// and so does a type section starting the next line.
+func.func @batched_dot_multiline() {
+  %lhs = stablehlo.constant dense<[[[1, 2], [3, 4]],
+                                   [[0, 1], [1, 0]]]> : tensor<2x2x2xi32>
+  %rhs = stablehlo.constant dense<[[[2, 0], [0, 2]],
+                                   [[5, 6], [7, 8]]]> : tensor<2x2x2xi32>
+  %result = stablehlo.dot_general %lhs, %rhs,
+    batching_dims = [0] x [0],
+    contracting_dims = [2] x [1]
+    : (tensor<2x2x2xi32>, tensor<2x2x2xi32>) -> tensor<2x2x2xi32>
+  check.expect_eq_const %result, dense<[[[2, 4], [6, 8]],
+                                        [[7, 8], [5, 6]]]> : tensor<2x2x2xi32>
+  func.return
+}
