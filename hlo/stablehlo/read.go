@@ -310,6 +310,7 @@ func (r *reader) statement() (*stmt, error) {
 	op := r.next()
 	s.op = op.text
 	depth := 0
+	typed := false // a type section (":" outside brackets) has begun
 	line := op.line
 	for {
 		t := r.peek()
@@ -318,8 +319,11 @@ func (r *reader) statement() (*stmt, error) {
 		}
 		// A statement ends with its line unless the line ends with a
 		// comma or "=" (JAX's multi-line dot_general, attributes one per
-		// line) or the next line starts its type (": (...) -> ...").
-		if depth == 0 && t.line != line && t.text != "(" && t.text != "{" && t.text != ":" && !continued(s.toks) {
+		// line), the next line starts its type (": (...) -> ..."), or it
+		// has results and no type yet (a convolution's operands, dims,
+		// window and attributes on lines of their own).
+		if depth == 0 && t.line != line && t.text != "(" && t.text != "{" && t.text != ":" && !continued(s.toks) &&
+			(len(s.results) == 0 || typed) {
 			break
 		}
 		if depth == 0 && t.text == "}" {
@@ -342,6 +346,8 @@ func (r *reader) statement() (*stmt, error) {
 			depth++
 		case ")", "]", "}", ">":
 			depth--
+		case ":":
+			typed = typed || depth == 0
 		}
 		s.toks = append(s.toks, r.next())
 		line = t.line

@@ -47,3 +47,25 @@ func.func @batched_dot_multiline() {
                                         [[7, 8], [5, 6]]]> : tensor<2x2x2xi32>
   func.return
 }
+
+// -----
+
+// An op with results continues until its type section begins: operands,
+// dimension numbers, window and attributes each on lines of their own.
+func.func @convolution_multiline() {
+  %lhs = stablehlo.constant dense<[[[[1], [2], [3]],
+                                    [[4], [5], [6]],
+                                    [[7], [8], [9]]]]> : tensor<1x3x3x1xi32>
+  %rhs = stablehlo.constant dense<1> : tensor<2x2x1x1xi32>
+  %result = stablehlo.convolution(%lhs, %rhs)
+    dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+    window = {
+      stride = [1, 1]
+    } {
+      batch_group_count = 1 : i64,
+      feature_group_count = 1 : i64
+    }
+  : (tensor<1x3x3x1xi32>, tensor<2x2x1x1xi32>) -> tensor<1x2x2x1xi32>
+  check.expect_eq_const %result, dense<[[[[12], [16]], [[24], [28]]]]> : tensor<1x2x2x1xi32>
+  func.return
+}
