@@ -609,19 +609,21 @@ func (b *builder) op(s *stmt, sc *scope) error {
 		if len(ops) != 3 {
 			return b.r.errAt(s.toks[0], "unsupported: a variadic scatter")
 		}
-		if len(after(pre, "input_batching_dims")) > 0 {
-			return b.r.errAt(s.toks[0], "unsupported: scatter with batching dims")
-		}
 		comp, err := b.regionComp(res+".update", s.rargs[0], s.regions[0], sc)
 		if err != nil {
 			return err
 		}
-		ivd := "0"
-		if v := numbers(after(pre, "index_vector_dim")); len(v) == 1 {
+		ivd := int64(0)
+		if v := intsOf(after(pre, "index_vector_dim")); len(v) == 1 {
 			ivd = v[0]
 		}
-		line = fmt.Sprintf("%s = %s scatter(%s), update_window_dims=%s, inserted_window_dims=%s, scatter_dims_to_operand_dims=%s, index_vector_dim=%s, to_apply=%s",
-			res, out, args(ops), ints(after(pre, "update_window_dims")), ints(after(pre, "inserted_window_dims")), ints(after(pre, "scatter_dims_to_operand_dims")), ivd, comp)
+		u, err := b.unbatch(res, hloName(ops[1]), sc.shapes[hloName(ops[1])], ivd, intsOf(after(pre, "scatter_dims_to_operand_dims")),
+			intsOf(after(pre, "inserted_window_dims")), intsOf(after(pre, "input_batching_dims")), intsOf(after(pre, "scatter_indices_batching_dims")), p)
+		if err != nil {
+			return b.r.errAt(s.toks[0], "%v", err)
+		}
+		line = fmt.Sprintf("%s = %s scatter(%s, %s, %s), update_window_dims=%s, inserted_window_dims=%s, scatter_dims_to_operand_dims=%s, index_vector_dim=%d, to_apply=%s",
+			res, out, hloName(ops[0]), u.indices, hloName(ops[2]), ints(after(pre, "update_window_dims")), listText(u.windowed), listText(u.indexMap), u.ivd, comp)
 		if flag(pre, "indices_are_sorted") {
 			line += ", indices_are_sorted=true"
 		}
@@ -629,15 +631,20 @@ func (b *builder) op(s *stmt, sc *scope) error {
 			line += ", unique_indices=true"
 		}
 	case name == "gather":
-		if len(after(pre, "operand_batching_dims")) > 0 {
-			return b.r.errAt(s.toks[0], "unsupported: gather with batching dims")
+		if len(ops) != 2 {
+			return b.r.errAt(s.toks[0], "gather takes an operand and indices")
 		}
-		ivd := "0"
-		if v := numbers(after(pre, "index_vector_dim")); len(v) == 1 {
+		ivd := int64(0)
+		if v := intsOf(after(pre, "index_vector_dim")); len(v) == 1 {
 			ivd = v[0]
 		}
-		line = fmt.Sprintf("%s = %s gather(%s), offset_dims=%s, collapsed_slice_dims=%s, start_index_map=%s, index_vector_dim=%s, slice_sizes=%s",
-			res, out, args(ops), ints(after(pre, "offset_dims")), ints(after(pre, "collapsed_slice_dims")), ints(after(pre, "start_index_map")), ivd, ints(after(pre, "slice_sizes")))
+		u, err := b.unbatch(res, hloName(ops[1]), sc.shapes[hloName(ops[1])], ivd, intsOf(after(pre, "start_index_map")),
+			intsOf(after(pre, "collapsed_slice_dims")), intsOf(after(pre, "operand_batching_dims")), intsOf(after(pre, "start_indices_batching_dims")), p)
+		if err != nil {
+			return b.r.errAt(s.toks[0], "%v", err)
+		}
+		line = fmt.Sprintf("%s = %s gather(%s, %s), offset_dims=%s, collapsed_slice_dims=%s, start_index_map=%s, index_vector_dim=%d, slice_sizes=%s",
+			res, out, hloName(ops[0]), u.indices, ints(after(pre, "offset_dims")), listText(u.windowed), listText(u.indexMap), u.ivd, ints(after(pre, "slice_sizes")))
 		if flag(pre, "indices_are_sorted") {
 			line += ", indices_are_sorted=true"
 		}

@@ -69,3 +69,30 @@ func.func @convolution_multiline() {
   check.expect_eq_const %result, dense<[[[[12], [16]], [[24], [28]]]]> : tensor<1x2x2x1xi32>
   func.return
 }
+
+// -----
+
+// Batching dims (jax.vmap of indexing): each batch picks from its own row.
+func.func @gather_scatter_batching_dims() {
+  %op = stablehlo.constant dense<[[10, 11, 12], [20, 21, 22]]> : tensor<2x3xi32>
+  %idx = stablehlo.constant dense<[[2], [0]]> : tensor<2x1xi32>
+  %g = "stablehlo.gather"(%op, %idx) {dimension_numbers = #stablehlo.gather<offset_dims = [], collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1>, indices_are_sorted = false} : (tensor<2x3xi32>, tensor<2x1xi32>) -> tensor<2xi32>
+  check.expect_eq_const %g, dense<[12, 20]> : tensor<2xi32>
+  %zero = stablehlo.constant dense<0> : tensor<2x3xi32>
+  %upd = stablehlo.constant dense<[5, 7]> : tensor<2xi32>
+  %sidx = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %s = "stablehlo.scatter"(%zero, %sidx, %upd) ({
+    ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+      stablehlo.return %b : tensor<i32>
+  }) {
+    scatter_dimension_numbers = #stablehlo.scatter<
+      update_window_dims = [],
+      inserted_window_dims = [1],
+      input_batching_dims = [0],
+      scatter_indices_batching_dims = [0],
+      scatter_dims_to_operand_dims = [1],
+      index_vector_dim = 1>
+  } : (tensor<2x3xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<2x3xi32>
+  check.expect_eq_const %s, dense<[[0, 5, 0], [0, 0, 7]]> : tensor<2x3xi32>
+  func.return
+}
