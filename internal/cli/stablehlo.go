@@ -8,7 +8,6 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/pulse-sim/pulse/config"
-	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/stablehlo"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/spf13/cobra"
@@ -39,21 +38,7 @@ the op or type it needs) or error (bad input). Exit 1 when anything fails.`,
 				if err != nil {
 					return err
 				}
-				run = func(r *stablehlo.Result) ([]*hlo.Value, error) {
-					if err := hlo.Verify(r.File, r.Module); err != nil {
-						return nil, err
-					}
-					client := &runtime.Client{Chip: c}
-					x, err := client.Compile(r.File, r.Module)
-					if err != nil {
-						return nil, err
-					}
-					res, err := client.Execute(x, nil, runtime.ExecOptions{})
-					if err != nil {
-						return nil, err
-					}
-					return res.Outputs, nil
-				}
+				run = (&runtime.Client{Chip: c}).StableHLORunner()
 			}
 			var outs []stablehlo.Outcome
 			count := map[string]int{}
