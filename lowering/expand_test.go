@@ -94,6 +94,23 @@ func TestExpandedElementwise(t *testing.T) {
   p = f32[] parameter(0)
   ROOT t = (s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], s8[12], u8[6], u8[6], u8[6], u8[6], u8[6], s16[5], s16[5], s16[5], u16[4], u16[4], u16[4]) tuple(add, sub, mul, div, neg, ab, shl, sra, uadd, usub, umul, udiv, ushr, hadd, hmul, hshl, vadd, vsub, vmul)
 }`, []float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+		{"narrowing integer converts wrap, unsigned arithmetic shifts fill with the top bit, as XLA's do", `ENTRY e {
+  x = s32[8] constant({1000, -1000, 127, 128, -129, 65535, -32769, 2147483647})
+  a = s8[8] convert(x)
+  b = u8[8] convert(x)
+  c = s16[8] convert(x)
+  d = u16[8] convert(x)
+  e = s8[8] convert(d)
+  f = u8[8] convert(c)
+  ua = u8[6] constant({255, 128, 127, 200, 1, 170})
+  ub = u8[6] constant({1, 3, 3, 8, 0, 200})
+  sa = u8[6] shift-right-arithmetic(ua, ub)
+  va = u16[3] constant({65535, 32768, 1000})
+  vb = u16[3] constant({4, 20, 2})
+  sv = u16[3] shift-right-arithmetic(va, vb)
+  p = f32[] parameter(0)
+  ROOT t = (s8[8], u8[8], s16[8], u16[8], s8[8], u8[8], u8[6], u16[3]) tuple(a, b, c, d, e, f, sa, sv)
+}`, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
 		{"integer remainder, popcnt, and reduce-precision to a format that holds the type", `ENTRY e {
   a = s32[8] constant({7, -7, 7, -7, 0, -2147483648, 5, 13})
   b = s32[8] constant({3, 3, -3, -3, 5, -1, 0, 13})

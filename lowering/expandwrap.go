@@ -50,6 +50,10 @@ func expansionOf(b *hlo.Instruction) (expansion, bool) {
 	}
 	mn, ok := wrapOps[b.Opcode]
 	switch {
+	case b.Opcode == "convert" && narrowConvert(b):
+		mn, ok = "vcvt", true
+	case b.Opcode == "shift-right-arithmetic" && (dt == isa.U8 || dt == isa.U16):
+		return sraUnsigned(dt), true
 	case b.Opcode == "shift-right-logical" && (dt == isa.U8 || dt == isa.U16):
 		mn, ok = "vshr", true
 	case b.Opcode == "shift-right-arithmetic" && (dt == isa.S8 || dt == isa.S16):
@@ -74,6 +78,41 @@ func expansionOf(b *hlo.Instruction) (expansion, bool) {
 		}
 		return append(seq, "vcvt    "+dst+", "+v)
 	}}, true
+}
+
+// sraUnsigned: an arithmetic shift of u8 or u16 bits shifts in copies of
+// their top bit, as XLA's does: the value sign-extended in s32
+// (((v + half) & mask) - half), shifted arithmetically (the sign fills at
+// and past the width), and wrapped back to the unsigned width.
+func sraUnsigned(dt isa.DType) expansion {
+	half := 1 << (8*dt.Size() - 1)
+	mask := fmt.Sprint(2*half - 1)
+	return expansion{scratch: []string{"s32", "s32"}, emit: func(dst string, args, t []string) []string {
+		v, k := t[0], t[1]
+		return []string{
+			"vcvt    " + v + ", " + args[0],
+			"vfill   " + k + ", " + fmt.Sprint(half), "vadd    " + v + ", " + v + ", " + k,
+			"vfill   " + k + ", " + mask, "vand    " + v + ", " + v + ", " + k,
+			"vfill   " + k + ", " + fmt.Sprint(-half), "vadd    " + v + ", " + v + ", " + k,
+			"vsra    " + v + ", " + v + ", " + args[1],
+			"vfill   " + k + ", " + mask, "vand    " + v + ", " + v + ", " + k,
+			"vcvt    " + dst + ", " + v,
+		}
+	}}
+}
+
+// narrowConvert reports whether convert b narrows an s32, s16, u16, s8 or
+// u8 operand to a smaller integer type, which wraps in XLA (the vector
+// unit's conversion among these saturates). checkElementwise writes the
+// operand's type on the operand.
+func narrowConvert(b *hlo.Instruction) bool {
+	if len(b.Operands) != 1 || b.Operands[0].Shape == nil {
+		return false
+	}
+	fd, ok1 := dtypeOf(b.Operands[0].Shape.Elem)
+	td, ok2 := dtypeOf(b.Shape.Elem)
+	legacy := func(d isa.DType) bool { return d == isa.S32 || d == isa.S16 || d == isa.U16 || d == isa.S8 || d == isa.U8 }
+	return ok1 && ok2 && legacy(fd) && legacy(td) && td.Size() < fd.Size()
 }
 
 // expansionScratch is the element types of b's scratch tiles (none when

@@ -500,7 +500,10 @@ func (c *compiler) checkElementwise(b *hlo.Instruction, elemOf func(string) stri
 		// u32, s64 and u64 conversions wrap as XLA's do.
 		legacy := !fd.IsWide() && !td.IsWide() && fd != isa.U32 && td != isa.U32
 		if ok1 && ok2 && legacy && fd.IsInt() && td.IsInt() && td != isa.Pred && td.Size() < fd.Size() {
-			return c.fail(b, "narrowing integer convert %s to %s wraps in XLA but saturates on the vector unit", from, to)
+			// Wrapped in s32 before the store (narrowConvert); the
+			// operand's type, written on the operand, tells
+			// expansionOf so.
+			b.Operands[0].Shape = &hlo.Shape{Elem: from, Dims: b.Shape.Dims}
 		}
 		return nil
 	}
