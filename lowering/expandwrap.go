@@ -111,7 +111,9 @@ func narrowConvert(b *hlo.Instruction) bool {
 	}
 	fd, ok1 := dtypeOf(b.Operands[0].Shape.Elem)
 	td, ok2 := dtypeOf(b.Shape.Elem)
-	legacy := func(d isa.DType) bool { return d == isa.S32 || d == isa.S16 || d == isa.U16 || d == isa.S8 || d == isa.U8 }
+	legacy := func(d isa.DType) bool {
+		return d == isa.S32 || d == isa.S16 || d == isa.U16 || d == isa.S8 || d == isa.U8
+	}
 	return ok1 && ok2 && legacy(fd) && legacy(td) && td.Size() < fd.Size()
 }
 
