@@ -1,9 +1,6 @@
 package hlo
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // ExpandGeneralReduces rewrites every reduce the vector unit has no
 // reduction instruction for — several operands reduced together (argmax's
@@ -208,7 +205,7 @@ func (x *rewriter) apply(body *Computation, args []*Instruction) ([]*Instruction
 	}
 	r := val[body.Root.Name]
 	if r == nil {
-		return nil, fmt.Errorf("%s: the reducer has no result", x.at.Name)
+		return nil, x.errorf("the reducer has no result")
 	}
 	return []*Instruction{r}, nil
 }

@@ -21,6 +21,9 @@ func TestWriteRead(t *testing.T) {
 		{isa.S8, []float64{-128, 127, 0, -1}},
 		{isa.U8, []float64{0, 255, 7, 8}},
 		{isa.Pred, []float64{1, 0, 1, 1}},
+		{isa.F64, []float64{0.1, -1e300, math.Inf(-1), 5e-324}},
+		{isa.S16, []float64{-32768, 32767, 0, -1}},
+		{isa.U16, []float64{0, 65535, 7, 8}},
 	}
 	for _, c := range cases {
 		b := Write(c.d, []int{2, 2}, c.vals)
@@ -35,6 +38,19 @@ func TestWriteRead(t *testing.T) {
 				want = isa.Round(isa.F16, v)
 			}
 			require.Equal(t, want, a.Values[i], "%s[%d]", c.d, i)
+		}
+	}
+}
+
+// Every ISA dtype has a .npy dtype of its size (bf16 is written widened to
+// f4), so DescrFor's panic for an invalid dtype is unreachable from a
+// validated program.
+func TestEveryDTypeHasADescr(t *testing.T) {
+	for _, d := range isa.DTypes() {
+		e, err := parseDescr(DescrFor(d))
+		require.NoError(t, err, d)
+		if d != isa.BF16 {
+			require.Equal(t, d.Size(), e.size, d)
 		}
 	}
 }
