@@ -142,7 +142,7 @@ func termsPerElement(in *Instruction, leaf int, ops []*Value, v *Value) int64 {
 		if leaf == 0 {
 			return 1 // the normalized output (or dx): elementwise from the statistics
 		}
-		f, err := strconv.Atoi(attrOrEmpty(in, "feature_index"))
+		f, err := strconv.Atoi(attrOr(in, "feature_index"))
 		if err != nil || f >= len(ops[0].Shape.Dims) {
 			return 1
 		}

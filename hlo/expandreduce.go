@@ -15,22 +15,25 @@ import "strings"
 // an associative, commutative reducer (argmax and argmin with their
 // index tie-break, integer products, max and min) every order gives the
 // same bits, and float products differ from a sequential fold by rounding
-// only. A reducer whose body is not elementwise (or has no body) is left
-// as it is, for the lowering to name.
+// only. A reduce of no dimensions, whatever its reducer, becomes the body
+// applied to each element and the init value. A reducer whose body is not
+// elementwise (or has no body) is left as it is, for the lowering to name.
 func ExpandGeneralReduces(m *Module) error {
 	return rewriteEach(m, "reduce", func(x *rewriter, ops []*Instruction) error {
 		in := x.at
 		name, _ := in.Attr("to_apply")
 		body := m.Computation(strings.TrimPrefix(name, "%"))
 		k := len(ops) / 2
-		if body == nil || k == 0 || len(ops) != 2*k || simpleReducer(body, k) || !elementwiseBody(body, 2*k, k) {
-			x.out = append(x.out, in)
-			return nil
-		}
 		dimsAttr, _ := in.Attr("dimensions")
 		dims, ok := IntList(dimsAttr)
 		if !ok {
 			return x.errorf("bad dimensions %q", dimsAttr)
+		}
+		// A reduce of no dimensions folds each element into the init
+		// value once: elementwise, whatever its reducer.
+		if body == nil || k == 0 || len(ops) != 2*k || simpleReducer(body, k) && len(dims) > 0 || !elementwiseBody(body, 2*k, k) {
+			x.out = append(x.out, in)
+			return nil
 		}
 		res, err := x.treeReduce(body, ops[:k], ops[k:], dims)
 		if err != nil {

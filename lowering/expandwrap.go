@@ -56,6 +56,8 @@ func expansionOf(b *hlo.Instruction) (expansion, bool) {
 		return sraUnsigned(dt), true
 	case b.Opcode == "shift-right-logical" && (dt == isa.U8 || dt == isa.U16):
 		mn, ok = "vshr", true
+	case b.Opcode == "not" && (dt == isa.U8 || dt == isa.U16):
+		mn, ok = "vnot", true // ~x of a u8 is negative in s32
 	case b.Opcode == "shift-right-arithmetic" && (dt == isa.S8 || dt == isa.S16):
 		mn, ok = "vsra", true
 	}
@@ -114,7 +116,24 @@ func narrowConvert(b *hlo.Instruction) bool {
 	legacy := func(d isa.DType) bool {
 		return d == isa.S32 || d == isa.S16 || d == isa.U16 || d == isa.S8 || d == isa.U8
 	}
-	return ok1 && ok2 && legacy(fd) && legacy(td) && td.Size() < fd.Size()
+	return ok1 && ok2 && legacy(fd) && legacy(td) && convertWraps(fd, td)
+}
+
+// convertWraps tells whether an integer conversion from fd to td can meet
+// a value td cannot hold, which XLA wraps (keeps the low bits of) and the
+// vector unit would saturate: a narrower target, or a change of sign that
+// does not widen an unsigned type into a signed one (s8 -1 is u16 65535,
+// u8 255 is s8 -1).
+func convertWraps(fd, td isa.DType) bool {
+	switch {
+	case td.Size() < fd.Size():
+		return true
+	case fd.IsSigned() && !td.IsSigned():
+		return true
+	case !fd.IsSigned() && td.IsSigned():
+		return td.Size() == fd.Size()
+	}
+	return false
 }
 
 // expansionScratch is the element types of b's scratch tiles (none when

@@ -493,13 +493,14 @@ func (c *compiler) checkElementwise(b *hlo.Instruction, elemOf func(string) stri
 		return nil
 	case "convert":
 		// The vector unit saturates integer-to-integer conversions; XLA
-		// wraps. Only widening ones agree.
+		// wraps. Only those that cannot meet an out-of-range value agree
+		// (convertWraps).
 		from, to := elemOf(b.Operands[0].Name), b.Shape.Elem
 		fd, ok1 := dtypeOf(from)
 		td, ok2 := dtypeOf(to)
 		// u32, s64 and u64 conversions wrap as XLA's do.
 		legacy := !fd.IsWide() && !td.IsWide() && fd != isa.U32 && td != isa.U32
-		if ok1 && ok2 && legacy && fd.IsInt() && td.IsInt() && td != isa.Pred && td.Size() < fd.Size() {
+		if ok1 && ok2 && legacy && fd.IsInt() && td.IsInt() && td != isa.Pred && fd != isa.Pred && convertWraps(fd, td) {
 			// Wrapped in s32 before the store (narrowConvert); the
 			// operand's type, written on the operand, tells
 			// expansionOf so.
@@ -534,8 +535,10 @@ func f64In(b *hlo.Instruction, elemOf func(string) string) bool {
 }
 
 // wrapSafe ops cannot leave their operands' range, so saturating to a
-// narrow integer type never differs from XLA's wrap-around.
-var wrapSafe = map[string]bool{"maximum": true, "minimum": true, "and": true, "or": true, "not": true,
+// narrow integer type never differs from XLA's wrap-around (not, for
+// signed types only: ~x of a u8 is negative in s32, wrapped by its
+// expansion; xor of two sign-extended values is sign-extended).
+var wrapSafe = map[string]bool{"maximum": true, "minimum": true, "and": true, "or": true, "not": true, "xor": true,
 	"copy": true, "select": true, "clamp": true, "compare": true, "convert": true, "sign": true}
 
 // checkNarrowInt refuses arithmetic whose result is an 8- or 16-bit

@@ -109,8 +109,12 @@ type Compiled struct {
 // Compile lowers module m (parsed from file and verified) for chip; m is
 // not changed.
 func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err error) {
-	// A lowering bug must not crash the caller: it becomes an error.
+	// A lowering bug must not crash the caller: it becomes an error
+	// (PULSE_DEBUG_PANIC=1 lets it crash, with its stack, to debug it).
 	defer func() {
+		if os.Getenv("PULSE_DEBUG_PANIC") != "" {
+			return
+		}
 		if r := recover(); r != nil {
 			res, err = nil, fmt.Errorf("%s: internal lowering error (please report this with the module): %v", file, r)
 		}
@@ -131,7 +135,7 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 			return !slices.Contains(chip.MXU.DTypes, elem) && slices.Contains(chip.MXU.DTypes, "f32")
 		})
 	}
-	for _, expand := range []func(*hlo.Module) error{hlo.ExpandGemmCalls, hlo.ExpandDynamicGte, hlo.ExpandErfAndActivations, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, hlo.ExpandGeneralReduces, splitReductions, upcastDots} {
+	for _, expand := range []func(*hlo.Module) error{hlo.ExpandGemmCalls, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, hlo.ExpandGeneralReduces, splitReductions, upcastDots} {
 		if err := expand(m); err != nil {
 			if e, ok := err.(*hlo.ExpandError); ok {
 				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}

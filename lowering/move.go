@@ -35,6 +35,11 @@ const maxCopyPieces = 1 << 16
 // more than 4 remain, one DMA per index of the outer ones. It returns the
 // operand pairs, dst first.
 func copyPieces(dst, src view, dims []int64) ([][2]string, error) {
+	if len(dims) == 1 && dims[0] == 1 {
+		// A scalar (moveKernel gives it dims [1]): its views of rank 0
+		// have no strides.
+		dst.strides, src.strides = []int64{1}, []int64{1}
+	}
 	var d, sd, ss []int64
 	for i, n := range dims {
 		if n == 1 && len(dims) > 1 {

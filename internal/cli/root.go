@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,9 +23,13 @@ type exitError struct {
 }
 
 // Main runs the command line and returns the exit status: 0 on success, 1 on
-// failure, 2 on a usage error. It never lets a panic reach the user as a stack trace.
+// failure, 2 on a usage error. It never lets a panic reach the user as a
+// stack trace (unless PULSE_DEBUG_PANIC is set, to debug Pulse itself).
 func Main(args []string, stdout, stderr io.Writer) (status int) {
 	defer func() {
+		if os.Getenv("PULSE_DEBUG_PANIC") != "" {
+			return
+		}
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "pulse: internal error: %v\n(please report this with the input that caused it)\n", r)
 			status = 1

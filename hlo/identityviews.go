@@ -1,0 +1,66 @@
+package hlo
+
+import "strings"
+
+// SimplifyIdentityViews turns data movement that moves nothing into copy:
+// a reverse of no dims (or only of dims of 1), a transpose by the identity
+// permutation, a slice of the whole array with stride 1. They occur in
+// generated and rewritten modules (a scalar's transpose has dimensions={})
+// and would otherwise need a kernel of their own, or a view of rank 0.
+func SimplifyIdentityViews(m *Module) error {
+	for _, op := range []string{"reverse", "transpose", "slice"} {
+		err := rewriteEach(m, op, func(x *rewriter, ops []*Instruction) error {
+			c := *x.at
+			if identityView(&c, ops[0].Shape) {
+				c.Opcode, c.Attrs = "copy", nil
+			}
+			x.out = append(x.out, &c)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// identityView tells whether view instruction in, applied to an operand of
+// shape s, returns its operand unchanged.
+func identityView(in *Instruction, s *Shape) bool {
+	if s == nil || s.IsTuple || in.Shape == nil || !equalDims(in.Shape.Dims, s.Dims) {
+		return false
+	}
+	switch in.Opcode {
+	case "reverse":
+		dims, ok := IntList(attrOr(in, "dimensions"))
+		if !ok {
+			return false
+		}
+		for _, d := range dims {
+			if d < 0 || int(d) >= len(s.Dims) || s.Dims[d] != 1 {
+				return false
+			}
+		}
+		return true
+	case "transpose":
+		perm, ok := IntList(attrOr(in, "dimensions"))
+		if !ok || len(perm) != len(s.Dims) {
+			return false
+		}
+		for i, p := range perm {
+			if p != int64(i) {
+				return false
+			}
+		}
+		return true
+	case "slice":
+		v, _ := in.Attr("slice")
+		for _, r := range strings.Split(strings.Trim(v, "{}"), ",") {
+			if p := strings.Split(strings.Trim(strings.TrimSpace(r), "[]"), ":"); len(p) == 3 && strings.TrimSpace(p[2]) != "1" {
+				return false
+			}
+		}
+		return true // same dims as its operand and stride 1: all of it
+	}
+	return false
+}

@@ -1,0 +1,583 @@
+package hlogen
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// op builds one instruction (with the constants and parameters it needs)
+// from the values computed so far.
+type op struct {
+	names string // the opcodes it may emit
+	build func(g *gen)
+}
+
+// ops are the generator's instructions; Generate chooses among them
+// uniformly.
+var ops = []op{
+	{"negate abs exponential tanh floor ceil sign sqrt rsqrt log logistic sine cosine round-nearest-even round-nearest-afz exponential-minus-one log-plus-one cbrt not popcnt count-leading-zeros", unary},
+	{"add subtract multiply divide maximum minimum power remainder atan2 and or xor shift-left shift-right-logical shift-right-arithmetic", binary},
+	{"compare", compare},
+	{"select", selectOp},
+	{"clamp", clamp},
+	{"convert", convert},
+	{"bitcast-convert", bitcastConvert},
+	{"broadcast", broadcast},
+	{"reshape", reshape},
+	{"transpose", transpose},
+	{"slice", slice},
+	{"pad", pad},
+	{"reverse", reverse},
+	{"concatenate", concatenate},
+	{"reduce", reduce},
+	{"reduce-window", reduceWindow},
+	{"dot", dot},
+	{"iota", iota},
+	{"constant", constant},
+	{"dynamic-slice", dynamicSlice},
+	{"dynamic-update-slice", dynamicUpdateSlice},
+	{"while get-tuple-element tuple", while},
+}
+
+// exactOps compute the same bits on the chips as in the evaluator: IEEE
+// operations correctly rounded, and steps. The others (transcendentals,
+// division, sums in another order) differ by rounding, which the check's
+// tolerance allows, but which an op that amplifies an ulp into a step
+// (compare, convert to an integer, bitcast, floor) would make a difference
+// no tolerance covers: the generator applies those to exact values only.
+var exactOps = map[string]bool{"negate": true, "abs": true, "floor": true, "ceil": true, "sign": true,
+	"round-nearest-even": true, "round-nearest-afz": true, "add": true, "subtract": true, "multiply": true,
+	"maximum": true, "minimum": true}
+
+func isFloat(e string) bool { return e == "f32" || e == "bf16" || e == "f16" || e == "f64" }
+func isUnsigned(e string) bool {
+	return e == "u8" || e == "u16" || e == "u32" || e == "u64"
+}
+
+// bits is the width of an element type.
+func bits(e string) int {
+	switch e {
+	case "pred", "s8", "u8":
+		return 8
+	case "bf16", "f16", "s16", "u16":
+		return 16
+	case "f64", "s64", "u64":
+		return 64
+	}
+	return 32
+}
+
+// oneOf chooses a word of a space-separated list.
+func (g *gen) oneOf(list string) string {
+	w := strings.Fields(list)
+	return w[g.intn(len(w))]
+}
+
+func list[T int | int64](xs []T) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return "{" + strings.Join(s, ",") + "}"
+}
+
+func unary(g *gen) {
+	v := g.pick()
+	var opc string
+	switch {
+	case isFloat(v.elem) && v.inexact: // no steps: an ulp must not become 1
+		opc = g.oneOf("negate abs exponential tanh sqrt rsqrt log logistic sine cosine exponential-minus-one log-plus-one cbrt")
+	case isFloat(v.elem):
+		opc = g.oneOf("negate abs exponential tanh floor ceil sign sqrt rsqrt log logistic sine cosine round-nearest-even round-nearest-afz exponential-minus-one log-plus-one cbrt")
+	case v.elem == "pred":
+		opc = "not"
+	case isUnsigned(v.elem):
+		opc = g.oneOf("not popcnt count-leading-zeros")
+	default:
+		opc = g.oneOf("negate abs sign not popcnt count-leading-zeros")
+	}
+	g.emit("u", value{elem: v.elem, dims: v.dims, inexact: v.inexact || isFloat(v.elem) && !exactOps[opc]}, "%s(%s)", opc, v.name)
+}
+
+func binary(g *gen) {
+	v := g.pick()
+	w := g.partner(v)
+	var opc string
+	switch {
+	case isFloat(v.elem) && (v.inexact || w.inexact): // continuous ones only
+		opc = g.oneOf("add subtract multiply maximum minimum")
+	case isFloat(v.elem):
+		opc = g.oneOf("add subtract multiply divide maximum minimum power remainder atan2")
+	case v.elem == "pred":
+		opc = g.oneOf("and or xor")
+	default:
+		opc = g.oneOf("add subtract multiply divide remainder maximum minimum and or xor shift-left shift-right-logical shift-right-arithmetic")
+	}
+	g.emit("b", value{elem: v.elem, dims: v.dims, inexact: v.inexact || w.inexact || isFloat(v.elem) && !exactOps[opc]}, "%s(%s, %s)", opc, v.name, w.name)
+}
+
+func (g *gen) cmp(v, w value) value {
+	return g.emit("cmp", value{elem: "pred", dims: v.dims}, "compare(%s, %s), direction=%s", v.name, w.name, g.oneOf("EQ NE LT LE GT GE"))
+}
+
+func compare(g *gen) {
+	v := g.pick()
+	if w := g.partner(v); !v.inexact && !w.inexact {
+		g.cmp(v, w)
+	}
+}
+
+func selectOp(g *gen) {
+	v := g.pick()
+	w := g.partner(v)
+	var p value
+	if g.intn(2) == 0 && !v.inexact && !w.inexact {
+		p = g.cmp(v, w)
+	} else {
+		p = g.param(value{elem: "pred", dims: v.dims})
+	}
+	g.emit("sel", value{elem: v.elem, dims: v.dims, inexact: v.inexact || w.inexact}, "select(%s, %s, %s)", p.name, v.name, w.name)
+}
+
+// literal is a small constant of elem chosen from the stream.
+func (g *gen) literal(elem string) string {
+	switch {
+	case elem == "pred":
+		return []string{"false", "true"}[g.intn(2)]
+	case isFloat(elem):
+		return []string{"0", "1", "-1", "0.5", "-0.25", "2", "3.75", "-3"}[g.intn(8)]
+	case isUnsigned(elem):
+		return fmt.Sprint(g.intn(9))
+	}
+	return fmt.Sprint(g.intn(9) - 4)
+}
+
+func clamp(g *gen) {
+	v := g.pick()
+	if v.elem == "pred" {
+		return
+	}
+	lo := g.scalar(v.elem, g.literal(v.elem))
+	hi := g.scalar(v.elem, g.literal(v.elem))
+	if len(v.dims) > 0 && g.intn(2) == 0 {
+		lo = g.emit("bc", value{elem: v.elem, dims: v.dims}, "broadcast(%s), dimensions={}", lo.name)
+	}
+	g.emit("clamp", value{elem: v.elem, dims: v.dims, inexact: v.inexact}, "clamp(%s, %s, %s)", lo.name, v.name, hi.name)
+}
+
+func convert(g *gen) {
+	v := g.pick()
+	to := dtypes[g.intn(len(dtypes))]
+	if v.inexact && !isFloat(to) {
+		return // an ulp's difference could round to another integer
+	}
+	g.emit("cvt", value{elem: to, dims: v.dims, inexact: v.inexact}, "convert(%s)", v.name)
+}
+
+// bitcastConvert reinterprets the bits of v as another type of its width.
+func bitcastConvert(g *gen) {
+	v := g.pick()
+	if v.inexact {
+		return // an ulp's difference would be a different integer
+	}
+	var to []string
+	for _, e := range []string{"f32", "s32", "u32", "bf16", "f16", "s16", "u16", "s8", "u8", "f64"} {
+		if e != v.elem && bits(e) == bits(v.elem) && v.elem != "pred" {
+			to = append(to, e)
+		}
+	}
+	if len(to) == 0 {
+		return
+	}
+	g.emit("bcv", value{elem: to[g.intn(len(to))], dims: v.dims}, "bitcast-convert(%s)", v.name)
+}
+
+func broadcast(g *gen) {
+	v := g.pick()
+	out := slices.Clone(v.dims)
+	var at []int // where each of v's dims lands
+	for i := range v.dims {
+		at = append(at, i)
+	}
+	for k := 1 + g.intn(2); k > 0 && len(out) < 5; k-- {
+		size := dimSizes[g.intn(len(dimSizes))]
+		for size > 1 && v.elems()*size > MaxElems {
+			size /= 2
+		}
+		pos := g.intn(len(out) + 1)
+		out = slices.Insert(out, pos, size)
+		for i := range at {
+			if at[i] >= pos {
+				at[i]++
+			}
+		}
+	}
+	g.emit("bc", value{elem: v.elem, dims: out, inexact: v.inexact}, "broadcast(%s), dimensions=%s", v.name, list(at))
+}
+
+func reshape(g *gen) {
+	v := g.pick()
+	d := slices.Clone(v.dims)
+	switch g.intn(5) {
+	case 0: // merge two adjacent dims
+		if len(d) >= 2 {
+			i := g.intn(len(d) - 1)
+			d = slices.Replace(d, i, i+2, d[i]*d[i+1])
+		}
+	case 1: // split a dim by its smallest factor
+		if len(d) > 0 && len(d) < 5 {
+			i := g.intn(len(d))
+			for f := int64(2); f < d[i]; f++ {
+				if d[i]%f == 0 {
+					d = slices.Replace(d, i, i+1, f, d[i]/f)
+					break
+				}
+			}
+		}
+	case 2: // insert a dim of 1
+		if len(d) < 5 {
+			d = slices.Insert(d, g.intn(len(d)+1), 1)
+		}
+	case 3: // drop a dim of 1
+		if i := slices.Index(d, 1); i >= 0 {
+			d = slices.Delete(d, i, i+1)
+		}
+	default: // flatten
+		d = []int64{v.elems()}
+	}
+	g.emit("rs", value{elem: v.elem, dims: d, inexact: v.inexact}, "reshape(%s)", v.name)
+}
+
+func transpose(g *gen) {
+	v := g.pick()
+	perm := make([]int, len(v.dims))
+	for i := range perm {
+		perm[i] = i
+	}
+	for i := len(perm) - 1; i > 0; i-- {
+		j := g.intn(i + 1)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	out := make([]int64, len(perm))
+	for i, p := range perm {
+		out[i] = v.dims[p]
+	}
+	g.emit("tr", value{elem: v.elem, dims: out, inexact: v.inexact}, "transpose(%s), dimensions=%s", v.name, list(perm))
+}
+
+func slice(g *gen) {
+	v := g.pick()
+	if len(v.dims) == 0 {
+		return
+	}
+	out := make([]int64, len(v.dims))
+	spec := make([]string, len(v.dims))
+	for i, d := range v.dims {
+		start := int64(g.intn(int(d)))
+		limit := start + 1 + int64(g.intn(int(d-start)))
+		stride := int64(1 + g.intn(3))
+		out[i] = (limit - start + stride - 1) / stride
+		spec[i] = fmt.Sprintf("[%d:%d:%d]", start, limit, stride)
+	}
+	g.emit("sl", value{elem: v.elem, dims: out, inexact: v.inexact}, "slice(%s), slice={%s}", v.name, strings.Join(spec, ", "))
+}
+
+func pad(g *gen) {
+	v := g.pick()
+	if len(v.dims) == 0 {
+		return
+	}
+	out := make([]int64, len(v.dims))
+	spec := make([]string, len(v.dims))
+	n := int64(1)
+	for i, d := range v.dims {
+		lo, hi, in := int64(g.intn(5)-1), int64(g.intn(5)-1), int64(g.intn(3))
+		size := lo + hi + d + (d-1)*in
+		if size < 1 || n*size > MaxElems {
+			lo, hi, in, size = 0, 0, 0, d
+		}
+		out[i], n = size, n*size
+		spec[i] = fmt.Sprintf("%d_%d_%d", lo, hi, in)
+	}
+	c := g.scalar(v.elem, g.literal(v.elem))
+	g.emit("pad", value{elem: v.elem, dims: out, inexact: v.inexact}, "pad(%s, %s), padding=%s", v.name, c.name, strings.Join(spec, "x"))
+}
+
+func reverse(g *gen) {
+	v := g.pick()
+	var dims []int
+	for i := range v.dims {
+		if g.intn(2) == 0 {
+			dims = append(dims, i)
+		}
+	}
+	g.emit("rev", value{elem: v.elem, dims: v.dims, inexact: v.inexact}, "reverse(%s), dimensions=%s", v.name, list(dims))
+}
+
+func concatenate(g *gen) {
+	v := g.pick()
+	if len(v.dims) == 0 {
+		return
+	}
+	d := g.intn(len(v.dims))
+	w := v
+	if g.intn(2) == 0 {
+		wd := slices.Clone(v.dims)
+		wd[d] = dimSizes[g.intn(len(dimSizes))]
+		w = value{elem: v.elem, dims: wd}
+	}
+	out := slices.Clone(v.dims)
+	out[d] += w.dims[d]
+	if (value{dims: out}).elems() > MaxElems {
+		return
+	}
+	if w.name == "" {
+		w = g.param(w)
+	}
+	g.emit("cat", value{elem: v.elem, dims: out, inexact: v.inexact || w.inexact}, "concatenate(%s, %s), dimensions={%d}", v.name, w.name, d)
+}
+
+// lowest and highest are the identities of maximum and minimum.
+func lowest(e string) string {
+	switch e {
+	case "pred":
+		return "false"
+	case "s8":
+		return "-128"
+	case "s16":
+		return "-32768"
+	case "s32":
+		return "-2147483648"
+	}
+	if isUnsigned(e) {
+		return "0"
+	}
+	return "-inf"
+}
+
+func highest(e string) string {
+	switch e {
+	case "pred":
+		return "true"
+	case "s8":
+		return "127"
+	case "s16":
+		return "32767"
+	case "s32":
+		return "2147483647"
+	case "u8":
+		return "255"
+	case "u16":
+		return "65535"
+	case "u32":
+		return "4294967295"
+	}
+	return "inf"
+}
+
+// reducer returns the name of the computation combining two elem scalars
+// with opc, adding it to the module the first time.
+func (g *gen) reducer(opc, elem string) string {
+	name := opc + "_" + elem
+	if _, ok := g.helpers[name]; !ok {
+		g.helpers[name] = fmt.Sprintf("%s {\n  %s.a = %s[] parameter(0)\n  %s.b = %s[] parameter(1)\n  ROOT %s.r = %s[] %s(%s.a, %s.b)\n}\n",
+			name, name, elem, name, elem, name, elem, opc, name, name)
+	}
+	return name
+}
+
+// monoid chooses a reduction for elem: its combiner and identity.
+func (g *gen) monoid(elem string) (opc, init string) {
+	if elem == "pred" {
+		if g.intn(2) == 0 {
+			return "and", "true"
+		}
+		return "or", "false"
+	}
+	switch g.intn(4) {
+	case 0:
+		return "maximum", lowest(elem)
+	case 1:
+		return "minimum", highest(elem)
+	}
+	return "add", "0"
+}
+
+func reduce(g *gen) {
+	v := g.pick()
+	var dims []int
+	var out []int64
+	for i, d := range v.dims {
+		if g.intn(2) == 0 {
+			dims = append(dims, i)
+		} else {
+			out = append(out, d)
+		}
+	}
+	opc, init := g.monoid(v.elem)
+	c := g.scalar(v.elem, init)
+	g.emit("red", value{elem: v.elem, dims: out, inexact: v.inexact || isFloat(v.elem) && opc == "add"}, "reduce(%s, %s), dimensions=%s, to_apply=%s", v.name, c.name, list(dims), g.reducer(opc, v.elem))
+}
+
+func reduceWindow(g *gen) {
+	v := g.pick()
+	if len(v.dims) == 0 || v.elem == "pred" {
+		return
+	}
+	out := make([]int64, len(v.dims))
+	var size, stride, padding []string
+	for i, d := range v.dims {
+		s, st, lo, hi := int64(1+g.intn(3)), int64(1+g.intn(2)), int64(g.intn(2)), int64(g.intn(2))
+		if d+lo+hi < s {
+			s, lo, hi = 1, 0, 0
+		}
+		out[i] = (d+lo+hi-s)/st + 1
+		size = append(size, fmt.Sprint(s))
+		stride = append(stride, fmt.Sprint(st))
+		padding = append(padding, fmt.Sprintf("%d_%d", lo, hi))
+	}
+	opc, init := g.monoid(v.elem)
+	c := g.scalar(v.elem, init)
+	g.emit("rw", value{elem: v.elem, dims: out, inexact: v.inexact || isFloat(v.elem) && opc == "add"}, "reduce-window(%s, %s), window={size=%s stride=%s pad=%s}, to_apply=%s",
+		v.name, c.name, strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(padding, "x"), g.reducer(opc, v.elem))
+}
+
+func dot(g *gen) {
+	lhs, ok := g.pickWhere(func(v value) bool {
+		return (v.elem == "f32" || v.elem == "bf16" || v.elem == "f16") && len(v.dims) >= 1
+	})
+	if !ok {
+		lhs = g.param(value{elem: "f32", dims: []int64{dimSizes[g.intn(len(dimSizes))], dimSizes[g.intn(len(dimSizes))]}})
+	}
+	r := len(lhs.dims)
+	nb := g.intn(min(3, r))
+	perm := make([]int, r)
+	for i := range perm {
+		perm[i] = i
+	}
+	for i := r - 1; i > 0; i-- {
+		j := g.intn(i + 1)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	batch, contract := perm[:nb], perm[nb]
+	slices.Sort(batch)
+	var out, rhs []int64
+	var rb []int
+	for i, b := range batch {
+		out = append(out, lhs.dims[b])
+		rhs = append(rhs, lhs.dims[b])
+		rb = append(rb, i)
+	}
+	for i, d := range lhs.dims {
+		if i != contract && !slices.Contains(batch, i) {
+			out = append(out, d)
+		}
+	}
+	n := dimSizes[g.intn(len(dimSizes))]
+	for n > 1 && (value{dims: out}).elems()*n > MaxElems {
+		n /= 2
+	}
+	rc := nb
+	if g.intn(2) == 0 {
+		rhs = append(rhs, lhs.dims[contract], n)
+	} else {
+		rhs, rc = append(rhs, n, lhs.dims[contract]), nb+1
+	}
+	out = append(out, n)
+	w := g.param(value{elem: lhs.elem, dims: rhs})
+	elem := lhs.elem
+	if elem != "f32" && g.intn(2) == 0 {
+		elem = "f32"
+	}
+	g.emit("dot", value{elem: elem, dims: out, inexact: true}, "dot(%s, %s), lhs_batch_dims=%s, lhs_contracting_dims={%d}, rhs_batch_dims=%s, rhs_contracting_dims={%d}",
+		lhs.name, w.name, list(batch), contract, list(rb), rc)
+}
+
+func iota(g *gen) {
+	v := g.shape()
+	if len(v.dims) == 0 {
+		v.dims = []int64{dimSizes[g.intn(len(dimSizes))]}
+	}
+	v.elem = g.oneOf("s32 f32 u32 bf16 s8")
+	g.emit("iota", v, "iota(), iota_dimension=%d", g.intn(len(v.dims)))
+}
+
+func constant(g *gen) {
+	elem := dtypes[g.intn(len(dtypes))]
+	n := 1 + g.intn(6)
+	lits := make([]string, n)
+	for i := range lits {
+		lits[i] = g.literal(elem)
+	}
+	g.emit("k", value{elem: elem, dims: []int64{int64(n)}}, "constant({%s})", strings.Join(lits, ", "))
+}
+
+// indices emits one s32 scalar start index per dim of v: constants (some
+// beyond the bounds, which clamp) or parameters.
+func (g *gen) indices(v value) []string {
+	idx := make([]string, len(v.dims))
+	for i, d := range v.dims {
+		if g.intn(3) == 0 {
+			idx[i] = g.param(value{elem: "s32"}).name
+		} else {
+			idx[i] = g.scalar("s32", fmt.Sprint(g.intn(int(d)+2)-1)).name
+		}
+	}
+	return idx
+}
+
+// sub chooses extents at most v's.
+func (g *gen) sub(v value) []int64 {
+	s := make([]int64, len(v.dims))
+	for i, d := range v.dims {
+		s[i] = 1 + int64(g.intn(int(d)))
+	}
+	return s
+}
+
+func dynamicSlice(g *gen) {
+	v := g.pick()
+	if len(v.dims) == 0 {
+		return
+	}
+	sizes := g.sub(v)
+	idx := g.indices(v)
+	g.emit("ds", value{elem: v.elem, dims: sizes, inexact: v.inexact}, "dynamic-slice(%s, %s), dynamic_slice_sizes=%s", v.name, strings.Join(idx, ", "), list(sizes))
+}
+
+func dynamicUpdateSlice(g *gen) {
+	v := g.pick()
+	if len(v.dims) == 0 {
+		return
+	}
+	u := g.param(value{elem: v.elem, dims: g.sub(v)})
+	idx := g.indices(v)
+	g.emit("dus", value{elem: v.elem, dims: v.dims, inexact: v.inexact}, "dynamic-update-slice(%s, %s, %s)", v.name, u.name, strings.Join(idx, ", "))
+}
+
+// while repeats an elementwise op on v a few times in a counted loop.
+func while(g *gen) {
+	v := g.pick()
+	trip := 1 + g.intn(4)
+	opc := "add"
+	switch {
+	case v.elem == "pred":
+		opc = "xor"
+	case isFloat(v.elem) && g.intn(2) == 0:
+		opc = "multiply"
+	}
+	k := g.next + 1
+	state := fmt.Sprintf("(s32[], %s)", v.typ)
+	cond, body := fmt.Sprintf("cond.%d", k), fmt.Sprintf("body.%d", k)
+	g.helpers[cond] = fmt.Sprintf("%s {\n  %s.p = %s parameter(0)\n  %s.i = s32[] get-tuple-element(%s.p), index=0\n  %s.n = s32[] constant(%d)\n  ROOT %s.lt = pred[] compare(%s.i, %s.n), direction=LT\n}\n",
+		cond, cond, state, cond, cond, cond, trip, cond, cond, cond)
+	g.helpers[body] = fmt.Sprintf("%s {\n  %s.p = %s parameter(0)\n  %s.i = s32[] get-tuple-element(%s.p), index=0\n  %s.one = s32[] constant(1)\n  %s.i2 = s32[] add(%s.i, %s.one)\n  %s.x = %s get-tuple-element(%s.p), index=1\n  %s.y = %s %s(%s.x, %s.x)\n  ROOT %s.t = %s tuple(%s.i2, %s.y)\n}\n",
+		body, body, state, body, body, body, body, body, body, body, v.typ, body, body, v.typ, opc, body, body, body, state, body, body)
+	zero := g.scalar("s32", "0")
+	t := g.name("t")
+	g.body = append(g.body, fmt.Sprintf("  %s = %s tuple(%s, %s)", t, state, zero.name, v.name))
+	w := g.name("w")
+	g.body = append(g.body, fmt.Sprintf("  %s = %s while(%s), condition=%s, body=%s", w, state, t, cond, body))
+	g.emit("loop", value{elem: v.elem, dims: v.dims, typ: v.typ, inexact: v.inexact}, "get-tuple-element(%s), index=1", w)
+}
