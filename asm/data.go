@@ -213,6 +213,14 @@ func (a *assembler) init(p *parser, name token, dt isa.DType, shape []int64, ele
 			}
 			break
 		}
+		if dt.IsInt() && dt != isa.Pred && start == math.Trunc(start) && step == math.Trunc(step) {
+			// Integers wrap around their width, as XLA's iota does (130
+			// s8 elements end ..., 127, -128, -127).
+			for i := int64(0); i < elems; i++ {
+				vals = append(vals, isa.FromBits(dt, uint64(int64(start)+i*int64(step))))
+			}
+			break
+		}
 		for i := int64(0); i < elems; i++ {
 			vals = append(vals, start+float64(i)*step)
 		}

@@ -821,20 +821,21 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 		case "next-after":
 			r = nextAfter(ct, x, y)
 		case "and", "or", "xor":
-			a, b := int64(x), int64(y)
+			// On the type's bits: a u64 beyond 2^63 has no int64.
+			a, b := elemBits(ct, x), elemBits(ct, y)
 			switch in.Opcode {
 			case "and":
-				r = float64(a & b)
+				r = fromBits(ct, a&b)
 			case "or":
-				r = float64(a | b)
+				r = fromBits(ct, a|b)
 			default:
-				r = float64(a ^ b)
+				r = fromBits(ct, a^b)
 			}
 		case "not":
 			if ct == "pred" {
 				r = 1 - x
 			} else {
-				r = float64(^int64(x))
+				r = fromBits(ct, ^elemBits(ct, x))
 			}
 		case "compare":
 			if totalOrder {

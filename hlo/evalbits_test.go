@@ -95,3 +95,26 @@ func TestEvalCollectivesNeedOneDevice(t *testing.T) {
 		require.ErrorContains(t, err, "collective across "+tc.want+" cannot be evaluated", tc.groups)
 	}
 }
+
+// TestBitwiseOnWideUnsigned: and, or, xor and not of u64 values beyond
+// 2^63 work on the type's bits (an int64 conversion of such a float64 is
+// undefined: not(MaxUint64) gave 2^63, the fuzzer's finding).
+func TestBitwiseOnWideUnsigned(t *testing.T) {
+	v := evalText(t, `ENTRY e {
+  z = u64[] constant(0)
+  m = u64[] not(z)
+  n = u64[] not(m)
+  h = u64[] constant(9223372036854775808)
+  a = u64[] and(m, h)
+  o = u64[] or(h, z)
+  x = u64[] xor(m, m)
+  s = s8[] constant(-128)
+  ns = s8[] not(s)
+  ROOT t = (u64[], u64[], u64[], u64[], u64[], s8[]) tuple(m, n, a, o, x, ns)
+}`)
+	want := []uint64{math.MaxUint64, 0, 1 << 63, 1 << 63, 0}
+	for i, w := range want {
+		require.Equal(t, w, elemBits("u64", v.Tuple[i].Data[0]), "output %d", i)
+	}
+	require.Equal(t, 127.0, v.Tuple[5].Data[0])
+}

@@ -350,7 +350,7 @@ var Table = []OpInfo{
 	vred("vrsum", RedSum, "sum (f32 or s32)"), vred("vrmax", RedMax, "max"), vred("vrmin", RedMin, "min"),
 	vred("vrand", RedAnd, "and (integer and pred)"), vred("vror", RedOr, "or (integer and pred)"),
 	{Mnemonic: "vbcast", Code: CodeVBcast, Format: FmtT2, Unit: UnitVPU, Semantics: "broadcast src to dst's shape; each src dimension is 1 or equal to dst's (scalar [1,1], row [1,N], column [M,1])", Timing: tVPU},
-	{Mnemonic: "viota", Code: CodeVIota, Format: FmtT1Imm, Unit: UnitVPU, Semantics: "dst[i...] = index of dimension imm", Timing: tVPU},
+	{Mnemonic: "viota", Code: CodeVIota, Format: FmtT1Imm, Unit: UnitVPU, Semantics: "dst[i...] = index of dimension imm (integers wrap around their width)", Timing: tVPU},
 	{Mnemonic: "vfill", Code: CodeVFill, Format: FmtT1Imm, Unit: UnitVPU, TypedImm: true, Semantics: "memset: dst = imm (a value of dst's dtype)", Timing: tVPU},
 	{Mnemonic: "vscale", Code: CodeVScale, Format: FmtT2F2, Unit: UnitVPU, Semantics: "dst = src * a + b, a and b f32 immediates, computed in f32", Timing: tVPU},
 	vact("vact", FnNone, "identity"), vact("vact.relu", FnRelu, "relu"), vact("vact.gelu", FnGelu, "gelu_tanh"),

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -51,7 +53,7 @@ func checkPipeline(src string) ([]string, error) {
 	if err != nil {
 		return fail("the generator made an invalid module: %v", err)
 	}
-	args, err := hlo.RandomArgsWithin(m, 1, 1<<18)
+	args, err := hlo.RandomArgsWithin(m, 1, 1<<20)
 	if err != nil {
 		return fail("arguments: %v", err)
 	}
@@ -158,4 +160,24 @@ func TestPipelineRandomModules(t *testing.T) {
 	slices.Reverse(rs)
 	t.Logf("refused:\n%s", strings.Join(rs, "\n"))
 	require.Greater(t, compiled, ran*2/3, "most generated modules should compile")
+}
+
+// TestPipelineFindings keeps what the fuzzer found, minimized by hand into
+// testdata/pipeline (each file says what went wrong): every module must
+// compile on both chips and pass.
+func TestPipelineFindings(t *testing.T) {
+	files, err := filepath.Glob("testdata/pipeline/*.hlo")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			require.NoError(t, err)
+			outs, err := checkPipeline(string(src))
+			require.NoError(t, err)
+			for i, o := range outs {
+				require.Empty(t, o, "chip %d refused it", i)
+			}
+		})
+	}
 }

@@ -382,7 +382,9 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 			for i := range out {
 				out[i] = float64((int64(i) / inner) % int64(dst.Shape[d]))
 			}
-			if dst.DType.IsWide() {
+			if dst.DType.IsInt() && dst.DType != isa.Pred {
+				// Integers wrap around their width, as XLA's iota does
+				// (and 64-bit ones are carried as bits).
 				for i, x := range out {
 					out[i] = isa.FromBits(dst.DType, uint64(x))
 				}

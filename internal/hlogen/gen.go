@@ -7,10 +7,12 @@
 // op, which operand, which shape, dtype, layout, attribute) reads the next
 // byte, and a spent stream reads zeros, so every byte string, the empty one
 // included, is a module, and a fuzzer that mutates a byte changes one
-// decision. The modules are small (arrays of at most MaxElems elements, a
-// dozen instructions) so that one check takes milliseconds, yet their
-// shapes cross the chips' tile boundaries (dims of 1, primes, 128+2, rank
-// 5) and their layouts are not always the default.
+// decision. The modules are small (a dozen instructions, arrays of at
+// most MaxElems elements, one module in eight up to MaxBigElems) so that
+// one check takes milliseconds, yet their shapes cross the chips' tile
+// boundaries (dims of 1, primes, 128+2, rank 5; in the big ones arrays
+// larger than a tile of SRAM) and their layouts are not always the
+// default.
 package hlogen
 
 import (
@@ -19,8 +21,12 @@ import (
 	"strings"
 )
 
-// MaxElems bounds every generated array.
-const MaxElems = 4096
+// MaxElems bounds every array of most modules, MaxBigElems those of the
+// big ones.
+const (
+	MaxElems    = 4096
+	MaxBigElems = 1 << 16
+)
 
 // maxOps bounds the instructions generated after the parameters.
 const maxOps = 12
@@ -54,11 +60,17 @@ type gen struct {
 	vals    []value
 	helpers map[string]string // reducer computations by name
 	next    int               // instruction number
+	// maxElems bounds every array; sizes are the dims chosen from.
+	maxElems int64
+	sizes    []int64
 }
 
 // Generate returns the HLO text of the module the choices in data make.
 func Generate(data []byte) string {
-	g := &gen{src: data, helpers: map[string]string{}}
+	g := &gen{src: data, helpers: map[string]string{}, maxElems: MaxElems, sizes: dimSizes}
+	if g.intn(8) == 7 {
+		g.maxElems, g.sizes = MaxBigElems, append(slices.Clone(dimSizes), 257, 520, 1024, 2048)
+	}
 	g.param(g.shape())
 	if g.intn(2) == 0 {
 		g.param(g.shape())
@@ -145,26 +157,29 @@ func (g *gen) partner(v value) value {
 }
 
 // dtypes are the element types generated, f32 most often.
-var dtypes = []string{"f32", "f32", "f32", "bf16", "f16", "s32", "s8", "u8", "pred", "u32", "s16", "u16", "f64"}
+var dtypes = []string{"f32", "f32", "f32", "bf16", "f16", "s32", "s8", "u8", "pred", "u32", "s16", "u16", "f64", "s64", "u64"}
 
 // dimSizes are the extents generated: small ones, primes, and sizes just
 // past the chips' lane and tile widths.
 var dimSizes = []int64{1, 2, 3, 4, 5, 7, 8, 1, 2, 16, 17, 31, 33, 64, 130}
+
+// dim chooses an extent.
+func (g *gen) dim() int64 { return g.sizes[g.intn(len(g.sizes))] }
 
 // shape chooses a type for a new parameter or array.
 func (g *gen) shape() value {
 	v := value{elem: dtypes[g.intn(len(dtypes))]}
 	rank := []int{0, 1, 1, 2, 2, 2, 3, 3, 4, 5}[g.intn(10)]
 	for range rank {
-		v.dims = append(v.dims, dimSizes[g.intn(len(dimSizes))])
+		v.dims = append(v.dims, g.dim())
 	}
 	g.fit(&v)
 	return v
 }
 
-// fit shrinks v's largest dims until it holds at most MaxElems elements.
+// fit shrinks v's largest dims until it holds at most g.maxElems elements.
 func (g *gen) fit(v *value) {
-	for v.elems() > MaxElems {
+	for v.elems() > g.maxElems {
 		i := 0
 		for j, d := range v.dims {
 			if d > v.dims[i] {

@@ -38,6 +38,10 @@ var ops = []op{
 	{"dynamic-slice", dynamicSlice},
 	{"dynamic-update-slice", dynamicUpdateSlice},
 	{"while get-tuple-element tuple", while},
+	{"conditional", conditional},
+	{"gather", gather},
+	{"scatter", scatter},
+	{"reduce-precision", reducePrecision},
 }
 
 // exactOps compute the same bits on the chips as in the evaluator: IEEE
@@ -175,7 +179,9 @@ func convert(g *gen) {
 	g.emit("cvt", value{elem: to, dims: v.dims, inexact: v.inexact}, "convert(%s)", v.name)
 }
 
-// bitcastConvert reinterprets the bits of v as another type of its width.
+// bitcastConvert reinterprets the bits of v as another type of its width;
+// not as s64 or u64, whose values would be beyond 2^53, where the
+// evaluator's float64 rounds (hlo.ToleranceFor).
 func bitcastConvert(g *gen) {
 	v := g.pick()
 	if v.inexact {
@@ -201,8 +207,8 @@ func broadcast(g *gen) {
 		at = append(at, i)
 	}
 	for k := 1 + g.intn(2); k > 0 && len(out) < 5; k-- {
-		size := dimSizes[g.intn(len(dimSizes))]
-		for size > 1 && v.elems()*size > MaxElems {
+		size := g.dim()
+		for size > 1 && v.elems()*size > g.maxElems {
 			size /= 2
 		}
 		pos := g.intn(len(out) + 1)
@@ -294,7 +300,7 @@ func pad(g *gen) {
 	for i, d := range v.dims {
 		lo, hi, in := int64(g.intn(5)-1), int64(g.intn(5)-1), int64(g.intn(3))
 		size := lo + hi + d + (d-1)*in
-		if size < 1 || n*size > MaxElems {
+		if size < 1 || n*size > g.maxElems {
 			lo, hi, in, size = 0, 0, 0, d
 		}
 		out[i], n = size, n*size
@@ -324,12 +330,12 @@ func concatenate(g *gen) {
 	w := v
 	if g.intn(2) == 0 {
 		wd := slices.Clone(v.dims)
-		wd[d] = dimSizes[g.intn(len(dimSizes))]
+		wd[d] = g.dim()
 		w = value{elem: v.elem, dims: wd}
 	}
 	out := slices.Clone(v.dims)
 	out[d] += w.dims[d]
-	if (value{dims: out}).elems() > MaxElems {
+	if (value{dims: out}).elems() > g.maxElems {
 		return
 	}
 	if w.name == "" {
@@ -349,6 +355,8 @@ func lowest(e string) string {
 		return "-32768"
 	case "s32":
 		return "-2147483648"
+	case "s64":
+		return "-9223372036854775808"
 	}
 	if isUnsigned(e) {
 		return "0"
@@ -372,6 +380,10 @@ func highest(e string) string {
 		return "65535"
 	case "u32":
 		return "4294967295"
+	case "s64":
+		return "9223372036854775807"
+	case "u64":
+		return "18446744073709551615"
 	}
 	return "inf"
 }
@@ -445,10 +457,10 @@ func reduceWindow(g *gen) {
 
 func dot(g *gen) {
 	lhs, ok := g.pickWhere(func(v value) bool {
-		return (v.elem == "f32" || v.elem == "bf16" || v.elem == "f16") && len(v.dims) >= 1
+		return (v.elem == "f32" || v.elem == "bf16" || v.elem == "f16" || v.elem == "s8") && len(v.dims) >= 1
 	})
 	if !ok {
-		lhs = g.param(value{elem: "f32", dims: []int64{dimSizes[g.intn(len(dimSizes))], dimSizes[g.intn(len(dimSizes))]}})
+		lhs = g.param(value{elem: "f32", dims: []int64{g.dim(), g.dim()}})
 	}
 	r := len(lhs.dims)
 	nb := g.intn(min(3, r))
@@ -474,8 +486,8 @@ func dot(g *gen) {
 			out = append(out, d)
 		}
 	}
-	n := dimSizes[g.intn(len(dimSizes))]
-	for n > 1 && (value{dims: out}).elems()*n > MaxElems {
+	n := g.dim()
+	for n > 1 && (value{dims: out}).elems()*n > g.maxElems {
 		n /= 2
 	}
 	rc := nb
@@ -487,17 +499,20 @@ func dot(g *gen) {
 	out = append(out, n)
 	w := g.param(value{elem: lhs.elem, dims: rhs})
 	elem := lhs.elem
-	if elem != "f32" && g.intn(2) == 0 {
+	switch {
+	case elem == "s8":
+		elem = "s32" // int8 x int8 summed in int32, as on the MXUs
+	case elem != "f32" && g.intn(2) == 0:
 		elem = "f32"
 	}
-	g.emit("dot", value{elem: elem, dims: out, inexact: true}, "dot(%s, %s), lhs_batch_dims=%s, lhs_contracting_dims={%d}, rhs_batch_dims=%s, rhs_contracting_dims={%d}",
+	g.emit("dot", value{elem: elem, dims: out, inexact: isFloat(elem)}, "dot(%s, %s), lhs_batch_dims=%s, lhs_contracting_dims={%d}, rhs_batch_dims=%s, rhs_contracting_dims={%d}",
 		lhs.name, w.name, list(batch), contract, list(rb), rc)
 }
 
 func iota(g *gen) {
 	v := g.shape()
 	if len(v.dims) == 0 {
-		v.dims = []int64{dimSizes[g.intn(len(dimSizes))]}
+		v.dims = []int64{g.dim()}
 	}
 	v.elem = g.oneOf("s32 f32 u32 bf16 s8")
 	g.emit("iota", v, "iota(), iota_dimension=%d", g.intn(len(v.dims)))
@@ -580,4 +595,92 @@ func while(g *gen) {
 	w := g.name("w")
 	g.body = append(g.body, fmt.Sprintf("  %s = %s while(%s), condition=%s, body=%s", w, state, t, cond, body))
 	g.emit("loop", value{elem: v.elem, dims: v.dims, typ: v.typ, inexact: v.inexact}, "get-tuple-element(%s), index=1", w)
+}
+
+// conditional applies one of two elementwise computations to v, chosen by
+// a pred parameter or a comparison of scalars.
+func conditional(g *gen) {
+	v := g.pick()
+	k := g.next + 1
+	on, off := fmt.Sprintf("then.%d", k), fmt.Sprintf("else.%d", k)
+	f, h := "negate", "add"
+	switch {
+	case v.elem == "pred":
+		f, h = "not", "xor"
+	case isUnsigned(v.elem):
+		f = "not"
+	}
+	g.helpers[on] = fmt.Sprintf("%s {\n  %s.p = %s parameter(0)\n  ROOT %s.r = %s %s(%s.p)\n}\n", on, on, v.typ, on, v.typ, f, on)
+	g.helpers[off] = fmt.Sprintf("%s {\n  %s.p = %s parameter(0)\n  ROOT %s.r = %s %s(%s.p, %s.p)\n}\n", off, off, v.typ, off, v.typ, h, off, off)
+	var p value
+	if s, ok := g.pickWhere(func(w value) bool { return len(w.dims) == 0 && w.elem != "pred" && !w.inexact }); ok && g.intn(2) == 0 {
+		p = g.cmp(s, s)
+	} else {
+		p = g.param(value{elem: "pred"})
+	}
+	g.emit("cond", value{elem: v.elem, dims: v.dims, typ: v.typ, inexact: v.inexact},
+		"conditional(%s, %s, %s), true_computation=%s, false_computation=%s", p.name, v.name, v.name, on, off)
+}
+
+// gather takes n slices of v along one dim, at indices from an s32
+// parameter (the random arguments are 0 to 7: some beyond small dims,
+// which clamp).
+func gather(g *gen) {
+	v := g.pick()
+	if len(v.dims) == 0 {
+		return
+	}
+	k := g.intn(len(v.dims))
+	rest := v.elems() / v.dims[k]
+	n := min(g.dim(), max(g.maxElems/rest, 1))
+	idx := g.param(value{elem: "s32", dims: []int64{n, 1}})
+	out := []int64{n}
+	sizes := slices.Clone(v.dims)
+	sizes[k] = 1
+	var offset []int
+	for i, d := range v.dims {
+		if i != k {
+			offset = append(offset, len(out))
+			out = append(out, d)
+		}
+	}
+	g.emit("g", value{elem: v.elem, dims: out, inexact: v.inexact},
+		"gather(%s, %s), offset_dims=%s, collapsed_slice_dims={%d}, start_index_map={%d}, index_vector_dim=1, slice_sizes=%s",
+		v.name, idx.name, list(offset), k, k, list(sizes))
+}
+
+// scatter combines n updates into v along one dim with add, maximum or
+// minimum (commutative: duplicate indices give one answer).
+func scatter(g *gen) {
+	v := g.pick()
+	if len(v.dims) == 0 || v.elem == "pred" {
+		return
+	}
+	k := g.intn(len(v.dims))
+	rest := v.elems() / v.dims[k]
+	n := min(g.dim(), max(g.maxElems/rest, 1))
+	idx := g.param(value{elem: "s32", dims: []int64{n, 1}})
+	ud := []int64{n}
+	var window []int
+	for i, d := range v.dims {
+		if i != k {
+			window = append(window, len(ud))
+			ud = append(ud, d)
+		}
+	}
+	u := g.param(value{elem: v.elem, dims: ud})
+	opc, _ := g.monoid(v.elem)
+	g.emit("sc", value{elem: v.elem, dims: v.dims, inexact: v.inexact || isFloat(v.elem) && opc == "add"},
+		"scatter(%s, %s, %s), update_window_dims=%s, inserted_window_dims={%d}, scatter_dims_to_operand_dims={%d}, index_vector_dim=1, to_apply=%s",
+		v.name, idx.name, u.name, list(window), k, k, g.reducer(opc, v.elem))
+}
+
+// reducePrecision rounds a float value to bf16's or f16's precision.
+func reducePrecision(g *gen) {
+	v, ok := g.pickWhere(func(w value) bool { return isFloat(w.elem) })
+	if !ok {
+		return
+	}
+	bits := [][2]int{{8, 7}, {5, 10}, {8, 23}}[g.intn(3)]
+	g.emit("rp", value{elem: v.elem, dims: v.dims, inexact: v.inexact}, "reduce-precision(%s), exponent_bits=%d, mantissa_bits=%d", v.name, bits[0], bits[1])
 }

@@ -122,7 +122,7 @@ tiles, ` + "`vscale`" + `, float tensor values) are float expressions (` + "`+ -
 |---|---|
 | ` + "`.const NAME = expr`" + ` | a named integer constant |
 | ` + "`.include \"file.s\"`" + ` | assemble another file here (path relative to this file; cycles are errors) |
-| ` + "`.tensor NAME SPACE ADDR DTYPE[dims] [= init]`" + ` | declare a named tensor (symbol table); ` + "`init`" + ` is ` + "`{v, v, ...}`" + `, ` + "`fill(v)`" + `, ` + "`iota(start[, step])`" + `, ` + "`random(seed[, lo, hi])`" + ` or ` + "`npy(\"file.npy\")`" + ` |
+| ` + "`.tensor NAME SPACE ADDR DTYPE[dims] [= init]`" + ` | declare a named tensor (symbol table); ` + "`init`" + ` is ` + "`{v, v, ...}`" + `, ` + "`fill(v)`" + `, ` + "`iota(start[, step])`" + ` (integers wrap around their width), ` + "`random(seed[, lo, hi])`" + ` or ` + "`npy(\"file.npy\")`" + ` |
 | ` + "`.data SPACE ADDR hex \"...\"`" + ` | raw initial bytes (the disassembler writes these) |
 | ` + "`.loc \"file\" LINE COL [\"origin\"]`" + ` | debug-map entry of the next instruction |
 | ` + "`.origin \"text\"`" + ` | origin string (e.g. an HLO instruction) of the instructions that follow |
