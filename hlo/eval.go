@@ -778,13 +778,20 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 		switch in.Opcode {
 		case "add":
 			r = x + y
+			if intOp && ct != "pred" {
+				r = fromBits(ct, elemBits(ct, x)+elemBits(ct, y)) // wraps
+			}
 		case "subtract":
 			r = x - y
+			if intOp && ct != "pred" {
+				r = fromBits(ct, elemBits(ct, x)-elemBits(ct, y))
+			}
 		case "multiply":
 			r = x * y
 			if intOp {
-				// The low bits of the 64-bit product are exact; round wraps them.
-				r = float64(int64(x) * int64(y))
+				// On the bits, wrapping: a float64 of the product would
+				// round away the low bits of an s32 x s32 beyond 2^53.
+				r = fromBits(ct, elemBits(ct, x)*elemBits(ct, y))
 			}
 		case "divide":
 			if intOp {

@@ -118,3 +118,25 @@ func TestBitwiseOnWideUnsigned(t *testing.T) {
 	}
 	require.Equal(t, 127.0, v.Tuple[5].Data[0])
 }
+
+// TestIntArithmeticWraps: s32 products beyond 2^53 wrap exactly (the
+// fuzzer's finding: a float64 product rounded away the low bits), and u32
+// and s64 sums and differences wrap.
+func TestIntArithmeticWraps(t *testing.T) {
+	v := evalText(t, `ENTRY e {
+  a = s32[] constant(-1088516096)
+  p = s32[] multiply(a, a)
+  b = u32[] constant(4294967295)
+  one = u32[] constant(1)
+  s = u32[] add(b, one)
+  z = u32[] constant(0)
+  d = u32[] subtract(z, one)
+  m = s64[] constant(-4611686018427387904)
+  q = s64[] add(m, m)
+  ROOT t = (s32[], u32[], u32[], s64[]) tuple(p, s, d, q)
+}`)
+	require.Equal(t, 285212672.0, v.Tuple[0].Data[0]) // (a*a) mod 2^32
+	require.Equal(t, 0.0, v.Tuple[1].Data[0])
+	require.Equal(t, 4294967295.0, v.Tuple[2].Data[0])
+	require.Equal(t, -9223372036854775808.0, v.Tuple[3].Data[0])
+}

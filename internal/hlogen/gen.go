@@ -13,6 +13,11 @@
 // boundaries (dims of 1, primes, 128+2, rank 5; in the big ones arrays
 // larger than a tile of SRAM) and their layouts are not always the
 // default.
+//
+// It keeps away from what the reference evaluator cannot answer exactly,
+// which would be a false finding: s64 and u64 values beyond 2^53 (the
+// evaluator holds them in a float64), and ops that turn a rounding
+// difference into a step (see exactOps).
 package hlogen
 
 import (

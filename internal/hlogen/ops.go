@@ -96,6 +96,8 @@ func unary(g *gen) {
 		opc = g.oneOf("negate abs exponential tanh floor ceil sign sqrt rsqrt log logistic sine cosine round-nearest-even round-nearest-afz exponential-minus-one log-plus-one cbrt")
 	case v.elem == "pred":
 		opc = "not"
+	case v.elem == "u64": // values beyond 2^53 are rounded in the evaluator
+		opc = g.oneOf("popcnt count-leading-zeros")
 	case isUnsigned(v.elem):
 		opc = g.oneOf("not popcnt count-leading-zeros")
 	default:
@@ -115,6 +117,10 @@ func binary(g *gen) {
 		opc = g.oneOf("add subtract multiply divide maximum minimum power remainder atan2")
 	case v.elem == "pred":
 		opc = g.oneOf("and or xor")
+	case v.elem == "u64": // nothing that wraps past 2^53 (see unary)
+		opc = g.oneOf("add remainder maximum minimum and or xor shift-right-logical")
+	case v.elem == "s64":
+		opc = g.oneOf("add subtract multiply remainder maximum minimum and or xor shift-right-arithmetic")
 	default:
 		opc = g.oneOf("add subtract multiply divide remainder maximum minimum and or xor shift-left shift-right-logical shift-right-arithmetic")
 	}
@@ -176,6 +182,9 @@ func convert(g *gen) {
 	if v.inexact && !isFloat(to) {
 		return // an ulp's difference could round to another integer
 	}
+	if to == "u64" && !isUnsigned(v.elem) && v.elem != "pred" {
+		return // a negative value would wrap past 2^53 (see unary)
+	}
 	g.emit("cvt", value{elem: to, dims: v.dims, inexact: v.inexact}, "convert(%s)", v.name)
 }
 
@@ -208,7 +217,7 @@ func broadcast(g *gen) {
 	}
 	for k := 1 + g.intn(2); k > 0 && len(out) < 5; k-- {
 		size := g.dim()
-		for size > 1 && v.elems()*size > g.maxElems {
+		for size > 1 && (value{dims: out}).elems()*size > g.maxElems {
 			size /= 2
 		}
 		pos := g.intn(len(out) + 1)
@@ -487,8 +496,11 @@ func dot(g *gen) {
 		}
 	}
 	n := g.dim()
-	for n > 1 && (value{dims: out}).elems()*n > g.maxElems {
+	for n > 1 && max((value{dims: out}).elems(), (value{dims: rhs}).elems()*lhs.dims[contract])*n > g.maxElems {
 		n /= 2
+	}
+	if (value{dims: rhs}).elems()*lhs.dims[contract]*n > g.maxElems {
+		return // the weights alone would be too big
 	}
 	rc := nb
 	if g.intn(2) == 0 {
@@ -607,6 +619,8 @@ func conditional(g *gen) {
 	switch {
 	case v.elem == "pred":
 		f, h = "not", "xor"
+	case v.elem == "u64":
+		f = "popcnt"
 	case isUnsigned(v.elem):
 		f = "not"
 	}
