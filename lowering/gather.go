@@ -298,6 +298,9 @@ func (c *compiler) scatter(in *hlo.Instruction) error {
 		switch r.Opcode {
 		case "add", "multiply", "maximum", "minimum":
 			vop = vectorOps[r.Opcode]
+			if err := checkNarrowCombiner(c, in, r.Opcode, in.Shape.Elem); err != nil {
+				return err // a u16 sum would saturate, not wrap
+			}
 		default:
 			return c.fail(in, "the scatter combiner %s is not lowered (assignment, add, multiply, maximum, minimum are)", r.Opcode)
 		}

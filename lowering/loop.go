@@ -545,8 +545,17 @@ var wrapSafe = map[string]bool{"maximum": true, "minimum": true, "and": true, "o
 // integer: XLA wraps it around, the vector unit (computing in s32)
 // saturates when it stores.
 func checkNarrowInt(c *compiler, b *hlo.Instruction, elem string) error {
+	return checkNarrowCombiner(c, b, b.Opcode, elem)
+}
+
+// checkNarrowCombiner is checkNarrowInt for instruction b (a reduce, a
+// scatter) that combines elements with op.
+func checkNarrowCombiner(c *compiler, b *hlo.Instruction, op, elem string) error {
 	dt, ok := dtypeOf(elem)
-	if ok && dt.IsInt() && dt != isa.Pred && dt.Size() < 4 && !wrapSafe[b.Opcode] {
+	if ok && dt.IsInt() && dt != isa.Pred && dt.Size() < 4 && !wrapSafe[op] {
+		if op != b.Opcode {
+			return c.fail(b, "%s %s arithmetic wraps in XLA but saturates on the vector unit", elem, op)
+		}
 		return c.fail(b, "%s arithmetic wraps in XLA but saturates on the vector unit", elem)
 	}
 	return nil

@@ -40,10 +40,8 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	if !ok {
 		return c.fail(red, "the reducer %s is not one add, maximum, minimum, and or or", name)
 	}
-	if op == "add" {
-		if err := checkNarrowInt(c, &hlo.Instruction{Pos: red.Pos, Name: red.Name, Opcode: "reduce"}, red.Shape.Elem); err != nil {
-			return err
-		}
+	if err := checkNarrowCombiner(c, red, op, red.Shape.Elem); err != nil {
+		return err // a narrow sum would saturate, not wrap
 	}
 	byName := map[string]*hlo.Instruction{}
 	for _, b := range body {
