@@ -877,8 +877,14 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 			r = math.Min(math.Max(y, x), z)
 		case "abs":
 			r = math.Abs(x)
+			if intOp && ct != "pred" && x < 0 {
+				r = fromBits(ct, -elemBits(ct, x)) // abs(MIN) = MIN, wrapping
+			}
 		case "negate":
 			r = -x
+			if intOp && ct != "pred" {
+				r = fromBits(ct, -elemBits(ct, x)) // -MIN = MIN, wrapping
+			}
 		case "sign":
 			switch {
 			case x > 0:

@@ -140,3 +140,23 @@ func TestIntArithmeticWraps(t *testing.T) {
 	require.Equal(t, 4294967295.0, v.Tuple[2].Data[0])
 	require.Equal(t, -9223372036854775808.0, v.Tuple[3].Data[0])
 }
+
+// TestNegateMinWraps: negate and abs of the most negative integer give it
+// back, as XLA's two's complement does (the evaluator gave +2^63, read as
+// MaxInt64, for s64: the fuzzer's finding).
+func TestNegateMinWraps(t *testing.T) {
+	v := evalText(t, `ENTRY e {
+  a = s64[] constant(-9223372036854775808)
+  b = s8[] constant(-128)
+  c = s32[] constant(-2147483648)
+  na = s64[] negate(a)
+  aa = s64[] abs(a)
+  nb = s8[] negate(b)
+  ab = s8[] abs(b)
+  nc = s32[] negate(c)
+  ROOT t = (s64[], s64[], s8[], s8[], s32[]) tuple(na, aa, nb, ab, nc)
+}`)
+	for i, w := range []float64{math.MinInt64, math.MinInt64, -128, -128, math.MinInt32} {
+		require.Equal(t, w, v.Tuple[i].Data[0], "output %d", i)
+	}
+}
