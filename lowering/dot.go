@@ -454,6 +454,24 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	set := 0
 	g := 0
 	var tilesOf []int
+	// A group's epilogue waits until the next group's first K tile is
+	// issued (pending): draining the MXUs at once would leave them idle
+	// while that tile loads, at every group boundary (4096^3 bf16: 110K of
+	// 1.18M cycles). flush drains and emits it where the next group is in
+	// another loop body, or there is none.
+	var pending func()
+	var pendingCols int
+	flush := func() {
+		if pending == nil {
+			return
+		}
+		for i := 0; i < pendingCols; i++ {
+			emit(dot, "wait    s%d, %d", 5+i, nset)
+			emit(dot, "signal  s%d, %d", 5+i, nset)
+		}
+		pending()
+		pending = nil
+	}
 	noReg := func(int64, int64, int64) string { return "" }
 	// group emits one group: rows [m0, m0+rows) of batch b, the column
 	// tiles from n0, one per MXU; reg places it in a batch, row-block or
@@ -510,6 +528,21 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// iteration (the buffer sets come round again), so a long
 		// K is not unrolled.
 		kTile(0, regL, regR)
+		if pending != nil {
+			// The previous group's last nset-1 tiles: its MXU
+			// streams end before this tile's (an MXU completes in
+			// order), so their tokens come back first.
+			for i := 0; i < pendingCols; i++ {
+				n := nset
+				if i < len(cols) {
+					n = nset - 1 // this group took one already
+				}
+				emit(dot, "wait    s%d, %d", 5+i, n)
+				emit(dot, "signal  s%d, %d", 5+i, n)
+			}
+			pending()
+			pending = nil
+		}
 		k0 := Kt
 		if iters := (K/Kt - 1) / int64(nset); iters >= 2 {
 			c.nlabel++
@@ -537,19 +570,23 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		for ; k0 < K; k0 += Kt {
 			kTile(k0, regL, regR)
 		}
-		// Drain the MXUs, then the epilogue of each column tile.
-		for i := range cols {
-			emit(dot, "wait    s%d, %d", 5+i, nset)
-			emit(dot, "signal  s%d, %d", 5+i, nset)
-		}
-		for i, nt := range cols {
-			t := epiTileAt{
-				b: b, m0: m0, n0: n0 + int64(i)*Nt, rows: rows, cols: nt,
-				acc:  fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+int64(i)*accTile, accDT, rows, nt),
-				sram: epiBase + int64(g%2)*epiHalf + int64(i)*epiTile,
-				reg:  reg,
+		// The epilogue of each column tile, once the MXUs have
+		// drained: deferred into the next group when every MXU has
+		// nset tiles in flight (see pending).
+		gg := g
+		pending, pendingCols = func() {
+			for i, nt := range cols {
+				t := epiTileAt{
+					b: b, m0: m0, n0: n0 + int64(i)*Nt, rows: rows, cols: nt,
+					acc:  fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+int64(i)*accTile, accDT, rows, nt),
+					sram: epiBase + int64(gg%2)*epiHalf + int64(i)*epiTile,
+					reg:  reg,
+				}
+				ep.emit(t, loadEng, storeEng, out)
 			}
-			ep.emit(t, loadEng, storeEng, out)
+		}, len(cols)
+		if (K+Kt-1)/Kt < nset {
+			flush()
 		}
 		g++
 	}
@@ -560,6 +597,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	// registers), and records the later iterations' groups for the store
 	// waits that follow.
 	counted := func(lp *rowLoop, kind string, unit func(j int64)) {
+		flush() // a loop body cannot hold the epilogue of a group before it
 		for _, r := range lp.inits {
 			emit(in, "li      r%d, 0", r)
 		}
@@ -571,6 +609,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		for j := int64(0); j < lp.period; j++ {
 			unit(j)
 		}
+		flush() // nor the next iteration's first group this one's last
 		for _, r := range lp.inits {
 			emit(in, "addi    r%d, r%d, %d", r, r, lp.step[r])
 		}
@@ -671,6 +710,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			batch(b, nil)
 		}
 	}
+	flush()
 	emit(in, "barrier")
 	return nil
 }
