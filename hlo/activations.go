@@ -8,7 +8,8 @@ import (
 
 // The error function and the activation custom calls torch-neuronx emits
 // (AwsNeuronGelu for torch's exact GELU, AwsNeuronGeluApprxTanh for its
-// tanh form, AwsNeuronErf, AwsNeuronSilu), computed by the evaluator with
+// tanh form, AwsNeuronGeluBackward for the exact GELU's derivative,
+// AwsNeuronErf, AwsNeuronSilu), computed by the evaluator with
 // the math library and expanded for the lowering into elementwise ops the
 // vector unit has. erf is XLA's own f32 approximation (ErfImpl32: x times
 // a degree-6 over degree-4 rational function of x^2 on x clamped to
@@ -26,6 +27,11 @@ var neuronActivations = map[string]func(float64) float64{
 	"AwsNeuronGeluApprxTanh": func(x float64) float64 { return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x))) },
 	"AwsNeuronErf":           math.Erf,
 	"AwsNeuronSilu":          func(x float64) float64 { return x / (1 + math.Exp(-x)) },
+	// The derivative of the exact GELU, d/dx x*Phi(x) = Phi(x) + x*phi(x):
+	// torch-xla's GeluBackward multiplies it by the incoming gradient.
+	"AwsNeuronGeluBackward": func(x float64) float64 {
+		return 0.5*(1+math.Erf(x/math.Sqrt2)) + x*math.Exp(-x*x/2)/math.Sqrt(2*math.Pi)
+	},
 }
 
 // NeuronActivation returns the target of an activation custom call, "" for
@@ -122,6 +128,14 @@ func ExpandErfAndActivations(m *Module) error {
 				t := x.emit("tanh", a.Shape.Elem, a.Shape.Dims, []*Instruction{x.binary("multiply", in, x.scalarLike(a, math.Sqrt(2/math.Pi)))})
 				h := x.binary("multiply", a, x.scalarLike(a, 0.5))
 				return x.binary("multiply", h, x.binary("add", t, x.scalarLike(a, 1)))
+			})
+		case "AwsNeuronGeluBackward":
+			r = x.inF32(ops[0], func(a *Instruction) *Instruction {
+				e := x.erf(x.binary("multiply", a, x.scalarLike(a, 1/math.Sqrt2)))
+				cdf := x.binary("multiply", x.binary("add", e, x.scalarLike(a, 1)), x.scalarLike(a, 0.5))
+				g := x.emit("exponential", a.Shape.Elem, a.Shape.Dims, []*Instruction{x.binary("multiply", x.binary("multiply", a, a), x.scalarLike(a, -0.5))})
+				pdf := x.binary("multiply", g, x.scalarLike(a, 1/math.Sqrt(2*math.Pi)))
+				return x.binary("add", cdf, x.binary("multiply", a, pdf))
 			})
 		case "AwsNeuronSilu":
 			r = x.inF32(ops[0], func(a *Instruction) *Instruction {

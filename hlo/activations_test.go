@@ -20,7 +20,8 @@ func TestErfAndActivationsExpansion(t *testing.T) {
   f = f32[41] custom-call(x), custom_call_target="AwsNeuronErf"
   b = bf16[41] convert(x)
   eb = bf16[41] erf(b)
-  ROOT t = (f32[41], f32[41], f32[41], f32[41], f32[41], bf16[41]) tuple(e, g, h, s, f, eb)
+  gb = f32[41] custom-call(x), custom_call_target="AwsNeuronGeluBackward"
+  ROOT t = (f32[41], f32[41], f32[41], f32[41], f32[41], bf16[41], f32[41]) tuple(e, g, h, s, f, eb, gb)
 }`
 	x := arr("f32", []int64{41})
 	for i := range 41 {
@@ -52,4 +53,10 @@ func TestErfAndActivationsExpansion(t *testing.T) {
 	require.InDelta(t, 0.8413447461, want.Tuple[1].Data[24], 1e-7)
 	require.InDelta(t, 0.8411919906, want.Tuple[2].Data[24], 1e-7)
 	require.InDelta(t, 0.7310585786, want.Tuple[3].Data[24], 1e-7)
+	// gelu'(1) = Phi(1) + phi(1); gelu'(0) = 1/2; and the derivative
+	// against a central difference of gelu at x = -1.25.
+	require.InDelta(t, 0.8413447461+0.2419707245, want.Tuple[6].Data[24], 1e-7)
+	require.InDelta(t, 0.5, want.Tuple[6].Data[20], 1e-7)
+	gelu := neuronActivations["AwsNeuronGelu"]
+	require.InDelta(t, (gelu(-1.25+1e-6)-gelu(-1.25-1e-6))/2e-6, want.Tuple[6].Data[15], 1e-6)
 }

@@ -666,7 +666,8 @@ func TestErfAndNeuronActivations(t *testing.T) {
   s = f32[64,48] custom-call(x), custom_call_target="AwsNeuronSilu"
   b = bf16[64,48] convert(x)
   eb = bf16[64,48] erf(b)
-  ROOT t = (f32[64,48], f32[64,48], f32[64,48], f32[64,48], bf16[64,48]) tuple(e, g, h, s, eb)
+  gb = f32[64,48] custom-call(x), custom_call_target="AwsNeuronGeluBackward"
+  ROOT t = (f32[64,48], f32[64,48], f32[64,48], f32[64,48], bf16[64,48], f32[64,48]) tuple(e, g, h, s, eb, gb)
 }`
 	for _, chip := range chips {
 		t.Run(chip, func(t *testing.T) { runChecked(t, chip, src) })
