@@ -673,3 +673,29 @@ func TestErfAndNeuronActivations(t *testing.T) {
 		t.Run(chip, func(t *testing.T) { runChecked(t, chip, src) })
 	}
 }
+
+// rng-bit-generator runs on the chips (expanded into u32 arithmetic,
+// hlo.ExpandRngBitGenerators): the same bits and state as the evaluator,
+// here as BERT's dropout uses them, for both algorithms.
+func TestRngBitGeneratorOnChips(t *testing.T) {
+	src := `ENTRY e {
+  s = u64[2] parameter(0)
+  x = f32[16,130] parameter(1)
+  r = (u64[2], u32[16,130]) rng-bit-generator(s), algorithm=rng_default
+  bits = u32[16,130] get-tuple-element(r), index=1
+  ns = u64[2] get-tuple-element(r), index=0
+  t = (u64[2], u32[7,3]) rng-bit-generator(ns), algorithm=rng_three_fry
+  tb = u32[7,3] get-tuple-element(t), index=1
+  half = u32[] constant(2147483648)
+  hb = u32[16,130] broadcast(half), dimensions={}
+  keep = pred[16,130] compare(bits, hb), direction=LT
+  z = f32[] constant(0)
+  zb = f32[16,130] broadcast(z), dimensions={}
+  d = f32[16,130] select(keep, x, zb)
+  ts = u64[2] get-tuple-element(t), index=0
+  ROOT o = (f32[16,130], u32[16,130], u32[7,3], u64[2]) tuple(d, bits, tb, ts)
+}`
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) { runChecked(t, chip, src) })
+	}
+}

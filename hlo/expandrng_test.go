@@ -1,0 +1,40 @@
+package hlo
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The expansion of rng-bit-generator gives the evaluator's bits and new
+// state, for both algorithms and every output width (the counter starts
+// just below 2^32, so its high word carries within the run).
+func TestExpandRngBitGenerators(t *testing.T) {
+	for _, alg := range []string{"rng_default", "rng_philox", "rng_three_fry"} {
+		for _, out := range []string{"u32[5,7]", "u64[3]", "u8[9]", "s32[4,1]", "u16[2,3]", "s64[5]"} {
+			for _, n := range []int64{2, 3} {
+				t.Run(fmt.Sprintf("%s/%s/%d", alg, out, n), func(t *testing.T) {
+					src := fmt.Sprintf(`ENTRY e {
+  s = u64[%d] parameter(0)
+  ROOT r = (u64[%d], %s) rng-bit-generator(s), algorithm=%s
+}`, n, n, out, alg)
+					state := arr("u64", []int64{n}, 0x0012345600ABCDEF, 0xFFFFFFFE)
+					if n == 3 {
+						state.Data = append(state.Data, 77)
+					}
+					want := evalText(t, src, state)
+					m, err := Parse("e.hlo", src)
+					require.NoError(t, err)
+					require.NoError(t, ExpandRngBitGenerators(m))
+					require.NoError(t, Verify("e.hlo", m))
+					require.NotContains(t, m.String(), "rng-bit-generator")
+					got, err := (&Evaluator{File: "e.hlo", M: m}).Run([]*Value{state})
+					require.NoError(t, err)
+					require.Equal(t, want.Tuple[0].Data, got.Tuple[0].Data, "state")
+					require.Equal(t, want.Tuple[1].Data, got.Tuple[1].Data, "bits")
+				})
+			}
+		}
+	}
+}
