@@ -776,22 +776,35 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 		var r float64
 		intOp := !isFloat(ct)
 		switch in.Opcode {
-		case "add":
-			r = x + y
-			if intOp && ct != "pred" {
-				r = fromBits(ct, elemBits(ct, x)+elemBits(ct, y)) // wraps
+		case "add", "subtract", "multiply":
+			if !intOp || ct == "pred" {
+				switch in.Opcode {
+				case "add":
+					r = x + y
+				case "subtract":
+					r = x - y
+				default:
+					r = x * y
+				}
+				break
 			}
-		case "subtract":
-			r = x - y
-			if intOp && ct != "pred" {
-				r = fromBits(ct, elemBits(ct, x)-elemBits(ct, y))
+			// On the bits, wrapping: a float64 of an s32 x s32
+			// product would round away its low bits beyond 2^53.
+			a, b := elemBits(ct, x), elemBits(ct, y)
+			var w uint64
+			switch in.Opcode {
+			case "add":
+				w = a + b
+			case "subtract":
+				w = a - b
+			default:
+				w = a * b
 			}
-		case "multiply":
-			r = x * y
-			if intOp {
-				// On the bits, wrapping: a float64 of the product would
-				// round away the low bits of an s32 x s32 beyond 2^53.
-				r = fromBits(ct, elemBits(ct, x)*elemBits(ct, y))
+			r = fromBits(ct, w)
+			if ElemBits(ct) == 64 && elemBits(ct, r) != w {
+				// A 64-bit result a float64 cannot hold: the answer
+				// is absent rather than rounded (docs/hlo.md).
+				return nil, e.fail(in, "the %s result %s is beyond 2^53, which the evaluator's float64 values cannot hold exactly", ct, exactInt(ct, w))
 			}
 		case "divide":
 			if intOp {

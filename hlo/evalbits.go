@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"strconv"
 
 	"github.com/pulse-sim/pulse/isa"
 )
@@ -382,4 +383,12 @@ func besselI1e(x float64) float64 {
 		}
 	}
 	return math.Copysign(sum/math.Sqrt(2*math.Pi*ax), x)
+}
+
+// exactInt prints the 64-bit pattern b as a value of integer type elem.
+func exactInt(elem string, b uint64) string {
+	if isUnsigned(elem) {
+		return strconv.FormatUint(b, 10)
+	}
+	return strconv.FormatInt(int64(b), 10)
 }

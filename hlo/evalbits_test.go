@@ -160,3 +160,18 @@ func TestNegateMinWraps(t *testing.T) {
 		require.Equal(t, w, v.Tuple[i].Data[0], "output %d", i)
 	}
 }
+
+// TestWideIntBeyondFloat64: a 64-bit sum or product a float64 cannot hold
+// is an error naming it, not a rounded value (BERT's dropout seeds, an LCG
+// in s64, pass 2^53 after three steps).
+func TestWideIntBeyondFloat64(t *testing.T) {
+	m, err := Parse("e.hlo", `ENTRY e {
+  a = s64[] constant(214013)
+  s = s64[] constant(45873526546)
+  p = s64[] multiply(a, s)
+  ROOT q = s64[] multiply(a, p)
+}`)
+	require.NoError(t, err)
+	_, err = (&Evaluator{File: "e.hlo", M: m}).Run(nil)
+	require.ErrorContains(t, err, "e.hlo:5:3: q: multiply: the s64 result -1849554647944953950 is beyond 2^53")
+}

@@ -64,22 +64,29 @@ func expansionOf(b *hlo.Instruction) (expansion, bool) {
 	if !ok {
 		return expansion{}, false
 	}
-	signed := dt.IsSigned()
-	half := 1 << (8*dt.Size() - 1) // 128 or 32768
 	return expansion{scratch: []string{"s32", "s32"}, emit: func(dst string, args, t []string) []string {
 		v, k := t[0], t[1]
 		seq := []string{fmt.Sprintf("%-7s %s, %s", mn, v, strings.Join(args, ", "))}
-		mask := fmt.Sprint(2*half - 1)
-		if signed {
-			seq = append(seq,
-				"vfill   "+k+", "+fmt.Sprint(half), "vadd    "+v+", "+v+", "+k,
-				"vfill   "+k+", "+mask, "vand    "+v+", "+v+", "+k,
-				"vfill   "+k+", "+fmt.Sprint(-half), "vadd    "+v+", "+v+", "+k)
-		} else {
-			seq = append(seq, "vfill   "+k+", "+mask, "vand    "+v+", "+v+", "+k)
-		}
-		return append(seq, "vcvt    "+dst+", "+v)
+		return append(seq, wrapInto(dt, dst, v, k)...)
 	}}, true
+}
+
+// wrapInto wraps the s32 tile v to dt's 8 or 16 bits and stores it into
+// dst (k is an s32 scratch tile of v's shape): the low bits, sign-extended
+// for a signed type, ((v + half) & mask) - half.
+func wrapInto(dt isa.DType, dst, v, k string) []string {
+	half := 1 << (8*dt.Size() - 1) // 128 or 32768
+	mask := fmt.Sprint(2*half - 1)
+	var seq []string
+	if dt.IsSigned() {
+		seq = append(seq,
+			"vfill   "+k+", "+fmt.Sprint(half), "vadd    "+v+", "+v+", "+k,
+			"vfill   "+k+", "+mask, "vand    "+v+", "+v+", "+k,
+			"vfill   "+k+", "+fmt.Sprint(-half), "vadd    "+v+", "+v+", "+k)
+	} else {
+		seq = append(seq, "vfill   "+k+", "+mask, "vand    "+v+", "+v+", "+k)
+	}
+	return append(seq, "vcvt    "+dst+", "+v)
 }
 
 // sraUnsigned: an arithmetic shift of u8 or u16 bits shifts in copies of

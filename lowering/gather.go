@@ -298,9 +298,6 @@ func (c *compiler) scatter(in *hlo.Instruction) error {
 		switch r.Opcode {
 		case "add", "multiply", "maximum", "minimum":
 			vop = vectorOps[r.Opcode]
-			if err := checkNarrowCombiner(c, in, r.Opcode, in.Shape.Elem); err != nil {
-				return err // a u16 sum would saturate, not wrap
-			}
 		default:
 			return c.fail(in, "the scatter combiner %s is not lowered (assignment, add, multiply, maximum, minimum are)", r.Opcode)
 		}
@@ -314,8 +311,16 @@ func (c *compiler) scatter(in *hlo.Instruction) error {
 		return c.fail(in, "%d windows of %d elements for %d updates", w.k, n, upd.shape.Elems())
 	}
 	esz := int64(src.dt.Size())
-	if vop != "" && 2*align64(n*esz) > c.chip.Memory.SRAMBytes/2 {
-		return c.fail(in, "a window of %d bytes does not fit SRAM twice", n*esz)
+	// An 8- or 16-bit integer sum or product wraps in XLA: combined in
+	// s32 scratch tiles and wrapped (wrapInto), as the vector unit would
+	// saturate it in the narrow type.
+	narrow := vop != "" && src.dt.IsInt() && src.dt != isa.Pred && src.dt.Size() < 4 && !wrapSafe[fn.Root.Opcode]
+	need := 2 * align64(n*esz)
+	if narrow {
+		need += 2 * align64(4*n)
+	}
+	if vop != "" && need > c.chip.Memory.SRAMBytes/2 {
+		return c.fail(in, "a window of %d bytes does not fit SRAM with its scratch", n*esz)
 	}
 	out, err := c.alloc(in, in.Shape, "")
 	if err != nil {
@@ -347,7 +352,20 @@ func (c *compiler) scatter(in *hlo.Instruction) error {
 		}
 		emit("dma     %s, %s @0 wait s3 signal s1", a, win)
 		emit("dma     %s, %s @0 signal s1", b, dense)
-		emit("%-7s %s, %s, %s wait s1:2 signal s2", vop, a, a, b)
+		if narrow {
+			off := 2 * align64(n*esz)
+			v, k := fmt.Sprintf("sram[%d]:s32[%d]", off, n), fmt.Sprintf("sram[%d]:s32[%d]", off+align64(4*n), n)
+			emit("%-7s %s, %s, %s wait s1:2", vop, v, a, b)
+			seq := wrapInto(src.dt, a, v, k)
+			for i, l := range seq {
+				if i == len(seq)-1 {
+					l += " signal s2"
+				}
+				emit("%s", l)
+			}
+		} else {
+			emit("%-7s %s, %s, %s wait s1:2 signal s2", vop, a, a, b)
+		}
 		emit("dma     %s, %s @0 wait s2 signal s3", win, a)
 	})
 	if err != nil {
