@@ -298,6 +298,11 @@ func slice(g *gen) {
 	g.emit("sl", value{elem: v.elem, dims: out, inexact: v.inexact}, "slice(%s), slice={%s}", v.name, strings.Join(spec, ", "))
 }
 
+// rest is the number of elements of dims[i:].
+func rest(dims []int64, i int) int64 {
+	return value{dims: dims[i:]}.elems()
+}
+
 func pad(g *gen) {
 	v := g.pick()
 	if len(v.dims) == 0 {
@@ -305,11 +310,11 @@ func pad(g *gen) {
 	}
 	out := make([]int64, len(v.dims))
 	spec := make([]string, len(v.dims))
-	n := int64(1)
+	n := int64(1) // the padded dims so far; n * rest(i) <= maxElems holds
 	for i, d := range v.dims {
 		lo, hi, in := int64(g.intn(5)-1), int64(g.intn(5)-1), int64(g.intn(3))
 		size := lo + hi + d + (d-1)*in
-		if size < 1 || n*size > g.maxElems {
+		if size < 1 || n*size*rest(v.dims, i+1) > g.maxElems {
 			lo, hi, in, size = 0, 0, 0, d
 		}
 		out[i], n = size, n*size
@@ -410,11 +415,16 @@ func (g *gen) reducer(opc, elem string) string {
 
 // monoid chooses a reduction for elem: its combiner and identity.
 func (g *gen) monoid(elem string) (opc, init string) {
-	if elem == "pred" {
+	switch {
+	case elem == "pred":
 		if g.intn(2) == 0 {
 			return "and", "true"
 		}
 		return "or", "false"
+	case elem == "u64" && g.intn(2) == 0:
+		return "maximum", "0"
+	case elem == "s64" || elem == "u64":
+		return "add", "0" // the other identities are beyond 2^53 (see unary)
 	}
 	switch g.intn(4) {
 	case 0:
@@ -448,12 +458,14 @@ func reduceWindow(g *gen) {
 	}
 	out := make([]int64, len(v.dims))
 	var size, stride, padding []string
+	n := int64(1) // as in pad
 	for i, d := range v.dims {
 		s, st, lo, hi := int64(1+g.intn(3)), int64(1+g.intn(2)), int64(g.intn(2)), int64(g.intn(2))
-		if d+lo+hi < s {
+		if d+lo+hi < s || n*((d+lo+hi-s)/st+1)*rest(v.dims, i+1) > g.maxElems {
 			s, lo, hi = 1, 0, 0
 		}
 		out[i] = (d+lo+hi-s)/st + 1
+		n *= out[i]
 		size = append(size, fmt.Sprint(s))
 		stride = append(stride, fmt.Sprint(st))
 		padding = append(padding, fmt.Sprintf("%d_%d", lo, hi))
