@@ -114,8 +114,8 @@ func Check(ev *Evaluator, args, got []*Value) (*CheckReport, error) {
 // have finite.
 func Noise(perturbed, want *Value) float64 {
 	var n float64
-	if len(perturbed.Data) != len(want.Data) {
-		return 0
+	if len(perturbed.Data) != len(want.Data) || IsWide(want.Shape.Elem) {
+		return 0 // integers are not perturbed (and s64/u64 are bits)
 	}
 	for i, w := range want.Data {
 		p := perturbed.Data[i]

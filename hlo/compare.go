@@ -31,11 +31,7 @@ func ToleranceFor(elem string) Tolerance {
 	if _, ok := minifloats[elem]; ok {
 		return Tolerance{Rel: 0.25, Abs: 0.25}
 	}
-	if elem == "s64" || elem == "u64" {
-		// Exact below 2^53; beyond, the evaluator's float64 rounds.
-		return Tolerance{Rel: 0x1p-53}
-	}
-	return Tolerance{} // integers, pred: exact
+	return Tolerance{} // integers (s64 and u64 carried as bits), pred: exact
 }
 
 // Diff summarizes how an output differs from the reference.
@@ -59,6 +55,21 @@ func CompareWithin(got, want *Value, allowance float64) Diff {
 	if len(got.Data) != n {
 		d.Mismatches = max(n, len(got.Data))
 		d.First = 0
+		return d
+	}
+	if elem := want.Shape.Elem; IsWide(elem) {
+		// Carried bits (IsWide): equal or not; the errors as numbers.
+		for i, w := range want.Data {
+			if math.Float64bits(got.Data[i]) == math.Float64bits(w) {
+				continue
+			}
+			g, x := WideNumber(elem, got.Data[i]), WideNumber(elem, w)
+			d.MaxAbs = math.Max(d.MaxAbs, math.Abs(g-x))
+			if d.Mismatches == 0 {
+				d.First, d.FirstGot, d.FirstWant = i, g, x
+			}
+			d.Mismatches++
+		}
 		return d
 	}
 	scale := 1.0

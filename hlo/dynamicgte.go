@@ -45,7 +45,7 @@ func (e *Evaluator) dynamicGte(in *Instruction, ops []*Value) (*Value, error) {
 	if err := dynamicGteCheck(in, ops[0].Shape, ops[1].Shape); err != nil {
 		return nil, e.fail(in, "%v", err)
 	}
-	i := int(ops[1].Data[0])
+	i := int(intAt(ops[1], 0))
 	i = max(0, min(i, len(ops[0].Tuple)-1))
 	return ops[0].Tuple[i], nil
 }

@@ -174,24 +174,13 @@ func round(elem string, x float64) float64 {
 		return f.round(x)
 	}
 	bits := ElemBits(elem)
-	if bits >= 64 && x == x {
-		// 64-bit integers wrap too; a float64 holds them exactly only up
-		// to 2^53, so beyond that the evaluator is approximate
-		// (docs/hlo.md).
-		x = math.Trunc(x)
-		switch {
-		case isUnsigned(elem) && x == 0x1p64, !isUnsigned(elem) && x == 0x1p63:
-			// The float64 nearest the largest value (MaxUint64, MaxInt64:
-			// a reduction's identity, a sentinel) stands for it rather
-			// than wrapping around; a result one past it is rarer.
-			return x
-		case isUnsigned(elem):
-			return wrapFloat(x, 0)
-		}
-		return wrapFloat(x, -0x1p63)
+	if IsWide(elem) {
+		// round's x is a number (an iota's index, a bound); the value
+		// is carried as its bits.
+		return wideFromNumber(elem, x)
 	}
-	if bits == 0 || x != x {
-		return math.Trunc(x)
+	if bits == 0 || bits > 64 || x != x {
+		return math.Trunc(x) // (complex types: not evaluated)
 	}
 	v := int64(math.Trunc(x))
 	if isUnsigned(elem) {
@@ -262,6 +251,34 @@ func rounder(elem string) func(float64) float64 {
 // convert is XLA's convert: float to integer truncates and saturates (NaN
 // becomes 0); other conversions round as round does.
 func convert(from, to string, x float64) float64 {
+	switch {
+	case IsWide(from) && IsWide(to):
+		return x // the same bits, read with the other sign
+	case IsWide(from) && to == "pred":
+		if math.Float64bits(x) != 0 {
+			return 1
+		}
+		return 0
+	case IsWide(from) && !isFloat(to):
+		return fromBits(to, math.Float64bits(x)) // the low bits
+	case IsWide(from):
+		b := math.Float64bits(x)
+		if from == "s64" {
+			// float32 of the int64 rounds once, as XLA's convert.
+			if to == "f64" {
+				return float64(int64(b))
+			}
+			return round(to, float64(float32(int64(b))))
+		}
+		if to == "f64" {
+			return float64(b)
+		}
+		return round(to, float64(float32(b)))
+	case IsWide(to) && !isFloat(from):
+		return math.Float64frombits(uint64(int64(x))) // sign-extended
+	case IsWide(to):
+		return wideFromNumber(to, x)
+	}
 	if isFloat(from) && !isFloat(to) && to != "pred" {
 		if x != x {
 			return 0
@@ -614,7 +631,7 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		var branch string
 		if names, ok := in.Attr("branch_computations"); ok {
 			list := strings.Split(strings.Trim(names, "{}"), ",")
-			k := int(ops[0].Data[0])
+			k := int(intAt(ops[0], 0))
 			if ops[0].Shape.Elem == "pred" {
 				k = 1 - k // XLA: a pred selects branch 0 when true
 			}
@@ -700,6 +717,9 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 		if len(o.Data) != len(out.Data) {
 			return nil, e.fail(in, "operand %d has %d elements, the result %d", k, len(o.Data), len(out.Data))
 		}
+	}
+	if IsWide(ct) {
+		return e.wideElementwise(in, ops, ct, out)
 	}
 	dir, _ := in.Attr("direction")
 	cmpType, _ := in.Attr("type")
@@ -801,11 +821,6 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 				w = a * b
 			}
 			r = fromBits(ct, w)
-			if ElemBits(ct) == 64 && elemBits(ct, r) != w {
-				// A 64-bit result a float64 cannot hold: the answer
-				// is absent rather than rounded (docs/hlo.md).
-				return nil, e.fail(in, "the %s result %s is beyond 2^53, which the evaluator's float64 values cannot hold exactly", ct, exactInt(ct, w))
-			}
 		case "divide":
 			if intOp {
 				switch {
@@ -974,6 +989,10 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 			}
 		case "convert":
 			r = convert(ct, s.Elem, x)
+			if IsWide(s.Elem) {
+				out.Data[i] = r // carried bits: no rounding of a number
+				continue
+			}
 		case "shift-left", "shift-right-logical", "shift-right-arithmetic", "popcnt", "count-leading-zeros":
 			r = bitOp(opc, ct, x, y)
 		case "reduce-precision":
@@ -993,7 +1012,7 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 
 func (e *Evaluator) dot(in *Instruction, ops []*Value) (*Value, error) {
 	s := in.Shape
-	l, r := ops[0], ops[1]
+	l, r := numbers(ops[0]), numbers(ops[1])
 	lb, _ := optList(in, "lhs_batch_dims")
 	rb, _ := optList(in, "rhs_batch_dims")
 	lc, _ := optList(in, "lhs_contracting_dims")
@@ -1231,6 +1250,13 @@ func (e *Evaluator) constant(in *Instruction) (*Value, error) {
 		case "-nan":
 			x = math.Copysign(math.NaN(), -1)
 		default:
+			if IsWide(s.Elem) {
+				// Exactly: a float64 would round beyond 2^53.
+				if b, ok := wideLiteral(s.Elem, f); ok {
+					out.Data[i] = math.Float64frombits(b)
+					continue
+				}
+			}
 			v, err := strconv.ParseFloat(f, 64)
 			if err != nil {
 				return nil, e.fail(in, "bad literal value %q", f)
@@ -1240,6 +1266,22 @@ func (e *Evaluator) constant(in *Instruction) (*Value, error) {
 		out.Data[i] = round(s.Elem, x)
 	}
 	return out, nil
+}
+
+// wideLiteral reads an s64/u64 literal exactly (an integer in range; a
+// fraction or a float form falls back to the number).
+func wideLiteral(elem, f string) (uint64, bool) {
+	if elem == "u64" {
+		u, err := strconv.ParseUint(f, 10, 64)
+		if err == nil {
+			return u, true
+		}
+	}
+	v, err := strconv.ParseInt(f, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return uint64(v), true
 }
 
 // ParamElements counts the elements of the entry computation's parameters.
@@ -1314,6 +1356,9 @@ func randomValue(s *Shape, r *rand.Rand) (*Value, error) {
 			v.Data[i] = round(s.Elem, 2*r.Float64()-1)
 		default:
 			v.Data[i] = float64(r.IntN(8))
+			if IsWide(s.Elem) {
+				v.Data[i] = wideFromNumber(s.Elem, v.Data[i]) // carried as bits
+			}
 		}
 	}
 	return v, nil
@@ -1338,7 +1383,7 @@ func Filled(s *Shape, x float64) (*Value, error) {
 		if math.IsInf(r, 0) && !math.IsInf(x, 0) {
 			return nil, fmt.Errorf("%g is beyond the range of %s", x, s.Elem)
 		}
-	case r != x:
+	case IsWide(s.Elem) && WideNumber(s.Elem, r) != x, !IsWide(s.Elem) && r != x:
 		return nil, fmt.Errorf("%s cannot hold %g", s.Elem, x)
 	}
 	v := newArray(s)
@@ -1380,4 +1425,18 @@ func digamma(x float64) float64 {
 	f := 1 / (x * x)
 	t := f * (-1.0/12 + f*(1.0/120+f*(-1.0/252+f*(1.0/240+f*(-1.0/132+f*(691.0/32760-f/12))))))
 	return r + math.Log(x) - 0.5/x + t
+}
+
+// numbers returns v with s64/u64 values decoded into numbers (WideNumber),
+// for the ops that sum products (dot, convolution); v itself otherwise.
+// Their results are exact up to 2^53, as any float64 sum.
+func numbers(v *Value) *Value {
+	if !IsWide(v.Shape.Elem) {
+		return v
+	}
+	out := &Value{Shape: v.Shape, Data: make([]float64, len(v.Data))}
+	for i, x := range v.Data {
+		out.Data[i] = WideNumber(v.Shape.Elem, x)
+	}
+	return out
 }

@@ -292,7 +292,7 @@ func TestFilled(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, v.Data, int(s.Elems()))
 			for _, got := range v.Data {
-				require.Equal(t, c.want, got)
+				require.Equal(t, c.want, WideNumber(s.Elem, got))
 			}
 		})
 	}

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/bits"
 	"sort"
-	"strconv"
 
 	"github.com/pulse-sim/pulse/isa"
 )
@@ -174,16 +173,63 @@ func elemBits(elem string, x float64) uint64 {
 	if f := minifloats[elem]; f != nil {
 		return f.code(x)
 	}
-	bits := ElemBits(elem)
-	switch {
-	case isUnsigned(elem) && x >= math.Ldexp(1, 64):
-		return math.MaxUint64 & mask(bits) // 2^64: a float64 rounds MaxUint64 up to it
-	case isUnsigned(elem) && x >= math.Ldexp(1, 63):
-		return uint64(x) // u64 values beyond the int64 range
-	case x >= math.Ldexp(1, 63):
-		return math.MaxInt64 & mask(bits) // 2^63: a float64 rounds MaxInt64 up to it
+	if IsWide(elem) {
+		return math.Float64bits(x) // carried as their bits
 	}
-	return uint64(int64(x)) & mask(bits)
+	return uint64(int64(x)) & mask(ElemBits(elem))
+}
+
+// IsWide tells whether elem is s64 or u64, whose values the evaluator
+// carries as their bit patterns in a float64's bits (math.Float64frombits),
+// as the machine does (isa.DType.IsWide): a float64's 53 bits cannot hold
+// them as numbers. Ops that read numbers decode them (WideNumber).
+func IsWide(elem string) bool { return elem == "s64" || elem == "u64" }
+
+// Bits returns the two's-complement bits of x, a value of integer type
+// elem (a wide one's carried bits).
+func Bits(elem string, x float64) uint64 { return elemBits(elem, x) }
+
+// WideNumber is the number a carried s64/u64 value stands for, rounded
+// to a float64 (other types' values are numbers already).
+func WideNumber(elem string, x float64) float64 {
+	switch elem {
+	case "s64":
+		return float64(int64(math.Float64bits(x)))
+	case "u64":
+		return float64(math.Float64bits(x))
+	}
+	return x
+}
+
+// wideFromNumber carries number v as a value of s64 or u64: truncated,
+// saturated to the type's range (NaN is 0), as a conversion from a float
+// does.
+func wideFromNumber(elem string, v float64) float64 {
+	v = math.Trunc(v)
+	var b uint64
+	switch {
+	case v != v:
+	case elem == "u64" && v <= 0:
+	case elem == "u64" && v >= 0x1p64:
+		b = math.MaxUint64
+	case elem == "u64":
+		b = uint64(v)
+	case v >= 0x1p63:
+		b = math.MaxInt64
+	case v <= -0x1p63:
+		b = 1 << 63
+	default:
+		b = uint64(int64(v))
+	}
+	return math.Float64frombits(b)
+}
+
+// intAt reads element i of an integer array as an int64 (an index).
+func intAt(v *Value, i int64) int64 {
+	if IsWide(v.Shape.Elem) {
+		return int64(math.Float64bits(v.Data[i]))
+	}
+	return int64(v.Data[i])
 }
 
 // fromBits is elemBits' inverse.
@@ -205,6 +251,9 @@ func fromBits(elem string, b uint64) float64 {
 	}
 	if f := minifloats[elem]; f != nil {
 		return f.value[b&mask(f.bits)]
+	}
+	if IsWide(elem) {
+		return math.Float64frombits(b)
 	}
 	bits := ElemBits(elem)
 	b &= mask(bits)
@@ -383,12 +432,4 @@ func besselI1e(x float64) float64 {
 		}
 	}
 	return math.Copysign(sum/math.Sqrt(2*math.Pi*ax), x)
-}
-
-// exactInt prints the 64-bit pattern b as a value of integer type elem.
-func exactInt(elem string, b uint64) string {
-	if isUnsigned(elem) {
-		return strconv.FormatUint(b, 10)
-	}
-	return strconv.FormatInt(int64(b), 10)
 }

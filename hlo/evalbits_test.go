@@ -138,7 +138,7 @@ func TestIntArithmeticWraps(t *testing.T) {
 	require.Equal(t, 285212672.0, v.Tuple[0].Data[0]) // (a*a) mod 2^32
 	require.Equal(t, 0.0, v.Tuple[1].Data[0])
 	require.Equal(t, 4294967295.0, v.Tuple[2].Data[0])
-	require.Equal(t, -9223372036854775808.0, v.Tuple[3].Data[0])
+	require.Equal(t, int64(math.MinInt64), int64(Bits("s64", v.Tuple[3].Data[0])))
 }
 
 // TestNegateMinWraps: negate and abs of the most negative integer give it
@@ -157,21 +157,25 @@ func TestNegateMinWraps(t *testing.T) {
   ROOT t = (s64[], s64[], s8[], s8[], s32[]) tuple(na, aa, nb, ab, nc)
 }`)
 	for i, w := range []float64{math.MinInt64, math.MinInt64, -128, -128, math.MinInt32} {
-		require.Equal(t, w, v.Tuple[i].Data[0], "output %d", i)
+		require.Equal(t, w, WideNumber(v.Tuple[i].Shape.Elem, v.Tuple[i].Data[0]), "output %d", i)
 	}
 }
 
-// TestWideIntBeyondFloat64: a 64-bit sum or product a float64 cannot hold
-// is an error naming it, not a rounded value (BERT's dropout seeds, an LCG
-// in s64, pass 2^53 after three steps).
-func TestWideIntBeyondFloat64(t *testing.T) {
-	m, err := Parse("e.hlo", `ENTRY e {
+// TestWideIntExact: s64 products beyond 2^53 are exact, wrapping (BERT's
+// dropout seeds, an s64 LCG, pass 2^53 at the third step), and so are
+// their constants.
+func TestWideIntExact(t *testing.T) {
+	v := evalText(t, `ENTRY e {
   a = s64[] constant(214013)
   s = s64[] constant(45873526546)
   p = s64[] multiply(a, s)
-  ROOT q = s64[] multiply(a, p)
+  q = s64[] multiply(a, p)
+  m = u64[] constant(18446744073709551615)
+  k = u64[] constant(9007199254740993)
+  n = u64[] add(k, m)
+  ROOT t = (s64[], u64[], u64[]) tuple(q, n, k)
 }`)
-	require.NoError(t, err)
-	_, err = (&Evaluator{File: "e.hlo", M: m}).Run(nil)
-	require.ErrorContains(t, err, "e.hlo:5:3: q: multiply: the s64 result -1849554647944953950 is beyond 2^53")
+	require.Equal(t, int64(-1849554647944953950), int64(Bits("s64", v.Tuple[0].Data[0])))
+	require.Equal(t, uint64(9007199254740992), Bits("u64", v.Tuple[1].Data[0]))
+	require.Equal(t, uint64(9007199254740993), Bits("u64", v.Tuple[2].Data[0]))
 }

@@ -168,7 +168,7 @@ func (e *Evaluator) convolution(in *Instruction, ops []*Value) (*Value, error) {
 	if v, ok := in.Attr("feature_group_count"); ok {
 		groups, _ = strconv.ParseInt(v, 10, 64)
 	}
-	l, r := ops[0], ops[1]
+	l, r := numbers(ops[0]), numbers(ops[1])
 	ld, rd := l.Shape.Dims, r.Shape.Dims
 	lst, rst := strides(ld), strides(rd)
 	cin := rd[d.ri] // input features per group
@@ -273,7 +273,7 @@ func starts(ops []*Value, dims, sizes []int64) []int64 {
 	st := make([]int64, len(dims))
 	for d := range dims {
 		if d < len(ops) && len(ops[d].Data) > 0 {
-			st[d] = int64(ops[d].Data[0])
+			st[d] = intAt(ops[d], 0)
 		}
 		st[d] = max(0, min(st[d], dims[d]-sizes[d]))
 	}

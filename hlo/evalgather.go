@@ -1,6 +1,9 @@
 package hlo
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Gather and scatter, following the XLA operation semantics
 // (https://openxla.org/xla/operation_semantics#gather), including the
@@ -27,7 +30,7 @@ func indexVector(idx *Value, ivd int64, g []int64, out []int64) {
 		if ivd < int64(len(dims)) {
 			pos[ivd] = i
 		}
-		out[i] = int64(idx.Data[flat(pos, dims)])
+		out[i] = intAt(idx, flat(pos, dims))
 	}
 }
 
@@ -323,6 +326,9 @@ func applyFast(op, elem string, a, x float64, assign bool) float64 {
 	if assign {
 		return x
 	}
+	if IsWide(elem) {
+		return wideFast(op, elem, a, x)
+	}
 	switch op {
 	case "add":
 		a += x
@@ -354,4 +360,34 @@ func component(v *Value, n, k int) float64 {
 		return v.Data[0]
 	}
 	return v.Tuple[k].Data[0]
+}
+
+// wideFast is applyFast on s64/u64 values' carried bits (IsWide).
+func wideFast(op, elem string, a, x float64) float64 {
+	p, q := math.Float64bits(a), math.Float64bits(x)
+	less := func(u, v uint64) bool {
+		if elem == "s64" {
+			return int64(u) < int64(v)
+		}
+		return u < v
+	}
+	switch op {
+	case "add":
+		p += q
+	case "multiply":
+		p *= q
+	case "maximum":
+		if less(p, q) {
+			p = q
+		}
+	case "minimum":
+		if less(q, p) {
+			p = q
+		}
+	case "and":
+		p &= q
+	case "or":
+		p |= q
+	}
+	return math.Float64frombits(p)
 }

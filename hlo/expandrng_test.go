@@ -2,6 +2,7 @@ package hlo
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,9 +20,9 @@ func TestExpandRngBitGenerators(t *testing.T) {
   s = u64[%d] parameter(0)
   ROOT r = (u64[%d], %s) rng-bit-generator(s), algorithm=%s
 }`, n, n, out, alg)
-					state := arr("u64", []int64{n}, 0x0012345600ABCDEF, 0xFFFFFFFE)
+					state := arr("u64", []int64{n}, math.Float64frombits(0x8012345600ABCDEF), math.Float64frombits(0xFFFFFFFE))
 					if n == 3 {
-						state.Data = append(state.Data, 77)
+						state.Data = append(state.Data, math.Float64frombits(77))
 					}
 					want := evalText(t, src, state)
 					m, err := Parse("e.hlo", src)
@@ -31,8 +32,13 @@ func TestExpandRngBitGenerators(t *testing.T) {
 					require.NotContains(t, m.String(), "rng-bit-generator")
 					got, err := (&Evaluator{File: "e.hlo", M: m}).Run([]*Value{state})
 					require.NoError(t, err)
-					require.Equal(t, want.Tuple[0].Data, got.Tuple[0].Data, "state")
-					require.Equal(t, want.Tuple[1].Data, got.Tuple[1].Data, "bits")
+					for k, what := range []string{"state", "bits"} {
+						w, g := want.Tuple[k], got.Tuple[k]
+						require.Len(t, g.Data, len(w.Data))
+						for i := range w.Data {
+							require.Equal(t, Bits(w.Shape.Elem, w.Data[i]), Bits(g.Shape.Elem, g.Data[i]), "%s %d", what, i)
+						}
+					}
 				})
 			}
 		}

@@ -95,19 +95,10 @@ func cacheKey(m *hlo.Module, c *config.Chip) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-// MachineValues carries HLO values (numbers) as values of machine dtype d:
-// 64-bit integers become their bits (see isa.DType.IsWide). HLO values
-// hold integers exactly up to 2^53.
-func MachineValues(d isa.DType, data []float64) []float64 {
-	if !d.IsWide() {
-		return data
-	}
-	out := make([]float64, len(data))
-	for i, x := range data {
-		out[i] = isa.FromNumber(d, x)
-	}
-	return out
-}
+// MachineValues carries HLO values as values of machine dtype d: the
+// same float64s, 64-bit integers included, which both carry as their
+// bits (hlo.IsWide, isa.DType.IsWide).
+func MachineValues(d isa.DType, data []float64) []float64 { return data }
 
 // flatten lists a value's arrays, depth first.
 func flatten(v *hlo.Value) []*hlo.Value {
@@ -267,11 +258,6 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 		vals, _, err := model.Arch.ReadTensorAs(b.Tensor, b.DType)
 		if err != nil {
 			return nil, err
-		}
-		if b.DType.IsWide() {
-			for i, x := range vals {
-				vals[i] = isa.IntValue(b.DType, x)
-			}
 		}
 		r.Outputs = append(r.Outputs, &hlo.Value{Shape: b.Shape, Data: vals})
 	}

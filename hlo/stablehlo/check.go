@@ -3,6 +3,7 @@ package stablehlo
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/pulse-sim/pulse/hlo"
 )
@@ -61,6 +62,13 @@ func CheckAll(r *Result, vals []*hlo.Value) error {
 		}
 		for i := range a.Data {
 			x, y := a.Data[i], b.Data[i]
+			if elem := a.Shape.Elem; hlo.IsWide(elem) {
+				// Carried as bits (hlo.IsWide): equal or not.
+				if hlo.Bits(elem, x) != hlo.Bits(elem, y) {
+					return fmt.Errorf("line %d: check.%s: element %d is %s, expected %s", c.Line, c.Kind, i, wideText(elem, x), wideText(elem, y))
+				}
+				continue
+			}
 			if !close(c, a.Shape.Elem, x, y) {
 				return fmt.Errorf("line %d: check.%s: element %d is %v, expected %v", c.Line, c.Kind, i, x, y)
 			}
@@ -131,4 +139,12 @@ func ulps(elem string, x, y float64) int64 {
 		d = -d
 	}
 	return d
+}
+
+// wideText prints an s64/u64 value exactly.
+func wideText(elem string, x float64) string {
+	if elem == "u64" {
+		return strconv.FormatUint(hlo.Bits(elem, x), 10)
+	}
+	return strconv.FormatInt(int64(hlo.Bits(elem, x)), 10)
 }

@@ -164,7 +164,11 @@ func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) 
 		if want, got := elemKind(p.Shape.Elem), descrKind(arr.Descr); want != got {
 			return nil, fmt.Errorf("--in %s: %s holds %s (%s), but parameter %s is %s (%s)", name, path, arr.Descr, got, p.Name, p.Shape, want)
 		}
-		vals[p.ParamNumber] = &hlo.Value{Shape: p.Shape, Data: arr.Values}
+		data := arr.Values
+		if d, ok := isa.ParseDType(p.Shape.Elem); ok && d.IsWide() {
+			data = arr.ValuesAs(d) // carried as bits (hlo.IsWide)
+		}
+		vals[p.ParamNumber] = &hlo.Value{Shape: p.Shape, Data: data}
 		bound[p.ParamNumber] = true
 	}
 	if !random {
