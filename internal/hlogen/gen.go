@@ -15,9 +15,9 @@
 // default.
 //
 // It keeps away from what the reference evaluator cannot answer exactly,
-// which would be a false finding: s64 and u64 values beyond 2^53 (the
-// evaluator holds them in a float64), and ops that turn a rounding
-// difference into a step (see exactOps).
+// which would be a false finding: ops that turn a rounding difference into
+// a step (see exactOps). (s64 and u64 values of any size are fine: the
+// evaluator carries them exactly.)
 package hlogen
 
 import (

@@ -96,8 +96,6 @@ func unary(g *gen) {
 		opc = g.oneOf("negate abs exponential tanh floor ceil sign sqrt rsqrt log logistic sine cosine round-nearest-even round-nearest-afz exponential-minus-one log-plus-one cbrt")
 	case v.elem == "pred":
 		opc = "not"
-	case v.elem == "u64": // values beyond 2^53 are rounded in the evaluator
-		opc = g.oneOf("popcnt count-leading-zeros")
 	case isUnsigned(v.elem):
 		opc = g.oneOf("not popcnt count-leading-zeros")
 	default:
@@ -117,10 +115,6 @@ func binary(g *gen) {
 		opc = g.oneOf("add subtract multiply divide maximum minimum power remainder atan2")
 	case v.elem == "pred":
 		opc = g.oneOf("and or xor")
-	case v.elem == "u64": // nothing that wraps past 2^53 (see unary)
-		opc = g.oneOf("add remainder maximum minimum and or xor shift-right-logical")
-	case v.elem == "s64":
-		opc = g.oneOf("add subtract multiply remainder maximum minimum and or xor shift-right-arithmetic")
 	default:
 		opc = g.oneOf("add subtract multiply divide remainder maximum minimum and or xor shift-left shift-right-logical shift-right-arithmetic")
 	}
@@ -182,22 +176,17 @@ func convert(g *gen) {
 	if v.inexact && !isFloat(to) {
 		return // an ulp's difference could round to another integer
 	}
-	if to == "u64" && !isUnsigned(v.elem) && v.elem != "pred" {
-		return // a negative value would wrap past 2^53 (see unary)
-	}
 	g.emit("cvt", value{elem: to, dims: v.dims, inexact: v.inexact}, "convert(%s)", v.name)
 }
 
-// bitcastConvert reinterprets the bits of v as another type of its width;
-// not as s64 or u64, whose values would be beyond 2^53, where the
-// evaluator's float64 rounds (hlo.ToleranceFor).
+// bitcastConvert reinterprets the bits of v as another type of its width.
 func bitcastConvert(g *gen) {
 	v := g.pick()
 	if v.inexact {
 		return // an ulp's difference would be a different integer
 	}
 	var to []string
-	for _, e := range []string{"f32", "s32", "u32", "bf16", "f16", "s16", "u16", "s8", "u8", "f64"} {
+	for _, e := range []string{"f32", "s32", "u32", "bf16", "f16", "s16", "u16", "s8", "u8", "f64", "s64", "u64"} {
 		if e != v.elem && bits(e) == bits(v.elem) && v.elem != "pred" {
 			to = append(to, e)
 		}
@@ -421,10 +410,6 @@ func (g *gen) monoid(elem string) (opc, init string) {
 			return "and", "true"
 		}
 		return "or", "false"
-	case elem == "u64" && g.intn(2) == 0:
-		return "maximum", "0"
-	case elem == "s64" || elem == "u64":
-		return "add", "0" // the other identities are beyond 2^53 (see unary)
 	}
 	switch g.intn(4) {
 	case 0:
@@ -631,8 +616,6 @@ func conditional(g *gen) {
 	switch {
 	case v.elem == "pred":
 		f, h = "not", "xor"
-	case v.elem == "u64":
-		f = "popcnt"
 	case isUnsigned(v.elem):
 		f = "not"
 	}
