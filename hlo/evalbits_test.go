@@ -179,3 +179,17 @@ func TestWideIntExact(t *testing.T) {
 	require.Equal(t, uint64(9007199254740992), Bits("u64", v.Tuple[1].Data[0]))
 	require.Equal(t, uint64(9007199254740993), Bits("u64", v.Tuple[2].Data[0]))
 }
+
+// TestWideRng: rng's bounds of s64 are read as numbers and its draws
+// carried as bits.
+func TestWideRng(t *testing.T) {
+	v := evalText(t, `ENTRY e {
+  a = s64[] constant(-5)
+  b = s64[] constant(5)
+  ROOT r = s64[64] rng(a, b), distribution=rng_uniform
+}`)
+	for _, x := range v.Data {
+		n := int64(Bits("s64", x))
+		require.True(t, n >= -5 && n < 5, "%d", n)
+	}
+}

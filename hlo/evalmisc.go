@@ -226,7 +226,7 @@ func (e *Evaluator) rngOp(in *Instruction, ops []*Value) (*Value, error) {
 	if len(ops) != 2 {
 		return nil, e.fail(in, "takes two parameters")
 	}
-	a, b := ops[0].Data[0], ops[1].Data[0]
+	a, b := WideNumber(ops[0].Shape.Elem, ops[0].Data[0]), WideNumber(ops[1].Shape.Elem, ops[1].Data[0])
 	r := e.random()
 	out := newArray(in.Shape)
 	for i := range out.Data {
