@@ -740,6 +740,22 @@ func (b *builder) op(s *stmt, sc *scope) error {
 		default:
 			return b.r.errAt(token{line: s.line, col: s.col}, "unsupported operation %s (CHLO ops are read where HLO has the op)", s.op)
 		}
+	case name == "rng_bit_generator":
+		alg := "rng_default"
+		for _, t := range pre { // algorithm = THREE_FRY, or #stablehlo<rng_algorithm PHILOX>
+			switch t.text {
+			case "THREE_FRY":
+				alg = "rng_three_fry"
+			case "PHILOX":
+				alg = "rng_philox"
+			}
+		}
+		if len(outs) != 2 {
+			return b.r.errAt(s.toks[0], "rng_bit_generator returns a state and bits")
+		}
+		b.emitLine(fmt.Sprintf("  %s.rng = (%s) rng-bit-generator(%s), algorithm=%s", res, strings.Join(outs, ", "), args(ops), alg), p)
+		b.unpack(res, res+".rng", outs, p, sc, s.results...)
+		return nil
 	case name == "reduce_precision":
 		f := after(pre, "format")
 		if len(f) != 1 || !strings.HasPrefix(f[0].text, "e") || !strings.Contains(f[0].text, "m") {
