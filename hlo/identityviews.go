@@ -2,16 +2,17 @@ package hlo
 
 import "strings"
 
-// SimplifyIdentityViews turns data movement that moves nothing into copy:
-// a reverse of no dims (or only of dims of 1), a transpose by the identity
-// permutation, a slice of the whole array with stride 1. They occur in
-// generated and rewritten modules (a scalar's transpose has dimensions={})
-// and would otherwise need a kernel of their own, or a view of rank 0.
+// SimplifyIdentityViews turns data movement of a scalar, which moves
+// nothing, into copy: a reverse, transpose or slice of rank 0 (generated
+// and rewritten modules have them; a view of rank 0 has no strides for a
+// kernel to walk). Identity views of arrays (a reverse of dims of 1 in a
+// convolution's backward pass) stay: the loop kernels read them as views,
+// and a copy of a computed value inside a loop fusion they do not take.
 func SimplifyIdentityViews(m *Module) error {
 	for _, op := range []string{"reverse", "transpose", "slice"} {
 		err := rewriteEach(m, op, func(x *rewriter, ops []*Instruction) error {
 			c := *x.at
-			if identityView(&c, ops[0].Shape) {
+			if len(ops[0].Shape.Dims) == 0 && identityView(&c, ops[0].Shape) {
 				c.Opcode, c.Attrs = "copy", nil
 			}
 			x.out = append(x.out, &c)
