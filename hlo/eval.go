@@ -190,18 +190,6 @@ func round(elem string, x float64) float64 {
 	return float64(v << shift >> shift)
 }
 
-// wrapFloat brings x into [lo, lo+2^64) modulo 2^64.
-func wrapFloat(x, lo float64) float64 {
-	if x >= lo && x < lo+0x1p64 {
-		return x
-	}
-	r := math.Mod(x-lo, 0x1p64)
-	if r < 0 {
-		r += 0x1p64
-	}
-	return r + lo
-}
-
 // intPower is XLA's integer power: by squaring, wrapping (the low 64 bits
 // are exact; rounding to the element type wraps them further); a negative
 // exponent gives 0 except for bases 1 and -1. Not math.Pow: 4294967295^33
