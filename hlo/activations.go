@@ -147,6 +147,17 @@ func ExpandErfAndActivations(m *Module) error {
 	})
 }
 
+// finishAll ends the replacement with its results: a tuple of them when
+// the replaced instruction returns a tuple, else the one result.
+func (x *rewriter) finishAll(res []*Instruction) {
+	if x.at.Shape.IsTuple {
+		t := x.emit("tuple", "", nil, res)
+		t.Shape = x.at.Shape
+		return
+	}
+	x.finish(res[0])
+}
+
 // finish makes r the rewritten instruction's value: rewriteEach names the
 // last emitted instruction after the original, so r must be last (a copy
 // when an expansion ends elsewhere, e.g. when no conversion was needed).

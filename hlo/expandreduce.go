@@ -39,12 +39,7 @@ func ExpandGeneralReduces(m *Module) error {
 		if err != nil {
 			return err
 		}
-		if in.Shape.IsTuple {
-			t := x.emit("tuple", "", nil, res)
-			t.Shape = in.Shape
-			return nil
-		}
-		x.finish(res[0])
+		x.finishAll(res)
 		return nil
 	})
 }

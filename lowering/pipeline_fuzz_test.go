@@ -42,6 +42,9 @@ var fuzzChips = sync.OnceValues(func() ([]*runtime.Client, error) {
 // returns, per chip, why the lowering refused it ("" when it compiled and
 // passed); anything wrong is an error that names the chip and shows the
 // module.
+// maxPipelineCycles bounds a generated module's run.
+const maxPipelineCycles = 1e8
+
 func checkPipeline(src string) ([]string, error) {
 	fail := func(format string, a ...any) ([]string, error) {
 		return nil, fmt.Errorf("%s\n--- module:\n%s", fmt.Sprintf(format, a...), src)
@@ -76,7 +79,9 @@ func checkPipeline(src string) ([]string, error) {
 			}
 			return fail("%s: compile: %v", c.Chip.Name, err)
 		}
-		r, err := c.Execute(x, args, runtime.ExecOptions{MaxCycles: 1e7})
+		// The limit catches a hang; generated code that is merely slow
+		// (a thousand tiny batched dots: 10M cycles, 0.2 s) stays under it.
+		r, err := c.Execute(x, args, runtime.ExecOptions{MaxCycles: maxPipelineCycles})
 		if err != nil {
 			return fail("%s: run: %v", c.Chip.Name, err)
 		}
@@ -90,7 +95,7 @@ func checkPipeline(src string) ([]string, error) {
 					c.Chip.Name, i, o.Diff.Mismatches, o.Diff.First, o.Diff.FirstGot, o.Diff.FirstWant)
 			}
 		}
-		t, err := c.Execute(x, nil, runtime.ExecOptions{TimingOnly: true, MaxCycles: 1e7})
+		t, err := c.Execute(x, nil, runtime.ExecOptions{TimingOnly: true, MaxCycles: maxPipelineCycles})
 		var ni *runtime.NeedsInputError
 		switch {
 		case errors.As(err, &ni):

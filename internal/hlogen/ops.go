@@ -42,6 +42,7 @@ var ops = []op{
 	{"gather", gather},
 	{"scatter", scatter},
 	{"reduce-precision", reducePrecision},
+	{"sort", sortOp},
 }
 
 // exactOps compute the same bits on the chips as in the evaluator: IEEE
@@ -466,7 +467,9 @@ func dot(g *gen) {
 		return (v.elem == "f32" || v.elem == "bf16" || v.elem == "f16" || v.elem == "s8") && len(v.dims) >= 1
 	})
 	if !ok {
-		lhs = g.param(value{elem: "f32", dims: []int64{g.dim(), g.dim()}})
+		v := value{elem: "f32", dims: []int64{g.dim(), g.dim()}}
+		g.fit(&v)
+		lhs = g.param(v)
 	}
 	r := len(lhs.dims)
 	nb := g.intn(min(3, r))
@@ -692,4 +695,51 @@ func reducePrecision(g *gen) {
 	}
 	bits := [][2]int{{8, 7}, {5, 10}, {8, 23}}[g.intn(3)]
 	g.emit("rp", value{elem: v.elem, dims: v.dims, inexact: v.inexact}, "reduce-precision(%s), exponent_bits=%d, mantissa_bits=%d", v.name, bits[0], bits[1])
+}
+
+// sortOp sorts a value along one dimension, ascending or descending,
+// alone or with a payload of the same dims that moves with it. Float keys
+// are parameters only, in total order: a computed float may be NaN, which
+// a plain less-than leaves unordered against everything, and the order a
+// sort then gives depends on its algorithm, not on its definition.
+func sortOp(g *gen) {
+	v, ok := g.pickWhere(func(v value) bool {
+		return !v.inexact && len(v.dims) > 0 && (!isFloat(v.elem) || strings.HasPrefix(v.name, "p."))
+	})
+	if !ok {
+		return
+	}
+	d := g.intn(len(v.dims))
+	dir := []string{"LT", "GT"}[g.intn(2)]
+	typ := ""
+	if isFloat(v.elem) {
+		typ = ", type=TOTALORDER"
+	}
+	ops := []value{v}
+	if g.intn(2) == 0 {
+		w, ok := g.pickWhere(func(w value) bool { return slices.Equal(w.dims, v.dims) && w.name != v.name })
+		if !ok {
+			w = g.param(value{elem: dtypes[g.intn(len(dtypes))], dims: v.dims})
+		}
+		ops = append(ops, w)
+	}
+	name := fmt.Sprintf("sortcmp.%d", g.next+1)
+	c := name + " {\n"
+	var names, types []string
+	for i, o := range ops {
+		c += fmt.Sprintf("  %s.a%d = %s[] parameter(%d)\n  %s.b%d = %s[] parameter(%d)\n", name, i, o.elem, 2*i, name, i, o.elem, 2*i+1)
+		names = append(names, o.name)
+		types = append(types, o.typ)
+	}
+	g.helpers[name] = c + fmt.Sprintf("  ROOT %s.r = pred[] compare(%s.a0, %s.b0), direction=%s%s\n}\n", name, name, name, dir, typ)
+	attrs := fmt.Sprintf("dimensions={%d}, to_apply=%s", d, name)
+	if len(ops) == 1 {
+		g.emit("sort", value{elem: v.elem, dims: v.dims, typ: v.typ}, "sort(%s), %s", v.name, attrs)
+		return
+	}
+	t := g.name("sort")
+	g.body = append(g.body, fmt.Sprintf("  %s = (%s) sort(%s), %s", t, strings.Join(types, ", "), strings.Join(names, ", "), attrs))
+	for i, o := range ops {
+		g.emit("sorted", value{elem: o.elem, dims: o.dims, typ: o.typ, inexact: o.inexact}, "get-tuple-element(%s), index=%d", t, i)
+	}
 }

@@ -1,0 +1,82 @@
+package lowering_test
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestSortOnChips: sorts (hlo.ExpandSorts, a bitonic network) give the
+// evaluator's results on both chips: ascending and descending, along the
+// last and an inner dimension, lengths that are and are not powers of two,
+// several operands (argsort: the keys' ties resolved stably, as the
+// evaluator does, for is_stable=false too), integer keys with many ties, a
+// comparator with a tie-break, total order over NaN, infinities and signed
+// zeros.
+func TestSortOnChips(t *testing.T) {
+	cmp := func(elem, dir, typ string, k int) string {
+		s := "cmp {\n"
+		for i := range 2 * k {
+			e := elem
+			if i >= 2 {
+				e = "s32"
+			}
+			s += fmt.Sprintf("  p%d = %s[] parameter(%d)\n", i, e, i)
+		}
+		return s + fmt.Sprintf("  ROOT c = pred[] compare(p0, p1), direction=%s%s\n}\n", dir, typ)
+	}
+	cases := []struct {
+		name, src string
+	}{
+		{"f32 ascending", cmp("f32", "LT", "", 1) + `ENTRY e {
+  x = f32[3,37] parameter(0)
+  ROOT s = f32[3,37] sort(x), dimensions={1}, to_apply=cmp
+}`},
+		{"bf16 descending inner dim", cmp("bf16", "GT", "", 1) + `ENTRY e {
+  x = bf16[17,4,5] parameter(0)
+  ROOT s = bf16[17,4,5] sort(x), dimensions={0}, to_apply=cmp
+}`},
+		{"two elements", cmp("f32", "LT", "", 1) + `ENTRY e {
+  x = f32[6,2] parameter(0)
+  ROOT s = f32[6,2] sort(x), dimensions={1}, to_apply=cmp
+}`},
+		{"one element", cmp("f32", "LT", "", 1) + `ENTRY e {
+  x = f32[5,1] parameter(0)
+  ROOT s = f32[5,1] sort(x), dimensions={1}, to_apply=cmp
+}`},
+		{"argsort of integer keys with ties", cmp("s32", "LT", "", 2) + `ENTRY e {
+  x = s32[4,64] parameter(0)
+  i = s32[4,64] iota(), iota_dimension=1
+  ROOT s = (s32[4,64], s32[4,64]) sort(x, i), dimensions={1}, to_apply=cmp, is_stable=false
+}`},
+		{"u8 keys descending with a payload", cmp("u8", "GT", "", 2) + `ENTRY e {
+  x = u8[100] parameter(0)
+  v = s32[100] parameter(1)
+  ROOT s = (u8[100], s32[100]) sort(x, v), dimensions={0}, to_apply=cmp, is_stable=true
+}`},
+		{"tie-break on the second operand", `cmp {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  c = f32[] parameter(2)
+  d = f32[] parameter(3)
+  lt = pred[] compare(a, b), direction=LT
+  eq = pred[] compare(a, b), direction=EQ
+  lt2 = pred[] compare(c, d), direction=LT
+  t = pred[] and(eq, lt2)
+  ROOT r = pred[] or(lt, t)
+}
+ENTRY e {
+  x = s32[9,12] parameter(0)
+  y = f32[9,12] parameter(1)
+  ROOT s = (s32[9,12], f32[9,12]) sort(x, y), dimensions={1}, to_apply=cmp
+}`},
+		{"total order", cmp("f32", "LT", ", type=TOTALORDER", 1) + `ENTRY e {
+  x = f32[10] constant({nan, -inf, 1, -0, 0, -1, inf, 2.5, -0, -2.5})
+  ROOT s = f32[10] sort(x), dimensions={0}, to_apply=cmp
+}`},
+	}
+	for _, c := range cases {
+		for _, chip := range chips {
+			t.Run(c.name+"/"+chip, func(t *testing.T) { runChecked(t, chip, c.src) })
+		}
+	}
+}
