@@ -207,6 +207,33 @@ func (e *Evaluator) async(in *Instruction, ops []*Value) (*Value, error) {
 	return t, nil
 }
 
+// shortAsync evaluates XLA's short async forms (asyncshort.go): the -start
+// runs the op at once and returns ((operands), result, context...).
+func (e *Evaluator) shortAsync(in *Instruction, ops []*Value, base, part string) (*Value, error) {
+	switch part {
+	case "update":
+		return ops[0], nil
+	case "done":
+		if len(ops[0].Tuple) < 2 {
+			return nil, e.fail(in, "operand is not a %s-start result", base)
+		}
+		return ops[0].Tuple[1], nil
+	}
+	inner, ok := shortAsyncInner(in, base)
+	if !ok {
+		return nil, e.fail(in, "should return ((operands), result, context...)")
+	}
+	r, err := e.eval(inner, ops, nil)
+	if err != nil {
+		return nil, err
+	}
+	t := &Value{Shape: in.Shape, Tuple: []*Value{{Shape: in.Shape.Tuple[0], Tuple: ops}, r}}
+	for _, s := range in.Shape.Tuple[2:] {
+		t.Tuple = append(t.Tuple, zerosOf(s))
+	}
+	return t, nil
+}
+
 func zerosOf(s *Shape) *Value {
 	if s.IsTuple {
 		t := &Value{Shape: s}
@@ -273,6 +300,10 @@ func (e *Evaluator) dimensionSize(in *Instruction, ops []*Value) (*Value, error)
 // evalMore dispatches the ops of the files evalgather.go, evalsort.go,
 // evalselect.go, evalnorm.go, evalrng.go and this one.
 func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error) {
+	if base, part, ok := ShortAsync(in.Opcode); ok {
+		v, err := e.shortAsync(in, ops, base, part)
+		return v, true, err
+	}
 	op := in.Opcode
 	var v *Value
 	var err error

@@ -128,6 +128,10 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 	}
 	// Concatenate and pad are DMA kernels of their own here.
 	m = m.Clone()
+	if err := hlo.ExpandShortAsync(m); err != nil {
+		e := err.(*hlo.ExpandError)
+		return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
+	}
 	hlo.InlineCalls(m)
 	splitReductions := func(m *hlo.Module) error { return hlo.SplitReductionRuns(m, maxReduceRun(chip)) }
 	upcastDots := func(m *hlo.Module) error {

@@ -1,0 +1,100 @@
+package hlo
+
+import (
+	"fmt"
+	"strings"
+)
+
+// XLA prints an op run asynchronously in a short form: "negate-start",
+// "call-start", "custom-call-start", "fusion-start", "slice-start" (and
+// their "-update" and "-done") stand for async-start, async-update and
+// async-done around a computation that applies the op to its parameters;
+// the -start returns ((operands), result, context...). The collectives and
+// copy, which have -start and -done ops of their own, are not this form.
+
+// ownAsyncForms are the ops whose -start/-done are ops of their own.
+var ownAsyncForms = map[string]bool{"all-reduce": true, "all-gather": true, "collective-permute": true, "copy": true, "send": true, "recv": true}
+
+// ShortAsync splits an opcode of the short async form into the wrapped op
+// and the part ("start", "update" or "done"); ok is false for any other
+// opcode.
+func ShortAsync(opcode string) (base, part string, ok bool) {
+	for _, p := range []string{"start", "update", "done"} {
+		if b, found := strings.CutSuffix(opcode, "-"+p); found && b != "async" && !ownAsyncForms[b] && knownOp(b) {
+			return b, p, true
+		}
+	}
+	return "", "", false
+}
+
+// knownOp: the evaluator or a collective implements op.
+func knownOp(op string) bool {
+	return elementwise[op] || collectives[op] || strings.Contains(" "+strings.Join(strings.Fields(structuralOps), " ")+" ", " "+op+" ") ||
+		op == "all-to-all" || op == "reduce-scatter" || op == "ragged-all-to-all" || op == "collective-broadcast"
+}
+
+// shortAsyncInner is the op a short-form -start runs: the instruction with
+// the wrapped opcode, the result's shape and the op's own attributes.
+func shortAsyncInner(in *Instruction, base string) (*Instruction, bool) {
+	if in.Shape == nil || !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {
+		return nil, false
+	}
+	inner := *in
+	inner.Opcode = base
+	inner.Shape = in.Shape.Tuple[1]
+	inner.IsRoot = true
+	inner.Attrs = nil
+	for _, a := range in.Attrs {
+		if !strings.HasPrefix(a.Key, "async_") {
+			inner.Attrs = append(inner.Attrs, a)
+		}
+	}
+	return &inner, true
+}
+
+// ExpandShortAsync rewrites the short async forms into async-start (calls=
+// a new computation applying the op to its parameters), async-update and
+// async-done, as XLA's parser does.
+func ExpandShortAsync(m *Module) error {
+	var added []*Computation
+	for _, c := range m.Computations {
+		for i, in := range c.Instructions {
+			base, part, ok := ShortAsync(in.Opcode)
+			if !ok {
+				continue
+			}
+			cp := *in
+			c.Instructions[i] = &cp
+			if c.Root == in {
+				c.Root = &cp
+			}
+			if part != "start" {
+				cp.Opcode = "async-" + part
+				continue
+			}
+			inner, ok := shortAsyncInner(in, base)
+			if !ok || !in.Shape.Tuple[0].IsTuple || len(in.Shape.Tuple[0].Tuple) != len(in.Operands) {
+				return &ExpandError{Pos: in.Pos, Name: in.Name, Opcode: in.Opcode, Reason: "should return ((operands), result, context...)"}
+			}
+			name := in.Name + ".wrapped"
+			for k := 0; m.Computation(name) != nil; k++ {
+				name = fmt.Sprintf("%s.wrapped%d", in.Name, k)
+			}
+			w := &Computation{Pos: in.Pos, Name: name}
+			inner.Operands = nil
+			for k, s := range in.Shape.Tuple[0].Tuple {
+				p := &Instruction{Pos: in.Pos, Name: fmt.Sprintf("%s.p%d", name, k), Shape: s, Opcode: "parameter", ParamNumber: int64(k)}
+				w.Instructions = append(w.Instructions, p)
+				inner.Operands = append(inner.Operands, &Operand{Pos: in.Pos, Name: p.Name, Shape: s})
+			}
+			inner.Name = name + ".op"
+			w.Instructions = append(w.Instructions, inner)
+			w.Root = inner
+			added = append(added, w)
+			cp.Opcode = "async-start"
+			cp.Attrs = []Attr{{Pos: in.Pos, Key: "calls", Value: "%" + name}}
+		}
+	}
+	m.Computations = append(added, m.Computations...)
+	return nil
+}
