@@ -36,7 +36,7 @@ func ExpandSorts(m *Module) error {
 			x.out = append(x.out, in) // malformed: left for the verifier and the lowering to name
 			return nil
 		}
-		if !comparatorBody(cmp, 2*len(ops)) {
+		if !scalarBody(cmp, 2*len(ops)) {
 			return x.errorf("the comparator %s is not scalar elementwise ops of its %d parameters", cmp.Name, 2*len(ops))
 		}
 		d := int(dims[0])
@@ -57,10 +57,10 @@ func ExpandSorts(m *Module) error {
 	})
 }
 
-// comparatorBody reports whether body takes nparams scalars and computes
-// one scalar with elementwise ops (bitcast-converts of one width among
+// scalarBody reports whether body takes nparams scalars and computes
+// one scalar (a sort's comparator, a map's function) with elementwise ops (bitcast-converts of one width among
 // them) and scalar constants.
-func comparatorBody(body *Computation, nparams int) bool {
+func scalarBody(body *Computation, nparams int) bool {
 	if body.Root == nil || body.Root.Opcode == "tuple" {
 		return false
 	}

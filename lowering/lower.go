@@ -139,7 +139,7 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 			return !slices.Contains(chip.MXU.DTypes, elem) && slices.Contains(chip.MXU.DTypes, "f32")
 		})
 	}
-	for _, expand := range []func(*hlo.Module) error{hlo.ExpandGemmCalls, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.ExpandRngBitGenerators, hlo.ExpandSorts, hlo.ExpandTotalOrderCompares, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, hlo.ExpandGeneralReduces, splitReductions, upcastDots} {
+	for _, expand := range []func(*hlo.Module) error{hlo.ExpandGemmCalls, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.ExpandRngBitGenerators, hlo.ExpandMaps, hlo.ExpandSorts, hlo.ExpandTotalOrderCompares, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, hlo.ExpandGeneralReduces, splitReductions, upcastDots} {
 		if err := expand(m); err != nil {
 			if e, ok := err.(*hlo.ExpandError); ok {
 				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}

@@ -1,0 +1,30 @@
+package hlo
+
+import "strings"
+
+// ExpandMaps rewrites every map whose computation is scalar elementwise ops
+// into those ops over the arrays (the computation's constants broadcast),
+// which is what map means; fusion then makes them one loop kernel. A map
+// whose computation is anything else is left for the lowering to name.
+func ExpandMaps(m *Module) error {
+	return rewriteEach(m, "map", func(x *rewriter, ops []*Instruction) error {
+		name, _ := x.at.Attr("to_apply")
+		f := m.Computation(strings.TrimPrefix(name, "%"))
+		if f == nil || len(ops) == 0 || !scalarBody(f, len(ops)) {
+			x.out = append(x.out, x.at)
+			return nil
+		}
+		for _, o := range ops {
+			if o.Shape.IsTuple || !equalDims(o.Shape.Dims, x.at.Shape.Dims) {
+				x.out = append(x.out, x.at)
+				return nil
+			}
+		}
+		r, err := x.apply(f, ops)
+		if err != nil {
+			return err
+		}
+		x.finish(r[0])
+		return nil
+	})
+}
