@@ -128,14 +128,25 @@ func Noise(perturbed, want *Value) float64 {
 }
 
 // outputsOf runs the evaluator and returns its outputs, a tuple's
-// elements one by one.
+// arrays one by one (depth first, as the chips number them).
 func outputsOf(ev *Evaluator, args []*Value) ([]*Value, error) {
 	v, err := ev.Run(args)
 	if err != nil {
 		return nil, err
 	}
-	if v.Tuple != nil || v.Shape.IsTuple {
-		return v.Tuple, nil
+	return Leaves(v), nil
+}
+
+// Leaves lists a value's arrays, depth first: the array itself, or the
+// arrays of a tuple's elements in order, nested tuples flattened. Outputs
+// are numbered in this order.
+func Leaves(v *Value) []*Value {
+	if v.Tuple == nil && (v.Shape == nil || !v.Shape.IsTuple) {
+		return []*Value{v}
 	}
-	return []*Value{v}, nil
+	var out []*Value
+	for _, t := range v.Tuple {
+		out = append(out, Leaves(t)...)
+	}
+	return out
 }

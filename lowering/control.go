@@ -89,7 +89,7 @@ func (c *compiler) called(in *hlo.Instruction, key string) (*hlo.Computation, er
 
 // leaves lists a value's arrays in tuple order.
 func leaves(v *value) []*value {
-	if v.tuple == nil {
+	if v.tuple == nil && (v.shape == nil || !v.shape.IsTuple) {
 		return []*value{v}
 	}
 	var out []*value

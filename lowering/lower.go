@@ -501,10 +501,9 @@ func (c *compiler) entry() error {
 		return c.fail(e.Root, "the result has no value")
 	}
 	if root.tuple != nil || root.shape != nil && root.shape.IsTuple {
-		for i, t := range root.tuple {
-			if t.tuple != nil {
-				return c.fail(e.Root, "nested tuple results are not supported")
-			}
+		// Nested tuples flattened, depth first, as hlo.Leaves numbers
+		// the evaluator's outputs.
+		for i, t := range leaves(root) {
 			c.res.Outputs = append(c.res.Outputs, Binding{HLOName: e.Root.Name, Number: i, Tensor: t.tensor, Shape: t.shape, DType: t.dt})
 		}
 	} else {

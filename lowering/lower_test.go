@@ -29,10 +29,7 @@ func runChecked(t *testing.T, chipName, src string) *runtime.Result {
 	require.NoError(t, err)
 	want, err := (&hlo.Evaluator{File: "t.hlo", M: m}).Run(args)
 	require.NoError(t, err)
-	wants := []*hlo.Value{want}
-	if want.Tuple != nil || want.Shape.IsTuple {
-		wants = want.Tuple
-	}
+	wants := hlo.Leaves(want)
 	require.Len(t, r.Outputs, len(wants))
 	for i := range wants {
 		d := hlo.Compare(r.Outputs[i], wants[i])

@@ -48,3 +48,22 @@ ENTRY main {
 	_, err = client.Execute(x, args, runtime.ExecOptions{})
 	require.ErrorContains(t, err, "does not have the parameter's shape")
 }
+
+// TestNestedTupleResult: a nested tuple result's arrays are the outputs,
+// depth first, as hlo.Leaves numbers the evaluator's.
+func TestNestedTupleResult(t *testing.T) {
+	src := `ENTRY e {
+  p = f32[4,8] parameter(0)
+  q = s32[3] parameter(1)
+  n = f32[4,8] negate(p)
+  i = (f32[4,8], s32[3]) tuple(n, q)
+  z = () tuple()
+  ROOT r = ((f32[4,8], s32[3]), f32[4,8], ()) tuple(i, p, z)
+}`
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) {
+			r := runChecked(t, chip, src)
+			require.Len(t, r.Outputs, 3)
+		})
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"regexp"
 	"sort"
@@ -82,14 +81,19 @@ func TestXLATestModules(t *testing.T) {
 		}
 		r, err := client.Execute(x, args, runtime.ExecOptions{MaxCycles: 1e7})
 		require.NoError(t, err, "%s:%d", c.Source, c.Line)
-		wants := []*hlo.Value{want}
-		if want.Tuple != nil || want.Shape.IsTuple {
-			wants = want.Tuple
-		}
+		wants := hlo.Leaves(want)
 		require.Len(t, r.Outputs, len(wants), "%s:%d", c.Source, c.Line)
 		mismatch := false
 		for i := range wants {
 			d := hlo.Compare(r.Outputs[i], wants[i])
+			if d.Mismatches > 0 && orderDependentSort(m) {
+				// A comparator that is no strict weak order (XLA asks
+				// for one): the order a sort gives then depends on its
+				// algorithm. Counted, not hidden.
+				t.Logf("%s:%d output %d: comparator is no strict weak order, order differs: got %v want %v", c.Source, c.Line, i, d.FirstGot, d.FirstWant)
+				mismatch = true
+				continue
+			}
 			if d.Mismatches > 0 && orderDependentReduce(m) {
 				// XLA leaves a reduction's order unspecified and asks for
 				// an associative reducer; this one is not, so the tree
@@ -130,7 +134,7 @@ func TestXLATestModules(t *testing.T) {
 		}
 		t.Logf("%5d %s", r.n, r.r)
 	}
-	t.Logf("XLA tests: %d verified modules, %d compile for teach16, %d simulated and checked against the evaluator; %d differ only by reduction order (bf16/f16 sums, f32 sums read as bits, or a non-associative reducer); %d internal lowering errors", n, compiled, checked, narrow, internal)
+	t.Logf("XLA tests: %d verified modules, %d compile for teach16, %d simulated and checked against the evaluator; %d differ only by an order XLA leaves open (bf16/f16 sums, f32 sums read as bits, a non-associative reducer, a comparator that is no strict weak order); %d internal lowering errors", n, compiled, checked, narrow, internal)
 	require.Zero(t, internal, "internal lowering errors: each is a bug to fix")
 }
 
@@ -154,112 +158,6 @@ func narrowFloatReduce(m *hlo.Module) bool {
 		}
 	}
 	return floatReduce && toBits
-}
-
-// orderDependentReduce: the module has a reduce whose reducer is not
-// associative, as the evaluator finds it on random arguments: f(f(a, b), c)
-// and f(a, f(b, c)) differ beyond the dtype's tolerance.
-func orderDependentReduce(m *hlo.Module) bool {
-	var others []*hlo.Computation
-	for _, c := range m.Computations {
-		if c != m.Entry {
-			others = append(others, c)
-		}
-	}
-	lib := (&hlo.Module{Computations: others}).String()
-	for _, c := range m.Computations {
-		for _, in := range c.Instructions {
-			name, _ := in.Attr("to_apply")
-			body := m.Computation(strings.TrimPrefix(name, "%"))
-			k := len(in.Operands) / 2
-			if in.Opcode != "reduce" || body == nil || k == 0 {
-				continue
-			}
-			if !associative(lib, body, k) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// associative probes body (2k scalar parameters, k results) on random
-// arguments: f(f(a, b), c) against f(a, f(b, c)).
-func associative(lib string, body *hlo.Computation, k int) bool {
-	elems := make([]string, 2*k)
-	for _, b := range body.Instructions {
-		if b.Opcode == "parameter" && int(b.ParamNumber) < 2*k && b.Shape != nil {
-			elems[b.ParamNumber] = b.Shape.Elem
-		}
-	}
-	var e strings.Builder
-	fmt.Fprintf(&e, "\nENTRY probe {\n")
-	vars := func(p string) []string {
-		v := make([]string, k)
-		for i := range v {
-			v[i] = fmt.Sprintf("%s%d", p, i)
-		}
-		return v
-	}
-	for j, p := range []string{"a", "b", "c"} {
-		for i, v := range vars(p) {
-			fmt.Fprintf(&e, "  %s = %s[] parameter(%d)\n", v, elems[i], j*k+i)
-		}
-	}
-	call := func(out string, x, y []string) []string {
-		ty := elems[0] + "[]"
-		if k > 1 {
-			var ts []string
-			for i := range k {
-				ts = append(ts, elems[i]+"[]")
-			}
-			ty = "(" + strings.Join(ts, ", ") + ")"
-		}
-		fmt.Fprintf(&e, "  %s = %s call(%s), to_apply=%s\n", out, ty, strings.Join(append(append([]string{}, x...), y...), ", "), body.Name)
-		if k == 1 {
-			return []string{out}
-		}
-		r := make([]string, k)
-		for i := range r {
-			r[i] = fmt.Sprintf("%s.%d", out, i)
-			fmt.Fprintf(&e, "  %s = %s[] get-tuple-element(%s), index=%d\n", r[i], elems[i], out, i)
-		}
-		return r
-	}
-	left := call("l2", call("l1", vars("a"), vars("b")), vars("c"))
-	right := call("r2", vars("a"), call("r1", vars("b"), vars("c")))
-	fmt.Fprintf(&e, "  ROOT out = (%s) tuple(%s)\n}\n", tupleTypes(elems[:k], 2), strings.Join(append(left, right...), ", "))
-	m, err := hlo.Parse("probe.hlo", lib+e.String())
-	if err != nil {
-		return true // cannot tell: not counted as order-dependent
-	}
-	for seed := uint64(1); seed <= 4; seed++ {
-		args, err := hlo.RandomArgs(m, seed)
-		if err != nil {
-			return true
-		}
-		v, err := (&hlo.Evaluator{File: "probe.hlo", M: m}).Run(args)
-		if err != nil || len(v.Tuple) != 2*k {
-			return true
-		}
-		for i := range k {
-			if hlo.Compare(v.Tuple[i], v.Tuple[k+i]).Mismatches > 0 {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// tupleTypes is elems' scalar types, the list repeated n times.
-func tupleTypes(elems []string, n int) string {
-	var ts []string
-	for range n {
-		for _, e := range elems {
-			ts = append(ts, e+"[]")
-		}
-	}
-	return strings.Join(ts, ", ")
 }
 
 // largest is the element count of the module's biggest array.

@@ -100,18 +100,6 @@ func cacheKey(m *hlo.Module, c *config.Chip) string {
 // bits (hlo.IsWide, isa.DType.IsWide).
 func MachineValues(d isa.DType, data []float64) []float64 { return data }
 
-// flatten lists a value's arrays, depth first.
-func flatten(v *hlo.Value) []*hlo.Value {
-	if v.Tuple == nil && (v.Shape == nil || !v.Shape.IsTuple) {
-		return []*hlo.Value{v}
-	}
-	var out []*hlo.Value
-	for _, t := range v.Tuple {
-		out = append(out, flatten(t)...)
-	}
-	return out
-}
-
 // ExecOptions tune a run.
 type ExecOptions struct {
 	// TimingOnly computes only the values that steer control flow: the
@@ -171,7 +159,7 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 		if len(b.Leaves) > 0 { // a tuple parameter: its arrays, depth first
 			var vals []*hlo.Value
 			if a != nil {
-				vals = flatten(a)
+				vals = hlo.Leaves(a)
 			}
 			if opt.TimingOnly && len(vals) != len(b.Leaves) {
 				for _, l := range b.Leaves {

@@ -64,11 +64,7 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 			if err != nil {
 				return err
 			}
-			outs := []*hlo.Value{out}
-			if out.Tuple != nil {
-				outs = out.Tuple
-			}
-			return writeOutputs(cmd.OutOrStdout(), outs, out.Tuple != nil, outDir)
+			return writeOutputs(cmd.OutOrStdout(), hlo.Leaves(out), out.Tuple != nil, outDir)
 		},
 	}
 	cmd.Flags().StringArrayVar(&ins, "in", nil, "bind a parameter (by name or number) to a .npy file or fill it with a number, repeatable")
