@@ -139,7 +139,13 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 			return !slices.Contains(chip.MXU.DTypes, elem) && slices.Contains(chip.MXU.DTypes, "f32")
 		})
 	}
-	for _, expand := range []func(*hlo.Module) error{hlo.ExpandGemmCalls, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.ExpandRngBitGenerators, hlo.ExpandMaps, hlo.ExpandSorts, hlo.ExpandTotalOrderCompares, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, hlo.ExpandGeneralReduces, splitReductions, upcastDots} {
+	vectorDots := func(m *hlo.Module) error {
+		return hlo.ExpandVectorDots(m, func(elem string) bool {
+			dt, ok := dtypeOf(elem)
+			return ok && chip.MXUSupports(dt)
+		}, maxVectorDotProducts)
+	}
+	for _, expand := range []func(*hlo.Module) error{hlo.ExpandGemmCalls, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.ExpandRngBitGenerators, hlo.ExpandMaps, hlo.ExpandSorts, hlo.ExpandTotalOrderCompares, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, upcastDots, vectorDots, hlo.ExpandGeneralReduces, splitReductions} {
 		if err := expand(m); err != nil {
 			if e, ok := err.(*hlo.ExpandError); ok {
 				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
@@ -211,6 +217,10 @@ func (c *compiler) unsupportedTile(src string, err error) error {
 	}
 	return nil
 }
+
+// maxVectorDotProducts bounds the products a dot the matrix unit cannot
+// multiply may expand into (hlo.ExpandVectorDots): 4M, 16 MiB of s32.
+const maxVectorDotProducts = 1 << 22
 
 // checkSingleDevice: the lowering targets one core.
 func checkSingleDevice(file string, m *hlo.Module) error {

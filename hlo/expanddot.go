@@ -1,0 +1,148 @@
+package hlo
+
+import (
+	"fmt"
+	"slices"
+)
+
+// ExpandVectorDots rewrites the dots a matrix unit cannot run (mxu says
+// which element types it multiplies) into what it can, or into vector
+// arithmetic:
+//
+//   - operands of two types whose values the result's (float) type holds
+//     exactly (bf16 x f32, s8 x bf16 into f32, ...) are converted to the
+//     result's type first, as XLA computes a mixed dot in the result type;
+//   - a dot of a type the matrix unit does not multiply (16- and 32-bit
+//     integers, u8 on an s8 unit, pred, f64) becomes the products
+//     broadcast over (batch, lhs free, rhs free, contracting) dims and a
+//     sum over the contracting ones, in the result's type (an integer dot
+//     into a narrow integer sums in s32 and converts, wrapping as XLA's
+//     does; pred is "any product true"). Integer sums wrap, so every order
+//     gives XLA's bits; float sums differ from the evaluator's order by
+//     rounding only. The products take memory: a dot of more than
+//     maxProducts of them is an error naming the count.
+func ExpandVectorDots(m *Module, mxu func(elem string) bool, maxProducts int64) error {
+	return rewriteEach(m, "dot", func(x *rewriter, ops []*Instruction) error {
+		in := x.at
+		if len(ops) != 2 || in.Shape.IsTuple || ops[0].Shape.IsTuple || ops[1].Shape.IsTuple {
+			x.out = append(x.out, in)
+			return nil
+		}
+		a, b := ops[0], ops[1]
+		res := in.Shape.Elem
+		if a.Shape.Elem == b.Shape.Elem && mxu(a.Shape.Elem) {
+			x.out = append(x.out, in) // the matrix unit's
+			return nil
+		}
+		if a.Shape.Elem != b.Shape.Elem && isFloat(res) && mxu(res) && holdsExactly(res, a.Shape.Elem) && holdsExactly(res, b.Shape.Elem) {
+			d := x.emit("dot", res, in.Shape.Dims, []*Instruction{x.convert(a, res), x.convert(b, res)})
+			d.Attrs = in.Attrs
+			return nil
+		}
+		if a.Shape.Elem == b.Shape.Elem && isFloat(a.Shape.Elem) && a.Shape.Elem != "f64" {
+			x.out = append(x.out, in) // bf16/f16 the unit lacks: UpcastDots' or the lowering's to judge
+			return nil
+		}
+		lb, lc, rb, rc, err := dotDims(in)
+		if err != nil {
+			return x.errorf("%v", err)
+		}
+		work := res
+		if res == "pred" || !isFloat(res) && ElemBits(res) < 32 {
+			work = "s32"
+		}
+		lf := freeDims(len(a.Shape.Dims), lb, lc)
+		rf := freeDims(len(b.Shape.Dims), rb, rc)
+		// The products' dims: batch, lhs free, rhs free, contracting.
+		var P []int64
+		for _, d := range lb {
+			P = append(P, a.Shape.Dims[d])
+		}
+		for _, d := range lf {
+			P = append(P, a.Shape.Dims[d])
+		}
+		for _, d := range rf {
+			P = append(P, b.Shape.Dims[d])
+		}
+		for _, d := range lc {
+			P = append(P, a.Shape.Dims[d])
+		}
+		if n := prod(P); n > maxProducts {
+			return x.errorf("a %s dot the matrix unit cannot multiply runs on the vector unit, and its %d products exceed the %d it may hold", a.Shape.Elem, n, maxProducts)
+		}
+		nb, nl, nr := len(lb), len(lf), len(rf)
+		// Each operand transposed to (batch, free, contracting) and
+		// broadcast into the products' dims.
+		spread := func(v *Instruction, batch, free, contr []int64, freeAt int) *Instruction {
+			perm := slices.Concat(batch, free, contr)
+			var mapping []int64
+			for i := range batch {
+				mapping = append(mapping, int64(i))
+			}
+			for i := range free {
+				mapping = append(mapping, int64(freeAt+i))
+			}
+			for i := range contr {
+				mapping = append(mapping, int64(nb+nl+nr+i))
+			}
+			t := x.convert(x.transpose(v, perm), work)
+			return x.emit("broadcast", work, P, []*Instruction{t}, "dimensions", intsText(mapping))
+		}
+		pa := spread(a, lb, lf, lc, nb)
+		pb := spread(b, rb, rf, rc, nb+nl)
+		p := x.binary("multiply", pa, pb)
+		var sumDims []int64
+		for i := range lc {
+			sumDims = append(sumDims, int64(nb+nl+nr+i))
+		}
+		var s *Instruction
+		if len(sumDims) == 0 {
+			s = p
+		} else {
+			s = x.reduceSum(p, sumDims)
+		}
+		x.finish(x.convert(s, res))
+		return nil
+	})
+}
+
+// holdsExactly: every value of elem is a value of float type into.
+func holdsExactly(into, elem string) bool {
+	switch into {
+	case "f64":
+		return elem != "s64" && elem != "u64"
+	case "f32":
+		return elem == "f32" || elem == "f16" || elem == "bf16" || elem == "pred" || elem == "s8" || elem == "u8" || elem == "s16" || elem == "u16"
+	case "bf16", "f16":
+		return elem == into || elem == "pred" || elem == "s8" || elem == "u8"
+	}
+	return false
+}
+
+// dotDims reads a dot's batch and contracting dimension lists.
+func dotDims(in *Instruction) (lb, lc, rb, rc []int64, err error) {
+	get := func(k string) []int64 {
+		v, _ := in.Attr(k)
+		if v == "" {
+			return nil
+		}
+		l, ok := IntList(v)
+		if !ok && err == nil {
+			err = fmt.Errorf("bad %s %q", k, v)
+		}
+		return l
+	}
+	return get("lhs_batch_dims"), get("lhs_contracting_dims"), get("rhs_batch_dims"), get("rhs_contracting_dims"), err
+}
+
+// freeDims are the dims of a rank-r operand that are neither batch nor
+// contracting, in order.
+func freeDims(r int, batch, contr []int64) []int64 {
+	var out []int64
+	for d := range r {
+		if !slices.Contains(batch, int64(d)) && !slices.Contains(contr, int64(d)) {
+			out = append(out, int64(d))
+		}
+	}
+	return out
+}
