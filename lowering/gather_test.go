@@ -96,10 +96,10 @@ func TestGatherRefusals(t *testing.T) {
 	const src = `HloModule g
 ENTRY e {
   t = f32[6,16] parameter(0)
-  i = s32[3] parameter(1)
-  ROOT g = f32[16,3] gather(t, i), offset_dims={0}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,16}
+  i = s32[3,2,4] parameter(1)
+  ROOT g = f32[3,4,8] gather(t, i), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={1,8}
 }
 `
 	_, err := compileErr(t, "teach16", src)
-	require.ErrorContains(t, err, "offset_dims=[0] are not the result's trailing dims")
+	require.ErrorContains(t, err, "the index array's batch dims are not one strided run")
 }
