@@ -152,6 +152,7 @@ func (x *rewriter) batchingToIndices(attrs []Attr, idx *Instruction, opKey, idxK
 	if len(opBatch) != len(idxBatch) {
 		return nil, nil, x.errorf("%s and %s differ in length", opKey, idxKey)
 	}
+	orig, mark := idx, len(x.out)
 	ivd, err := intAttr(probe, "index_vector_dim")
 	r := int64(len(idx.Shape.Dims))
 	if err != nil || ivd < 0 || ivd > r {
@@ -172,6 +173,15 @@ func (x *rewriter) batchingToIndices(attrs []Attr, idx *Instruction, opKey, idxK
 	idx = x.concatenate(parts, int(ivd))
 	collapsed, _ := optList(probe, collapsedKey)
 	startMap, _ := optList(probe, mapKey)
+	for _, d := range opBatch {
+		if slices.Contains(startMap, d) {
+			// An index component for a batching dim (which the batch
+			// position overrides, as in the evaluator): not expressible
+			// with the dim collapsed; left for the lowering to name.
+			x.out = x.out[:mark]
+			return orig, attrs, nil
+		}
+	}
 	collapsed = append(collapsed, opBatch...)
 	slices.Sort(collapsed)
 	attrs = withAttr(attrs, collapsedKey, intsText(collapsed))

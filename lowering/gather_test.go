@@ -103,3 +103,29 @@ ENTRY e {
 	_, err := compileErr(t, "teach16", src)
 	require.ErrorContains(t, err, "the index array's batch dims are not one strided run")
 }
+
+// TestVariadicScatterRefusal: a variadic scatter whose combiner mixes its
+// operands (an argmax) is not split, and the lowering names it.
+func TestVariadicScatterRefusal(t *testing.T) {
+	const src = `argmax {
+  a0 = f32[] parameter(0)
+  a1 = s32[] parameter(1)
+  b0 = f32[] parameter(2)
+  b1 = s32[] parameter(3)
+  g = pred[] compare(b0, a0), direction=GT
+  v = f32[] select(g, b0, a0)
+  i = s32[] select(g, b1, a1)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  y = s32[8] parameter(1)
+  i = s32[20,1] parameter(2)
+  u = f32[20] parameter(3)
+  v = s32[20] parameter(4)
+  ROOT s = (f32[8], s32[8]) scatter(x, y, i, u, v), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=argmax
+}
+`
+	_, err := compileErr(t, "teach16", src)
+	require.ErrorContains(t, err, "variadic scatters are not lowered yet")
+}

@@ -35,6 +35,38 @@ func TestNormalizedGatherScatterOnChips(t *testing.T) {
   u = f32[4,5] parameter(2)
   ROOT s = f32[4,10] scatter(x, i, u), update_window_dims={}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=2, to_apply=add
 }`},
+		{"variadic scatter, assignment", `assign2 {
+  a0 = s32[] parameter(0)
+  a1 = f32[] parameter(1)
+  b0 = s32[] parameter(2)
+  b1 = f32[] parameter(3)
+  ROOT t = (s32[], f32[]) tuple(b0, b1)
+}
+ENTRY e {
+  x = s32[6,3] parameter(0)
+  y = f32[6,3] parameter(1)
+  i = s32[4,1] parameter(2)
+  u = s32[4,3] parameter(3)
+  v = f32[4,3] parameter(4)
+  ROOT s = (s32[6,3], f32[6,3]) scatter(x, y, i, u, v), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign2
+}`},
+		{"variadic scatter, a sum and a maximum", `combine {
+  a0 = f32[] parameter(0)
+  a1 = s32[] parameter(1)
+  b0 = f32[] parameter(2)
+  b1 = s32[] parameter(3)
+  s = f32[] add(a0, b0)
+  m = s32[] maximum(b1, a1)
+  ROOT t = (f32[], s32[]) tuple(s, m)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  y = s32[8] parameter(1)
+  i = s32[20,1] parameter(2)
+  u = f32[20] parameter(3)
+  v = s32[20] parameter(4)
+  ROOT s = (f32[8], s32[8]) scatter(x, y, i, u, v), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=combine
+}`},
 		{"scatter with leading window dims", add + `ENTRY e {
   x = f32[10,6] parameter(0)
   i = s32[5,1] parameter(1)

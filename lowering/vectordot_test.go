@@ -51,4 +51,12 @@ func TestVectorDotsOnChips(t *testing.T) {
 			t.Run(c.name+"/"+chip, func(t *testing.T) { runChecked(t, chip, c.src) })
 		}
 	}
+	// f64 on the chip whose vector unit has f64 arithmetic.
+	t.Run("f64/tpuv4core", func(t *testing.T) {
+		runChecked(t, "tpuv4core", `ENTRY e {
+  x = f64[4,3] parameter(0)
+  y = f64[3,6] parameter(1)
+  ROOT d = f64[4,6] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`)
+	})
 }
