@@ -1,6 +1,10 @@
 package hlo
 
-import "math"
+import (
+	"math"
+
+	"github.com/pulse-sim/pulse/isa"
+)
 
 // Tolerance bounds how far a result may be from the reference evaluator's:
 // |got - want| <= Abs*scale + Rel*|want|, where scale is the largest
@@ -28,7 +32,7 @@ func ToleranceFor(elem string) Tolerance {
 	case "f16":
 		return Tolerance{Rel: 1.0 / 512, Abs: 1.0 / 512}
 	}
-	if _, ok := minifloats[elem]; ok {
+	if _, ok := isa.Minifloats[elem]; ok {
 		return Tolerance{Rel: 0.25, Abs: 0.25}
 	}
 	return Tolerance{} // integers (s64 and u64 carried as bits), pred: exact

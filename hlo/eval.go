@@ -170,8 +170,8 @@ func round(elem string, x float64) float64 {
 		}
 		return 0
 	}
-	if f := minifloats[elem]; f != nil {
-		return f.round(x)
+	if f := isa.Minifloats[elem]; f != nil {
+		return f.Round(x)
 	}
 	bits := ElemBits(elem)
 	if IsWide(elem) {
