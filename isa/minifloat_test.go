@@ -50,4 +50,3 @@ func TestMinifloatRoundingMatchesBruteForce(t *testing.T) {
 		}
 	}
 }
-
