@@ -336,8 +336,8 @@ func (c *Chip) Validate() error {
 	}
 	for _, s := range c.MXU.DTypes {
 		d, ok := isa.ParseDType(s)
-		if !ok || !(d == isa.BF16 || d == isa.F16 || d == isa.F32 || d == isa.S8 || d == isa.U8) {
-			return fmt.Errorf("mxu.dtypes: %q is not an MXU input dtype (bf16, f16, f32, s8, u8)", s)
+		if !ok || !(d == isa.BF16 || d == isa.F16 || d == isa.F32 || d == isa.S8 || d == isa.U8 || d.IsF8()) {
+			return fmt.Errorf("mxu.dtypes: %q is not an MXU input dtype (bf16, f16, f32, s8, u8, an f8 type)", s)
 		}
 	}
 	return nil

@@ -24,16 +24,33 @@ const (
 	S16
 	U16
 	F64
+	// The 8-bit floats (minifloat.go), stored one per byte: loads widen
+	// them exactly, stores round to nearest even as ml_dtypes converts.
+	F8E5M2
+	F8E4M3FN
+	F8E4M3FNUZ
+	F8E5M2FNUZ
+	F8E4M3B11FNUZ
+	F8E4M3
+	F8E3M4
 	numDTypes
 )
 
-var dtypeNames = [...]string{"invalid", "f32", "bf16", "f16", "s32", "s8", "u8", "pred", "u32", "s64", "u64", "s16", "u16", "f64"}
-var dtypeSizes = [...]int{0, 4, 2, 2, 4, 1, 1, 1, 4, 8, 8, 2, 2, 8}
+var dtypeNames = [...]string{"invalid", "f32", "bf16", "f16", "s32", "s8", "u8", "pred", "u32", "s64", "u64", "s16", "u16", "f64",
+	"f8e5m2", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3b11fnuz", "f8e4m3", "f8e3m4"}
+var dtypeSizes = [...]int{0, 4, 2, 2, 4, 1, 1, 1, 4, 8, 8, 2, 2, 8, 1, 1, 1, 1, 1, 1, 1}
 
 // DTypes lists every valid dtype in encoding order.
 func DTypes() []DType {
-	return []DType{F32, BF16, F16, S32, S8, U8, Pred, U32, S64, U64, S16, U16, F64}
+	return []DType{F32, BF16, F16, S32, S8, U8, Pred, U32, S64, U64, S16, U16, F64,
+		F8E5M2, F8E4M3FN, F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ, F8E4M3, F8E3M4}
 }
+
+// IsF8 reports whether d is one of the 8-bit float formats.
+func (d DType) IsF8() bool { return d >= F8E5M2 && d <= F8E3M4 }
+
+// f8 is an 8-bit float dtype's format.
+func (d DType) f8() *Minifloat { return Minifloats[d.String()] }
 
 func (d DType) String() string {
 	if int(d) < len(dtypeNames) {
@@ -54,7 +71,7 @@ func (d DType) Size() int {
 }
 
 // IsFloat reports whether d is a floating-point type.
-func (d DType) IsFloat() bool { return d == F32 || d == BF16 || d == F16 || d == F64 }
+func (d DType) IsFloat() bool { return d == F32 || d == BF16 || d == F16 || d == F64 || d.IsF8() }
 
 // IsInt reports whether d is an integer type (pred counts as integer).
 func (d DType) IsInt() bool {
@@ -273,6 +290,9 @@ func Round(d DType, v float64) float64 {
 		}
 		return 0
 	}
+	if d.IsF8() {
+		return d.f8().Round(v)
+	}
 	return v
 }
 
@@ -323,6 +343,10 @@ func StoreElem(d DType, b []byte, v float64) {
 		for i := range 8 {
 			b[i] = byte(u >> (8 * i))
 		}
+	default:
+		if d.IsF8() {
+			b[0] = byte(d.f8().Code(v))
+		}
 	}
 }
 
@@ -358,6 +382,9 @@ func LoadElem(d DType, b []byte) float64 {
 			u |= uint64(b[i]) << (8 * i)
 		}
 		return math.Float64frombits(u)
+	}
+	if d.IsF8() {
+		return d.f8().Value(uint64(b[0]))
 	}
 	return 0
 }

@@ -55,7 +55,9 @@ var exactOps = map[string]bool{"negate": true, "abs": true, "floor": true, "ceil
 	"round-nearest-even": true, "round-nearest-afz": true, "add": true, "subtract": true, "multiply": true,
 	"maximum": true, "minimum": true}
 
-func isFloat(e string) bool { return e == "f32" || e == "bf16" || e == "f16" || e == "f64" }
+func isFloat(e string) bool {
+	return e == "f32" || e == "bf16" || e == "f16" || e == "f64" || strings.HasPrefix(e, "f8")
+}
 func isUnsigned(e string) bool {
 	return e == "u8" || e == "u16" || e == "u32" || e == "u64"
 }
@@ -63,7 +65,7 @@ func isUnsigned(e string) bool {
 // bits is the width of an element type.
 func bits(e string) int {
 	switch e {
-	case "pred", "s8", "u8":
+	case "pred", "s8", "u8", "f8e4m3fn", "f8e5m2":
 		return 8
 	case "bf16", "f16", "s16", "u16":
 		return 16
@@ -361,6 +363,8 @@ func lowest(e string) string {
 		return "-2147483648"
 	case "s64":
 		return "-9223372036854775808"
+	case "f8e4m3fn":
+		return "-448" // no infinities
 	}
 	if isUnsigned(e) {
 		return "0"
@@ -372,6 +376,8 @@ func highest(e string) string {
 	switch e {
 	case "pred":
 		return "true"
+	case "f8e4m3fn":
+		return "448" // no infinities
 	case "s8":
 		return "127"
 	case "s16":

@@ -89,7 +89,11 @@ Values are exact for every dtype; the rules:
 - **Conversions** (every store, ` + "`vcvt`" + `): to f64, exact (s64 and u64
   round to nearest even); to f32, round to nearest even; to bf16
   and f16, round the f32 value to nearest even (f16 keeps subnormals; values past
-  the largest finite become infinities); float to integer truncates toward zero
+  the largest finite become infinities); to the 8-bit floats (f8e5m2, f8e4m3fn,
+  f8e4m3fnuz, f8e5m2fnuz, f8e4m3b11fnuz, f8e4m3, f8e3m4: ml_dtypes' formats,
+  stored one per byte), round to nearest even, past the largest finite to
+  infinity where the format has one and to NaN where it has none (fn, fnuz);
+  float to integer truncates toward zero
   and **saturates** to the destination range, NaN becomes 0; integer to integer
   **saturates** among s32, s16, u16, s8 and u8 and **wraps** (keeps the low bits) when
   either side is u32, s64 or u64, as XLA's convert does; to pred, any non-zero value (NaN included) is 1.
@@ -97,8 +101,8 @@ Values are exact for every dtype; the rules:
   wrapping; negative exponents give 0 (except for bases 1 and -1).
 - **max/min** propagate NaN. Comparisons with NaN are false except ` + "`!=`" + `.
 - **MXU**: ` + "`mxu.mm`" + ` computes each output by summing down its column of the array,
-  k = 0..K-1, starting from 0: ` + "`acc = f32(acc + f32(x*w))`" + `. Products of bf16 and f16
-  inputs are exact in f32; f32 inputs round the product once. ` + "`mxu.mma`" + ` forms the
+  k = 0..K-1, starting from 0: ` + "`acc = f32(acc + f32(x*w))`" + `. Products of bf16, f16
+  and 8-bit float inputs are exact in f32; f32 inputs round the product once. ` + "`mxu.mma`" + ` forms the
   column sum the same way and then adds it to the accumulator: a K loop over
   tiles accumulates one K-tile after another. int8 and u8 inputs accumulate in s32,
   wrapping. Inputs of both operands have the same dtype, one the chip's

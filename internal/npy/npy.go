@@ -1,7 +1,8 @@
 // Package npy reads and writes NumPy .npy files (format versions 1.0 to 3.0).
 // Values travel as float64, which holds every element of the dtypes Pulse
-// models exactly. bf16 has no NumPy dtype: Pulse writes bf16 tensors as <f4
-// (exact) and reads any float file into a bf16 tensor by rounding.
+// models exactly. bf16 and the 8-bit floats have no NumPy dtype: Pulse
+// writes them as <f4 (exact) and reads any float file into them by
+// rounding.
 package npy
 
 import (
@@ -304,6 +305,9 @@ func DescrFor(d isa.DType) string {
 		return "|b1"
 	case isa.F64:
 		return "<f8"
+	}
+	if d.IsF8() {
+		return "<f4" // exact, as bf16: NumPy has no 8-bit floats (ml_dtypes' are not in the format)
 	}
 	// Unreachable for the dtypes of a validated program (every one is
 	// listed above: TestEveryDTypeHasADescr); writing some other type's
