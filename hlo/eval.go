@@ -1219,9 +1219,13 @@ func (e *Evaluator) constant(in *Instruction) (*Value, error) {
 		return out, nil
 	}
 	fields := strings.FieldsFunc(lit, func(r rune) bool { return r == '{' || r == '}' || r == ',' || r == ' ' })
-	if int64(len(fields)) != s.Elems() {
+	// One bare value for an array fills it (XLA's own tests write
+	// f32[8,2048] constant(0)).
+	splat := len(fields) == 1 && s.Elems() > 1 && !strings.HasPrefix(lit, "{")
+	if int64(len(fields)) != s.Elems() && !splat {
 		return nil, e.fail(in, "literal has %d values for %s", len(fields), s)
 	}
+
 	for i, f := range fields {
 		var x float64
 		switch f {
@@ -1252,6 +1256,11 @@ func (e *Evaluator) constant(in *Instruction) (*Value, error) {
 			x = v
 		}
 		out.Data[i] = round(s.Elem, x)
+	}
+	if splat {
+		for i := range out.Data {
+			out.Data[i] = out.Data[0]
+		}
 	}
 	return out, nil
 }

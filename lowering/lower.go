@@ -728,6 +728,8 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 		init = " = {" + strings.Join(text, ", ") + "}"
 		if len(text) == 1 {
 			lit = text[0]
+		} else if dt, _ := dtypeOf(in.Shape.Elem); !dt.IsWide() && !slices.ContainsFunc(text, func(t string) bool { return t != text[0] }) {
+			init = " = fill(" + text[0] + ")" // one value throughout: no megabytes of text
 		}
 	}
 	v, err := c.alloc(in, in.Shape, init)
@@ -761,6 +763,12 @@ var intToken = regexp.MustCompile(`-?[0-9]+`)
 func (c *compiler) literalText(in *hlo.Instruction) ([]string, error) {
 	if dt, ok := dtypeOf(in.Shape.Elem); ok && dt.IsWide() {
 		toks := intToken.FindAllString(in.Literal, -1)
+		if len(toks) == 1 && !strings.HasPrefix(strings.TrimSpace(in.Literal), "{") {
+			// One bare value fills the array (hlo's constant).
+			for int64(len(toks)) < in.Shape.Elems() {
+				toks = append(toks, toks[0])
+			}
+		}
 		if int64(len(toks)) != in.Shape.Elems() {
 			return nil, c.fail(in, "bad literal %q", in.Literal)
 		}
