@@ -336,8 +336,8 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 		v, err = e.async(in, ops)
 	case op == "partition-id" || op == "replica-id":
 		v = newArray(in.Shape) // device 0 of one
-	case op == "add-dependency":
-		v = ops[0]
+	case op == "add-dependency" || op == "domain":
+		v = ops[0] // a domain only marks a sharding boundary
 	case op == "copy-start":
 		if !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {
 			return nil, true, e.fail(in, "copy-start should return a tuple")
@@ -364,7 +364,7 @@ const structuralOps = `parameter constant tuple get-tuple-element reshape bitcas
 	reduce slice concatenate reverse call fusion while after-all conditional custom-call
 	gather scatter sort select-and-scatter batch-norm-training batch-norm-inference batch-norm-grad
 	bitcast-convert map rng rng-bit-generator get-dimension-size
-	set-dimension-size async-start async-update async-done partition-id replica-id add-dependency
+	set-dimension-size async-start async-update async-done partition-id replica-id add-dependency domain
 	copy-start copy-done`
 
 // EvaluatorOps lists, sorted, the opcodes the reference evaluator

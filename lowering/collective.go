@@ -41,7 +41,7 @@ func (c *compiler) passThrough(in *hlo.Instruction) (ok bool, err error) {
 			c.literals[v] = "0"
 		}
 		return true, err
-	case op == "add-dependency":
+	case op == "add-dependency" || op == "domain": // a domain only marks a sharding boundary
 		c.bufs[in.Name] = operand(0)
 		return true, nil
 	case op == "copy-start":
