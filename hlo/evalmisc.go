@@ -316,6 +316,8 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 		v, err = e.scatter(in, ops)
 	case op == "sort":
 		v, err = e.sortOp(in, ops)
+	case op == "topk":
+		v, err = e.topkOp(in, ops)
 	case op == "select-and-scatter":
 		v, err = e.selectAndScatter(in, ops)
 	case op == "triangular-solve":
@@ -362,7 +364,7 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 const structuralOps = `parameter constant tuple get-tuple-element reshape bitcast copy opt-barrier
 	iota broadcast transpose dot convolution pad reduce-window dynamic-slice dynamic-update-slice
 	reduce slice concatenate reverse call fusion while after-all conditional custom-call
-	gather scatter sort select-and-scatter batch-norm-training batch-norm-inference batch-norm-grad
+	gather scatter sort topk select-and-scatter batch-norm-training batch-norm-inference batch-norm-grad
 	bitcast-convert map rng rng-bit-generator get-dimension-size
 	set-dimension-size async-start async-update async-done partition-id replica-id add-dependency domain
 	copy-start copy-done`

@@ -124,3 +124,55 @@ func (e *Evaluator) comparator(in *Instruction, c *Computation, ops []*Value) (f
 		return v.Data[0] != 0, nil
 	}, nil
 }
+
+// topkOp is XLA's topk: along the last dimension, the k largest values
+// (largest=true, the default) or smallest, in that order, with their
+// indices; floats in total order (NaN beyond infinity), ties by the lower
+// index, as XLA's TopkDecomposer sorts.
+func (e *Evaluator) topkOp(in *Instruction, ops []*Value) (*Value, error) {
+	k, err := intAttr(in, "k")
+	x := ops[0]
+	r := len(x.Shape.Dims)
+	if err != nil || r == 0 || k < 0 || k > x.Shape.Dims[r-1] || !in.Shape.IsTuple || len(in.Shape.Tuple) != 2 {
+		return nil, e.fail(in, "needs k (at most the last dimension) and a (values, indices) result")
+	}
+	largest := true
+	if v, ok := in.Attr("largest"); ok {
+		largest = v == "true"
+	}
+	n := x.Shape.Dims[r-1]
+	rows := x.Shape.Elems() / max(n, 1)
+	vals := newArray(in.Shape.Tuple[0])
+	idx := newArray(in.Shape.Tuple[1])
+	elem := x.Shape.Elem
+	less := func(a, b float64) bool {
+		switch {
+		case isFloat(elem):
+			return totalOrderCmp(a, b) < 0
+		case elem == "s64":
+			return int64(Bits(elem, a)) < int64(Bits(elem, b))
+		case elem == "u64":
+			return Bits(elem, a) < Bits(elem, b)
+		}
+		return a < b
+	}
+	perm := make([]int64, n)
+	for row := range rows {
+		data := x.Data[row*n : (row+1)*n]
+		for i := range perm {
+			perm[i] = int64(i)
+		}
+		sort.SliceStable(perm, func(i, j int) bool {
+			a, b := data[perm[i]], data[perm[j]]
+			if largest {
+				return less(b, a)
+			}
+			return less(a, b)
+		})
+		for i := range k {
+			vals.Data[row*k+i] = data[perm[i]]
+			idx.Data[row*k+i] = float64(perm[i])
+		}
+	}
+	return &Value{Shape: in.Shape, Tuple: []*Value{vals, idx}}, nil
+}

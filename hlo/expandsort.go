@@ -315,3 +315,62 @@ func (net *bitonicNet) loop(x *rewriter, ops []*Instruction) ([]*Instruction, er
 	}
 	return out, nil
 }
+
+// ExpandTopKs rewrites every topk into what XLA's TopkDecomposer makes of
+// it: a sort of the values with an iota of their positions along the last
+// dimension, descending (largest=true) or ascending, floats in total
+// order, then the first k of each. ExpandSorts then makes the sort a
+// network; ties keep the lower index first, as the evaluator's topk.
+func ExpandTopKs(m *Module) error {
+	return rewriteEach(m, "topk", func(x *rewriter, ops []*Instruction) error {
+		in := x.at
+		k, err := intAttr(in, "k")
+		v := ops[0]
+		r := len(v.Shape.Dims)
+		if err != nil || r == 0 || k < 0 || k > v.Shape.Dims[r-1] || !in.Shape.IsTuple || len(in.Shape.Tuple) != 2 {
+			return x.errorf("needs k (at most the last dimension) and a (values, indices) result")
+		}
+		dir := "GT"
+		if l, ok := in.Attr("largest"); ok && l != "true" {
+			dir = "LT"
+		}
+		elem := v.Shape.Elem
+		typ := "SIGNED"
+		switch {
+		case isFloat(elem):
+			typ = "TOTALORDER"
+		case isUnsigned(elem) || elem == "pred":
+			typ = "UNSIGNED"
+		}
+		name := in.Name + ".topk_cmp"
+		for i := 0; m.Computation(name) != nil; i++ {
+			name = fmt.Sprintf("%s.topk_cmp%d", in.Name, i)
+		}
+		s := &Shape{Elem: elem}
+		ps := []*Instruction{
+			{Pos: in.Pos, Name: name + ".a", Shape: s, Opcode: "parameter"},
+			{Pos: in.Pos, Name: name + ".b", Shape: s, Opcode: "parameter", ParamNumber: 1},
+			{Pos: in.Pos, Name: name + ".i", Shape: &Shape{Elem: "s32"}, Opcode: "parameter", ParamNumber: 2},
+			{Pos: in.Pos, Name: name + ".j", Shape: &Shape{Elem: "s32"}, Opcode: "parameter", ParamNumber: 3},
+		}
+		root := &Instruction{Pos: in.Pos, Name: name + ".c", Shape: &Shape{Elem: "pred"}, Opcode: "compare", IsRoot: true,
+			Operands: []*Operand{{Pos: in.Pos, Name: ps[0].Name}, {Pos: in.Pos, Name: ps[1].Name}},
+			Attrs:    []Attr{{Pos: in.Pos, Key: "direction", Value: dir}, {Pos: in.Pos, Key: "type", Value: typ}}}
+		m.Computations = append([]*Computation{{Pos: in.Pos, Name: name, Instructions: append(ps, root), Root: root}}, m.Computations...)
+		iota := x.emit("iota", "s32", v.Shape.Dims, nil, "iota_dimension", strconv.Itoa(r-1))
+		t := x.emit("sort", "", nil, []*Instruction{v, iota}, "dimensions", intsText([]int64{int64(r - 1)}), "is_stable", "true", "to_apply", "%"+name)
+		t.Shape = &Shape{IsTuple: true, Tuple: []*Shape{{Elem: elem, Dims: v.Shape.Dims}, {Elem: "s32", Dims: v.Shape.Dims}}}
+		var outs []*Instruction
+		for i, e := range []string{elem, "s32"} {
+			g := x.emit("get-tuple-element", e, v.Shape.Dims, []*Instruction{t}, "index", strconv.Itoa(i))
+			st, cnt, str := make([]int64, r), append([]int64{}, v.Shape.Dims...), make([]int64, r)
+			for d := range str {
+				str[d] = 1
+			}
+			cnt[r-1] = k
+			outs = append(outs, x.slice(g, st, cnt, str))
+		}
+		x.finishAll(outs)
+		return nil
+	})
+}

@@ -80,3 +80,22 @@ ENTRY e {
 		}
 	}
 }
+
+// TestTopKOnChips: topk (hlo.ExpandTopKs: a sort with an iota, sliced)
+// gives the evaluator's values and indices, ties included.
+func TestTopKOnChips(t *testing.T) {
+	src := `ENTRY e {
+  x = f32[6,40] parameter(0)
+  y = s32[3,9] parameter(1)
+  a = (f32[6,5], s32[6,5]) topk(x), k=5, largest=true
+  b = (s32[3,4], s32[3,4]) topk(y), k=4, largest=false
+  a0 = f32[6,5] get-tuple-element(a), index=0
+  a1 = s32[6,5] get-tuple-element(a), index=1
+  b0 = s32[3,4] get-tuple-element(b), index=0
+  b1 = s32[3,4] get-tuple-element(b), index=1
+  ROOT t = (f32[6,5], s32[6,5], s32[3,4], s32[3,4]) tuple(a0, a1, b0, b1)
+}`
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) { runChecked(t, chip, src) })
+	}
+}
