@@ -146,3 +146,43 @@ func freeDims(r int, batch, contr []int64) []int64 {
 	}
 	return out
 }
+
+// CanonicalizeDots transposes the operands of every dot for which
+// awkward(lhs dims, rhs dims, lhs batch, lhs contracting, rhs batch, rhs
+// contracting) holds into (batch, free, contracting) for the lhs and
+// (batch, contracting, free) for the rhs, as XLA's dot canonicalization
+// does: the lowering reads each group of dims as one strided run. The
+// result's dims (batch, lhs free, rhs free) keep their order.
+func CanonicalizeDots(m *Module, awkward func(l, r, lb, lc, rb, rc []int64) bool) error {
+	return rewriteEach(m, "dot", func(x *rewriter, ops []*Instruction) error {
+		in := x.at
+		if len(ops) != 2 || in.Shape.IsTuple || ops[0].Shape.IsTuple || ops[1].Shape.IsTuple {
+			x.out = append(x.out, in)
+			return nil
+		}
+		a, b := ops[0], ops[1]
+		lb, lc, rb, rc, err := dotDims(in)
+		if err != nil || len(lb) != len(rb) || len(lc) != len(rc) || !awkward(a.Shape.Dims, b.Shape.Dims, lb, lc, rb, rc) {
+			x.out = append(x.out, in)
+			return nil
+		}
+		lf := freeDims(len(a.Shape.Dims), lb, lc)
+		rf := freeDims(len(b.Shape.Dims), rb, rc)
+		ta := x.transpose(a, slices.Concat(lb, lf, lc))
+		tb := x.transpose(b, slices.Concat(rb, rc, rf))
+		nb, nl, nc := len(lb), len(lf), len(lc)
+		d := x.emit("dot", in.Shape.Elem, in.Shape.Dims, []*Instruction{ta, tb})
+		for _, at := range in.Attrs {
+			switch at.Key {
+			case "lhs_batch_dims", "rhs_batch_dims":
+				at.Value = intsText(iota64(0, nb))
+			case "lhs_contracting_dims":
+				at.Value = intsText(iota64(nb+nl, nb+nl+nc))
+			case "rhs_contracting_dims":
+				at.Value = intsText(iota64(nb, nb+nc))
+			}
+			d.Attrs = append(d.Attrs, at)
+		}
+		return nil
+	})
+}

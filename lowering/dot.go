@@ -209,6 +209,24 @@ func batchOffsets(shape, strides []int64) []int64 {
 
 // group collapses dims (in the order given) of an array with row-major
 // strides st into one index with one stride, if they are contiguous.
+// awkwardDot reports whether the lowering cannot read a dot's operands
+// (logical row-major, dims l and r) as strided runs: the contracting dims
+// of either, the rhs free dims, or every suffix of the lhs free dims do not
+// group. hlo.CanonicalizeDots transposes such operands first.
+func awkwardDot(l, r, lb, lc, rb, rc []int64) bool {
+	lst, rst := rowMajorStrides(l), rowMajorStrides(r)
+	lf := freeDims(len(l), lb, lc)
+	rf := freeDims(len(r), rb, rc)
+	ok1 := false
+	for s := 0; !ok1 && s < max(len(lf), 1); s++ {
+		_, _, ok1 = group(lf[min(s, len(lf)):], lst, l)
+	}
+	_, _, ok2 := group(lc, lst, l)
+	_, _, ok3 := group(rc, rst, r)
+	_, _, ok4 := group(rf, rst, r)
+	return !(ok1 && ok2 && ok3 && ok4)
+}
+
 func group(dims []int64, st []int64, shape []int64) (n, stride int64, ok bool) {
 	// Dims of size 1 take no room: they never break contiguity.
 	var big []int64

@@ -35,6 +35,11 @@ func TestVectorDotsOnChips(t *testing.T) {
   b = s32[4] parameter(1)
   ROOT d = s32[3,4] dot(a, b), lhs_contracting_dims={}, rhs_contracting_dims={}
 }`},
+		{"contracting dims apart (operands transposed first)", `ENTRY e {
+  a = f32[3,5,4,2] parameter(0)
+  b = f32[2,6,3] parameter(1)
+  ROOT d = f32[5,4,6] dot(a, b), lhs_contracting_dims={0,3}, rhs_contracting_dims={2,0}
+}`},
 		{"bf16 x f32", `ENTRY e {
   a = bf16[8,16] parameter(0)
   b = f32[16,4] parameter(1)
