@@ -721,6 +721,16 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 		// bytes no other array used before (a reused span holds its
 		// earlier owner's values).
 		init = zeroInit
+	} else if dt, _ := dtypeOf(in.Shape.Elem); !in.Shape.IsTuple && in.Shape.Elems() > 1 && !strings.HasPrefix(lit, "{") && !dt.IsWide() {
+		// One bare value fills the array: read as a scalar, written as a
+		// fill (19M values of text would take gigabytes).
+		one := *in
+		one.Shape = &hlo.Shape{Elem: in.Shape.Elem}
+		text, err := c.literalText(&one)
+		if err != nil || len(text) != 1 {
+			return c.fail(in, "bad literal %q", in.Literal)
+		}
+		init = " = fill(" + text[0] + ")"
 	} else if !in.Shape.IsTuple {
 		text, err := c.literalText(in)
 		if err != nil {
