@@ -69,6 +69,9 @@ func ExpandShortAsync(m *Module) error {
 				c.Root = &cp
 			}
 			if part != "start" {
+				if len(in.Operands) != 1 {
+					return &ExpandError{Pos: in.Pos, Name: in.Name, Opcode: in.Opcode, Reason: "takes the " + base + "-start result"}
+				}
 				cp.Opcode = "async-" + part
 				continue
 			}

@@ -210,6 +210,9 @@ func (e *Evaluator) async(in *Instruction, ops []*Value) (*Value, error) {
 // shortAsync evaluates XLA's short async forms (asyncshort.go): the -start
 // runs the op at once and returns ((operands), result, context...).
 func (e *Evaluator) shortAsync(in *Instruction, ops []*Value, base, part string) (*Value, error) {
+	if part != "start" && len(ops) != 1 {
+		return nil, e.fail(in, "takes the %s-start result", base)
+	}
 	switch part {
 	case "update":
 		return ops[0], nil
@@ -220,7 +223,7 @@ func (e *Evaluator) shortAsync(in *Instruction, ops []*Value, base, part string)
 		return ops[0].Tuple[1], nil
 	}
 	inner, ok := shortAsyncInner(in, base)
-	if !ok {
+	if !ok || !in.Shape.Tuple[0].IsTuple || len(in.Shape.Tuple[0].Tuple) != len(ops) {
 		return nil, e.fail(in, "should return ((operands), result, context...)")
 	}
 	r, err := e.eval(inner, ops, nil)
