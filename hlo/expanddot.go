@@ -24,7 +24,7 @@ import (
 func ExpandVectorDots(m *Module, mxu func(elem string) bool, maxProducts int64) error {
 	return rewriteEach(m, "dot", func(x *rewriter, ops []*Instruction) error {
 		in := x.at
-		if len(ops) != 2 || in.Shape.IsTuple || ops[0].Shape.IsTuple || ops[1].Shape.IsTuple {
+		if !arrayDot(in, ops) {
 			x.out = append(x.out, in)
 			return nil
 		}
@@ -156,7 +156,7 @@ func freeDims(r int, batch, contr []int64) []int64 {
 func CanonicalizeDots(m *Module, awkward func(l, r, lb, lc, rb, rc []int64) bool) error {
 	return rewriteEach(m, "dot", func(x *rewriter, ops []*Instruction) error {
 		in := x.at
-		if len(ops) != 2 || in.Shape.IsTuple || ops[0].Shape.IsTuple || ops[1].Shape.IsTuple {
+		if !arrayDot(in, ops) {
 			x.out = append(x.out, in)
 			return nil
 		}
@@ -185,4 +185,10 @@ func CanonicalizeDots(m *Module, awkward func(l, r, lb, lc, rb, rc []int64) bool
 		}
 		return nil
 	})
+}
+
+// arrayDot: a dot of two arrays into an array (anything else is left for
+// the verifier and the lowering to name).
+func arrayDot(in *Instruction, ops []*Instruction) bool {
+	return len(ops) == 2 && !in.Shape.IsTuple && !ops[0].Shape.IsTuple && !ops[1].Shape.IsTuple
 }
