@@ -36,6 +36,9 @@ func ExpandSorts(m *Module) error {
 			x.out = append(x.out, in) // malformed: left for the verifier and the lowering to name
 			return nil
 		}
+		if cmp.Root != nil && cmp.Root.Shape != nil && cmp.Root.Shape.Elem != "pred" {
+			return x.errorf("the comparator %s returns %s, not pred", cmp.Name, cmp.Root.Shape.Elem)
+		}
 		if !scalarBody(cmp, 2*len(ops)) {
 			return x.errorf("the comparator %s is not scalar elementwise ops of its %d parameters", cmp.Name, 2*len(ops))
 		}

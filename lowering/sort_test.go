@@ -3,6 +3,8 @@ package lowering_test
 import (
 	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestSortOnChips: sorts (hlo.ExpandSorts, a bitonic network) give the
@@ -98,4 +100,21 @@ func TestTopKOnChips(t *testing.T) {
 	for _, chip := range chips {
 		t.Run(chip, func(t *testing.T) { runChecked(t, chip, src) })
 	}
+}
+
+// TestSortComparatorNotPred: a comparator that returns no pred is a
+// positioned error, not a program that faults on the chip.
+func TestSortComparatorNotPred(t *testing.T) {
+	const src = `c {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4,5] parameter(0)
+  ROOT s = f32[4,5] sort(x), dimensions={1}, to_apply=c
+}
+`
+	_, err := compileErr(t, "teach16", src)
+	require.ErrorContains(t, err, "the comparator c returns f32, not pred")
 }
