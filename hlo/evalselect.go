@@ -75,15 +75,19 @@ func (e *Evaluator) selectAndScatter(in *Instruction, ops []*Value) (*Value, err
 				continue
 			}
 			var keep bool
+			p, q := bv, x
+			if IsWide(elem) { // carried as bits: compare as integers
+				p, q = float64(cmpWide(elem, bv, x)), 0
+			}
 			switch dir {
 			case "GE":
-				keep = bv >= x
+				keep = p >= q
 			case "GT":
-				keep = bv > x
+				keep = p > q
 			case "LE":
-				keep = bv <= x
+				keep = p <= q
 			case "LT":
-				keep = bv < x
+				keep = p < q
 			default:
 				v, err := e.call(sel, []*Value{scalar(elem, bv), scalar(elem, x)})
 				if err != nil {

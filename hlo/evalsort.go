@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 )
@@ -97,12 +98,20 @@ func (e *Evaluator) comparator(in *Instruction, c *Computation, ops []*Value) (f
 		if a != nil && b != nil && a.Opcode == "parameter" && b.Opcode == "parameter" &&
 			a.ParamNumber == 0 && b.ParamNumber == 1 && (dir == "LT" || dir == "GT") {
 			x := ops[0].Data
-			total := typ == "TOTALORDER" && isFloat(ops[0].Shape.Elem)
+			elem := ops[0].Shape.Elem
+			total := typ == "TOTALORDER" && isFloat(elem)
 			gt := dir == "GT"
+			// s64 and u64 are carried as bits (evalbits.go): compared
+			// as float64 they order by their bit patterns' float values.
+			wide := elem == "s64" || elem == "u64"
 			return func(i, j int64) (bool, error) {
 				p, q := x[i], x[j]
-				if total {
+				switch {
+				case total:
 					p, q = totalOrderCmp(p, q), 0
+				case wide:
+					c := cmpWide(elem, p, q)
+					p, q = float64(c), 0
 				}
 				if gt {
 					return p > q, nil
@@ -149,10 +158,8 @@ func (e *Evaluator) topkOp(in *Instruction, ops []*Value) (*Value, error) {
 		switch {
 		case isFloat(elem):
 			return totalOrderCmp(a, b) < 0
-		case elem == "s64":
-			return int64(Bits(elem, a)) < int64(Bits(elem, b))
-		case elem == "u64":
-			return Bits(elem, a) < Bits(elem, b)
+		case elem == "s64" || elem == "u64":
+			return cmpWide(elem, a, b) < 0
 		}
 		return a < b
 	}
@@ -175,4 +182,12 @@ func (e *Evaluator) topkOp(in *Instruction, ops []*Value) (*Value, error) {
 		}
 	}
 	return &Value{Shape: in.Shape, Tuple: []*Value{vals, idx}}, nil
+}
+
+// cmpWide orders two s64 or u64 elements carried as bits: -1, 0 or 1.
+func cmpWide(elem string, a, b float64) int {
+	if elem == "s64" {
+		return cmp.Compare(int64(Bits(elem, a)), int64(Bits(elem, b)))
+	}
+	return cmp.Compare(Bits(elem, a), Bits(elem, b))
 }
