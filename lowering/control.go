@@ -245,7 +245,7 @@ func (c *compiler) whileLoop(in *hlo.Instruction) error {
 	c.nlabel++
 	top, exit := fmt.Sprintf("w%d", c.nlabel), fmt.Sprintf("w%d_end", c.nlabel)
 	trip := ""
-	if n, ok := knownTripCount(in); ok {
+	if n, ok := hlo.KnownTripCount(in); ok {
 		trip = fmt.Sprintf(", known trip count %d", n)
 	}
 	fmt.Fprintf(&c.out, "\n; ==== while %s (%s:%d)%s: condition %s, body %s\n%s:\n", in.Name, c.file, in.Pos.Line, trip, cond.Name, body.Name, top)
@@ -268,25 +268,6 @@ func (c *compiler) whileLoop(in *hlo.Instruction) error {
 	c.loc(in)
 	fmt.Fprintf(&c.out, "        jmp     %s\n%s:\n", top, exit)
 	return nil
-}
-
-// knownTripCount reads backend_config={"known_trip_count":{"n":"N"}}.
-func knownTripCount(in *hlo.Instruction) (int64, bool) {
-	v, _ := in.Attr("backend_config")
-	i := strings.Index(v, `"known_trip_count"`)
-	if i < 0 {
-		return 0, false
-	}
-	var n int64
-	rest := v[i:]
-	j := strings.Index(rest, `"n":"`)
-	if j < 0 {
-		return 0, false
-	}
-	if _, err := fmt.Sscan(strings.TrimLeft(rest[j+5:], " "), &n); err != nil {
-		return 0, false
-	}
-	return n, true
 }
 
 // conditional: branch on a pred (true, false) or an s32 index (out of

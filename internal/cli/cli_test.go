@@ -232,6 +232,36 @@ ENTRY e {
 	code, out, _ = runCLI("hlo", "stats", src)
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "dot")
+	// The table counts a loop body once; "as run" multiplies it by the
+	// trip count.
+	loop := write(t, dir, "loop.hlo", `HloModule l
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(10)
+  ROOT c = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  x = f32[4] get-tuple-element(p), index=1
+  y = f32[4] negate(x)
+  ROOT t = (s32[], f32[4]) tuple(i2, y)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[4]) tuple(z, x)
+  w = (s32[], f32[4]) while(t), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+`)
+	code, out, _ = runCLI("hlo", "stats", loop)
+	require.Equal(t, 0, code)
+	require.Regexp(t, `total +\d+ +6 `, out)     // compare 1, add 1, negate 4
+	require.Contains(t, out, "as run: 60 FLOPs") // ten trips
 	code, out, _ = runCLI("hlo", "stats", "--per-instruction", src)
 	require.Equal(t, 0, code)
 	require.Regexp(t, `m.hlo:5:3 +e +d +dot +f32\[2,2\]\{1,0\} +16 +48`, out) // 2x2x2 multiply-adds; 3 arrays of 16 bytes

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/pulse-sim/pulse/hlo"
@@ -74,9 +75,11 @@ A summary goes to standard error.`,
 		Short: "Print an HLO module's op histogram with FLOPs and bytes",
 		Long: `Print the op histogram of an HLO module: instructions, FLOPs (2 per
 multiply-add for dot and convolution, 1 per element for elementwise ops and
-reductions) and bytes read and written, per opcode and in total. Every
-computation counts once: loop bodies are not multiplied by their trip counts.
-With --per-instruction, every instruction follows with its own figures and
+reductions) and bytes read and written, per opcode and in total. In the
+table every computation counts once; the "as run" line after it multiplies
+while bodies by their trip counts (recorded as known_trip_count or read from
+a counted loop: i = c; i < N; i += k) and counts a conditional's costliest
+branch, naming the loops whose trip count only a run can tell. With --per-instruction, every instruction follows with its own figures and
 its source position.`,
 		Args: exactArgs(1, "one HLO file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -95,6 +98,12 @@ its source position.`,
 			if err := w.Flush(); err != nil {
 				return err
 			}
+			run, unknown := hlo.ExecutedCost(m)
+			fmt.Fprintf(cmd.OutOrStdout(), "as run: %d FLOPs, %d bytes", run.FLOPs, run.Bytes)
+			if len(unknown) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), " (counting once the loops whose trip count a run decides: %s)", strings.Join(unknown, ", "))
+			}
+			fmt.Fprintln(cmd.OutOrStdout())
 			if !perInstruction {
 				return nil
 			}

@@ -1,0 +1,254 @@
+package hlo
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// KnownTripCount reads a while's backend_config={"known_trip_count":{"n":"N"}},
+// the trip count XLA's WhileLoopTripCountAnnotator records.
+func KnownTripCount(w *Instruction) (int64, bool) {
+	v, ok := w.Attr("backend_config")
+	if !ok {
+		return 0, false
+	}
+	if u, err := strconv.Unquote(v); err == nil {
+		v = u // backend_config="{...}", the older quoted form
+	}
+	var bc struct {
+		KnownTripCount *struct {
+			N json.Number `json:"n"`
+		} `json:"known_trip_count"`
+	}
+	if json.Unmarshal([]byte(v), &bc) != nil || bc.KnownTripCount == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(bc.KnownTripCount.N.String(), 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// TripCount is how many times the while instruction w (in computation c)
+// runs its body, when that is known without running it: the recorded
+// known_trip_count, else the counted loop every front end writes — a
+// tuple element that starts at an integer constant, is compared LT/LE/GT/GE
+// with an integer constant by the condition, and steps by a constant in
+// the body (i = c0; i < N; i += k).
+func (m *Module) TripCount(c *Computation, w *Instruction) (int64, bool) {
+	if n, ok := KnownTripCount(w); ok {
+		return n, true
+	}
+	cond, body := m.callee(w, "condition"), m.callee(w, "body")
+	if cond == nil || body == nil || len(w.Operands) != 1 {
+		return 0, false
+	}
+	init := c.def(w.Operands[0].Name)
+	if init == nil || init.Opcode != "tuple" {
+		return 0, false
+	}
+	r := cond.Root
+	if r == nil || r.Opcode != "compare" || len(r.Operands) != 2 {
+		return 0, false
+	}
+	dir, _ := r.Attr("direction")
+	a, b := cond.def(r.Operands[0].Name), cond.def(r.Operands[1].Name)
+	k, ok := cond.paramElement(a)
+	limit, lok := intConstant(b)
+	if !ok {
+		// N > i is i < N.
+		k, ok = cond.paramElement(b)
+		limit, lok = intConstant(a)
+		dir = map[string]string{"GT": "LT", "GE": "LE", "LT": "GT", "LE": "GE"}[dir]
+	}
+	if !ok || !lok || k >= int64(len(init.Operands)) {
+		return 0, false
+	}
+	start, ok := intConstant(init.defOperand(c, k))
+	if !ok {
+		return 0, false
+	}
+	step, ok := body.counterStep(k)
+	if !ok {
+		return 0, false
+	}
+	var n int64
+	switch {
+	case dir == "LT" && step > 0:
+		n = ceilDiv(limit-start, step)
+	case dir == "LE" && step > 0:
+		n = ceilDiv(limit-start+1, step)
+	case dir == "GT" && step < 0:
+		n = ceilDiv(start-limit, -step)
+	case dir == "GE" && step < 0:
+		n = ceilDiv(start-limit+1, -step)
+	default:
+		return 0, false
+	}
+	return max(n, 0), true
+}
+
+func ceilDiv(a, b int64) int64 {
+	if a <= 0 {
+		return 0
+	}
+	return (a + b - 1) / b
+}
+
+// counterStep is k in "i' = i + k" for tuple element i of the body's
+// parameter, when the body's root tuple computes it so.
+func (body *Computation) counterStep(i int64) (int64, bool) {
+	r := body.Root
+	if r == nil || r.Opcode != "tuple" || i >= int64(len(r.Operands)) {
+		return 0, false
+	}
+	next := r.defOperand(body, i)
+	if next == nil || (next.Opcode != "add" && next.Opcode != "subtract") || len(next.Operands) != 2 {
+		return 0, false
+	}
+	x, y := body.def(next.Operands[0].Name), body.def(next.Operands[1].Name)
+	if j, ok := body.paramElement(x); ok && j == i {
+		if k, ok := intConstant(y); ok {
+			if next.Opcode == "subtract" {
+				k = -k
+			}
+			return k, true
+		}
+	}
+	if j, ok := body.paramElement(y); ok && j == i && next.Opcode == "add" {
+		return intConstant(x)
+	}
+	return 0, false
+}
+
+// paramElement is i when x is get-tuple-element(parameter(0)), index=i.
+func (c *Computation) paramElement(x *Instruction) (int64, bool) {
+	if x == nil || x.Opcode != "get-tuple-element" || len(x.Operands) != 1 {
+		return 0, false
+	}
+	p := c.def(x.Operands[0].Name)
+	if p == nil || p.Opcode != "parameter" || p.ParamNumber != 0 {
+		return 0, false
+	}
+	v, ok := x.Attr("index")
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(v, 10, 64)
+	return i, err == nil
+}
+
+// intConstant is the value of an integer scalar constant.
+func intConstant(x *Instruction) (int64, bool) {
+	if x == nil || x.Opcode != "constant" || x.Shape == nil || len(x.Shape.Dims) != 0 || isFloat(x.Shape.Elem) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(x.Literal, 10, 64)
+	return n, err == nil
+}
+
+// def is the instruction of c named name, or nil.
+func (c *Computation) def(name string) *Instruction {
+	for _, in := range c.Instructions {
+		if in.Name == name {
+			return in
+		}
+	}
+	return nil
+}
+
+// defOperand is the instruction that x's operand i names in c, or nil.
+func (x *Instruction) defOperand(c *Computation, i int64) *Instruction {
+	if i < 0 || i >= int64(len(x.Operands)) {
+		return nil
+	}
+	return c.def(x.Operands[i].Name)
+}
+
+// callee is the computation named by w's attribute key, or nil.
+func (m *Module) callee(w *Instruction, key string) *Computation {
+	v, ok := w.Attr(key)
+	if !ok {
+		return nil
+	}
+	return m.Computation(strings.TrimPrefix(v, "%"))
+}
+
+// ExecutedCost is the module's work as a run does it, where ComputeStats
+// counts each computation once: a while's body and condition count their
+// trip count times, a computation counts once per call site that runs it,
+// a conditional counts its costliest branch. unknown lists the whiles
+// whose trip count is not known without running them (counted once).
+func ExecutedCost(m *Module) (total Cost, unknown []string) {
+	entry := m.Entry
+	if entry == nil {
+		return total, nil
+	}
+	var walk func(c *Computation, depth int) Cost
+	walk = func(c *Computation, depth int) Cost {
+		var sum Cost
+		if depth > maxCallDepth {
+			return sum // a cycle; Verify reports it
+		}
+		for _, in := range c.Instructions {
+			k := c.InstructionCost(in, c.OperandShapes(in))
+			callees := m.calledBy(in)
+			switch {
+			case in.Opcode == "while":
+				n, ok := m.TripCount(c, in)
+				if !ok {
+					n = 1
+					unknown = append(unknown, in.Name)
+				}
+				for _, cc := range callees {
+					k = k.plus(walk(cc, depth+1).times(n))
+				}
+			case in.Opcode == "conditional":
+				var most Cost
+				for _, cc := range callees {
+					if b := walk(cc, depth+1); b.FLOPs > most.FLOPs || (b.FLOPs == most.FLOPs && b.Bytes > most.Bytes) {
+						most = b
+					}
+				}
+				k = k.plus(most)
+			default:
+				// Reducers, comparators and scatter combiners run per
+				// element: their scalar cost is in the caller's own.
+				if in.Opcode == "fusion" || in.Opcode == "call" || in.Opcode == "async-start" || in.Opcode == "custom-call" {
+					for _, cc := range callees {
+						k = k.plus(walk(cc, depth+1))
+					}
+				}
+			}
+			sum = sum.plus(k)
+		}
+		return sum
+	}
+	return walk(entry, 0), unknown
+}
+
+// maxCallDepth bounds ExecutedCost's walk.
+const maxCallDepth = 1000
+
+// Sums and products saturate: nested loops of absurd trip counts must not
+// wrap to a small cost.
+func (k Cost) plus(o Cost) Cost { return Cost{satAdd(k.FLOPs, o.FLOPs), satAdd(k.Bytes, o.Bytes)} }
+
+func (k Cost) times(n int64) Cost { return Cost{satMul(k.FLOPs, n), satMul(k.Bytes, n)} }
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func satMul(a, n int64) int64 {
+	if a != 0 && n > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * n
+}
