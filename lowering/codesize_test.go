@@ -40,11 +40,6 @@ var knownLarge = map[string]bool{
 	"xla/service/spmd/spmd_partitioner_test.cc:5664 on tpuv4core":      true, // 768 batches of a 39,296-column dot: 285,707
 	"xla/service/gpu/tests/swap_conv_operands_test.cc:49 on tpuv4core": true, // 30x30-tap convolution, 4,503 kernels: 239,675
 	"xla/service/spmd/spmd_partitioner_test.cc:1044 on tpuv4core":      true, // dilated 3-D convolution, 5,765 kernels: 225,947
-	// Rank-6 dots with batch and contracting dims interleaved, refused
-	// until hlo.CanonicalizeDots transposed their operands: the rank-6
-	// transposes unroll (277,037 on teach16).
-	"xla/hlo/analysis/indexing_analysis_test.cc:2619 on teach16":                       true,
-	"xla/codegen/tiling/experimental/symbolic_tile_propagation_test.cc:472 on teach16": true,
 }
 
 func TestXLATestCodeSize(t *testing.T) {

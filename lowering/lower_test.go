@@ -476,6 +476,41 @@ func TestDotRowBlockLoops(t *testing.T) {
 	}
 }
 
+// Batches of many row blocks and column groups each run as a loop over
+// batches when its body is smaller than the batches unrolled with their
+// own loops: 380 batches of 44 groups (XLA's indexing_analysis_test.cc:2619,
+// canonicalized) were 277,037 instructions unrolled one batch at a time.
+func TestDotBatchLoops(t *testing.T) {
+	cases := map[string]struct {
+		src  string
+		most int // instructions
+	}{
+		"20 batches of 2x22 groups, two batch dims": {`ENTRY e {
+  p0 = f32[4,5,44,40] parameter(0)
+  p1 = f32[4,5,40,352] parameter(1)
+  ROOT d = f32[4,5,44,352] dot(p0, p1), lhs_batch_dims={0,1}, rhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_contracting_dims={2}
+}`, 2000},
+		"30 batches, bf16 to f32 with a tanh epilogue": {`ENTRY e {
+  p0 = bf16[30,100,200] parameter(0)
+  p1 = bf16[30,200,300] parameter(1)
+  d = f32[30,100,300] dot(p0, p1), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  ROOT t = f32[30,100,300] tanh(d)
+}`, 10000},
+	}
+	for name, c := range cases {
+		for _, chipName := range chips {
+			t.Run(name+"/"+chipName, func(t *testing.T) {
+				comp := compileFor(t, chipName, c.src)
+				if chipName == "teach16" { // tpuv4core's tiles hold a batch in a group or two
+					require.Contains(t, comp.Asm, "_bloop:", "the batches are not looped")
+				}
+				require.LessOrEqual(t, strings.Count(comp.Asm, "\n        "), c.most)
+				runChecked(t, chipName, c.src)
+			})
+		}
+	}
+}
+
 // Transposes that move the innermost dimension run as tiles through SRAM
 // and the cross-lane unit; the permutations and shapes below are batched
 // 2-D transposes with and without size-1 dims, odd and even tile counts.
