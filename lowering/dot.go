@@ -38,10 +38,14 @@ const streamTile = 512
 
 // loopCounter and the first register of a row-block loop's offsets
 // (r25-r27 run the K loop, r28-r29 load scalars, r1-r3 and r30 belong to
-// other kernels).
+// other kernels); a column-group loop nested in a batch loop counts in
+// innerCounter and keeps its offsets from firstInnerReg up to (not
+// including) firstLoopReg.
 const (
-	loopCounter  = 24
-	firstLoopReg = 16
+	loopCounter   = 24
+	firstLoopReg  = 16
+	innerCounter  = 7
+	firstInnerReg = 8
 )
 
 // rowLoop is a counted loop over row blocks of a dot kernel: iters
@@ -52,10 +56,27 @@ type rowLoop struct {
 	regOf         map[int64]int // bytes per row -> register
 	inits         []int         // the registers, in order
 	step          map[int]int64 // register -> bytes per iteration
+	counter       int           // the register counting iterations
+
+	// A column-group loop nested in a batch loop (nestedColGroupLoop)
+	// has a register per access advancing with the columns, by (bytes
+	// per batch, bytes per column); each starts at the batch loop's
+	// register for its bytes per batch (from), or at 0.
+	regOf2 map[[2]int64]int
+	from   map[int]int
 }
 
 func (l *rowLoop) reg(bytesPerRow int64) string {
 	if r, ok := l.regOf[bytesPerRow]; ok {
+		return fmt.Sprintf("r%d+", r)
+	}
+	return ""
+}
+
+// reg2 is the register of an access advancing by perB bytes per batch
+// and perCol per column in a nested loop.
+func (l *rowLoop) reg2(perB, perCol int64) string {
+	if r, ok := l.regOf2[[2]int64{perB, perCol}]; ok {
 		return fmt.Sprintf("r%d+", r)
 	}
 	return ""
@@ -89,7 +110,7 @@ func planLoop(groups, nk, avail, per int64, strides []int64, capped bool) *rowLo
 	for (period*groups)%2 != 0 || (period*groups*nk)%nset != 0 {
 		period++
 	}
-	l := &rowLoop{iters: avail / period, period: period, regOf: map[int64]int{}, step: map[int]int64{}}
+	l := &rowLoop{iters: avail / period, period: period, regOf: map[int64]int{}, step: map[int]int64{}, counter: loopCounter}
 	for _, st := range strides {
 		if _, ok := l.regOf[st]; ok || st == 0 {
 			continue
@@ -181,6 +202,48 @@ func (c *compiler) colGroupLoop(N, n0, groupCols, nk int64, ep *epilogue, rhsCol
 		}
 	}
 	return planLoop(1, nk, (N-n0)/groupCols, groupCols, strides, false)
+}
+
+// nestedColGroupLoop plans the loop over the full column groups of a row
+// block from n0 inside the batch loop bl, like colGroupLoop, or nil. Each
+// access advancing with the columns (pairs: bytes per batch and per
+// column, of the rhs tiles, the output and the epilogue's loads) gets a
+// register that starts at bl's offset for its bytes per batch; accesses
+// that do not advance with the columns keep bl's registers.
+func (c *compiler) nestedColGroupLoop(bl *rowLoop, N, n0, groupCols, nk int64, pairs [][2]int64) *rowLoop {
+	period := int64(1)
+	for period%2 != 0 || (period*nk)%nset != 0 {
+		period++
+	}
+	l := &rowLoop{iters: (N - n0) / groupCols / period, period: period, step: map[int]int64{},
+		counter: innerCounter, regOf2: map[[2]int64]int{}, from: map[int]int{}}
+	for _, p := range pairs {
+		if _, ok := l.regOf2[p]; ok || p[1] == 0 {
+			continue
+		}
+		r := firstInnerReg + len(l.inits)
+		step := p[1] * groupCols * period
+		if r >= firstLoopReg || p[1] < 0 || p[0] < 0 {
+			return nil // out of registers: unrolled
+		}
+		start := int64(0) // the most the batch loop's register reaches
+		if o, ok := bl.regOf[p[0]]; ok {
+			l.from[r] = o
+			start = bl.step[o] * bl.iters
+		} else if p[0] != 0 {
+			return nil
+		}
+		if (1<<31-1-start)/step < l.iters {
+			return nil // beyond 32-bit offsets: unrolled
+		}
+		l.regOf2[p] = r
+		l.inits = append(l.inits, r)
+		l.step[r] = step
+	}
+	if l.iters < 2 {
+		return nil
+	}
+	return l
 }
 
 // dotView is one operand (or the output) seen as [B, rows, cols].
@@ -617,9 +680,13 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	counted := func(lp *rowLoop, kind string, unit func(j int64)) {
 		flush() // a loop body cannot hold the epilogue of a group before it
 		for _, r := range lp.inits {
-			emit(in, "li      r%d, 0", r)
+			if o, ok := lp.from[r]; ok {
+				emit(in, "addi    r%d, r%d, 0", r, o)
+			} else {
+				emit(in, "li      r%d, 0", r)
+			}
 		}
-		emit(in, "li      r%d, %d", loopCounter, lp.iters)
+		emit(in, "li      r%d, %d", lp.counter, lp.iters)
 		c.nlabel++
 		label := fmt.Sprintf("k%d_%sloop", c.nlabel, kind)
 		fmt.Fprintf(w, "%s:\n", label)
@@ -631,17 +698,45 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		for _, r := range lp.inits {
 			emit(in, "addi    r%d, r%d, %d", r, r, lp.step[r])
 		}
-		emit(in, "loop    r%d, %s", loopCounter, label)
+		emit(in, "loop    r%d, %s", lp.counter, label)
 		body := append([]int(nil), tilesOf[first:]...)
 		for i := int64(1); i < lp.iters; i++ {
 			tilesOf = append(tilesOf, body...)
 			g += len(body)
 		}
 	}
+	// Accesses that advance with the columns, by bytes per batch and per
+	// column: the rhs tiles, the output and the epilogue's loads.
+	colPairs := [][2]int64{{dR * esz, R.sCol * esz}, {M * N * int64(out.dt.Size()), int64(out.dt.Size())}}
+	for _, b := range ep.bufs { // in order: the registers are deterministic
+		if ld := ep.loads[b.name]; ld != nil {
+			sz := int64(ld.v.dt.Size())
+			colPairs = append(colPairs, [2]int64{ld.pB * sz, ld.pN * sz})
+		}
+	}
 	// rowBlock emits the groups of one block of rows; reg is nil outside
-	// a row-block loop.
-	rowBlock := func(b, m0 int64, reg offReg) {
+	// a row-block or batch loop, bl the batch loop it is in (or nil).
+	rowBlock := func(b, m0 int64, reg offReg, bl *rowLoop) {
 		n0 := int64(0)
+		if bl != nil {
+			// In a batch loop, the full column groups run as a loop
+			// nested in it, after two unrolled groups as below.
+			for i := 0; i < 2 && n0+step <= N; i++ {
+				group(b, m0, min(mb, M-m0), n0, reg)
+				n0 += step
+			}
+			full := n0 == 2*step && tilesOf[len(tilesOf)-1] == nM && tilesOf[len(tilesOf)-2] == nM
+			if lp := c.nestedColGroupLoop(bl, N, n0, step, nk, colPairs); full && lp != nil {
+				colReg := func(perB, _, perCol int64) string {
+					if perCol == 0 {
+						return bl.reg(perB)
+					}
+					return lp.reg2(perB, perCol)
+				}
+				counted(lp, "n", func(j int64) { group(b, m0, min(mb, M-m0), n0+j*step, colReg) })
+				n0 += lp.iters * lp.period * step
+			}
+		}
 		if reg == nil {
 			reg = noReg
 			// Outside a row-block loop, the full column groups repeat
@@ -666,10 +761,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	}
 	// batch emits batch b's row blocks; outside a batch loop (reg nil)
 	// with the row-block and column-group loops, inside one unrolled.
-	batch := func(b int64, reg offReg) {
+	batch := func(b int64, reg offReg, bl *rowLoop) {
 		if reg != nil {
 			for m0 := int64(0); m0 < M; m0 += mb {
-				rowBlock(b, m0, reg)
+				rowBlock(b, m0, reg, bl)
 			}
 			return
 		}
@@ -680,7 +775,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// offsets in registers (a 4.8M-row convolution is a few dozen
 		// instructions, not 100,000).
 		for ; m0+mb <= M && g < 2; m0 += mb {
-			rowBlock(b, m0, nil)
+			rowBlock(b, m0, nil, nil)
 		}
 		lp := c.rowBlockLoop(M, m0, mb, K, Kt, N, int64(nM)*Nt, ep, L.sRow*esz, out.dt.Size())
 		// A row-block loop unrolls its blocks' column groups; when
@@ -691,11 +786,11 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		}
 		if lp != nil {
 			rowReg := func(_, perRow, _ int64) string { return lp.reg(perRow) }
-			counted(lp, "m", func(j int64) { rowBlock(b, m0+j*mb, rowReg) })
+			counted(lp, "m", func(j int64) { rowBlock(b, m0+j*mb, rowReg, nil) })
 			m0 += lp.iters * lp.period * mb
 		}
 		for ; m0 < M; m0 += mb {
-			rowBlock(b, m0, nil)
+			rowBlock(b, m0, nil, nil)
 		}
 	}
 	// Batches repeat the same instructions but for their HBM offsets
@@ -706,19 +801,21 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	// store waits before the loop count the same groups as in it).
 	perBatch := ((M + mb - 1) / mb) * ((N + step - 1) / step)
 	outB := M * N * int64(out.dt.Size())
-	// A batch loop's body unrolls its batches' row blocks and column
-	// groups (the loops do not nest); a batch outside one keeps its own
-	// row-block and column-group loops, about 8 groups of code however
-	// large. The batch loop is used when its body is the smaller code: 380
-	// batches of 44 groups unrolled one by one were 277,037 instructions.
+	// A batch loop's body unrolls its batches' row blocks, each with its
+	// column groups in a nested loop when they are many (about 12 groups
+	// of code per row block); a batch outside one keeps its own row-block
+	// and column-group loops, about 8 groups of code however large. The
+	// batch loop is used when its body is the smaller code: 380 batches of
+	// 44 groups unrolled one by one were 277,037 instructions.
+	inLoop := ((M + mb - 1) / mb) * min((N+step-1)/step, 12)
 	worthLoop := func(bl *rowLoop, batches int64) bool {
-		return bl != nil && (perBatch <= 16 || perBatch*bl.period < batches*min(perBatch, 8))
+		return bl != nil && (perBatch <= 16 || inLoop*bl.period < batches*min(perBatch, 8))
 	}
 	for r0 := int64(0); r0 < B; r0 += run {
 		b, end := r0, r0+run
 		if affine && worthLoop(c.batchLoop(end, r0+1, perBatch, nk, dL*esz, dR*esz, ep, outB), run-1) {
 			for ; b < end && (b < r0+1 || g < 2); b++ {
-				batch(b, nil)
+				batch(b, nil, nil)
 			}
 			// Loops of batches until the rest are too few, each as
 			// long as 32-bit register offsets reach.
@@ -728,12 +825,12 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					break
 				}
 				batchReg := func(perB, _, _ int64) string { return bl.reg(perB) }
-				counted(bl, "b", func(j int64) { batch(b+j, batchReg) })
+				counted(bl, "b", func(j int64) { batch(b+j, batchReg, bl) })
 				b += bl.iters * bl.period
 			}
 		}
 		for ; b < end; b++ {
-			batch(b, nil)
+			batch(b, nil, nil)
 		}
 	}
 	flush()

@@ -496,6 +496,19 @@ func TestDotBatchLoops(t *testing.T) {
   d = f32[30,100,300] dot(p0, p1), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
   ROOT t = f32[30,100,300] tanh(d)
 }`, 10000},
+		"12 batches of 22 column groups, column loops nested, bias, residual and relu": {`ENTRY e {
+  x = f32[12,24,40] parameter(0)
+  w = f32[12,40,352] parameter(1)
+  r = f32[12,24,352] parameter(2)
+  b = f32[352] parameter(3)
+  d = f32[12,24,352] dot(x, w), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  bb = f32[12,24,352] broadcast(b), dimensions={2}
+  a = f32[12,24,352] add(d, bb)
+  s = f32[12,24,352] add(a, r)
+  z = f32[] constant(0)
+  zb = f32[12,24,352] broadcast(z), dimensions={}
+  ROOT o = f32[12,24,352] maximum(s, zb)
+}`, 600},
 	}
 	for name, c := range cases {
 		for _, chipName := range chips {
@@ -503,6 +516,9 @@ func TestDotBatchLoops(t *testing.T) {
 				comp := compileFor(t, chipName, c.src)
 				if chipName == "teach16" { // tpuv4core's tiles hold a batch in a group or two
 					require.Contains(t, comp.Asm, "_bloop:", "the batches are not looped")
+					if strings.Contains(name, "nested") {
+						require.Regexp(t, `(?s)_bloop:.*_nloop:.*loop +r7, .*loop +r24, k\d+_bloop`, comp.Asm, "no column loop in the batch loop")
+					}
 				}
 				require.LessOrEqual(t, strings.Count(comp.Asm, "\n        "), c.most)
 				runChecked(t, chipName, c.src)
