@@ -224,7 +224,6 @@ first op that cannot be lowered, its position and the reason.
 // keptSection starts what TestCoverage keeps of docs/coverage.md.
 const keptSection = "## StableHLO"
 
-
 // updateCoverageRows regenerates the rows of the named corpus files in the
 // existing docs/coverage.md (both chips), recounts the passing rows and
 // records which rows were regenerated and how: a full regeneration takes

@@ -32,6 +32,7 @@ var ops = []op{
 	{"concatenate", concatenate},
 	{"reduce", reduce},
 	{"reduce-window", reduceWindow},
+	{"select-and-scatter", selectAndScatter},
 	{"dot", dot},
 	{"iota", iota},
 	{"constant", constant},
@@ -466,6 +467,40 @@ func reduceWindow(g *gen) {
 	c := g.scalar(v.elem, init)
 	g.emit("rw", value{elem: v.elem, dims: out, inexact: v.inexact || isFloat(v.elem) && opc == "add"}, "reduce-window(%s, %s), window={size=%s stride=%s pad=%s}, to_apply=%s",
 		v.name, c.name, strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(padding, "x"), g.reducer(opc, v.elem))
+}
+
+// selectAndScatter is a pooling gradient: windows of an exact operand
+// (the select computation compares, which an ulp of rounding would flip),
+// each window's preferred element receiving a source element.
+func selectAndScatter(g *gen) {
+	v, ok := g.pickWhere(func(v value) bool { return !v.inexact && len(v.dims) > 0 && v.elem != "pred" })
+	if !ok {
+		return
+	}
+	src := make([]int64, len(v.dims))
+	var size, stride, padding []string
+	for i, d := range v.dims {
+		s, st, lo, hi := int64(1+g.intn(3)), int64(1+g.intn(3)), int64(g.intn(2)), int64(g.intn(2))
+		if d+lo+hi < s {
+			s, lo, hi = 1, 0, 0
+		}
+		src[i] = (d+lo+hi-s)/st + 1
+		size = append(size, fmt.Sprint(s))
+		stride = append(stride, fmt.Sprint(st))
+		padding = append(padding, fmt.Sprintf("%d_%d", lo, hi))
+	}
+	dir := []string{"GE", "GT", "LE", "LT"}[g.intn(4)]
+	name := fmt.Sprintf("select_%s_%s", dir, v.elem)
+	if _, ok := g.helpers[name]; !ok {
+		g.helpers[name] = fmt.Sprintf("%[1]s {\n  %[1]s.a = %[2]s[] parameter(0)\n  %[1]s.b = %[2]s[] parameter(1)\n  ROOT %[1]s.r = pred[] compare(%[1]s.a, %[1]s.b), direction=%[3]s\n}\n",
+			name, v.elem, dir)
+	}
+	opc := []string{"add", "maximum"}[g.intn(2)]
+	source := g.param(value{elem: v.elem, dims: src})
+	init := g.scalar(v.elem, "0")
+	g.emit("sas", value{elem: v.elem, dims: v.dims, inexact: isFloat(v.elem) && opc == "add"},
+		"select-and-scatter(%s, %s, %s), window={size=%s stride=%s pad=%s}, select=%s, scatter=%s",
+		v.name, source.name, init.name, strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(padding, "x"), name, g.reducer(opc, v.elem))
 }
 
 func dot(g *gen) {
