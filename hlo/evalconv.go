@@ -3,6 +3,7 @@ package hlo
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -311,18 +312,25 @@ func (e *Evaluator) dynamicUpdateSlice(in *Instruction, ops []*Value) (*Value, e
 	return out, nil
 }
 
-// reduceWindow folds each window of the operand (single-operand form).
-// Positions that fall in padding or between dilated elements are skipped:
-// they hold the init value, the identity of the reducer.
+// reduceWindow folds each window of the operands (the variadic form folds
+// several operands together, its reducer taking every accumulator, then
+// every element, and returning a tuple). Positions that fall in padding or
+// between dilated elements are skipped: they take no part, whatever the
+// init values.
 func (e *Evaluator) reduceWindow(in *Instruction, ops []*Value) (*Value, error) {
-	if len(ops) != 2 {
-		return nil, e.fail(in, "only the single-operand form is supported by the evaluator yet")
+	n := len(ops) / 2
+	if n == 0 || len(ops) != 2*n {
+		return nil, e.fail(in, "reduce-window takes operands and as many init values")
 	}
-	s := in.Shape
 	src := ops[0]
-	n := len(src.Shape.Dims)
+	for _, o := range ops[1:n] {
+		if !slices.Equal(o.Shape.Dims, src.Shape.Dims) {
+			return nil, e.fail(in, "operands differ in shape")
+		}
+	}
+	rank := len(src.Shape.Dims)
 	wv, _ := in.Attr("window")
-	w, err := parseWindow(wv, n)
+	w, err := parseWindow(wv, rank)
 	if err != nil {
 		return nil, e.fail(in, "%v", err)
 	}
@@ -330,22 +338,37 @@ func (e *Evaluator) reduceWindow(in *Instruction, ops []*Value) (*Value, error) 
 	if err != nil {
 		return nil, err
 	}
-	fast := e.reducer(c)
-	wsz := int64(1)
-	for _, k := range w.size {
-		wsz *= k
+	outShapes := []*Shape{in.Shape}
+	if n > 1 {
+		if !in.Shape.IsTuple || len(in.Shape.Tuple) != n {
+			return nil, e.fail(in, "a reduce-window of %d operands returns a tuple of %d arrays", n, n)
+		}
+		outShapes = in.Shape.Tuple
 	}
-	out := newArray(s)
-	oi := make([]int64, len(s.Dims))
-	ki := make([]int64, n)
-	si := make([]int64, n)
-	for o := range out.Data {
-		unflatten(int64(o), s.Dims, oi)
-		acc := ops[1].Data[0]
+	fast := ""
+	if n == 1 {
+		fast = e.reducer(c)
+	}
+	wsz := prod(w.size)
+	outs := make([]*Value, n)
+	for i := range outs {
+		outs[i] = newArray(outShapes[i])
+	}
+	dims := outShapes[0].Dims
+	oi := make([]int64, len(dims))
+	ki := make([]int64, rank)
+	si := make([]int64, rank)
+	acc := make([]float64, n)
+	args := make([]*Value, 2*n)
+	for o := range outs[0].Data {
+		unflatten(int64(o), dims, oi)
+		for i := range acc {
+			acc[i] = ops[n+i].Data[0]
+		}
 		for k := int64(0); k < wsz; k++ {
 			unflatten(k, w.size, ki)
 			ok := true
-			for d := 0; d < n; d++ {
+			for d := 0; d < rank; d++ {
 				p := oi[d]*w.stride[d] - w.padLo[d] + ki[d]*w.rhsDil[d]
 				if p < 0 || p%w.lhsDil[d] != 0 || p/w.lhsDil[d] >= src.Shape.Dims[d] {
 					ok = false
@@ -356,20 +379,38 @@ func (e *Evaluator) reduceWindow(in *Instruction, ops []*Value) (*Value, error) 
 			if !ok {
 				continue
 			}
-			x := src.Data[flat(si, src.Shape.Dims)]
+			j := flat(si, src.Shape.Dims)
 			if fast != "" {
-				acc = applyFast(fast, s.Elem, acc, x, false)
+				acc[0] = applyFast(fast, outShapes[0].Elem, acc[0], src.Data[j], false)
 				continue
 			}
-			v, err := e.call(c, []*Value{scalar(ops[1].Shape.Elem, acc), scalar(src.Shape.Elem, x)})
+			for i := range n {
+				args[i] = scalar(ops[n+i].Shape.Elem, acc[i])
+				args[n+i] = scalar(ops[i].Shape.Elem, ops[i].Data[j])
+			}
+			v, err := e.call(c, args)
 			if err != nil {
 				return nil, err
 			}
-			acc = v.Data[0]
+			if n == 1 {
+				acc[0] = v.Data[0]
+				continue
+			}
+			if len(v.Tuple) != n {
+				return nil, e.fail(in, "the reducer %s returns %d values for %d operands", c.Name, len(v.Tuple), n)
+			}
+			for i := range acc {
+				acc[i] = v.Tuple[i].Data[0]
+			}
 		}
-		out.Data[o] = acc
+		for i := range outs {
+			outs[i].Data[o] = acc[i]
+		}
 	}
-	return out, nil
+	if n == 1 {
+		return outs[0], nil
+	}
+	return &Value{Shape: in.Shape, Tuple: outs}, nil
 }
 
 // parallelFor runs f over [0, n) in contiguous chunks, one per host core,

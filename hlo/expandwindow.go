@@ -2,6 +2,7 @@ package hlo
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -26,21 +27,21 @@ func ExpandReduceWindows(m *Module) error {
 
 func (x *rewriter) expandReduceWindow(ops []*Instruction) error {
 	in := x.at
-	if len(ops) != 2 || in.Shape == nil || in.Shape.IsTuple {
-		return x.errorf("only the single-operand reduce-window is lowered")
+	if len(ops) < 2 || len(ops)%2 != 0 || in.Shape == nil {
+		return x.errorf("takes operands and as many init values")
 	}
 	a, init := ops[0], ops[1]
 	name, _ := in.Attr("to_apply")
 	c := x.m.Computation(strings.TrimPrefix(name, "%"))
+	if c == nil {
+		return x.errorf("no reducer computation %s", name)
+	}
 	op := ""
-	if c != nil && len(c.Instructions) == 3 && c.Root != nil && len(c.Root.Operands) == 2 {
+	if len(ops) == 2 && len(c.Instructions) == 3 && c.Root != nil && len(c.Root.Operands) == 2 {
 		switch c.Root.Opcode {
 		case "add", "multiply", "maximum", "minimum", "and", "or":
 			op = c.Root.Opcode
 		}
-	}
-	if op == "" {
-		return x.errorf("the reducer %s is not one add, multiply, maximum, minimum, and or or", name)
 	}
 	n := len(a.Shape.Dims)
 	wv, _ := in.Attr("window")
@@ -50,6 +51,9 @@ func (x *rewriter) expandReduceWindow(ops []*Instruction) error {
 	}
 	if k := prod(w.size); k > maxWindowPositions {
 		return x.errorf("a window of %d positions is not lowered (at most %d)", k, maxWindowPositions)
+	}
+	if op == "" {
+		return x.generalReduceWindow(ops, c, w)
 	}
 	// The operand padded with init: low and high padding, base dilation.
 	padded := a
@@ -147,4 +151,86 @@ func identity(op, elem string) (string, bool) {
 		return "-1", !float
 	}
 	return "", false
+}
+
+// generalReduceWindow folds windows with any reducer, of one operand or
+// several together (a variadic reduce-window: a min with its companion,
+// an argmax): at each window position, in row-major order, the reducer
+// applied elementwise to the accumulators and the operands' strided
+// slices, its results kept only where the position lies in the operand
+// (a padded "valid" mask, base dilation included): padding takes no part,
+// as in the evaluator, since a general reducer has no identity.
+func (x *rewriter) generalReduceWindow(ops []*Instruction, c *Computation, w window) error {
+	in := x.at
+	k := len(ops) / 2
+	operands, inits := ops[:k], ops[k:]
+	outShapes := []*Shape{in.Shape}
+	if k > 1 {
+		if !in.Shape.IsTuple || len(in.Shape.Tuple) != k {
+			return x.errorf("a reduce-window of %d operands returns a tuple of %d arrays", k, k)
+		}
+		outShapes = in.Shape.Tuple
+	} else if in.Shape.IsTuple {
+		return x.errorf("a reduce-window of one operand returns an array")
+	}
+	out := outShapes[0].Dims
+	n := len(operands[0].Shape.Dims)
+	var cfg []string
+	pdims := make([]int64, n)
+	changed := false
+	for d := 0; d < n; d++ {
+		dim := operands[0].Shape.Dims[d]
+		interior := w.lhsDil[d] - 1
+		pdims[d] = w.padLo[d] + w.padHi[d] + dim + max(dim-1, 0)*interior
+		cfg = append(cfg, fmt.Sprintf("%d_%d_%d", w.padLo[d], w.padHi[d], interior))
+		changed = changed || w.padLo[d] != 0 || w.padHi[d] != 0 || interior != 0
+	}
+	padded := slices.Clone(operands)
+	var valid *Instruction
+	if changed {
+		for i, a := range operands {
+			padded[i] = x.emit("pad", a.Shape.Elem, pdims, []*Instruction{a, x.constant(a.Shape.Elem, "0")}, "padding", strings.Join(cfg, "x"))
+		}
+		ones := x.broadcast(x.constant("pred", "true"), operands[0].Shape.Dims, nil)
+		valid = x.emit("pad", "pred", pdims, []*Instruction{ones, x.constant("pred", "false")}, "padding", strings.Join(cfg, "x"))
+	}
+	acc := make([]*Instruction, k)
+	for i, init := range inits {
+		acc[i] = x.broadcast(init, out, nil)
+	}
+	for _, p := range positions(w.size) {
+		start := make([]int64, n)
+		for d := range start {
+			start[d] = p[d] * w.rhsDil[d]
+		}
+		args := slices.Clone(acc)
+		for _, a := range padded {
+			args = append(args, x.slice(a, start, out, w.stride))
+		}
+		r, err := x.apply(c, args)
+		if err != nil {
+			return err
+		}
+		if len(r) != k {
+			return x.errorf("the reducer %s returns %d values for %d operands", c.Name, len(r), k)
+		}
+		var v *Instruction
+		if valid != nil {
+			v = x.slice(valid, start, out, w.stride)
+		}
+		for i := range acc {
+			if v == nil {
+				acc[i] = r[i]
+				continue
+			}
+			acc[i] = x.emit("select", outShapes[i].Elem, out, []*Instruction{v, r[i], acc[i]})
+		}
+	}
+	if k == 1 {
+		x.finish(acc[0])
+		return nil
+	}
+	t := x.emit("tuple", "", nil, acc)
+	t.Shape = &Shape{IsTuple: true, Tuple: outShapes}
+	return nil
 }

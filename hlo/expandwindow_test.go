@@ -45,7 +45,68 @@ max {
   ROOT r = f32[16] reduce-window(x, z), window={size=4 pad=3_0}, to_apply=add
 }`,
 	}
+	// Any reducer, one operand or several (folded in the evaluator's
+	// order, padding masked out): a min with its companion, an argmax with
+	// padding and base dilation, a reducer no op of the vector unit is.
+	general := `HloModule m
+minc {
+  a0 = f32[] parameter(0)
+  a1 = s32[] parameter(1)
+  x0 = f32[] parameter(2)
+  x1 = s32[] parameter(3)
+  le = pred[] compare(a0, x0), direction=LE
+  m = f32[] select(le, a0, x0)
+  n = s32[] select(le, a1, x1)
+  ROOT t = (f32[], s32[]) tuple(m, n)
+}
+argmax {
+  a0 = f32[] parameter(0)
+  a1 = s32[] parameter(1)
+  x0 = f32[] parameter(2)
+  x1 = s32[] parameter(3)
+  gt = pred[] compare(x0, a0), direction=GT
+  m = f32[] select(gt, x0, a0)
+  n = s32[] select(gt, x1, a1)
+  ROOT t = (f32[], s32[]) tuple(m, n)
+}
+decay {
+  a = f32[] parameter(0)
+  x = f32[] parameter(1)
+  h = f32[] constant(0.5)
+  d = f32[] multiply(a, h)
+  ROOT s = f32[] add(d, x)
+}
+`
+	generalCases := map[string]string{
+		"variadic min with companion": general + `ENTRY e {
+  v = f32[4,6] parameter(0)
+  c = s32[4,6] parameter(1)
+  inf = f32[] constant(inf)
+  z = s32[] constant(-1)
+  r = (f32[2,2], s32[2,2]) reduce-window(v, c, inf, z), window={size=2x2 stride=2x3}, to_apply=minc
+  ROOT o = s32[2,2] get-tuple-element(r), index=1
+}`,
+		"argmax, padded and base-dilated": general + `ENTRY e {
+  v = f32[3,5] parameter(0)
+  i = s32[3,5] iota(), iota_dimension=1
+  lo = f32[] constant(-inf)
+  z = s32[] constant(-1)
+  r = (f32[3,5], s32[3,5]) reduce-window(v, i, lo, z), window={size=2x3 stride=1x2 pad=1_0x1_1 lhs_dilate=1x2}, to_apply=argmax
+  a = f32[3,5] get-tuple-element(r), index=0
+  b = s32[3,5] get-tuple-element(r), index=1
+  fb = f32[3,5] convert(b)
+  ROOT o = f32[3,5] add(a, fb)
+}`,
+		"a running decay, no vector op": general + `ENTRY e {
+  x = f32[12] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[12] reduce-window(x, z), window={size=4 pad=3_0}, to_apply=decay
+}`,
+	}
 	for name, text := range cases {
+		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, ExpandReduceWindows) })
+	}
+	for name, text := range generalCases {
 		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, ExpandReduceWindows) })
 	}
 }

@@ -2,6 +2,7 @@ package hlo
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -175,8 +176,14 @@ func inferConvolution(in *Instruction, ops []*Shape) (*Shape, error) {
 }
 
 func inferReduceWindow(in *Instruction, ops []*Shape) (*Shape, error) {
-	if len(ops) != 2 {
-		return nil, nil // the variadic form: take the written shape
+	n := len(ops) / 2
+	if n == 0 || len(ops) != 2*n {
+		return nil, fmt.Errorf("reduce-window takes operands and as many init values, not %d operands", len(ops))
+	}
+	for _, o := range ops[:n] {
+		if o.IsTuple || !slices.Equal(o.Dims, ops[0].Dims) {
+			return nil, fmt.Errorf("the operands %s and %s differ in shape", ops[0], o)
+		}
 	}
 	wv, _ := in.Attr("window")
 	w, err := parseWindow(wv, len(ops[0].Dims))
@@ -184,10 +191,17 @@ func inferReduceWindow(in *Instruction, ops []*Shape) (*Shape, error) {
 		return nil, err
 	}
 	out := make([]int64, len(ops[0].Dims))
-	for i, n := range ops[0].Dims {
-		out[i] = outputSize(n, w, i)
+	for i, d := range ops[0].Dims {
+		out[i] = outputSize(d, w, i)
 	}
-	return array(ops[1].Elem, out), nil
+	if n == 1 {
+		return array(ops[1].Elem, out), nil
+	}
+	t := &Shape{IsTuple: true}
+	for _, init := range ops[n:] {
+		t.Tuple = append(t.Tuple, array(init.Elem, out))
+	}
+	return t, nil
 }
 
 func inferGather(in *Instruction, ops []*Shape) (*Shape, error) {

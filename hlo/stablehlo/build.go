@@ -554,22 +554,29 @@ func (b *builder) op(s *stmt, sc *scope) error {
 	case name == "reduce" && len(s.regions) == 1:
 		// reduce(%a init: %i), (%b init: %j) across dimensions = [..]
 		// reducer(%acc_a: t, %x_a: t) (%acc_b: u, %x_b: u) { ... }
+		// The generic form lists the inputs, then the inits.
 		n := len(ops) / 2
-		var inputs, inits []string
-		for i := 0; i < n; i++ {
-			inputs = append(inputs, ops[2*i])
-			inits = append(inits, ops[2*i+1])
+		inputs, inits := ops[:n], ops[n:]
+		if s.paired {
+			inputs, inits = nil, nil
+			for i := 0; i < n; i++ {
+				inputs = append(inputs, ops[2*i])
+				inits = append(inits, ops[2*i+1])
+			}
 		}
 		ra := s.rargs[0]
 		if len(ra) != 2*n {
 			return b.r.errAt(s.toks[0], "reduce: %d reducer arguments for %d operands", len(ra), n)
 		}
-		var params []arg // HLO order: the accumulators, then the elements
-		for i := 0; i < n; i++ {
-			params = append(params, ra[2*i])
-		}
-		for i := 0; i < n; i++ {
-			params = append(params, ra[2*i+1])
+		params := ra // HLO order: the accumulators, then the elements
+		if s.paired {
+			params = nil
+			for i := 0; i < n; i++ {
+				params = append(params, ra[2*i])
+			}
+			for i := 0; i < n; i++ {
+				params = append(params, ra[2*i+1])
+			}
 		}
 		comp, err := b.regionComp(res+".reducer", params, s.regions[0], sc)
 		if err != nil {
@@ -583,18 +590,24 @@ func (b *builder) op(s *stmt, sc *scope) error {
 		b.unpack(res, res+".reduce", outs, p, sc, s.results...)
 		return nil
 	case name == "reduce_window" && len(s.regions) == 1:
-		if len(ops) != 2 {
-			return b.r.errAt(s.toks[0], "unsupported: a variadic reduce_window")
-		}
+		// The operands, then as many init values; the reducer takes the
+		// accumulators, then the elements (HLO's order).
+		n := len(ops) / 2
 		ra := s.rargs[0]
-		if len(ra) != 2 {
-			return b.r.errAt(s.toks[0], "reduce_window: want two reducer arguments")
+		if n == 0 || len(ops) != 2*n || len(ra) != 2*n {
+			return b.r.errAt(s.toks[0], "reduce_window: %d operands and %d reducer arguments; want operands, as many init values and twice as many arguments", len(ops), len(ra))
 		}
 		comp, err := b.regionComp(res+".reducer", ra, s.regions[0], sc)
 		if err != nil {
 			return err
 		}
-		line = fmt.Sprintf("%s = %s reduce-window(%s), window={%s}, to_apply=%s", res, out, args(ops), window(pre, true), comp)
+		if n == 1 {
+			line = fmt.Sprintf("%s = %s reduce-window(%s), window={%s}, to_apply=%s", res, out, args(ops), window(pre, true), comp)
+			break
+		}
+		b.emitLine(fmt.Sprintf("  %s.rw = (%s) reduce-window(%s), window={%s}, to_apply=%s", res, strings.Join(outs, ", "), args(ops), window(pre, true), comp), p)
+		b.unpack(res, res+".rw", outs, p, sc, s.results...)
+		return nil
 	case name == "select_and_scatter" && len(s.regions) == 2:
 		sel, err := b.regionComp(res+".select", s.rargs[0], s.regions[0], sc)
 		if err != nil {

@@ -76,6 +76,10 @@ type stmt struct {
 	col     int
 	regions [][]*stmt
 	rargs   [][]arg // region block arguments
+	// paired: the region's arguments were written as the pretty
+	// reduce's (%acc_a, %x_a) (%acc_b, %x_b) pairs, not in HLO's order
+	// (the accumulators, then the elements) as a generic region's are.
+	paired bool
 }
 
 type reader struct {
@@ -384,6 +388,7 @@ func (r *reader) statement() (*stmt, error) {
 		}
 		s.regions = append(s.regions, body)
 		s.rargs = append(s.rargs, args)
+		s.paired = true
 	}
 	// stablehlo.while's pretty form: cond { ... } do { ... } on the lines
 	// after the header.

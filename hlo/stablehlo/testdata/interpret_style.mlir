@@ -96,3 +96,49 @@ func.func @gather_scatter_batching_dims() {
   check.expect_eq_const %s, dense<[[0, 5, 0], [0, 0, 7]]> : tensor<2x3xi32>
   func.return
 }
+
+// -----
+
+// A variadic reduce in the generic form: the region's arguments are in
+// HLO's order (the accumulators, then the elements). An argmin, ties to
+// the lower index.
+func.func @reduce_generic_argmin() {
+  %v = stablehlo.constant dense<[3.0, 1.0, 2.0, 1.0]> : tensor<4xf32>
+  %i = stablehlo.constant dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %init_v = stablehlo.constant dense<0x7F800000> : tensor<f32>
+  %init_i = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = "stablehlo.reduce"(%v, %i, %init_v, %init_i) ({
+    ^bb0(%acc_v: tensor<f32>, %acc_i: tensor<i32>, %x_v: tensor<f32>, %x_i: tensor<i32>):
+      %lt = stablehlo.compare LT, %x_v, %acc_v : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %eq = stablehlo.compare EQ, %x_v, %acc_v : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %ilt = stablehlo.compare LT, %x_i, %acc_i : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %tie = stablehlo.and %eq, %ilt : tensor<i1>
+      %take = stablehlo.or %lt, %tie : tensor<i1>
+      %nv = stablehlo.select %take, %x_v, %acc_v : tensor<i1>, tensor<f32>
+      %ni = stablehlo.select %take, %x_i, %acc_i : tensor<i1>, tensor<i32>
+      stablehlo.return %nv, %ni : tensor<f32>, tensor<i32>
+  }) {dimensions = array<i64: 0>} : (tensor<4xf32>, tensor<4xi32>, tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>)
+  check.expect_eq_const %r#0, dense<1.0> : tensor<f32>
+  check.expect_eq_const %r#1, dense<1> : tensor<i32>
+  func.return
+}
+
+// -----
+
+// A variadic reduce_window: each window's least value and its companion.
+func.func @reduce_window_variadic_min_with_companion() {
+  %v = stablehlo.constant dense<[[4.0, 2.0, 3.0, 1.0]]> : tensor<1x4xf32>
+  %c = stablehlo.constant dense<[[10.0, 20.0, 30.0, 40.0]]> : tensor<1x4xf32>
+  %inf = stablehlo.constant dense<0x7F800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %r:2 = "stablehlo.reduce_window"(%v, %c, %inf, %zero) <{window_dimensions = array<i64: 1, 2>, window_strides = array<i64: 1, 2>}> ({
+    ^bb0(%a0: tensor<f32>, %a1: tensor<f32>, %x0: tensor<f32>, %x1: tensor<f32>):
+      %le = stablehlo.compare LE, %a0, %x0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %m = stablehlo.select %le, %a0, %x0 : tensor<i1>, tensor<f32>
+      %n = stablehlo.select %le, %a1, %x1 : tensor<i1>, tensor<f32>
+      stablehlo.return %m, %n : tensor<f32>, tensor<f32>
+  }) : (tensor<1x4xf32>, tensor<1x4xf32>, tensor<f32>, tensor<f32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
+  check.expect_eq_const %r#0, dense<[[2.0, 1.0]]> : tensor<1x2xf32>
+  check.expect_eq_const %r#1, dense<[[20.0, 40.0]]> : tensor<1x2xf32>
+  func.return
+}
