@@ -3,7 +3,10 @@ package hlo
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/pulse-sim/pulse/isa"
 )
 
 // maxWindowPositions bounds the window a reduce-window may expand over:
@@ -121,7 +124,7 @@ func identity(op, elem string) (string, bool) {
 		lo, hi = "0", "18446744073709551615"
 	}
 	if float {
-		lo, hi = "-inf", "inf"
+		lo, hi = floatBounds(elem)
 	}
 	if lo == "" {
 		return "", false
@@ -233,4 +236,16 @@ func (x *rewriter) generalReduceWindow(ops []*Instruction, c *Computation, w win
 	t := x.emit("tuple", "", nil, acc)
 	t.Shape = &Shape{IsTuple: true, Tuple: outShapes}
 	return nil
+}
+
+// floatBounds are the literals of a float type's least and greatest values,
+// the identities of maximum and minimum: the infinities, or the largest
+// finite values of an 8-bit float without infinities (f8e4m3fn and the
+// fnuz types, where "inf" would round to NaN).
+func floatBounds(elem string) (lo, hi string) {
+	if f := isa.Minifloats[elem]; f != nil && !f.HasInf() {
+		m := strconv.FormatFloat(f.MaxFinite(), 'g', -1, 64)
+		return "-" + m, m
+	}
+	return "-inf", "inf"
 }

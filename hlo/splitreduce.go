@@ -144,9 +144,11 @@ func identityLiteral(op, elem string) string {
 	case op == "multiply":
 		return "1"
 	case op == "maximum" && float:
-		return "-inf"
+		lo, _ := floatBounds(elem)
+		return lo
 	case op == "minimum" && float:
-		return "inf"
+		_, hi := floatBounds(elem)
+		return hi
 	case op == "maximum" && elem == "s32":
 		return "-2147483648"
 	case op == "minimum" && elem == "s32":

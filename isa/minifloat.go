@@ -154,3 +154,10 @@ func (f *Minifloat) Value(c uint64) float64 { return f.value[c&(1<<f.bits-1)] }
 
 // Bits is the format's width.
 func (f *Minifloat) Bits() int { return f.bits }
+
+// HasInf reports whether the format has infinities (the IEEE-like ones);
+// the others overflow to NaN or saturate.
+func (f *Minifloat) HasInf() bool { return f.kind == ieee }
+
+// MaxFinite is the format's largest finite value.
+func (f *Minifloat) MaxFinite() float64 { return f.value[f.pos[len(f.pos)-1]] }

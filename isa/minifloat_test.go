@@ -50,3 +50,21 @@ func TestMinifloatRoundingMatchesBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// The bounds the rewrites use as identities of maximum and minimum.
+func TestMinifloatBounds(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		max  float64
+		inf  bool
+	}{
+		{"f8e5m2", 57344, true}, {"f8e4m3", 240, true}, {"f8e3m4", 15.5, true},
+		{"f8e4m3fn", 448, false}, {"f8e4m3fnuz", 240, false}, {"f8e5m2fnuz", 57344, false},
+		{"f8e4m3b11fnuz", 30, false}, {"f4e2m1fn", 6, false},
+	} {
+		f := Minifloats[c.name]
+		if f.MaxFinite() != c.max || f.HasInf() != c.inf {
+			t.Errorf("%s: max %v inf %v, want %v %v", c.name, f.MaxFinite(), f.HasInf(), c.max, c.inf)
+		}
+	}
+}

@@ -33,6 +33,7 @@ var ops = []op{
 	{"reduce", reduce},
 	{"reduce-window", reduceWindow},
 	{"select-and-scatter", selectAndScatter},
+	{"reduce reduce-window", argReduce},
 	{"dot", dot},
 	{"iota", iota},
 	{"constant", constant},
@@ -467,6 +468,76 @@ func reduceWindow(g *gen) {
 	c := g.scalar(v.elem, init)
 	g.emit("rw", value{elem: v.elem, dims: out, inexact: v.inexact || isFloat(v.elem) && opc == "add"}, "reduce-window(%s, %s), window={size=%s stride=%s pad=%s}, to_apply=%s",
 		v.name, c.name, strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(padding, "x"), g.reducer(opc, v.elem))
+}
+
+// argReduce is an argmax or argmin: a variadic reduce or reduce-window of
+// a value and an iota of its positions, ties to the lower position (an
+// order that makes the reducer associative, so a reduce's tree and the
+// evaluator's sequential fold agree). Float keys are parameters only: a
+// computed float may be NaN, which no comparison orders.
+func argReduce(g *gen) {
+	v, ok := g.pickWhere(func(v value) bool {
+		return !v.inexact && len(v.dims) > 0 && v.elem != "pred" && (!isFloat(v.elem) || strings.HasPrefix(v.name, "p."))
+	})
+	if !ok {
+		return
+	}
+	dir, init := "GT", lowest(v.elem)
+	if g.intn(2) == 0 {
+		dir, init = "LT", highest(v.elem)
+	}
+	name := fmt.Sprintf("arg_%s_%s", dir, v.elem)
+	if _, ok := g.helpers[name]; !ok {
+		g.helpers[name] = fmt.Sprintf(`%[1]s {
+  %[1]s.a0 = %[2]s[] parameter(0)
+  %[1]s.a1 = s32[] parameter(1)
+  %[1]s.x0 = %[2]s[] parameter(2)
+  %[1]s.x1 = s32[] parameter(3)
+  %[1]s.better = pred[] compare(%[1]s.x0, %[1]s.a0), direction=%[3]s
+  %[1]s.eq = pred[] compare(%[1]s.x0, %[1]s.a0), direction=EQ
+  %[1]s.first = pred[] compare(%[1]s.x1, %[1]s.a1), direction=LT
+  %[1]s.tie = pred[] and(%[1]s.eq, %[1]s.first)
+  %[1]s.take = pred[] or(%[1]s.better, %[1]s.tie)
+  %[1]s.m = %[2]s[] select(%[1]s.take, %[1]s.x0, %[1]s.a0)
+  %[1]s.n = s32[] select(%[1]s.take, %[1]s.x1, %[1]s.a1)
+  ROOT %[1]s.r = (%[2]s[], s32[]) tuple(%[1]s.m, %[1]s.n)
+}
+`, name, v.elem, dir)
+	}
+	idx := g.emit("pos", value{elem: "s32", dims: v.dims}, "iota(), iota_dimension=%d", g.intn(len(v.dims)))
+	vi := g.scalar(v.elem, init)
+	ii := g.scalar("s32", "-1")
+	var out []int64
+	var attrs, opcode string
+	if g.intn(2) == 0 {
+		var dims []int
+		for i, d := range v.dims {
+			if g.intn(2) == 0 {
+				dims = append(dims, i)
+			} else {
+				out = append(out, d)
+			}
+		}
+		opcode, attrs = "reduce", "dimensions="+list(dims)
+	} else {
+		var size, stride, padding []string
+		for _, d := range v.dims {
+			s, st, lo, hi := int64(1+g.intn(3)), int64(1+g.intn(2)), int64(g.intn(2)), int64(g.intn(2))
+			if d+lo+hi < s {
+				s, lo, hi = 1, 0, 0
+			}
+			out = append(out, (d+lo+hi-s)/st+1)
+			size = append(size, fmt.Sprint(s))
+			stride = append(stride, fmt.Sprint(st))
+			padding = append(padding, fmt.Sprintf("%d_%d", lo, hi))
+		}
+		opcode, attrs = "reduce-window", fmt.Sprintf("window={size=%s stride=%s pad=%s}", strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(padding, "x"))
+	}
+	vt, it := g.typ(value{elem: v.elem, dims: out}), g.typ(value{elem: "s32", dims: out})
+	t := g.name("arg")
+	g.body = append(g.body, fmt.Sprintf("  %s = (%s, %s) %s(%s, %s, %s, %s), %s, to_apply=%s", t, vt, it, opcode, v.name, idx.name, vi.name, ii.name, attrs, name))
+	g.emit("argv", value{elem: v.elem, dims: out, typ: vt}, "get-tuple-element(%s), index=0", t)
+	g.emit("argi", value{elem: "s32", dims: out, typ: it}, "get-tuple-element(%s), index=1", t)
 }
 
 // selectAndScatter is a pooling gradient: windows of an exact operand
