@@ -35,6 +35,7 @@ var ops = []op{
 	{"select-and-scatter", selectAndScatter},
 	{"reduce reduce-window", argReduce},
 	{"dot", dot},
+	{"convolution", convolution},
 	{"iota", iota},
 	{"constant", constant},
 	{"dynamic-slice", dynamicSlice},
@@ -533,6 +534,9 @@ func argReduce(g *gen) {
 		}
 		opcode, attrs = "reduce-window", fmt.Sprintf("window={size=%s stride=%s pad=%s}", strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(padding, "x"))
 	}
+	if (value{dims: out}).elems() > g.maxElems {
+		return
+	}
 	vt, it := g.typ(value{elem: v.elem, dims: out}), g.typ(value{elem: "s32", dims: out})
 	t := g.name("arg")
 	g.body = append(g.body, fmt.Sprintf("  %s = (%s, %s) %s(%s, %s, %s, %s), %s, to_apply=%s", t, vt, it, opcode, v.name, idx.name, vi.name, ii.name, attrs, name))
@@ -560,6 +564,9 @@ func selectAndScatter(g *gen) {
 		stride = append(stride, fmt.Sprint(st))
 		padding = append(padding, fmt.Sprintf("%d_%d", lo, hi))
 	}
+	if (value{dims: src}).elems() > g.maxElems {
+		return // padding grew the windows past the budget
+	}
 	dir := []string{"GE", "GT", "LE", "LT"}[g.intn(4)]
 	name := fmt.Sprintf("select_%s_%s", dir, v.elem)
 	if _, ok := g.helpers[name]; !ok {
@@ -572,6 +579,101 @@ func selectAndScatter(g *gen) {
 	g.emit("sas", value{elem: v.elem, dims: v.dims, inexact: isFloat(v.elem) && opc == "add"},
 		"select-and-scatter(%s, %s, %s), window={size=%s stride=%s pad=%s}, select=%s, scatter=%s",
 		v.name, source.name, init.name, strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(padding, "x"), name, g.reducer(opc, v.elem))
+}
+
+// maxConvMACs bounds a generated convolution's multiply-adds: the chips
+// expand it into a dot per window position, simulated element by element.
+const maxConvMACs = 1 << 20
+
+// convolution is a 1-D or 2-D convolution, channels last or first, with
+// strides, padding, dilations and feature groups (depthwise included).
+func convolution(g *gen) {
+	lhs, ok := g.pickWhere(func(v value) bool {
+		return (v.elem == "f32" || v.elem == "bf16" || v.elem == "f16") && (len(v.dims) == 3 || len(v.dims) == 4)
+	})
+	if !ok {
+		v := value{elem: []string{"f32", "f32", "bf16"}[g.intn(3)], dims: []int64{1 + int64(g.intn(3)), g.dim(), g.dim()}}
+		if g.intn(2) == 0 {
+			v.dims = append(v.dims, 1+int64(g.intn(8)))
+		}
+		g.fit(&v)
+		lhs = g.param(v)
+	}
+	r := len(lhs.dims)
+	sp := r - 2
+	// Channels last (b 0 1 f) or first (b f 0 1).
+	last := g.intn(2) == 0
+	bDim, fDim := 0, r-1
+	spatial := make([]int, sp)
+	for i := range spatial {
+		spatial[i] = 1 + i
+	}
+	if !last {
+		fDim = 1
+		for i := range spatial {
+			spatial[i] = 2 + i
+		}
+	}
+	inF := lhs.dims[fDim]
+	groups := int64(1)
+	if g.intn(3) == 0 && inF > 1 {
+		groups = inF // depthwise
+	}
+	outF := groups * int64(1+g.intn(3))
+	var size, stride, pad, lhsDil, rhsDil []string
+	var outSpatial, kSpatial []int64
+	for _, d := range spatial {
+		n := lhs.dims[d]
+		k, st, lo, hi := int64(1+g.intn(3)), int64(1+g.intn(2)), int64(g.intn(2)), int64(g.intn(2))
+		ld, rd := int64(1), int64(1)
+		if g.intn(6) == 0 {
+			ld = 2
+		}
+		if g.intn(6) == 0 {
+			rd = 2
+		}
+		in := (n-1)*ld + 1 + lo + hi
+		kd := (k-1)*rd + 1
+		if in < kd {
+			k, rd, kd = 1, 1, 1
+		}
+		outSpatial = append(outSpatial, (in-kd)/st+1)
+		kSpatial = append(kSpatial, k)
+		size = append(size, fmt.Sprint(k))
+		stride = append(stride, fmt.Sprint(st))
+		pad = append(pad, fmt.Sprintf("%d_%d", lo, hi))
+		lhsDil = append(lhsDil, fmt.Sprint(ld))
+		rhsDil = append(rhsDil, fmt.Sprint(rd))
+	}
+	// The kernel: spatial dims, then input features (per group), then
+	// output features ("01io").
+	kdims := append(slices.Clone(kSpatial), inF/groups, outF)
+	out := []int64{lhs.dims[bDim]}
+	if !last {
+		out = append(out, outF)
+	}
+	out = append(out, outSpatial...)
+	if last {
+		out = append(out, outF)
+	}
+	macs := (value{dims: out}).elems() * (value{dims: kSpatial}).elems() * (inF / groups)
+	if macs > maxConvMACs || (value{dims: out}).elems() > g.maxElems || (value{dims: kdims}).elems() > g.maxElems {
+		return
+	}
+	w := g.param(value{elem: lhs.elem, dims: kdims})
+	sd := "01"[:sp]
+	labels := "b" + sd + "f_" + sd + "io->b" + sd + "f"
+	if !last {
+		labels = "bf" + sd + "_" + sd + "io->bf" + sd
+	}
+	win := fmt.Sprintf("size=%s stride=%s pad=%s lhs_dilate=%s rhs_dilate=%s", strings.Join(size, "x"), strings.Join(stride, "x"),
+		strings.Join(pad, "x"), strings.Join(lhsDil, "x"), strings.Join(rhsDil, "x"))
+	elem := lhs.elem
+	if elem != "f32" && g.intn(2) == 0 {
+		elem = "f32"
+	}
+	g.emit("conv", value{elem: elem, dims: out, inexact: true}, "convolution(%s, %s), window={%s}, dim_labels=%s, feature_group_count=%d",
+		lhs.name, w.name, win, labels, groups)
 }
 
 func dot(g *gen) {
