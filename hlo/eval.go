@@ -527,6 +527,8 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		return out, nil
 	case "dot":
 		return e.dot(in, ops)
+	case "ragged-dot":
+		return e.raggedDot(in, ops)
 	case "convolution":
 		return e.convolution(in, ops)
 	case "pad":

@@ -365,7 +365,7 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 // structuralOps are the evaluator's ops that are not elementwise and not
 // collectives (see eval and evalMore).
 const structuralOps = `parameter constant tuple get-tuple-element reshape bitcast copy opt-barrier
-	iota broadcast transpose dot convolution pad reduce-window dynamic-slice dynamic-update-slice
+	iota broadcast transpose dot ragged-dot convolution pad reduce-window dynamic-slice dynamic-update-slice
 	reduce slice concatenate reverse call fusion while after-all conditional custom-call
 	gather scatter sort topk select-and-scatter batch-norm-training batch-norm-inference batch-norm-grad
 	bitcast-convert map rng rng-bit-generator get-dimension-size

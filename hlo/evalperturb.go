@@ -28,7 +28,7 @@ var rounds = map[string]bool{
 	"log-plus-one": true, "sqrt": true, "rsqrt": true, "cbrt": true,
 	"tanh": true, "logistic": true, "sine": true, "cosine": true,
 	"tan": true, "erf": true,
-	"dot": true, "convolution": true, "reduce": true, "reduce-window": true,
+	"dot": true, "ragged-dot": true, "convolution": true, "reduce": true, "reduce-window": true,
 	"select-and-scatter": true, "scatter": true,
 	"batch-norm-training": true, "batch-norm-inference": true, "batch-norm-grad": true,
 	"cholesky": true, "triangular-solve": true,
@@ -109,7 +109,7 @@ func termsPerElement(in *Instruction, leaf int, ops []*Value, v *Value) int64 {
 		return max(x.Shape.Elems(), 1)
 	}
 	switch in.Opcode {
-	case "dot":
+	case "dot", "ragged-dot":
 		k := int64(1)
 		lc, _ := optList(in, "lhs_contracting_dims")
 		for _, d := range lc {

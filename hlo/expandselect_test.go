@@ -78,18 +78,26 @@ ENTRY e {
 			}
 			s.Data = append(s.Data, v)
 		}
-		want, err := (&Evaluator{File: name, M: m}).Run([]*Value{x, s})
-		require.NoError(t, err)
-		e := m.Clone()
-		require.NoError(t, ExpandSelectAndScatters(e))
-		again, err := Parse(name+".expanded", e.String())
-		require.NoError(t, err, e.String())
-		require.NoError(t, Verify(name+".expanded", again), e.String())
-		require.False(t, hasOpcode(again.Entry, "select-and-scatter"))
-		got, err := (&Evaluator{File: name, M: again}).Run([]*Value{x, s})
-		require.NoError(t, err)
-		requireSameBits(t, name+"\n"+text, want, got)
+		requireExpandsToSameBits(t, name+"\n"+text, m, []*Value{x, s}, ExpandSelectAndScatters, "select-and-scatter")
 	}
+}
+
+// requireExpandsToSameBits checks that expand leaves no opcode in m's
+// entry and that the expanded module, printed and read back, evaluates
+// to the original's bits on args.
+func requireExpandsToSameBits(t *testing.T, name string, m *Module, args []*Value, expand func(*Module) error, opcode string) {
+	t.Helper()
+	want, err := (&Evaluator{File: name, M: m}).Run(args)
+	require.NoError(t, err)
+	e := m.Clone()
+	require.NoError(t, expand(e))
+	again, err := Parse(name+".expanded", e.String())
+	require.NoError(t, err, e.String())
+	require.NoError(t, Verify(name+".expanded", again), e.String())
+	require.False(t, hasOpcode(again.Entry, opcode))
+	got, err := (&Evaluator{File: name, M: again}).Run(args)
+	require.NoError(t, err)
+	requireSameBits(t, name, want, got)
 }
 
 func TestExpandSelectAndScatterRefusals(t *testing.T) {
