@@ -49,7 +49,7 @@ func (x *rewriter) expandRaggedDot(ops []*Instruction) error {
 	out := in.Shape.Dims
 	elem := in.Shape.Elem
 	n := lhs.Shape.Dims[d.lr]
-	starts, ends := x.groupBounds(sizes, n, d.groups)
+	starts, ends := x.groupBounds(sizes, n, d.groups, len(d.ctx))
 	dot := func(l, r *Instruction, lb, rb, lc, rc []int64, dims []int64) *Instruction {
 		attrs := []string{"lhs_contracting_dims", intsText(lc), "rhs_contracting_dims", intsText(rc)}
 		if len(lb) > 0 {
@@ -58,12 +58,22 @@ func (x *rewriter) expandRaggedDot(ops []*Instruction) error {
 		return x.emit("dot", elem, dims, []*Instruction{l, r}, attrs...)
 	}
 	// within is the pred array of shape dims saying whether each position
-	// along dimension dim lies in [lo, hi) (s32 scalars).
-	within := func(dims []int64, dim int, lo, hi *Instruction) *Instruction {
+	// along dimension dim lies in [lo, hi): s32 arrays over the context
+	// dims, which ctxAt places among dims (scalars when there are none).
+	within := func(dims []int64, dim int, lo, hi *Instruction, ctxAt []int64) *Instruction {
 		pos := x.emit("iota", "s32", dims, nil, "iota_dimension", strconv.Itoa(dim))
-		ge := x.emit("compare", "pred", dims, []*Instruction{pos, x.broadcast(lo, dims, nil)}, "direction", "GE")
-		lt := x.emit("compare", "pred", dims, []*Instruction{pos, x.broadcast(hi, dims, nil)}, "direction", "LT")
+		ge := x.emit("compare", "pred", dims, []*Instruction{pos, x.broadcastAt(lo, dims, ctxAt)}, "direction", "GE")
+		lt := x.emit("compare", "pred", dims, []*Instruction{pos, x.broadcastAt(hi, dims, ctxAt)}, "direction", "LT")
 		return x.binary("and", ge, lt)
+	}
+	// at places the context dims among the dims of a target whose
+	// dimension for lhs dim c is where(c).
+	at := func(where func(c int64) int64) []int64 {
+		var o []int64
+		for _, c := range d.ctx {
+			o = append(o, where(c))
+		}
+		return o
 	}
 	zerosLike := func(a *Instruction) *Instruction {
 		return x.broadcast(x.constant(a.Shape.Elem, "0"), a.Shape.Dims, nil)
@@ -82,7 +92,14 @@ func (x *rewriter) expandRaggedDot(ops []*Instruction) error {
 			return o
 		}
 		rdims := slices.Delete(slices.Clone(rhs.Shape.Dims), int(d.rg), int(d.rg)+1)
-		rowDim := len(d.lb) + slices.Index(lf, d.lr)
+		outAt := func(c int64) int64 { // an lhs batch or free dim's place in the output
+			if i := slices.Index(d.lb, c); i >= 0 {
+				return int64(i)
+			}
+			return int64(len(d.lb) + slices.Index(lf, c))
+		}
+		rowDim := int(outAt(d.lr))
+		ctxOut := at(outAt)
 		acc := x.broadcast(x.constant(elem, "0"), out, nil)
 		for j := range d.groups {
 			start, count, stride := make([]int64, len(rhs.Shape.Dims)), slices.Clone(rhs.Shape.Dims), make([]int64, len(rhs.Shape.Dims))
@@ -92,17 +109,24 @@ func (x *rewriter) expandRaggedDot(ops []*Instruction) error {
 			start[d.rg], count[d.rg] = j, 1
 			rj := x.reshape(x.slice(rhs, start, count, stride), rdims)
 			dj := dot(lhs, rj, d.lb, drop(d.rb), d.lc, drop(d.rc), out)
-			acc = x.emit("select", elem, out, []*Instruction{within(out, rowDim, starts[j], ends[j]), dj, acc})
+			acc = x.emit("select", elem, out, []*Instruction{within(out, rowDim, starts[j], ends[j], ctxOut), dj, acc})
 		}
 		x.finish(acc)
 	case 2:
-		kr := slices.Index(d.lc, d.lr)
-		rr := d.rc[kr] // the rhs dimension contracted with the ragged one
+		// The rhs dimension that pairs with an lhs batch or contracting dim.
+		rhsOf := func(c int64) int64 {
+			if i := slices.Index(d.lb, c); i >= 0 {
+				return d.rb[i]
+			}
+			return d.rc[slices.Index(d.lc, c)]
+		}
+		rr := rhsOf(d.lr)
+		ctxL, ctxR := at(func(c int64) int64 { return c }), at(rhsOf)
 		one := slices.Clone(out[1:])
 		pieces := make([]*Instruction, d.groups)
 		for j := range d.groups {
-			lm := x.emit("select", lhs.Shape.Elem, lhs.Shape.Dims, []*Instruction{within(lhs.Shape.Dims, int(d.lr), starts[j], ends[j]), lhs, zerosLike(lhs)})
-			rm := x.emit("select", rhs.Shape.Elem, rhs.Shape.Dims, []*Instruction{within(rhs.Shape.Dims, int(rr), starts[j], ends[j]), rhs, zerosLike(rhs)})
+			lm := x.emit("select", lhs.Shape.Elem, lhs.Shape.Dims, []*Instruction{within(lhs.Shape.Dims, int(d.lr), starts[j], ends[j], ctxL), lhs, zerosLike(lhs)})
+			rm := x.emit("select", rhs.Shape.Elem, rhs.Shape.Dims, []*Instruction{within(rhs.Shape.Dims, int(rr), starts[j], ends[j], ctxR), rhs, zerosLike(rhs)})
 			pieces[j] = x.reshape(dot(lm, rm, d.lb, d.rb, d.lc, d.rc, one), append([]int64{1}, one...))
 		}
 		if len(pieces) == 1 {
@@ -112,29 +136,52 @@ func (x *rewriter) expandRaggedDot(ops []*Instruction) error {
 		x.emit("concatenate", elem, out, pieces, "dimensions", "{0}")
 	case 3:
 		full := dot(lhs, rhs, d.lb, d.rb, d.lc, d.rc, out)
-		bDim := slices.Index(d.lb, d.lr)
-		keep := within(out, bDim, starts[0], ends[len(ends)-1])
+		batchAt := func(c int64) int64 { return int64(slices.Index(d.lb, c)) }
+		keep := within(out, int(batchAt(d.lr)), starts[0], ends[len(ends)-1], at(batchAt))
 		x.emit("select", elem, out, []*Instruction{keep, full, x.broadcast(x.constant(elem, "0"), out, nil)})
 	}
 	return nil
 }
 
-// groupBounds computes, as s32 scalars, where each of g groups starts and
-// ends along a ragged extent of n: the sizes clamped to [0, n], summed,
-// each sum capped at n (the evaluator's groupEnds).
-func (x *rewriter) groupBounds(sizes *Instruction, n, g int64) (starts, ends []*Instruction) {
-	e := sizes.Shape.Elem
-	lo := x.broadcast(x.constant(e, "0"), []int64{g}, nil)
-	hi := x.broadcast(x.constant(e, strconv.FormatInt(n, 10)), []int64{g}, nil)
-	clamped := x.emit("clamp", e, []int64{g}, []*Instruction{lo, sizes, hi})
+// groupBounds computes, as s32 arrays over the context dims (the leading
+// ctx dims of group_sizes; scalars when none), where each of g groups
+// starts and ends along a ragged extent of n: the sizes clamped to [0, n],
+// summed, each sum capped at n (the evaluator's groupEnds).
+func (x *rewriter) groupBounds(sizes *Instruction, n, g int64, ctx int) (starts, ends []*Instruction) {
+	e, all := sizes.Shape.Elem, sizes.Shape.Dims
+	cdims := all[:ctx]
+	lo := x.broadcast(x.constant(e, "0"), all, nil)
+	hi := x.broadcast(x.constant(e, strconv.FormatInt(n, 10)), all, nil)
+	clamped := x.emit("clamp", e, all, []*Instruction{lo, sizes, hi})
 	s32 := x.convert(clamped, "s32")
-	nc := x.constant("s32", strconv.FormatInt(n, 10))
-	at := x.constant("s32", "0")
+	nc := x.broadcast(x.constant("s32", strconv.FormatInt(n, 10)), cdims, nil)
+	cur := x.broadcast(x.constant("s32", "0"), cdims, nil)
+	start, count, stride := make([]int64, len(all)), slices.Clone(all), make([]int64, len(all))
+	for i := range stride {
+		stride[i] = 1
+	}
 	for j := range g {
-		sj := x.reshape(x.slice(s32, []int64{j}, []int64{1}, []int64{1}), nil)
-		starts = append(starts, at)
-		at = x.emit("minimum", "s32", nil, []*Instruction{x.emit("add", "s32", nil, []*Instruction{at, sj}), nc})
-		ends = append(ends, at)
+		start[ctx], count[ctx] = j, 1
+		sj := x.reshape(x.slice(s32, start, count, stride), cdims)
+		starts = append(starts, cur)
+		cur = x.emit("minimum", "s32", cdims, []*Instruction{x.emit("add", "s32", cdims, []*Instruction{cur, sj}), nc})
+		ends = append(ends, cur)
 	}
 	return starts, ends
+}
+
+// broadcastAt broadcasts a into dims with a's dimensions at the places
+// at (in any order: a is transposed first, since a broadcast's dimensions
+// increase).
+func (x *rewriter) broadcastAt(a *Instruction, dims, at []int64) *Instruction {
+	perm := make([]int64, len(at))
+	for i := range perm {
+		perm[i] = int64(i)
+	}
+	slices.SortFunc(perm, func(p, q int64) int { return int(at[p] - at[q]) })
+	sorted := make([]int64, len(at))
+	for i, p := range perm {
+		sorted[i] = at[p]
+	}
+	return x.broadcast(x.transpose(a, perm), dims, sorted)
 }

@@ -40,8 +40,45 @@ func TestExpandRaggedDots(t *testing.T) {
   g = s32[%[3]d] parameter(2)
   ROOT d = f32[%[1]d,2,3] ragged-dot(l, r, g), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}, lhs_ragged_dims={0}
 }`},
+		// Groups per position of the context dims ([b..., x..., g]).
+		{`ENTRY e {
+  l = f32[2,%[1]d,%[2]d] parameter(0)
+  r = f32[%[3]d,2,%[2]d,3] parameter(1)
+  g = s32[2,%[3]d] parameter(2)
+  ROOT d = f32[2,%[1]d,3] ragged-dot(l, r, g), lhs_batch_dims={0}, rhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_contracting_dims={2}, lhs_ragged_dims={1}, rhs_group_dims={0}
+}`},
+		{`ENTRY e {
+  l = f32[3,%[1]d,%[2]d] parameter(0)
+  r = f32[%[3]d,%[2]d,4] parameter(1)
+  g = s64[3,%[3]d] parameter(2)
+  ROOT d = f32[3,%[1]d,4] ragged-dot(l, r, g), lhs_contracting_dims={2}, rhs_contracting_dims={1}, lhs_ragged_dims={1}, rhs_group_dims={0}
+}`},
+		{`ENTRY e {
+  l = f32[2,3,%[1]d] parameter(0)
+  r = f32[2,%[1]d,4] parameter(1)
+  g = s32[2,%[3]d] parameter(2)
+  ROOT d = f32[%[3]d,2,3,4] ragged-dot(l, r, g), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}, lhs_ragged_dims={2}
+}`},
+		{`ENTRY e {
+  l = f32[3,2,%[1]d] parameter(0)
+  r = f32[%[1]d,2,4] parameter(1)
+  g = s32[2,%[3]d] parameter(2)
+  ROOT d = f32[%[3]d,3,4] ragged-dot(l, r, g), lhs_contracting_dims={1,2}, rhs_contracting_dims={1,0}, lhs_ragged_dims={2}
+}`},
+		{`ENTRY e {
+  l = f32[2,3,%[1]d] parameter(0)
+  r = f32[3,2,%[1]d,4] parameter(1)
+  g = s32[2,3,%[3]d] parameter(2)
+  ROOT d = f32[%[3]d,2,4] ragged-dot(l, r, g), lhs_batch_dims={0}, rhs_batch_dims={1}, lhs_contracting_dims={1,2}, rhs_contracting_dims={0,2}, lhs_ragged_dims={2}
+}`},
+		{`ENTRY e {
+  l = f32[2,%[1]d,3,%[2]d] parameter(0)
+  r = f32[2,%[1]d,%[2]d,5] parameter(1)
+  g = s32[2,%[3]d] parameter(2)
+  ROOT d = f32[2,%[1]d,3,5] ragged-dot(l, r, g), lhs_batch_dims={0,1}, rhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_contracting_dims={2}, lhs_ragged_dims={1}
+}`},
 	}
-	for i := range 120 {
+	for i := range 300 {
 		mod := modules[i%len(modules)]
 		n, k, g := int64(1+r.IntN(9)), int64(1+r.IntN(6)), int64(1+r.IntN(4))
 		text := "HloModule m\n" + fmt.Sprintf(mod.text, n, k, g)

@@ -19,8 +19,11 @@ import (
 //
 // Positions past the last group (group sizes summing to less than R's
 // extent) take part in nothing: zero rows in modes 1 and 3, no term in
-// mode 2. Negative sizes count as 0. Pulse takes group_sizes of shape [g];
-// the broadcast forms ([b..., x..., g]) are refused by name.
+// mode 2. Negative sizes count as 0. group_sizes is [g], the same groups
+// everywhere, or [b..., x..., g]: groups per batch (mode 1 and 2: every
+// batch dim; mode 3: the batch dims before R) and per position of the lhs
+// dims outer to R of its kind (mode 1: free dims, mode 2: contracting
+// dims; x... in lhs order).
 
 // raggedDims are a ragged-dot's dimension numbers.
 type raggedDims struct {
@@ -29,6 +32,9 @@ type raggedDims struct {
 	rg             int64 // the rhs group dimension, -1 when none
 	mode           int
 	groups         int64
+	// ctx are the lhs dims group_sizes has a dimension for, in its order
+	// (none when it is [g]).
+	ctx []int64
 }
 
 func parseRagged(in *Instruction, lhs, rhs, sizes *Shape) (raggedDims, error) {
@@ -75,10 +81,45 @@ func parseRagged(in *Instruction, lhs, rhs, sizes *Shape) (raggedDims, error) {
 	if (d.mode == 1) != (d.rg >= 0) {
 		return d, fmt.Errorf("rhs_group_dims is needed when the ragged dimension is a free one, and only then (mode %d)", d.mode)
 	}
-	if sizes.IsTuple || len(sizes.Dims) != 1 || !isIntElem(sizes.Elem) {
-		return d, fmt.Errorf("group_sizes %s: only a one-dimensional integer array [g] is supported", sizes)
+	if sizes.IsTuple || len(sizes.Dims) == 0 || !isIntElem(sizes.Elem) {
+		return d, fmt.Errorf("group_sizes %s is not an integer array [..., g]", sizes)
 	}
-	d.groups = sizes.Dims[0]
+	if len(sizes.Dims) > 1 {
+		var ctx []int64
+		switch d.mode {
+		case 3:
+			for _, b := range d.lb {
+				if b == d.lr {
+					break
+				}
+				ctx = append(ctx, b)
+			}
+		default:
+			ctx = slices.Clone(d.lb)
+			kind := freeDims(len(lhs.Dims), d.lb, d.lc) // mode 1
+			if d.mode == 2 {
+				kind = slices.Sorted(slices.Values(d.lc))
+			}
+			for _, x := range kind {
+				if x < d.lr {
+					ctx = append(ctx, x)
+				}
+			}
+		}
+		want := make([]int64, 0, len(ctx)+1)
+		for _, c := range ctx {
+			want = append(want, lhs.Dims[c])
+		}
+		want = append(want, sizes.Dims[len(sizes.Dims)-1])
+		if !slices.Equal(want, sizes.Dims) {
+			if len(ctx) == 0 {
+				return d, fmt.Errorf("group_sizes %s: want [g] (mode %d has no dims to give groups per position)", sizes, d.mode)
+			}
+			return d, fmt.Errorf("group_sizes %s: want [g] or %v (mode %d: groups per position of lhs dims %v)", sizes, want, d.mode, ctx)
+		}
+		d.ctx = ctx
+	}
+	d.groups = sizes.Dims[len(sizes.Dims)-1]
 	if d.mode == 1 && rhs.Dims[d.rg] != d.groups {
 		return d, fmt.Errorf("%d groups in group_sizes, %d in the rhs group dimension", d.groups, rhs.Dims[d.rg])
 	}
@@ -162,9 +203,22 @@ func (e *Evaluator) raggedDot(in *Instruction, ops []*Value) (*Value, error) {
 		return nil, e.fail(in, "the result is %v, the instruction says %s", want, in.Shape)
 	}
 	sizes := numbers(ops[2]).Data
-	ends := groupEnds(sizes, l.Shape.Dims[d.lr])
+	// The groups' ends for each position of the context dims.
+	var ends [][]int64
+	for c := int64(0); c < int64(len(sizes)); c += d.groups {
+		ends = append(ends, groupEnds(sizes[c:c+d.groups], l.Shape.Dims[d.lr]))
+	}
+	ctxDims := make([]int64, len(d.ctx))
+	for i, c := range d.ctx {
+		ctxDims[i] = l.Shape.Dims[c]
+	}
+	ctxAt := make([]int64, len(d.ctx))
+	li := make([]int64, len(l.Shape.Dims)) // the lhs index of the term
 	group := func(pos int64) int64 { // -1 past the last group
-		for j, end := range ends {
+		for i, c := range d.ctx {
+			ctxAt[i] = li[c]
+		}
+		for j, end := range ends[flat(ctxAt, ctxDims)] {
 			if pos < end {
 				return int64(j)
 			}
@@ -182,7 +236,6 @@ func (e *Evaluator) raggedDot(in *Instruction, ops []*Value) (*Value, error) {
 	out := newArray(in.Shape)
 	idx := make([]int64, len(in.Shape.Dims))
 	ci := make([]int64, len(cdims))
-	li := make([]int64, len(l.Shape.Dims))
 	for o := range out.Data {
 		unflatten(int64(o), in.Shape.Dims, idx)
 		k := 0
@@ -220,12 +273,12 @@ func (e *Evaluator) raggedDot(in *Instruction, ops []*Value) (*Value, error) {
 		for c := range nc {
 			unflatten(c, cdims, ci)
 			lo, ro := lbase, rbase
-			other := false
 			for i := range d.lc {
+				li[d.lc[i]] = ci[i]
 				lo += ci[i] * ls[d.lc[i]]
 				ro += ci[i] * rs[d.rc[i]]
-				other = other || d.mode == 2 && d.lc[i] == d.lr && group(ci[i]) != g
 			}
+			other := d.mode == 2 && group(li[d.lr]) != g
 			if !other { // another group's terms are not this result's
 				sum += l.Data[lo] * r.Data[ro]
 			}

@@ -69,6 +69,16 @@ func TestEvalRaggedDot(t *testing.T) {
   ROOT d = f32[3,1,1] ragged-dot(l, r, g), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}, lhs_ragged_dims={0}
 }`, l3, r3, sizes(2))
 	require.Equal(t, []float64{1*1 + 2*2, 3*3 + 4*4, 0}, got.Data)
+
+	// Groups per batch (group_sizes [b, g]): batch 0 cuts its rows 1 + 2,
+	// batch 1 gives all three to group 0.
+	got = evalText(t, `ENTRY e {
+  l = f32[2,3,1] parameter(0)
+  r = f32[2,2,1,1] parameter(1)
+  g = s32[2,2] parameter(2)
+  ROOT d = f32[2,3,1] ragged-dot(l, r, g), lhs_batch_dims={0}, rhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_contracting_dims={2}, lhs_ragged_dims={1}, rhs_group_dims={0}
+}`, arr("f32", []int64{2, 3, 1}, 1, 2, 3, 4, 5, 6), arr("f32", []int64{2, 2, 1, 1}, 10, 20, 100, 200), arr("s32", []int64{2, 2}, 1, 2, 3, 0))
+	require.Equal(t, []float64{1 * 10, 2 * 100, 3 * 100, 4 * 20, 5 * 20, 6 * 20}, got.Data)
 }
 
 func TestRaggedDotRefusals(t *testing.T) {
@@ -78,7 +88,7 @@ func TestRaggedDotRefusals(t *testing.T) {
   r = f32[2,2,3] parameter(1)
   g = s32[2,2] parameter(2)
   ROOT d = f32[4,3] ragged-dot(l, r, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
-}`, "only a one-dimensional integer array [g] is supported"},
+}`, "want [g] (mode 1 has no dims to give groups per position)"},
 		{`ENTRY e {
   l = f32[4,2] parameter(0)
   r = f32[2,3] parameter(1)

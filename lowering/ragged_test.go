@@ -32,6 +32,13 @@ ENTRY e {
   g = s32[3] parameter(2)
   ROOT d = f32[2,19,5] ragged-dot(x, w, g), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}, lhs_ragged_dims={1}, rhs_group_dims={1}
 }`, []float64{4, 30, 2}},
+		{"mode 1, groups per batch", `HloModule m
+ENTRY e {
+  x = f32[2,13,8] parameter(0)
+  w = f32[3,2,8,5] parameter(1)
+  g = s32[2,3] parameter(2)
+  ROOT d = f32[2,13,5] ragged-dot(x, w, g), lhs_batch_dims={0}, rhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_contracting_dims={2}, lhs_ragged_dims={1}, rhs_group_dims={0}
+}`, []float64{4, 0, 6, 13, 2, 1}},
 		{"mode 2, ragged contraction", `HloModule m
 ENTRY e {
   x = f32[6,20] parameter(0)
