@@ -214,7 +214,7 @@ func (e *Evaluator) raggedDot(in *Instruction, ops []*Value) (*Value, error) {
 	}
 	ctxAt := make([]int64, len(d.ctx))
 	li := make([]int64, len(l.Shape.Dims)) // the lhs index of the term
-	group := func(pos int64) int64 { // -1 past the last group
+	group := func(pos int64) int64 {       // -1 past the last group
 		for i, c := range d.ctx {
 			ctxAt[i] = li[c]
 		}
