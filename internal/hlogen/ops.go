@@ -36,6 +36,7 @@ var ops = []op{
 	{"reduce reduce-window", argReduce},
 	{"dot", dot},
 	{"convolution", convolution},
+	{"ragged-dot", raggedDot},
 	{"iota", iota},
 	{"constant", constant},
 	{"dynamic-slice", dynamicSlice},
@@ -674,6 +675,29 @@ func convolution(g *gen) {
 	}
 	g.emit("conv", value{elem: elem, dims: out, inexact: true}, "convolution(%s, %s), window={%s}, dim_labels=%s, feature_group_count=%d",
 		lhs.name, w.name, win, labels, groups)
+}
+
+// raggedDot is a mixture of experts' grouped matmul: the rows of a
+// [m,k] lhs cut into groups by a group_sizes parameter, each group
+// multiplied by its expert's [k,n] slice of the rhs.
+func raggedDot(g *gen) {
+	lhs, ok := g.pickWhere(func(v value) bool {
+		return (v.elem == "f32" || v.elem == "bf16") && len(v.dims) == 2
+	})
+	if !ok {
+		v := value{elem: "f32", dims: []int64{g.dim(), g.dim()}}
+		g.fit(&v)
+		lhs = g.param(v)
+	}
+	m, k := lhs.dims[0], lhs.dims[1]
+	groups, n := int64(1+g.intn(4)), int64(1+g.intn(9))
+	if groups*k*n > g.maxElems || m*n > g.maxElems {
+		return
+	}
+	w := g.param(value{elem: lhs.elem, dims: []int64{groups, k, n}})
+	sizes := g.param(value{elem: "s32", dims: []int64{groups}})
+	g.emit("rdot", value{elem: "f32", dims: []int64{m, n}, inexact: true},
+		"ragged-dot(%s, %s, %s), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}", lhs.name, w.name, sizes.name)
 }
 
 func dot(g *gen) {
