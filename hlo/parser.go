@@ -44,7 +44,17 @@ type parser struct {
 	errs  ErrorList
 	inst  string // the instruction being read, for messages
 	depth int    // tuple shapes open
+
+	// Computations written inline as attribute values (to_apply={ ... },
+	// as XLA's own tests write them), named after their instruction and
+	// attribute, to be placed before the computation that holds them.
+	inline   []*Computation
+	inlineAt int // inline computations open (nesting bound)
+	named    map[string]bool
 }
+
+// MaxInlineDepth bounds how deeply inline computations nest.
+const MaxInlineDepth = 32
 
 // MaxTupleDepth bounds how deeply tuple shapes nest (XLA's own modules nest
 // a few levels): deeper input is an error, not a stack overflow.
@@ -192,8 +202,10 @@ func (p *parser) module() *Module {
 		start := p.i
 		p.guard(func() {
 			c := p.computation(m)
+			m.Computations = append(m.Computations, p.inline...)
 			m.Computations = append(m.Computations, c)
 		})
+		p.inline = nil
 		if p.i == start {
 			p.next() // never loop on the same token
 		}
@@ -259,6 +271,26 @@ func (p *parser) computation(m *Module) *Computation {
 		c.Signature = p.signature()
 	}
 	p.expect("{")
+	p.body(c)
+	if p.accept(",") {
+		k := p.next()
+		if k.text != "execution_thread" {
+			p.fail(k, "expected execution_thread after a computation, found %s", k)
+		}
+		p.expect("=")
+		c.ExecutionThread = p.value()
+	}
+	if c.Root == nil && len(c.Instructions) > 0 {
+		c.Root = c.Instructions[len(c.Instructions)-1]
+	}
+	if len(c.Instructions) == 0 && len(p.errs) == errsBefore { // not when its instructions failed
+		p.errs = append(p.errs, &Error{p.file, c.Pos, fmt.Sprintf("computation %s has no instructions", c.Name)})
+	}
+	return c
+}
+
+// body reads a computation's instructions up to and including its "}".
+func (p *parser) body(c *Computation) {
 	names := map[string]bool{}
 	for !p.is("}") {
 		if p.peek().kind == tEOF {
@@ -281,21 +313,38 @@ func (p *parser) computation(m *Module) *Computation {
 		})
 	}
 	p.expect("}")
-	if p.accept(",") {
-		k := p.next()
-		if k.text != "execution_thread" {
-			p.fail(k, "expected execution_thread after a computation, found %s", k)
-		}
-		p.expect("=")
-		c.ExecutionThread = p.value()
+}
+
+// inlineComputation reads a computation written as an attribute value,
+// "{ instructions }", names it after the instruction and attribute, and
+// returns the name.
+func (p *parser) inlineComputation(key string) string {
+	open := p.expect("{")
+	if p.inlineAt >= MaxInlineDepth {
+		p.fail(open, "inline computations nest more than %d deep", MaxInlineDepth)
 	}
+	if p.named == nil {
+		p.named = map[string]bool{}
+	}
+	name := p.inst + "." + key
+	for i := 2; p.named[name]; i++ {
+		name = fmt.Sprintf("%s.%s.%d", p.inst, key, i)
+	}
+	p.named[name] = true
+	c := &Computation{Pos: open.pos, Name: name}
+	inst := p.inst
+	p.inlineAt++
+	p.body(c)
+	p.inlineAt--
+	p.inst = inst
 	if c.Root == nil && len(c.Instructions) > 0 {
 		c.Root = c.Instructions[len(c.Instructions)-1]
 	}
-	if len(c.Instructions) == 0 && len(p.errs) == errsBefore { // not when its instructions failed
-		p.errs = append(p.errs, &Error{p.file, c.Pos, fmt.Sprintf("computation %s has no instructions", c.Name)})
+	if len(c.Instructions) == 0 {
+		p.fail(open, "inline computation %s has no instructions", name)
 	}
-	return c
+	p.inline = append(p.inline, c) // after the ones it holds: callees first
+	return name
 }
 
 func (p *parser) signature() *Signature {
@@ -370,12 +419,22 @@ func (p *parser) attr() Attr {
 	}
 	a := Attr{Pos: k.pos, Key: k.text}
 	p.expect("=")
+	// A computation written in place: "{" then an instruction ("name =",
+	// or ROOT).
+	if p.is("{") && (p.peekN(1).text == "ROOT" || p.peekN(1).kind == tWord && p.peekN(2).text == "=") && inlineAttrs[a.Key] {
+		a.Value = p.inlineComputation(a.Key)
+		return a
+	}
 	a.Value = p.value()
 	if a.Value == "" {
 		p.fail(p.peek(), "attribute %s has no value", a.Key)
 	}
 	return a
 }
+
+// inlineAttrs name a computation and may hold one written in place.
+var inlineAttrs = map[string]bool{"to_apply": true, "calls": true, "condition": true, "body": true, "select": true,
+	"scatter": true, "true_computation": true, "false_computation": true, "comparator": true}
 
 // value reads an attribute value: tokens with brackets matched, up to a
 // comma or the end of the instruction at depth 0. The text is rebuilt with

@@ -133,3 +133,50 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Computations written in place as attribute values (XLA's own tests write
+// them so) become computations of the module, named after their
+// instruction and attribute, callees first.
+func TestParseInlineComputations(t *testing.T) {
+	src := `HloModule main
+
+ENTRY main {
+  arg.0 = f32[4] parameter(0)
+  add.0 = f32[4] add(arg.0, arg.0)
+  call.0 = (f32[4], f32[4]) call(add.0, add.0), to_apply={
+    arg.0 = f32[4] parameter(0)
+    arg.1 = f32[4] parameter(1)
+    ROOT fusion.0 = (f32[4], f32[4]) fusion(arg.0, arg.1), kind=kLoop, calls={
+      arg.0 = f32[4] parameter(0)
+      arg.1 = f32[4] parameter(1)
+      n = f32[4] negate(arg.1)
+      ROOT tuple.0 = (f32[4], f32[4]) tuple(arg.0, n)
+    }
+  }
+  ROOT g = f32[4] get-tuple-element(call.0), index=1
+}
+`
+	m, err := Parse("t.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, Verify("t.hlo", m))
+	var names []string
+	for _, c := range m.Computations {
+		names = append(names, c.Name)
+	}
+	require.Equal(t, []string{"fusion.0.calls", "call.0.to_apply", "main"}, names)
+	require.Equal(t, "main", m.Entry.Name)
+	v := evalText(t, m.String(), arr("f32", []int64{4}, 1, 2, 3, 4))
+	require.Equal(t, []float64{-2, -4, -6, -8}, v.Data)
+	// Printed, it reads back the same.
+	m2, err := Parse("printed", m.String())
+	require.NoError(t, err)
+	require.Equal(t, m.String(), m2.String())
+
+	// Nesting is bounded, with a positioned error.
+	deep := "ENTRY e {\n  ROOT a = f32[] parameter(0)"
+	for range 40 {
+		deep += ", to_apply={\n b = f32[] parameter(0)"
+	}
+	_, err = Parse("t.hlo", deep+"\n}\n")
+	require.ErrorContains(t, err, "inline computations nest more than 32 deep")
+}
