@@ -139,10 +139,13 @@ func (e *Evaluator) Run(args []*Value) (v *Value, err error) {
 }
 
 // IdentityCustomCalls are custom-call targets that move or annotate data
-// without changing it on a single device: sharding annotations, host offload
-// markers, Neuron's transfers.
+// without changing it on a single device: sharding annotations and
+// Shardy's propagation barriers, host offload markers, Neuron's transfers.
+// (The lowering keeps a MoveToHost/MoveToDevice array in HBM: the host
+// link transfer is not modelled, docs/lowering.md.)
 var IdentityCustomCalls = map[string]bool{
 	"Sharding": true, "SPMDFullToShardShape": true, "SPMDShardToFullShape": true,
+	"ShardBarrierFrom": true, "ShardBarrierTo": true,
 	"MoveToHost": true, "MoveToDevice": true, "AwsNeuronTransferWithStaticRing": true,
 }
 

@@ -1,0 +1,31 @@
+package lowering_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestIdentityCustomCalls: the annotation custom calls are their operand on
+// both chips (hlo.IdentityCustomCalls); one that is not an annotation stays
+// a positioned refusal.
+func TestIdentityCustomCalls(t *testing.T) {
+	for _, target := range []string{"Sharding", "SPMDFullToShardShape", "ShardBarrierFrom", "ShardBarrierTo", "MoveToHost"} {
+		src := fmt.Sprintf(`HloModule m
+ENTRY e {
+  p = f32[8,3] parameter(0)
+  c = f32[8,3] custom-call(p), custom_call_target=%q, custom_call_has_side_effect=true
+  ROOT n = f32[8,3] negate(c)
+}`, target)
+		for _, chip := range chips {
+			t.Run(target+"/"+chip, func(t *testing.T) { runChecked(t, chip, src) })
+		}
+	}
+	_, err := compileErr(t, "teach16", `HloModule m
+ENTRY e {
+  p = f32[16] parameter(0)
+  ROOT c = f32[16] custom-call(p), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+}`)
+	require.ErrorContains(t, err, `t.hlo:4:3: c: custom-call: cannot lower: custom-call target "annotate_device_placement" has no Pulse lowering`)
+}
