@@ -64,8 +64,11 @@ func elementwiseBody(body *Computation, nparams, k int) bool {
 		return false
 	}
 	params := 0
+	used := liveInstructions(body)
 	for _, b := range body.Instructions {
 		switch {
+		case b.Opcode != "parameter" && !used[b]:
+			continue // dead code (XLA's own test reducers hold some)
 		case b.Shape == nil:
 			return false
 		case b.Opcode == "parameter":
@@ -176,7 +179,11 @@ func (x *rewriter) apply(body *Computation, args []*Instruction) ([]*Instruction
 	}
 	dims := args[0].Shape.Dims
 	val := map[string]*Instruction{}
+	used := liveInstructions(body)
 	for _, b := range body.Instructions {
+		if !used[b] && b.Opcode != "parameter" {
+			continue
+		}
 		switch b.Opcode {
 		case "parameter":
 			val[b.Name] = args[b.ParamNumber]
@@ -206,4 +213,25 @@ func (x *rewriter) apply(body *Computation, args []*Instruction) ([]*Instruction
 		return nil, x.errorf("the reducer has no result")
 	}
 	return []*Instruction{r}, nil
+}
+
+// liveInstructions are the instructions of c its root depends on.
+func liveInstructions(c *Computation) map[*Instruction]bool {
+	byName := map[string]*Instruction{}
+	for _, in := range c.Instructions {
+		byName[in.Name] = in
+	}
+	live := map[*Instruction]bool{}
+	var visit func(in *Instruction)
+	visit = func(in *Instruction) {
+		if in == nil || live[in] {
+			return
+		}
+		live[in] = true
+		for _, o := range in.Operands {
+			visit(byName[o.Name])
+		}
+	}
+	visit(c.Root)
+	return live
 }

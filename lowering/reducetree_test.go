@@ -60,6 +60,25 @@ ENTRY e {
   q = u64[3] reduce(y, one64), dimensions={1}, to_apply=mul64
   ROOT t = (s8[4], u64[3]) tuple(p, q)
 }`,
+		"a reducer with dead code, outputs in another layout (XLA's reduce_decomposer_test.cc:113)": `argmaxu {
+  running_max = f32[] parameter(0)
+  running_max_idx = u32[] parameter(1)
+  current_value = f32[] parameter(2)
+  current_value_idx = u32[] parameter(3)
+  current = (f32[], u32[]) tuple(running_max, running_max_idx)
+  potential = (f32[], u32[]) tuple(current_value, current_value_idx)
+  cmp_code = pred[] compare(current_value, running_max), direction=GT
+  new_max = f32[] select(cmp_code, current_value, running_max)
+  new_idx = u32[] select(cmp_code, current_value_idx, running_max_idx)
+  ROOT out = (f32[], u32[]) tuple(new_max, new_idx)
+}
+ENTRY e {
+  x = f32[2,3,4,64] parameter(0)
+  i = u32[2,3,4,64] iota(), iota_dimension=3
+  c0 = f32[] constant(-inf)
+  c1 = u32[] constant(0)
+  ROOT r = (f32[2,3,4]{0,1,2}, u32[2,3,4]{0,1,2}) reduce(x, i, c0, c1), dimensions={3}, to_apply=argmaxu
+}`,
 		"a reduced dim of one, an init that is not the identity": `mx {
   a = s32[] parameter(0)
   b = s32[] parameter(1)
