@@ -262,6 +262,14 @@ ENTRY e {
 	require.Equal(t, 0, code)
 	require.Regexp(t, `total +\d+ +6 `, out)     // compare 1, add 1, negate 4
 	require.Contains(t, out, "as run: 60 FLOPs") // ten trips
+	// Sub-byte integers (no Pulse dtype) are written one per byte.
+	s4 := write(t, dir, "s4.hlo", "ENTRY e {\n  p = s8[5] parameter(0)\n  ROOT c = s4[5] convert(p)\n}\n")
+	code, _, stderr = runCLI("hlo", "eval", s4, "--in", "p=-3", "--out-dir", filepath.Join(dir, "s4out"))
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(filepath.Join(dir, "s4out", "out.npy"))
+	require.NoError(t, err)
+	require.Contains(t, string(b), "'descr': '|i1'")
+	require.Equal(t, []byte{0xfd, 0xfd, 0xfd, 0xfd, 0xfd}, b[len(b)-5:])
 	code, out, _ = runCLI("hlo", "stats", "--per-instruction", src)
 	require.Equal(t, 0, code)
 	require.Regexp(t, `m.hlo:5:3 +e +d +dot +f32\[2,2\]\{1,0\} +16 +48`, out) // 2x2x2 multiply-adds; 3 arrays of 16 bytes

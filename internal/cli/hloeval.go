@@ -55,6 +55,7 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 			if err != nil {
 				return usagef("--max-memory %s: %v", memory, err)
 			}
+			limitMemoryTo(limit)
 			limit /= 8 // float64 elements
 			vals, err := hloArgs(m, ins, seed, cmd.Flags().Changed("random-inputs"), limit)
 			if err != nil {
@@ -229,7 +230,14 @@ func encodeValue(v *hlo.Value) []byte {
 	for i, d := range v.Shape.Dims {
 		shape[i] = int(d)
 	}
-	if d, ok := isa.ParseDType(strings.TrimSpace(v.Shape.Elem)); ok {
+	elem := strings.TrimSpace(v.Shape.Elem)
+	switch elem { // sub-byte integers (no Pulse dtype) as bytes, as ml_dtypes stores them
+	case "s4", "s2":
+		elem = "s8"
+	case "u4", "u2":
+		elem = "u8"
+	}
+	if d, ok := isa.ParseDType(elem); ok {
 		return npy.Write(d, shape, runtime.MachineValues(d, v.Data))
 	}
 	return npy.WriteFloat64(shape, v.Data)

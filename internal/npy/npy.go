@@ -317,7 +317,12 @@ func DescrFor(d isa.DType) string {
 
 // header returns the .npy prelude for descr and shape (version 1.0, padded
 // so that the data starts at a multiple of 64 bytes).
-func header(descr string, shape []int) *bytes.Buffer {
+func header(descr string, shape []int) *bytes.Buffer { return headerFor(descr, shape, 0) }
+
+// headerFor is header with room for payload bytes of data after it: a
+// 67M-element array written element by element into a growing buffer took
+// twice its size in transient memory.
+func headerFor(descr string, shape []int, payload int) *bytes.Buffer {
 	var dims []string
 	for _, s := range shape {
 		dims = append(dims, strconv.Itoa(s))
@@ -330,6 +335,7 @@ func header(descr string, shape []int) *bytes.Buffer {
 	total := 10 + len(hdr) + 1
 	hdr += strings.Repeat(" ", (64-total%64)%64) + "\n"
 	var b bytes.Buffer
+	b.Grow(10 + len(hdr) + payload)
 	b.Write(magic)
 	b.Write([]byte{1, 0})
 	binary.Write(&b, binary.LittleEndian, uint16(len(hdr)))
@@ -341,7 +347,7 @@ func header(descr string, shape []int) *bytes.Buffer {
 func Write(d isa.DType, shape []int, vals []float64) []byte {
 	descr := DescrFor(d)
 	e, _ := parseDescr(descr)
-	b := header(descr, shape)
+	b := headerFor(descr, shape, len(vals)*e.size)
 	buf := make([]byte, e.size)
 	for _, v := range vals {
 		switch descr {
@@ -374,9 +380,11 @@ func Write(d isa.DType, shape []int, vals []float64) []byte {
 // WriteFloat64 encodes values as a <f8 .npy file (for element types Pulse's
 // ISA does not have, such as f64 and s64).
 func WriteFloat64(shape []int, vals []float64) []byte {
-	b := header("<f8", shape)
+	b := headerFor("<f8", shape, 8*len(vals))
+	var buf [8]byte
 	for _, v := range vals {
-		binary.Write(b, binary.LittleEndian, math.Float64bits(v))
+		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+		b.Write(buf[:])
 	}
 	return b.Bytes()
 }
