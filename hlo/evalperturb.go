@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"unsafe"
+
+	"github.com/pulse-sim/pulse/isa"
 )
 
 // Monte Carlo arithmetic (D. S. Parker, 1997; the idea behind Verificarlo
@@ -91,7 +93,12 @@ func (e *Evaluator) perturbArray(in *Instruction, leaf int, v *Value, ops []*Val
 				continue
 			}
 			u := float64(splitmix(key^uint64(i))>>11) / (1 << 53) // [0, 1)
-			v.Data[i] = rnd(x + (2*u-1)*amp*spacing(x))
+			// A finite value stays finite: near the largest value
+			// of an 8-bit float without infinities the move would
+			// round to NaN.
+			if r := rnd(x + (2*u-1)*amp*spacing(x)); !math.IsNaN(r) && !math.IsInf(r, 0) {
+				v.Data[i] = r
+			}
 		}
 	})
 	return v
@@ -163,6 +170,9 @@ func ulpOf(elem string) func(x float64) float64 {
 	case "f16":
 		mant = 10
 	default:
+		if f := isa.Minifloats[elem]; f != nil {
+			return f.Ulp // the 8-bit floats: their sums round too
+		}
 		return nil
 	}
 	return func(x float64) float64 {

@@ -159,5 +159,16 @@ func (f *Minifloat) Bits() int { return f.bits }
 // the others overflow to NaN or saturate.
 func (f *Minifloat) HasInf() bool { return f.kind == ieee }
 
+// Ulp is the spacing of the format's values at x: at its magnitude's
+// binade, or the subnormal spacing below the smallest normal value.
+func (f *Minifloat) Ulp(x float64) float64 {
+	sub := math.Ldexp(1, 1-f.bias-f.man)
+	if x == 0 {
+		return sub
+	}
+	_, e := math.Frexp(x) // |x| in [2^(e-1), 2^e)
+	return max(math.Ldexp(1, e-1-f.man), sub)
+}
+
 // MaxFinite is the format's largest finite value.
 func (f *Minifloat) MaxFinite() float64 { return f.value[f.pos[len(f.pos)-1]] }

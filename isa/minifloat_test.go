@@ -68,3 +68,14 @@ func TestMinifloatBounds(t *testing.T) {
 		}
 	}
 }
+
+func TestMinifloatUlp(t *testing.T) {
+	f := Minifloats["f8e4m3fn"]
+	for _, c := range []struct{ x, ulp float64 }{
+		{1, 0.125}, {0.875, 0.0625}, {-3, 0.25}, {448, 32}, {0, 1.0 / 512}, {1.0 / 256, 1.0 / 512},
+	} {
+		if got := f.Ulp(c.x); got != c.ulp {
+			t.Errorf("Ulp(%v) = %v, want %v", c.x, got, c.ulp)
+		}
+	}
+}
