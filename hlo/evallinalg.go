@@ -1,5 +1,7 @@
 package hlo
 
+import "slices"
+
 // triangularSolve evaluates triangular-solve(a, b): X with op(a) X = b
 // (left_side=true) or X op(a) = b (left_side=false), op(a) being a or its
 // transpose (transpose_a=TRANSPOSE; ADJOINT is the same for real types),
@@ -27,6 +29,9 @@ func (e *Evaluator) triangularSolve(in *Instruction, ops []*Value) (*Value, erro
 	ad, bd := a.Shape.Dims, b.Shape.Dims
 	if len(ad) < 2 || len(bd) != len(ad) || ad[len(ad)-1] != ad[len(ad)-2] {
 		return nil, e.fail(in, "a must be [..., m, m] and b of its rank")
+	}
+	if in.Shape.IsTuple || !slices.Equal(in.Shape.Dims, bd) {
+		return nil, e.fail(in, "the result %s is not b's shape %s", in.Shape, b.Shape)
 	}
 	m := int(ad[len(ad)-1])
 	rows, cols := int(bd[len(bd)-2]), int(bd[len(bd)-1])

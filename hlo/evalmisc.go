@@ -172,6 +172,11 @@ func zerosLike(v *Value) *Value {
 	return newArray(v.Shape)
 }
 
+// minOperands are the operands the ops of evalMore read by position (a
+// module the fuzzer writes may give fewer; XLA's verifier would refuse it).
+var minOperands = map[string]int{"bitcast-convert": 1, "copy-start": 1, "copy-done": 1, "get-dimension-size": 1,
+	"set-dimension-size": 2, "domain": 1, "add-dependency": 1, "async-update": 1, "async-done": 1, "rng": 2}
+
 var collectives = opSet(`all-reduce all-gather reduce-scatter all-to-all collective-permute
 	all-reduce-start all-reduce-done all-gather-start all-gather-done collective-permute-start
 	collective-permute-done collective-broadcast`)
@@ -308,6 +313,9 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 		return v, true, err
 	}
 	op := in.Opcode
+	if n := minOperands[op]; len(ops) < n || collectives[op] && len(ops) == 0 {
+		return nil, true, e.fail(in, "takes at least %d operand(s), has %d", max(n, 1), len(ops))
+	}
 	var v *Value
 	var err error
 	switch {

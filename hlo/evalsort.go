@@ -150,6 +150,12 @@ func (e *Evaluator) topkOp(in *Instruction, ops []*Value) (*Value, error) {
 		largest = v == "true"
 	}
 	n := x.Shape.Dims[r-1]
+	want := append(slices.Clone(x.Shape.Dims[:r-1]), k)
+	for _, t := range in.Shape.Tuple {
+		if t.IsTuple || !slices.Equal(t.Dims, want) {
+			return nil, e.fail(in, "the result %s should be two arrays of dims %v", in.Shape, want)
+		}
+	}
 	rows := x.Shape.Elems() / max(n, 1)
 	vals := newArray(in.Shape.Tuple[0])
 	idx := newArray(in.Shape.Tuple[1])
