@@ -1216,7 +1216,22 @@ func (e *Evaluator) slice(in *Instruction, src *Value) (*Value, error) {
 func (e *Evaluator) constant(in *Instruction) (*Value, error) {
 	s := in.Shape
 	if s.IsTuple {
-		return nil, e.fail(in, "tuple constants are not supported by the evaluator yet")
+		if strings.TrimSpace(in.Literal) == "{...}" {
+			return zerosOf(s), nil
+		}
+		parts, ok := splitTupleLiteral(in.Literal)
+		if !ok || len(parts) != len(s.Tuple) {
+			return nil, e.fail(in, "the literal does not hold the %d elements of %s", len(s.Tuple), s)
+		}
+		t := &Value{Shape: s}
+		for i, p := range parts {
+			v, err := e.constant(&Instruction{Pos: in.Pos, Name: in.Name, Shape: s.Tuple[i], Opcode: "constant", Literal: p})
+			if err != nil {
+				return nil, err
+			}
+			t.Tuple = append(t.Tuple, v)
+		}
+		return t, nil
 	}
 	out := newArray(s)
 	lit := strings.TrimSpace(in.Literal)

@@ -146,7 +146,7 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 		}, maxVectorDotProducts)
 	}
 	canonicalDots := func(m *hlo.Module) error { return hlo.CanonicalizeDots(m, awkwardDot) }
-	for _, expand := range []func(*hlo.Module) error{hlo.ExpandGemmCalls, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.ExpandRngBitGenerators, hlo.ExpandMaps, hlo.ExpandTopKs, hlo.ExpandWidthBitcasts, hlo.NormalizeGathers, hlo.SplitVariadicScatters, hlo.NormalizeScatters, hlo.ExpandSelectAndScatters, hlo.ExpandRaggedDots, hlo.ExpandSorts, hlo.ExpandTotalOrderCompares, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, upcastDots, vectorDots, canonicalDots, hlo.ExpandGeneralReduces, splitReductions} {
+	for _, expand := range []func(*hlo.Module) error{hlo.SplitTupleConstants, hlo.ExpandGemmCalls, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.ExpandRngBitGenerators, hlo.ExpandMaps, hlo.ExpandTopKs, hlo.ExpandWidthBitcasts, hlo.NormalizeGathers, hlo.SplitVariadicScatters, hlo.NormalizeScatters, hlo.ExpandSelectAndScatters, hlo.ExpandRaggedDots, hlo.ExpandSorts, hlo.ExpandTotalOrderCompares, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, upcastDots, vectorDots, canonicalDots, hlo.ExpandGeneralReduces, splitReductions} {
 		if err := expand(m); err != nil {
 			if e, ok := err.(*hlo.ExpandError); ok {
 				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
