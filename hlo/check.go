@@ -81,7 +81,7 @@ func Check(ev *Evaluator, args, got []*Value) (*CheckReport, error) {
 		}
 	}
 	for seed := uint64(1); len(off) > 0 && seed <= NoiseSamples; seed++ {
-		mc := &Evaluator{File: ev.File, M: ev.M, MaxWhileIterations: ev.MaxWhileIterations,
+		mc := &Evaluator{File: ev.File, M: ev.M, MaxWhileIterations: ev.MaxWhileIterations, MaxHeapBytes: ev.MaxHeapBytes,
 			MaxLiveElements: ev.MaxLiveElements, Seed: ev.Seed, Perturb: seed}
 		perturbed, err := outputsOf(mc, args)
 		if err != nil {

@@ -42,6 +42,10 @@ type Evaluator struct {
 	// DefaultMaxLiveElements): beyond it evaluation stops with an error
 	// instead of exhausting the host's memory.
 	MaxLiveElements int64
+	// MaxHeapBytes, when not 0, bounds the Go heap itself (values,
+	// temporaries, garbage not yet collected): over it even after a
+	// collection, evaluation stops with an error (evalheap.go).
+	MaxHeapBytes int64
 
 	// Seed seeds the generator of the rng op.
 	Seed uint64
@@ -56,6 +60,8 @@ type Evaluator struct {
 	plan    map[*Computation]*plan
 	current *Instruction // being evaluated, for errors
 	rng     *rand.Rand
+
+	sinceHeapCheck int // instructions since the heap was last checked
 }
 
 // plan is what call needs to know about a computation, computed once (a
@@ -383,6 +389,9 @@ func (e *Evaluator) callPacked(c *Computation, args []*Value) (*Value, error) {
 		e.packIdle(vals, pl, c, i, in.Name)
 		for _, o := range in.Operands {
 			e.packIdle(vals, pl, c, i, o.Name)
+		}
+		if err := e.checkHeap(in, largeValue(v)); err != nil {
+			return nil, err
 		}
 	}
 	if c.Root == nil {

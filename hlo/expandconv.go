@@ -289,18 +289,24 @@ func (x *rewriter) dotOperands(a, b *Instruction, acc string) (*Instruction, *In
 
 // dense is an ungrouped convolution: Lp[B, S..., F] * R[K..., F, O] ->
 // [B, P..., O] in the accumulation type, as a sum of dots over kernel
-// positions or a stack of dots over output positions, whichever is fewer.
+// positions or a stack of dots over output positions, whichever is fewer;
+// a loop over the kernel positions when both are many.
 func (x *rewriter) dense(g geometry, Lp, R *Instruction) *Instruction {
 	n := g.n
 	B, O := Lp.Shape.Dims[0], R.Shape.Dims[n+1]
+	dims := append(append([]int64{B}, g.P...), O)
+	term := func(b *rewriter, X, W *Instruction) *Instruction {
+		X, W = b.dotOperands(X, W, g.acc)
+		return b.emit("dot", g.acc, dims, []*Instruction{X, W},
+			"lhs_contracting_dims", intsText([]int64{int64(n + 1)}), "rhs_contracting_dims", "{0}")
+	}
+	if min(prod(g.K), prod(g.P)) > maxUnrolledTaps {
+		return x.tapLoop(g, Lp, R, dims, term)
+	}
 	if prod(g.K) <= prod(g.P) {
 		var sum *Instruction
 		for _, k := range positions(g.K) {
-			X, W := x.dotOperands(x.windowSlice(g, Lp, k, true), x.kernelAt(g, R, k), g.acc)
-			dims := append(append([]int64{B}, g.P...), O)
-			D := x.emit("dot", g.acc, dims, []*Instruction{X, W},
-				"lhs_contracting_dims", intsText([]int64{int64(n + 1)}), "rhs_contracting_dims", "{0}")
-			sum = x.binary("add", sum, D)
+			sum = x.binary("add", sum, term(x, x.windowSlice(g, Lp, k, true), x.kernelAt(g, R, k)))
 		}
 		return sum
 	}
@@ -343,20 +349,23 @@ func (x *rewriter) depthwise(g geometry, Lp, R *Instruction, G int64) *Instructi
 	B, O := Lp.Shape.Dims[0], R.Shape.Dims[n+1]
 	Og := O / G
 	out := append(append([]int64{B}, g.P...), O)
+	term := func(b *rewriter, X, W *Instruction) *Instruction {
+		X = b.convert(X, g.acc)
+		W = b.convert(b.reshape(W, []int64{O}), g.acc)
+		if Og == 1 {
+			return b.binary("multiply", X, b.broadcast(W, out, []int64{int64(n + 1)}))
+		}
+		wide := append(append([]int64{B}, g.P...), G, Og)
+		Xb := b.broadcast(X, wide, iota64(0, n+2))
+		Wb := b.broadcast(b.reshape(W, []int64{G, Og}), wide, []int64{int64(n + 1), int64(n + 2)})
+		return b.reshape(b.binary("multiply", Xb, Wb), out)
+	}
+	if prod(g.K) > maxUnrolledTaps {
+		return x.tapLoop(g, Lp, R, out, term)
+	}
 	var sum *Instruction
 	for _, k := range positions(g.K) {
-		X := x.convert(x.windowSlice(g, Lp, k, true), g.acc)
-		W := x.convert(x.reshape(x.kernelAt(g, R, k), []int64{O}), g.acc)
-		var term *Instruction
-		if Og == 1 {
-			term = x.binary("multiply", X, x.broadcast(W, out, []int64{int64(n + 1)}))
-		} else {
-			wide := append(append([]int64{B}, g.P...), G, Og)
-			Xb := x.broadcast(X, wide, iota64(0, n+2))
-			Wb := x.broadcast(x.reshape(W, []int64{G, Og}), wide, []int64{int64(n + 1), int64(n + 2)})
-			term = x.reshape(x.binary("multiply", Xb, Wb), out)
-		}
-		sum = x.binary("add", sum, term)
+		sum = x.binary("add", sum, term(x, x.windowSlice(g, Lp, k, true), x.kernelAt(g, R, k)))
 	}
 	return sum
 }
@@ -368,7 +377,7 @@ func (x *rewriter) depthwise(g geometry, Lp, R *Instruction, G int64) *Instructi
 func (x *rewriter) depthwiseBatchGroups(g geometry, Lp, R *Instruction) *Instruction {
 	n := g.n
 	G := Lp.Shape.Dims[0]
-	if prod(g.P) <= prod(g.K) {
+	if prod(g.P) <= prod(g.K) && prod(g.P) <= maxUnrolledTaps {
 		// Per output position: the whole window at once.
 		Rt := x.convert(x.transpose(R, append(append([]int64{int64(n + 1)}, iota64(0, n)...), int64(n))), g.acc)
 		var pieces []*Instruction
@@ -381,12 +390,19 @@ func (x *rewriter) depthwiseBatchGroups(g geometry, Lp, R *Instruction) *Instruc
 	}
 	// Per kernel position: every output position at once.
 	wide := append(append([]int64{G}, g.P...), Lp.Shape.Dims[n+1])
+	term := func(b *rewriter, X, W *Instruction) *Instruction {
+		X = b.convert(X, g.acc)
+		W = b.convert(b.transpose(W, []int64{1, 0}), g.acc) // [G, F]
+		prodK := b.binary("multiply", X, b.broadcast(W, wide, []int64{0, int64(n + 1)}))
+		return b.reduceSum(prodK, []int64{int64(n + 1)})
+	}
 	var sum *Instruction
-	for _, k := range positions(g.K) {
-		X := x.convert(x.windowSlice(g, Lp, k, true), g.acc)
-		W := x.convert(x.transpose(x.kernelAt(g, R, k), []int64{1, 0}), g.acc) // [G, F]
-		prodK := x.binary("multiply", X, x.broadcast(W, wide, []int64{0, int64(n + 1)}))
-		sum = x.binary("add", sum, x.reduceSum(prodK, []int64{int64(n + 1)}))
+	if prod(g.K) > maxUnrolledTaps {
+		sum = x.tapLoop(g, Lp, R, append([]int64{G}, g.P...), term)
+	} else {
+		for _, k := range positions(g.K) {
+			sum = x.binary("add", sum, term(x, x.windowSlice(g, Lp, k, true), x.kernelAt(g, R, k)))
+		}
 	}
 	// [G, P...] -> [1, P..., G]
 	t := x.transpose(sum, append(iota64(1, n+1), 0))

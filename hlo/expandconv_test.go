@@ -139,11 +139,76 @@ func TestExpandXLATests(t *testing.T) {
 			if err != nil {
 				return
 			}
-			got, err := (&Evaluator{File: name, M: again, MaxLiveElements: 1 << 22, MaxWhileIterations: 100}).Run(args)
+			// The expansion adds loops of its own (a convolution's taps).
+			got, err := (&Evaluator{File: name, M: again, MaxLiveElements: 1 << 22, MaxWhileIterations: 1 << 20}).Run(args)
 			require.NoError(t, err, name)
 			requireClose(t, name, want, got)
 			checked++
 		})
 		t.Logf("%s: %d verified XLA-test modules expanded; %d evaluated within tolerance", k.marker, n, checked)
 	}
+}
+
+// TestExpandConvolutionTapLoops: with every convolution's taps in a loop,
+// each case still evaluates as the convolution does, and to the same bits
+// as the straight-line expansion (the loop sums in the same order, from
+// the additive identity) where that too sums over the taps; the weight
+// gradients, whose straight-line form is one dot per output position,
+// sum in another order.
+func TestExpandConvolutionTapLoops(t *testing.T) {
+	perOutput := map[string]bool{"weight gradient": true, "weight gradient padded": true,
+		"depthwise weight gradient": true, "depthwise weight gradient dilated": true}
+	for _, c := range expandConvCases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := Parse(c.name, c.text)
+			require.NoError(t, err)
+			args, err := RandomArgs(m, 7)
+			require.NoError(t, err)
+			unrolled := m.Clone()
+			require.NoError(t, ExpandConvolutions(unrolled))
+			want, err := (&Evaluator{File: c.name, M: unrolled}).Run(args)
+			require.NoError(t, err)
+
+			defer func(n int64) { maxUnrolledTaps = n }(maxUnrolledTaps)
+			// 0: one tap per iteration; 2: the last dim's taps unrolled
+			// where there are at most 2.
+			for _, unroll := range []int64{0, 2} {
+				maxUnrolledTaps = unroll
+				checkExpanded(t, c.name, c.text, ExpandConvolutions)
+				looped := m.Clone()
+				require.NoError(t, ExpandConvolutions(looped))
+				got, err := (&Evaluator{File: c.name, M: looped}).Run(args)
+				require.NoError(t, err)
+				if !perOutput[c.name] {
+					requireSameBits(t, c.name, want, got)
+				}
+			}
+		})
+	}
+}
+
+// TestExpandConvolutionLoopSize: a 30x30 window (XLA's
+// swap_conv_operands_test) expands into a loop over the window's rows of
+// 30 dots (one row of taps), not 900 dots.
+func TestExpandConvolutionLoopSize(t *testing.T) {
+	m, err := Parse("swap.hlo", convModule("f32[512,128,3,3]", "f32[1,30,30,512]", "f32[1,32,32,128]",
+		"window={size=30x30 pad=29_29x29_29}, dim_labels=fb01_o01i->f01b"))
+	require.NoError(t, err)
+	require.NoError(t, ExpandConvolutions(m))
+	dots, whiles := 0, 0
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			switch in.Opcode {
+			case "dot":
+				dots++
+			case "while":
+				whiles++
+				n, ok := KnownTripCount(in)
+				require.True(t, ok)
+				require.EqualValues(t, 30, n)
+			}
+		}
+	}
+	require.Equal(t, 30, dots)
+	require.Equal(t, 1, whiles)
 }

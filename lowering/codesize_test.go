@@ -30,16 +30,11 @@ const (
 
 // knownLarge are the compilations still over a limit (issue 21), as a
 // ratchet: one more fails the test, and so does one of these coming under
-// the limits (take it off the list). Convolutions are lowered one dot per
-// window tap (thousands of kernels), a reduce-window with lhs dilation
-// unrolls its taps per tile, and runs of batches (an lhs dim the rhs does
-// not have, walked like a batch dim) are each a batch loop, not one loop.
+// the limits (take it off the list). Runs of batches (an lhs dim the rhs
+// does not have, walked like a batch dim) are each a batch loop, not one
+// loop.
 var knownLarge = map[string]bool{
-	"xla/service/spmd/spmd_partitioner_test.cc:4408 on teach16":        true, // reduce-window, lhs_dilate 3: 403,041
-	"xla/service/spmd/spmd_partitioner_test.cc:4408 on tpuv4core":      true, // the same: 400,437
-	"xla/service/spmd/spmd_partitioner_test.cc:5664 on tpuv4core":      true, // 32 runs of 24 batches of a 39,296-column dot: 143,051
-	"xla/service/gpu/tests/swap_conv_operands_test.cc:49 on tpuv4core": true, // 30x30-tap convolution, 4,503 kernels: 239,675
-	"xla/service/spmd/spmd_partitioner_test.cc:1044 on tpuv4core":      true, // dilated 3-D convolution, 5,765 kernels: 225,947
+	"xla/service/spmd/spmd_partitioner_test.cc:5664 on tpuv4core": true, // 32 runs of 24 batches of a 39,296-column dot: 143,051
 }
 
 func TestXLATestCodeSize(t *testing.T) {

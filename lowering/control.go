@@ -25,6 +25,10 @@ const condWord = 0
 // computation only. It returns the root's value.
 func (c *compiler) subComputation(fc *hlo.Computation, args []*value, scope string) (*value, error) {
 	scoped := func(n string) string { return scope + "/" + n }
+	// Only the entry's values are reference-counted: a loop in here
+	// copies its initial values.
+	defer func(d []string) { c.dyingNow = d }(c.dyingNow)
+	c.dyingNow = nil
 	// Values that die inside the computation give their HBM back, as in
 	// the entry computation. This is safe in loop bodies too: a body runs
 	// its instructions in order every iteration, and what crosses
@@ -234,7 +238,10 @@ func (c *compiler) whileLoop(in *hlo.Instruction) error {
 		return err
 	}
 	init := c.bufs[in.Operands[0].Name]
-	state, err := c.alloc(in, in.Shape, "")
+	if init == nil {
+		return c.fail(in, "the loop's initial value has no value")
+	}
+	state, err := c.loopState(in, in.Shape, init, map[string]bool{})
 	if err != nil {
 		return err
 	}

@@ -292,6 +292,10 @@ type compiler struct {
 	// buffer is never written, and a computation's parameter bound to it
 	// (a nested fusion's, a branch's) is the same *value.
 	literals map[*value]string
+	// dyingNow names the entry values whose last reader is the entry
+	// instruction being lowered (nil inside called computations): a
+	// while may take their tensors as its loop state (loopState).
+	dyingNow []string
 }
 
 func (c *compiler) fail(in *hlo.Instruction, format string, a ...any) error {
@@ -493,7 +497,10 @@ func (c *compiler) entry() error {
 		if in.Opcode == "parameter" {
 			continue
 		}
-		if err := c.instruction(in); err != nil {
+		c.dyingNow = dying[i]
+		err := c.instruction(in)
+		c.dyingNow = nil
+		if err != nil {
 			return err
 		}
 		if v := c.bufs[in.Name]; v != nil {

@@ -325,16 +325,26 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	}
 	// Passes whose offsets all advance by a fixed step run as a counted
 	// loop (r31) rather than unrolled: a depthwise convolution's 96
-	// images are one loop body, not 96 copies of it.
+	// images are one loop body, not 96 copies of it. Passes over two
+	// dims (offsets affine in each: n1 runs of n2) run as two nested
+	// loops, the outer one counting in the first free register.
+	step := func(a *hbmAccess, k int) int64 { return outerAt(a, k) - outerAt(a, k-1) }
 	looped := passes > 2
 	for _, a := range accesses {
 		if a.reg == 0 {
 			continue
 		}
 		for k := 2; k < passes; k++ {
-			if outerAt(a, k)-outerAt(a, k-1) != outerAt(a, 1)-outerAt(a, 0) {
+			if step(a, k) != step(a, 1) {
 				looped = false
 			}
+		}
+	}
+	inner := passes // passes per run of the inner loop
+	outerReg := 0
+	if !looped && passes > 2 && reg <= 29 {
+		if n2 := nestedPasses(accesses, passes, outerAt); n2 > 0 {
+			looped, inner, outerReg = true, n2, reg
 		}
 	}
 	if looped {
@@ -344,7 +354,11 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 				emit(in, "li      r%d, %d", a.reg, outerAt(a, 0))
 			}
 		}
-		emit(in, "li      r31, %d", sp.passes)
+		if outerReg != 0 {
+			emit(in, "li      r%d, %d", outerReg, sp.passes/inner)
+			fmt.Fprintf(w, "%s_run:\n", label)
+		}
+		emit(in, "li      r31, %d", inner)
 		fmt.Fprintf(w, "%s_pass:\n", label)
 	}
 	for pass := 0; pass < passes; pass++ {
@@ -382,15 +396,60 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 				ntiles++
 			}
 			for _, a := range accesses {
-				if step := outerAt(a, 1) - outerAt(a, 0) - ntiles*a.adv; a.reg != 0 && step != 0 {
-					emit(in, "addi    r%d, r%d, %d", a.reg, a.reg, step)
+				if d := step(a, 1) - ntiles*a.adv; a.reg != 0 && d != 0 {
+					emit(in, "addi    r%d, r%d, %d", a.reg, a.reg, d)
 				}
 			}
 			emit(in, "loop    r31, %s_pass", label)
+			if outerReg != 0 {
+				// From where the inner loop left the offsets (inner passes
+				// on) to the next run's start.
+				for _, a := range accesses {
+					if d := outerAt(a, inner) - outerAt(a, 0) - int64(inner)*step(a, 1); a.reg != 0 && d != 0 {
+						emit(in, "addi    r%d, r%d, %d", a.reg, a.reg, d)
+					}
+				}
+				emit(in, "loop    r%d, %s_run", outerReg, label)
+			}
 		}
 	}
 	emit(in, "barrier")
 	return nil
+}
+
+// nestedPasses finds n2 for passes walked as n1 runs of n2 whose every
+// access's offsets are affine in both (outer[i*n2+j] = outer[0] +
+// i*outer[n2] + j*outer[1], relative to outer[0]); 0 when there is no
+// such n2 (or only the trivial ones).
+func nestedPasses(accesses []*hbmAccess, passes int, outerAt func(*hbmAccess, int) int64) int {
+	n2 := passes
+	for _, a := range accesses {
+		if a.reg == 0 {
+			continue
+		}
+		for k := 2; k < n2; k++ {
+			if outerAt(a, k)-outerAt(a, k-1) != outerAt(a, 1)-outerAt(a, 0) {
+				n2 = k
+				break
+			}
+		}
+	}
+	if n2 < 2 || n2 >= passes || passes%n2 != 0 {
+		return 0
+	}
+	for _, a := range accesses {
+		if a.reg == 0 {
+			continue
+		}
+		o0 := outerAt(a, 0)
+		s1, s2 := outerAt(a, n2)-o0, outerAt(a, 1)-o0
+		for k := 0; k < passes; k++ {
+			if outerAt(a, k) != o0+int64(k/n2)*s1+int64(k%n2)*s2 {
+				return 0
+			}
+		}
+	}
+	return n2
 }
 
 // storeAccess writes the result rows: row-major, one pass after another.

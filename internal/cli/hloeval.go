@@ -56,12 +56,13 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 				return usagef("--max-memory %s: %v", memory, err)
 			}
 			limitMemoryTo(limit)
+			heap := limit + evalOverhead
 			limit /= 8 // float64 elements
 			vals, err := hloArgs(m, ins, seed, cmd.Flags().Changed("random-inputs"), limit)
 			if err != nil {
 				return err
 			}
-			out, err := (&hlo.Evaluator{File: args[0], M: m, MaxLiveElements: limit, Seed: uint64(seed), Perturb: perturb}).Run(vals)
+			out, err := (&hlo.Evaluator{File: args[0], M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Seed: uint64(seed), Perturb: perturb}).Run(vals)
 			if err != nil {
 				return err
 			}

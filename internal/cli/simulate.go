@@ -264,7 +264,10 @@ func writeKernelTable(w io.Writer, ks []runtime.KernelStats) error {
 // alone moves it nearly as far.
 func checkOutputs(w io.Writer, file string, m *hlo.Module, args []*hlo.Value, got []*hlo.Value, limit int64) error {
 	start := time.Now()
-	rep, err := hlo.Check(&hlo.Evaluator{File: file, M: m, MaxLiveElements: limit}, args, got)
+	// The heap may grow by the values' budget and the evaluator's working
+	// room over what the simulation left in it.
+	heap := hlo.HeapBytes() + limit*8 + evalOverhead
+	rep, err := hlo.Check(&hlo.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap}, args, got)
 	if err != nil {
 		return fmt.Errorf("--check: the reference evaluator failed: %v", err)
 	}
