@@ -12,6 +12,10 @@ import (
 //   - operands of two types whose values the result's (float) type holds
 //     exactly (bf16 x f32, s8 x bf16 into f32, ...) are converted to the
 //     result's type first, as XLA computes a mixed dot in the result type;
+//   - 4-bit integer operands (with each other or with 8-bit ones) are
+//     converted to s8, exactly, for a unit that multiplies s8: int4
+//     weights run at the unit's 8-bit rate (no unit modelled here
+//     multiplies 4-bit integers faster);
 //   - a dot of a type the matrix unit does not multiply (16- and 32-bit
 //     integers, u8 on an s8 unit, pred, f64) becomes the products
 //     broadcast over (batch, lhs free, rhs free, contracting) dims and a
@@ -36,6 +40,11 @@ func ExpandVectorDots(m *Module, mxu func(elem string) bool, maxProducts int64) 
 		}
 		if a.Shape.Elem != b.Shape.Elem && isFloat(res) && mxu(res) && holdsExactly(res, a.Shape.Elem) && holdsExactly(res, b.Shape.Elem) {
 			d := x.emit("dot", res, in.Shape.Dims, []*Instruction{x.convert(a, res), x.convert(b, res)})
+			d.Attrs = in.Attrs
+			return nil
+		}
+		if int4(a.Shape.Elem, b.Shape.Elem) && mxu("s8") {
+			d := x.emit("dot", res, in.Shape.Dims, []*Instruction{x.convert(a, "s8"), x.convert(b, "s8")})
 			d.Attrs = in.Attrs
 			return nil
 		}
@@ -106,15 +115,22 @@ func ExpandVectorDots(m *Module, mxu func(elem string) bool, maxProducts int64) 
 	})
 }
 
+// int4 reports whether a dot of types a and b takes a 4-bit integer and
+// otherwise only integers s8 holds: s4, u4, s8 (u8's 255 is not an s8).
+func int4(a, b string) bool {
+	in8 := func(e string) bool { return e == "s4" || e == "u4" || e == "s8" }
+	return (a == "s4" || a == "u4" || b == "s4" || b == "u4") && in8(a) && in8(b)
+}
+
 // holdsExactly: every value of elem is a value of float type into.
 func holdsExactly(into, elem string) bool {
 	switch into {
 	case "f64":
 		return elem != "s64" && elem != "u64"
 	case "f32":
-		return elem == "f32" || elem == "f16" || elem == "bf16" || elem == "pred" || elem == "s8" || elem == "u8" || elem == "s16" || elem == "u16"
+		return elem == "f32" || elem == "f16" || elem == "bf16" || elem == "pred" || elem == "s8" || elem == "u8" || elem == "s16" || elem == "u16" || elem == "s4" || elem == "u4"
 	case "bf16", "f16":
-		return elem == into || elem == "pred" || elem == "s8" || elem == "u8"
+		return elem == into || elem == "pred" || elem == "s8" || elem == "u8" || elem == "s4" || elem == "u4"
 	}
 	return false
 }

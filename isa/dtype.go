@@ -33,17 +33,22 @@ const (
 	F8E4M3B11FNUZ
 	F8E4M3
 	F8E3M4
+	// The 4-bit integers, stored one per byte (not packed two per byte as
+	// XLA's TPU layouts do): loads sign- or zero-extend the low nibble,
+	// stores saturate to the 4-bit range as every integer store does.
+	S4
+	U4
 	numDTypes
 )
 
 var dtypeNames = [...]string{"invalid", "f32", "bf16", "f16", "s32", "s8", "u8", "pred", "u32", "s64", "u64", "s16", "u16", "f64",
-	"f8e5m2", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3b11fnuz", "f8e4m3", "f8e3m4"}
-var dtypeSizes = [...]int{0, 4, 2, 2, 4, 1, 1, 1, 4, 8, 8, 2, 2, 8, 1, 1, 1, 1, 1, 1, 1}
+	"f8e5m2", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3b11fnuz", "f8e4m3", "f8e3m4", "s4", "u4"}
+var dtypeSizes = [...]int{0, 4, 2, 2, 4, 1, 1, 1, 4, 8, 8, 2, 2, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1}
 
 // DTypes lists every valid dtype in encoding order.
 func DTypes() []DType {
 	return []DType{F32, BF16, F16, S32, S8, U8, Pred, U32, S64, U64, S16, U16, F64,
-		F8E5M2, F8E4M3FN, F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ, F8E4M3, F8E3M4}
+		F8E5M2, F8E4M3FN, F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ, F8E4M3, F8E3M4, S4, U4}
 }
 
 // IsF8 reports whether d is one of the 8-bit float formats.
@@ -62,6 +67,15 @@ func (d DType) String() string {
 // Valid reports whether d is a defined dtype.
 func (d DType) Valid() bool { return d > DTypeInvalid && d < numDTypes }
 
+// Width is the element's width in bits: 8 times Size, except for the
+// 4-bit integers, stored one per byte.
+func (d DType) Width() int {
+	if d == S4 || d == U4 {
+		return 4
+	}
+	return 8 * d.Size()
+}
+
 // Size is the element size in bytes.
 func (d DType) Size() int {
 	if d.Valid() {
@@ -75,7 +89,7 @@ func (d DType) IsFloat() bool { return d == F32 || d == BF16 || d == F16 || d ==
 
 // IsInt reports whether d is an integer type (pred counts as integer).
 func (d DType) IsInt() bool {
-	return d == S32 || d == S8 || d == U8 || d == Pred || d == U32 || d == S64 || d == U64 || d == S16 || d == U16
+	return d == S32 || d == S8 || d == U8 || d == Pred || d == U32 || d == S64 || d == U64 || d == S16 || d == U16 || d == S4 || d == U4
 }
 
 // IsWide reports whether d is a 64-bit integer. Its values travel as
@@ -84,7 +98,7 @@ func (d DType) IsInt() bool {
 func (d DType) IsWide() bool { return d == S64 || d == U64 }
 
 // IsSigned reports whether integer type d is signed.
-func (d DType) IsSigned() bool { return d == S32 || d == S8 || d == S64 || d == S16 }
+func (d DType) IsSigned() bool { return d == S32 || d == S8 || d == S64 || d == S16 || d == S4 }
 
 // Bits returns the two's-complement bits of value v of integer dtype d,
 // sign- or zero-extended to 64 bits.
@@ -116,6 +130,10 @@ func FromBits(d DType, u uint64) float64 {
 		return float64(int8(u))
 	case U8:
 		return float64(uint8(u))
+	case S4:
+		return float64(int8(uint8(u)<<4) >> 4)
+	case U4:
+		return float64(u & 15)
 	case Pred:
 		if u != 0 {
 			return 1
@@ -278,6 +296,10 @@ func Round(d DType, v float64) float64 {
 		return saturate(v, math.MinInt8, math.MaxInt8)
 	case U8:
 		return saturate(v, 0, math.MaxUint8)
+	case S4:
+		return saturate(v, -8, 7)
+	case U4:
+		return saturate(v, 0, 15)
 	case U32:
 		return saturate(v, 0, math.MaxUint32)
 	case S64, U64:
@@ -331,9 +353,9 @@ func StoreElem(d DType, b []byte, v float64) {
 	case U16:
 		u := uint16(v)
 		b[0], b[1] = byte(u), byte(u>>8)
-	case S8:
+	case S8, S4:
 		b[0] = byte(int8(v))
-	case U8, Pred:
+	case U8, Pred, U4:
 		b[0] = byte(uint8(v))
 	case U32:
 		u := uint32(v)
@@ -369,6 +391,10 @@ func LoadElem(d DType, b []byte) float64 {
 		return float64(int8(b[0]))
 	case U8:
 		return float64(b[0])
+	case S4:
+		return float64(int8(b[0]<<4) >> 4)
+	case U4:
+		return float64(b[0] & 15)
 	case Pred:
 		if b[0] != 0 {
 			return 1

@@ -237,8 +237,35 @@ func TestRoundCasts(t *testing.T) {
 		{isa.U8, -3, 0}, {isa.U8, 255.5, 255}, {isa.S32, 3e9, math.MaxInt32}, {isa.S32, -2.9, -2},
 		{isa.Pred, -0.1, 1}, {isa.Pred, 0, 0}, {isa.Pred, math.NaN(), 1},
 		{isa.F32, 1 + 1e-9, 1}, {isa.BF16, 1 + 1.0/256, 1}, {isa.F16, 1 + 1.0/2048, 1},
+		{isa.S4, 7.9, 7}, {isa.S4, -8.5, -8}, {isa.S4, 100, 7}, {isa.S4, math.NaN(), 0},
+		{isa.U4, -1, 0}, {isa.U4, 15.9, 15}, {isa.U4, 16, 15},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.want, isa.Round(c.d, c.in), "%s(%v)", c.d, c.in)
 	}
+}
+
+// TestInt4Storage: the 4-bit integers take a byte each; every value stores
+// and loads back, a load reads the low nibble (sign-extended for s4), and
+// FromBits wraps to 4 bits as integer conversions do.
+func TestInt4Storage(t *testing.T) {
+	for _, c := range []struct {
+		d      isa.DType
+		lo, hi int
+	}{{isa.S4, -8, 7}, {isa.U4, 0, 15}} {
+		require.Equal(t, 1, c.d.Size())
+		require.Equal(t, 4, c.d.Width())
+		require.True(t, c.d.IsInt())
+		require.Equal(t, c.lo < 0, c.d.IsSigned())
+		for v := c.lo; v <= c.hi; v++ {
+			b := []byte{0}
+			isa.StoreElem(c.d, b, float64(v))
+			require.Equal(t, float64(v), isa.LoadElem(c.d, b), "%s %d", c.d, v)
+			require.Equal(t, float64(v), isa.LoadElem(c.d, []byte{b[0]&15 | 0xa0}), "%s %d: the high nibble is not the value's", c.d, v)
+		}
+	}
+	require.Equal(t, -8.0, isa.FromBits(isa.S4, 8))
+	require.Equal(t, 4.0, isa.FromBits(isa.S4, 20))
+	require.Equal(t, -1.0, isa.FromBits(isa.S4, 0xff))
+	require.Equal(t, 15.0, isa.FromBits(isa.U4, 0xff))
 }

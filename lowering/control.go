@@ -210,6 +210,11 @@ func (c *compiler) loadIntFrom(at *hlo.Instruction, base string, addr int64, dt 
 		emit("andi    r1, r1, 65535")
 	case isa.U8, isa.Pred:
 		emit("andi    r1, r1, 255")
+	case isa.S4:
+		emit("shli    r1, r1, 28")
+		emit("srai    r1, r1, 28")
+	case isa.U4:
+		emit("andi    r1, r1, 15")
 	case isa.U32:
 		emit("bge     r1, r0, %s", done)
 		emit("li      r1, 0x7fffffff")

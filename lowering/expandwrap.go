@@ -8,11 +8,11 @@ import (
 	"github.com/pulse-sim/pulse/isa"
 )
 
-// 8- and 16-bit integer arithmetic wraps around in XLA; the vector unit computes
-// in s32 and saturates when it stores a narrower type. So the op runs into
-// an s32 scratch tile and is wrapped to 8 bits there — the low byte,
-// sign-extended for s8: ((v + 128) & 255) - 128, and the same with 16 bits
-// — before the store, which
+// 4-, 8- and 16-bit integer arithmetic wraps around in XLA; the vector unit
+// computes in s32 and saturates when it stores a narrower type. So the op
+// runs into an s32 scratch tile and is wrapped to the type's width there —
+// the low byte, sign-extended for s8: ((v + 128) & 255) - 128, and the same
+// with 4 or 16 bits — before the store, which
 // then has nothing to saturate. Shifts right take the variant whose s32
 // form agrees with the 8-bit one (logical for u8, arithmetic for s8).
 
@@ -21,8 +21,8 @@ var wrapOps = map[string]string{
 	"negate": "vneg", "abs": "vabs", "shift-left": "vshl", "power": "vpow",
 }
 
-// expansionOf is b's expansion: its op's own, or for 8-bit integer
-// arithmetic the op in s32 wrapped back to 8 or 16 bits.
+// expansionOf is b's expansion: its op's own, or for 4-, 8- or 16-bit
+// integer arithmetic the op in s32 wrapped back to the type's width.
 func expansionOf(b *hlo.Instruction) (expansion, bool) {
 	if b.Opcode == "reduce-precision" && precisionHolds(b) {
 		// A format with at least the type's exponent and mantissa bits
@@ -45,20 +45,20 @@ func expansionOf(b *hlo.Instruction) (expansion, bool) {
 		return e, true
 	}
 	dt, ok := dtypeOf(b.Shape.Elem)
-	if !ok || dt != isa.S8 && dt != isa.U8 && dt != isa.S16 && dt != isa.U16 {
+	if !ok || dt != isa.S8 && dt != isa.U8 && dt != isa.S16 && dt != isa.U16 && dt != isa.S4 && dt != isa.U4 {
 		return expansion{}, false
 	}
 	mn, ok := wrapOps[b.Opcode]
 	switch {
 	case b.Opcode == "convert" && narrowConvert(b):
 		mn, ok = "vcvt", true
-	case b.Opcode == "shift-right-arithmetic" && (dt == isa.U8 || dt == isa.U16):
+	case b.Opcode == "shift-right-arithmetic" && !dt.IsSigned():
 		return sraUnsigned(dt), true
-	case b.Opcode == "shift-right-logical" && (dt == isa.U8 || dt == isa.U16):
+	case b.Opcode == "shift-right-logical" && !dt.IsSigned():
 		mn, ok = "vshr", true
-	case b.Opcode == "not" && (dt == isa.U8 || dt == isa.U16):
+	case b.Opcode == "not" && !dt.IsSigned():
 		mn, ok = "vnot", true // ~x of a u8 is negative in s32
-	case b.Opcode == "shift-right-arithmetic" && (dt == isa.S8 || dt == isa.S16):
+	case b.Opcode == "shift-right-arithmetic" && dt.IsSigned():
 		mn, ok = "vsra", true
 	}
 	if !ok {
@@ -75,7 +75,7 @@ func expansionOf(b *hlo.Instruction) (expansion, bool) {
 // dst (k is an s32 scratch tile of v's shape): the low bits, sign-extended
 // for a signed type, ((v + half) & mask) - half.
 func wrapInto(dt isa.DType, dst, v, k string) []string {
-	half := 1 << (8*dt.Size() - 1) // 128 or 32768
+	half := 1 << (dt.Width() - 1) // 8, 128 or 32768
 	mask := fmt.Sprint(2*half - 1)
 	var seq []string
 	if dt.IsSigned() {
@@ -94,7 +94,7 @@ func wrapInto(dt isa.DType, dst, v, k string) []string {
 // (((v + half) & mask) - half), shifted arithmetically (the sign fills at
 // and past the width), and wrapped back to the unsigned width.
 func sraUnsigned(dt isa.DType) expansion {
-	half := 1 << (8*dt.Size() - 1)
+	half := 1 << (dt.Width() - 1)
 	mask := fmt.Sprint(2*half - 1)
 	return expansion{scratch: []string{"s32", "s32"}, emit: func(dst string, args, t []string) []string {
 		v, k := t[0], t[1]
@@ -121,7 +121,7 @@ func narrowConvert(b *hlo.Instruction) bool {
 	fd, ok1 := dtypeOf(b.Operands[0].Shape.Elem)
 	td, ok2 := dtypeOf(b.Shape.Elem)
 	legacy := func(d isa.DType) bool {
-		return d == isa.S32 || d == isa.S16 || d == isa.U16 || d == isa.S8 || d == isa.U8
+		return d == isa.S32 || d == isa.S16 || d == isa.U16 || d == isa.S8 || d == isa.U8 || d == isa.S4 || d == isa.U4
 	}
 	return ok1 && ok2 && legacy(fd) && legacy(td) && convertWraps(fd, td)
 }
@@ -133,12 +133,12 @@ func narrowConvert(b *hlo.Instruction) bool {
 // u8 255 is s8 -1).
 func convertWraps(fd, td isa.DType) bool {
 	switch {
-	case td.Size() < fd.Size():
+	case td.Width() < fd.Width():
 		return true
 	case fd.IsSigned() && !td.IsSigned():
 		return true
 	case !fd.IsSigned() && td.IsSigned():
-		return td.Size() == fd.Size()
+		return td.Width() == fd.Width()
 	}
 	return false
 }
@@ -196,7 +196,7 @@ func remainderInt(dt isa.DType) expansion {
 // popcnt counts the set bits of each element's own width, SWAR style on s32
 // lanes: pairs, nibbles, bytes, then the bytes summed by a multiply.
 func popcnt(dt isa.DType) expansion {
-	mask := fmt.Sprint(uint32(1<<(8*dt.Size()) - 1))
+	mask := fmt.Sprint(uint32(1<<dt.Width() - 1))
 	if dt.Size() == 4 {
 		mask = "-1"
 	}

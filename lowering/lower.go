@@ -316,6 +316,15 @@ func (c *compiler) tensorName(hloName string) string {
 	return n
 }
 
+// dtypeNames lists the ISA's dtypes, for the message that refuses another.
+func dtypeNames() string {
+	var names []string
+	for _, d := range isa.DTypes() {
+		names = append(names, d.String())
+	}
+	return strings.Join(names, ", ")
+}
+
 // dtypeOf maps an HLO element type to an ISA dtype.
 func dtypeOf(elem string) (isa.DType, bool) {
 	return isa.ParseDType(elem)
@@ -340,7 +349,7 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	}
 	dt, ok := dtypeOf(s.Elem)
 	if !ok {
-		return nil, c.fail(in, "element type %s has no Pulse dtype (f64, f32, bf16, f16, s32, s16, u16, s8, u8, pred, u32, s64, u64)", s.Elem)
+		return nil, c.fail(in, "element type %s has no Pulse dtype (%s)", s.Elem, dtypeNames())
 	}
 	dims := s.Dims
 	if len(dims) == 0 {
@@ -718,7 +727,7 @@ func (c *compiler) constant(in *hlo.Instruction) error {
 	if _, ok := dtypeOf(in.Shape.Elem); !ok && !in.Shape.IsTuple {
 		// The type first: a complex literal is not "bad", its type is
 		// not the chip's.
-		return c.fail(in, "element type %s has no Pulse dtype (f64, f32, bf16, f16, s32, s16, u16, s8, u8, pred, u32, s64, u64)", in.Shape.Elem)
+		return c.fail(in, "element type %s has no Pulse dtype (%s)", in.Shape.Elem, dtypeNames())
 	}
 	if in.Shape.IsTuple && lit != "{...}" {
 		return c.fail(in, "tuple constants with values are not lowered yet") // (never uninitialized bytes)

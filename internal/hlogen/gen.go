@@ -162,7 +162,7 @@ func (g *gen) partner(v value) value {
 }
 
 // dtypes are the element types generated, f32 most often.
-var dtypes = []string{"f32", "f32", "f32", "bf16", "f16", "s32", "s8", "u8", "pred", "u32", "s16", "u16", "f64", "s64", "u64", "f8e4m3fn", "f8e5m2"}
+var dtypes = []string{"f32", "f32", "f32", "bf16", "f16", "s32", "s8", "u8", "pred", "u32", "s16", "u16", "f64", "s64", "u64", "f8e4m3fn", "f8e5m2", "s4", "u4"}
 
 // dimSizes are the extents generated: small ones, primes, and sizes just
 // past the chips' lane and tile widths.

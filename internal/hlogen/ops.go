@@ -63,12 +63,14 @@ func isFloat(e string) bool {
 	return e == "f32" || e == "bf16" || e == "f16" || e == "f64" || strings.HasPrefix(e, "f8")
 }
 func isUnsigned(e string) bool {
-	return e == "u8" || e == "u16" || e == "u32" || e == "u64"
+	return e == "u8" || e == "u16" || e == "u32" || e == "u64" || e == "u4"
 }
 
 // bits is the width of an element type.
 func bits(e string) int {
 	switch e {
+	case "s4", "u4":
+		return 4
 	case "pred", "s8", "u8", "f8e4m3fn", "f8e5m2":
 		return 8
 	case "bf16", "f16", "s16", "u16":
@@ -359,6 +361,8 @@ func lowest(e string) string {
 	switch e {
 	case "pred":
 		return "false"
+	case "s4":
+		return "-8"
 	case "s8":
 		return "-128"
 	case "s16":
@@ -382,6 +386,10 @@ func highest(e string) string {
 		return "true"
 	case "f8e4m3fn":
 		return "448" // no infinities
+	case "s4":
+		return "7"
+	case "u4":
+		return "15"
 	case "s8":
 		return "127"
 	case "s16":
@@ -702,7 +710,7 @@ func raggedDot(g *gen) {
 
 func dot(g *gen) {
 	lhs, ok := g.pickWhere(func(v value) bool {
-		return (v.elem == "f32" || v.elem == "bf16" || v.elem == "f16" || v.elem == "s8") && len(v.dims) >= 1
+		return (v.elem == "f32" || v.elem == "bf16" || v.elem == "f16" || v.elem == "s8" || v.elem == "s4") && len(v.dims) >= 1
 	})
 	if !ok {
 		v := value{elem: "f32", dims: []int64{g.dim(), g.dim()}}
@@ -750,7 +758,7 @@ func dot(g *gen) {
 	w := g.param(value{elem: lhs.elem, dims: rhs})
 	elem := lhs.elem
 	switch {
-	case elem == "s8":
+	case elem == "s8" || elem == "s4":
 		elem = "s32" // int8 x int8 summed in int32, as on the MXUs
 	case elem != "f32" && g.intn(2) == 0:
 		elem = "f32"

@@ -95,7 +95,9 @@ Values are exact for every dtype; the rules:
   infinity where the format has one and to NaN where it has none (fn, fnuz);
   float to integer truncates toward zero
   and **saturates** to the destination range, NaN becomes 0; integer to integer
-  **saturates** among s32, s16, u16, s8 and u8 and **wraps** (keeps the low bits) when
+  **saturates** among s32, s16, u16, s8, u8, s4 and u4 (the 4-bit integers are
+  stored one per byte, not packed: a load sign- or zero-extends the low
+  nibble) and **wraps** (keeps the low bits) when
   either side is u32, s64 or u64, as XLA's convert does; to pred, any non-zero value (NaN included) is 1.
 - **Integer division** follows XLA: x/0 = -1 and MIN/-1 = MIN. Integer power is
   wrapping; negative exponents give 0 (except for bases 1 and -1).

@@ -291,9 +291,9 @@ func DescrFor(d isa.DType) string {
 		return "<i2"
 	case isa.U16:
 		return "<u2"
-	case isa.S8:
-		return "|i1"
-	case isa.U8:
+	case isa.S8, isa.S4:
+		return "|i1" // a 4-bit integer one per byte, as the chip holds it
+	case isa.U8, isa.U4:
 		return "|u1"
 	case isa.U32:
 		return "<u4"
