@@ -35,21 +35,9 @@ func (x *rewriter) tapLoop(g geometry, Lp, R *Instruction, dims []int64,
 		sum, lp, r := v[0], v[1], v[2]
 		s32 := func(c int64) *Instruction { return b.constant("s32", strconv.FormatInt(c, 10)) }
 		zero := s32(0)
-		// k[i] = t / (K[i+1]*...*K[lead-1]) mod K[i] for the leading dims.
-		k := make([]*Instruction, n)
-		for i := 0; i < n; i++ {
-			if i >= lead {
-				k[i] = zero
-				continue
-			}
-			ki := t
-			if inner := prod(g.K[i+1 : lead]); inner > 1 {
-				ki = b.binary("divide", ki, s32(inner))
-			}
-			if i > 0 {
-				ki = b.binary("remainder", ki, s32(g.K[i]))
-			}
-			k[i] = ki
+		k := append(b.digits(t, g.K[:lead]), make([]*Instruction, n-lead)...)
+		for i := lead; i < n; i++ {
+			k[i] = zero
 		}
 		// The window the iteration's taps read: along a leading dim the
 		// span of the output positions from k*rhsDil, along an unrolled
@@ -87,4 +75,22 @@ func (x *rewriter) tapLoop(g geometry, Lp, R *Instruction, dims []int64,
 		return []*Instruction{sum, lp, r}
 	})
 	return out[0]
+}
+
+// digits emits the row-major digits of the s32 count t over the extents
+// ext: digit i is t / (ext[i+1]*...) mod ext[i] (the first not reduced:
+// t stays below the product).
+func (x *rewriter) digits(t *Instruction, ext []int64) []*Instruction {
+	out := make([]*Instruction, len(ext))
+	for i := range ext {
+		d := t
+		if inner := prod(ext[i+1:]); inner > 1 {
+			d = x.binary("divide", d, x.constant("s32", strconv.FormatInt(inner, 10)))
+		}
+		if i > 0 {
+			d = x.binary("remainder", d, x.constant("s32", strconv.FormatInt(ext[i], 10)))
+		}
+		out[i] = d
+	}
+	return out
 }

@@ -9,9 +9,12 @@ import (
 	"github.com/pulse-sim/pulse/isa"
 )
 
-// maxWindowPositions bounds the window a reduce-window may expand over:
-// one slice and one elementwise op per position.
-const maxWindowPositions = 256
+// maxWindowPositions bounds the windows that expand into straight-line
+// code, one slice and one elementwise op per position: a reduce-window's
+// (beyond it a single-op reducer runs as a loop, windowLoop, any other is
+// an error) and a select-and-scatter's. A variable so that tests can send
+// small windows through the loop.
+var maxWindowPositions int64 = 256
 
 // ExpandReduceWindows rewrites every single-operand reduce-window whose
 // reducer is one elementwise op (add, multiply, maximum, minimum, and, or)
@@ -52,10 +55,10 @@ func (x *rewriter) expandReduceWindow(ops []*Instruction) error {
 	if err != nil {
 		return x.errorf("%v", err)
 	}
-	if k := prod(w.size); k > maxWindowPositions {
-		return x.errorf("a window of %d positions is not lowered (at most %d)", k, maxWindowPositions)
-	}
 	if op == "" {
+		if k := prod(w.size); k > maxWindowPositions {
+			return x.errorf("a window of %d positions folded by %s is not lowered (at most %d; one elementwise add, multiply, maximum, minimum, and or or runs any window as a loop)", k, c.Name, maxWindowPositions)
+		}
 		return x.generalReduceWindow(ops, c, w)
 	}
 	// The operand padded with init: low and high padding, base dilation.
@@ -85,6 +88,14 @@ func (x *rewriter) expandReduceWindow(ops []*Instruction) error {
 	if len(out) == 0 {
 		acc = init
 	}
+	switch {
+	case prod(out) == 0:
+		x.emit("copy", in.Shape.Elem, out, []*Instruction{acc}) // no windows
+		return nil
+	case prod(w.size) > maxWindowPositions:
+		x.finish(x.windowLoop(op, padded, acc, w, out))
+		return nil
+	}
 	for _, k := range positions(w.size) {
 		start := make([]int64, n)
 		for d := range start {
@@ -106,6 +117,10 @@ func identity(op, elem string) (string, bool) {
 	switch elem {
 	case "pred":
 		lo, hi = "false", "true"
+	case "s4":
+		lo, hi = "-8", "7"
+	case "u4":
+		lo, hi = "0", "15"
 	case "s8":
 		lo, hi = "-128", "127"
 	case "s16":

@@ -1,6 +1,10 @@
 package hlo
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // TestExpandReduceWindows: pooling, padded and dilated windows and short
 // cumulative sums expand into pads, slices and elementwise folds that
@@ -38,6 +42,11 @@ max {
   x = f32[10,7] parameter(0)
   z = f32[] constant(0)
   ROOT r = f32[10,11] reduce-window(x, z), window={size=2x3 pad=0_1x1_1 rhs_dilate=1x2 lhs_dilate=1x2}, to_apply=add
+}`,
+		"cumulative sum over 1000 (a loop)": reducers + `ENTRY e {
+  x = f32[1000] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[1000] reduce-window(x, z), window={size=1000 pad=999_0}, to_apply=add
 }`,
 		"cumulative sum over 4": reducers + `ENTRY e {
   x = f32[16] parameter(0)
@@ -105,6 +114,33 @@ decay {
 	}
 	for name, text := range cases {
 		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, ExpandReduceWindows) })
+	}
+	// The same windows folded by loops (one position per iteration, then
+	// two unrolled, or a divisor of the dim's positions): the
+	// straight-line expansion's bits.
+	for name, text := range cases {
+		t.Run(name+"/loop", func(t *testing.T) {
+			m, err := Parse(name, text)
+			require.NoError(t, err)
+			args, err := RandomArgs(m, 9)
+			require.NoError(t, err)
+			straight := m.Clone()
+			require.NoError(t, ExpandReduceWindows(straight))
+			want, err := (&Evaluator{File: name, M: straight}).Run(args)
+			require.NoError(t, err)
+			defer func(w, u int64) { maxWindowPositions, maxUnrolledTaps = w, u }(maxWindowPositions, maxUnrolledTaps)
+			maxWindowPositions = 0
+			for _, unroll := range []int64{0, 2, 3} {
+				maxUnrolledTaps = unroll
+				checkExpanded(t, name, text, ExpandReduceWindows)
+				looped := m.Clone()
+				require.NoError(t, ExpandReduceWindows(looped))
+				require.Contains(t, looped.String(), "while(")
+				got, err := (&Evaluator{File: name, M: looped}).Run(args)
+				require.NoError(t, err)
+				requireSameBits(t, name, want, got)
+			}
+		})
 	}
 	for name, text := range generalCases {
 		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, ExpandReduceWindows) })

@@ -196,8 +196,23 @@ func (c *Computation) InstructionCost(in *Instruction, ops []*Shape) Cost {
 			}
 		}
 		k.FLOPs = 2 * out * (kernel / max(outFeat, 1))
-	case (in.Opcode == "reduce" || in.Opcode == "reduce-window") && len(ops) > 0 && ops[0] != nil:
-		k.FLOPs = ops[0].Elems()
+	case in.Opcode == "reduce" && len(ops) > 0 && ops[0] != nil:
+		k.FLOPs = ops[0].Elems() // the reducer applied once per input element
+	case in.Opcode == "reduce-window" && len(ops) > 0 && ops[0] != nil:
+		// Once per window position of every output element: overlapping
+		// windows read an input element many times (a cumulative sum
+		// over n elements is n(n+1)/2 additions, not n).
+		positions := int64(1)
+		if v, ok := in.Attr("window"); ok {
+			if w, err := parseWindow(v, len(ops[0].Dims)); err == nil {
+				positions = prod(w.size)
+			}
+		}
+		outs := out
+		if in.Shape.IsTuple && len(in.Shape.Tuple) > 0 {
+			outs = in.Shape.Tuple[0].Elems()
+		}
+		k.FLOPs = outs * positions
 	}
 	return k
 }
