@@ -47,7 +47,8 @@ type Evaluator struct {
 	// collection, evaluation stops with an error (evalheap.go).
 	MaxHeapBytes int64
 
-	// Seed seeds the generator of the rng op.
+	// Seed is the key of the generator rng draws from (its counter
+	// starts at 0): the chips' is 0, so --check leaves it 0.
 	Seed uint64
 	// Perturb, when not 0, seeds Monte Carlo arithmetic: every rounded
 	// float result moves at random by up to one ulp (evalperturb.go), to
@@ -58,8 +59,9 @@ type Evaluator struct {
 	peak    int64                      // the most live held
 	bufs    map[unsafe.Pointer]*buffer // the large buffers held
 	plan    map[*Computation]*plan
-	current *Instruction // being evaluated, for errors
-	rng     *rand.Rand
+	current *Instruction       // being evaluated, for errors
+	rngs    *rngState          // the generator state rng draws from (evalrngop.go)
+	rngMods map[string]*Module // rng's expansions, by instruction text
 
 	sinceHeapCheck int // instructions since the heap was last checked
 }

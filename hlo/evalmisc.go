@@ -1,7 +1,6 @@
 package hlo
 
 import (
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -253,44 +252,6 @@ func zerosOf(s *Shape) *Value {
 	return newArray(s)
 }
 
-// rngOp is the stateful rng(a, b): uniform in [a, b) or normal with mean a
-// and deviation b, drawn from the evaluator's generator (seeded by Seed, so
-// a run repeats exactly).
-func (e *Evaluator) rngOp(in *Instruction, ops []*Value) (*Value, error) {
-	dist, _ := in.Attr("distribution")
-	if len(ops) != 2 {
-		return nil, e.fail(in, "takes two parameters")
-	}
-	a, b := WideNumber(ops[0].Shape.Elem, ops[0].Data[0]), WideNumber(ops[1].Shape.Elem, ops[1].Data[0])
-	r := e.random()
-	out := newArray(in.Shape)
-	for i := range out.Data {
-		var x float64
-		switch dist {
-		case "rng_uniform":
-			if isFloat(in.Shape.Elem) {
-				x = a + (b-a)*r.Float64()
-				if x >= b { // rounding to the type must not reach b
-					x = math.Nextafter(b, a)
-				}
-			} else if b > a {
-				x = a + float64(r.Int64N(int64(b-a)))
-			} else {
-				x = a
-			}
-		case "rng_normal":
-			x = a + b*r.NormFloat64()
-		default:
-			return nil, e.fail(in, "unknown distribution %q", dist)
-		}
-		out.Data[i] = round(in.Shape.Elem, x)
-		if dist == "rng_uniform" && isFloat(in.Shape.Elem) && out.Data[i] >= b {
-			out.Data[i] = a
-		}
-	}
-	return out, nil
-}
-
 // dimensionSize evaluates get-dimension-size (the static size: the
 // evaluator computes on bounded shapes) and set-dimension-size (returns its
 // operand unchanged).
@@ -341,6 +302,8 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 		v, err = e.mapOp(in, ops)
 	case op == "rng":
 		v, err = e.rngOp(in, ops)
+	case op == "rng-get-and-update-state":
+		v, err = e.rngGetAndUpdateState(in)
 	case op == "rng-bit-generator":
 		v, err = e.rngBitGenerator(in, ops)
 	case op == "get-dimension-size" || op == "set-dimension-size":
@@ -376,7 +339,7 @@ const structuralOps = `parameter constant tuple get-tuple-element reshape bitcas
 	iota broadcast transpose dot ragged-dot convolution pad reduce-window dynamic-slice dynamic-update-slice
 	reduce slice concatenate reverse call fusion while after-all conditional custom-call
 	gather scatter sort topk select-and-scatter batch-norm-training batch-norm-inference batch-norm-grad
-	bitcast-convert map rng rng-bit-generator get-dimension-size
+	bitcast-convert map rng rng-bit-generator rng-get-and-update-state get-dimension-size
 	set-dimension-size async-start async-update async-done partition-id replica-id add-dependency domain
 	copy-start copy-done`
 

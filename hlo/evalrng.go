@@ -2,23 +2,17 @@ package hlo
 
 import (
 	"math/bits"
-	"math/rand/v2"
 )
 
-// Random numbers. rng draws from the evaluator's generator, seeded by Evaluator.Seed; rng-bit-generator is a
+// Random numbers. rng is what hlo.ExpandRngs makes of it (evalrngop.go),
+// drawing from the state rng-get-and-update-state hands out: key
+// Evaluator.Seed, a counter from 0; rng-bit-generator is a
 // pure function of its state operand: Philox-4x32-10 (rng_default,
 // rng_philox) or Threefry-2x32-20 (rng_three_fry), keyed by the state's
 // first word and counting from its second, as XLA does. The bit order of
 // XLA's own implementation has not been checked against XLA (there is no
 // XLA on this machine); what holds is that the same state gives the same
 // bits on every run.
-
-func (e *Evaluator) random() *rand.Rand {
-	if e.rng == nil {
-		e.rng = rand.New(rand.NewPCG(e.Seed, 0x9e3779b97f4a7c15))
-	}
-	return e.rng
-}
 
 func philox4x32(ctr [4]uint32, key [2]uint32) [4]uint32 {
 	const m0, m1, w0, w1 = 0xD2511F53, 0xCD9E8D57, 0x9E3779B9, 0xBB67AE85

@@ -146,7 +146,7 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 		}, maxVectorDotProducts)
 	}
 	canonicalDots := func(m *hlo.Module) error { return hlo.CanonicalizeDots(m, awkwardDot) }
-	for _, expand := range []func(*hlo.Module) error{hlo.SplitTupleConstants, hlo.ExpandGemmCalls, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.ExpandRngBitGenerators, hlo.ExpandMaps, hlo.ExpandTopKs, hlo.ExpandWidthBitcasts, hlo.NormalizeGathers, hlo.SplitVariadicScatters, hlo.NormalizeScatters, hlo.ExpandSelectAndScatters, hlo.ExpandRaggedDots, hlo.ExpandSorts, hlo.ExpandTotalOrderCompares, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, upcastDots, vectorDots, canonicalDots, hlo.ExpandGeneralReduces, splitReductions} {
+	for _, expand := range []func(*hlo.Module) error{hlo.SplitTupleConstants, hlo.ExpandGemmCalls, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.ExpandRngs, hlo.ExpandRngBitGenerators, hlo.ExpandMaps, hlo.ExpandTopKs, hlo.ExpandWidthBitcasts, hlo.NormalizeGathers, hlo.SplitVariadicScatters, hlo.NormalizeScatters, hlo.ExpandSelectAndScatters, hlo.ExpandRaggedDots, hlo.ExpandSorts, hlo.ExpandTotalOrderCompares, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, upcastDots, vectorDots, canonicalDots, hlo.ExpandGeneralReduces, splitReductions} {
 		if err := expand(m); err != nil {
 			if e, ok := err.(*hlo.ExpandError); ok {
 				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
@@ -296,6 +296,8 @@ type compiler struct {
 	// instruction being lowered (nil inside called computations): a
 	// while may take their tensors as its loop state (loopState).
 	dyingNow []string
+	// rngState is the generator state of rng (rngstate.go), once used.
+	rngState *value
 }
 
 func (c *compiler) fail(in *hlo.Instruction, format string, a ...any) error {
@@ -671,6 +673,8 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 	case op == "after-all":
 		c.bufs[in.Name] = &value{shape: in.Shape, empty: true} // a token: no data
 		return nil
+	case op == "rng-get-and-update-state":
+		return c.rngGetAndUpdateState(in)
 	case op == "while":
 		return c.whileLoop(in)
 	case op == "conditional":

@@ -34,8 +34,9 @@ one file per tuple element (out.npy, or out.0.npy, out.1.npy, ...).
 
 Values are held as float64 on the host; --max-memory bounds what the
 evaluator may hold at once (parameters included) and stops with an error
-naming the instruction that would exceed it. rng ops draw from a generator
-seeded by --random-inputs (0 when absent).
+naming the instruction that would exceed it. rng ops draw from the
+generator the chips draw from (Philox keyed 0, its counter shared by every
+rng of the module): pulse simulate gives the same numbers.
 
 --perturb SEED evaluates with Monte Carlo arithmetic: every rounded float
 result moves at random by up to one ulp of its type (sqrt(K) ulps for a
@@ -62,7 +63,7 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 			if err != nil {
 				return err
 			}
-			out, err := (&hlo.Evaluator{File: args[0], M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Seed: uint64(seed), Perturb: perturb}).Run(vals)
+			out, err := (&hlo.Evaluator{File: args[0], M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb}).Run(vals)
 			if err != nil {
 				return err
 			}

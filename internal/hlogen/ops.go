@@ -38,6 +38,7 @@ var ops = []op{
 	{"convolution", convolution},
 	{"ragged-dot", raggedDot},
 	{"iota", iota},
+	{"rng", rngOp},
 	{"constant", constant},
 	{"dynamic-slice", dynamicSlice},
 	{"dynamic-update-slice", dynamicUpdateSlice},
@@ -774,6 +775,30 @@ func iota(g *gen) {
 	}
 	v.elem = g.oneOf("s32 f32 u32 bf16 s8")
 	g.emit("iota", v, "iota(), iota_dimension=%d", g.intn(len(v.dims)))
+}
+
+// rngOp draws uniform floats or integers, or normal floats (inexact: a
+// logarithm, a square root and a cosine each round).
+func rngOp(g *gen) {
+	v := g.shape()
+	switch g.intn(3) {
+	case 0:
+		v.elem = g.oneOf("f32 bf16 f16")
+		a, b := g.scalar(v.elem, "-1.5"), g.scalar(v.elem, "2")
+		g.emit("rng", v, "rng(%s, %s), distribution=rng_uniform", a.name, b.name)
+	case 1:
+		v.elem, v.inexact = g.oneOf("f32 bf16"), true
+		a, b := g.scalar(v.elem, "0.5"), g.scalar(v.elem, "2")
+		g.emit("rng", v, "rng(%s, %s), distribution=rng_normal", a.name, b.name)
+	default:
+		v.elem = g.oneOf("s32 s8 u8 u32")
+		lo, hi := g.intn(50), 50+g.intn(5000)
+		if v.elem == "s8" || v.elem == "u8" {
+			hi = min(hi, 127)
+		}
+		a, b := g.scalar(v.elem, fmt.Sprint(lo)), g.scalar(v.elem, fmt.Sprint(hi))
+		g.emit("rng", v, "rng(%s, %s), distribution=rng_uniform", a.name, b.name)
+	}
 }
 
 func constant(g *gen) {

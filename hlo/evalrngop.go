@@ -1,0 +1,111 @@
+package hlo
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// rng is defined by its expansion (ExpandRngs), which the chips run: the
+// evaluator evaluates that expansion on the rng's operands, drawing from
+// the same module-wide state, so that the host's numbers and the chips'
+// are the same numbers.
+
+// rngState is the generator state rng-get-and-update-state hands out.
+type rngState struct{ key, counter uint64 }
+
+func (e *Evaluator) rngStateOf() *rngState {
+	if e.rngs == nil {
+		e.rngs = &rngState{key: e.Seed}
+	}
+	return e.rngs
+}
+
+// rngGetAndUpdateState returns the state (key, counter) as u64[2] and
+// advances the counter by delta.
+func (e *Evaluator) rngGetAndUpdateState(in *Instruction) (*Value, error) {
+	d, ok := in.Attr("delta")
+	delta, err := strconv.ParseUint(strings.TrimSpace(d), 10, 64)
+	if !ok || err != nil {
+		return nil, e.fail(in, "needs delta=N (the counter's advance)")
+	}
+	if in.Shape == nil || in.Shape.IsTuple || in.Shape.Elem != "u64" || in.Shape.Elems() != 2 {
+		return nil, e.fail(in, "returns u64[2], not %s", in.Shape)
+	}
+	s := e.rngStateOf()
+	v := &Value{Shape: in.Shape, Data: []float64{math.Float64frombits(s.key), math.Float64frombits(s.counter)}}
+	s.counter += delta
+	return v, nil
+}
+
+// rngOp evaluates rng(a, b) as its expansion: float bounds as parameters,
+// integer bounds (which the expansion needs as constants) as literals.
+func (e *Evaluator) rngOp(in *Instruction, ops []*Value) (*Value, error) {
+	if len(ops) != 2 || in.Shape == nil || in.Shape.IsTuple {
+		return nil, e.fail(in, "takes two scalars and returns an array")
+	}
+	dist, _ := in.Attr("distribution")
+	E := in.Shape.Elem
+	var b strings.Builder
+	fmt.Fprintf(&b, "HloModule rng\nENTRY e {\n")
+	var args []*Value
+	for i, o := range ops {
+		if o.Shape == nil || o.Shape.IsTuple || len(o.Data) != 1 {
+			return nil, e.fail(in, "operand %d is not a scalar", i)
+		}
+		if isFloat(o.Shape.Elem) {
+			fmt.Fprintf(&b, "  p%d = %s[] parameter(%d)\n", i, o.Shape.Elem, len(args))
+			args = append(args, o)
+			continue
+		}
+		fmt.Fprintf(&b, "  p%d = %s[] constant(%s)\n", i, o.Shape.Elem, intText(o.Shape.Elem, o.Data[0]))
+	}
+	fmt.Fprintf(&b, "  ROOT r = %s rng(p0, p1), distribution=%s\n}\n", in.Shape, dist)
+	text := b.String()
+	m := e.rngMods[text]
+	if m == nil {
+		var err error
+		if m, err = Parse(e.File+" (rng)", text); err != nil {
+			return nil, e.fail(in, "%v", err)
+		}
+		if err := ExpandRngs(m); err != nil {
+			var x *ExpandError
+			if errors.As(err, &x) {
+				return nil, e.fail(in, "%s", x.Reason)
+			}
+			return nil, e.fail(in, "%v", err)
+		}
+		if e.rngMods == nil {
+			e.rngMods = map[string]*Module{}
+		}
+		e.rngMods[text] = m
+	}
+	sub := &Evaluator{File: e.File, M: m, MaxLiveElements: e.MaxLiveElements, MaxHeapBytes: e.MaxHeapBytes,
+		Perturb: e.Perturb, rngs: e.rngStateOf()}
+	v, err := sub.Run(args)
+	if err != nil {
+		return nil, e.fail(in, "%v", err)
+	}
+	if v.Shape.Elem != E {
+		return nil, e.fail(in, "internal error: rng's expansion returned %s", v.Shape)
+	}
+	return v, nil
+}
+
+// intText is an integer value of elem as a literal.
+func intText(elem string, v float64) string {
+	switch elem {
+	case "s64":
+		return strconv.FormatInt(int64(math.Float64bits(v)), 10)
+	case "u64":
+		return strconv.FormatUint(math.Float64bits(v), 10)
+	case "pred":
+		if v != 0 {
+			return "true"
+		}
+		return "false"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
