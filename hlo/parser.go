@@ -51,9 +51,17 @@ type parser struct {
 	inline   []*Computation
 	inlineAt int // inline computations open (nesting bound)
 	named    map[string]bool
+
+	// Instructions written in place of an operand ("add(x, f32[]
+	// constant(1))", as XLA's tests write them), to be placed before the
+	// instruction that holds them.
+	nested   []*Instruction
+	nestedAt int             // nested instructions open (nesting bound)
+	names    map[string]bool // the names the computation has defined so far
 }
 
-// MaxInlineDepth bounds how deeply inline computations nest.
+// MaxInlineDepth bounds how deeply inline computations nest, and
+// instructions written as operands of instructions.
 const MaxInlineDepth = 32
 
 // MaxTupleDepth bounds how deeply tuple shapes nest (XLA's own modules nest
@@ -297,7 +305,12 @@ func (p *parser) body(c *Computation) {
 			p.fail(p.peek(), "computation %s is not closed: expected \"}\"", c.Name)
 		}
 		p.guard(func() {
+			p.nested, p.names = p.nested[:0], names
 			in := p.instruction()
+			for _, n := range p.nested {
+				names[n.Name] = true
+				c.Instructions = append(c.Instructions, n)
+			}
 			if names[in.Name] {
 				p.fail(p.toks[p.i-1], "instruction %s defined twice in computation %s", in.Name, c.Name)
 			}
@@ -375,6 +388,14 @@ func (p *parser) instruction() *Instruction {
 	if t := p.peek(); !(t.kind == tWord && !isElemType(t.text) && p.peekN(1).text == "(") {
 		in.Shape = p.shape()
 	}
+	p.rhs(in, false)
+	return in
+}
+
+// rhs reads an instruction's opcode, operands and attributes. A nested
+// instruction's attributes are only those a name and "=" follow, so that
+// the comma before its holder's next operand ends it.
+func (p *parser) rhs(in *Instruction, nested bool) {
 	op := p.next()
 	if op.kind != tWord {
 		p.fail(op, "expected an opcode, found %s", op)
@@ -396,10 +417,12 @@ func (p *parser) instruction() *Instruction {
 			in.Operands = append(in.Operands, p.operand())
 		}
 	}
-	for p.accept(",") {
+	for nested && p.is(",") && p.peekN(1).kind == tWord && p.peekN(2).text == "=" || !nested && p.accept(",") {
+		if nested {
+			p.next()
+		}
 		in.Attrs = append(in.Attrs, p.attr())
 	}
-	return in
 }
 
 func (p *parser) operand() *Operand {
@@ -408,8 +431,43 @@ func (p *parser) operand() *Operand {
 	if t.text == "(" || t.kind == tWord && isElemType(t.text) && p.peekN(1).text == "[" {
 		o.Shape = p.shape()
 	}
+	if w := p.peek(); w.kind == tWord && p.peekN(1).text == "(" {
+		// An instruction in place of the operand: "f32[] constant(1)".
+		o.Name = p.nestedInstruction(o.Shape, w).Name
+		return o
+	}
 	o.Name = p.name().text
 	return o
+}
+
+// nestedInstruction reads an instruction written as an operand, of the
+// given shape (nil: left out, inferred as for any instruction), names it
+// after its holder and opcode, and queues it to precede its holder.
+func (p *parser) nestedInstruction(shape *Shape, at token) *Instruction {
+	if p.nestedAt >= MaxInlineDepth {
+		p.fail(at, "instructions written as operands nest more than %d deep", MaxInlineDepth)
+	}
+	in := &Instruction{Pos: at.pos, Shape: shape}
+	p.nestedAt++
+	p.rhs(in, true)
+	p.nestedAt--
+	taken := func(name string) bool {
+		if p.names[name] {
+			return true
+		}
+		for _, n := range p.nested {
+			if n.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	in.Name = p.inst + "." + in.Opcode
+	for i := 2; taken(in.Name); i++ {
+		in.Name = fmt.Sprintf("%s.%s.%d", p.inst, in.Opcode, i)
+	}
+	p.nested = append(p.nested, in) // after the ones it holds
+	return in
 }
 
 func (p *parser) attr() Attr {

@@ -180,3 +180,62 @@ ENTRY main {
 	_, err = Parse("t.hlo", deep+"\n}\n")
 	require.ErrorContains(t, err, "inline computations nest more than 32 deep")
 }
+
+// TestParseNestedOperands: an instruction written in place of an operand
+// (XLA's tests write "rng(f32[] constant(0), f32[] constant(1))") becomes
+// an instruction of its own before its holder, named after the holder and
+// its opcode, with its attributes (only "name=value" ones: the comma
+// before the holder's next operand ends it) and its shape inferred when
+// left out; the module evaluates as the one written out. Nesting deeper
+// than MaxInlineDepth is a positioned error, not a stack overflow.
+func TestParseNestedOperands(t *testing.T) {
+	nested := `HloModule m
+ENTRY e {
+  x = f32[2,3] broadcast(f32[2] parameter(0)), dimensions={0}
+  y = f32[2,3] add(x, f32[2,3] broadcast(f32[] constant(1.5)), dimensions={})
+  c = pred[] compare(s32[] parameter(1), s32[] constant(5)), direction=LT
+  ROOT t = tuple(y, c, add(y, y))
+}`
+	written := `HloModule m
+ENTRY e {
+  x.parameter = f32[2] parameter(0)
+  x = f32[2,3] broadcast(x.parameter), dimensions={0}
+  y.constant = f32[] constant(1.5)
+  y.broadcast = f32[2,3] broadcast(y.constant), dimensions={}
+  y = f32[2,3] add(x, y.broadcast)
+  c.parameter = s32[] parameter(1)
+  c.constant = s32[] constant(5)
+  c = pred[] compare(c.parameter, c.constant), direction=LT
+  t.add = f32[2,3] add(y, y)
+  ROOT t = (f32[2,3], pred[], f32[2,3]) tuple(y, c, t.add)
+}`
+	m, err := Parse("n.hlo", nested)
+	require.NoError(t, err)
+	require.NoError(t, Verify("n.hlo", m))
+	w, err := Parse("w.hlo", written)
+	require.NoError(t, err)
+	var names []string
+	for _, in := range m.Entry.Instructions {
+		names = append(names, in.Name)
+	}
+	require.Equal(t, []string{"x.parameter", "x", "y.constant", "y.broadcast", "y", "c.parameter", "c.constant", "c", "t.add", "t"}, names)
+	args := []*Value{{Shape: &Shape{Elem: "f32", Dims: []int64{2}}, Data: []float64{1, -2}}, {Shape: &Shape{Elem: "s32"}, Data: []float64{3}}}
+	got, err := (&Evaluator{File: "n.hlo", M: m}).Run(args)
+	require.NoError(t, err)
+	want, err := (&Evaluator{File: "w.hlo", M: w}).Run(args)
+	require.NoError(t, err)
+	requireSameBits(t, "nested", want, got)
+
+	// Two of one opcode in one holder get numbered names.
+	m, err = Parse("n.hlo", "ENTRY e {\n  ROOT a = f32[] add(f32[] constant(1), f32[] constant(2))\n}")
+	require.NoError(t, err)
+	require.Equal(t, "a.constant", m.Entry.Instructions[0].Name)
+	require.Equal(t, "a.constant.2", m.Entry.Instructions[1].Name)
+
+	deep := "ENTRY e {\n  ROOT a = f32[] negate(" + strings.Repeat("negate(", 5000) + "f32[] constant(1)" + strings.Repeat(")", 5001) + "\n}"
+	start := time.Now()
+	_, err = Parse("deep.hlo", deep)
+	require.ErrorContains(t, err, "deep.hlo:2:")
+	require.ErrorContains(t, err, "instructions written as operands nest more than 32 deep")
+	require.Less(t, time.Since(start), 2*time.Second)
+}
