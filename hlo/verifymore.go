@@ -82,6 +82,13 @@ func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
 		return array(r.Elem, ops[0].Dims), nil
 	case "get-dimension-size":
 		return array("s32", nil), nil
+	case "after-all":
+		return array("token", nil), nil
+	case "rng-get-and-update-state":
+		if len(ops) != 0 {
+			return nil, fmt.Errorf("takes no operands, has %d", len(ops))
+		}
+		return array("u64", []int64{2}), nil
 
 	case "rng":
 		for i, s := range ops {
