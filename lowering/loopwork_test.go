@@ -1,6 +1,7 @@
 package lowering_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -110,5 +111,34 @@ ENTRY entry {
 			require.Less(t, len(comp.Program.Code), 1000)
 			runChecked(t, chip, src)
 		})
+	}
+}
+
+// TestDotRunsOfBatches: an lhs free dim before the contracting one is
+// walked as batches, one run per batch (code of its own per run); with
+// more than 16 batches the lhs is transposed first (XLA's
+// spmd_partitioner_test.cc:5664: 143,051 instructions before, 20,203
+// after). Both ways give the evaluator's numbers.
+func TestDotRunsOfBatches(t *testing.T) {
+	dot := func(b int) string {
+		return fmt.Sprintf(`HloModule m
+ENTRY e {
+  lhs = f32[%[1]d,3,16,8] parameter(0)
+  rhs = f32[%[1]d,32,16] parameter(1)
+  ROOT d = f32[%[1]d,3,8,32] dot(lhs, rhs), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}
+}`, b)
+	}
+	for _, chip := range chips {
+		for _, tc := range []struct {
+			batches   int
+			transpose bool
+		}{{4, false}, {17, true}} {
+			t.Run(fmt.Sprintf("%s/%d batches", chip, tc.batches), func(t *testing.T) {
+				comp, err := compileErr(t, chip, dot(tc.batches))
+				require.NoError(t, err)
+				require.Equal(t, tc.transpose, strings.Contains(comp.Asm, "transpose"))
+				runChecked(t, chip, dot(tc.batches))
+			})
+		}
 	}
 }
