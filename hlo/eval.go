@@ -55,13 +55,13 @@ type Evaluator struct {
 	// measure how much each output depends on rounding.
 	Perturb uint64
 
-	live    int64                      // float64 elements held (evalstore.go)
-	peak    int64                      // the most live held
-	bufs    map[unsafe.Pointer]*buffer // the large buffers held
-	plan    map[*Computation]*plan
-	current *Instruction       // being evaluated, for errors
-	rngs    *rngState          // the generator state rng draws from (evalrngop.go)
-	rngMods map[string]*Module // rng's expansions, by instruction text
+	live       int64                      // float64 elements held (evalstore.go)
+	peak       int64                      // the most live held
+	bufs       map[unsafe.Pointer]*buffer // the large buffers held
+	plan       map[*Computation]*plan
+	current    *Instruction       // being evaluated, for errors
+	rngs       *rngState          // the generator state rng draws from (evalrngop.go)
+	expansions map[string]*Module // rng's and scaled-dot's expansions, by module text (byExpansion)
 
 	sinceHeapCheck int // instructions since the heap was last checked
 }

@@ -174,7 +174,7 @@ func zerosLike(v *Value) *Value {
 // minOperands are the operands the ops of evalMore read by position (a
 // module the fuzzer writes may give fewer; XLA's verifier would refuse it).
 var minOperands = map[string]int{"bitcast-convert": 1, "copy-start": 1, "copy-done": 1, "get-dimension-size": 1,
-	"set-dimension-size": 2, "domain": 1, "add-dependency": 1, "async-update": 1, "async-done": 1, "rng": 2}
+	"set-dimension-size": 2, "domain": 1, "add-dependency": 1, "async-update": 1, "async-done": 1, "rng": 2, "scaled-dot": 4}
 
 var collectives = opSet(`all-reduce all-gather reduce-scatter all-to-all collective-permute
 	all-reduce-start all-reduce-done all-gather-start all-gather-done collective-permute-start
@@ -302,6 +302,8 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 		v, err = e.mapOp(in, ops)
 	case op == "rng":
 		v, err = e.rngOp(in, ops)
+	case op == "scaled-dot":
+		v, err = e.scaledDot(in, ops)
 	case op == "rng-get-and-update-state":
 		v, err = e.rngGetAndUpdateState(in)
 	case op == "rng-bit-generator":
@@ -339,7 +341,7 @@ const structuralOps = `parameter constant tuple get-tuple-element reshape bitcas
 	iota broadcast transpose dot ragged-dot convolution pad reduce-window dynamic-slice dynamic-update-slice
 	reduce slice concatenate reverse call fusion while after-all conditional custom-call
 	gather scatter sort topk select-and-scatter batch-norm-training batch-norm-inference batch-norm-grad
-	bitcast-convert map rng rng-bit-generator rng-get-and-update-state get-dimension-size
+	bitcast-convert map rng rng-bit-generator rng-get-and-update-state scaled-dot get-dimension-size
 	set-dimension-size async-start async-update async-done partition-id replica-id add-dependency domain
 	copy-start copy-done`
 

@@ -1,7 +1,6 @@
 package hlo
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -63,35 +62,11 @@ func (e *Evaluator) rngOp(in *Instruction, ops []*Value) (*Value, error) {
 		fmt.Fprintf(&b, "  p%d = %s[] constant(%s)\n", i, o.Shape.Elem, intText(o.Shape.Elem, o.Data[0]))
 	}
 	fmt.Fprintf(&b, "  ROOT r = %s rng(p0, p1), distribution=%s\n}\n", in.Shape, dist)
-	text := b.String()
-	m := e.rngMods[text]
-	if m == nil {
-		var err error
-		if m, err = Parse(e.File+" (rng)", text); err != nil {
-			return nil, e.fail(in, "%v", err)
-		}
-		if err := ExpandRngs(m); err != nil {
-			var x *ExpandError
-			if errors.As(err, &x) {
-				return nil, e.fail(in, "%s", x.Reason)
-			}
-			return nil, e.fail(in, "%v", err)
-		}
-		if e.rngMods == nil {
-			e.rngMods = map[string]*Module{}
-		}
-		e.rngMods[text] = m
-	}
-	sub := &Evaluator{File: e.File, M: m, MaxLiveElements: e.MaxLiveElements, MaxHeapBytes: e.MaxHeapBytes,
-		Perturb: e.Perturb, rngs: e.rngStateOf()}
-	v, err := sub.Run(args)
-	if err != nil {
-		return nil, e.fail(in, "%v", err)
-	}
-	if v.Shape.Elem != E {
+	v, err := e.byExpansion(in, b.String(), ExpandRngs, args)
+	if err == nil && v.Shape.Elem != E {
 		return nil, e.fail(in, "internal error: rng's expansion returned %s", v.Shape)
 	}
-	return v, nil
+	return v, err
 }
 
 // intText is an integer value of elem as a literal.

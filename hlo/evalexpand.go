@@ -1,0 +1,35 @@
+package hlo
+
+import "errors"
+
+// byExpansion evaluates instruction in as the module text (in alone, over
+// parameters args) becomes once expand rewrites it: the program the chips
+// run. The expanded modules are kept by text; they share the evaluator's
+// generator state.
+func (e *Evaluator) byExpansion(in *Instruction, text string, expand func(*Module) error, args []*Value) (*Value, error) {
+	m := e.expansions[text]
+	if m == nil {
+		var err error
+		if m, err = Parse(e.File+" ("+in.Opcode+")", text); err != nil {
+			return nil, e.fail(in, "%v", err)
+		}
+		if err := expand(m); err != nil {
+			var x *ExpandError
+			if errors.As(err, &x) {
+				return nil, e.fail(in, "%s", x.Reason)
+			}
+			return nil, e.fail(in, "%v", err)
+		}
+		if e.expansions == nil {
+			e.expansions = map[string]*Module{}
+		}
+		e.expansions[text] = m
+	}
+	sub := &Evaluator{File: e.File, M: m, MaxLiveElements: e.MaxLiveElements, MaxHeapBytes: e.MaxHeapBytes,
+		Perturb: e.Perturb, rngs: e.rngStateOf()}
+	v, err := sub.Run(args)
+	if err != nil {
+		return nil, e.fail(in, "%v", err)
+	}
+	return v, nil
+}

@@ -1,0 +1,10 @@
+package hlo
+
+// scaledDot evaluates scaled-dot as its expansion (ExpandScaledDots), the
+// program the chips run.
+func (e *Evaluator) scaledDot(in *Instruction, ops []*Value) (*Value, error) {
+	if len(ops) != 4 {
+		return nil, e.fail(in, "takes lhs, rhs and their scales")
+	}
+	return e.byExpansion(in, scaledDotText(in, ops), ExpandScaledDots, ops)
+}
