@@ -349,7 +349,14 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			d[i] = ops[0].Dims[p]
 		}
 		return array(ops[0].Elem, d), nil
-	case "dot":
+	case "dot", "scaled-dot":
+		if in.Opcode == "scaled-dot" {
+			// lhs, rhs and their scales: the product's shape is the dot's.
+			if len(ops) != 4 {
+				return nil, fmt.Errorf("takes lhs, rhs and their two scales, has %d operands", len(ops))
+			}
+			ops = ops[:2]
+		}
 		if err := need(ops, 2); err != nil || out == nil {
 			return nil, err
 		}
