@@ -142,11 +142,9 @@ func intLiteral(c *Instruction) (int64, bool) {
 	return int64(u), err == nil
 }
 
-func unsignedElem(e string) bool { return e != "" && e[0] == 'u' }
-
 // spanPositive reports b > a for the bounds' bits read as elem.
 func spanPositive(elem string, a, b int64) bool {
-	if unsignedElem(elem) {
+	if isUnsigned(elem) {
 		return uint64(b) > uint64(a)
 	}
 	return b > a

@@ -6,7 +6,7 @@ import (
 )
 
 // whileLoop emits a while loop over the tuple of init's values and returns
-// the loop's final values. cond and body build the condition and the body
+// the loop's final values and the while. cond and body build the condition and the body
 // in rewriters of their own, from the loop values (get-tuple-elements of
 // the computation's parameter); body returns the next values, one per
 // loop value. The computations are named after the replaced instruction
@@ -14,7 +14,7 @@ import (
 // order: callees before callers).
 func (x *rewriter) whileLoop(what string, init []*Instruction,
 	cond func(b *rewriter, v []*Instruction) *Instruction,
-	body func(b *rewriter, v []*Instruction) []*Instruction) []*Instruction {
+	body func(b *rewriter, v []*Instruction) []*Instruction) ([]*Instruction, *Instruction) {
 	state := &Shape{IsTuple: true}
 	for _, v := range init {
 		state.Tuple = append(state.Tuple, &Shape{Elem: v.Shape.Elem, Dims: append([]int64{}, v.Shape.Dims...)})
@@ -56,7 +56,7 @@ func (x *rewriter) whileLoop(what string, init []*Instruction,
 	for i, s := range state.Tuple {
 		out[i] = x.emit("get-tuple-element", s.Elem, s.Dims, []*Instruction{w}, "index", strconv.Itoa(i))
 	}
-	return out
+	return out, w
 }
 
 // counted emits a loop whose first value counts from 0 to n (s32),
@@ -65,7 +65,7 @@ func (x *rewriter) whileLoop(what string, init []*Instruction,
 func (x *rewriter) counted(what string, n int64, init []*Instruction,
 	step func(b *rewriter, i *Instruction, v []*Instruction) []*Instruction) []*Instruction {
 	zero := x.constant("s32", "0")
-	out := x.whileLoop(what, append([]*Instruction{zero}, init...),
+	out, w := x.whileLoop(what, append([]*Instruction{zero}, init...),
 		func(b *rewriter, v []*Instruction) *Instruction {
 			return b.emit("compare", "pred", nil, []*Instruction{v[0], b.constant("s32", strconv.FormatInt(n, 10))}, "direction", "LT")
 		},
@@ -73,7 +73,6 @@ func (x *rewriter) counted(what string, n int64, init []*Instruction,
 			rest := step(b, v[0], v[1:])
 			return append([]*Instruction{b.binary("add", v[0], b.constant("s32", "1"))}, rest...)
 		})
-	w := x.out[len(x.out)-len(out)-1]
 	w.Attrs = append(w.Attrs, Attr{Pos: x.at.Pos, Key: "backend_config", Value: fmt.Sprintf(`{"known_trip_count":{"n":"%d"}}`, n)})
 	return out[1:]
 }
