@@ -157,6 +157,13 @@ var IdentityCustomCalls = map[string]bool{
 	"MoveToHost": true, "MoveToDevice": true, "AwsNeuronTransferWithStaticRing": true,
 }
 
+// isIdentityCall reports whether in is a custom call of
+// IdentityCustomCalls, whose value is its operand.
+func isIdentityCall(in *Instruction) bool {
+	t, _ := in.Attr("custom_call_target")
+	return in.Opcode == "custom-call" && IdentityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1
+}
+
 func isFloat(elem string) bool {
 	return strings.HasPrefix(elem, "f") || strings.HasPrefix(elem, "bf") || strings.HasPrefix(elem, "c")
 }
@@ -299,13 +306,15 @@ func (e *Evaluator) fail(in *Instruction, format string, a ...any) error {
 // call evaluates c on args and returns its result with every array
 // unpacked, as the instructions that read a computation's result expect.
 func (e *Evaluator) call(c *Computation, args []*Value) (*Value, error) {
-	v, err := e.callPacked(c, args)
+	v, err := e.callPacked(c, args, false)
 	return unpacked(v), err
 }
 
 // callPacked evaluates c on args; large arrays in its result may be packed
-// (evalstore.go).
-func (e *Evaluator) callPacked(c *Computation, args []*Value) (*Value, error) {
+// (evalstore.go). When owned, the caller hands c its reference on args
+// (a while's state, which only the loop holds): c releases them after
+// their last use, and a dynamic-update-slice may write into them.
+func (e *Evaluator) callPacked(c *Computation, args []*Value, owned bool) (*Value, error) {
 	vals := make(map[string]*Value, len(c.Instructions))
 	// Values are dropped after their last use, so the peak is the live set.
 	pl := e.planFor(c)
@@ -313,10 +322,12 @@ func (e *Evaluator) callPacked(c *Computation, args []*Value) (*Value, error) {
 	if limit <= 0 {
 		limit = DefaultMaxLiveElements
 	}
-	// A parameter's value is held by the caller, which counted it.
+	// A parameter's value is held by the caller, which counted it, unless
+	// it was handed over.
+	held := func(name string) bool { return pl.params[name] && !owned }
 	defer func() {
 		for name, v := range vals {
-			if !pl.params[name] {
+			if !held(name) {
 				e.release(v)
 			}
 		}
@@ -342,7 +353,7 @@ func (e *Evaluator) callPacked(c *Computation, args []*Value) (*Value, error) {
 						continue
 					}
 					name := in.Operands[k].Name
-					if pl.last[name] == i && !pl.params[name] && e.soleHolder(o) {
+					if pl.last[name] == i && !held(name) && e.soleHolder(o) {
 						// Read for the last time: unpacked in place.
 						e.release(o)
 						vals[name] = u
@@ -357,14 +368,32 @@ func (e *Evaluator) callPacked(c *Computation, args []*Value) (*Value, error) {
 					}
 				}
 			}
-			if in.Shape != nil && !allocatesNothing[in.Opcode] && e.live+in.Shape.Elems() > limit {
+			// A dynamic-update-slice of an array read for the last time,
+			// which nothing else holds, writes into it: a loop that
+			// updates a slice of its state per iteration does not copy
+			// the whole state each time.
+			inPlace := in.Opcode == "dynamic-update-slice" && e.updatable(in, ops, i, pl, c, held)
+			if in.Shape != nil && !allocatesNothing[in.Opcode] && !isIdentityCall(in) && !inPlace && e.live+in.Shape.Elems() > limit {
 				for _, t := range temps {
 					e.release(t)
 				}
 				return nil, e.fail(in, "evaluating this module needs more than %d live elements (%d MiB of float64 values); the host evaluator stops here", limit, limit*8>>20)
 			}
+			if in.Opcode == "while" && len(ops) == 1 {
+				// A while's init read for the last time is handed to
+				// the loop, whose own reference holds it from here (the
+				// first iteration may then update it in place too).
+				if name := in.Operands[0].Name; pl.last[name] == i && !held(name) && (c.Root == nil || name != c.Root.Name) {
+					e.release(ops[0])
+					delete(vals, name)
+				}
+			}
 			var err error
-			v, err = e.eval(in, ops, args)
+			if inPlace {
+				v, err = e.dynamicUpdateSlice(in, ops, true)
+			} else {
+				v, err = e.eval(in, ops, args)
+			}
 			if err == nil && e.Perturb != 0 {
 				v = e.perturb(in, v, ops)
 			}
@@ -381,7 +410,7 @@ func (e *Evaluator) callPacked(c *Computation, args []*Value) (*Value, error) {
 		vals[in.Name] = v
 		for _, o := range in.Operands {
 			if pl.last[o.Name] == i && (c.Root == nil || o.Name != c.Root.Name) {
-				if d := vals[o.Name]; d != nil && !pl.params[o.Name] {
+				if d := vals[o.Name]; d != nil && !held(o.Name) {
 					e.release(d)
 				}
 				delete(vals, o.Name)
@@ -552,7 +581,7 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 	case "dynamic-slice":
 		return e.dynamicSlice(in, ops)
 	case "dynamic-update-slice":
-		return e.dynamicUpdateSlice(in, ops)
+		return e.dynamicUpdateSlice(in, ops, false)
 	case "reduce":
 		return e.reduce(in, ops)
 	case "slice":
@@ -596,7 +625,7 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		if err != nil {
 			return nil, err
 		}
-		return e.callPacked(c, ops)
+		return e.callPacked(c, ops, false)
 	case "while":
 		cond, err := e.callee(in, "condition")
 		if err != nil {
@@ -610,7 +639,12 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		if limit <= 0 {
 			limit = 1_000_000
 		}
+		// The loop holds a reference on its state, counted while the
+		// condition runs, and hands it to the body, which may update the
+		// state in place once the caller's own reference (on the first
+		// state) is gone.
 		state := ops[0]
+		e.retain(state)
 		for n := 0; ; n++ {
 			p, err := e.call(cond, []*Value{state})
 			if err != nil {
@@ -620,14 +654,16 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 				return nil, e.fail(in, "the condition returned %s, not pred[]", p.Shape)
 			}
 			if p.Data[0] == 0 {
+				e.release(state) // the caller counts the result
 				return state, nil
 			}
 			if n >= limit {
 				return nil, e.fail(in, "more than %d iterations", limit)
 			}
-			if state, err = e.callPacked(body, []*Value{state}); err != nil {
+			if state, err = e.callPacked(body, []*Value{state}, true); err != nil {
 				return nil, err
 			}
+			e.retain(state)
 		}
 	case "after-all":
 		return &Value{Shape: s}, nil

@@ -297,10 +297,15 @@ func (e *Evaluator) dynamicSlice(in *Instruction, ops []*Value) (*Value, error) 
 	return out, nil
 }
 
-func (e *Evaluator) dynamicUpdateSlice(in *Instruction, ops []*Value) (*Value, error) {
+// dynamicUpdateSlice writes the update into a copy of the operand, or into
+// the operand itself when inPlace (the caller knows nothing else holds it).
+func (e *Evaluator) dynamicUpdateSlice(in *Instruction, ops []*Value, inPlace bool) (*Value, error) {
 	src, upd := ops[0], ops[1]
 	st := starts(ops[2:], src.Shape.Dims, upd.Shape.Dims)
-	out := &Value{Shape: in.Shape, Data: append([]float64(nil), src.Data...)}
+	out := &Value{Shape: in.Shape, Data: src.Data}
+	if !inPlace {
+		out.Data = append([]float64(nil), src.Data...)
+	}
 	idx := make([]int64, len(upd.Shape.Dims))
 	for i, x := range upd.Data {
 		unflatten(int64(i), upd.Shape.Dims, idx)

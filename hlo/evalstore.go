@@ -196,8 +196,31 @@ func aliasPacked(in *Instruction, ops []*Value) *Value {
 }
 
 // allocatesNothing lists the opcodes whose value is (or aliases) a value
-// that exists already: the live budget is not checked before them.
+// that exists already, or is a computation's result, whose instructions
+// each checked the budget as they ran: the live budget is not checked
+// before them. (A while checked for its whole state would count a state it
+// takes over, and updates in place, twice.)
 var allocatesNothing = map[string]bool{
 	"parameter": true, "tuple": true, "get-tuple-element": true,
 	"reshape": true, "bitcast": true, "copy": true, "opt-barrier": true,
+	"while": true, "call": true, "fusion": true, "conditional": true,
+}
+
+// updatable reports whether the dynamic-update-slice in, instruction i
+// of c, may write into its operand: a large unpacked array read for the
+// last time, not the computation's root, not a parameter its caller still
+// holds (held), whose buffer no other value holds (the reference counts
+// see tuples, get-tuple-elements and reshapes that share it) and which is
+// not also the update.
+func (e *Evaluator) updatable(in *Instruction, ops []*Value, i int, pl *plan, c *Computation, held func(string) bool) bool {
+	name := in.Operands[0].Name
+	o := ops[0]
+	if len(ops) < 2 || o.Tuple != nil || o.packed != nil || len(o.Data) < packMin ||
+		pl.last[name] != i || held(name) || c.Root != nil && name == c.Root.Name ||
+		o.Shape == nil || in.Shape == nil || o.Shape.Elem != in.Shape.Elem ||
+		unsafe.SliceData(ops[1].Data) == unsafe.SliceData(o.Data) {
+		return false
+	}
+	b := e.bufs[o.leafKey()]
+	return b != nil && b.refs == 1
 }
