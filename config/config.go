@@ -32,6 +32,8 @@ type Chip struct {
 	SRAM        Banked `yaml:"sram"`
 	ACC         Banked `yaml:"acc"`
 	Memory      Memory `yaml:"memory"`
+	// Host is the link to the host's memory (infeed, outfeed).
+	Host Host `yaml:"host"`
 	// TechnologyNM is the process node the chip is built in; Energy and
 	// Area values are stated at their own values_nm and scaled to it
 	// (docs/energy.md).
@@ -237,6 +239,16 @@ type Memory struct {
 	ACCBytes  int64 `yaml:"acc_bytes"`
 	SMEMBytes int64 `yaml:"smem_bytes"`
 	HBMBytes  int64 `yaml:"hbm_bytes"`
+	// HostBytes is the host memory the chip's DMA engines can reach
+	// (the infeed and outfeed buffers); 0: none.
+	HostBytes int64 `yaml:"host_bytes"`
+}
+
+// Host is the host link (PCIe): each direction a bus of LinkGBps, served
+// first come first served, and LatencyNS after a transfer's last byte.
+type Host struct {
+	LinkGBps  float64 `yaml:"link_gbps"`  // each way; 0: the chip has no host link
+	LatencyNS float64 `yaml:"latency_ns"` // one way
 }
 
 // SpaceBytes returns the size of a memory space.
@@ -250,6 +262,8 @@ func (c *Chip) SpaceBytes(s isa.Space) int64 {
 		return c.Memory.ACCBytes
 	case isa.SMEM:
 		return c.Memory.SMEMBytes
+	case isa.HOST:
+		return c.Memory.HostBytes
 	}
 	return 0
 }

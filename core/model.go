@@ -54,10 +54,13 @@ type Model struct {
 	Clock  sim.Clock // core clock: sequencer and MXUs
 	VClock sim.Clock // vector and cross-lane units
 	HBM    memory.HBM
-	Seq    *Sequencer
-	Units  []*Unit
-	Arrays []*systolic.Array
-	DMAs   []*dma.Engine
+	// HostIn and HostOut are the host link's directions (reads of host
+	// memory, writes to it); nil when the chip has no host link.
+	HostIn, HostOut memory.HBM
+	Seq             *Sequencer
+	Units           []*Unit
+	Arrays          []*systolic.Array
+	DMAs            []*dma.Engine
 	// SRAMBanks and ACCBanks time the vector, cross-lane and DMA accesses to
 	// on-chip memory (the MXUs' operand paths are dedicated).
 	SRAMBanks *memory.Banks
@@ -106,6 +109,11 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	} else {
 		m.HBM = memory.NewIdeal(&m.Eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
 	}
+	if chip.Host.LinkGBps > 0 {
+		// The host link: PCIe's two directions are independent buses.
+		m.HostIn = memory.NewIdeal(&m.Eng, chip.Host.LinkGBps, chip.Host.LatencyNS)
+		m.HostOut = memory.NewIdeal(&m.Eng, chip.Host.LinkGBps, chip.Host.LatencyNS)
+	}
 	m.Seq = &Sequencer{m: m}
 	m.Seq.acct.pc = -1
 	m.Seq.acct.observe(&m.Seq.Hookable, -1)
@@ -122,7 +130,7 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	m.SRAMBanks.Now, m.ACCBanks.Now = m.Eng.Now, m.Eng.Now
 	for i := 0; i < chip.DMA.Engines; i++ {
 		d := dma.New(dma.Config{BurstBytes: chip.DMA.BurstBytes, MaxOutstanding: chip.DMA.MaxOutstanding,
-			Setup: sim.Time(chip.DMA.SetupNS*1000 + 0.5), EngineGBps: chip.DMA.EngineGBps, Banks: m.banks}, &m.Eng, m.HBM)
+			Setup: sim.Time(chip.DMA.SetupNS*1000 + 0.5), EngineGBps: chip.DMA.EngineGBps, Banks: m.banks, HostIn: m.HostIn, HostOut: m.HostOut}, &m.Eng, m.HBM)
 		m.DMAs = append(m.DMAs, d)
 		add(ref.UnitID{Class: isa.UnitDMA, Index: i}, m.Clock, &dmaTimer{d})
 	}

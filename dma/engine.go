@@ -22,11 +22,17 @@ type Config struct {
 	// Banks gives the bank model of an on-chip space (nil: no bank timing,
 	// as for scalar memory).
 	Banks func(isa.Space) *memory.Banks
+	// HostIn and HostOut time the host link's two directions (reads of
+	// and writes to host memory), shared by every engine as HBM is; nil:
+	// host memory is reached at no cost (a chip without a host link has no
+	// host memory to reach).
+	HostIn, HostOut memory.HBM
 }
 
-// side is one end of a transfer: HBM, or an on-chip space with its banks.
+// side is one end of a transfer: an off-chip memory (HBM, or host memory
+// behind the link), or an on-chip space with its banks.
 type side struct {
-	hbm   bool
+	far   memory.HBM // nil: on-chip
 	banks *memory.Banks
 	runs  memory.Runs
 	addr  int64
@@ -78,7 +84,7 @@ type Engine struct {
 	issueH      issueHandler
 	lastDone    sim.Time
 
-	copies pool[hbmCopy]
+	copies pool[farCopy]
 	writes pool[chipWrite]
 
 	// Bytes moved and Transfers completed.
@@ -109,17 +115,26 @@ func (d *Engine) Busy() bool { return len(d.flight) > 0 }
 func (d *Engine) Start(now sim.Time, dst, src memory.Tile, ready, finish func(sim.Time)) {
 	n := dst.Layout.Elems() * int64(dst.Layout.DType.Size())
 	t := &transfer{d: d, remaining: n, first: now + d.cfg.Setup, ready: ready, finish: finish,
-		src: d.side(src), dst: d.side(dst)}
+		src: d.side(src, d.cfg.HostIn), dst: d.side(dst, d.cfg.HostOut)}
 	d.Bytes += n
 	d.flight = append(d.flight, t)
 	d.cur = t
 	d.schedule(max(now, t.first, d.nextIssue))
 }
 
-func (d *Engine) side(t memory.Tile) side {
-	s := side{hbm: t.Layout.Space == isa.HBM, runs: memory.NewRuns(t)}
-	if !s.hbm && d.cfg.Banks != nil {
-		s.banks = d.cfg.Banks(t.Layout.Space)
+// side makes one end of a transfer; host is the link direction it uses
+// if it is in host memory.
+func (d *Engine) side(t memory.Tile, host memory.HBM) side {
+	s := side{runs: memory.NewRuns(t)}
+	switch t.Layout.Space {
+	case isa.HBM:
+		s.far = d.hbm
+	case isa.HOST:
+		s.far = host
+	default:
+		if d.cfg.Banks != nil {
+			s.banks = d.cfg.Banks(t.Layout.Space)
+		}
 	}
 	return s
 }
@@ -162,14 +177,14 @@ func (d *Engine) issue(now sim.Time) {
 			at = b.ReserveRange(at, sa, n)
 		}
 		switch {
-		case t.src.hbm && t.dst.hbm:
+		case t.src.far != nil && t.dst.far != nil:
 			c := d.copies.get()
-			*c = hbmCopy{t, da, n}
-			d.hbm.Request(at, sa, n, false, c)
-		case t.src.hbm:
-			d.hbm.Request(at, sa, n, false, t.arrival(da, n))
-		case t.dst.hbm:
-			d.hbm.Request(at, da, n, true, t)
+			*c = farCopy{t, da, n}
+			t.src.far.Request(at, sa, n, false, c)
+		case t.src.far != nil:
+			t.src.far.Request(at, sa, n, false, t.arrival(da, n))
+		case t.dst.far != nil:
+			t.dst.far.Request(at, da, n, true, t)
 		default:
 			if b := t.dst.banks; b != nil {
 				at = b.ReserveRange(at, da, n)
@@ -188,20 +203,21 @@ func (d *Engine) issue(now sim.Time) {
 	// Otherwise a burst completion resumes issuing.
 }
 
-// hbmCopy is the read half of an HBM-to-HBM burst; its completion issues the write.
-type hbmCopy struct {
+// farCopy is the read half of a burst between two off-chip sides (HBM to
+// HBM, HBM to host, host to HBM); its completion issues the write.
+type farCopy struct {
 	t    *transfer
 	addr int64
 	n    int64
 }
 
-func (c *hbmCopy) Complete(now sim.Time) {
+func (c *farCopy) Complete(now sim.Time) {
 	t, addr, n := c.t, c.addr, c.n
 	t.d.copies.put(c)
-	t.d.hbm.Request(now, addr, n, true, t)
+	t.dst.far.Request(now, addr, n, true, t)
 }
 
-func (c *hbmCopy) Handle(now sim.Time) { c.Complete(now) }
+func (c *farCopy) Handle(now sim.Time) { c.Complete(now) }
 
 // arrival returns the handler of a burst read from HBM into the on-chip side:
 // the data is written into the banks when it arrives.

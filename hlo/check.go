@@ -52,8 +52,10 @@ type CheckReport struct {
 }
 
 // Check compares got, a module's outputs computed elsewhere (the
-// simulated chip), with the reference evaluator's on the same args. ev
-// gives the module and the evaluator's limits; it runs the reference.
+// simulated chip), followed by its outfeed records' arrays
+// (OutfeedLeaves), with the reference evaluator's on the same args and
+// infeed records. ev gives the module, the infeed and the evaluator's
+// limits; it runs the reference.
 // When some output differs beyond its dtype tolerance, Check evaluates the
 // module again with Monte Carlo arithmetic (Evaluator.Perturb, seeds 1 to
 // NoiseSamples: deterministic) and measures how far rounding alone moves
@@ -70,7 +72,7 @@ func Check(ev *Evaluator, args, got []*Value) (*CheckReport, error) {
 		return nil, err
 	}
 	if len(want) != len(got) {
-		return nil, fmt.Errorf("the module gave %d outputs, the reference %d", len(got), len(want))
+		return nil, fmt.Errorf("the module gave %d outputs, the reference %d (outfeed records' arrays included: the reference sent %d records)", len(got), len(want), len(ev.Outfeed))
 	}
 	rep := &CheckReport{Outputs: make([]OutputCheck, len(want)), PeakLiveElements: ev.PeakLiveElements()}
 	var off []int
@@ -82,7 +84,7 @@ func Check(ev *Evaluator, args, got []*Value) (*CheckReport, error) {
 	}
 	for seed := uint64(1); len(off) > 0 && seed <= NoiseSamples; seed++ {
 		mc := &Evaluator{File: ev.File, M: ev.M, MaxWhileIterations: ev.MaxWhileIterations, MaxHeapBytes: ev.MaxHeapBytes,
-			MaxLiveElements: ev.MaxLiveElements, Seed: ev.Seed, Perturb: seed}
+			MaxLiveElements: ev.MaxLiveElements, Seed: ev.Seed, Perturb: seed, Infeed: ev.Infeed}
 		perturbed, err := outputsOf(mc, args)
 		if err != nil {
 			return nil, err
@@ -134,7 +136,17 @@ func outputsOf(ev *Evaluator, args []*Value) ([]*Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Leaves(v), nil
+	return append(Leaves(v), OutfeedLeaves(ev.Outfeed)...), nil
+}
+
+// OutfeedLeaves lists the arrays of outfeed records, record by record,
+// each depth first: Check compares them after the outputs.
+func OutfeedLeaves(recs []*Value) []*Value {
+	var out []*Value
+	for _, r := range recs {
+		out = append(out, Leaves(r)...)
+	}
+	return out
 }
 
 // Leaves lists a value's arrays, depth first: the array itself, or the

@@ -55,6 +55,14 @@ type Evaluator struct {
 	// measure how much each output depends on rounding.
 	Perturb uint64
 
+	// Infeed is the host's infeed queue: each infeed takes the next
+	// record, a value of its data shape (evalfeed.go).
+	Infeed []*Value
+	// Outfeed is what the module's outfeeds sent, in order (Run empties
+	// it first).
+	Outfeed []*Value
+
+	infeedNext int                        // the next record infeed takes
 	live       int64                      // float64 elements held (evalstore.go)
 	peak       int64                      // the most live held
 	bufs       map[unsafe.Pointer]*buffer // the large buffers held
@@ -138,6 +146,7 @@ func (e *Evaluator) Run(args []*Value) (v *Value, err error) {
 	}()
 	// The arguments count against the budget for the whole run.
 	e.live, e.peak, e.bufs = 0, 0, nil
+	e.infeedNext, e.Outfeed = 0, nil
 	for _, a := range args {
 		if a != nil {
 			e.retain(a)

@@ -327,7 +327,11 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 			return nil, true, e.fail(in, "operand is not a copy-start result")
 		}
 		v = ops[0].Tuple[0]
-	case op == "infeed" || op == "outfeed" || op == "send" || op == "recv" || op == "send-done" || op == "recv-done":
+	case op == "infeed":
+		v, err = e.infeed(in)
+	case op == "outfeed":
+		v, err = e.outfeed(in, ops)
+	case op == "send" || op == "recv" || op == "send-done" || op == "recv-done":
 		err = e.fail(in, "host transfers cannot be evaluated (the module talks to a host program)")
 	default:
 		return nil, false, nil

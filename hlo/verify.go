@@ -228,6 +228,18 @@ func arrayOp(s *Shape, i int) error {
 func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 	op := in.Opcode
 	out := in.Shape
+	if base, part, ok := ShortAsync(op); ok && part == "start" {
+		// The op it wraps is checked as that op (the evaluator runs it).
+		inner, ok := shortAsyncInner(in, base)
+		if !ok {
+			return nil, fmt.Errorf("returns ((operands), result, context...), not %s", in.Shape)
+		}
+		want, err := v.infer(inner, ops)
+		if err == nil && want != nil && !sameShape(want, inner.Shape) {
+			err = fmt.Errorf("its %s produces %s, but the result says %s", base, want, inner.Shape)
+		}
+		return nil, err
+	}
 	switch {
 	case op == "compare":
 		if err := need(ops, 2); err != nil {

@@ -15,13 +15,18 @@ const (
 	SRAM            // on-chip scratchpad (VMEM / SBUF)
 	ACC             // accumulator memory (PSUM), written by the MXU
 	SMEM            // scalar memory, read and written by ld/st
+	HOST            // the host's memory behind the host link, reached by DMA only
 	numSpaces
 )
 
-var spaceNames = [...]string{"none", "hbm", "sram", "acc", "smem"}
+// NumSpaces bounds the spaces' numbers: arrays indexed by Space have this
+// length.
+const NumSpaces = int(numSpaces)
+
+var spaceNames = [...]string{"none", "hbm", "sram", "acc", "smem", "host"}
 
 // Spaces lists every addressable space in encoding order.
-func Spaces() []Space { return []Space{HBM, SRAM, ACC, SMEM} }
+func Spaces() []Space { return []Space{HBM, SRAM, ACC, SMEM, HOST} }
 
 func (s Space) String() string {
 	if int(s) < len(spaceNames) {

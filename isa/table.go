@@ -239,7 +239,7 @@ const (
 const (
 	tScalar = "1 of `scalar.issue_width` issue slots of a cycle"
 	tBranch = "1 issue slot; + `scalar.branch_penalty` cycles when taken"
-	tDMA    = "after `dma.setup_ns`, bursts of `dma.burst_bytes`, at most `dma.max_outstanding` in flight, at most `dma.engine_gbps`; HBM side per the `hbm.*` model, shared first come first served; the next descriptor starts once this one's last burst is issued"
+	tDMA    = "after `dma.setup_ns`, bursts of `dma.burst_bytes`, at most `dma.max_outstanding` in flight, at most `dma.engine_gbps`; HBM side per the `hbm.*` model, shared first come first served; host side through the host link (`host.link_gbps` each way, `host.latency_ns`), shared likewise; the next descriptor starts once this one's last burst is issued"
 	tLdw    = "ws: K rows x `mxu.ldw_cycles_per_row` into the shadow weight registers, beside the running stream; starts after the previous load and once the last swap has passed the rows it overwrites (swap start + row + C); os, is: nothing (W streams)"
 	tMM     = "starts when the previous stream's rows have entered and new weights are loaded; occupies max(M x `mxu.cycles_per_row`[dtype], `mxu.min_stream_cycles`); last result lands at start + (M-1) x rate + R + N - 1 (ws; os: start + M + N + (K-1) x rate - 1, the next instruction at start + (K-1) x rate + 1 with `mxu.fold_overlap`; is: the X block loads like a weight tile, then N columns stream: docs/dataflows.md)"
 	tVPU    = "occupies max(ceil(elements / (`vpu.lanes` x `vpu.sublanes`)) x op cost cycles of the vector clock, the time the `sram`/`acc` banks take to serve its operands' lines); completes `vpu.latency` later; op cost 1, `vpu.transcendental_cost` (exp log tanh logistic gelu) or `vpu.divide_cost` (div pow sqrt rsqrt rcp), doubled when an operand is s64 or u64 or the instruction moves f64 data (the lanes are 32 bits wide); f64 arithmetic costs `vpu.f64_cost` times as much (emulated)"
@@ -324,7 +324,7 @@ var Table = []OpInfo{
 	{Mnemonic: "semset", Code: CodeSemSet, Format: FmtSemImm, Unit: UnitScalar, Semantics: "sem = imm (imm >= 0)", Timing: tScalar},
 	{Mnemonic: "barrier", Code: CodeBarrier, Format: FmtNone, Unit: UnitScalar, Semantics: "block the sequencer until every unit queue is empty and every unit idle", Timing: tScalar + "; the sequencer stalls while blocked"},
 
-	{Mnemonic: "dma", Code: CodeDMA, Format: FmtT2, Unit: UnitDMA, Semantics: "copy src to dst element by element in row-major index order of each tile; same dtype and element count; any of hbm, sram, acc, smem on either side", Timing: tDMA},
+	{Mnemonic: "dma", Code: CodeDMA, Format: FmtT2, Unit: UnitDMA, Semantics: "copy src to dst element by element in row-major index order of each tile; same dtype and element count; any of hbm, sram, acc, smem, host on either side", Timing: tDMA},
 
 	{Mnemonic: "mxu.ldw", Code: CodeLdw, Format: FmtT1, Unit: UnitMXU, Semantics: "load the weight operand W[K,N] from sram into the MXU; later streams use it (ws: K <= mxu.rows, N <= mxu.cols; os: N <= mxu.cols; is: K <= mxu.rows)", Timing: tLdw},
 	{Mnemonic: "mxu.mm", Code: CodeMM, Func: MMOverwrite, Format: FmtT2, Unit: UnitMXU, Semantics: "dst[M,N] (acc) = X[M,K] (sram) x W; each output is summed down its column k = 0..K-1 in f32 (s32 for integers), starting from 0", Timing: tMM},

@@ -104,6 +104,9 @@ type Compiled struct {
 	// PeakHBMBytes is the most HBM the program's tensors occupy at once
 	// (dead arrays' bytes are reused).
 	PeakHBMBytes int64
+	// Feeds places the infeed and outfeed queues in host memory (nil:
+	// the program has neither).
+	Feeds *Feeds
 }
 
 // Compile lowers module m (parsed from file and verified) for chip; m is
@@ -298,6 +301,8 @@ type compiler struct {
 	dyingNow []string
 	// rngState is the generator state of rng (rngstate.go), once used.
 	rngState *value
+	// feedState is the cursors of the host queues (feed.go), once used.
+	feedState *value
 }
 
 func (c *compiler) fail(in *hlo.Instruction, format string, a ...any) error {
@@ -675,6 +680,10 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		return nil
 	case op == "rng-get-and-update-state":
 		return c.rngGetAndUpdateState(in)
+	case op == "infeed":
+		return c.infeed(in)
+	case op == "outfeed":
+		return c.outfeed(in)
 	case op == "while":
 		return c.whileLoop(in)
 	case op == "conditional":

@@ -4,8 +4,9 @@ import "github.com/pulse-sim/pulse/config"
 
 // Target is the part of a chip the compiler reads: the arrays' count,
 // shape, dtypes and dataflow, the number of DMA engines and cross-lane
-// units, the memory sizes, and whether the vector unit has f64 arithmetic
-// (vpu.f64_cost > 0; its value is timing only). Compile sees only this projection, so two
+// units, the memory sizes, whether the vector unit has f64 arithmetic
+// (vpu.f64_cost > 0; its value is timing only) and whether the chip has a
+// host link (host.link_gbps > 0; infeed and outfeed need one). Compile sees only this projection, so two
 // chips with the same Target get the same program by construction: a
 // sweep over timing knobs (bandwidths, latencies, DRAM timings, clocks)
 // compiles once, and the executable cache keys on it.
@@ -18,5 +19,6 @@ func Target(c *config.Chip) *config.Chip {
 		XLU:    config.XLU{Count: c.XLU.Count},
 		DMA:    config.DMA{Engines: c.DMA.Engines},
 		Memory: c.Memory,
+		Host:   config.Host{LinkGBps: min(c.Host.LinkGBps, 1)},
 	}
 }

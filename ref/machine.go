@@ -62,7 +62,7 @@ type Machine struct {
 	Prog *exe.Program
 	Regs [isa.NumRegs]uint32
 	Sems [isa.NumSems]uint32
-	Mem  [5]*Memory // indexed by isa.Space
+	Mem  [isa.NumSpaces]*Memory // indexed by isa.Space
 	PC   int
 	// Halted is set when the sequencer executed halt.
 	Halted bool
@@ -92,7 +92,9 @@ type Machine struct {
 func New(chip *config.Chip, prog *exe.Program) (*Machine, error) {
 	m := &Machine{Chip: chip, Prog: prog}
 	for _, s := range isa.Spaces() {
-		m.Mem[s] = NewMemory(chip.SpaceBytes(s), s == isa.ACC)
+		// Accumulator rows and host memory (an infeed queue past its
+		// records) are faults to read before they are written.
+		m.Mem[s] = NewMemory(chip.SpaceBytes(s), s == isa.ACC || s == isa.HOST)
 	}
 	m.units = append(m.units, UnitID{isa.UnitScalar, 0})
 	for _, c := range []isa.Unit{isa.UnitDMA, isa.UnitMXU, isa.UnitVPU, isa.UnitXLU} {

@@ -44,9 +44,9 @@ func (e *UnknownInput) Error() string {
 }
 
 type partial struct {
-	compute []bool       // by pc: the instruction computes values
-	shadows [5]*shadow   // by space; nil when stale bytes are not tracked
-	need    map[int]bool // skipped writers read by the current instruction
+	compute []bool                 // by pc: the instruction computes values
+	shadows [isa.NumSpaces]*shadow // by space; nil when stale bytes are not tracked
+	need    map[int]bool           // skipped writers read by the current instruction
 	// deps records, for each skipped instruction, the skipped writers of
 	// what it read: when it joins the slice they must too, so a stop asks
 	// for the whole chain at once instead of one link per run.

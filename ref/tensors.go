@@ -69,3 +69,33 @@ func (m *Machine) tensorNames() string {
 	}
 	return s
 }
+
+// WriteAt stores values of dtype dt, row-major, at addr of space sp (the
+// runtime's infeed records in host memory).
+func (m *Machine) WriteAt(sp isa.Space, addr int64, dt isa.DType, vals []float64) error {
+	n := int64(len(vals)) * int64(dt.Size())
+	if addr < 0 || addr+n > m.Mem[sp].Size {
+		return fmt.Errorf("%d bytes at %s 0x%x do not fit in %s (%d bytes)", n, sp, addr, sp, m.Mem[sp].Size)
+	}
+	b := make([]byte, n)
+	for i, x := range vals {
+		isa.StoreElem(dt, b[i*dt.Size():], x)
+	}
+	m.Mem[sp].Write(addr, b)
+	return nil
+}
+
+// ReadAt reads n values of dtype dt at addr of space sp (the runtime's
+// outfeed records in host memory).
+func (m *Machine) ReadAt(sp isa.Space, addr int64, dt isa.DType, n int64) ([]float64, error) {
+	if addr < 0 || addr+n*int64(dt.Size()) > m.Mem[sp].Size {
+		return nil, fmt.Errorf("%d values of %s at %s 0x%x are outside %s (%d bytes)", n, dt, sp, addr, sp, m.Mem[sp].Size)
+	}
+	b := make([]byte, n*int64(dt.Size()))
+	m.Mem[sp].Read(addr, b)
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = isa.LoadElem(dt, b[i*dt.Size():])
+	}
+	return out, nil
+}

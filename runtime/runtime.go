@@ -111,6 +111,9 @@ type ExecOptions struct {
 	// Observers watch the run: traces.Timeline, traces.Profile (built on
 	// x.Source). Runs without them pay nothing for observation.
 	Observers []core.Observer
+	// Infeed is the host's infeed queue: the records the program's
+	// infeeds read, in order (feed.go).
+	Infeed []*hlo.Value
 }
 
 // KernelStats is a row of the per-kernel table (traces.KernelStats).
@@ -137,6 +140,7 @@ func (e *NeedsInputError) Error() string {
 // Result is what Execute returns.
 type Result struct {
 	Outputs  []*hlo.Value // one per result tuple element (nil values in timing-only runs)
+	Outfeed  []*hlo.Value // what the program's outfeeds sent, in order
 	Model    *core.Model
 	Report   *chip.Report
 	Kernels  []KernelStats
@@ -205,6 +209,9 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 			inputs = append(inputs, chip.Input{Name: b.Tensor, Values: MachineValues(b.DType, a.Data)})
 		}
 	}
+	if err := checkInfeed(x.Feeds, opt.Infeed); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	kernels := traces.NewKernels(x.Source("", ""))
 	model, err := core.Simulate(c.Chip, x.Program, core.Options{TimingOnly: opt.TimingOnly, MaxCycles: opt.MaxCycles,
@@ -219,7 +226,7 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 				return err
 			}
 		}
-		return nil
+		return writeInfeed(a, x.Feeds, opt.Infeed)
 	})
 	if u, ok := err.(*ref.UnknownInput); ok {
 		p := param[u.Tensor]
@@ -229,7 +236,7 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 		return nil, &NeedsInputError{Param: p, Pos: u.Pos}
 	}
 	if err != nil {
-		return nil, err
+		return nil, infeedFault(err, x.Feeds, len(opt.Infeed))
 	}
 	r := &Result{Model: model, ExecTime: time.Since(start)}
 	r.Report = chip.NewReport(x.Fused.Name, model, opt.TimingOnly)
@@ -248,6 +255,9 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 			return nil, err
 		}
 		r.Outputs = append(r.Outputs, &hlo.Value{Shape: b.Shape, Data: vals})
+	}
+	if r.Outfeed, err = readOutfeed(model.Arch, x.Feeds); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

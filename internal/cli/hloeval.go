@@ -22,6 +22,7 @@ func newHLOEval() *cobra.Command {
 		perturb uint64
 		outDir  string
 		memory  string
+		feed    feedFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "eval MODEL.hlo [--in name=x.npy]... [--random-inputs SEED] [--out-dir DIR]",
@@ -31,6 +32,9 @@ with --in by parameter name or number, to a .npy file or to a number that
 fills it (--in p12=6); --random-inputs SEED fills the others with
 deterministic random values. Outputs are written to --out-dir as .npy,
 one file per tuple element (out.npy, or out.0.npy, out.1.npy, ...).
+Infeed records come from --infeed DIR (DIR/0.npy, ..., or DIR/0.0.npy, ...
+for tuple records) or --random-infeed N; outfeed records are written as
+outfeed.N.npy (outfeed.N.K.npy).
 
 Values are held as float64 on the host; --max-memory bounds what the
 evaluator may hold at once (parameters included) and stops with an error
@@ -63,11 +67,19 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 			if err != nil {
 				return err
 			}
-			out, err := (&hlo.Evaluator{File: args[0], M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb}).Run(vals)
+			infeed, err := feed.records(m, seed)
 			if err != nil {
 				return err
 			}
-			return writeOutputs(cmd.OutOrStdout(), hlo.Leaves(out), out.Tuple != nil, outDir)
+			ev := &hlo.Evaluator{File: args[0], M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb, Infeed: infeed}
+			out, err := ev.Run(vals)
+			if err != nil {
+				return err
+			}
+			if err := writeOutputs(cmd.OutOrStdout(), hlo.Leaves(out), out.Tuple != nil, outDir); err != nil {
+				return err
+			}
+			return writeOutfeed(cmd.OutOrStdout(), ev.Outfeed, outDir)
 		},
 	}
 	cmd.Flags().StringArrayVar(&ins, "in", nil, "bind a parameter (by name or number) to a .npy file or fill it with a number, repeatable")
@@ -75,6 +87,7 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 	cmd.Flags().StringVar(&outDir, "out-dir", "", "write the outputs as .npy files into this directory")
 	cmd.Flags().Uint64Var(&perturb, "perturb", 0, "evaluate with Monte Carlo arithmetic seeded by this (not 0): rounded results move by up to an ulp")
 	cmd.Flags().StringVar(&memory, "max-memory", "2GiB", "the most host memory the evaluator's values may take (e.g. 512MiB, 8GiB)")
+	feed.register(cmd)
 	return cmd
 }
 

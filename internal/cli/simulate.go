@@ -120,6 +120,7 @@ func newSimulate() *cobra.Command {
 		check      bool
 		maxCycles  int64
 		memory     string
+		feed       feedFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "simulate MODEL.hlo --chip NAME [--in name=x.npy ... | --random-inputs SEED] [--out-dir DIR] [--timing-only] [--json report.json] [--check]",
@@ -136,6 +137,12 @@ a dropout rate); --random-inputs SEED fills the others with values uniform in
 out.N.npy per tuple element). --check also runs the HLO reference evaluator
 on the same inputs and fails, with a per-output error report, if any output
 differs beyond the dtype-aware tolerance (docs/hlo.md).
+
+A module with infeed reads its records from host memory through the chip's
+host link: --infeed DIR gives them (DIR/0.npy, DIR/1.npy, ...; a tuple
+record as DIR/0.0.npy, DIR/0.1.npy, ...), --random-infeed N queues N random
+ones. What outfeed sends is written to --out-dir as outfeed.N.npy (or
+outfeed.N.K.npy) and checked by --check like an output.
 
 --trace, --pprof, --roofline and --csv write a Perfetto timeline, a pprof
 cycle profile (stacks: HLO fusion, HLO instruction, kernel, instruction), a
@@ -187,8 +194,12 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 					return err
 				}
 			}
+			infeed, err := feed.records(m, seed)
+			if err != nil {
+				return err
+			}
 			r, err := client.Execute(x, vals, runtime.ExecOptions{TimingOnly: timingOnly, MaxCycles: maxCycles,
-				Observers: obs.observers(x.Source(args[0], asmFile))})
+				Observers: obs.observers(x.Source(args[0], asmFile)), Infeed: infeed})
 			if err != nil {
 				return obs.failed(cmd.ErrOrStderr(), err)
 			}
@@ -218,6 +229,9 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 			if err := writeOutputs(w, r.Outputs, len(x.Outputs) > 1 || x.Fused.Entry.Root.Shape.IsTuple, outDir); err != nil {
 				return err
 			}
+			if err := writeOutfeed(w, r.Outfeed, outDir); err != nil {
+				return err
+			}
 			if check {
 				// The simulated machine's memory image (every HBM page the
 				// program touched) is garbage once the outputs are read:
@@ -225,10 +239,10 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 				// so that the two never hold the host's memory together
 				// (MobileNet-v2's --check needs this to fit 24 GB).
 				// (r is dead past this point; the observers hold the model.)
-				outputs := r.Outputs
+				outputs := append(r.Outputs, hlo.OutfeedLeaves(r.Outfeed)...)
 				obs.timeline, obs.profile, obs.explainer = nil, nil, nil
 				debug.FreeOSMemory()
-				return checkOutputs(w, args[0], m, vals, outputs, limit)
+				return checkOutputs(w, args[0], m, vals, infeed, outputs, len(r.Outputs), limit)
 			}
 			return nil
 		},
@@ -243,6 +257,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 	cmd.Flags().BoolVar(&check, "check", false, "compare the outputs with the HLO reference evaluator's")
 	cmd.Flags().Int64Var(&maxCycles, "max-cycles", 0, "stop the simulation after this many cycles (0: the default, 10,000,000,000)")
 	cmd.Flags().StringVar(&memory, "max-memory", "2GiB", "the most host memory the inputs and --check's evaluator may take as float64 values (e.g. 8GiB)")
+	feed.register(cmd)
 	return cmd
 }
 
@@ -262,12 +277,12 @@ func writeKernelTable(w io.Writer, ks []runtime.KernelStats) error {
 // output beyond its dtype tolerance is measured against up to
 // hlo.NoiseSamples perturbed reference runs, and passes when rounding
 // alone moves it nearly as far.
-func checkOutputs(w io.Writer, file string, m *hlo.Module, args []*hlo.Value, got []*hlo.Value, limit int64) error {
+func checkOutputs(w io.Writer, file string, m *hlo.Module, args, infeed, got []*hlo.Value, nout int, limit int64) error {
 	start := time.Now()
 	// The heap may grow by the values' budget and the evaluator's working
 	// room over what the simulation left in it.
 	heap := hlo.HeapBytes() + limit*8 + evalOverhead
-	rep, err := hlo.Check(&hlo.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap}, args, got)
+	rep, err := hlo.Check(&hlo.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Infeed: infeed}, args, got)
 	if err != nil {
 		return fmt.Errorf("--check: the reference evaluator failed: %v", err)
 	}
@@ -288,7 +303,11 @@ func checkOutputs(w io.Writer, file string, m *hlo.Module, args []*hlo.Value, go
 				res, noisy = "ok, within noise", noisy+1
 			}
 		}
-		row := []any{fmt.Sprint(i), got[i].Shape.String(), fmt.Sprintf("%.3g", d.MaxAbs), fmt.Sprintf("%.3g", d.MaxRel), fmt.Sprint(d.Mismatches), first}
+		name := fmt.Sprint(i)
+		if i >= nout {
+			name = fmt.Sprintf("outfeed %d", i-nout) // the outfeed records' arrays
+		}
+		row := []any{name, got[i].Shape.String(), fmt.Sprintf("%.3g", d.MaxAbs), fmt.Sprintf("%.3g", d.MaxRel), fmt.Sprint(d.Mismatches), first}
 		if rep.Perturbed {
 			n := "-"
 			if o.Noise >= 0 {

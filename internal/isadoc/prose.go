@@ -35,7 +35,10 @@ starts, and signals when it completes.
   between them) has no defined result.
 - **Memory spaces**, byte-addressed, sizes from the chip config:
   ` + "`hbm`" + ` (off-chip DRAM), ` + "`sram`" + ` (scratchpad, VMEM/SBUF), ` + "`acc`" + ` (accumulator memory,
-  PSUM), ` + "`smem`" + ` (scalar memory). DMA moves data between any two spaces; the
+  PSUM), ` + "`smem`" + ` (scalar memory), ` + "`host`" + ` (the host's memory behind the host link,
+  ` + "`memory.host_bytes`" + `: infeed and outfeed buffers; reading host bytes nobody wrote
+  is a fault). DMA moves data between any two spaces, the host side through
+  the link (` + "`host.link_gbps`" + ` each way, ` + "`host.latency_ns`" + `); the
   vector and cross-lane units read and write ` + "`sram`" + ` and ` + "`acc`" + `; the MXU reads
   ` + "`sram`" + ` and writes ` + "`acc`" + `.
 - **End of program.** ` + "`halt`" + ` stops fetching; the program ends when every queue has drained.

@@ -1,0 +1,109 @@
+package lowering_test
+
+import (
+	"testing"
+
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/runtime"
+	"github.com/stretchr/testify/require"
+)
+
+// feedLoop reads (x, go-on flag) records in a loop until a flag is false,
+// sums the x's, and outfeeds each running sum and, at the end, a record of
+// another shape: the MNIST training loop's pattern
+// (xlabuilder_mnist_training_loop.hlo).
+const feedLoop = `HloModule m
+cond {
+  s = (s32[], f32[3,5], pred[]) parameter(0)
+  ROOT go = pred[] get-tuple-element(s), index=2
+}
+body {
+  s = (s32[], f32[3,5], pred[]) parameter(0)
+  tok = token[] after-all()
+  in = ((f32[3,5], pred[]), token[]) infeed(tok)
+  rec = (f32[3,5], pred[]) get-tuple-element(in), index=0
+  x = f32[3,5] get-tuple-element(rec), index=0
+  go = pred[] get-tuple-element(rec), index=1
+  acc = f32[3,5] get-tuple-element(s), index=1
+  sum = f32[3,5] add(acc, x)
+  t2 = token[] get-tuple-element(in), index=1
+  o = token[] outfeed(sum, t2), outfeed_shape=f32[3,5]
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT r = (s32[], f32[3,5], pred[]) tuple(j, sum, go)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  x0 = f32[3,5] parameter(0)
+  t = pred[] constant(true)
+  init = (s32[], f32[3,5], pred[]) tuple(z, x0, t)
+  w = (s32[], f32[3,5], pred[]) while(init), condition=cond, body=body
+  n = s32[] get-tuple-element(w), index=0
+  tok = token[] after-all()
+  nn = (s32[], s32[]) tuple(n, n)
+  o = token[] outfeed(nn, tok), outfeed_shape=(s32[], s32[])
+  ROOT sum = f32[3,5] get-tuple-element(w), index=1
+}`
+
+// feedRecords makes n records whose flag is true but for the last.
+func feedRecords(t *testing.T, m *hlo.Module, n int) []*hlo.Value {
+	recs, err := hlo.RandomInfeed(m, 3, n)
+	require.NoError(t, err)
+	for i, r := range recs {
+		r.Tuple[1].Data[0] = 1
+		if i == n-1 {
+			r.Tuple[1].Data[0] = 0
+		}
+	}
+	return recs
+}
+
+// TestInfeedOutfeed: on both chips a loop reads its records from the
+// host's infeed queue and sends what the evaluator sends, in order, of
+// two shapes; the host link's time is in the cycles; reading past the
+// records supplied is an error that says so, as it is for the evaluator.
+func TestInfeedOutfeed(t *testing.T) {
+	m, err := hlo.Parse("t.hlo", feedLoop)
+	require.NoError(t, err)
+	require.NoError(t, hlo.Verify("t.hlo", m))
+	args, err := hlo.RandomArgs(m, 5)
+	require.NoError(t, err)
+	recs := feedRecords(t, m, 4)
+	ev := &hlo.Evaluator{File: "t.hlo", M: m, Infeed: recs}
+	want, err := ev.Run(args)
+	require.NoError(t, err)
+	require.Len(t, ev.Outfeed, 5, "4 running sums and the count")
+	require.Equal(t, []float64{4}, ev.Outfeed[4].Tuple[0].Data)
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) {
+			c, err := config.Load(chip, nil)
+			require.NoError(t, err)
+			client := &runtime.Client{Chip: c}
+			x, err := client.Compile("t.hlo", m)
+			require.NoError(t, err)
+			r, err := client.Execute(x, args, runtime.ExecOptions{Infeed: recs})
+			require.NoError(t, err)
+			require.Equal(t, want.Data, r.Outputs[0].Data)
+			require.Len(t, r.Outfeed, len(ev.Outfeed))
+			for i, o := range ev.Outfeed {
+				got, want := hlo.Leaves(r.Outfeed[i]), hlo.Leaves(o)
+				require.Len(t, got, len(want), "outfeed record %d", i)
+				for k := range want {
+					require.Equal(t, want[k].Shape.String(), got[k].Shape.String(), "outfeed record %d", i)
+					require.Equal(t, want[k].Data, got[k].Data, "outfeed record %d array %d", i, k)
+				}
+			}
+
+			// Three records where the loop reads four.
+			_, err = client.Execute(x, args, runtime.ExecOptions{Infeed: recs[:3]})
+			require.ErrorContains(t, err, "the infeed queue is empty: the program reads past the 3 records supplied")
+			// A record of a shape no infeed reads.
+			_, err = client.Execute(x, args, runtime.ExecOptions{Infeed: []*hlo.Value{args[0]}})
+			require.ErrorContains(t, err, "infeed record 0 is f32[3,5]; the program's infeeds read (f32[3,5], pred[])")
+		})
+	}
+	_, err = (&hlo.Evaluator{File: "t.hlo", M: m, Infeed: recs[:3]}).Run(args)
+	require.ErrorContains(t, err, "in: infeed: the infeed queue is empty: this reads record 3, and 3 were supplied")
+}
