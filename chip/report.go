@@ -40,7 +40,10 @@ type Report struct {
 	MXUDataflowModel string                `json:"mxu_dataflow_model"`
 	Units            map[string]UnitReport `json:"units"`
 	HBM              HBMReport             `json:"hbm"`
-	Stalls           map[string]StallsOf   `json:"stalls"`
+	// Host is the host link's traffic (infeed, outfeed), when there was
+	// any.
+	Host   *HostReport         `json:"host,omitempty"`
+	Stalls map[string]StallsOf `json:"stalls"`
 	// Bank-conflict stall cycles in on-chip memories: time requests waited
 	// beyond what a perfect spread over the banks would take.
 	SRAMBankConflictStallCycles int64 `json:"sram_bank_conflict_stall_cycles"`
@@ -107,6 +110,13 @@ type HBMReport struct {
 	Refreshes                int64   `json:"refreshes"`    // banked model
 }
 
+// HostReport is the host link's traffic: bytes read from host memory
+// (in) and written to it (out).
+type HostReport struct {
+	BytesIn  int64 `json:"bytes_in"`
+	BytesOut int64 `json:"bytes_out"`
+}
+
 // NewReport summarizes a finished model.
 func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 	c := m.Chip
@@ -157,6 +167,11 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 		RowHitRate: st.RowHitRate(), Refreshes: st.Refreshes}
 	if secs > 0 {
 		r.HBM.AchievedBytesPerSecond = float64(st.BytesRead+st.BytesWritten) / secs
+	}
+	if m.HostIn != nil {
+		if in, out := m.HostIn.Stats().BytesRead, m.HostOut.Stats().BytesWritten; in+out > 0 {
+			r.Host = &HostReport{BytesIn: in, BytesOut: out}
+		}
 	}
 	busy := map[string]int64{}
 	for name, u := range r.Units {
@@ -225,6 +240,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		rows = append(rows, []string{"MXU dataflow", r.MXUDataflow})
 	}
 	rows = append(rows, []string{"SRAM / acc bank-conflict stalls", fmt.Sprintf("%d / %d cycles", r.SRAMBankConflictStallCycles, r.ACCBankConflictStallCycles)})
+	if h := r.Host; h != nil {
+		rows = append(rows, []string{"host link in / out", si(float64(h.BytesIn), "B") + " / " + si(float64(h.BytesOut), "B")})
+	}
 	if r.HBM.Model == "banked" {
 		rows = append(rows, []string{"HBM row-hit rate / refreshes", fmt.Sprintf("%s / %d", pct(r.HBM.RowHitRate), r.HBM.Refreshes)})
 	}

@@ -132,3 +132,28 @@ func TestHBMToHBM(t *testing.T) {
 	require.Equal(t, int64(1200), st.BytesRead)
 	require.Equal(t, int64(1200), st.BytesWritten)
 }
+
+// TestHostLink: a host side is timed by the link's direction it uses, not
+// by HBM: host to SRAM at the link's rate plus its latency; host to HBM
+// reads the link, then writes HBM; HBM to host writes the other direction.
+func TestHostLink(t *testing.T) {
+	var e sim.Engine
+	hbm := memory.NewIdeal(&e, 100, 50) // 10 ps/B, 50 ns
+	in := memory.NewIdeal(&e, 10, 1000) // 100 ps/B, 1 us
+	out := memory.NewIdeal(&e, 5, 1000) // 200 ps/B, 1 us
+	d := New(Config{BurstBytes: 512, MaxOutstanding: 64, HostIn: in, HostOut: out}, &e, hbm)
+	const n = 1 << 16
+	require.Equal(t, sim.Time(n*100+1_000_000), run(t, d, &e, flat(isa.SRAM, n), flat(isa.HOST, n)), "host to SRAM: the inbound link")
+	require.Equal(t, int64(n), in.Stats().BytesRead)
+	require.Zero(t, hbm.Stats().BytesRead+hbm.Stats().BytesWritten)
+
+	e = sim.Engine{}
+	hbm, in, out = memory.NewIdeal(&e, 100, 50), memory.NewIdeal(&e, 10, 1000), memory.NewIdeal(&e, 5, 1000)
+	d = New(Config{BurstBytes: 512, MaxOutstanding: 64, HostIn: in, HostOut: out}, &e, hbm)
+	got := run(t, d, &e, flat(isa.HOST, n), flat(isa.HBM, n))
+	// HBM reads pipeline under the slower outbound link: its rate and
+	// latency, after the first burst's read.
+	require.Equal(t, sim.Time(512*10+50_000+n*200+1_000_000), got, "HBM to host: the outbound link")
+	require.Equal(t, int64(n), out.Stats().BytesWritten)
+	require.Zero(t, in.Stats().BytesRead)
+}

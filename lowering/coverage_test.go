@@ -123,13 +123,18 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 	}
 	// The simulation first, then the evaluator, as pulse simulate --check
 	// does: the two never hold the host's memory together.
-	r, err := client.Execute(x, args, runtime.ExecOptions{MaxCycles: 2e9})
+	// Infeed reads random records, as --random-infeed 8 gives them.
+	infeed, _ := hlo.RandomInfeed(m, 1, 8)
+	if len(infeed) > 0 {
+		note += fmt.Sprintf(" (with `--random-infeed %d`)", len(infeed))
+	}
+	r, err := client.Execute(x, args, runtime.ExecOptions{MaxCycles: 2e9, Infeed: infeed})
 	if err != nil {
 		return fmt.Sprintf("compiles, %d kernels%s; simulation fails: %s", len(x.Kernels), note, firstLine(err))
 	}
-	outputs, cycles := r.Outputs, r.Report.Cycles // r, and the machine, are dead past here
+	outputs, cycles := append(r.Outputs, hlo.OutfeedLeaves(r.Outfeed)...), r.Report.Cycles // r, and the machine, are dead past here
 	debug.FreeOSMemory()
-	rep, err := hlo.Check(&hlo.Evaluator{File: file, M: m, MaxLiveElements: evalBudget}, args, outputs)
+	rep, err := hlo.Check(&hlo.Evaluator{File: file, M: m, MaxLiveElements: evalBudget, Infeed: infeed}, args, outputs)
 	if err != nil {
 		return fmt.Sprintf("compiles, %d kernels%s; the reference evaluator stops: %s", len(x.Kernels), note, firstLine(err))
 	}

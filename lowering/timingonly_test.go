@@ -30,10 +30,10 @@ func timingOf(t *testing.T, r *runtime.Result) string {
 // bothModes runs x with values and timing-only on the same arguments and
 // requires the same outcome: the same error, or the same report and
 // kernel table to the last figure. It returns the timing-only result.
-func bothModes(t *testing.T, client *runtime.Client, x *runtime.Executable, args []*hlo.Value, maxCycles int64) (*runtime.Result, error) {
+func bothModes(t *testing.T, client *runtime.Client, x *runtime.Executable, args []*hlo.Value, maxCycles int64, infeed ...*hlo.Value) (*runtime.Result, error) {
 	t.Helper()
-	v, verr := client.Execute(x, args, runtime.ExecOptions{MaxCycles: maxCycles})
-	tm, terr := client.Execute(x, args, runtime.ExecOptions{MaxCycles: maxCycles, TimingOnly: true})
+	v, verr := client.Execute(x, args, runtime.ExecOptions{MaxCycles: maxCycles, Infeed: infeed})
+	tm, terr := client.Execute(x, args, runtime.ExecOptions{MaxCycles: maxCycles, TimingOnly: true, Infeed: infeed})
 	if verr != nil {
 		require.Error(t, terr, "the value run failed: %v", verr)
 		require.Equal(t, verr.Error(), terr.Error())
@@ -195,8 +195,9 @@ func TestTimingOnlyCorpus(t *testing.T) {
 				continue
 			}
 			bindHyperparameters(t, filepath.Base(f), m, args)
+			infeed, _ := hlo.RandomInfeed(m, 1, 8) // as the coverage test feeds it
 			t.Run(chipName+"/"+filepath.Base(f), func(t *testing.T) {
-				bothModes(t, client, x, args, 2e9)
+				bothModes(t, client, x, args, 2e9, infeed...)
 			})
 			n++
 		}
@@ -243,8 +244,9 @@ func TestTimingOnlyXLAControlFlow(t *testing.T) {
 			continue
 		}
 		name := tc.Source + ":" + strings.TrimSpace(strings.Split(tc.Text, "\n")[0])
+		infeed, _ := hlo.RandomInfeed(m, 2, 8)
 		t.Run(name, func(t *testing.T) {
-			r, err := bothModes(t, client, x, args, 2e6)
+			r, err := bothModes(t, client, x, args, 2e6, infeed...)
 			if err != nil {
 				failed++
 				return
@@ -292,10 +294,12 @@ func TestDataflowsComputeTheSame(t *testing.T) {
 					continue
 				}
 				bindHyperparameters(t, filepath.Base(f), m, args)
+				infeed, _ := hlo.RandomInfeed(m, 1, 8)
 				t.Run(df+"/"+chipName+"/"+filepath.Base(f), func(t *testing.T) {
-					r, err := client.Execute(x, args, runtime.ExecOptions{MaxCycles: 2e9})
+					r, err := client.Execute(x, args, runtime.ExecOptions{MaxCycles: 2e9, Infeed: infeed})
 					require.NoError(t, err)
-					rep, err := hlo.Check(&hlo.Evaluator{File: filepath.Base(f), M: m, MaxLiveElements: 1 << 26}, args, r.Outputs)
+					got := append(r.Outputs, hlo.OutfeedLeaves(r.Outfeed)...)
+					rep, err := hlo.Check(&hlo.Evaluator{File: filepath.Base(f), M: m, MaxLiveElements: 1 << 26, Infeed: infeed}, args, got)
 					require.NoError(t, err)
 					for i, o := range rep.Outputs {
 						require.True(t, o.Pass(), "output %d: %d elements beyond tolerance", i, o.Diff.Mismatches)

@@ -24,7 +24,7 @@ type feedFlags struct {
 
 func (f *feedFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.dir, "infeed", "", "the infeed queue's records: DIR/0.npy, DIR/1.npy, ... (a tuple record as DIR/0.0.npy, DIR/0.1.npy, ...)")
-	cmd.Flags().IntVar(&f.random, "random-infeed", 0, "queue this many random infeed records (from the --random-inputs seed)")
+	cmd.Flags().IntVar(&f.random, "random-infeed", 0, "queue this many random infeed records (from the --random-inputs seed, 0 without it)")
 }
 
 // maxRecords bounds the records a directory or --random-infeed may give.
