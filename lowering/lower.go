@@ -354,6 +354,9 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 		}
 		return v, nil
 	}
+	if s.Elem == "token" {
+		return &value{shape: s, empty: true}, nil // ordering only: no bytes
+	}
 	dt, ok := dtypeOf(s.Elem)
 	if !ok {
 		return nil, c.fail(in, "element type %s has no Pulse dtype (%s)", s.Elem, dtypeNames())

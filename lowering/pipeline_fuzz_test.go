@@ -60,7 +60,9 @@ func checkPipeline(src string) ([]string, error) {
 	if err != nil {
 		return fail("arguments: %v", err)
 	}
-	ev := &hlo.Evaluator{File: "fuzz.hlo", M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 100}
+	// Random records for the infeeds (which read one shape: hlogen).
+	infeed, _ := hlo.RandomInfeed(m, 1, 16)
+	ev := &hlo.Evaluator{File: "fuzz.hlo", M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 100, Infeed: infeed}
 	if _, err := ev.Run(args); err != nil {
 		return fail("the evaluator: %v", err)
 	}
@@ -81,11 +83,11 @@ func checkPipeline(src string) ([]string, error) {
 		}
 		// The limit catches a hang; generated code that is merely slow
 		// (a thousand tiny batched dots: 10M cycles, 0.2 s) stays under it.
-		r, err := c.Execute(x, args, runtime.ExecOptions{MaxCycles: maxPipelineCycles})
+		r, err := c.Execute(x, args, runtime.ExecOptions{MaxCycles: maxPipelineCycles, Infeed: infeed})
 		if err != nil {
 			return fail("%s: run: %v", c.Chip.Name, err)
 		}
-		rep, err := hlo.Check(ev, args, r.Outputs)
+		rep, err := hlo.Check(ev, args, append(r.Outputs, hlo.OutfeedLeaves(r.Outfeed)...))
 		if err != nil {
 			return fail("%s: check: %v", c.Chip.Name, err)
 		}
@@ -95,7 +97,7 @@ func checkPipeline(src string) ([]string, error) {
 					c.Chip.Name, i, o.Diff.Mismatches, o.Diff.First, o.Diff.FirstGot, o.Diff.FirstWant)
 			}
 		}
-		t, err := c.Execute(x, nil, runtime.ExecOptions{TimingOnly: true, MaxCycles: maxPipelineCycles})
+		t, err := c.Execute(x, nil, runtime.ExecOptions{TimingOnly: true, MaxCycles: maxPipelineCycles, Infeed: infeed})
 		var ni *runtime.NeedsInputError
 		switch {
 		case errors.As(err, &ni):

@@ -68,6 +68,9 @@ type gen struct {
 	// maxElems bounds every array; sizes are the dims chosen from.
 	maxElems int64
 	sizes    []int64
+	// infeed is the data every infeed of the module reads (nil before
+	// the first): one shape, so that random records fit them all.
+	infeed *value
 }
 
 // Generate returns the HLO text of the module the choices in data make.

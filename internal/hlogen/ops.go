@@ -48,6 +48,7 @@ var ops = []op{
 	{"scatter", scatter},
 	{"reduce-precision", reducePrecision},
 	{"sort", sortOp},
+	{"infeed outfeed after-all get-tuple-element", feed},
 }
 
 // exactOps compute the same bits on the chips as in the evaluator: IEEE
@@ -1017,4 +1018,25 @@ func sortOp(g *gen) {
 	for i, o := range ops {
 		g.emit("sorted", value{elem: o.elem, dims: o.dims, typ: o.typ, inexact: o.inexact}, "get-tuple-element(%s), index=%d", t, i)
 	}
+}
+
+// feed reads an array from the host's infeed queue or sends a value to
+// the outfeed queue. Every infeed of a module reads one shape (g.infeed),
+// so that the harness's random records (hlo.RandomInfeed) fit them all.
+func feed(g *gen) {
+	tok := g.name("tok")
+	g.body = append(g.body, fmt.Sprintf("  %s = token[] after-all()", tok))
+	if g.intn(2) == 0 {
+		v := g.pick()
+		g.body = append(g.body, fmt.Sprintf("  %s = token[] outfeed(%s, %s), outfeed_shape=%s", g.name("of"), v.name, tok, v.typ))
+		return
+	}
+	if g.infeed == nil {
+		v := g.shape()
+		v.typ = g.typ(v)
+		g.infeed = &v
+	}
+	in := g.name("in")
+	g.body = append(g.body, fmt.Sprintf("  %s = (%s, token[]) infeed(%s)", in, g.infeed.typ, tok))
+	g.emit("fed", value{elem: g.infeed.elem, dims: g.infeed.dims, typ: g.infeed.typ}, "get-tuple-element(%s), index=0", in)
 }
