@@ -18,6 +18,7 @@ const (
 	fn                    // finite: only the all-ones code (either sign) is NaN, no inf
 	fnuz                  // finite, unsigned zero: 0x80 is NaN, no -0, no inf
 	finite                // no inf, no NaN (f4e2m1fn): overflow saturates
+	e8m0                  // powers of two only: no sign, no zero, no inf; 0xFF is NaN (f8e8m0fnu)
 )
 
 type Minifloat struct {
@@ -39,6 +40,7 @@ var Minifloats = map[string]*Minifloat{
 	"f8e5m2fnuz":    {bits: 8, exp: 5, man: 2, bias: 16, kind: fnuz},
 	"f8e4m3b11fnuz": {bits: 8, exp: 4, man: 3, bias: 11, kind: fnuz},
 	"f4e2m1fn":      {bits: 4, exp: 2, man: 1, bias: 1, kind: finite},
+	"f8e8m0fnu":     {bits: 8, exp: 8, man: 0, bias: 127, kind: e8m0},
 }
 
 func init() {
@@ -58,6 +60,11 @@ func (f *Minifloat) build() {
 		m := c & manMask
 		var v float64
 		switch {
+		case f.kind == e8m0 && e == expMask:
+			v = math.NaN()
+			f.nan = c
+		case f.kind == e8m0:
+			v = math.Ldexp(1, int(e)-f.bias) // no subnormals: 0x00 is 2^-127
 		case f.kind == ieee && e == expMask && m == 0:
 			v = math.Inf(1)
 		case f.kind == ieee && e == expMask, f.kind == fn && e == expMask && m == manMask,
@@ -89,6 +96,9 @@ func (f *Minifloat) build() {
 func (f *Minifloat) Round(x float64) float64 {
 	if x != x {
 		return math.NaN()
+	}
+	if f.kind == e8m0 {
+		return roundE8M0(x)
 	}
 	a := math.Abs(x)
 	top := f.pos[len(f.pos)-1]
@@ -172,3 +182,43 @@ func (f *Minifloat) Ulp(x float64) float64 {
 
 // MaxFinite is the format's largest finite value.
 func (f *Minifloat) MaxFinite() float64 { return f.value[f.pos[len(f.pos)-1]] }
+
+// roundE8M0 converts x to f8e8m0fnu as ml_dtypes does (without
+// saturation): zero, negative numbers, infinities and NaN become NaN; the
+// others round their significand to nearest even at no fraction bits,
+// which takes every tie (1.5 x 2^k) up, since the kept bit is the implicit
+// one; a value below 2^-127 rounds as a subnormal would, to 0x00 (2^-127)
+// or 0x01; beyond 2^127 it is NaN.
+func roundE8M0(x float64) float64 {
+	if !(x > 0) || math.IsInf(x, 0) {
+		return math.NaN()
+	}
+	b := math.Float64bits(x)
+	exp := int(b>>52) & 0x7FF
+	frac := b & (1<<52 - 1)
+	var k int    // unbiased exponent
+	var m uint64 // significand with its leading 1 at bit 52
+	if exp != 0 {
+		k, m = exp-1023, 1<<52|frac
+	} else { // a subnormal double: normalize
+		z := 64 - 52 - bitsLen(frac)
+		m, k = frac<<(z+1), -1022-(z+1)
+	}
+	base := k + 127 - 1 // the biased exponent, minus the leading 1 added back below
+	shift := min(52+max(0, -base), 54)
+	bias := (m>>shift)&1 + (uint64(1)<<(shift-1) - 1)
+	code := (m+bias)>>shift + uint64(max(0, base))
+	if base >= 128+127 || code > 0xFE {
+		return math.NaN()
+	}
+	return math.Ldexp(1, int(code)-127)
+}
+
+// bitsLen is the position of the highest set bit of x, plus one.
+func bitsLen(x uint64) int {
+	n := 0
+	for ; x != 0; x >>= 1 {
+		n++
+	}
+	return n
+}
