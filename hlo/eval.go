@@ -69,6 +69,7 @@ type Evaluator struct {
 	plan       map[*Computation]*plan
 	current    *Instruction       // being evaluated, for errors
 	rngs       *rngState          // the generator state rng draws from (evalrngop.go)
+	rngShared  bool               // rngs is a caller's (byExpansion): Run keeps it
 	expansions map[string]*Module // rng's and scaled-dot's expansions, by module text (byExpansion)
 
 	sinceHeapCheck int // instructions since the heap was last checked
@@ -147,6 +148,9 @@ func (e *Evaluator) Run(args []*Value) (v *Value, err error) {
 	// The arguments count against the budget for the whole run.
 	e.live, e.peak, e.bufs = 0, 0, nil
 	e.infeedNext, e.Outfeed = 0, nil
+	if !e.rngShared {
+		e.rngs = nil // each run draws from the start, as each chip run does
+	}
 	for _, a := range args {
 		if a != nil {
 			e.retain(a)
@@ -719,6 +723,9 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		}
 		if IsGemmCall(in) {
 			return e.gemm(in, ops)
+		}
+		if IsBlockScaledDot(in) {
+			return e.blockScaledDot(in, ops)
 		}
 		if IsDynamicGte(in) {
 			return e.dynamicGte(in, ops)
@@ -1425,6 +1432,8 @@ func randomValue(s *Shape, r *rand.Rand) (*Value, error) {
 		switch {
 		case s.Elem == "pred":
 			v.Data[i] = float64(r.IntN(2))
+		case s.Elem == "f8e8m0fnu":
+			v.Data[i] = math.Ldexp(1, r.IntN(9)-4) // a scale: 2^-4..2^4 (it has no zero or negatives)
 		case isFloat(s.Elem):
 			v.Data[i] = round(s.Elem, 2*r.Float64()-1)
 		default:

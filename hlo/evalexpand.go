@@ -26,7 +26,7 @@ func (e *Evaluator) byExpansion(in *Instruction, text string, expand func(*Modul
 		e.expansions[text] = m
 	}
 	sub := &Evaluator{File: e.File, M: m, MaxLiveElements: e.MaxLiveElements, MaxHeapBytes: e.MaxHeapBytes,
-		Perturb: e.Perturb, rngs: e.rngStateOf()}
+		Perturb: e.Perturb, rngs: e.rngStateOf(), rngShared: true}
 	v, err := sub.Run(args)
 	if err != nil {
 		return nil, e.fail(in, "%v", err)

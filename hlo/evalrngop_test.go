@@ -82,6 +82,15 @@ ENTRY e {
 	require.Equal(t, u, again.Tuple[0].Data, "a run repeats exactly")
 	require.Equal(t, n, again.Tuple[2].Data)
 	require.NotEqual(t, u, run(1).Tuple[0].Data, "another key, other numbers")
+	// The same evaluator run twice draws the same numbers: each run starts
+	// from the generator's first state, as each chip run does (hlo.Check
+	// runs its evaluator again; the fuzzer found the second run drawing on).
+	ev := &Evaluator{File: "r.hlo", M: m}
+	first, err := ev.Run(nil)
+	require.NoError(t, err)
+	second, err := ev.Run(nil)
+	require.NoError(t, err)
+	require.Equal(t, first.Tuple[0].Data, second.Tuple[0].Data, "a second run of one evaluator repeats")
 }
 
 // TestRngLoopDrawsAgain: an rng in a loop body draws new numbers every

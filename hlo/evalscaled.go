@@ -6,5 +6,14 @@ func (e *Evaluator) scaledDot(in *Instruction, ops []*Value) (*Value, error) {
 	if len(ops) != 4 {
 		return nil, e.fail(in, "takes lhs, rhs and their scales")
 	}
-	return e.byExpansion(in, scaledDotText(in, ops), ExpandScaledDots, ops)
+	return e.byExpansion(in, soloText(in, ops), ExpandScaledDots, ops)
+}
+
+// blockScaledDot evaluates a block-scaled dot custom call as its
+// expansion (ExpandBlockScaledDots).
+func (e *Evaluator) blockScaledDot(in *Instruction, ops []*Value) (*Value, error) {
+	if len(ops) != 4 {
+		return nil, e.fail(in, "takes lhs, rhs and their scales")
+	}
+	return e.byExpansion(in, soloText(in, ops), ExpandBlockScaledDots, ops)
 }

@@ -79,9 +79,9 @@ func (x *rewriter) dequantize(op, scale *Instruction, side string) (*Instruction
 	return x.emit("multiply", t, op.Shape.Dims, []*Instruction{op, b}), nil
 }
 
-// scaledDotText is a module of one scaled-dot over parameters of the
-// operands' shapes, for the evaluator.
-func scaledDotText(in *Instruction, ops []*Value) string {
+// soloText is a module of in alone (a scaled-dot, a block-scaled dot)
+// over parameters of the operands' shapes, for the evaluator.
+func soloText(in *Instruction, ops []*Value) string {
 	s := "HloModule scaled\nENTRY e {\n"
 	names := ""
 	for i, o := range ops {
@@ -95,5 +95,5 @@ func scaledDotText(in *Instruction, ops []*Value) string {
 	for _, a := range in.Attrs {
 		attrs += ", " + a.Key + "=" + a.Value
 	}
-	return s + fmt.Sprintf("  ROOT r = %s scaled-dot(%s)%s\n}\n", in.Shape, names, attrs)
+	return s + fmt.Sprintf("  ROOT r = %s %s(%s)%s\n}\n", in.Shape, in.Opcode, names, attrs)
 }

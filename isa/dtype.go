@@ -38,23 +38,33 @@ const (
 	// stores saturate to the 4-bit range as every integer store does.
 	S4
 	U4
+	// The MX formats' scale and element types (minifloat.go), stored one
+	// per byte as the 8-bit floats are: f8e8m0fnu (powers of two, no
+	// sign, no zero) and f4e2m1fn (not packed two per byte).
+	F8E8M0FNU
+	F4E2M1FN
 	numDTypes
 )
 
 var dtypeNames = [...]string{"invalid", "f32", "bf16", "f16", "s32", "s8", "u8", "pred", "u32", "s64", "u64", "s16", "u16", "f64",
-	"f8e5m2", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3b11fnuz", "f8e4m3", "f8e3m4", "s4", "u4"}
-var dtypeSizes = [...]int{0, 4, 2, 2, 4, 1, 1, 1, 4, 8, 8, 2, 2, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+	"f8e5m2", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3b11fnuz", "f8e4m3", "f8e3m4", "s4", "u4", "f8e8m0fnu", "f4e2m1fn"}
+var dtypeSizes = [...]int{0, 4, 2, 2, 4, 1, 1, 1, 4, 8, 8, 2, 2, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
 
 // DTypes lists every valid dtype in encoding order.
 func DTypes() []DType {
 	return []DType{F32, BF16, F16, S32, S8, U8, Pred, U32, S64, U64, S16, U16, F64,
-		F8E5M2, F8E4M3FN, F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ, F8E4M3, F8E3M4, S4, U4}
+		F8E5M2, F8E4M3FN, F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ, F8E4M3, F8E3M4, S4, U4, F8E8M0FNU, F4E2M1FN}
 }
 
-// IsF8 reports whether d is one of the 8-bit float formats.
+// IsF8 reports whether d is one of the 8-bit float formats an MXU may
+// multiply (the MX scale type f8e8m0fnu is not one).
 func (d DType) IsF8() bool { return d >= F8E5M2 && d <= F8E3M4 }
 
-// f8 is an 8-bit float dtype's format.
+// IsMinifloat reports whether d is a small float stored one per byte and
+// rounded by its Minifloat table: the 8-bit floats, f8e8m0fnu, f4e2m1fn.
+func (d DType) IsMinifloat() bool { return d.IsF8() || d == F8E8M0FNU || d == F4E2M1FN }
+
+// f8 is a small float dtype's format.
 func (d DType) f8() *Minifloat { return Minifloats[d.String()] }
 
 func (d DType) String() string {
@@ -68,9 +78,9 @@ func (d DType) String() string {
 func (d DType) Valid() bool { return d > DTypeInvalid && d < numDTypes }
 
 // Width is the element's width in bits: 8 times Size, except for the
-// 4-bit integers, stored one per byte.
+// 4-bit types, stored one per byte.
 func (d DType) Width() int {
-	if d == S4 || d == U4 {
+	if d == S4 || d == U4 || d == F4E2M1FN {
 		return 4
 	}
 	return 8 * d.Size()
@@ -85,7 +95,9 @@ func (d DType) Size() int {
 }
 
 // IsFloat reports whether d is a floating-point type.
-func (d DType) IsFloat() bool { return d == F32 || d == BF16 || d == F16 || d == F64 || d.IsF8() }
+func (d DType) IsFloat() bool {
+	return d == F32 || d == BF16 || d == F16 || d == F64 || d.IsMinifloat()
+}
 
 // IsInt reports whether d is an integer type (pred counts as integer).
 func (d DType) IsInt() bool {
@@ -312,7 +324,7 @@ func Round(d DType, v float64) float64 {
 		}
 		return 0
 	}
-	if d.IsF8() {
+	if d.IsMinifloat() {
 		return d.f8().Round(v)
 	}
 	return v
@@ -366,7 +378,7 @@ func StoreElem(d DType, b []byte, v float64) {
 			b[i] = byte(u >> (8 * i))
 		}
 	default:
-		if d.IsF8() {
+		if d.IsMinifloat() {
 			b[0] = byte(d.f8().Code(v))
 		}
 	}
@@ -409,7 +421,7 @@ func LoadElem(d DType, b []byte) float64 {
 		}
 		return math.Float64frombits(u)
 	}
-	if d.IsF8() {
+	if d.IsMinifloat() {
 		return d.f8().Value(uint64(b[0]))
 	}
 	return 0

@@ -1,6 +1,11 @@
 package lowering_test
 
-import "testing"
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // TestScaledDot: block-scaled dots (hlo.ExpandScaledDots) on both chips
 // against the evaluator: f32 with per-block scales, f8 values with bf16
@@ -34,6 +39,55 @@ ENTRY e {
 	for name, src := range cases {
 		for _, chip := range chips {
 			t.Run(name+"/"+chip, func(t *testing.T) { runChecked(t, chip, src) })
+		}
+	}
+}
+
+// TestMXFormats: the MX types are chip dtypes (f8e8m0fnu scales, f4e2m1fn
+// values, one per byte): converts to and from them, and jax's
+// block-scaled dot custom call (hlo.ExpandBlockScaledDots) with f8 and f4
+// values, batched and not, on both chips against the evaluator; the
+// result is numbers, not NaN (the random scales are powers of two).
+func TestMXFormats(t *testing.T) {
+	cases := map[string]string{
+		"converts": `HloModule m
+ENTRY e {
+  x = f32[64] parameter(0)
+  c = f8e8m0fnu[64] convert(x)
+  back = f32[64] convert(c)
+  f = f4e2m1fn[64] convert(x)
+  fb = bf16[64] convert(f)
+  s = f8e8m0fnu[64] parameter(1)
+  sf = f32[64] convert(s)
+  ROOT t = (f32[64], bf16[64], f32[64]) tuple(back, fb, sf)
+}`,
+		"f8 block-scaled dot, batched": `HloModule m
+ENTRY e {
+  lhs = f8e4m3fn[4,16,64] parameter(0)
+  ls = f8e8m0fnu[4,16,2] parameter(1)
+  rhs = f8e4m3fn[4,4,64] parameter(2)
+  rs = f8e8m0fnu[4,4,2] parameter(3)
+  ROOT d = f32[4,16,4] custom-call(lhs, rhs, ls, rs), custom_call_target="__op$block_scaled_dot"
+}`,
+		"f4 block-scaled dot": `HloModule m
+ENTRY e {
+  lhs = f4e2m1fn[32,64] parameter(0)
+  ls = f8e8m0fnu[32,2] parameter(1)
+  rhs = f4e2m1fn[8,64] parameter(2)
+  rs = f8e8m0fnu[8,2] parameter(3)
+  ROOT d = bf16[32,8] custom-call(lhs, rhs, ls, rs), custom_call_target="__op$block_scaled_dot"
+}`,
+	}
+	for name, src := range cases {
+		for _, chip := range chips {
+			t.Run(name+"/"+chip, func(t *testing.T) {
+				r := runChecked(t, chip, src)
+				if name != "converts" {
+					for i, x := range r.Outputs[0].Data {
+						require.False(t, math.IsNaN(x), "element %d", i)
+					}
+				}
+			})
 		}
 	}
 }

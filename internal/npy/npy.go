@@ -306,7 +306,7 @@ func DescrFor(d isa.DType) string {
 	case isa.F64:
 		return "<f8"
 	}
-	if d.IsF8() {
+	if d.IsMinifloat() {
 		return "<f4" // exact, as bf16: NumPy has no 8-bit floats (ml_dtypes' are not in the format)
 	}
 	// Unreachable for the dtypes of a validated program (every one is

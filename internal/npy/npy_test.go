@@ -49,7 +49,7 @@ func TestEveryDTypeHasADescr(t *testing.T) {
 	for _, d := range isa.DTypes() {
 		e, err := parseDescr(DescrFor(d))
 		require.NoError(t, err, d)
-		if d != isa.BF16 && !d.IsF8() { // written as <f4
+		if d != isa.BF16 && !d.IsMinifloat() { // written as <f4
 			require.Equal(t, d.Size(), e.size, d)
 		}
 	}
