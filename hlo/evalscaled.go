@@ -12,8 +12,8 @@ func (e *Evaluator) scaledDot(in *Instruction, ops []*Value) (*Value, error) {
 // blockScaledDot evaluates a block-scaled dot custom call as its
 // expansion (ExpandBlockScaledDots).
 func (e *Evaluator) blockScaledDot(in *Instruction, ops []*Value) (*Value, error) {
-	if len(ops) != 4 {
-		return nil, e.fail(in, "takes lhs, rhs and their scales")
+	if len(ops) < 3 || len(ops) > 5 {
+		return nil, e.fail(in, "takes lhs, rhs, lhs_scale and optionally rhs_scale and a global scale")
 	}
 	return e.byExpansion(in, soloText(in, ops), ExpandBlockScaledDots, ops)
 }

@@ -77,6 +77,15 @@ ENTRY e {
   rs = f8e8m0fnu[8,2] parameter(3)
   ROOT d = bf16[32,8] custom-call(lhs, rhs, ls, rs), custom_call_target="__op$block_scaled_dot"
 }`,
+		"padded scale, block_size, global scale": `HloModule m
+ENTRY e {
+  lhs = f8e4m3fn[4,120,96] parameter(0)
+  ls = f8e8m0fnu[4,128,4] parameter(1)
+  rhs = f8e5m2[4,120,96] parameter(2)
+  rs = f8e8m0fnu[4,128,4] parameter(3)
+  g = f32[] parameter(4)
+  ROOT d = f32[4,120,120] custom-call(lhs, rhs, ls, rs, g), custom_call_target="__op$block_scaled_dot", backend_config={"block_scaled_dot_backend_config":{block_size:32}}
+}`,
 	}
 	for name, src := range cases {
 		for _, chip := range chips {
