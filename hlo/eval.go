@@ -595,6 +595,8 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		return e.dynamicSlice(in, ops)
 	case "dynamic-update-slice":
 		return e.dynamicUpdateSlice(in, ops, false)
+	case "stochastic-convert":
+		return e.stochasticConvert(in, ops)
 	case "reduce":
 		return e.reduce(in, ops)
 	case "slice":

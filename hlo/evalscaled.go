@@ -17,3 +17,12 @@ func (e *Evaluator) blockScaledDot(in *Instruction, ops []*Value) (*Value, error
 	}
 	return e.byExpansion(in, soloText(in, ops), ExpandBlockScaledDots, ops)
 }
+
+// stochasticConvert evaluates stochastic-convert as its expansion
+// (ExpandStochasticConverts), the program the chips run.
+func (e *Evaluator) stochasticConvert(in *Instruction, ops []*Value) (*Value, error) {
+	if len(ops) != 2 {
+		return nil, e.fail(in, "takes an operand and random bits")
+	}
+	return e.byExpansion(in, soloText(in, ops), ExpandStochasticConverts, ops)
+}

@@ -100,3 +100,31 @@ ENTRY e {
 		}
 	}
 }
+
+// TestStochasticConvert: stochastic-convert (hlo.ExpandStochasticConverts)
+// on both chips against the evaluator, from f32, bf16 and f16.
+func TestStochasticConvert(t *testing.T) {
+	for _, src := range []string{`HloModule m
+ENTRY e {
+  x = f32[300] parameter(0)
+  k = f32[] constant(40)
+  kb = f32[300] broadcast(k), dimensions={}
+  y = f32[300] multiply(x, kb)
+  r = u32[300] parameter(1)
+  ROOT c = s8[300] stochastic-convert(y, r)
+}`, `HloModule m
+ENTRY e {
+  x = bf16[64] parameter(0)
+  r = u16[64] parameter(1)
+  ROOT c = s32[64] stochastic-convert(x, r)
+}`, `HloModule m
+ENTRY e {
+  x = f16[64] parameter(0)
+  r = u16[64] parameter(1)
+  ROOT c = s16[64] stochastic-convert(x, r)
+}`} {
+		for _, chip := range chips {
+			runChecked(t, chip, src)
+		}
+	}
+}
