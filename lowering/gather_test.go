@@ -129,3 +129,30 @@ ENTRY e {
 	_, err := compileErr(t, "teach16", src)
 	require.ErrorContains(t, err, "variadic scatters are not lowered yet")
 }
+
+// TestNarrowIndices: gathers and scatters with 8- and 16-bit indices
+// (hlo.WidenNarrowIndices) on both chips against the evaluator, indices
+// out of range included (a gather clamps them, a scatter skips them).
+func TestNarrowIndices(t *testing.T) {
+	for _, src := range []string{`HloModule m
+ENTRY e {
+  x = f32[10,4] parameter(0)
+  i = u8[3,1] constant({{2}, {9}, {200}})
+  ROOT g = f32[3,4] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
+}`, `HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[10,4] parameter(0)
+  i = s16[3,1] constant({{2}, {-1}, {9}})
+  u = f32[3,4] parameter(1)
+  ROOT s = f32[10,4] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}`} {
+		for _, chip := range chips {
+			runChecked(t, chip, src)
+		}
+	}
+}
