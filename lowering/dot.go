@@ -82,8 +82,9 @@ func (l *rowLoop) reg2(perB, perCol int64) string {
 	return ""
 }
 
-// rowBlockLoop plans the loop over the full row blocks from m0, or nil
-// when fewer than two iterations would run. A row block is the groups of
+// rowBlockLoop plans the loop over the full row blocks from m0, as many
+// as 32-bit register offsets reach, or nil when fewer than two iterations
+// would run. A row block is the groups of
 // one block of mb rows; it leaves the buffer set advanced by its K tiles
 // and the accumulator half by its groups, so period blocks bring both
 // back to where they started.
@@ -94,7 +95,7 @@ func (c *compiler) rowBlockLoop(M, m0, mb, K, Kt, N, groupCols int64, ep *epilog
 			strides = append(strides, ld.pM*int64(ld.v.dt.Size()))
 		}
 	}
-	return planLoop((N+groupCols-1)/groupCols, (K+Kt-1)/Kt, (M-m0)/mb, mb, strides, false)
+	return planLoop((N+groupCols-1)/groupCols, (K+Kt-1)/Kt, (M-m0)/mb, mb, strides, true)
 }
 
 // planLoop plans a counted loop over units (row blocks, column groups,
@@ -120,7 +121,7 @@ func planLoop(groups, nk, avail, per int64, strides []int64, capped bool) *rowLo
 		if r >= loopCounter || st < 0 {
 			return nil // out of registers: unrolled
 		}
-		if most := (1<<31 - 1) / step; most < l.iters {
+		if most := registerReach / step; most < l.iters {
 			if !capped {
 				return nil // beyond 32-bit offsets: unrolled
 			}
@@ -233,7 +234,7 @@ func (c *compiler) nestedColGroupLoop(bl *rowLoop, N, n0, groupCols, nk int64, p
 		} else if p[0] != 0 {
 			return nil
 		}
-		if (1<<31-1-start)/step < l.iters {
+		if (registerReach-start)/step < l.iters {
 			return nil // beyond 32-bit offsets: unrolled
 		}
 		l.regOf2[p] = r
@@ -274,15 +275,14 @@ func batchOffsets(shape, strides []int64) []int64 {
 // strides st into one index with one stride, if they are contiguous.
 // awkwardDot reports whether the lowering cannot read a dot's operands
 // (logical row-major, dims l and r) as strided runs: the contracting dims
-// of either, the rhs free dims, or every suffix of the lhs free dims do not
-// group. The lhs free dims before a suffix that groups are walked like
-// batch dims, a run of them per batch, each run code of its own: with
-// more than maxLhsRuns batches the lhs is transposed into one group
-// instead (XLA's spmd_partitioner_test.cc:5664, 32 batches of 24 such:
-// 143,051 instructions, 20,203 transposed; a 20-batch version on
-// tpuv4core 8,291 -> 471 instructions and 9,400,905 -> 585,784 cycles,
-// the transpose included). hlo.CanonicalizeDots transposes such operands
-// first.
+// of either, the rhs free dims, or the lhs free dims do not group;
+// hlo.CanonicalizeDots transposes such operands first. The kernel can walk
+// lhs free dims before a suffix that groups like batch dims, a run of them
+// per batch, but transposing is the faster program wherever it was
+// measured (tpuv4core: [4x3x16x8] by [4x32x16] 7,620 -> 6,546 cycles, the
+// transpose included; [4x16x256x128] by [4x512x256] 5,077,637 -> 102,551;
+// teach16 12.7x on the latter), and since row-block loops reach any output
+// size its code is small too, so only maxLhsRuns runs (0) are walked.
 func awkwardDot(l, r, lb, lc, rb, rc []int64) bool {
 	lst, rst := rowMajorStrides(l), rowMajorStrides(r)
 	lf := freeDims(len(l), lb, lc)
@@ -303,8 +303,8 @@ func awkwardDot(l, r, lb, lc, rb, rc []int64) bool {
 }
 
 // maxLhsRuns bounds the runs of lhs free dims walked as batches, one per
-// batch (awkwardDot).
-const maxLhsRuns = 16
+// batch (awkwardDot): none, beyond tests of that path.
+var maxLhsRuns int64 = 0
 
 func group(dims []int64, st []int64, shape []int64) (n, stride int64, ok bool) {
 	// Dims of size 1 take no room: they never break contiguity.
@@ -798,14 +798,16 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		for ; m0+mb <= M && g < 2; m0 += mb {
 			rowBlock(b, m0, nil, nil)
 		}
-		lp := c.rowBlockLoop(M, m0, mb, K, Kt, N, int64(nM)*Nt, ep, L.sRow*esz, out.dt.Size())
-		// A row-block loop unrolls its blocks' column groups; when
-		// those are many and the row blocks few, the blocks unrolled,
-		// each with its column-group loop, are smaller.
-		if lp != nil && lp.period*((N+step-1)/step) > 8*((M-m0)/mb) {
-			lp = nil
-		}
-		if lp != nil {
+		// Loops of row blocks, each as long as 32-bit register offsets
+		// reach (a 6 GiB output is three), until the rest are too few.
+		for {
+			lp := c.rowBlockLoop(M, m0, mb, K, Kt, N, int64(nM)*Nt, ep, L.sRow*esz, out.dt.Size())
+			// A row-block loop unrolls its blocks' column groups; when
+			// those are many and the row blocks few, the blocks unrolled,
+			// each with its column-group loop, are smaller.
+			if lp == nil || lp.period*((N+step-1)/step) > 8*((M-m0)/mb) {
+				break
+			}
 			rowReg := func(_, perRow, _ int64) string { return lp.reg(perRow) }
 			counted(lp, "m", func(j int64) { rowBlock(b, m0+j*mb, rowReg, nil) })
 			m0 += lp.iters * lp.period * mb

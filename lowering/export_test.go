@@ -8,3 +8,11 @@ func SetRegisterReach(n int64) (restore func()) {
 	registerReach = n
 	return func() { registerReach = old }
 }
+
+// SetMaxLhsRuns sets how many runs of lhs free dims a dot may walk as
+// batches before its lhs is transposed; the returned function restores it.
+func SetMaxLhsRuns(n int64) (restore func()) {
+	old := maxLhsRuns
+	maxLhsRuns = n
+	return func() { maxLhsRuns = old }
+}
