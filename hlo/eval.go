@@ -729,6 +729,13 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		if IsBlockScaledDot(in) {
 			return e.blockScaledDot(in, ops)
 		}
+		if IsTopKCall(in) {
+			t, err := topKOfCall(e.M, in)
+			if err != nil {
+				return nil, e.fail(in, "%v", err)
+			}
+			return e.topkOp(t, ops)
+		}
 		if IsDynamicGte(in) {
 			return e.dynamicGte(in, ops)
 		}

@@ -118,3 +118,24 @@ ENTRY e {
 	_, err := compileErr(t, "teach16", src)
 	require.ErrorContains(t, err, "the comparator c returns f32, not pred")
 }
+
+// TestTopKCall: XLA's TopK custom call (hlo.TopKCallsAsTopK), largest by
+// default and smallest under an LT comparator, on both chips against the
+// evaluator.
+func TestTopKCall(t *testing.T) {
+	const src = `HloModule m
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  x = f32[10,40] parameter(0)
+  t = (f32[10,3], s32[10,3]) custom-call(x), custom_call_target="TopK"
+  s = (f32[10,5], s32[10,5]) custom-call(x), custom_call_target="TopK", called_computations={less}
+  ROOT r = ((f32[10,3], s32[10,3]), (f32[10,5], s32[10,5])) tuple(t, s)
+}`
+	for _, chip := range chips {
+		runChecked(t, chip, src)
+	}
+}

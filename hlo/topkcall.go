@@ -1,0 +1,62 @@
+package hlo
+
+import (
+	"fmt"
+	"strings"
+)
+
+// XLA's TopkRewriter turns a sort-and-slice into custom-call(x),
+// custom_call_target="TopK": (values, indices) of the k largest elements
+// of each row (the last dim), k the result's last dim, ordered by the
+// comparator computation when one is given (called_computations: a compare
+// of its two parameters, GT for the largest, LT for the smallest).
+
+// IsTopKCall reports whether in is that custom call.
+func IsTopKCall(in *Instruction) bool {
+	t, _ := in.Attr("custom_call_target")
+	return in.Opcode == "custom-call" && strings.Trim(t, `"`) == "TopK"
+}
+
+// topKOfCall is the topk instruction a TopK custom call stands for.
+func topKOfCall(m *Module, in *Instruction) (*Instruction, error) {
+	s := in.Shape
+	if s == nil || !s.IsTuple || len(s.Tuple) != 2 || len(s.Tuple[0].Dims) == 0 || len(in.Operands) != 1 {
+		return nil, fmt.Errorf("a TopK call takes one array and returns (values, indices)")
+	}
+	largest := "true"
+	if names, ok := in.Attr("called_computations"); ok {
+		name := strings.TrimPrefix(strings.TrimSpace(strings.Trim(names, "{}")), "%")
+		c := m.Computation(name)
+		if c == nil || c.Root == nil || c.Root.Opcode != "compare" {
+			return nil, fmt.Errorf("the TopK comparator %s is not a compare of its parameters", names)
+		}
+		switch d, _ := c.Root.Attr("direction"); d {
+		case "GT":
+		case "LT":
+			largest = "false"
+		default:
+			return nil, fmt.Errorf("the TopK comparator compares with %s, not GT or LT", d)
+		}
+	}
+	k := s.Tuple[0].Dims[len(s.Tuple[0].Dims)-1]
+	cp := *in
+	cp.Opcode = "topk"
+	cp.Attrs = []Attr{{Pos: in.Pos, Key: "k", Value: fmt.Sprint(k)}, {Pos: in.Pos, Key: "largest", Value: largest}}
+	return &cp, nil
+}
+
+// TopKCallsAsTopK rewrites TopK custom calls as topk instructions.
+func TopKCallsAsTopK(m *Module) error {
+	return rewriteEach(m, "custom-call", func(x *rewriter, ops []*Instruction) error {
+		if !IsTopKCall(x.at) {
+			x.out = append(x.out, x.at)
+			return nil
+		}
+		t, err := topKOfCall(m, x.at)
+		if err != nil {
+			return x.errorf("%v", err)
+		}
+		x.out = append(x.out, t)
+		return nil
+	})
+}
