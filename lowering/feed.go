@@ -157,7 +157,7 @@ func (c *compiler) infeed(in *hlo.Instruction) error {
 	}
 	f.Infeed = appendShape(f.Infeed, s.Tuple[0])
 	c.bufs[in.Name] = &value{shape: s, tuple: []*value{data, {shape: s.Tuple[1], empty: true}}}
-	c.feedKernel(in, "infeed", bytes, 0, func(emit func(string, ...any)) int {
+	c.feedKernel(in, "infeed", leaves, bytes, 0, func(emit func(string, ...any)) int {
 		n := 0
 		for i, l := range leaves {
 			if bufs[i].empty {
@@ -199,7 +199,7 @@ func (c *compiler) outfeed(in *hlo.Instruction) error {
 	id := len(f.Outfeed)
 	f.Outfeed = append(f.Outfeed, s)
 	c.bufs[in.Name] = &value{shape: in.Shape, empty: true}
-	c.feedKernel(in, "outfeed", bytes, 1, func(emit func(string, ...any)) int {
+	c.feedKernel(in, "outfeed", leaves, bytes, 1, func(emit func(string, ...any)) int {
 		emit("li      r2, %d", id)
 		emit("st      r2, [r0+%#x]", condWord+8)
 		emit("dma     host[r1+%#x]:s32[1], smem[%#x]:s32[1] @0 signal s0", f.OutfeedBase, condWord+8)
@@ -215,12 +215,23 @@ func (c *compiler) outfeed(in *hlo.Instruction) error {
 	return nil
 }
 
+// arrayBytes is what a record's arrays hold, padding aside.
+func arrayBytes(leaves []FeedLeaf) int64 {
+	var n int64
+	for _, l := range leaves {
+		n += l.Shape.Elems() * int64(l.DType.Size())
+	}
+	return n
+}
+
 // feedKernel emits a queue transfer: the queue's cursor (word k of the
 // feed state) into r1, the DMAs body emits (returning how many signal s0),
 // the cursor advanced by bytes.
-func (c *compiler) feedKernel(in *hlo.Instruction, what string, bytes int64, k int, body func(emit func(string, ...any)) int) {
+func (c *compiler) feedKernel(in *hlo.Instruction, what string, leaves []FeedLeaf, bytes int64, k int, body func(emit func(string, ...any)) int) {
 	c.nlabel++
-	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: "copy", Pos: in.Pos, Bytes: 2 * bytes})
+	// The kernel table's bytes are HBM's: the record's arrays, written by
+	// an infeed, read by an outfeed (not its header or padding).
+	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: "copy", Pos: in.Pos, Bytes: arrayBytes(leaves)})
 	fmt.Fprintf(&c.out, "\n; ---- kernel k%d: %s %s (%s:%d), a record of %d bytes through the host link\n", c.nlabel, what, in.Name, c.file, in.Pos.Line, bytes)
 	fmt.Fprintf(&c.out, ".origin %q\n", in.Name)
 	emit := func(format string, a ...any) {
