@@ -47,6 +47,19 @@ ENTRY e {
   ROOT sum = f32[3,5] get-tuple-element(w), index=1
 }`
 
+// compileFed compiles m for chip and runs it on args and infeed records.
+func compileFed(t *testing.T, chip string, m *hlo.Module, args, recs []*hlo.Value) (*runtime.Client, *runtime.Executable, *runtime.Result) {
+	t.Helper()
+	c, err := config.Load(chip, nil)
+	require.NoError(t, err)
+	client := &runtime.Client{Chip: c}
+	x, err := client.Compile("t.hlo", m)
+	require.NoError(t, err)
+	r, err := client.Execute(x, args, runtime.ExecOptions{Infeed: recs})
+	require.NoError(t, err)
+	return client, x, r
+}
+
 // feedRecords makes n records whose flag is true but for the last.
 func feedRecords(t *testing.T, m *hlo.Module, n int) []*hlo.Value {
 	recs, err := hlo.RandomInfeed(m, 3, n)
@@ -78,13 +91,7 @@ func TestInfeedOutfeed(t *testing.T) {
 	require.Equal(t, []float64{4}, ev.Outfeed[4].Tuple[0].Data)
 	for _, chip := range chips {
 		t.Run(chip, func(t *testing.T) {
-			c, err := config.Load(chip, nil)
-			require.NoError(t, err)
-			client := &runtime.Client{Chip: c}
-			x, err := client.Compile("t.hlo", m)
-			require.NoError(t, err)
-			r, err := client.Execute(x, args, runtime.ExecOptions{Infeed: recs})
-			require.NoError(t, err)
+			client, x, r := compileFed(t, chip, m, args, recs)
 			require.Equal(t, want.Data, r.Outputs[0].Data)
 			require.Len(t, r.Outfeed, len(ev.Outfeed))
 			for i, o := range ev.Outfeed {
@@ -153,13 +160,7 @@ ENTRY e {
 	require.NoError(t, err)
 	require.Len(t, ev.Outfeed, 3)
 	for _, chip := range chips {
-		c, err := config.Load(chip, nil)
-		require.NoError(t, err)
-		client := &runtime.Client{Chip: c}
-		x, err := client.Compile("t.hlo", m)
-		require.NoError(t, err)
-		r, err := client.Execute(x, args, runtime.ExecOptions{Infeed: recs})
-		require.NoError(t, err)
+		_, _, r := compileFed(t, chip, m, args, recs)
 		require.Equal(t, want.Data, r.Outputs[0].Data, chip)
 		require.Len(t, r.Outfeed, 3, chip)
 		for i, o := range ev.Outfeed {
