@@ -12,26 +12,83 @@ import (
 // chips read the same records from host memory in the same order
 // (docs/lowering.md, "Infeed and outfeed").
 
+// IsHostTransfer reports whether in is a send, recv or their -done
+// with is_host_transfer=true: a transfer to or from the host program,
+// which uses the outfeed (send) and infeed (recv) queues.
+func IsHostTransfer(in *Instruction) bool {
+	v, _ := in.Attr("is_host_transfer")
+	return v == "true"
+}
+
+// hostTransfer evaluates a host send (its data onto the outfeed queue),
+// recv (the next infeed record) and their -done ops. A send and a recv
+// return (data, u32[] context, token); send-done a token, recv-done
+// (data, token).
+func (e *Evaluator) hostTransfer(in *Instruction, ops []*Value) (*Value, error) {
+	s := in.Shape
+	switch in.Opcode {
+	case "send":
+		if len(ops) < 1 || s == nil || !s.IsTuple || len(s.Tuple) < 2 {
+			return nil, e.fail(in, "a host send takes its data and a token and returns (data, context, token)")
+		}
+		e.Outfeed = append(e.Outfeed, copyValue(unpacked(ops[0])))
+		return transferTuple(s, ops[0]), nil
+	case "recv":
+		if s == nil || !s.IsTuple || len(s.Tuple) < 2 {
+			return nil, e.fail(in, "a host recv returns (data, context, token)")
+		}
+		r, err := e.nextRecord(in, s.Tuple[0])
+		if err != nil {
+			return nil, err
+		}
+		return transferTuple(s, r), nil
+	case "recv-done":
+		if len(ops) < 1 || len(ops[0].Tuple) < 1 || s == nil || !s.IsTuple || len(s.Tuple) != 2 {
+			return nil, e.fail(in, "recv-done takes a recv and returns (data, token)")
+		}
+		return &Value{Shape: s, Tuple: []*Value{ops[0].Tuple[0], {Shape: s.Tuple[1]}}}, nil
+	}
+	return &Value{Shape: s}, nil // send-done: a token
+}
+
+// transferTuple is (data, zeros for the context, a token) of shape s.
+func transferTuple(s *Shape, data *Value) *Value {
+	v := &Value{Shape: s, Tuple: []*Value{data}}
+	for _, t := range s.Tuple[1:] {
+		v.Tuple = append(v.Tuple, zerosOf(t))
+	}
+	return v
+}
+
+// nextRecord takes the next infeed record, which must have shape want.
+func (e *Evaluator) nextRecord(in *Instruction, want *Shape) (*Value, error) {
+	k := e.infeedNext
+	if k >= len(e.Infeed) {
+		return nil, e.fail(in, "the infeed queue is empty: this reads record %d, and %d were supplied", k, len(e.Infeed))
+	}
+	r := e.Infeed[k]
+	if r == nil || r.Shape == nil || !sameShape(r.Shape, want) {
+		var got *Shape
+		if r != nil {
+			got = r.Shape
+		}
+		return nil, e.fail(in, "infeed record %d is %s, and this reads %s", k, shapeText(got), want)
+	}
+	e.infeedNext++
+	return copyValue(r), nil
+}
+
 // infeed returns (the next record, a token).
 func (e *Evaluator) infeed(in *Instruction) (*Value, error) {
 	s := in.Shape
 	if s == nil || !s.IsTuple || len(s.Tuple) != 2 {
 		return nil, e.fail(in, "infeed returns a (data, token) tuple, not %s", s)
 	}
-	k := e.infeedNext
-	if k >= len(e.Infeed) {
-		return nil, e.fail(in, "the infeed queue is empty: this reads record %d, and %d were supplied", k, len(e.Infeed))
+	r, err := e.nextRecord(in, s.Tuple[0])
+	if err != nil {
+		return nil, err
 	}
-	r := e.Infeed[k]
-	if r == nil || r.Shape == nil || !sameShape(r.Shape, s.Tuple[0]) {
-		var got *Shape
-		if r != nil {
-			got = r.Shape
-		}
-		return nil, e.fail(in, "infeed record %d is %s, and this infeed reads %s", k, shapeText(got), s.Tuple[0])
-	}
-	e.infeedNext++
-	return &Value{Shape: s, Tuple: []*Value{copyValue(r), {Shape: s.Tuple[1]}}}, nil
+	return &Value{Shape: s, Tuple: []*Value{r, {Shape: s.Tuple[1]}}}, nil
 }
 
 // outfeed records a copy of its data (the evaluator may later update an
@@ -64,13 +121,14 @@ func shapeText(s *Shape) string {
 	return fmt.Sprint(s)
 }
 
-// InfeedShapes lists the distinct data shapes the module's infeeds read,
-// in the order they first appear.
+// InfeedShapes lists the distinct data shapes the module's infeeds (and
+// host recvs) read, in the order they first appear.
 func InfeedShapes(m *Module) []*Shape {
 	var out []*Shape
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			if in.Opcode != "infeed" || in.Shape == nil || !in.Shape.IsTuple || len(in.Shape.Tuple) != 2 {
+			isRecv := in.Opcode == "recv" && IsHostTransfer(in)
+			if in.Opcode != "infeed" && !isRecv || in.Shape == nil || !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {
 				continue
 			}
 			s := in.Shape.Tuple[0]

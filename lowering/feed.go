@@ -21,7 +21,8 @@ import (
 // past the records supplied reads host bytes nobody wrote, a fault the
 // runtime names (memory.Track). An outfeed record starts with its
 // outfeed's number (s32, padded to 8 bytes), so that the runtime can tell
-// records of different shapes apart.
+// records of different shapes apart. Host sends and recvs
+// (is_host_transfer=true) are outfeeds and infeeds of their data.
 
 // maxFeedBytes bounds each queue.
 const maxFeedBytes = 1<<31 - 8
@@ -134,84 +135,143 @@ func (c *compiler) feedLeaves(in *hlo.Instruction, s *hlo.Shape, v *value) ([]Fe
 }
 
 // infeed lowers infeed: the next record of the host's queue into fresh
-// buffers.
+// buffers, returned with a token.
 func (c *compiler) infeed(in *hlo.Instruction) error {
 	s := in.Shape
 	if !s.IsTuple || len(s.Tuple) != 2 {
 		return c.fail(in, "returns (data, token), not %s", s)
 	}
-	f, err := c.feeds(in)
+	data, err := c.readRecord(in, s.Tuple[0])
 	if err != nil {
 		return err
 	}
-	data, err := c.alloc(in, s.Tuple[0], "")
-	if err != nil {
-		return err
-	}
-	leaves, bufs, bytes, err := c.feedLeaves(in, s.Tuple[0], data)
-	if err != nil {
-		return err
-	}
-	if bytes > f.InfeedBytes {
-		return c.fail(in, "a record of %d bytes does not fit the infeed queue's %d", bytes, f.InfeedBytes)
-	}
-	f.Infeed = appendShape(f.Infeed, s.Tuple[0])
 	c.bufs[in.Name] = &value{shape: s, tuple: []*value{data, {shape: s.Tuple[1], empty: true}}}
-	c.feedKernel(in, "infeed", leaves, bytes, 0, func(emit func(string, ...any)) int {
-		n := 0
-		for i, l := range leaves {
-			if bufs[i].empty {
-				continue
-			}
-			n += c.hostCopy(emit, bufs[i], f.InfeedBase+l.Offset, false)
-		}
-		return n
-	})
 	return nil
 }
 
+// readRecord emits the kernel that copies the next infeed record, of data
+// shape s, into fresh buffers, and returns them.
+func (c *compiler) readRecord(in *hlo.Instruction, s *hlo.Shape) (*value, error) {
+	f, err := c.feeds(in)
+	if err != nil {
+		return nil, err
+	}
+	data, err := c.alloc(in, s, "")
+	if err != nil {
+		return nil, err
+	}
+	leaves, bufs, bytes, err := c.feedLeaves(in, s, data)
+	if err != nil {
+		return nil, err
+	}
+	if bytes > f.InfeedBytes {
+		return nil, c.fail(in, "a record of %d bytes does not fit the infeed queue's %d", bytes, f.InfeedBytes)
+	}
+	f.Infeed = appendShape(f.Infeed, s)
+	c.feedKernel(in, "infeed", leaves, bytes, 0, func(emit func(string, ...any)) int {
+		n := 0
+		for i, l := range leaves {
+			if !bufs[i].empty {
+				n += c.hostCopy(emit, bufs[i], f.InfeedBase+l.Offset, false)
+			}
+		}
+		return n
+	})
+	return data, nil
+}
+
 // outfeed lowers outfeed: its data, after its record number, onto the
-// host's queue.
+// host's queue; it returns a token.
 func (c *compiler) outfeed(in *hlo.Instruction) error {
 	if len(in.Operands) < 1 {
 		return c.fail(in, "outfeed takes its data and a token")
 	}
-	f, err := c.feeds(in)
-	if err != nil {
+	if _, err := c.writeRecord(in, in.Operands[0]); err != nil {
 		return err
 	}
-	data := c.bufs[in.Operands[0].Name]
-	s := in.Operands[0].Shape
+	c.bufs[in.Name] = &value{shape: in.Shape, empty: true}
+	return nil
+}
+
+// writeRecord emits the kernel that appends operand o's data to the
+// outfeed queue as a record, and returns that data.
+func (c *compiler) writeRecord(in *hlo.Instruction, o *hlo.Operand) (*value, error) {
+	f, err := c.feeds(in)
+	if err != nil {
+		return nil, err
+	}
+	data := c.bufs[o.Name]
+	s := o.Shape
 	if s == nil && data != nil {
 		s = data.shape
 	}
 	if s == nil {
-		return c.fail(in, "its data has no shape")
+		return nil, c.fail(in, "its data has no shape")
 	}
 	leaves, bufs, bytes, err := c.feedLeaves(in, s, data)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bytes += OutfeedHeader
 	if bytes > f.OutfeedBytes {
-		return c.fail(in, "a record of %d bytes does not fit the outfeed queue's %d", bytes, f.OutfeedBytes)
+		return nil, c.fail(in, "a record of %d bytes does not fit the outfeed queue's %d", bytes, f.OutfeedBytes)
 	}
 	id := len(f.Outfeed)
 	f.Outfeed = append(f.Outfeed, s)
-	c.bufs[in.Name] = &value{shape: in.Shape, empty: true}
 	c.feedKernel(in, "outfeed", leaves, bytes, 1, func(emit func(string, ...any)) int {
 		emit("li      r2, %d", id)
 		emit("st      r2, [r0+%#x]", condWord+8)
 		emit("dma     host[r1+%#x]:s32[1], smem[%#x]:s32[1] @0 signal s0", f.OutfeedBase, condWord+8)
 		n := 1
 		for i, l := range leaves {
-			if bufs[i].empty {
-				continue
+			if !bufs[i].empty {
+				n += c.hostCopy(emit, bufs[i], f.OutfeedBase+OutfeedHeader+l.Offset, true)
 			}
-			n += c.hostCopy(emit, bufs[i], f.OutfeedBase+OutfeedHeader+l.Offset, true)
 		}
 		return n
 	})
+	return data, nil
+}
+
+// hostTransfer lowers a send or recv with is_host_transfer=true, and their
+// -done ops, onto the host queues: a send is an outfeed of its data, a
+// recv an infeed of its data; each returns (data, a zero u32[] context,
+// a token); send-done a token, recv-done (data, token).
+func (c *compiler) hostTransfer(in *hlo.Instruction) error {
+	s := in.Shape
+	switch in.Opcode {
+	case "send", "recv":
+		if s == nil || !s.IsTuple || len(s.Tuple) < 2 || in.Opcode == "send" && len(in.Operands) < 1 {
+			return c.fail(in, "a host %s returns (data, context, token)", in.Opcode)
+		}
+		var data *value
+		var err error
+		if in.Opcode == "send" {
+			data, err = c.writeRecord(in, in.Operands[0])
+		} else {
+			data, err = c.readRecord(in, s.Tuple[0])
+		}
+		if err != nil {
+			return err
+		}
+		v := &value{shape: s, tuple: []*value{data}}
+		for _, t := range s.Tuple[1:] {
+			e, err := c.alloc(in, t, zeroInit) // the context: zeros (a token: nothing)
+			if err != nil {
+				return err
+			}
+			v.tuple = append(v.tuple, e)
+		}
+		c.bufs[in.Name] = v
+	case "recv-done":
+		r := c.bufs[in.Operands[0].Name]
+		if r == nil || len(r.tuple) < 1 || s == nil || !s.IsTuple || len(s.Tuple) != 2 {
+			return c.fail(in, "recv-done takes a host recv and returns (data, token)")
+		}
+		c.bufs[in.Name] = &value{shape: s, tuple: []*value{r.tuple[0], {shape: s.Tuple[1], empty: true}}}
+	default: // send-done
+		c.bufs[in.Name] = &value{shape: s, empty: true}
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package lowering_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pulse-sim/pulse/config"
@@ -167,4 +168,44 @@ ENTRY e {
 			require.Equal(t, o.Data, r.Outfeed[i].Data, "%s: outfeed record %d", chip, i)
 		}
 	}
+}
+
+// TestHostSendRecv: a recv and a send with is_host_transfer=true use the
+// host queues (a recv reads the next infeed record, a send appends an
+// outfeed record), on both chips as in the evaluator; a send or recv
+// between devices stays an error.
+func TestHostSendRecv(t *testing.T) {
+	const src = `HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  t0 = token[] after-all()
+  recv = (f32[4], u32[], token[]) recv(t0), channel_id=4, is_host_transfer=true
+  rd = (f32[4], token[]) recv-done(recv), channel_id=4, is_host_transfer=true
+  x = f32[4] get-tuple-element(rd), index=0
+  t1 = token[] get-tuple-element(rd), index=1
+  y = f32[4] add(x, p)
+  send = (f32[4], u32[], token[]) send(y, t1), channel_id=3, is_host_transfer=true
+  sd = token[] send-done(send), channel_id=3, is_host_transfer=true
+  ROOT z = f32[4] multiply(y, y)
+}`
+	m, err := hlo.Parse("t.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, hlo.Verify("t.hlo", m))
+	args := []*hlo.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{4}}, Data: []float64{1, 2, 3, 4}}}
+	recs := []*hlo.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{4}}, Data: []float64{10, 20, 30, 40}}}
+	ev := &hlo.Evaluator{File: "t.hlo", M: m, Infeed: recs}
+	want, err := ev.Run(args)
+	require.NoError(t, err)
+	require.Equal(t, []float64{121, 484, 1089, 1936}, want.Data)
+	require.Len(t, ev.Outfeed, 1)
+	require.Equal(t, []float64{11, 22, 33, 44}, ev.Outfeed[0].Data)
+	for _, chip := range chips {
+		_, _, r := compileFed(t, chip, m, args, recs)
+		require.Equal(t, want.Data, r.Outputs[0].Data, chip)
+		require.Len(t, r.Outfeed, 1, chip)
+		require.Equal(t, ev.Outfeed[0].Data, r.Outfeed[0].Data, chip)
+	}
+	device := strings.ReplaceAll(src, ", is_host_transfer=true", "")
+	_, err = compileErr(t, "teach16", device)
+	require.ErrorContains(t, err, "recv: cannot lower: the module runs on several devices (this recv is a transfer between them)")
 }

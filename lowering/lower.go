@@ -687,6 +687,10 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		return c.infeed(in)
 	case op == "outfeed":
 		return c.outfeed(in)
+	case (op == "send" || op == "recv" || op == "send-done" || op == "recv-done") && hlo.IsHostTransfer(in):
+		return c.hostTransfer(in)
+	case op == "send" || op == "recv" || op == "send-done" || op == "recv-done":
+		return c.fail(in, "the module runs on several devices (this %s is a transfer between them); Pulse simulates one (transfers with is_host_transfer=true use the host queues)", op)
 	case op == "while":
 		return c.whileLoop(in)
 	case op == "conditional":
