@@ -209,3 +209,44 @@ ENTRY e {
 	_, err = compileErr(t, "teach16", device)
 	require.ErrorContains(t, err, "recv: cannot lower: the module runs on several devices (this recv is a transfer between them)")
 }
+
+// TestOutfeedQueueFull: a loop that sends more than the outfeed queue
+// holds stops with an error that says so.
+func TestOutfeedQueueFull(t *testing.T) {
+	const src = `HloModule m
+cond {
+  s = (s32[], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(100)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[64] get-tuple-element(s), index=1
+  t = token[] after-all()
+  o = token[] outfeed(x, t), outfeed_shape=f32[64]
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT r = (s32[], f32[64]) tuple(j, x)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  x = f32[64] parameter(0)
+  init = (s32[], f32[64]) tuple(z, x)
+  w = (s32[], f32[64]) while(init), condition=cond, body=body
+  ROOT r = f32[64] get-tuple-element(w), index=1
+}`
+	m, err := hlo.Parse("t.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, hlo.Verify("t.hlo", m))
+	c, err := config.Load("teach16", []string{"memory.host_bytes=4096"})
+	require.NoError(t, err)
+	client := &runtime.Client{Chip: c}
+	x, err := client.Compile("t.hlo", m)
+	require.NoError(t, err)
+	args, err := hlo.RandomArgs(m, 1)
+	require.NoError(t, err)
+	_, err = client.Execute(x, args, runtime.ExecOptions{})
+	require.ErrorContains(t, err, "the outfeed queue is full: the program sends more than its 2048 bytes")
+}

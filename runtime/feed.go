@@ -145,11 +145,18 @@ func readOutfeed(a *ref.Machine, f *lowering.Feeds) ([]*hlo.Value, error) {
 	return out, nil
 }
 
-// infeedFault names an empty infeed queue for what it is: a read of host
-// bytes past the records supplied.
-func infeedFault(err error, f *lowering.Feeds, n int) error {
+// feedFault names the host queues' faults for what they are: a read of
+// host bytes past the infeed records supplied (an empty infeed queue), a
+// write past the end of host memory (a full outfeed queue).
+func feedFault(err error, f *lowering.Feeds, n int) error {
 	var fa *ref.Fault
-	if f == nil || !errors.As(err, &fa) || fa.Addr < f.InfeedBase || fa.Addr >= f.InfeedBase+f.InfeedBytes ||
+	if f == nil || !errors.As(err, &fa) {
+		return err
+	}
+	if fa.Addr >= f.OutfeedBase && strings.Contains(fa.Msg, "reaches outside host") {
+		return fmt.Errorf("%w\nthe outfeed queue is full: the program sends more than its %d bytes (half of memory.host_bytes, at most 2 GiB)", err, f.OutfeedBytes)
+	}
+	if fa.Addr < f.InfeedBase || fa.Addr >= f.InfeedBase+f.InfeedBytes ||
 		!strings.Contains(fa.Msg, "read of host that was never written") {
 		return err
 	}

@@ -236,7 +236,7 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 		return nil, &NeedsInputError{Param: p, Pos: u.Pos}
 	}
 	if err != nil {
-		return nil, infeedFault(err, x.Feeds, len(opt.Infeed))
+		return nil, feedFault(err, x.Feeds, len(opt.Infeed))
 	}
 	r := &Result{Model: model, ExecTime: time.Since(start)}
 	r.Report = chip.NewReport(x.Fused.Name, model, opt.TimingOnly)
