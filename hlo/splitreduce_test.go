@@ -64,7 +64,22 @@ ENTRY e {
 	}
 	require.Equal(t, 1, count(0))
 	require.Equal(t, 2, count(30))  // {2,3} then {1}
-	require.Equal(t, 3, count(6))   // {3}, {2}, {1}
-	require.Equal(t, 3, count(2))   // dimensions longer than the limit stay whole
+	require.Equal(t, 4, count(6))   // 8 cut into 2 x 4: {4}, {3}, {2}, {1}
 	require.Equal(t, 1, count(240)) // fits
+	// Dimensions longer than the limit are cut into blocks: 8 into 2 x 4
+	// (a divisor), 6 into 2 x 3, 5 into 2 x 3 padded by one; each block
+	// dimension is a reduction of its own.
+	require.Equal(t, 6, count(4))
+	t.Run("long dims blocked", func(t *testing.T) {
+		checkExpanded(t, "long dims blocked", long, func(m *Module) error { return SplitReductionRuns(m, 4) })
+	})
+	for name, text := range map[string]string{
+		"max blocked, padded with -inf": mod("f32", "[2,13]", "[2]", "{1}", "maximum", "-inf"),
+		"s32 sum blocked twice":         mod("s32", "[50,3]", "[3]", "{0}", "add", "5"),
+		"pred or blocked":               mod("pred", "[3,11]", "[3]", "{1}", "or", "false"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			checkExpanded(t, name, text, func(m *Module) error { return SplitReductionRuns(m, 3) })
+		})
+	}
 }

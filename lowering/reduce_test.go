@@ -76,3 +76,46 @@ func TestReduceKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestLongRowReductions: rows longer than a reduce kernel holds (4,096
+// f32 elements on teach16) are cut into blocks and reduced in two steps
+// (hlo.SplitReductionRuns): a divisor of the length when there is one, else
+// padded with the reducer's identity (a prime length); on both chips
+// against the evaluator.
+func TestLongRowReductions(t *testing.T) {
+	for _, src := range []string{`HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[3,100000] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[3] reduce(x, z), dimensions={1}, to_apply=add
+}`, `HloModule m
+max {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] maximum(a, b)
+}
+ENTRY e {
+  x = bf16[2,100003] parameter(0)
+  z = bf16[] constant(-inf)
+  ROOT r = bf16[2] reduce(x, z), dimensions={1}, to_apply=max
+}`, `HloModule m
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+ENTRY e {
+  x = s32[50021,2] parameter(0)
+  z = s32[] constant(7)
+  ROOT r = s32[2] reduce(x, z), dimensions={0}, to_apply=add
+}`} {
+		for _, chip := range chips {
+			runChecked(t, chip, src)
+		}
+	}
+}

@@ -165,15 +165,17 @@ func TestWideIntegersExact(t *testing.T) {
 // longer arise: every kernel kind merges or walks the extra dimensions;
 // TestRankAboveFour.)
 func TestKernelLimitsArePositionedErrors(t *testing.T) {
-	src := `add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
+	// (A maximum of s8 has no identity the reduction splitter uses, so
+	// its 20M-element rows are not cut into blocks.)
+	src := `max {
+  a = s8[] parameter(0)
+  b = s8[] parameter(1)
+  ROOT s = s8[] maximum(a, b)
 }
 ENTRY e {
-  x = f32[3,20000000] parameter(0)
-  z = f32[] constant(0)
-  ROOT r = f32[3] reduce(x, z), dimensions={1}, to_apply=add
+  x = s8[3,20000000] parameter(0)
+  z = s8[] constant(-128)
+  ROOT r = s8[3] reduce(x, z), dimensions={1}, to_apply=max
 }`
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
