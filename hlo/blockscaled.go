@@ -41,6 +41,18 @@ func ExpandBlockScaledDots(m *Module) error {
 		if rank != 2 && rank != 3 || len(ops[1].Shape.Dims) != rank {
 			return x.errorf("a block-scaled dot multiplies operands of rank 2 or 3 (here %s and %s)", ops[0].Shape, ops[1].Shape)
 		}
+		l, r := ops[0].Shape.Dims, ops[1].Shape.Dims
+		want := []int64{l[rank-2], r[rank-2]}
+		if rank == 3 {
+			want = []int64{l[0], l[1], r[1]}
+		}
+		if l[rank-1] != r[rank-1] || rank == 3 && l[0] != r[0] || !equalDims(in.Shape.Dims, want) {
+			batched := ""
+			if rank == 3 {
+				batched = ", batched over the first"
+			}
+			return x.errorf("%s and %s (contracting their last dims%s) make %s%v, not %s", ops[0].Shape, ops[1].Shape, batched, in.Shape.Elem, want, in.Shape)
+		}
 		block, err := blockSizeOf(in)
 		if err != nil {
 			return x.errorf("%v", err)

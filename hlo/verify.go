@@ -496,6 +496,17 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if len(ops) == 0 || ops[0] == nil || op == "sort" && len(ops) > 1 {
 			return nil, nil
 		}
+		if op == "reverse" {
+			dims, err := listAttr(in, "dimensions")
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range dims {
+				if d < 0 || int(d) >= len(ops[0].Dims) {
+					return nil, fmt.Errorf("dimensions %v for an operand of rank %d", dims, len(ops[0].Dims))
+				}
+			}
+		}
 		return ops[0], nil
 	case "dynamic-slice":
 		if len(ops) == 0 || ops[0] == nil {
