@@ -91,17 +91,34 @@ max {
 	}
 }
 
-// TestGatherRefusals: the patterns not lowered are errors naming why.
-func TestGatherRefusals(t *testing.T) {
-	const src = `HloModule g
+// TestIndexVectorsInside: index vectors along an inner dimension of the
+// index array (index_vector_dim between batch dims, once refused as
+// "batch dims not one strided run") are moved last (hlo.IndexVectorsLast),
+// for gathers and scatters, on both chips against the evaluator.
+func TestIndexVectorsInside(t *testing.T) {
+	for _, src := range []string{`HloModule g
 ENTRY e {
   t = f32[6,16] parameter(0)
   i = s32[3,2,4] parameter(1)
   ROOT g = f32[3,4,8] gather(t, i), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={1,8}
 }
-`
-	_, err := compileErr(t, "teach16", src)
-	require.ErrorContains(t, err, "the index array's batch dims are not one strided run")
+`, `HloModule s
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  t = f32[6,16] parameter(0)
+  i = s32[3,2,4] parameter(1)
+  u = f32[3,4,8] parameter(2)
+  ROOT s = f32[6,16] scatter(t, i, u), update_window_dims={2}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=add
+}
+`} {
+		for _, chip := range chips {
+			runChecked(t, chip, src)
+		}
+	}
 }
 
 // TestVariadicScatterRefusal: a variadic scatter whose combiner mixes its
