@@ -1,6 +1,10 @@
 package hlo
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // WidenNarrowIndices converts the 8- and 16-bit index arrays of gathers
 // and scatters to s32, which holds every one of their values: the lowering
@@ -83,4 +87,60 @@ func IndexVectorsLast(m *Module) error {
 		}
 	}
 	return nil
+}
+
+// TrivialGathersScatters rewrites the gathers and scatters whose index
+// arrays select nothing to choose: a scatter without updates (no
+// elements) is its operand, copied; a gather of index vectors of no
+// entries (start_index_map={}) takes every window at the origin, so it is
+// the operand's window, broadcast over the batch dims.
+func TrivialGathersScatters(m *Module) error {
+	if err := rewriteEach(m, "scatter", func(x *rewriter, ops []*Instruction) error {
+		in := x.at
+		n := len(ops) / 2
+		if len(ops) < 3 || len(ops)%2 != 1 || ops[len(ops)-1].Shape == nil || ops[len(ops)-1].Shape.Elems() != 0 {
+			x.out = append(x.out, in)
+			return nil
+		}
+		var outs []*Instruction
+		for _, o := range ops[:n] {
+			outs = append(outs, x.emit("copy", o.Shape.Elem, o.Shape.Dims, []*Instruction{o}))
+		}
+		x.finishAll(outs)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return rewriteEach(m, "gather", func(x *rewriter, ops []*Instruction) error {
+		in := x.at
+		sim, _ := in.Attr("start_index_map")
+		if len(ops) != 2 || in.Shape == nil || in.Shape.IsTuple || strings.TrimSpace(strings.Trim(sim, "{}")) != "" {
+			x.out = append(x.out, in)
+			return nil
+		}
+		sizes, err1 := listAttr(in, "slice_sizes")
+		offsets, err2 := listAttr(in, "offset_dims")
+		collapsed, _ := optList(in, "collapsed_slice_dims")
+		op := ops[0]
+		if err1 != nil || err2 != nil || len(sizes) != len(op.Shape.Dims) {
+			return x.errorf("slice_sizes %v for an operand of rank %d", sizes, len(op.Shape.Dims))
+		}
+		ones := make([]int64, len(sizes))
+		for i := range ones {
+			ones[i] = 1
+		}
+		w := x.slice(op, make([]int64, len(sizes)), sizes, ones)
+		var kept []int64
+		for d, n := range sizes {
+			if !slices.Contains(collapsed, int64(d)) {
+				kept = append(kept, n)
+			}
+		}
+		w = x.reshape(w, kept)
+		if len(offsets) != len(kept) {
+			return x.errorf("offset_dims %v for a window of rank %d", offsets, len(kept))
+		}
+		x.finish(x.emit("broadcast", in.Shape.Elem, in.Shape.Dims, []*Instruction{w}, "dimensions", intsText(offsets)))
+		return nil
+	})
 }

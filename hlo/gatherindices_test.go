@@ -41,6 +41,24 @@ ENTRY e {
   u = f32[3,4,8] parameter(2)
   ROOT s = f32[6,16] scatter(t, i, u), update_window_dims={2}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=add
 }`, IndexVectorsLast},
+		"scatter without updates": {"HloModule s\n" + add + `ENTRY e {
+  x = f32[3] parameter(0)
+  i = s32[0] parameter(1)
+  u = f32[0] parameter(2)
+  ROOT s = f32[3] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}`, TrivialGathersScatters},
+		"gather from a scalar": {`HloModule g
+ENTRY e {
+  x = f32[] parameter(0)
+  i = s32[0] parameter(1)
+  ROOT g = f32[] gather(x, i), offset_dims={}, collapsed_slice_dims={}, start_index_map={}, index_vector_dim=0, slice_sizes={}
+}`, TrivialGathersScatters},
+		"gather of empty index vectors, batched": {`HloModule g
+ENTRY e {
+  x = f32[5,6] parameter(0)
+  i = s32[4,0] parameter(1)
+  ROOT g = f32[4,2,3] gather(x, i), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={}, index_vector_dim=1, slice_sizes={2,3}
+}`, TrivialGathersScatters},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) { checkExpanded(t, name, c.text, c.expand) })

@@ -173,3 +173,36 @@ ENTRY e {
 		}
 	}
 }
+
+// TestTrivialGathersScatters: a scatter without updates is its operand, a
+// gather of index vectors of no entries is the operand's window at the
+// origin (hlo.TrivialGathersScatters; XLA's scatter_test EmptyIndices and
+// gather_operation_test GatherFromScalar), on both chips.
+func TestTrivialGathersScatters(t *testing.T) {
+	for _, src := range []string{`HloModule s
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+ENTRY e {
+  x = s32[3] parameter(0)
+  i = s32[0] parameter(1)
+  u = s32[0] parameter(2)
+  ROOT s = s32[3] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}`, `HloModule g
+ENTRY e {
+  x = f32[] parameter(0)
+  i = s32[0] parameter(1)
+  ROOT g = f32[] gather(x, i), offset_dims={}, collapsed_slice_dims={}, start_index_map={}, index_vector_dim=0, slice_sizes={}
+}`, `HloModule g
+ENTRY e {
+  x = f32[5,6] parameter(0)
+  i = s32[4,0] parameter(1)
+  ROOT g = f32[4,2,3] gather(x, i), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={}, index_vector_dim=1, slice_sizes={2,3}
+}`} {
+		for _, chip := range chips {
+			runChecked(t, chip, src)
+		}
+	}
+}
