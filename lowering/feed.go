@@ -19,10 +19,11 @@ import (
 // the program: an infeed copies the record at its cursor into the
 // infeed's buffers and advances it, in a loop as outside one. Reading
 // past the records supplied reads host bytes nobody wrote, a fault the
-// runtime names (memory.Track). An outfeed record starts with its
-// outfeed's number (s32, padded to 8 bytes), so that the runtime can tell
-// records of different shapes apart. Host sends and recvs
-// (is_host_transfer=true) are outfeeds and infeeds of their data.
+// runtime names (host memory tracks written bytes, ref.Memory.Track). An
+// outfeed record starts with its outfeed's number (s32, padded to 8
+// bytes), so that the runtime can tell records of different shapes apart.
+// Host sends and recvs (is_host_transfer=true) are outfeeds and infeeds of
+// their data.
 
 // maxFeedBytes bounds each queue.
 const maxFeedBytes = 1<<31 - 8

@@ -31,8 +31,9 @@ func (f *feedFlags) register(cmd *cobra.Command) {
 const maxRecords = 1 << 20
 
 // records returns the infeed records the flags give, checked against the
-// module's infeed shapes.
-func (f *feedFlags) records(m *hlo.Module, seed int64) ([]*hlo.Value, error) {
+// module's infeed shapes and, with the arguments, against limit float64
+// elements (the --max-memory budget).
+func (f *feedFlags) records(m *hlo.Module, seed, limit int64) ([]*hlo.Value, error) {
 	shapes := hlo.InfeedShapes(m)
 	switch {
 	case f.dir != "" && f.random != 0:
@@ -42,6 +43,9 @@ func (f *feedFlags) records(m *hlo.Module, seed int64) ([]*hlo.Value, error) {
 	case (f.dir != "" || f.random != 0) && len(shapes) == 0:
 		return nil, usagef("the module has no infeed: drop --infeed and --random-infeed")
 	case f.random != 0:
+		if n := shapes[0].Elems(); len(shapes) == 1 && n > 0 && int64(f.random) > limit/n {
+			return nil, fmt.Errorf("--random-infeed %d: records of %s (%d elements each) beyond %d take more than --max-memory allows", f.random, shapes[0], n, limit/n)
+		}
 		recs, err := hlo.RandomInfeed(m, uint64(seed), f.random)
 		if err != nil {
 			return nil, fmt.Errorf("--random-infeed: %v", err)
@@ -54,6 +58,7 @@ func (f *feedFlags) records(m *hlo.Module, seed int64) ([]*hlo.Value, error) {
 		return nil, fmt.Errorf("--infeed %s: not a directory of .npy records", f.dir)
 	}
 	var recs []*hlo.Value
+	var elems int64
 	for i := 0; ; i++ {
 		r, err := readRecord(f.dir, i, shapes)
 		if err != nil {
@@ -61,6 +66,9 @@ func (f *feedFlags) records(m *hlo.Module, seed int64) ([]*hlo.Value, error) {
 		}
 		if r == nil {
 			break
+		}
+		if elems += r.Shape.Elems(); elems > limit {
+			return nil, fmt.Errorf("--infeed %s: the records up to %d hold more elements than --max-memory allows (%d)", f.dir, i, limit)
 		}
 		if i == maxRecords {
 			return nil, fmt.Errorf("--infeed %s: more than %d records", f.dir, maxRecords)

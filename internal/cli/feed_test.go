@@ -95,6 +95,11 @@ func TestInfeedFlags(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "--random-infeed -1: give 1 to")
 
+	// More random records than the memory budget holds.
+	code, _, stderr = runCLI("hlo", "eval", mod, "--random-infeed", "1000000", "--max-memory", "1MiB")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "take more than --max-memory allows")
+
 	// Random records: the loop stops at the first false flag.
 	code, stdout, stderr = runCLI("simulate", mod, "--chip", "tpuv4core", "--random-infeed", "64", "--check", "--no-cache")
 	require.Equal(t, 0, code, stderr)

@@ -67,7 +67,7 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 			if err != nil {
 				return err
 			}
-			infeed, err := feed.records(m, seed)
+			infeed, err := feed.records(m, seed, limit)
 			if err != nil {
 				return err
 			}

@@ -194,7 +194,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 					return err
 				}
 			}
-			infeed, err := feed.records(m, seed)
+			infeed, err := feed.records(m, seed, limit)
 			if err != nil {
 				return err
 			}
