@@ -237,10 +237,18 @@ func identityLiteral(op, elem string) string {
 	case op == "minimum" && float:
 		_, hi := floatBounds(elem)
 		return hi
-	case op == "maximum" && elem == "s32":
-		return "-2147483648"
-	case op == "minimum" && elem == "s32":
-		return "2147483647"
+	case (op == "maximum" || op == "minimum") && !float && elem != "pred" && ElemBits(elem) > 0 && ElemBits(elem) <= 64:
+		// The type's lowest value is maximum's identity, its highest
+		// minimum's.
+		bits := ElemBits(elem)
+		lo, hi := fmt.Sprint(-(int64(1) << (bits - 1))), fmt.Sprint(uint64(1)<<(bits-1)-1)
+		if isUnsigned(elem) {
+			lo, hi = "0", fmt.Sprint(^uint64(0)>>(64-bits))
+		}
+		if op == "maximum" {
+			return lo
+		}
+		return hi
 	case op == "and" && elem == "pred":
 		return "true"
 	case op == "or" && elem == "pred":

@@ -74,9 +74,11 @@ ENTRY e {
 		checkExpanded(t, "long dims blocked", long, func(m *Module) error { return SplitReductionRuns(m, 4) })
 	})
 	for name, text := range map[string]string{
-		"max blocked, padded with -inf": mod("f32", "[2,13]", "[2]", "{1}", "maximum", "-inf"),
-		"s32 sum blocked twice":         mod("s32", "[50,3]", "[3]", "{0}", "add", "5"),
-		"pred or blocked":               mod("pred", "[3,11]", "[3]", "{1}", "or", "false"),
+		"max blocked, padded with -inf":      mod("f32", "[2,13]", "[2]", "{1}", "maximum", "-inf"),
+		"s32 sum blocked twice":              mod("s32", "[50,3]", "[3]", "{0}", "add", "5"),
+		"pred or blocked":                    mod("pred", "[3,11]", "[3]", "{1}", "or", "false"),
+		"s8 max blocked, padded with -128":   mod("s8", "[2,13]", "[2]", "{1}", "maximum", "-128"),
+		"u16 min blocked, padded with 65535": mod("u16", "[2,13]", "[2]", "{1}", "minimum", "65535"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			checkExpanded(t, name, text, func(m *Module) error { return SplitReductionRuns(m, 3) })

@@ -165,17 +165,25 @@ func TestWideIntegersExact(t *testing.T) {
 // longer arise: every kernel kind merges or walks the extra dimensions;
 // TestRankAboveFour.)
 func TestKernelLimitsArePositionedErrors(t *testing.T) {
-	// (A maximum of s8 has no identity the reduction splitter uses, so
-	// its 20M-element rows are not cut into blocks.)
-	src := `max {
-  a = s8[] parameter(0)
-  b = s8[] parameter(1)
-  ROOT s = s8[] maximum(a, b)
+	// (Rows too long for a reduce kernel are cut into blocks now; an
+	// argmax over 20M-element rows, reduced as a halving tree, does not fit
+	// teach16's HBM, and says so at the reduce.)
+	src := `argmax {
+  a = f32[] parameter(0)
+  i = s32[] parameter(1)
+  b = f32[] parameter(2)
+  j = s32[] parameter(3)
+  gt = pred[] compare(b, a), direction=GT
+  m = f32[] select(gt, b, a)
+  k = s32[] select(gt, j, i)
+  ROOT t = (f32[], s32[]) tuple(m, k)
 }
 ENTRY e {
-  x = s8[3,20000000] parameter(0)
-  z = s8[] constant(-128)
-  ROOT r = s8[3] reduce(x, z), dimensions={1}, to_apply=max
+  x = f32[3,20000000] parameter(0)
+  ix = s32[3,20000000] iota(), iota_dimension=1
+  z = f32[] constant(-inf)
+  zi = s32[] constant(0)
+  ROOT r = (f32[3], s32[3]) reduce(x, ix, z, zi), dimensions={1}, to_apply=argmax
 }`
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
@@ -184,6 +192,6 @@ ENTRY e {
 	_, err = lowering.Compile("t.hlo", m, chip)
 	var le *lowering.Error
 	require.ErrorAs(t, err, &le, "%v", err)
-	require.Equal(t, 9, le.Pos.Line, "%v", err)
-	require.Contains(t, err.Error(), "more than SRAM allows")
+	require.Equal(t, 16, le.Pos.Line, "%v", err)
+	require.Contains(t, err.Error(), "r.select.6: select: cannot lower: its f32[3,10000000] (114.4 MiB) brings the HBM needed to 600.8 MiB, beyond the chip's 512.0 MiB")
 }
