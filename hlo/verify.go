@@ -163,6 +163,10 @@ func (v *verifier) computation(c *Computation) {
 	}
 }
 
+// SameShape reports whether a and b have the same element types and
+// dimensions, tuples element by element, layouts aside.
+func SameShape(a, b *Shape) bool { return sameShape(a, b) }
+
 // sameShape compares element types and dimensions, ignoring layouts.
 func sameShape(a, b *Shape) bool {
 	if a.IsTuple != b.IsTuple {

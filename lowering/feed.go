@@ -338,7 +338,7 @@ func (c *compiler) hostCopy(emit func(string, ...any), v *value, addr int64, out
 // appendShape adds s to list unless an equal shape is there.
 func appendShape(list []*hlo.Shape, s *hlo.Shape) []*hlo.Shape {
 	for _, o := range list {
-		if o.String() == s.String() {
+		if hlo.SameShape(o, s) {
 			return list
 		}
 	}

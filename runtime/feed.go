@@ -30,7 +30,7 @@ func checkInfeed(f *lowering.Feeds, recs []*hlo.Value) error {
 	for i, r := range recs {
 		var fits *hlo.Shape
 		for _, s := range f.Infeed {
-			if r != nil && r.Shape != nil && sameShape(r.Shape, s) {
+			if r != nil && r.Shape != nil && hlo.SameShape(r.Shape, s) {
 				fits = s
 			}
 		}
@@ -55,25 +55,6 @@ func checkInfeed(f *lowering.Feeds, recs []*hlo.Value) error {
 		return fmt.Errorf("the %d infeed records take %d bytes, more than the infeed queue's %d (half of memory.host_bytes, at most 2 GiB)", len(recs), total, f.InfeedBytes)
 	}
 	return nil
-}
-
-// sameShape compares element types and dimensions, tuples element-wise
-// (layouts aside).
-func sameShape(a, b *hlo.Shape) bool {
-	if a.IsTuple != b.IsTuple || len(a.Tuple) != len(b.Tuple) || a.Elem != b.Elem || len(a.Dims) != len(b.Dims) {
-		return false
-	}
-	for i := range a.Dims {
-		if a.Dims[i] != b.Dims[i] {
-			return false
-		}
-	}
-	for i := range a.Tuple {
-		if !sameShape(a.Tuple[i], b.Tuple[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // writeInfeed lays the records into the infeed queue, one after another.
