@@ -114,6 +114,29 @@ func GroupSize(in *Instruction) int64 {
 	return size
 }
 
+// CollectiveShards is how many devices an all-gather or reduce-scatter
+// spans by its shapes, whatever its replica_groups say (empty ones mean
+// every device): an all-gather's result holds that many of its operand, a
+// reduce-scatter's operand that many of its result. 1 when the shapes do
+// not say (other ops, tuples, counts that do not divide).
+func CollectiveShards(base string, operand, result *Shape) int64 {
+	if operand == nil || result == nil || operand.IsTuple || result.IsTuple {
+		return 1
+	}
+	small, big := operand.Elems(), result.Elems()
+	switch base {
+	case "all-gather":
+	case "reduce-scatter":
+		small, big = big, small
+	default:
+		return 1
+	}
+	if small <= 0 || big%small != 0 {
+		return 1
+	}
+	return big / small
+}
+
 // collective evaluates a collective on a single device, where it moves no
 // data: all-reduce, all-gather, reduce-scatter and all-to-all return their
 // operands, and collective-permute its operand if the device sends to itself
@@ -123,6 +146,10 @@ func (e *Evaluator) collective(in *Instruction, ops []*Value) (*Value, error) {
 	n := e.devices()
 	if g := GroupSize(in); g > n {
 		n = g
+	}
+	if len(ops) == 1 {
+		base := strings.TrimSuffix(in.Opcode, "-start")
+		n = max(n, CollectiveShards(base, ops[0].Shape, in.Shape))
 	}
 	if n > 1 {
 		return nil, e.fail(in, "a collective across %d devices cannot be evaluated on one host device", n)

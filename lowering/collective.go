@@ -143,7 +143,9 @@ func (c *compiler) collective(in *hlo.Instruction) error {
 // (HBM for a model's per-device shard, say).
 func multiDeviceCollective(file string, m *hlo.Module) error {
 	for _, comp := range m.Computations {
+		shapes := map[string]*hlo.Shape{}
 		for _, in := range comp.Instructions {
+			shapes[in.Name] = in.Shape
 			base := strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done")
 			if !oneDeviceCollectives[base] || strings.HasSuffix(in.Opcode, "-done") {
 				continue
@@ -152,6 +154,9 @@ func multiDeviceCollective(file string, m *hlo.Module) error {
 			if base == "collective-permute" {
 				pairs, _ := in.Attr("source_target_pairs")
 				n = max(n, maxDevice(pairs)+1)
+			}
+			if len(in.Operands) == 1 {
+				n = max(n, hlo.CollectiveShards(base, shapes[in.Operands[0].Name], in.Shape))
 			}
 			if n > 1 {
 				return &Error{File: file, Pos: in.Pos, Op: in.Name, Opcode: in.Opcode,

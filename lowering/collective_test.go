@@ -3,6 +3,8 @@ package lowering_test
 import (
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -81,4 +83,37 @@ ENTRY e {
 `
 	_, err := compileErr(t, "teach16", src)
 	require.ErrorContains(t, err, "t.hlo:4:3: cp: collective-permute: cannot lower: the module runs on several devices (this collective-permute spans 2)")
+}
+
+// TestShardedCollectiveShapesNameDevices: an all-gather or reduce-scatter
+// over every device (empty replica_groups, no header counts) whose shapes
+// grow or shrink is a multi-device module: the compiler and the evaluator
+// say so, with the device count its shapes imply.
+func TestShardedCollectiveShapesNameDevices(t *testing.T) {
+	for _, c := range []struct{ name, op, want string }{
+		{"all-gather", "f32[128,128]{0,1} all-gather(x), replica_groups={}, dimensions={1}", "all-gather spans 4"},
+		{"reduce-scatter", "f32[32,32] reduce-scatter(x), replica_groups={}, dimensions={0}, to_apply=sum", "reduce-scatter spans 4"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := `HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = ` + map[string]string{"all-gather": "f32[128,32]{0,1}", "reduce-scatter": "f32[128,32]"}[c.name] + ` parameter(0)
+  ROOT r = ` + c.op + `
+}
+`
+			_, err := compileErr(t, "teach16", src)
+			require.ErrorContains(t, err, "t.hlo:9:3: r: "+c.name+": cannot lower: the module runs on several devices (this "+c.want+")")
+			m, err := hlo.Parse("t.hlo", src)
+			require.NoError(t, err)
+			args, err := hlo.RandomArgs(m, 1)
+			require.NoError(t, err)
+			_, err = (&hlo.Evaluator{File: "t.hlo", M: m}).Run(args)
+			require.ErrorContains(t, err, "t.hlo:9:3: r: "+c.name+": a collective across 4 devices cannot be evaluated on one host device")
+		})
+	}
 }
