@@ -729,6 +729,9 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		if IsBlockScaledDot(in) {
 			return e.blockScaledDot(in, ops)
 		}
+		if IsCudnnConv(in) {
+			return e.byExpansion(in, soloText(in, ops), ExpandCudnnConvs, ops)
+		}
 		if IsTopKCall(in) {
 			t, err := topKOfCall(e.M, in)
 			if err != nil {
