@@ -161,13 +161,36 @@ func (e *Evaluator) Run(args []*Value) (v *Value, err error) {
 
 // IdentityCustomCalls are custom-call targets that move or annotate data
 // without changing it on a single device: sharding annotations and
-// Shardy's propagation barriers, host offload markers, Neuron's transfers.
-// (The lowering keeps a MoveToHost/MoveToDevice array in HBM: the host
-// link transfer is not modelled, docs/lowering.md.)
+// Shardy's propagation barriers, host offload markers and placements,
+// Neuron's transfers, layout constraints, XLA's promise that gather
+// indices are in bounds (a promise: clamping them is still right).
+// (The lowering keeps a host-offloaded array in HBM and lists the host
+// link transfer as not modelled, HostOffload; docs/lowering.md.)
 var IdentityCustomCalls = map[string]bool{
 	"Sharding": true, "SPMDFullToShardShape": true, "SPMDShardToFullShape": true,
 	"ShardBarrierFrom": true, "ShardBarrierTo": true,
 	"MoveToHost": true, "MoveToDevice": true, "AwsNeuronTransferWithStaticRing": true,
+	"annotate_device_placement": true, "PinToDevice": true,
+	"LayoutConstraint": true, "AssumeGatherIndicesInBound": true,
+}
+
+// HostOffload says which memory an identity custom call moves its array
+// to: "host" (MoveToHost, or annotate_device_placement to pinned or
+// unpinned host memory), "device" (MoveToDevice), or "" (it stays where
+// it is).
+func HostOffload(in *Instruction) string {
+	t, _ := in.Attr("custom_call_target")
+	switch strings.Trim(t, `"`) {
+	case "MoveToHost":
+		return "host"
+	case "MoveToDevice":
+		return "device"
+	case "annotate_device_placement":
+		if fa, _ := in.Attr("frontend_attributes"); strings.Contains(fa, "pinned_host") || strings.Contains(fa, "unpinned_host") {
+			return "host"
+		}
+	}
+	return ""
 }
 
 // isIdentityCall reports whether in is a custom call of
@@ -728,6 +751,9 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		}
 		if IsBlockScaledDot(in) {
 			return e.blockScaledDot(in, ops)
+		}
+		if IsCubSort(in) {
+			return e.byExpansion(in, soloText(in, ops), ExpandCubSorts, ops)
 		}
 		if IsCudnnConv(in) {
 			return e.byExpansion(in, soloText(in, ops), ExpandCudnnConvs, ops)

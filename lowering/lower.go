@@ -107,6 +107,18 @@ type Compiled struct {
 	// Feeds places the infeed and outfeed queues in host memory (nil:
 	// the program has neither).
 	Feeds *Feeds
+	// NotModelled lists the work of the module the program leaves out
+	// (host-offload transfers), so that a report can say so.
+	NotModelled []NotModelled
+}
+
+// NotModelled is one instruction whose cost the program leaves out.
+type NotModelled struct {
+	Op    string  `json:"op"`
+	Pos   hlo.Pos `json:"-"`
+	At    string  `json:"at"`    // file:line:col
+	What  string  `json:"what"`  // what is left out, and why
+	Bytes int64   `json:"bytes"` // bytes it would move, per execution
 }
 
 // Compile lowers module m (parsed from file and verified) for chip; m is
@@ -149,7 +161,7 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 		}, maxVectorDotProducts)
 	}
 	canonicalDots := func(m *hlo.Module) error { return hlo.CanonicalizeDots(m, awkwardDot) }
-	for _, expand := range []func(*hlo.Module) error{hlo.SplitTupleConstants, hlo.ExpandGemmCalls, hlo.ExpandCudnnConvs, hlo.TopKCallsAsTopK, hlo.ExpandBlockScaledDots, hlo.ExpandStochasticConverts, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.ExpandRngs, hlo.ExpandRngBitGenerators, hlo.ExpandMaps, hlo.ExpandTopKs, hlo.ExpandWidthBitcasts, hlo.TrivialGathersScatters, hlo.WidenNarrowIndices, hlo.IndexVectorsLast, hlo.NormalizeGathers, hlo.SplitVariadicScatters, hlo.NormalizeScatters, hlo.ExpandSelectAndScatters, hlo.ExpandRaggedDots, hlo.ExpandScaledDots, hlo.ExpandSorts, hlo.ExpandTotalOrderCompares, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, upcastDots, vectorDots, canonicalDots, hlo.ExpandGeneralReduces, splitReductions} {
+	for _, expand := range []func(*hlo.Module) error{hlo.SplitTupleConstants, hlo.ExpandGemmCalls, hlo.ExpandCudnnConvs, hlo.ExpandCubSorts, hlo.TopKCallsAsTopK, hlo.ExpandBlockScaledDots, hlo.ExpandStochasticConverts, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.ExpandRngs, hlo.ExpandRngBitGenerators, hlo.ExpandMaps, hlo.ExpandTopKs, hlo.ExpandWidthBitcasts, hlo.TrivialGathersScatters, hlo.WidenNarrowIndices, hlo.IndexVectorsLast, hlo.NormalizeGathers, hlo.SplitVariadicScatters, hlo.NormalizeScatters, hlo.ExpandSelectAndScatters, hlo.ExpandRaggedDots, hlo.ExpandScaledDots, hlo.ExpandSorts, hlo.ExpandTotalOrderCompares, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, upcastDots, vectorDots, canonicalDots, hlo.ExpandGeneralReduces, splitReductions} {
 		if err := expand(m); err != nil {
 			if e, ok := err.(*hlo.ExpandError); ok {
 				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
@@ -605,6 +617,11 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		t, _ := in.Attr("custom_call_target")
 		if hlo.IdentityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1 {
 			c.bufs[in.Name] = operand(0)
+			if dir := hlo.HostOffload(in); dir != "" {
+				c.res.NotModelled = append(c.res.NotModelled, NotModelled{Op: in.Name, Pos: in.Pos,
+					At:   fmt.Sprintf("%s:%d:%d", c.file, in.Pos.Line, in.Pos.Col),
+					What: "moves the array to " + dir + " memory: Pulse keeps it in HBM, so its host-link transfer is not in the cycles", Bytes: in.Shape.Bytes()})
+			}
 			return nil
 		}
 		return c.fail(in, "custom-call target %s has no Pulse lowering", t)

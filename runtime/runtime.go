@@ -145,6 +145,9 @@ type Result struct {
 	Report   *chip.Report
 	Kernels  []KernelStats
 	ExecTime time.Duration // host time of the simulation
+	// NotModelled is the module's work the cycles leave out (the
+	// program's lowering.Compiled.NotModelled).
+	NotModelled []lowering.NotModelled
 }
 
 // Execute runs x on args (one per entry parameter, in parameter order).
@@ -238,7 +241,7 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 	if err != nil {
 		return nil, feedFault(err, x.Feeds, len(opt.Infeed))
 	}
-	r := &Result{Model: model, ExecTime: time.Since(start)}
+	r := &Result{Model: model, ExecTime: time.Since(start), NotModelled: x.NotModelled}
 	r.Report = chip.NewReport(x.Fused.Name, model, opt.TimingOnly)
 	r.Kernels = kernels.Stats()
 	if opt.TimingOnly {
@@ -264,12 +267,14 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 
 // JSON is the run's report as `pulse simulate --json` writes it: the chip
 // report's keys (docs/report-schema.md) plus "kernels", the per-kernel
-// rows. Only simulated figures: two runs write identical bytes.
+// rows, and "not_modelled", the work its cycles leave out (absent when
+// none). Only simulated figures: two runs write identical bytes.
 func (r *Result) JSON() []byte {
 	b, _ := json.MarshalIndent(struct {
 		*chip.Report
-		Kernels []KernelStats `json:"kernels"`
-	}{r.Report, r.Kernels}, "", "  ")
+		Kernels     []KernelStats          `json:"kernels"`
+		NotModelled []lowering.NotModelled `json:"not_modelled,omitempty"`
+	}{r.Report, r.Kernels, r.NotModelled}, "", "  ")
 	return append(b, '\n')
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/spf13/cobra"
 )
@@ -213,6 +214,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 			if err := obs.writeExplain(w, r.Report); err != nil {
 				return err
 			}
+			writeNotModelled(w, r.NotModelled)
 			if jsonPath != "" {
 				if err := writeOutput("--json", jsonPath, r.JSON()); err != nil {
 					return err
@@ -335,4 +337,24 @@ func checkOutputs(w io.Writer, file string, m *hlo.Module, args, infeed, got []*
 	}
 	fmt.Fprintf(w, "check: every output matches the reference evaluator (%.3f s, at most %d MiB of values)\n", time.Since(start).Seconds(), 8*rep.PeakLiveElements>>20)
 	return nil
+}
+
+// writeNotModelled says which of the module's work the cycles leave out,
+// beside the report that would otherwise present them as the whole.
+func writeNotModelled(w io.Writer, nm []lowering.NotModelled) {
+	if len(nm) == 0 {
+		return
+	}
+	var bytes int64
+	for _, n := range nm {
+		bytes += n.Bytes
+	}
+	fmt.Fprintf(w, "not modelled: %d instructions' work (%s per execution) is not in the cycles:\n", len(nm), bytesStr(bytes))
+	for i, n := range nm {
+		if i == 10 {
+			fmt.Fprintf(w, "  ... and %d more (--json lists them all)\n", len(nm)-i)
+			break
+		}
+		fmt.Fprintf(w, "  %s: %s: %s (%s)\n", n.At, n.Op, n.What, bytesStr(n.Bytes))
+	}
 }

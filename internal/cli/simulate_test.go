@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"testing"
 
@@ -105,4 +106,49 @@ ENTRY e {
 		require.Contains(t, out, "ok, within noise", chip)
 		require.Contains(t, out, "1 of them are within 16 times the largest rounding noise")
 	}
+}
+
+// TestSimulateSaysWhatIsNotModelled: host-offload markers keep their
+// arrays in HBM; the report says their transfers are not in the cycles,
+// in the text and in --json, and says nothing for placements that move
+// nothing.
+func TestSimulateSaysWhatIsNotModelled(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	src := write(t, dir, "off.hlo", `HloModule m
+ENTRY e {
+  x = f32[64,16] parameter(0)
+  h = f32[64,16] custom-call(x), custom_call_target="MoveToHost"
+  p = f32[64,16] custom-call(h), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  d = f32[64,16] custom-call(p), custom_call_target="MoveToDevice"
+  k = f32[64,16] custom-call(d), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="device"}
+  ROOT y = f32[64,16] add(k, k)
+}
+`)
+	js := filepath.Join(dir, "r.json")
+	code, out, stderr := runCLI("simulate", src, "--chip", "teach16", "--random-inputs", "1", "--check", "--json", js)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "not modelled: 3 instructions' work (12 KiB per execution) is not in the cycles:")
+	require.Contains(t, out, src+":4:3: h: moves the array to host memory: Pulse keeps it in HBM, so its host-link transfer is not in the cycles (4 KiB)")
+	require.Contains(t, out, src+":5:3: p: moves the array to host memory")
+	require.Contains(t, out, src+":6:3: d: moves the array to device memory")
+	require.NotContains(t, out, ": k: ")
+	require.Contains(t, out, "check: every output matches")
+	var r struct {
+		NotModelled []struct {
+			Op, At, What string
+			Bytes        int64
+		} `json:"not_modelled"`
+	}
+	require.NoError(t, json.Unmarshal(mustRead(t, js), &r))
+	require.Len(t, r.NotModelled, 3)
+	require.Equal(t, "h", r.NotModelled[0].Op)
+	require.Equal(t, int64(4096), r.NotModelled[0].Bytes)
+
+	// Without offloading, no such line and no such key.
+	plain := write(t, dir, "plain.hlo", "HloModule m\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] add(x, x)\n}\n")
+	code, out, stderr = runCLI("simulate", plain, "--chip", "teach16", "--random-inputs", "1", "--json", js)
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, out, "not modelled")
+	require.NotContains(t, string(mustRead(t, js)), "not_modelled")
 }

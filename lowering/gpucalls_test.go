@@ -43,3 +43,28 @@ ENTRY e {
 		}
 	}
 }
+
+// TestCubSortCalls: XLA's GPU radix-sort custom calls
+// (hlo.ExpandCubSorts) on both chips against the evaluator.
+func TestCubSortCalls(t *testing.T) {
+	for name, src := range map[string]string{
+		"pairs": `HloModule m
+ENTRY e {
+  k = f32[4,100] parameter(0)
+  v = s32[4,100] iota(), iota_dimension=1
+  ROOT r = (f32[4,100], s32[4,100], u8[64]) custom-call(k, v), custom_call_target="__cub$DeviceRadixSort", backend_config="{\"descending\": true}"
+}`,
+		"keys": `HloModule m
+ENTRY e {
+  k = s32[300] parameter(0)
+  s = (s32[300], u8[0]) custom-call(k), custom_call_target="__cub$DeviceRadixSortUnassignedScratchSize"
+  ROOT g = s32[300] get-tuple-element(s), index=0
+}`,
+	} {
+		for _, chip := range chips {
+			t.Run(name+"/"+chip, func(t *testing.T) {
+				runChecked(t, chip, src)
+			})
+		}
+	}
+}
