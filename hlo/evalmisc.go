@@ -320,7 +320,7 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 	case op == "select-and-scatter":
 		v, err = e.selectAndScatter(in, ops)
 	case op == "triangular-solve":
-		v, err = e.triangularSolve(in, ops)
+		v, err = e.byExpansion(in, soloText(in, ops), ExpandTriangularSolves, ops)
 	case op == "batch-norm-training" || op == "batch-norm-inference" || op == "batch-norm-grad":
 		v, err = e.batchNorm(in, ops)
 	case op == "bitcast-convert":

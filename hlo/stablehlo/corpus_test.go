@@ -39,14 +39,15 @@ func TestCorpusOnEvaluator(t *testing.T) {
 			t.Logf("%s: %s", filepath.Base(f), o.Message)
 		}
 	}
-	t.Logf("%d files: %d pass, %d fail, %d unsupported, %d errors", len(files), count[Pass], count[Fail], count[Unsupported], count[ErrorStatus])
+	t.Logf("%d files: %d pass, %d fail, %d within rounding noise, %d unsupported, %d errors", len(files), count[Pass], count[Fail], count[Rounding], count[Unsupported], count[ErrorStatus])
 	// Today's figures (docs/coverage.md) as a floor: a change that loses a
 	// passing file or adds a failure shows here.
-	// The failures: two f64 random_gamma a few f64 ulps from XLA, and
-	// one ill-conditioned f32 triangular_solve that the evaluator solves
-	// in float64 where XLA inverts blocks in f32 (a few ulps apart).
-	if count[Pass] < 365 || count[Fail] > 3 || count[ErrorStatus] > 0 {
-		t.Errorf("expected at least 365 passing, at most 3 failing, no errors")
+	// The failures: two f64 random_gamma a few f64 ulps from XLA (not
+	// explained by rounding: XLA's log and exp differ). Within rounding
+	// noise: one ill-conditioned f32 triangular_solve, whose expected
+	// values are LAPACK's.
+	if count[Pass] < 365 || count[Fail] > 2 || count[ErrorStatus] > 0 {
+		t.Errorf("expected at least 365 passing, at most 2 failing, no errors")
 	}
 	var rs []string
 	for r := range reasons {

@@ -68,11 +68,11 @@ the op or type it needs) or error (bad input). Exit 1 when anything fails.`,
 			if err := t.Render(); err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "%d files: %d pass, %d fail, %d unsupported, %d errors\n", len(outs), count[stablehlo.Pass], count[stablehlo.Fail], count[stablehlo.Unsupported], count[stablehlo.ErrorStatus])
+			fmt.Fprintf(w, "%d files: %d pass, %d fail, %d within rounding noise, %d unsupported, %d errors\n", len(outs), count[stablehlo.Pass], count[stablehlo.Fail], count[stablehlo.Rounding], count[stablehlo.Unsupported], count[stablehlo.ErrorStatus])
 			if jsonPath != "" {
 				err := writeOutputWith("--json", jsonPath, func(w io.Writer) error {
 					b, _ := json.MarshalIndent(map[string]any{"files": outs, "passed": count[stablehlo.Pass], "failed": count[stablehlo.Fail],
-						"unsupported": count[stablehlo.Unsupported], "errors": count[stablehlo.ErrorStatus]}, "", "  ")
+						"rounding": count[stablehlo.Rounding], "unsupported": count[stablehlo.Unsupported], "errors": count[stablehlo.ErrorStatus]}, "", "  ")
 					_, err := w.Write(append(b, '\n'))
 					return err
 				})

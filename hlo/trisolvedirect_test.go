@@ -2,15 +2,16 @@ package hlo
 
 import "slices"
 
-// triangularSolve evaluates triangular-solve(a, b): X with op(a) X = b
+// triangularSolveDirect solves triangular-solve(a, b) directly, the
+// reference TestExpandTriangularSolves checks hlo.ExpandTriangularSolves
+// (what the evaluator and the chips compute, as XLA does) against: X with
+// op(a) X = b
 // (left_side=true) or X op(a) = b (left_side=false), op(a) being a or its
 // transpose (transpose_a=TRANSPOSE; ADJOINT is the same for real types),
 // reading only the triangle of a that lower names, with ones on its
 // diagonal when unit_diagonal=true. Leading dimensions are batches. The
-// substitution runs in float64 and rounds once to the result type. (XLA
-// inverts diagonal blocks and multiplies, in the operands' type: on an
-// ill-conditioned f32 system the two differ by a few ulps.)
-func (e *Evaluator) triangularSolve(in *Instruction, ops []*Value) (*Value, error) {
+// substitution runs in float64 and rounds once to the result type.
+func (e *Evaluator) triangularSolveDirect(in *Instruction, ops []*Value) (*Value, error) {
 	if len(ops) != 2 {
 		return nil, e.fail(in, "takes a and b")
 	}
