@@ -23,9 +23,9 @@ type Tolerance struct{ Rel, Abs float64 }
 // summation order or in f32 instead of float64.
 func ToleranceFor(elem string) Tolerance {
 	switch elem {
-	case "f64":
+	case "f64", "c128":
 		return Tolerance{Rel: 1e-12, Abs: 1e-12}
-	case "f32":
+	case "f32", "c64":
 		return Tolerance{Rel: 2e-5, Abs: 2e-5}
 	case "bf16":
 		return Tolerance{Rel: 1.0 / 64, Abs: 1.0 / 64} // 2 ulps

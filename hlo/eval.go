@@ -71,6 +71,8 @@ type Evaluator struct {
 	rngs       *rngState          // the generator state rng draws from (evalrngop.go)
 	rngShared  bool               // rngs is a caller's (byExpansion): Run keeps it
 	expansions map[string]*Module // rng's and scaled-dot's expansions, by module text (byExpansion)
+	complexOf  *Module            // the module complexM is ExpandComplex of
+	complexM   *Module
 
 	sinceHeapCheck int // instructions since the heap was last checked
 }
@@ -132,6 +134,9 @@ func (e *EvalError) Error() string {
 func (e *Evaluator) Run(args []*Value) (v *Value, err error) {
 	if e.M.Entry == nil {
 		return nil, fmt.Errorf("%s: no entry computation", e.File)
+	}
+	if HasComplex(e.M) {
+		return e.runComplex(args)
 	}
 	// A malformed module that the verifier let through must not crash the
 	// host program: a panic becomes an error at the instruction being
@@ -1466,6 +1471,14 @@ func randomValue(s *Shape, r *rand.Rand) (*Value, error) {
 		return v, nil
 	}
 	v := newArray(s)
+	if IsComplex(s.Elem) {
+		// (real, imaginary) pairs, each part uniform in [-1, 1).
+		v.Data = make([]float64, 2*s.Elems())
+		for i := range v.Data {
+			v.Data[i] = round(ComplexPart(s.Elem), 2*r.Float64()-1)
+		}
+		return v, nil
+	}
 	for i := range v.Data {
 		switch {
 		case s.Elem == "pred":

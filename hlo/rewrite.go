@@ -42,12 +42,7 @@ func rewriteEach(m *Module, opcode string, expand func(x *rewriter, ops []*Instr
 			if err := expand(x, ops); err != nil {
 				return err
 			}
-			last := x.out[len(x.out)-1]
-			last.Name, last.IsRoot = in.Name, in.IsRoot
-			if c.Root == in {
-				c.Root = last
-			}
-			byName[in.Name] = last
+			byName[in.Name] = x.splice(c)
 			out = append(out, x.out...)
 		}
 		c.Instructions = out
@@ -86,6 +81,17 @@ type ExpandError struct {
 
 func (e *ExpandError) Error() string {
 	return fmt.Sprintf("%s: %s: %s: %s", e.Pos, e.Name, e.Opcode, e.Reason)
+}
+
+// splice makes the last instruction x emitted the one it replaces: it
+// takes the replaced instruction's name and its place as c's root.
+func (x *rewriter) splice(c *Computation) *Instruction {
+	last := x.out[len(x.out)-1]
+	last.Name, last.IsRoot = x.at.Name, x.at.IsRoot
+	if c.Root == x.at {
+		c.Root = last
+	}
+	return last
 }
 
 func (x *rewriter) errorf(format string, args ...any) error {

@@ -290,8 +290,13 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			}
 		}
 		elem := ops[0].Elem
-		if op == "is-finite" {
+		switch {
+		case op == "is-finite":
 			elem = "pred"
+		case (op == "abs" || op == "real" || op == "imag") && IsComplex(elem):
+			elem = ComplexPart(elem) // a complex value's magnitude or part
+		case op == "complex" && !IsComplex(elem):
+			elem = map[string]string{"f32": "c64", "f64": "c128"}[elem]
 		}
 		return array(elem, ops[0].Dims), nil
 	}

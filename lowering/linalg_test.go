@@ -38,3 +38,44 @@ ENTRY e {
 		}
 	}
 }
+
+// TestComplex: complex arrays (hlo.ExpandComplex: (real, imaginary)
+// pairs) on both chips against the evaluator: arithmetic, a dot, a sum,
+// layout ops and each FFT type, complex parameters and results included.
+func TestComplex(t *testing.T) {
+	for name, src := range map[string]string{
+		"arithmetic": `HloModule m
+sum {
+  p = c64[] parameter(0)
+  q = c64[] parameter(1)
+  ROOT s = c64[] add(p, q)
+}
+ENTRY e {
+  a = c64[8,16] parameter(0)
+  b = c64[8,16] parameter(1)
+  m = c64[8,16] multiply(a, b)
+  d = c64[8,16] divide(m, b)
+  t = c64[16,8] transpose(d), dimensions={1,0}
+  p = c64[16,16] dot(t, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  z = c64[] constant((0, 0))
+  s = c64[16] reduce(p, z), dimensions={1}, to_apply=sum
+  r = f32[16] abs(s)
+  ROOT o = (c64[16,16], c64[16], f32[16]) tuple(p, s, r)
+}`,
+		"fft": `HloModule m
+ENTRY e {
+  x = f32[4,32] parameter(0)
+  r = c64[4,17] fft(x), fft_type=RFFT, fft_length={32}
+  f = c64[4,17] fft(r), fft_type=FFT, fft_length={4,17}
+  i = c64[4,17] fft(f), fft_type=IFFT, fft_length={4,17}
+  y = f32[4,32] fft(i), fft_type=IRFFT, fft_length={32}
+  ROOT o = (c64[4,17], f32[4,32]) tuple(f, y)
+}`,
+	} {
+		for _, chip := range chips {
+			t.Run(name+"/"+chip, func(t *testing.T) {
+				runChecked(t, chip, src)
+			})
+		}
+	}
+}

@@ -142,7 +142,12 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 		return nil, err
 	}
 	// Concatenate and pad are DMA kernels of their own here.
+	orig := m
 	m = m.Clone()
+	if err := hlo.ExpandComplex(m); err != nil {
+		e := err.(*hlo.ExpandError)
+		return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
+	}
 	if err := hlo.ExpandShortAsync(m); err != nil {
 		e := err.(*hlo.ExpandError)
 		return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
@@ -197,7 +202,62 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 	}
 	c.res.Asm, c.res.AsmLines, c.res.Program, c.res.Fused = src, lines, prog, fm
 	c.locateKernels()
+	complexBindings(orig, &c.res)
 	return &c.res, nil
+}
+
+// complexBindings gives the bindings of complex parameters and results
+// their complex shapes back: the program holds each as its (real,
+// imaginary) pairs (hlo.ExpandComplex), the numbers an hlo.Value of the
+// complex shape holds, in the same order.
+func complexBindings(orig *hlo.Module, res *Compiled) {
+	if !hlo.HasComplex(orig) {
+		return
+	}
+	params := map[int64]*hlo.Shape{}
+	for _, in := range orig.Entry.Instructions {
+		if in.Opcode == "parameter" {
+			params[in.ParamNumber] = in.Shape
+		}
+	}
+	fix := func(b *Binding, s *hlo.Shape) {
+		if s == nil {
+			return
+		}
+		if len(b.Leaves) > 0 && s.IsTuple {
+			leaves := leafShapes(s)
+			for i := range b.Leaves {
+				if i < len(leaves) && hlo.IsComplex(leaves[i].Elem) {
+					b.Leaves[i].Shape = leaves[i]
+				}
+			}
+		}
+		if !s.IsTuple && hlo.IsComplex(s.Elem) || s.IsTuple {
+			b.Shape = s
+		}
+	}
+	for i := range res.Inputs {
+		fix(&res.Inputs[i], params[int64(res.Inputs[i].Number)])
+	}
+	root := orig.Entry.Root.Shape
+	leaves := leafShapes(root)
+	if len(res.Outputs) == len(leaves) {
+		for i := range res.Outputs {
+			fix(&res.Outputs[i], leaves[i])
+		}
+	}
+}
+
+// leafShapes lists a shape's arrays, depth first.
+func leafShapes(s *hlo.Shape) []*hlo.Shape {
+	if s == nil || !s.IsTuple {
+		return []*hlo.Shape{s}
+	}
+	var out []*hlo.Shape
+	for _, t := range s.Tuple {
+		out = append(out, leafShapes(t)...)
+	}
+	return out
 }
 
 // maxReduceRun is the most elements a reduce kernel's row may hold: an
@@ -269,7 +329,7 @@ func checkF64(file string, m *hlo.Module, chip *config.Chip) error {
 		if s.IsTuple {
 			return slices.ContainsFunc(s.Tuple, has)
 		}
-		return s.Elem == "f64"
+		return s.Elem == "f64" || s.Elem == "c128"
 	}
 	for _, comp := range m.Computations {
 		for _, in := range comp.Instructions {

@@ -793,6 +793,24 @@ func (b *builder) op(s *stmt, sc *scope) error {
 			return err
 		}
 		line = fmt.Sprintf("%s = %s convolution(%s), %s", res, out, args(ops), l)
+	case name == "real" || name == "imag" || name == "complex":
+		line = fmt.Sprintf("%s = %s %s(%s)", res, out, name, args(ops))
+	case name == "fft":
+		typ := ""
+		for _, t := range pre {
+			switch t.text {
+			case "FFT", "IFFT", "RFFT", "IRFFT":
+				typ = t.text
+			}
+		}
+		length := after(pre, "length")
+		if length == nil {
+			length = after(pre, "fft_length")
+		}
+		if typ == "" || length == nil {
+			return b.r.errAt(token{line: s.line, col: s.col}, "stablehlo.fft needs a type and a length")
+		}
+		line = fmt.Sprintf("%s = %s fft(%s), fft_type=%s, fft_length=%s", res, out, args(ops), typ, ints(length))
 	case name == "triangular_solve":
 		tr := "NO_TRANSPOSE"
 		for _, t := range pre {

@@ -522,8 +522,15 @@ func tensorShape(s string, at token, r *reader) (string, error) {
 	if i := strings.Index(s, ","); i >= 0 {
 		s = s[:i] // an encoding (#stablehlo.bounds<...>): the static shape stands
 	}
-	if strings.Contains(s, "complex<") {
-		return "", r.errAt(at, "complex element types are not supported (tensor<%s>)", s)
+	if i := strings.Index(s, "complex<"); i >= 0 {
+		// complex<f32> and complex<f64> are c64 and c128; the part is
+		// read as the element type would be.
+		part := strings.TrimSuffix(s[i+len("complex<"):], ">")
+		c := map[string]string{"f32": "c64", "f64": "c128"}[part]
+		if c == "" {
+			return "", r.errAt(at, "complex<%s> is not supported (complex<f32> and complex<f64> are)", part)
+		}
+		s = s[:i] + c
 	}
 	if strings.Contains(s, "!quant") || strings.Contains(s, "quant.") {
 		return "", r.errAt(at, "quantized element types are not supported (tensor<%s>)", s)
@@ -532,6 +539,9 @@ func tensorShape(s string, at token, r *reader) (string, error) {
 	elem := parts[len(parts)-1]
 	dims := parts[:len(parts)-1]
 	e, ok := elemType(elem)
+	if elem == "c64" || elem == "c128" {
+		e, ok = elem, true
+	}
 	if !ok {
 		return "", r.errAt(at, "unsupported element type %q", elem)
 	}
@@ -615,6 +625,9 @@ func denseLiteral(toks []token, shape string) (string, error) {
 		n *= d
 	}
 	var vals []string
+	if hlo.IsComplex(elem) {
+		return complexDense(toks, elem, dims, n)
+	}
 	if len(toks) == 1 && toks[0].kind == tString && strings.HasPrefix(toks[0].text, "0x") {
 		b, err := hex.DecodeString(toks[0].text[2:])
 		if err != nil {
@@ -645,17 +658,7 @@ func denseLiteral(toks []token, shape string) (string, error) {
 			}
 		}
 	}
-	if len(vals) == 1 && n != 1 { // splat
-		v := vals[0]
-		vals = make([]string, n)
-		for i := range vals {
-			vals[i] = v
-		}
-	}
-	if int64(len(vals)) != n {
-		return "", fmt.Errorf("the constant has %d values for %d elements", len(vals), n)
-	}
-	return nest(vals, dims), nil
+	return splatNest(vals, dims, n)
 }
 
 func nest(vals []string, dims []int64) string {
@@ -767,4 +770,64 @@ func numText(elem, s string) string {
 		}
 	}
 	return s
+}
+
+// complexDense converts a complex dense<...> payload: (re,im) pairs, a
+// splat pair, or hex bytes (each element its real then imaginary part,
+// little-endian), to an HLO literal of "(re, im)" pairs.
+func complexDense(toks []token, elem string, dims []int64, n int64) (string, error) {
+	part := hlo.ComplexPart(elem)
+	var vals []string
+	if len(toks) == 1 && toks[0].kind == tString && strings.HasPrefix(toks[0].text, "0x") {
+		b, err := hex.DecodeString(toks[0].text[2:])
+		if err != nil {
+			return "", fmt.Errorf("bad hex constant: %v", err)
+		}
+		size := 2 * elemBytes(part)
+		count := int64(len(b)) / int64(size)
+		if int64(len(b))%int64(size) != 0 || count != n && count != 1 {
+			return "", fmt.Errorf("hex constant has %d bytes, the type %d elements of %d", len(b), n, size)
+		}
+		for k := int64(0); k < count; k++ {
+			e := b[k*int64(size):]
+			h := size / 2
+			vals = append(vals, "("+fromBytes(part, e[:h])+", "+fromBytes(part, e[h:size])+")")
+		}
+	} else {
+		var nums []string
+		for _, t := range toks {
+			switch {
+			case t.kind == tNumber:
+				nums = append(nums, numText(part, t.text))
+			case t.text == "inf" || t.text == "nan":
+				nums = append(nums, t.text)
+			case t.text == ")":
+				if len(nums) != 2 {
+					return "", fmt.Errorf("a complex constant's element is (real, imaginary), not %d numbers", len(nums))
+				}
+				vals = append(vals, "("+nums[0]+", "+nums[1]+")")
+				nums = nil
+			}
+		}
+		if len(nums) > 0 {
+			return "", fmt.Errorf("a complex constant's elements are (real, imaginary) pairs")
+		}
+	}
+	return splatNest(vals, dims, n)
+}
+
+// splatNest nests a constant's values (one value: a splat of n) as an HLO
+// literal of dims.
+func splatNest(vals []string, dims []int64, n int64) (string, error) {
+	if len(vals) == 1 && n != 1 { // splat
+		v := vals[0]
+		vals = make([]string, n)
+		for i := range vals {
+			vals[i] = v
+		}
+	}
+	if int64(len(vals)) != n {
+		return "", fmt.Errorf("the constant has %d values for %d elements", len(vals), n)
+	}
+	return nest(vals, dims), nil
 }

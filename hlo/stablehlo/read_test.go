@@ -51,8 +51,9 @@ func TestReadAndEvaluate(t *testing.T) {
 func TestReadErrors(t *testing.T) {
 	for _, c := range []struct{ src, msg string }{
 		{"func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {\n  return %a : tensor<?xf32>\n}", "1:21: dynamic dimensions"},
-		{"func.func @main(%a: tensor<2xcomplex<f32>>) -> tensor<2xf32> {\n  return %a : tensor<2xf32>\n}", "complex element types"},
-		{"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.fft %a : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", "t.mlir:2:3: unsupported operation stablehlo.fft"},
+		{"func.func @main(%a: tensor<2xcomplex<f16>>) -> tensor<2xf32> {\n  return %a : tensor<2xf32>\n}", "1:21: complex<f16> is not supported"},
+		{"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.fft %a : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", "t.mlir:2:3: stablehlo.fft needs a type and a length"},
+		{"func.func @main(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n  %0 = stablehlo.cholesky %a : tensor<2x2xf32>\n  return %0 : tensor<2x2xf32>\n}", "t.mlir:2:3: unsupported operation stablehlo.cholesky"},
 		{"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %a, %b : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", "%b is not defined"},
 		{"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.abs %a : tensor<2xf32>\n", "end of file"},
 		{"garbage", "expected func.func"},

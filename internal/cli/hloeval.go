@@ -166,7 +166,11 @@ func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) 
 		if err != nil {
 			return nil, fmt.Errorf("--in %s: %s: %v", name, path, err)
 		}
-		same := len(arr.Shape) == len(p.Shape.Dims) && int64(len(arr.Values)) == p.Shape.Elems()
+		per := int64(1) // numbers per element: complex ones hold 2
+		if arr.Complex {
+			per = 2
+		}
+		same := len(arr.Shape) == len(p.Shape.Dims) && int64(len(arr.Values)) == per*p.Shape.Elems()
 		for i := 0; same && i < len(p.Shape.Dims); i++ {
 			same = int64(arr.Shape[i]) == p.Shape.Dims[i]
 		}
@@ -202,6 +206,8 @@ func elemKind(elem string) string {
 		return "booleans"
 	case strings.HasPrefix(elem, "s") || strings.HasPrefix(elem, "u"):
 		return "integers"
+	case hlo.IsComplex(elem):
+		return "complex numbers"
 	}
 	return "floats"
 }
@@ -213,6 +219,8 @@ func descrKind(descr string) string {
 			return "booleans"
 		case 'i', 'u':
 			return "integers"
+		case 'c':
+			return "complex numbers"
 		}
 	}
 	return "floats"
@@ -251,6 +259,9 @@ func encodeValue(v *hlo.Value) []byte {
 		elem = "s8"
 	case "u4", "u2":
 		elem = "u8"
+	}
+	if hlo.IsComplex(elem) {
+		return npy.WriteComplex(shape, v.Data, elem == "c64")
 	}
 	if d, ok := isa.ParseDType(elem); ok {
 		return npy.Write(d, shape, runtime.MachineValues(d, v.Data))

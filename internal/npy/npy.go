@@ -27,6 +27,10 @@ type Array struct {
 	// Bits holds integer files' elements exactly (sign-extended for
 	// signed types), since Values cannot hold every 64-bit integer.
 	Bits []uint64
+	// Complex: a complex64 or complex128 file (<c8, <c16), whose Values
+	// hold each element's real and imaginary parts, interleaved (2 per
+	// element, as hlo.Value holds complex arrays).
+	Complex bool
 }
 
 // ValuesAs returns the elements as values of dtype d: 64-bit integer
@@ -82,9 +86,11 @@ func parseDescr(d string) (elem, error) {
 		ok = n == 1 || n == 2 || n == 4 || n == 8
 	case 'b':
 		ok = n == 1
+	case 'c':
+		ok = n == 8 || n == 16
 	}
 	if !ok {
-		return e, fmt.Errorf("unsupported dtype %q (supported: f2 f4 f8, i1..i8, u1..u8, b1)", d)
+		return e, fmt.Errorf("unsupported dtype %q (supported: f2 f4 f8, c8 c16, i1..i8, u1..u8, b1)", d)
 	}
 	return e, nil
 }
@@ -170,6 +176,22 @@ func Read(data []byte) (*Array, error) {
 	body := data[off+hlen:]
 	if int64(len(body)) != n*int64(e.size) {
 		return nil, fmt.Errorf("data is %d bytes, shape %v of %s needs %d", len(body), shape, descr, n*int64(e.size))
+	}
+	if e.kind == 'c' {
+		// Two floats of half the size per element.
+		part := elem{size: e.size / 2, order: e.order, kind: 'f'}
+		pairs := make([][2]float64, n)
+		for i := range pairs {
+			pairs[i] = [2]float64{part.load(body[i*e.size:]), part.load(body[i*e.size+part.size:])}
+		}
+		if fortran && len(shape) > 1 {
+			pairs = fromFortran(pairs, shape)
+		}
+		vals := make([]float64, 0, 2*n)
+		for _, p := range pairs {
+			vals = append(vals, p[0], p[1])
+		}
+		return &Array{Descr: descr, Shape: shape, Values: vals, Complex: true}, nil
 	}
 	vals := make([]float64, n)
 	for i := range vals {
@@ -377,10 +399,28 @@ func Write(d isa.DType, shape []int, vals []float64) []byte {
 	return b.Bytes()
 }
 
+// WriteComplex encodes a complex array, vals its real and imaginary parts
+// interleaved: complex64 (<c8) when single, else complex128 (<c16).
+func WriteComplex(shape []int, vals []float64, single bool) []byte {
+	if !single {
+		return writeFloat64s("<c16", shape, vals)
+	}
+	b := headerFor("<c8", shape, 4*len(vals))
+	var buf [4]byte
+	for _, v := range vals {
+		binary.LittleEndian.PutUint32(buf[:], math.Float32bits(float32(v)))
+		b.Write(buf[:])
+	}
+	return b.Bytes()
+}
+
 // WriteFloat64 encodes values as a <f8 .npy file (for element types Pulse's
 // ISA does not have, such as f64 and s64).
-func WriteFloat64(shape []int, vals []float64) []byte {
-	b := headerFor("<f8", shape, 8*len(vals))
+func WriteFloat64(shape []int, vals []float64) []byte { return writeFloat64s("<f8", shape, vals) }
+
+// writeFloat64s writes vals as 8-byte floats under descr.
+func writeFloat64s(descr string, shape []int, vals []float64) []byte {
+	b := headerFor(descr, shape, 8*len(vals))
 	var buf [8]byte
 	for _, v := range vals {
 		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))

@@ -55,12 +55,14 @@ func TestEveryDTypeHasADescr(t *testing.T) {
 	}
 }
 
+// mk is a version-1 .npy file with header text hdr.
+func mk(hdr string, body []byte) []byte {
+	hdr += "\n"
+	b := append([]byte("\x93NUMPY\x01\x00"), byte(len(hdr)), byte(len(hdr)>>8))
+	return append(append(b, hdr...), body...)
+}
+
 func TestReadForms(t *testing.T) {
-	mk := func(hdr string, body []byte) []byte {
-		hdr += "\n"
-		b := append([]byte("\x93NUMPY\x01\x00"), byte(len(hdr)), byte(len(hdr)>>8))
-		return append(append(b, hdr...), body...)
-	}
 	be := []byte{0x3f, 0x80, 0, 0, 0x40, 0, 0, 0} // 1.0, 2.0 big-endian f32
 	a, err := Read(mk("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", be))
 	require.NoError(t, err)
@@ -79,7 +81,7 @@ func TestReadForms(t *testing.T) {
 
 	bad := map[string][]byte{
 		"magic":      []byte("hello"),
-		"dtype":      mk("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", make([]byte, 8)),
+		"dtype":      mk("{'descr': '<c4', 'fortran_order': False, 'shape': (1,), }", make([]byte, 4)),
 		"structured": mk("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", make([]byte, 4)),
 		"short data": mk("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", make([]byte, 8)),
 		"huge shape": mk("{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000, 100000), }", nil),
@@ -89,6 +91,28 @@ func TestReadForms(t *testing.T) {
 		_, err := Read(b)
 		require.Error(t, err, name)
 	}
+}
+
+// TestComplex: complex64 and complex128 files round-trip as interleaved
+// (real, imaginary) values, C and Fortran order.
+func TestComplex(t *testing.T) {
+	vals := []float64{1, -2, 3.5, 4, -5, 0.25, 6, 7, 8, 9, 10, -11}
+	for _, single := range []bool{true, false} {
+		a, err := Read(WriteComplex([]int{2, 3}, vals, single))
+		require.NoError(t, err)
+		require.True(t, a.Complex)
+		require.Equal(t, []int{2, 3}, a.Shape)
+		require.Equal(t, vals, a.Values)
+	}
+	// Fortran order: element (i, j) at j*2+i, pairs kept together.
+	var body []byte
+	for _, k := range []int{0, 3, 1, 4, 2, 5} { // column-major order of a 2x3 array
+		body = binary.LittleEndian.AppendUint32(body, math.Float32bits(float32(vals[2*k])))
+		body = binary.LittleEndian.AppendUint32(body, math.Float32bits(float32(vals[2*k+1])))
+	}
+	a, err := Read(mk("{'descr': '<c8', 'fortran_order': True, 'shape': (2, 3), }", body))
+	require.NoError(t, err)
+	require.Equal(t, vals, a.Values)
 }
 
 func FuzzRead(f *testing.F) {

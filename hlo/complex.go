@@ -1,0 +1,405 @@
+package hlo
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Complex numbers. c64 and c128 arrays are carried as arrays of their
+// part type (f32, f64) with one more, innermost dimension of 2 — (real,
+// imaginary), the bytes complex64 and complex128 have in memory, so a
+// Value of a complex shape holds 2 numbers per element, interleaved.
+// ExpandComplex rewrites a module's complex arithmetic into real
+// arithmetic on those pairs; the evaluator evaluates that rewrite and the
+// chips run it (neither has complex types of its own). Its tests check it
+// against Go's complex128.
+
+// IsComplex reports whether elem is a complex type.
+func IsComplex(elem string) bool { return elem == "c64" || elem == "c128" }
+
+// ComplexPart is the part type of a complex type (f32 for c64).
+func ComplexPart(elem string) string {
+	if elem == "c128" {
+		return "f64"
+	}
+	return "f32"
+}
+
+// HasComplex reports whether any instruction of m has a complex shape.
+func HasComplex(m *Module) bool {
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if shapeHasComplex(in.Shape) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func shapeHasComplex(s *Shape) bool {
+	if s == nil {
+		return false
+	}
+	if s.IsTuple {
+		return slices.ContainsFunc(s.Tuple, shapeHasComplex)
+	}
+	return IsComplex(s.Elem)
+}
+
+// RealShape is s with each complex array made an array of its part type
+// with a trailing dimension of 2 (innermost in the layout); other shapes
+// are returned as they are.
+func RealShape(s *Shape) *Shape {
+	if !shapeHasComplex(s) {
+		return s
+	}
+	if s.IsTuple {
+		t := &Shape{IsTuple: true}
+		for _, e := range s.Tuple {
+			t.Tuple = append(t.Tuple, RealShape(e))
+		}
+		return t
+	}
+	r := &Shape{Elem: ComplexPart(s.Elem), Dims: append(append([]int64{}, s.Dims...), 2)}
+	if s.DimKinds != nil {
+		r.DimKinds = append(append([]DimKind{}, s.DimKinds...), Static)
+	}
+	if s.Layout != nil {
+		l := *s.Layout
+		l.MinorToMajor = append([]int64{int64(len(s.Dims))}, s.Layout.MinorToMajor...)
+		r.Layout = &l
+	}
+	return r
+}
+
+// complexShapeOnly are ops a complex operand passes through unchanged
+// but for its shape: they move whole elements, and a pair moves with its
+// element (reshape keeps row-major order, the pair innermost).
+var complexShapeOnly = map[string]bool{
+	"parameter": true, "tuple": true, "get-tuple-element": true, "while": true, "call": true,
+	"conditional": true, "copy": true, "reshape": true, "bitcast": true, "concatenate": true,
+	"reverse": true, "add": true, "subtract": true, "negate": true, "optimization-barrier": true,
+	"add-dependency": true, "domain": true, "custom-call": true, "fusion": true, "copy-start": true, "copy-done": true,
+}
+
+// ExpandComplex rewrites every complex value of m into its (real,
+// imaginary) pairs (RealShape) and complex arithmetic into real: the
+// module's signature changes accordingly. An op it does not rewrite is a
+// positioned error naming it.
+func ExpandComplex(m *Module) error {
+	if !HasComplex(m) {
+		return nil
+	}
+	for _, c := range m.Computations {
+		orig := map[string]*Shape{}
+		byName := map[string]*Instruction{}
+		taken := map[string]bool{}
+		for _, in := range c.Instructions {
+			taken[in.Name] = true
+		}
+		var out []*Instruction
+		for _, in := range c.Instructions {
+			orig[in.Name] = in.Shape
+			involved := shapeHasComplex(in.Shape)
+			var origOps []*Shape
+			ops := make([]*Instruction, len(in.Operands))
+			for i, o := range in.Operands {
+				ops[i] = byName[o.Name]
+				origOps = append(origOps, orig[o.Name])
+				involved = involved || shapeHasComplex(orig[o.Name])
+			}
+			if !involved {
+				byName[in.Name] = in
+				out = append(out, in)
+				continue
+			}
+			x := &rewriter{m: m, at: in, taken: taken}
+			for i, o := range ops {
+				if o == nil || o.Shape == nil {
+					return x.errorf("operand %s is not defined before it", in.Operands[i].Name)
+				}
+			}
+			if err := x.expandComplex(ops, origOps); err != nil {
+				return err
+			}
+			byName[in.Name] = x.splice(c)
+			out = append(out, x.out...)
+		}
+		c.Instructions = out
+	}
+	return nil
+}
+
+// expandComplex rewrites one instruction that has complex operands or a
+// complex result. ops are the rewritten operands, origOps their shapes
+// before.
+func (x *rewriter) expandComplex(ops []*Instruction, origOps []*Shape) error {
+	in := x.at
+	s := in.Shape
+	rs := RealShape(s)
+	cx := func(i int) bool {
+		return i < len(origOps) && origOps[i] != nil && !origOps[i].IsTuple && IsComplex(origOps[i].Elem)
+	}
+	unsupported := func() error {
+		return x.errorf("%s of complex values is not supported (Pulse rewrites complex arithmetic into real: docs/hlo.md)", in.Opcode)
+	}
+	same := func() {
+		cp := *in
+		cp.Shape = rs
+		cp.Operands = append([]*Operand{}, in.Operands...)
+		cp.Attrs = append([]Attr{}, in.Attrs...)
+		x.out = append(x.out, &cp)
+	}
+	switch op := in.Opcode; {
+	case op == "custom-call" && !isIdentityCall(in):
+		return unsupported()
+	case complexShapeOnly[op]:
+		if (op == "add" || op == "subtract" || op == "negate") && !IsComplex(s.Elem) {
+			return unsupported()
+		}
+		same()
+	case op == "constant":
+		lit, err := complexLiteral(in.Literal, s)
+		if err != nil {
+			return x.errorf("%v", err)
+		}
+		if len(s.Dims) > 0 && !strings.HasPrefix(strings.TrimSpace(lit), "{{") && strings.TrimSpace(in.Literal) != "{...}" && !strings.HasPrefix(strings.TrimSpace(in.Literal), "{") {
+			// One value for the whole array: a pair, broadcast.
+			c := x.emit("constant", rs.Elem, []int64{2}, nil)
+			c.Literal = lit
+			x.broadcast(c, rs.Dims, []int64{int64(len(s.Dims))})
+			return nil
+		}
+		cp := *in
+		cp.Shape, cp.Literal = rs, lit
+		x.out = append(x.out, &cp)
+	case op == "broadcast":
+		v, _ := in.Attr("dimensions")
+		dims := parseIntList(v)
+		x.emit("broadcast", rs.Elem, rs.Dims, ops[:1], "dimensions", intsText(append(dims, int64(len(s.Dims)))))
+	case op == "transpose":
+		v, _ := in.Attr("dimensions")
+		perm := parseIntList(v)
+		x.emit("transpose", rs.Elem, rs.Dims, ops[:1], "dimensions", intsText(append(perm, int64(len(s.Dims)))))
+	case op == "slice":
+		v, _ := in.Attr("slice")
+		x.emit("slice", rs.Elem, rs.Dims, ops[:1], "slice", strings.TrimSuffix(strings.TrimSpace(v), "}")+", [0:2]}")
+	case op == "dynamic-slice":
+		v, _ := in.Attr("dynamic_slice_sizes")
+		idx := append(append([]*Instruction{}, ops...), x.constant("s32", "0"))
+		if len(ops) > 1 && ops[1].Shape != nil && ops[1].Shape.Elem != "" {
+			idx[len(idx)-1] = x.constant(ops[1].Shape.Elem, "0")
+		}
+		x.emit("dynamic-slice", rs.Elem, rs.Dims, idx, "dynamic_slice_sizes", intsText(append(parseIntList(v), 2)))
+	case op == "dynamic-update-slice":
+		idx := append([]*Instruction{}, ops...)
+		zero := x.constant("s32", "0")
+		if len(ops) > 2 && ops[2].Shape != nil {
+			zero = x.constant(ops[2].Shape.Elem, "0")
+		}
+		x.emit("dynamic-update-slice", rs.Elem, rs.Dims, append(idx, zero))
+	case op == "select":
+		pred := ops[0]
+		if len(pred.Shape.Dims) > 0 {
+			pred = x.broadcast(pred, append(append([]int64{}, pred.Shape.Dims...), 2), iota64(0, len(pred.Shape.Dims)))
+		}
+		x.emit("select", rs.Elem, rs.Dims, []*Instruction{pred, ops[1], ops[2]})
+	case op == "real" || op == "imag":
+		if !cx(0) {
+			return unsupported()
+		}
+		k := int64(0)
+		if op == "imag" {
+			k = 1
+		}
+		x.finish(x.complexPart(ops[0], k))
+	case op == "complex":
+		x.finish(x.complexJoin(ops[0], ops[1]))
+	case op == "multiply":
+		a, b := ops[0], ops[1]
+		ar, ai, br, bi := x.complexPart(a, 0), x.complexPart(a, 1), x.complexPart(b, 0), x.complexPart(b, 1)
+		re := x.binary("subtract", x.binary("multiply", ar, br), x.binary("multiply", ai, bi))
+		im := x.binary("add", x.binary("multiply", ar, bi), x.binary("multiply", ai, br))
+		x.finish(x.complexJoin(re, im))
+	case op == "divide":
+		x.finish(x.complexDivide(ops[0], ops[1]))
+	case op == "abs":
+		x.finish(x.complexAbs(ops[0]))
+	case op == "convert":
+		switch {
+		case cx(0) && IsComplex(s.Elem):
+			x.finish(x.convert(ops[0], rs.Elem))
+		case !cx(0) && IsComplex(s.Elem):
+			re := x.convert(ops[0], rs.Elem)
+			x.finish(x.complexJoin(re, x.broadcast(x.constant(rs.Elem, "0"), re.Shape.Dims, nil)))
+		default:
+			return x.errorf("convert from %s to %s: XLA converts complex to real with real(), not convert", origOps[0].Elem, s.Elem)
+		}
+	case op == "compare":
+		dir, _ := in.Attr("direction")
+		if dir != "EQ" && dir != "NE" {
+			return x.errorf("complex values compare only for EQ and NE (here %s)", dir)
+		}
+		a, b := ops[0], ops[1]
+		d := a.Shape.Dims[:len(a.Shape.Dims)-1]
+		cmp := func(k int64) *Instruction {
+			return x.emit("compare", "pred", d, []*Instruction{x.complexPart(a, k), x.complexPart(b, k)}, "direction", dir)
+		}
+		join := "and"
+		if dir == "NE" {
+			join = "or"
+		}
+		x.emit(join, "pred", d, []*Instruction{cmp(0), cmp(1)})
+	case op == "pad":
+		v, _ := in.Attr("padding")
+		parts := [2]*Instruction{}
+		for k := range int64(2) {
+			pv := x.complexPart(ops[1], k)
+			parts[k] = x.emit("pad", rs.Elem, s.Dims, []*Instruction{x.complexPart(ops[0], k), pv}, "padding", v)
+		}
+		x.finish(x.complexJoin(parts[0], parts[1]))
+	case op == "dot":
+		if !cx(0) || !cx(1) {
+			return x.errorf("a dot of %s and %s: both operands must be complex", origOps[0].Elem, origOps[1].Elem)
+		}
+		a, b := ops[0], ops[1]
+		dot := func(p, q *Instruction) *Instruction {
+			d := x.emit("dot", rs.Elem, s.Dims, []*Instruction{p, q})
+			for _, at := range in.Attrs {
+				if strings.HasSuffix(at.Key, "_dims") {
+					d.Attrs = append(d.Attrs, Attr{Pos: in.Pos, Key: at.Key, Value: at.Value})
+				}
+			}
+			return d
+		}
+		ar, ai, br, bi := x.complexPart(a, 0), x.complexPart(a, 1), x.complexPart(b, 0), x.complexPart(b, 1)
+		re := x.binary("subtract", dot(ar, br), dot(ai, bi))
+		im := x.binary("add", dot(ar, bi), dot(ai, br))
+		x.finish(x.complexJoin(re, im))
+	case op == "reduce":
+		if len(ops) != 2 || !reducesWithAdd(x.m, in) {
+			return x.errorf("a reduce of complex values is supported with one operand and an add reducer")
+		}
+		v, _ := in.Attr("dimensions")
+		dims := parseIntList(v)
+		parts := [2]*Instruction{}
+		for k := range int64(2) {
+			sum := x.reduceSum(x.complexPart(ops[0], k), dims)
+			init := x.broadcast(x.complexPart(ops[1], k), sum.Shape.Dims, nil)
+			parts[k] = x.binary("add", sum, init)
+		}
+		x.finish(x.complexJoin(parts[0], parts[1]))
+	case op == "fft":
+		return x.expandFFT(ops[0], origOps[0])
+	default:
+		return unsupported()
+	}
+	return nil
+}
+
+// parseIntList reads "{1,2,3}".
+func parseIntList(v string) []int64 {
+	var out []int64
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == '{' || r == '}' || r == ',' || r == ' ' }) {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// reducesWithAdd reports whether in's reducer is one add of its two
+// parameters.
+func reducesWithAdd(m *Module, in *Instruction) bool {
+	name, _ := in.Attr("to_apply")
+	c := m.Computation(strings.TrimPrefix(name, "%"))
+	return c != nil && c.Root != nil && c.Root.Opcode == "add" && len(c.Root.Operands) == 2
+}
+
+// complexPart is part k (0 real, 1 imaginary) of pairs z [..., 2].
+func (x *rewriter) complexPart(z *Instruction, k int64) *Instruction {
+	d := z.Shape.Dims
+	r := len(d)
+	start := make([]int64, r)
+	start[r-1] = k
+	count := append(append([]int64{}, d[:r-1]...), 1)
+	return x.reshape(x.slice(z, start, count, ones(r)), d[:r-1])
+}
+
+// complexJoin pairs re and im (one shape) into [..., 2].
+func (x *rewriter) complexJoin(re, im *Instruction) *Instruction {
+	d := append(append([]int64{}, re.Shape.Dims...), 1)
+	return x.concatenate([]*Instruction{x.reshape(re, d), x.reshape(im, d)}, len(d)-1)
+}
+
+// complexDivide is a/b by Smith's algorithm, as XLA's elemental emitter
+// divides (scaling by the larger part of b against overflow): when
+// |br| >= |bi|, t = bi/br, den = br + bi t, re = (ar + ai t)/den,
+// im = (ai - ar t)/den; else with the roles of br and bi swapped.
+func (x *rewriter) complexDivide(a, b *Instruction) *Instruction {
+	ar, ai, br, bi := x.complexPart(a, 0), x.complexPart(a, 1), x.complexPart(b, 0), x.complexPart(b, 1)
+	abs := func(v *Instruction) *Instruction { return x.emit("abs", v.Shape.Elem, v.Shape.Dims, []*Instruction{v}) }
+	d := ar.Shape.Dims
+	rGe := x.emit("compare", "pred", d, []*Instruction{abs(br), abs(bi)}, "direction", "GE")
+	mul, add, sub, div := func(p, q *Instruction) *Instruction { return x.binary("multiply", p, q) },
+		func(p, q *Instruction) *Instruction { return x.binary("add", p, q) },
+		func(p, q *Instruction) *Instruction { return x.binary("subtract", p, q) },
+		func(p, q *Instruction) *Instruction { return x.binary("divide", p, q) }
+	// |br| >= |bi|
+	t1 := div(bi, br)
+	den1 := add(br, mul(bi, t1))
+	re1, im1 := div(add(ar, mul(ai, t1)), den1), div(sub(ai, mul(ar, t1)), den1)
+	// |bi| > |br|
+	t2 := div(br, bi)
+	den2 := add(bi, mul(br, t2))
+	re2, im2 := div(add(mul(ar, t2), ai), den2), div(sub(mul(ai, t2), ar), den2)
+	sel := func(p, q *Instruction) *Instruction {
+		return x.emit("select", p.Shape.Elem, d, []*Instruction{rGe, p, q})
+	}
+	return x.complexJoin(sel(re1, re2), sel(im1, im2))
+}
+
+// complexAbs is |z| as XLA computes it without overflow: with
+// M = max(|re|, |im|) and m = min, M sqrt(1 + (m/M)^2), 0 when M is 0.
+func (x *rewriter) complexAbs(z *Instruction) *Instruction {
+	re, im := x.complexPart(z, 0), x.complexPart(z, 1)
+	d, elem := re.Shape.Dims, re.Shape.Elem
+	ar := x.emit("abs", elem, d, []*Instruction{re})
+	ai := x.emit("abs", elem, d, []*Instruction{im})
+	hi := x.binary("maximum", ar, ai)
+	lo := x.binary("minimum", ar, ai)
+	q := x.binary("divide", lo, hi)
+	one := x.broadcast(x.constant(elem, "1"), d, nil)
+	r := x.binary("multiply", hi, x.emit("sqrt", elem, d, []*Instruction{x.binary("add", one, x.binary("multiply", q, q))}))
+	zero := x.broadcast(x.constant(elem, "0"), d, nil)
+	isZero := x.emit("compare", "pred", d, []*Instruction{hi, zero}, "direction", "EQ")
+	return x.emit("select", elem, d, []*Instruction{isZero, zero, r})
+}
+
+// complexPair matches one "(re, im)" of a complex literal.
+var complexPair = regexp.MustCompile(`\(\s*([^(),]+?)\s*,\s*([^(),]+?)\s*\)`)
+
+// complexLiteral rewrites a complex constant's literal ({(1, 2), (3, 4)})
+// as its pairs' ({{1, 2}, {3, 4}}); a bare number is a real value.
+func complexLiteral(lit string, s *Shape) (string, error) {
+	t := strings.TrimSpace(lit)
+	if t == "{...}" {
+		return t, nil
+	}
+	if strings.Contains(t, "(") {
+		return complexPair.ReplaceAllString(t, "{$1, $2}"), nil
+	}
+	// Real numbers only: each becomes (v, 0).
+	num := regexp.MustCompile(`[-+]?(?:[0-9.]+(?:e[-+]?[0-9]+)?|inf|nan)`)
+	if len(s.Dims) == 0 || !strings.HasPrefix(t, "{") {
+		if !num.MatchString(t) {
+			return "", fmt.Errorf("bad complex literal %q", lit)
+		}
+	}
+	return num.ReplaceAllString(t, "{$0, 0}"), nil
+}
