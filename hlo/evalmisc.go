@@ -309,6 +309,11 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 	switch {
 	case collectives[op]:
 		v, err = e.collective(in, ops)
+	case op == "ragged-all-to-all":
+		if n := max(e.devices(), GroupSize(in)); n > 1 {
+			return nil, true, e.fail(in, "a collective across %d devices cannot be evaluated on one host device", n)
+		}
+		v, err = e.byExpansion(in, soloText(in, ops), ExpandRaggedAllToAll, ops)
 	case op == "gather":
 		v, err = e.gather(in, ops)
 	case op == "scatter":

@@ -147,7 +147,7 @@ func multiDeviceCollective(file string, m *hlo.Module) error {
 		for _, in := range comp.Instructions {
 			shapes[in.Name] = in.Shape
 			base := strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done")
-			if !oneDeviceCollectives[base] || strings.HasSuffix(in.Opcode, "-done") {
+			if !oneDeviceCollectives[base] && base != "ragged-all-to-all" || strings.HasSuffix(in.Opcode, "-done") {
 				continue
 			}
 			n := hlo.GroupSize(in)

@@ -117,3 +117,30 @@ ENTRY e {
 		})
 	}
 }
+
+// TestRaggedAllToAllOneDevice: a ragged-all-to-all whose replica groups
+// hold one device each runs on the chips as the evaluator computes it;
+// one across devices is named as a multi-device module.
+func TestRaggedAllToAllOneDevice(t *testing.T) {
+	src := `HloModule m
+ENTRY e {
+  input = f32[64,8] parameter(0)
+  output = f32[48,8] parameter(1)
+  io = s32[3] constant({10, 0, 40})
+  ss = s32[3] constant({5, 12, 24})
+  oo = s32[3] constant({0, 20, 24})
+  rs = s32[3] constant({5, 12, 24})
+  ROOT r = f32[48,8] ragged-all-to-all(input, output, io, ss, oo, rs), replica_groups={{0},{1}}
+}`
+	for _, chip := range chips {
+		runChecked(t, chip, src)
+	}
+	_, err := compileErr(t, "teach16", `HloModule m
+ENTRY e {
+  input = f32[4] parameter(0)
+  output = f32[4] parameter(1)
+  o = s32[2] parameter(2)
+  ROOT r = f32[4] ragged-all-to-all(input, output, o, o, o, o), replica_groups={{0,1}}
+}`)
+	require.ErrorContains(t, err, "t.hlo:6:3: r: ragged-all-to-all: cannot lower: the module runs on several devices (this ragged-all-to-all spans 2)")
+}
