@@ -71,6 +71,15 @@ ENTRY e {
   y = f32[4,32] fft(i), fft_type=IRFFT, fft_length={32}
   ROOT o = (c64[4,17], f32[4,32]) tuple(f, y)
 }`,
+		"four-step fft": `HloModule m
+ENTRY e {
+  z = c64[4,1024] parameter(0)
+  f = c64[4,1024] fft(z), fft_type=FFT, fft_length={1024}
+  x = f32[2,300] parameter(1)
+  r = c64[2,151] fft(x), fft_type=RFFT, fft_length={300}
+  y = f32[2,300] fft(r), fft_type=IRFFT, fft_length={300}
+  ROOT o = (c64[4,1024], c64[2,151], f32[2,300]) tuple(f, r, y)
+}`,
 	} {
 		for _, chip := range chips {
 			t.Run(name+"/"+chip, func(t *testing.T) {

@@ -49,6 +49,7 @@ var ops = []op{
 	{"reduce-precision", reducePrecision},
 	{"sort", sortOp},
 	{"infeed outfeed after-all get-tuple-element", feed},
+	{"complex real imag fft", complexOp},
 }
 
 // exactOps compute the same bits on the chips as in the evaluator: IEEE
@@ -1039,4 +1040,63 @@ func feed(g *gen) {
 	in := g.name("in")
 	g.body = append(g.body, fmt.Sprintf("  %s = (%s, token[]) infeed(%s)", in, g.infeed.typ, tok))
 	g.emit("fed", value{elem: g.infeed.elem, dims: g.infeed.dims, typ: g.infeed.typ}, "get-tuple-element(%s), index=0", in)
+}
+
+// complexOp builds a chain of complex arithmetic (hlo.ExpandComplex's
+// pairs) from f32 values and ends it real again (real, imag or abs), so
+// that the other ops never meet a complex operand. Its results are
+// inexact: complex products and quotients round differently in each
+// order.
+func complexOp(g *gen) {
+	x, ok := g.pickWhere(func(v value) bool { return v.elem == "f32" && len(v.dims) >= 1 && len(v.dims) <= 3 })
+	if !ok {
+		v := value{elem: "f32", dims: []int64{g.dim(), g.dim()}}
+		g.fit(&v)
+		x = g.param(v)
+	}
+	dims := x.dims
+	pair := func() value {
+		re := g.param(value{elem: "f32", dims: dims})
+		im := g.param(value{elem: "f32", dims: dims})
+		return g.emit("complex", value{elem: "c64", dims: dims, inexact: true}, "complex(%s, %s)", re.name, im.name)
+	}
+	y := g.param(value{elem: "f32", dims: dims})
+	z := g.emit("complex", value{elem: "c64", dims: dims, inexact: true}, "complex(%s, %s)", x.name, y.name)
+	for n := 1 + g.intn(3); n > 0; n-- {
+		switch g.intn(6) {
+		case 0, 1, 2:
+			op := []string{"multiply", "add", "divide"}[g.intn(3)]
+			w := pair()
+			z = g.emit(op, value{elem: "c64", dims: dims, inexact: true}, "%s(%s, %s)", op, z.name, w.name)
+		case 3:
+			z = g.emit("negate", value{elem: "c64", dims: dims, inexact: true}, "negate(%s)", z.name)
+		case 4:
+			k := 1 + g.intn(min(2, len(dims)))
+			lengths := dims[len(dims)-k:]
+			typ := []string{"FFT", "IFFT"}[g.intn(2)]
+			z = g.emit("fft", value{elem: "c64", dims: dims, inexact: true}, "fft(%s), fft_type=%s, fft_length=%s", z.name, typ, list64(lengths))
+		case 5:
+			if len(dims) >= 2 {
+				perm := make([]int, len(dims))
+				out := make([]int64, len(dims))
+				for i := range perm {
+					perm[i] = len(dims) - 1 - i
+					out[i] = dims[perm[i]]
+				}
+				z = g.emit("transpose", value{elem: "c64", dims: out, inexact: true}, "transpose(%s), dimensions=%s", z.name, list(perm))
+				dims = out
+			}
+		}
+	}
+	end := []string{"real", "imag", "abs"}[g.intn(3)]
+	g.vals = slices.DeleteFunc(g.vals, func(v value) bool { return v.elem == "c64" })
+	g.emit(end, value{elem: "f32", dims: dims, inexact: true}, "%s(%s)", end, z.name)
+}
+
+func list64(v []int64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return "{" + strings.Join(s, ",") + "}"
 }
