@@ -135,9 +135,6 @@ func (e *Evaluator) Run(args []*Value) (v *Value, err error) {
 	if e.M.Entry == nil {
 		return nil, fmt.Errorf("%s: no entry computation", e.File)
 	}
-	if HasComplex(e.M) {
-		return e.runComplex(args)
-	}
 	// A malformed module that the verifier let through must not crash the
 	// host program: a panic becomes an error at the instruction being
 	// evaluated.
@@ -150,6 +147,9 @@ func (e *Evaluator) Run(args []*Value) (v *Value, err error) {
 			v, err = nil, &EvalError{e.File, at.Pos, fmt.Sprintf("%s: %s: internal evaluator error: %v", at.Name, at.Opcode, r)}
 		}
 	}()
+	if HasComplex(e.M) {
+		return e.runComplex(args)
+	}
 	// The arguments count against the budget for the whole run.
 	e.live, e.peak, e.bufs = 0, 0, nil
 	e.infeedNext, e.Outfeed = 0, nil
