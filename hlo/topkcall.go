@@ -6,7 +6,8 @@ import (
 )
 
 // XLA's TopkRewriter turns a sort-and-slice into custom-call(x),
-// custom_call_target="TopK": (values, indices) of the k largest elements
+// custom_call_target="TopK" (the GPU backend's TopkSpecializer names it
+// "__gpu$TopK"): (values, indices) of the k largest elements
 // of each row (the last dim), k the result's last dim, ordered by the
 // comparator computation when one is given (called_computations: a compare
 // of its two parameters, GT for the largest, LT for the smallest).
@@ -14,7 +15,8 @@ import (
 // IsTopKCall reports whether in is that custom call.
 func IsTopKCall(in *Instruction) bool {
 	t, _ := in.Attr("custom_call_target")
-	return in.Opcode == "custom-call" && strings.Trim(t, `"`) == "TopK"
+	t = strings.Trim(t, `"`)
+	return in.Opcode == "custom-call" && (t == "TopK" || t == "__gpu$TopK")
 }
 
 // topKOfCall is the topk instruction a TopK custom call stands for.

@@ -119,9 +119,9 @@ ENTRY e {
 	require.ErrorContains(t, err, "the comparator c returns f32, not pred")
 }
 
-// TestTopKCall: XLA's TopK custom call (hlo.TopKCallsAsTopK), largest by
-// default and smallest under an LT comparator, on both chips against the
-// evaluator.
+// TestTopKCall: XLA's TopK custom call (hlo.TopKCallsAsTopK; the GPU
+// backend's __gpu$TopK too), largest by default and smallest under an LT
+// comparator, on both chips against the evaluator.
 func TestTopKCall(t *testing.T) {
 	const src = `HloModule m
 less {
@@ -133,7 +133,8 @@ ENTRY e {
   x = f32[10,40] parameter(0)
   t = (f32[10,3], s32[10,3]) custom-call(x), custom_call_target="TopK"
   s = (f32[10,5], s32[10,5]) custom-call(x), custom_call_target="TopK", called_computations={less}
-  ROOT r = ((f32[10,3], s32[10,3]), (f32[10,5], s32[10,5])) tuple(t, s)
+  g = (f32[10,4], s32[10,4]) custom-call(x), custom_call_target="__gpu$TopK", called_computations={less}
+  ROOT r = ((f32[10,3], s32[10,3]), (f32[10,5], s32[10,5]), (f32[10,4], s32[10,4])) tuple(t, s, g)
 }`
 	for _, chip := range chips {
 		runChecked(t, chip, src)
