@@ -99,7 +99,8 @@ func FuseWith(m *Module, opt FuseOptions) (*Module, FuseStats, error) {
 }
 
 // embeddedComputations are the scalar computations applied per element
-// (reducers, comparators, selectors, map functions): they are not kernels.
+// (reducers, comparators, selectors, map functions, a custom call's
+// called computations): they are not kernels.
 func embeddedComputations(m *Module) map[string]bool {
 	emb := map[string]bool{}
 	for _, c := range m.Computations {
@@ -112,6 +113,12 @@ func embeddedComputations(m *Module) map[string]bool {
 					}
 				case "select", "scatter", "comparator":
 					emb[strings.TrimPrefix(a.Value, "%")] = true
+				case "called_computations":
+					// A custom call's computations (a TopK comparator) are
+					// its own business: left as written.
+					for _, n := range strings.Split(strings.Trim(a.Value, "{}"), ",") {
+						emb[strings.TrimPrefix(strings.TrimSpace(n), "%")] = true
+					}
 				}
 			}
 		}

@@ -8,10 +8,11 @@ import (
 )
 
 // TestIdentityCustomCalls: the annotation custom calls are their operand on
-// both chips (hlo.IdentityCustomCalls); one that is not an annotation stays
-// a positioned refusal.
+// both chips (hlo.IdentityCustomCalls); the host-offload ones are listed as
+// not modelled; one that is not an annotation stays a positioned refusal.
 func TestIdentityCustomCalls(t *testing.T) {
-	for _, target := range []string{"Sharding", "SPMDFullToShardShape", "ShardBarrierFrom", "ShardBarrierTo", "MoveToHost"} {
+	for _, target := range []string{"Sharding", "SPMDFullToShardShape", "ShardBarrierFrom", "ShardBarrierTo", "MoveToHost",
+		"LayoutConstraint", "AssumeGatherIndicesInBound", "PinToDevice", "annotate_device_placement"} {
 		src := fmt.Sprintf(`HloModule m
 ENTRY e {
   p = f32[8,3] parameter(0)
@@ -22,10 +23,20 @@ ENTRY e {
 			t.Run(target+"/"+chip, func(t *testing.T) { runChecked(t, chip, src) })
 		}
 	}
-	_, err := compileErr(t, "teach16", `HloModule m
+	comp, err := compileErr(t, "teach16", `HloModule m
 ENTRY e {
   p = f32[16] parameter(0)
-  ROOT c = f32[16] custom-call(p), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  h = f32[16] custom-call(p), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  ROOT d = f32[16] custom-call(h), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="device"}
 }`)
-	require.ErrorContains(t, err, `t.hlo:4:3: c: custom-call: cannot lower: custom-call target "annotate_device_placement" has no Pulse lowering`)
+	require.NoError(t, err)
+	require.Len(t, comp.NotModelled, 1, "a placement on the device moves nothing")
+	require.Equal(t, "h", comp.NotModelled[0].Op)
+	require.Equal(t, int64(64), comp.NotModelled[0].Bytes)
+	_, err = compileErr(t, "teach16", `HloModule m
+ENTRY e {
+  p = f32[16] parameter(0)
+  ROOT c = f32[16] custom-call(p), custom_call_target="my_kernel"
+}`)
+	require.ErrorContains(t, err, `t.hlo:4:3: c: custom-call: cannot lower: custom-call target "my_kernel" has no Pulse lowering`)
 }
