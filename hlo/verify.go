@@ -130,6 +130,16 @@ func (v *verifier) computation(c *Computation) {
 			params[in.ParamNumber] = true
 		}
 		defined[in.Name] = in
+		if !KnownOpcode(in.Opcode) {
+			v.errorf(in.Pos, "%s: unknown opcode %q", in.Name, in.Opcode)
+			continue
+		}
+		if in.Opcode == "constant" && in.Shape != nil {
+			if err := checkLiteral(in.Literal, in.Shape); err != nil {
+				v.errorf(in.Pos, "%s: constant: %v", in.Name, err)
+				continue
+			}
+		}
 		if err := checkArity(in); err != nil {
 			v.errorf(in.Pos, "%s: %s %v", in.Name, in.Opcode, err)
 			continue

@@ -48,6 +48,13 @@ func TestVerifyErrors(t *testing.T) {
 			"b: batch-norm-training: operand 1 is f32[2], want one value per feature: f32[3]"},
 		{"f {\n x = f32[] parameter(0)\n ROOT c = f32[] call(x), to_apply=g\n}\ng {\n y = f32[] parameter(0)\n ROOT d = f32[] call(y), to_apply=f\n}\nENTRY e {\n a = f32[] parameter(0)\n ROOT r = f32[] call(a), to_apply=f\n}\n",
 			"v.hlo:7:2: d: computation f calls itself (computations form a cycle)"},
+		// Not HLO: a template's placeholder opcode and literals, a
+		// literal out of its type's range or of the wrong length.
+		{"ENTRY e {\n a = f32[2] parameter(0)\n ROOT b = f32[2] $0(a)\n}\n", "3:2: b: unknown opcode \"$0\""},
+		{"ENTRY e {\n ROOT c = s32[] constant({{LOOP_BOUND}})\n}\n", "2:2: c: constant: bad literal value \"LOOP_BOUND\" for s32"},
+		{"ENTRY e {\n ROOT c = f64[] constant(1.8e308)\n}\n", "c: constant: bad literal value \"1.8e308\" for f64"},
+		{"ENTRY e {\n ROOT c = f32[3] constant({1, 2})\n}\n", "c: constant: the literal has 2 values for f32[3]"},
+		{"ENTRY e {\n ROOT c = c64[2] constant({(1, 2), (3)})\n}\n", "c: constant: the literal has 1 values for c64[2]"},
 	}
 	for _, c := range cases {
 		m, err := Parse("v.hlo", c.src)
