@@ -229,6 +229,11 @@ func (x *rewriter) expandComplex(ops []*Instruction, origOps []*Shape) error {
 		x.finish(x.complexDivide(ops[0], ops[1]))
 	case op == "abs":
 		x.finish(x.complexAbs(ops[0]))
+	case op == "exponential" || op == "log" || op == "sqrt" || op == "power":
+		if !IsComplex(s.Elem) {
+			return unsupported()
+		}
+		x.finish(x.complexMath(op, ops))
 	case op == "convert":
 		switch {
 		case cx(0) && IsComplex(s.Elem):
@@ -402,4 +407,55 @@ func complexLiteral(lit string, s *Shape) (string, error) {
 		}
 	}
 	return num.ReplaceAllString(t, "{$0, 0}"), nil
+}
+
+// complexMath is exp, log, sqrt and power of complex values:
+// exp(a+bi) = e^a (cos b + i sin b); log z = log|z| + i atan2(b, a);
+// sqrt z = sqrt((|z| + |a|)/2) on the side of a's sign, its partner
+// b / (2 that), the imaginary part with b's sign (the principal root,
+// without cancellation); power(z, w) = exp(w log z).
+func (x *rewriter) complexMath(op string, ops []*Instruction) *Instruction {
+	unary := func(name string, v *Instruction) *Instruction {
+		return x.emit(name, v.Shape.Elem, v.Shape.Dims, []*Instruction{v})
+	}
+	mul := func(p, q *Instruction) *Instruction { return x.binary("multiply", p, q) }
+	exp := func(z *Instruction) *Instruction {
+		a, b := x.complexPart(z, 0), x.complexPart(z, 1)
+		e := unary("exponential", a)
+		return x.complexJoin(mul(e, unary("cosine", b)), mul(e, unary("sine", b)))
+	}
+	log := func(z *Instruction) *Instruction {
+		a, b := x.complexPart(z, 0), x.complexPart(z, 1)
+		return x.complexJoin(unary("log", x.complexAbs(z)), x.emit("atan2", a.Shape.Elem, a.Shape.Dims, []*Instruction{b, a}))
+	}
+	switch op {
+	case "exponential":
+		return exp(ops[0])
+	case "log":
+		return log(ops[0])
+	case "power":
+		w, l := ops[1], log(ops[0])
+		wr, wi, lr, li := x.complexPart(w, 0), x.complexPart(w, 1), x.complexPart(l, 0), x.complexPart(l, 1)
+		re := x.binary("subtract", mul(wr, lr), mul(wi, li))
+		im := x.binary("add", mul(wr, li), mul(wi, lr))
+		return exp(x.complexJoin(re, im))
+	}
+	// sqrt
+	z := ops[0]
+	a, b := x.complexPart(z, 0), x.complexPart(z, 1)
+	d, elem := a.Shape.Dims, a.Shape.Elem
+	scalar := func(v string) *Instruction { return x.broadcast(x.constant(elem, v), d, nil) }
+	t := unary("sqrt", mul(x.binary("add", x.complexAbs(z), unary("abs", a)), scalar("0.5")))
+	// u = b / (2t); 0 when t is 0 (z = 0).
+	u := x.binary("divide", b, mul(t, scalar("2")))
+	zero := x.emit("compare", "pred", d, []*Instruction{t, scalar("0")}, "direction", "EQ")
+	u = x.emit("select", elem, d, []*Instruction{zero, scalar("0"), u})
+	nonneg := x.emit("compare", "pred", d, []*Instruction{a, scalar("0")}, "direction", "GE")
+	// a >= 0: (t, u); a < 0: (|u|, copysign(t, b)).
+	absU := unary("abs", u)
+	signB := x.emit("select", elem, d, []*Instruction{x.emit("compare", "pred", d, []*Instruction{b, scalar("0")}, "direction", "LT"),
+		unary("negate", t), t})
+	re := x.emit("select", elem, d, []*Instruction{nonneg, t, absU})
+	im := x.emit("select", elem, d, []*Instruction{nonneg, u, signB})
+	return x.complexJoin(re, im)
 }

@@ -266,3 +266,36 @@ func TestFFTRefusals(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorContains(t, ExpandComplex(m), "4:3: f: fft: an FFT of length 1042: its prime factor 521 is above 512")
 }
+
+// TestComplexMath: exp, log, sqrt and power of complex values against
+// Go's cmplx (principal branches), on values in every quadrant, on the
+// axes and at 0 (sqrt).
+func TestComplexMath(t *testing.T) {
+	src := `HloModule cm
+ENTRY e {
+  z = c128[10] constant({(1, 2), (-3, 4), (-0.5, -0.25), (2, -7), (0, 1), (0, -2), (-4, 0), (4, 0), (1e-3, 5), (-2, 1e-4)})
+  w = c128[10] constant({(0.5, 0), (2, 1), (-1, 0.5), (0, 1), (3, 0), (1, -1), (0.5, 0.5), (2, 0), (1, 1), (-0.5, 2)})
+  e = c128[10] exponential(z)
+  l = c128[10] log(z)
+  s = c128[10] sqrt(z)
+  p = c128[10] power(z, w)
+  zero = c128[] constant((0, 0))
+  s0 = c128[] sqrt(zero)
+  ROOT t = (c128[10], c128[10], c128[10], c128[10], c128[]) tuple(e, l, s, p, s0)
+}
+`
+	m, err := Parse("cm.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, Verify("cm.hlo", m))
+	out, err := (&Evaluator{File: "cm.hlo", M: m}).Run(nil)
+	require.NoError(t, err)
+	z := []complex128{1 + 2i, -3 + 4i, -0.5 - 0.25i, 2 - 7i, 1i, -2i, -4, 4, 1e-3 + 5i, -2 + 1e-4i}
+	w := []complex128{0.5, 2 + 1i, -1 + 0.5i, 1i, 3, 1 - 1i, 0.5 + 0.5i, 2, 1 + 1i, -0.5 + 2i}
+	for i := range z {
+		nearC(t, cmplx.Exp(z[i]), complexOut(t, out.Tuple[0])[i], 1e-14, fmt.Sprintf("exp %v", z[i]))
+		nearC(t, cmplx.Log(z[i]), complexOut(t, out.Tuple[1])[i], 1e-14, fmt.Sprintf("log %v", z[i]))
+		nearC(t, cmplx.Sqrt(z[i]), complexOut(t, out.Tuple[2])[i], 1e-14, fmt.Sprintf("sqrt %v", z[i]))
+		nearC(t, cmplx.Pow(z[i], w[i]), complexOut(t, out.Tuple[3])[i], 1e-12, fmt.Sprintf("power %v %v", z[i], w[i]))
+	}
+	require.Equal(t, []float64{0, 0}, out.Tuple[4].Data, "sqrt 0")
+}

@@ -71,6 +71,21 @@ ENTRY e {
   y = f32[4,32] fft(i), fft_type=IRFFT, fft_length={32}
   ROOT o = (c64[4,17], f32[4,32]) tuple(f, y)
 }`,
+		"rotary embedding with exp(i theta), sqrt, log, power": `HloModule m
+ENTRY e {
+  q = f32[16,64] parameter(0)
+  k = f32[16,64] parameter(1)
+  theta = f32[16,64] parameter(2)
+  zero = f32[16,64] broadcast(f32[] constant(0)), dimensions={}
+  it = c64[16,64] complex(zero, theta)
+  rot = c64[16,64] exponential(it)
+  z = c64[16,64] complex(q, k)
+  r = c64[16,64] multiply(z, rot)
+  s = c64[16,64] sqrt(r)
+  l = c64[16,64] log(s)
+  p = c64[16,64] power(r, s)
+  ROOT o = (c64[16,64], c64[16,64], c64[16,64], c64[16,64]) tuple(r, s, l, p)
+}`,
 		"four-step fft": `HloModule m
 ENTRY e {
   z = c64[4,1024] parameter(0)
