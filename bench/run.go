@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/pulse-sim/pulse/lowering"
 	"io"
 	"os"
 	goruntime "runtime"
@@ -64,7 +65,10 @@ type Result struct {
 	// energy_joules, util.UNIT.
 	Sim     map[string]float64 `json:"sim,omitempty"`
 	Kernels []Kernel           `json:"kernels,omitempty"`
-	Host    Host               `json:"host"`
+	// NotModelled is the workload's work its cycles leave out (host
+	// offload transfers): absent when none.
+	NotModelled []lowering.NotModelled `json:"not_modelled,omitempty"`
+	Host        Host                   `json:"host"`
 }
 
 // Kernel is a row of an entry's per-kernel table.
@@ -136,14 +140,14 @@ func runEntry(e *Entry) *Result {
 	for rep := 0; rep < e.Count; rep++ {
 		var before, after goruntime.MemStats
 		goruntime.ReadMemStats(&before)
-		sim, kernels, t, err := measure(e, c)
+		sim, kernels, nm, t, err := measure(e, c)
 		goruntime.ReadMemStats(&after)
 		if err != nil {
 			r.Status, r.Error = "failed", err.Error()
 			return r
 		}
 		if rep == 0 {
-			r.Sim, r.Kernels = sim, kernels
+			r.Sim, r.Kernels, r.NotModelled = sim, kernels, nm
 		} else if sim["cycles"] != r.Sim["cycles"] {
 			r.Status, r.Error = "failed", fmt.Sprintf("repetition %d gave %v cycles, the first %v: the simulation is not deterministic (please report)", rep+1, sim["cycles"], r.Sim["cycles"])
 			return r
@@ -160,8 +164,9 @@ func runEntry(e *Entry) *Result {
 }
 
 // measure parses, compiles and simulates an entry once: its simulated
-// metrics, kernels, and the three phases' wall times.
-func measure(e *Entry, c *config.Chip) (map[string]float64, []Kernel, [3]time.Duration, error) {
+// metrics, kernels, the work its cycles leave out, and the three phases'
+// wall times.
+func measure(e *Entry, c *config.Chip) (map[string]float64, []Kernel, []lowering.NotModelled, [3]time.Duration, error) {
 	var t [3]time.Duration
 	timingOnly := e.Mode != "values"
 	if strings.HasSuffix(e.file, ".s") || strings.HasSuffix(e.file, ".pulse") {
@@ -169,16 +174,16 @@ func measure(e *Entry, c *config.Chip) (map[string]float64, []Kernel, [3]time.Du
 		prog, err := pulse.ParseProgram(e.file, e.src)
 		t[0] = time.Since(t0)
 		if err != nil {
-			return nil, nil, t, err
+			return nil, nil, nil, t, err
 		}
 		k := traces.NewKernels(traces.ProgramSource(prog, e.file))
 		t0 = time.Now()
 		m, err := chip.Simulate(c, prog, nil, chip.Options{TimingOnly: timingOnly, Observers: []core.Observer{k}})
 		t[2] = time.Since(t0)
 		if err != nil {
-			return nil, nil, t, err
+			return nil, nil, nil, t, err
 		}
-		return simMetrics(chip.NewReport(e.file, m, timingOnly)), kernelsOf(k.Stats()), t, nil
+		return simMetrics(chip.NewReport(e.file, m, timingOnly)), kernelsOf(k.Stats()), nil, t, nil
 	}
 	t0 := time.Now()
 	mod, err := stablehlo.ParseFile(e.file, e.src)
@@ -187,28 +192,28 @@ func measure(e *Entry, c *config.Chip) (map[string]float64, []Kernel, [3]time.Du
 	}
 	t[0] = time.Since(t0)
 	if err != nil {
-		return nil, nil, t, err
+		return nil, nil, nil, t, err
 	}
 	client := &runtime.Client{Chip: c} // no executable cache: compile time is measured
 	t0 = time.Now()
 	x, err := client.Compile(e.file, mod)
 	t[1] = time.Since(t0)
 	if err != nil {
-		return nil, nil, t, err
+		return nil, nil, nil, t, err
 	}
 	var args []*hlo.Value
 	if !timingOnly || e.RandomInputs {
 		if args, err = hlo.RandomArgsWithin(mod, 1, 1<<30); err != nil {
-			return nil, nil, t, err
+			return nil, nil, nil, t, err
 		}
 	}
 	t0 = time.Now()
 	res, err := client.Execute(x, args, runtime.ExecOptions{TimingOnly: timingOnly})
 	t[2] = time.Since(t0)
 	if err != nil {
-		return nil, nil, t, err
+		return nil, nil, nil, t, err
 	}
-	return simMetrics(res.Report), kernelsOf(res.Kernels), t, nil
+	return simMetrics(res.Report), kernelsOf(res.Kernels), res.NotModelled, t, nil
 }
 
 func simMetrics(r *chip.Report) map[string]float64 {

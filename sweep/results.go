@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pulse-sim/pulse/lowering"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,6 +31,9 @@ type Row struct {
 	Error    string               `json:"error,omitempty"`
 	Metrics  map[string]float64   `json:"metrics,omitempty"`
 	Kernels  []traces.KernelStats `json:"kernels,omitempty"`
+	// NotModelled is the workload's work its cycles leave out (host
+	// offload transfers), from the compiled module: absent when none.
+	NotModelled []lowering.NotModelled `json:"not_modelled,omitempty"`
 	// WallSeconds is host time (compile and simulation): it is in
 	// results.jsonl only, so results.csv is the same bytes on every run.
 	WallSeconds float64 `json:"wall_seconds"`

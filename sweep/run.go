@@ -44,10 +44,13 @@ type Progress struct {
 
 // Summary is what a run did.
 type Summary struct {
-	Points      int  `json:"points"`  // points of this shard
-	Ran         int  `json:"ran"`     // points simulated by this run
-	Resumed     int  `json:"resumed"` // points found in results.jsonl
-	Failed      int  `json:"failed"`  // points (ran or resumed) whose status is not ok
+	Points  int `json:"points"`  // points of this shard
+	Ran     int `json:"ran"`     // points simulated by this run
+	Resumed int `json:"resumed"` // points found in results.jsonl
+	Failed  int `json:"failed"`  // points (ran or resumed) whose status is not ok
+	// NotModelled counts the points run whose cycles leave out some of
+	// their workload's work (Row.NotModelled).
+	NotModelled int  `json:"not_modelled,omitempty"`
 	Interrupted bool `json:"interrupted,omitempty"`
 }
 
@@ -134,6 +137,9 @@ loop:
 			}
 			sum.Ran++
 			done++
+			if len(row.NotModelled) > 0 {
+				sum.NotModelled++
+			}
 			if row.Status != StatusOK {
 				sum.Failed++
 				failed++
@@ -210,6 +216,7 @@ func (r *runner) run(p *Point) *Row {
 			return fail(statusOf(err), err)
 		}
 		report, kernels = res.Report, res.Kernels
+		row.NotModelled = res.NotModelled
 	default: // asm, exe
 		release := r.reserve(0)
 		defer release()

@@ -136,6 +136,9 @@ lists every key. A spec file holds the same; flags override it.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "sweep: %d points: %d ran, %d resumed, %d failed; results in %s (results.csv, results.jsonl, sweep.json)\n",
 				sum.Points, sum.Ran, sum.Resumed, sum.Failed, out)
+			if sum.NotModelled > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "not modelled: the cycles of %d points leave out some of their workload's work (host offload transfers); results.jsonl lists it per point (not_modelled)\n", sum.NotModelled)
+			}
 			if sum.Interrupted {
 				return exitError{130, fmt.Errorf("interrupted: the finished points are in %s; --resume continues the sweep", out)}
 			}

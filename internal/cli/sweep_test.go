@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -102,4 +103,36 @@ func TestStableHLOInput(t *testing.T) {
 	code, stdout, stderr := runCLI("stablehlo", "test", m, "--sim", "teach16")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "1 files: 1 pass")
+}
+
+// TestSweepSaysWhatIsNotModelled: a workload with host-offload markers
+// runs, its rows list the transfers the cycles leave out, and the summary
+// says how many points that concerns.
+func TestSweepSaysWhatIsNotModelled(t *testing.T) {
+	dir := t.TempDir()
+	src := write(t, dir, "off.hlo", `HloModule m
+ENTRY e {
+  x = f32[64,16] parameter(0)
+  h = f32[64,16] custom-call(x), custom_call_target="MoveToHost"
+  d = f32[64,16] custom-call(h), custom_call_target="MoveToDevice"
+  ROOT y = f32[64,16] add(d, d)
+}
+`)
+	out := filepath.Join(dir, "sw")
+	code, stdout, stderr := runCLI("sweep", src, "--chip", "teach16", "--axis", "hbm.bandwidth_gbps=100,200", "-o", out)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "not modelled: the cycles of 2 points leave out some of their workload's work (host offload transfers)")
+	lines := strings.Split(strings.TrimSpace(string(mustRead(t, filepath.Join(out, "results.jsonl")))), "\n")
+	require.Len(t, lines, 2)
+	for _, l := range lines {
+		var row struct {
+			NotModelled []struct {
+				Op    string
+				Bytes int64
+			} `json:"not_modelled"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &row))
+		require.Len(t, row.NotModelled, 2)
+		require.Equal(t, int64(4096), row.NotModelled[0].Bytes)
+	}
 }
