@@ -326,6 +326,8 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 		v, err = e.selectAndScatter(in, ops)
 	case op == "triangular-solve":
 		v, err = e.byExpansion(in, soloText(in, ops), ExpandTriangularSolves, ops)
+	case op == "cholesky":
+		v, err = e.byExpansion(in, soloText(in, ops), ExpandCholeskys, ops)
 	case op == "batch-norm-training" || op == "batch-norm-inference" || op == "batch-norm-grad":
 		v, err = e.batchNorm(in, ops)
 	case op == "bitcast-convert":

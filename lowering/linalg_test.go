@@ -103,3 +103,33 @@ ENTRY e {
 		}
 	}
 }
+
+// TestCholesky: cholesky (hlo.ExpandCholeskys, XLA's blocked algorithm)
+// on both chips against the evaluator, lower and upper, of B B^T + n I.
+func TestCholesky(t *testing.T) {
+	for _, c := range []struct {
+		n     int
+		lower bool
+	}{{12, true}, {12, false}, {130, true}} {
+		src := fmt.Sprintf(`HloModule m
+ENTRY e {
+  b = f32[%[1]d,%[1]d] parameter(0)
+  bbt = f32[%[1]d,%[1]d] dot(b, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  i = s32[%[1]d,%[1]d] iota(), iota_dimension=0
+  j = s32[%[1]d,%[1]d] iota(), iota_dimension=1
+  eq = pred[%[1]d,%[1]d] compare(i, j), direction=EQ
+  nbs = f32[%[1]d,%[1]d] broadcast(f32[] constant(%[1]d)), dimensions={}
+  zero = f32[%[1]d,%[1]d] broadcast(f32[] constant(0)), dimensions={}
+  a = f32[%[1]d,%[1]d] add(bbt, f32[%[1]d,%[1]d] select(eq, nbs, zero))
+  ROOT c = f32[%[1]d,%[1]d] cholesky(a), lower=%[2]v
+}`, c.n, c.lower)
+		for _, chip := range chips {
+			if c.n > 100 && chip == "teach16" {
+				continue // the 128-column block's loop: seconds on the small chip
+			}
+			t.Run(fmt.Sprintf("n=%d lower=%v/%s", c.n, c.lower, chip), func(t *testing.T) {
+				runChecked(t, chip, src)
+			})
+		}
+	}
+}
