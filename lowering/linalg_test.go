@@ -2,7 +2,12 @@ package lowering_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
+
+	"github.com/pulse-sim/pulse/hlo"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestTriangularSolve: triangular-solve (hlo.ExpandTriangularSolves'
@@ -129,6 +134,40 @@ ENTRY e {
 			}
 			t.Run(fmt.Sprintf("n=%d lower=%v/%s", c.n, c.lower, chip), func(t *testing.T) {
 				runChecked(t, chip, src)
+			})
+		}
+	}
+}
+
+// TestNextAfter: next-after (hlo.ExpandNextAfters, on the bits) on both
+// chips against the evaluator's math.Nextafter, bit for bit (a step the
+// wrong way is one ulp, inside any tolerance): towards and away from
+// zero, from and to zero (-0 too), equal values, infinities, NaN, in f32,
+// bf16 and f16.
+func TestNextAfter(t *testing.T) {
+	for _, elem := range []string{"f32", "bf16", "f16"} {
+		src := fmt.Sprintf(`HloModule m
+ENTRY e {
+  x = %[1]s[12] constant({1, 1, -1, -1, 0, -0, 0, 2, inf, inf, nan, 3})
+  y = %[1]s[12] constant({2, 0, -2, 5, 1, -1, 0, 2, 0, inf, 1, nan})
+  ROOT a = %[1]s[12] next-after(x, y)
+}`, elem)
+		m, err := hlo.Parse("t.hlo", src)
+		require.NoError(t, err)
+		want, err := (&hlo.Evaluator{File: "t.hlo", M: m}).Run(nil)
+		require.NoError(t, err)
+		for _, chip := range chips {
+			t.Run(elem+"/"+chip, func(t *testing.T) {
+				got, _ := rawOutputs(t, chip, src)
+				require.Len(t, got, 1)
+				for i, w := range want.Data {
+					g := got[0][i]
+					if math.IsNaN(w) {
+						require.True(t, math.IsNaN(g), "element %d: got %v, want NaN", i, g)
+						continue
+					}
+					require.Equal(t, math.Float64bits(w), math.Float64bits(g), "element %d: got %v, want %v", i, g, w)
+				}
 			})
 		}
 	}
