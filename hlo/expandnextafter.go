@@ -23,7 +23,9 @@ func ExpandNextAfters(m *Module) error {
 		cmp := func(p, q *Instruction, dir string) *Instruction {
 			return x.emit("compare", "pred", d, []*Instruction{p, q}, "direction", dir)
 		}
-		sel := func(c, p, q *Instruction) *Instruction { return x.emit("select", p.Shape.Elem, d, []*Instruction{c, p, q}) }
+		sel := func(c, p, q *Instruction) *Instruction {
+			return x.emit("select", p.Shape.Elem, d, []*Instruction{c, p, q})
+		}
 		zero := x.broadcast(x.constant(elem, "0"), d, nil)
 		one := x.broadcast(x.constant(ints, "1"), d, nil)
 		bits := x.emit("bitcast-convert", ints, d, []*Instruction{a})
