@@ -172,3 +172,22 @@ ENTRY e {
 		}
 	}
 }
+
+// TestErfInv: erf-inv (hlo.ExpandErfInvs, Giles' approximation in f32) on
+// both chips against the evaluator's math.Erfinv, f32 and f16, ±1
+// included.
+func TestErfInv(t *testing.T) {
+	for _, elem := range []string{"f32", "f16"} {
+		src := fmt.Sprintf(`HloModule m
+ENTRY e {
+  x = %[1]s[256] parameter(0)
+  a = %[1]s[256] erf-inv(x)
+  e = %[1]s[6] constant({1, -1, 0, 0.5, -0.99, 0.999})
+  b = %[1]s[6] erf-inv(e)
+  ROOT o = (%[1]s[256], %[1]s[6]) tuple(a, b)
+}`, elem)
+		for _, chip := range chips {
+			t.Run(elem+"/"+chip, func(t *testing.T) { runChecked(t, chip, src) })
+		}
+	}
+}

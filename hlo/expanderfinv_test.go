@@ -1,0 +1,51 @@
+package hlo
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestExpandErfInvs: the chips' erf-inv (Giles' approximation, evaluated
+// here in f32 as the chips run it) against math.Erfinv over the open
+// interval, near ±1 and at 0 and ±1: within 2e-6 relative (the
+// approximation is good to about 4e-7, f32 arithmetic adds a few ulps),
+// 1e-5 beyond |x| = 0.999 where rounding x^2 is amplified.
+func TestExpandErfInvs(t *testing.T) {
+	var xs []string
+	var want []float64
+	for i := -999; i <= 999; i += 3 {
+		v := float64(float32(float64(i) / 1000))
+		xs, want = append(xs, fmt.Sprint(v)), append(want, math.Erfinv(v))
+	}
+	for _, v := range []float64{0.9999, -0.99999, 0.999999, 1, -1, 0} {
+		v = float64(float32(v))
+		xs, want = append(xs, fmt.Sprint(v)), append(want, math.Erfinv(v))
+	}
+	n := len(xs)
+	src := fmt.Sprintf("HloModule e\nENTRY e {\n  x = f32[%d] constant({%s})\n  ROOT y = f32[%d] erf-inv(x)\n}\n", n, strings.Join(xs, ", "), n)
+	m, err := Parse("e.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, ExpandErfInvs(m))
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			require.NotEqual(t, "erf-inv", in.Opcode)
+		}
+	}
+	got, err := (&Evaluator{File: "e.hlo", M: m}).Run(nil)
+	require.NoError(t, err)
+	for i, w := range want {
+		if math.IsInf(w, 0) {
+			require.Equal(t, w, got.Data[i], "x = %s", xs[i])
+			continue
+		}
+		tol := 2e-6 // near ±1, x^2's rounding in log1p(-x^2) costs more
+		if math.Abs(w) > 2.3 {
+			tol = 1e-5
+		}
+		require.InDelta(t, w, got.Data[i], tol*math.Abs(w)+1e-12, "x = %s", xs[i])
+	}
+}
