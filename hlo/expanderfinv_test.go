@@ -49,3 +49,36 @@ func TestExpandErfInvs(t *testing.T) {
 		require.InDelta(t, w, got.Data[i], tol*math.Abs(w)+1e-12, "x = %s", xs[i])
 	}
 }
+
+// TestExpandErfcs: the chips' erfc (Cephes, as XLA computes it) in f32
+// and f64 against math.Erfc from -4 to 9: within 2e-6 relative in f32,
+// 1e-14 in f64, times x^2/4 beyond 2 (exp(-x^2) inherits x^2's rounding).
+func TestExpandErfcs(t *testing.T) {
+	for _, c := range []struct {
+		elem string
+		tol  float64
+	}{{"f32", 2e-6}, {"f64", 1e-14}} {
+		var xs []string
+		var in []float64
+		for i := -400; i <= 900; i += 7 {
+			v := float64(i) / 100
+			if c.elem == "f32" {
+				v = float64(float32(v))
+			}
+			xs, in = append(xs, fmt.Sprint(v)), append(in, v)
+		}
+		n := len(xs)
+		src := fmt.Sprintf("HloModule e\nENTRY e {\n  x = %s[%d] constant({%s})\n  ROOT y = %s[%d] erfc(x)\n}\n", c.elem, n, strings.Join(xs, ", "), c.elem, n)
+		m, err := Parse("e.hlo", src)
+		require.NoError(t, err)
+		require.NoError(t, ExpandErfcs(m))
+		got, err := (&Evaluator{File: "e.hlo", M: m}).Run(nil)
+		require.NoError(t, err)
+		for i, v := range in {
+			w := math.Erfc(v)
+			// exp(-x^2) inherits x^2's rounding, amplified by x^2.
+			tol := c.tol * max(1, v*v/4)
+			require.InDelta(t, w, got.Data[i], tol*w+1e-300, "%s erfc(%v)", c.elem, v)
+		}
+	}
+}

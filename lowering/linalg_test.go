@@ -191,3 +191,22 @@ ENTRY e {
 		}
 	}
 }
+
+// TestErfc: erfc (hlo.ExpandErfcs, Cephes as XLA computes it) on both
+// chips against the evaluator's math.Erfc, f32 and bf16.
+func TestErfc(t *testing.T) {
+	for _, elem := range []string{"f32", "bf16"} {
+		src := fmt.Sprintf(`HloModule m
+ENTRY e {
+  x = %[1]s[256] parameter(0)
+  k = %[1]s[256] broadcast(%[1]s[] constant(3)), dimensions={}
+  a = %[1]s[256] erfc(%[1]s[256] multiply(x, k))
+  e = %[1]s[7] constant({0, 1, -1, 1.5, -2.5, 4, 9})
+  b = %[1]s[7] erfc(e)
+  ROOT o = (%[1]s[256], %[1]s[7]) tuple(a, b)
+}`, elem)
+		for _, chip := range chips {
+			t.Run(elem+"/"+chip, func(t *testing.T) { runChecked(t, chip, src) })
+		}
+	}
+}
