@@ -82,3 +82,31 @@ func TestExpandErfcs(t *testing.T) {
 		}
 	}
 }
+
+// TestExpandBesselI1es: the chips' bessel-i1e (Cephes' Chebyshev series,
+// as XLA computes it) against the evaluator's own (a power series, then
+// Hankel's expansion) from -40 to 40: 2e-6 relative in f32, 1e-13 in f64.
+func TestExpandBesselI1es(t *testing.T) {
+	for _, c := range []struct {
+		elem string
+		tol  float64
+	}{{"f32", 2e-6}, {"f64", 1e-13}} {
+		var xs []string
+		for i := -4000; i <= 4000; i += 37 {
+			xs = append(xs, fmt.Sprint(float64(i)/100))
+		}
+		n := len(xs)
+		src := fmt.Sprintf("HloModule b\nENTRY e {\n  x = %s[%d] constant({%s})\n  ROOT y = %s[%d] bessel-i1e(x)\n}\n", c.elem, n, strings.Join(xs, ", "), c.elem, n)
+		m, err := Parse("b.hlo", src)
+		require.NoError(t, err)
+		want, err := (&Evaluator{File: "b.hlo", M: m}).Run(nil)
+		require.NoError(t, err)
+		x := m.Clone()
+		require.NoError(t, ExpandBesselI1es(x))
+		got, err := (&Evaluator{File: "b.hlo", M: x}).Run(nil)
+		require.NoError(t, err)
+		for i, w := range want.Data {
+			require.InDelta(t, w, got.Data[i], c.tol*math.Abs(w)+1e-30, "%s bessel_i1e(%s)", c.elem, xs[i])
+		}
+	}
+}

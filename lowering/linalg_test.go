@@ -210,3 +210,19 @@ ENTRY e {
 		}
 	}
 }
+
+// TestBesselI1e: bessel-i1e (hlo.ExpandBesselI1es, Cephes as XLA computes
+// it) on both chips against the evaluator's own series, f32 and bf16.
+func TestBesselI1e(t *testing.T) {
+	for _, elem := range []string{"f32", "bf16"} {
+		src := fmt.Sprintf(`HloModule m
+ENTRY e {
+  x = %[1]s[256] parameter(0)
+  k = %[1]s[256] broadcast(%[1]s[] constant(20)), dimensions={}
+  ROOT a = %[1]s[256] bessel-i1e(%[1]s[256] multiply(x, k))
+}`, elem)
+		for _, chip := range chips {
+			t.Run(elem+"/"+chip, func(t *testing.T) { runChecked(t, chip, src) })
+		}
+	}
+}
