@@ -90,9 +90,9 @@ func (x *rewriter) inF32(a *Instruction, f func(*Instruction) *Instruction) *Ins
 func ExpandErfAndActivations(m *Module) error {
 	if err := rewriteEach(m, "erf", func(x *rewriter, ops []*Instruction) error {
 		if x.at.Shape.Elem == "f64" {
-			// XLA's f32 polynomial would lose f64's precision: left as
-			// it is (the lowering names it).
-			x.out = append(x.out, x.at)
+			// XLA's f64 erf: Cephes' rational function within [-1, 1],
+			// 1 - erfc beyond (expanderfc.go).
+			x.finish(x.erf64(ops[0]))
 			return nil
 		}
 		r := x.inF32(ops[0], x.erf)

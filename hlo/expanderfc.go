@@ -53,46 +53,79 @@ func ExpandErfcs(m *Module) error {
 	})
 }
 
-// erfc of a (f32, or f64 when wide).
+// erfc of a (f32, or f64 when wide): the tail beyond |x| = 1, 1 - erf
+// within.
 func (x *rewriter) erfc(a *Instruction, wide bool) *Instruction {
 	d, elem := a.Shape.Dims, a.Shape.Elem
-	bits := 32
+	c := x.scalarsOf(elem, d)
+	x2 := x.binary("multiply", a, a)
+	var near *Instruction
 	if wide {
-		bits = 64
+		near = x.binary("subtract", c(1), x.binary("divide", x.binary("multiply", a, x.horner(x2, erfT64)), x.horner(x2, erfU64)))
+	} else {
+		near = x.binary("subtract", c(1), x.binary("multiply", a, x.horner(x2, erfT32)))
 	}
-	c := func(v float64) *Instruction {
-		return x.broadcast(x.constant(elem, strconv.FormatFloat(v, 'g', -1, bits)), d, nil)
-	}
-	// poly is Horner's scheme, the first coefficient the highest power's.
-	poly := func(v *Instruction, cs []float64) *Instruction {
-		p := c(cs[0])
-		for _, k := range cs[1:] {
-			p = x.binary("add", x.binary("multiply", p, v), c(k))
-		}
-		return p
-	}
-	unary := func(op string, v *Instruction) *Instruction { return x.emit(op, elem, d, []*Instruction{v}) }
+	abs := x.emit("abs", elem, d, []*Instruction{a})
+	far := x.emit("compare", "pred", d, []*Instruction{abs, c(1)}, "direction", "GT")
+	return x.emit("select", elem, d, []*Instruction{far, x.erfcTail(a, wide), near})
+}
+
+// erfcTail is XLA's ErfcImpl: Cephes' erfc for |x| >= 1 (2 - it for
+// negative x).
+func (x *rewriter) erfcTail(a *Instruction, wide bool) *Instruction {
+	d, elem := a.Shape.Dims, a.Shape.Elem
+	c := x.scalarsOf(elem, d)
 	lt := func(p, q *Instruction) *Instruction {
 		return x.emit("compare", "pred", d, []*Instruction{p, q}, "direction", "LT")
 	}
 	sel := func(cnd, p, q *Instruction) *Instruction { return x.emit("select", elem, d, []*Instruction{cnd, p, q}) }
-	abs := unary("abs", a)
-	x2 := x.binary("multiply", a, a)
-	z := unary("exponential", unary("negate", x2))
-	var tail, near *Instruction
+	abs := x.emit("abs", elem, d, []*Instruction{a})
+	z := x.emit("exponential", elem, d, []*Instruction{x.emit("negate", elem, d, []*Instruction{x.binary("multiply", a, a)})})
+	var tail *Instruction
 	if wide {
 		tail = x.binary("multiply", z, sel(lt(abs, c(8)),
-			x.binary("divide", poly(abs, erfcP64), poly(abs, erfcQ64)),
-			x.binary("divide", poly(abs, erfcR64), poly(abs, erfcS64))))
-		near = x.binary("subtract", c(1), x.binary("divide", x.binary("multiply", a, poly(x2, erfT64)), poly(x2, erfU64)))
+			x.binary("divide", x.horner(abs, erfcP64), x.horner(abs, erfcQ64)),
+			x.binary("divide", x.horner(abs, erfcR64), x.horner(abs, erfcS64))))
 	} else {
 		q := x.binary("divide", c(1), abs)
 		y := x.binary("multiply", q, q)
-		p := sel(lt(abs, c(2)), poly(y, erfcP32), poly(y, erfcR32))
+		p := sel(lt(abs, c(2)), x.horner(y, erfcP32), x.horner(y, erfcR32))
 		tail = x.binary("multiply", x.binary("multiply", z, q), p)
-		near = x.binary("subtract", c(1), x.binary("multiply", a, poly(x2, erfT32)))
 	}
-	tail = sel(lt(a, c(0)), x.binary("subtract", c(2), tail), tail)
-	far := x.emit("compare", "pred", d, []*Instruction{abs, c(1)}, "direction", "GT")
-	return sel(far, tail, near)
+	return sel(lt(a, c(0)), x.binary("subtract", c(2), tail), tail)
+}
+
+// scalarsOf makes constants of elem broadcast to d, printed exactly for
+// the type.
+func (x *rewriter) scalarsOf(elem string, d []int64) func(float64) *Instruction {
+	bits := 32
+	if elem == "f64" {
+		bits = 64
+	}
+	return func(v float64) *Instruction {
+		return x.broadcast(x.constant(elem, strconv.FormatFloat(v, 'g', -1, bits)), d, nil)
+	}
+}
+
+// horner evaluates the polynomial with coefficients cs (the highest
+// power's first) at v, as XLA's EvaluatePolynomial does.
+func (x *rewriter) horner(v *Instruction, cs []float64) *Instruction {
+	c := x.scalarsOf(v.Shape.Elem, v.Shape.Dims)
+	p := c(cs[0])
+	for _, k := range cs[1:] {
+		p = x.binary("add", x.binary("multiply", p, v), c(k))
+	}
+	return p
+}
+
+// erf64 is XLA's f64 erf: x T(x^2) / U(x^2) within (-1, 1), 1 - erfc's
+// tail beyond.
+func (x *rewriter) erf64(a *Instruction) *Instruction {
+	d := a.Shape.Dims
+	c := x.scalarsOf("f64", d)
+	x2 := x.binary("multiply", a, a)
+	near := x.binary("divide", x.binary("multiply", a, x.horner(x2, erfT64)), x.horner(x2, erfU64))
+	abs := x.emit("abs", "f64", d, []*Instruction{a})
+	lt := x.emit("compare", "pred", d, []*Instruction{abs, c(1)}, "direction", "LT")
+	return x.emit("select", "f64", d, []*Instruction{lt, near, x.binary("subtract", c(1), x.erfcTail(a, true))})
 }

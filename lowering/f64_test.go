@@ -98,10 +98,10 @@ func TestF64Refused(t *testing.T) {
   x = f64[8] parameter(0)
   ROOT y = f64[8] sine(x)
 }`, "accurate to f32"},
-		{"erf's f32 polynomial", "teach16", `ENTRY e {
+		{"f64 erf-inv (XLA's f64 approximation needs f64 log1p)", "teach16", `ENTRY e {
   x = f64[8] parameter(0)
-  ROOT y = f64[8] erf(x)
-}`, "erf"},
+  ROOT y = f64[8] erf-inv(x)
+}`, "erf-inv"},
 		{"a dot summing in f64", "tpuv4core", `ENTRY e {
   x = f32[4,3] parameter(0)
   y = f32[3,6] parameter(1)
@@ -120,5 +120,19 @@ func TestF64Refused(t *testing.T) {
 			require.ErrorAs(t, err, &le, "%v", err)
 			require.Contains(t, err.Error(), c.want)
 		})
+	}
+}
+
+// TestF64Erf: f64 erf runs as XLA's f64 approximation (Cephes' rational
+// functions, hlo.ExpandErfAndActivations), not the f32 polynomial, on
+// both chips against the evaluator's math.Erf.
+func TestF64Erf(t *testing.T) {
+	src := `ENTRY e {
+  x = f64[256] parameter(0)
+  k = f64[256] broadcast(f64[] constant(4)), dimensions={}
+  ROOT y = f64[256] erf(f64[256] multiply(x, k))
+}`
+	for _, chip := range chips {
+		runChecked(t, chip, src)
 	}
 }
