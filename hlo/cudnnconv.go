@@ -306,6 +306,22 @@ func (x *rewriter) forwardGeometry() (convDims, window, string, error) {
 	return d, w, labels, nil
 }
 
+// backwardGeometry is forwardGeometry for a backward call of operands a
+// and b and result dims res, all of the convolution's rank: also the
+// forward's input and kernel labels (io) and its output labels.
+func (x *rewriter) backwardGeometry(a, b *Instruction, res []int64) (convDims, window, []string, string, error) {
+	d, win, labels, err := x.forwardGeometry()
+	if err != nil {
+		return d, win, nil, "", err
+	}
+	parts := strings.Split(labels, "->")
+	n := len(d.ls)
+	if len(res) != n+2 || len(a.Shape.Dims) != n+2 || len(b.Shape.Dims) != n+2 {
+		return d, win, nil, "", x.errorf("dim_labels %s does not fit %s and %s", labels, a.Shape, b.Shape)
+	}
+	return d, win, strings.Split(parts[0], "_"), parts[1], nil
+}
+
 // relabel maps the letters of a dim_labels part (digits stay).
 func relabel(s string, m map[byte]byte) string {
 	b := []byte(s)
@@ -341,16 +357,11 @@ func windowText(size, stride, lo, hi, lhsDil, rhsDil []int64) string {
 // which is a stride-1 convolution of dy' padded (K-1)*r - lo before with
 // the reversed kernel.
 func (x *rewriter) convBackwardInput(dy, w *Instruction, dxDims []int64, elem string) (*Instruction, error) {
-	d, win, labels, err := x.forwardGeometry()
+	d, win, io, out, err := x.backwardGeometry(dy, w, dxDims)
 	if err != nil {
 		return nil, err
 	}
-	parts := strings.Split(labels, "->")
-	io := strings.Split(parts[0], "_")
 	n := len(d.ls)
-	if len(dxDims) != n+2 || len(dy.Shape.Dims) != n+2 || len(w.Shape.Dims) != n+2 {
-		return nil, x.errorf("dim_labels %s does not fit %s and %s", labels, dy.Shape, w.Shape)
-	}
 	lo, hi, ones := make([]int64, n), make([]int64, n), make([]int64, n)
 	var rev []int64
 	for j := range n {
@@ -365,7 +376,7 @@ func (x *rewriter) convBackwardInput(dy, w *Instruction, dxDims []int64, elem st
 		rev = append(rev, int64(d.rs[j]))
 	}
 	wr := x.emit("reverse", w.Shape.Elem, w.Shape.Dims, []*Instruction{w}, "dimensions", intsText(rev))
-	dl := parts[1] + "_" + relabel(io[1], map[byte]byte{'i': 'o', 'o': 'i'}) + "->" + io[0]
+	dl := out + "_" + relabel(io[1], map[byte]byte{'i': 'o', 'o': 'i'}) + "->" + io[0]
 	return x.emit("convolution", elem, dxDims, []*Instruction{dy, wr},
 		"window", windowText(win.size, ones, lo, hi, win.stride, win.rhsDil), "dim_labels", dl), nil
 }
@@ -375,16 +386,11 @@ func (x *rewriter) convBackwardInput(dy, w *Instruction, dxDims []int64, elem st
 // as its dilation and the forward dilations as its strides:
 // dw[k] = sum over b, o of x[b, o*s - lo + k*r] dy[b, o].
 func (x *rewriter) convBackwardFilter(xIn, dy *Instruction, dwDims []int64, elem string) (*Instruction, error) {
-	d, win, labels, err := x.forwardGeometry()
+	d, win, io, out, err := x.backwardGeometry(xIn, dy, dwDims)
 	if err != nil {
 		return nil, err
 	}
-	parts := strings.Split(labels, "->")
-	io := strings.Split(parts[0], "_")
 	n := len(d.ls)
-	if len(dwDims) != n+2 || len(dy.Shape.Dims) != n+2 || len(xIn.Shape.Dims) != n+2 {
-		return nil, x.errorf("dim_labels %s does not fit %s and %s", labels, xIn.Shape, dy.Shape)
-	}
 	size, lo, hi, ones := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	for j := range n {
 		I, O, K := xIn.Shape.Dims[d.ls[j]], dy.Shape.Dims[d.os[j]], dwDims[d.rs[j]]
@@ -395,7 +401,7 @@ func (x *rewriter) convBackwardFilter(xIn, dy *Instruction, dwDims []int64, elem
 		size[j], lo[j], ones[j] = O, win.padLo[j], 1
 		hi[j] = (K-1)*r + (O-1)*s + 1 - I - win.padLo[j]
 	}
-	dl := relabel(io[0], map[byte]byte{'b': 'f', 'f': 'b'}) + "_" + relabel(parts[1], map[byte]byte{'b': 'i', 'f': 'o'}) +
+	dl := relabel(io[0], map[byte]byte{'b': 'f', 'f': 'b'}) + "_" + relabel(out, map[byte]byte{'b': 'i', 'f': 'o'}) +
 		"->" + relabel(io[1], map[byte]byte{'i': 'b', 'o': 'f'})
 	return x.emit("convolution", elem, dwDims, []*Instruction{xIn, dy},
 		"window", windowText(size, win.rhsDil, lo, hi, ones, win.stride), "dim_labels", dl), nil

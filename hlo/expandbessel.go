@@ -33,19 +33,11 @@ var (
 // evaluator computes it directly (a power series, then Hankel's
 // expansion): the oracle.
 func ExpandBesselI1es(m *Module) error {
-	return rewriteEach(m, "bessel-i1e", func(x *rewriter, ops []*Instruction) error {
-		in := x.at
-		elem := in.Shape.Elem
-		if len(ops) != 1 || in.Shape.IsTuple || !isFloatElem(elem) {
-			x.out = append(x.out, in)
-			return nil
+	return rewriteUnaryFloat(m, "bessel-i1e", func(x *rewriter, a *Instruction, wide bool) *Instruction {
+		if wide {
+			return x.besselI1e(a, i1eA64, i1eB64, 64)
 		}
-		if elem == "f64" {
-			x.finish(x.besselI1e(ops[0], i1eA64, i1eB64, 64))
-			return nil
-		}
-		x.finish(x.inF32(ops[0], func(a *Instruction) *Instruction { return x.besselI1e(a, i1eA32, i1eB32, 32) }))
-		return nil
+		return x.besselI1e(a, i1eA32, i1eB32, 32)
 	})
 }
 

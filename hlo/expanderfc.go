@@ -36,8 +36,13 @@ var (
 // ExpandErfcs rewrites erfc as XLA computes it (above; f16 and bf16 in
 // f32) for the chips, which have no such instruction. The evaluator
 // computes erfc directly (math.Erfc, rounded once): the oracle.
-func ExpandErfcs(m *Module) error {
-	return rewriteEach(m, "erfc", func(x *rewriter, ops []*Instruction) error {
+func ExpandErfcs(m *Module) error { return rewriteUnaryFloat(m, "erfc", (*rewriter).erfc) }
+
+// rewriteUnaryFloat rewrites each opcode instruction of a float array as
+// f computes it: in f64 (wide), or in f32 for f32, f16 and bf16. An f
+// that returns nil leaves the instruction as it is.
+func rewriteUnaryFloat(m *Module, opcode string, f func(x *rewriter, a *Instruction, wide bool) *Instruction) error {
+	return rewriteEach(m, opcode, func(x *rewriter, ops []*Instruction) error {
 		in := x.at
 		elem := in.Shape.Elem
 		if len(ops) != 1 || in.Shape.IsTuple || !isFloatElem(elem) {
@@ -45,10 +50,14 @@ func ExpandErfcs(m *Module) error {
 			return nil
 		}
 		if elem == "f64" {
-			x.finish(x.erfc(ops[0], true))
+			if r := f(x, ops[0], true); r != nil {
+				x.finish(r)
+				return nil
+			}
+			x.out = append(x.out, in)
 			return nil
 		}
-		x.finish(x.inF32(ops[0], func(a *Instruction) *Instruction { return x.erfc(a, false) }))
+		x.finish(x.inF32(ops[0], func(a *Instruction) *Instruction { return f(x, a, false) }))
 		return nil
 	})
 }

@@ -1,7 +1,5 @@
 package hlo
 
-import "strconv"
-
 // Giles' single-precision approximation of erfinv ("Approximating the
 // erfinv function", GPU Computing Gems, 2010), the coefficients of its two
 // polynomials in w = -log1p(-x^2) - 2.5 (w < 5) and sqrt(w) - 3.
@@ -19,32 +17,28 @@ var (
 // to a few ulps, is checked against. f64 is left as it is (XLA's f64
 // approximation needs an f64 log1p the chips do not lower).
 func ExpandErfInvs(m *Module) error {
-	return rewriteEach(m, "erf-inv", func(x *rewriter, ops []*Instruction) error {
-		in := x.at
-		elem := in.Shape.Elem
-		if elem == "f64" || len(ops) != 1 || in.Shape.IsTuple || !isFloatElem(elem) {
-			x.out = append(x.out, in)
+	return rewriteUnaryFloat(m, "erf-inv", func(x *rewriter, a *Instruction, wide bool) *Instruction {
+		if wide {
 			return nil
 		}
-		r := x.inF32(ops[0], func(a *Instruction) *Instruction {
-			d := a.Shape.Dims
-			c := func(v float64) *Instruction {
-				return x.broadcast(x.constant("f32", strconv.FormatFloat(v, 'g', -1, 32)), d, nil)
-			}
-			unary := func(op string, v *Instruction) *Instruction { return x.emit(op, "f32", d, []*Instruction{v}) }
-			w := unary("negate", unary("log-plus-one", unary("negate", x.binary("multiply", a, a))))
-			lt := x.emit("compare", "pred", d, []*Instruction{w, c(5)}, "direction", "LT")
-			sel := func(p, q *Instruction) *Instruction { return x.emit("select", "f32", d, []*Instruction{lt, p, q}) }
-			w = sel(x.binary("subtract", w, c(2.5)), x.binary("subtract", unary("sqrt", w), c(3)))
-			p := sel(c(erfInvSmall[0]), c(erfInvLarge[0]))
-			for i := 1; i < len(erfInvSmall); i++ {
-				p = x.binary("add", sel(c(erfInvSmall[i]), c(erfInvLarge[i])), x.binary("multiply", p, w))
-			}
-			res := x.binary("multiply", p, a)
-			one := x.emit("compare", "pred", d, []*Instruction{unary("abs", a), c(1)}, "direction", "EQ")
-			return x.emit("select", "f32", d, []*Instruction{one, x.binary("multiply", a, x.broadcast(x.constant("f32", "inf"), d, nil)), res})
-		})
-		x.finish(r)
-		return nil
+		return x.erfInv32(a)
 	})
+}
+
+// erfInv32 is Giles' approximation of erfinv(a) for f32 a.
+func (x *rewriter) erfInv32(a *Instruction) *Instruction {
+	d := a.Shape.Dims
+	c := x.scalarsOf("f32", d)
+	unary := func(op string, v *Instruction) *Instruction { return x.emit(op, "f32", d, []*Instruction{v}) }
+	w := unary("negate", unary("log-plus-one", unary("negate", x.binary("multiply", a, a))))
+	lt := x.emit("compare", "pred", d, []*Instruction{w, c(5)}, "direction", "LT")
+	sel := func(p, q *Instruction) *Instruction { return x.emit("select", "f32", d, []*Instruction{lt, p, q}) }
+	w = sel(x.binary("subtract", w, c(2.5)), x.binary("subtract", unary("sqrt", w), c(3)))
+	p := sel(c(erfInvSmall[0]), c(erfInvLarge[0]))
+	for i := 1; i < len(erfInvSmall); i++ {
+		p = x.binary("add", sel(c(erfInvSmall[i]), c(erfInvLarge[i])), x.binary("multiply", p, w))
+	}
+	res := x.binary("multiply", p, a)
+	one := x.emit("compare", "pred", d, []*Instruction{unary("abs", a), c(1)}, "direction", "EQ")
+	return x.emit("select", "f32", d, []*Instruction{one, x.binary("multiply", a, x.broadcast(x.constant("f32", "inf"), d, nil)), res})
 }
