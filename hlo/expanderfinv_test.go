@@ -140,3 +140,24 @@ func TestExpandErf64(t *testing.T) {
 		require.InDelta(t, math.Erf(v), got.Data[i], 1e-15, "erf(%v)", v)
 	}
 }
+
+// TestErfInv64: the evaluator's f64 erf-inv (XLA's polynomials) against
+// math.Erfinv: within 1e-14 relative up to |x| = 0.99, 1e-11 beyond (x^2's
+// rounding in log1p(-x^2) is amplified there), ±inf at ±1.
+func TestErfInv64(t *testing.T) {
+	for i := -999999; i <= 999999; i += 997 {
+		x := float64(i) / 1e6
+		w := math.Erfinv(x)
+		tol := 1e-14
+		if math.Abs(x) > 0.99 {
+			tol = 1e-11
+		}
+		require.InDelta(t, w, erfInv64(x), tol*math.Abs(w)+1e-300, "erfinv(%v)", x)
+	}
+	for _, x := range []float64{1 - 1e-9, -(1 - 1e-12), 1e-300} {
+		w := math.Erfinv(x)
+		require.InDelta(t, w, erfInv64(x), 1e-9*math.Abs(w)+1e-300, "erfinv(%v)", x)
+	}
+	require.Equal(t, math.Inf(1), erfInv64(1))
+	require.Equal(t, math.Inf(-1), erfInv64(-1))
+}
