@@ -80,6 +80,9 @@ func Merge(out string, dirs []string) (*Manifest, error) {
 		if r.Status != StatusOK {
 			sum.Failed++
 		}
+		if len(r.NotModelled) > 0 {
+			sum.NotModelled++
+		}
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Index < rows[j].Index })
 	if err := os.MkdirAll(out, 0o755); err != nil {

@@ -154,6 +154,9 @@ func (rs *Results) WriteReport(w io.Writer, dir, format, metric string) error {
 	if !m.Complete {
 		fmt.Fprintf(w, "; INCOMPLETE: %d of %d points have results", len(rs.Rows), m.Points)
 	}
+	if m.NotModelled > 0 {
+		fmt.Fprintf(w, "; %d points' cycles leave out work that is not modelled (not_modelled in results.jsonl)", m.NotModelled)
+	}
 	fmt.Fprintln(w)
 	best := rs.Best(metric)
 	if len(best) == 0 {

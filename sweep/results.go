@@ -89,9 +89,10 @@ type store struct {
 }
 
 type rowRef struct {
-	off int64
-	n   int32
-	ok  bool
+	off         int64
+	n           int32
+	ok          bool
+	notModelled bool // the row lists work its cycles leave out
 }
 
 const (
@@ -128,7 +129,7 @@ func openStore(dir string, plan *Plan, shard Shard, resume bool) (*store, error)
 	}
 	if resume {
 		good, err := scanRows(path, func(r *Row, off int64, n int) {
-			s.done[r.ID] = rowRef{off, int32(n), r.Status == StatusOK}
+			s.done[r.ID] = rowRef{off, int32(n), r.Status == StatusOK, len(r.NotModelled) > 0}
 		})
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
@@ -162,7 +163,7 @@ func (s *store) append(r *Row) error {
 	if _, err := s.f.Write(b); err != nil {
 		return fmt.Errorf("%s: %v", filepath.Join(s.dir, resultsJSONL), err)
 	}
-	s.done[r.ID] = rowRef{s.size, int32(len(b)), r.Status == StatusOK}
+	s.done[r.ID] = rowRef{s.size, int32(len(b)), r.Status == StatusOK, len(r.NotModelled) > 0}
 	s.size += int64(len(b))
 	return nil
 }

@@ -48,8 +48,8 @@ type Summary struct {
 	Ran     int `json:"ran"`     // points simulated by this run
 	Resumed int `json:"resumed"` // points found in results.jsonl
 	Failed  int `json:"failed"`  // points (ran or resumed) whose status is not ok
-	// NotModelled counts the points run whose cycles leave out some of
-	// their workload's work (Row.NotModelled).
+	// NotModelled counts the points (ran or resumed) whose cycles leave
+	// out some of their workload's work (Row.NotModelled).
 	NotModelled int  `json:"not_modelled,omitempty"`
 	Interrupted bool `json:"interrupted,omitempty"`
 }
@@ -76,6 +76,9 @@ func Run(ctx context.Context, plan *Plan, opt Options) (*Summary, error) {
 			sum.Resumed++
 			if !r.ok {
 				sum.Failed++
+			}
+			if r.notModelled {
+				sum.NotModelled++
 			}
 			continue
 		}

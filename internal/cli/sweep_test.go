@@ -135,4 +135,12 @@ ENTRY e {
 		require.Len(t, row.NotModelled, 2)
 		require.Equal(t, int64(4096), row.NotModelled[0].Bytes)
 	}
+	// Resumed, the points still count; the report says so too.
+	code, stdout, stderr = runCLI("sweep", src, "--chip", "teach16", "--axis", "hbm.bandwidth_gbps=100,200", "-o", out, "--resume")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "2 points: 0 ran, 2 resumed")
+	require.Contains(t, stdout, "not modelled: the cycles of 2 points")
+	code, stdout, stderr = runCLI("sweep", "report", out)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "2 points' cycles leave out work that is not modelled")
 }
