@@ -71,6 +71,7 @@ type Evaluator struct {
 	rngs       *rngState          // the generator state rng draws from (evalrngop.go)
 	rngShared  bool               // rngs is a caller's (byExpansion): Run keeps it
 	expansions map[string]*Module // rng's and scaled-dot's expansions, by module text (byExpansion)
+	spmd       *deviceCtx         // this device's, when RunDevices runs several (evalspmd.go)
 	complexOf  *Module            // the module complexM is ExpandComplex of
 	complexM   *Module
 

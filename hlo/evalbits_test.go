@@ -48,7 +48,7 @@ func TestEvalCollectivesNeedOneDevice(t *testing.T) {
 		require.NoError(t, err)
 		_, err = (&Evaluator{File: "c.hlo", M: m}).Run([]*Value{arr("f32", []int64{2}, 1, 2)})
 		require.ErrorContains(t, err, "c.hlo:")
-		require.ErrorContains(t, err, "collective across "+tc.want+" cannot be evaluated", tc.groups)
+		require.ErrorContains(t, err, "collective across "+tc.want+": evaluate it on them", tc.groups)
 	}
 }
 

@@ -151,17 +151,25 @@ func (e *Evaluator) collective(in *Instruction, ops []*Value) (*Value, error) {
 		base := strings.TrimSuffix(in.Opcode, "-start")
 		n = max(n, CollectiveShards(base, ops[0].Shape, in.Shape))
 	}
-	if n > 1 {
-		return nil, e.fail(in, "a collective across %d devices cannot be evaluated on one host device", n)
+	if n > 1 && e.spmd == nil {
+		return nil, e.fail(in, "a collective across %d devices: evaluate it on them (pulse hlo eval --replicas N --partitions P; Evaluator.RunDevices)", n)
 	}
 	base := strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done")
 	if strings.HasSuffix(in.Opcode, "-done") {
 		// The -done half returns what the -start half computed: element 1
 		// of its (operand, result, contexts...) tuple, or the value itself.
-		if t := ops[0].Tuple; len(t) >= 2 && !in.Shape.IsTuple {
+		if t := ops[0].Tuple; len(t) >= 2 && in.Shape != nil && ops[0].Shape != nil && t[1].Shape != nil &&
+			!sameShape(ops[0].Shape, in.Shape) && sameShape(t[1].Shape, in.Shape) {
 			return t[1], nil
 		}
 		return ops[0], nil
+	}
+	if e.spmd != nil {
+		result, err := e.spmdCollective(in, base, ops, spmdResultShape(in, base, ops))
+		if err != nil {
+			return nil, err
+		}
+		return e.wrapStart(in, base, ops, result), nil
 	}
 	result := ops[0]
 	if len(ops) > 1 {
@@ -173,18 +181,45 @@ func (e *Evaluator) collective(in *Instruction, ops []*Value) (*Value, error) {
 			result = zerosLike(ops[0])
 		}
 	}
-	if in.Opcode != base && in.Shape.IsTuple && len(in.Shape.Tuple) >= 2 && !ops[0].Shape.IsTuple {
-		// An older -start form returns (operand, result, contexts...).
-		t := &Value{Shape: in.Shape, Tuple: []*Value{ops[0], result}}
-		for _, s := range in.Shape.Tuple[2:] {
-			t.Tuple = append(t.Tuple, newArray(s))
+	if !WrapsOperands(in, base, len(ops), ops[0].Shape.IsTuple) {
+		if !sameShape(result.Shape, in.Shape) && !result.Shape.IsTuple {
+			return nil, e.fail(in, "on one device the result %s should equal the operand %s", in.Shape, result.Shape)
 		}
-		return t, nil
+		return &Value{Shape: in.Shape, Data: result.Data, Tuple: result.Tuple}, nil
 	}
-	if !sameShape(result.Shape, in.Shape) && !result.Shape.IsTuple {
-		return nil, e.fail(in, "on one device the result %s should equal the operand %s", in.Shape, result.Shape)
+	return e.wrapStart(in, base, ops, result), nil
+}
+
+// WrapsOperands says whether a collective's -start returns its operands
+// beside its result, ((operands), result, contexts...) — an all-gather-start
+// of one operand, (operand, result), or of several, ((a, b), (ra, rb)) —
+// rather than the result alone (an all-reduce-start, variadic or not).
+func WrapsOperands(in *Instruction, base string, operands int, firstIsTuple bool) bool {
+	if in.Opcode == base || in.Shape == nil || !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 || firstIsTuple {
+		return false
 	}
-	return &Value{Shape: in.Shape, Data: result.Data, Tuple: result.Tuple}, nil
+	if operands == 1 {
+		return true
+	}
+	return in.Shape.Tuple[0].IsTuple && len(in.Shape.Tuple[0].Tuple) == operands
+}
+
+// wrapStart returns a -start's ((operands), result, contexts...) tuple when
+// it has that form (WrapsOperands), else result under the op's shape.
+func (e *Evaluator) wrapStart(in *Instruction, base string, ops []*Value, result *Value) *Value {
+	if !WrapsOperands(in, base, len(ops), ops[0].Shape.IsTuple) {
+		return &Value{Shape: in.Shape, Data: result.Data, Tuple: result.Tuple}
+	}
+	operands := ops[0]
+	if len(ops) > 1 {
+		operands = &Value{Shape: in.Shape.Tuple[0], Tuple: ops}
+	}
+	result = &Value{Shape: in.Shape.Tuple[1], Data: result.Data, Tuple: result.Tuple}
+	t := &Value{Shape: in.Shape, Tuple: []*Value{operands, result}}
+	for _, s := range in.Shape.Tuple[2:] {
+		t.Tuple = append(t.Tuple, newArray(s))
+	}
+	return t
 }
 
 func zerosLike(v *Value) *Value {
@@ -310,7 +345,10 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 	case collectives[op]:
 		v, err = e.collective(in, ops)
 	case op == "ragged-all-to-all":
-		if n := max(e.devices(), GroupSize(in)); n > 1 {
+		if e.spmd != nil && GroupSize(in) != 1 {
+			return nil, true, e.fail(in, "a ragged-all-to-all across devices is not evaluated")
+		}
+		if n := max(e.devices(), GroupSize(in)); n > 1 && e.spmd == nil {
 			return nil, true, e.fail(in, "a collective across %d devices cannot be evaluated on one host device", n)
 		}
 		v, err = e.byExpansion(in, soloText(in, ops), ExpandRaggedAllToAll, ops)
@@ -348,6 +386,12 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 		v, err = e.async(in, ops)
 	case op == "partition-id" || op == "replica-id":
 		v = newArray(in.Shape) // device 0 of one
+		if c := e.spmd; c != nil && len(v.Data) == 1 {
+			v.Data[0] = float64(c.replica())
+			if op == "partition-id" {
+				v.Data[0] = float64(c.partition())
+			}
+		}
 	case op == "add-dependency" || op == "domain":
 		v = ops[0] // a domain only marks a sharding boundary
 	case op == "copy-start":

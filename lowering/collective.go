@@ -97,7 +97,8 @@ func (c *compiler) collective(in *hlo.Instruction) error {
 	if strings.HasSuffix(in.Opcode, "-done") {
 		// What the -start half computed: element 1 of its (operand,
 		// result, contexts...) tuple, or the value itself.
-		if t := first.tuple; len(t) >= 2 && !in.Shape.IsTuple {
+		if t := first.tuple; len(t) >= 2 && first.shape != nil && t[1].shape != nil &&
+			!hlo.SameShape(first.shape, in.Shape) && hlo.SameShape(t[1].shape, in.Shape) {
 			c.bufs[in.Name] = t[1]
 		} else {
 			c.bufs[in.Name] = first
@@ -120,9 +121,15 @@ func (c *compiler) collective(in *hlo.Instruction) error {
 			return c.fail(in, "a collective-permute in which device 0 receives nothing is not lowered (its result is zeros)")
 		}
 	}
-	if in.Opcode != base && in.Shape.IsTuple && len(in.Shape.Tuple) >= 2 && first.tuple == nil {
-		// An older -start form returns (operand, result, contexts...).
-		v, err := c.startTuple(in, first, result)
+	if hlo.WrapsOperands(in, base, len(in.Operands), first.tuple != nil) {
+		// ((operands), result, contexts...): an all-gather-start's.
+		operands := first
+		if len(in.Operands) > 1 {
+			operands = &value{shape: in.Shape.Tuple[0], tuple: result.tuple}
+		}
+		r := *result // the same buffers, under the result's shape
+		r.shape = in.Shape.Tuple[1]
+		v, err := c.startTuple(in, operands, &r)
 		c.bufs[in.Name] = v
 		return err
 	}
@@ -150,14 +157,11 @@ func multiDeviceCollective(file string, m *hlo.Module) error {
 			if !oneDeviceCollectives[base] && base != "ragged-all-to-all" || strings.HasSuffix(in.Opcode, "-done") {
 				continue
 			}
-			n := hlo.GroupSize(in)
-			if base == "collective-permute" {
-				pairs, _ := in.Attr("source_target_pairs")
-				n = max(n, maxDevice(pairs)+1)
+			var ops []*hlo.Shape
+			for _, o := range in.Operands {
+				ops = append(ops, shapes[o.Name])
 			}
-			if len(in.Operands) == 1 {
-				n = max(n, hlo.CollectiveShards(base, shapes[in.Operands[0].Name], in.Shape))
-			}
+			n := hlo.CollectiveSpan(in, ops)
 			if n > 1 {
 				return &Error{File: file, Pos: in.Pos, Op: in.Name, Opcode: in.Opcode,
 					Reason: fmt.Sprintf("the module runs on several devices (this %s spans %d); Pulse simulates one core: dump a single-device module", in.Opcode, n)}

@@ -23,6 +23,7 @@ func newHLOEval() *cobra.Command {
 		outDir  string
 		memory  string
 		feed    feedFlags
+		devs    deviceFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "eval MODEL.hlo [--in name=x.npy]... [--random-inputs SEED] [--out-dir DIR]",
@@ -35,6 +36,12 @@ one file per tuple element (out.npy, or out.0.npy, out.1.npy, ...).
 Infeed records come from --infeed DIR (DIR/0.npy, ..., or DIR/0.0.npy, ...
 for tuple records) or --random-infeed N; outfeed records are written as
 outfeed.N.npy (outfeed.N.K.npy).
+
+A module that runs on several devices (SPMD: replica_count x num_partitions
+in its header, or --replicas/--partitions for a dump that leaves them out)
+is evaluated on each, collectives moving data between them; device i gets
+the --in files and, with --random-inputs SEED, random values from SEED+i;
+its outputs go to DIR/deviceI/.
 
 Values are held as float64 on the host; --max-memory bounds what the
 evaluator may hold at once (parameters included) and stops with an error
@@ -63,6 +70,13 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 			limitMemoryTo(limit)
 			heap := limit + evalOverhead
 			limit /= 8 // float64 elements
+			d, err := devs.resolve(m)
+			if err != nil {
+				return err
+			}
+			if d.N() > 1 {
+				return evalDevices(cmd.OutOrStdout(), args[0], m, d, ins, seed, cmd.Flags().Changed("random-inputs"), limit, heap, perturb, outDir)
+			}
 			vals, err := hloArgs(m, ins, seed, cmd.Flags().Changed("random-inputs"), limit)
 			if err != nil {
 				return err
@@ -88,6 +102,7 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 	cmd.Flags().Uint64Var(&perturb, "perturb", 0, "evaluate with Monte Carlo arithmetic seeded by this (not 0): rounded results move by up to an ulp")
 	cmd.Flags().StringVar(&memory, "max-memory", "2GiB", "the most host memory the evaluator's values may take (e.g. 512MiB, 8GiB)")
 	feed.register(cmd)
+	devs.register(cmd)
 	return cmd
 }
 

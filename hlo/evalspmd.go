@@ -1,0 +1,510 @@
+package hlo
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Evaluating an SPMD module on several devices: one evaluator per device,
+// each on its own goroutine, meeting at every collective (as XLA's
+// interpreter backend runs replicas on threads). A collective completes
+// when every device of its group has reached it; its results depend only
+// on what the devices brought, in group order, so the outputs are the same
+// whatever the goroutines' schedule. A device that never arrives (it
+// finished, failed, or waits at another collective) is found when no
+// device can move: the run then reports the first failing device, or the
+// collective that can never complete.
+
+// RunDevices evaluates the module on every device of d, args[i] being
+// device i's arguments (global id i = replica*Partitions + partition); it
+// returns each device's result. The evaluator's settings (limits, seed,
+// perturbation) apply to every device; MaxLiveElements is shared among
+// them. Infeed records are not given to several devices.
+func (e *Evaluator) RunDevices(d Devices, args [][]*Value) ([]*Value, error) {
+	n := d.N()
+	if n > MaxDevices {
+		return nil, fmt.Errorf("%s: %d devices (%s); at most %d are evaluated", e.File, n, d, MaxDevices)
+	}
+	if len(args) != n {
+		return nil, fmt.Errorf("%s: %d argument lists for %d devices", e.File, len(args), n)
+	}
+	if n == 1 {
+		v, err := e.Run(args[0])
+		return []*Value{v}, err
+	}
+	if len(e.Infeed) > 0 {
+		return nil, fmt.Errorf("%s: infeed records for a module on %d devices: each device's infeed queue would need its own", e.File, n)
+	}
+	if HasComplex(e.M) {
+		return nil, fmt.Errorf("%s: complex numbers on %d devices are not evaluated", e.File, n)
+	}
+	limit := e.MaxLiveElements
+	if limit == 0 {
+		limit = DefaultMaxLiveElements
+	}
+	f := &fabric{file: e.File, devs: d, running: n, meets: map[meetKey]*meeting{}}
+	f.cond = sync.NewCond(&f.mu)
+	out := make([]*Value, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		dev := &Evaluator{File: e.File, M: e.M, MaxWhileIterations: e.MaxWhileIterations,
+			MaxLiveElements: max(limit/int64(n), 1), MaxHeapBytes: e.MaxHeapBytes, Seed: e.Seed, Perturb: e.Perturb}
+		dev.spmd = &deviceCtx{fabric: f, id: i, seen: map[*Instruction]int{}}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = dev.Run(args[i])
+			f.finish()
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil && !errors.Is(err, errStalled) {
+			who := fmt.Sprintf("device %d (replica %d, partition %d)", i, i/max(d.Partitions, 1), i%max(d.Partitions, 1))
+			var pe *EvalError
+			if errors.As(err, &pe) {
+				return nil, &EvalError{pe.File, pe.Pos, who + ": " + pe.Msg}
+			}
+			return nil, fmt.Errorf("%s: %w", who, err)
+		}
+	}
+	if f.stall != nil {
+		return nil, f.stall
+	}
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("device %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+// deviceCtx is what an evaluator running one device of several knows.
+type deviceCtx struct {
+	fabric *fabric
+	id     int
+	seen   map[*Instruction]int // how often each collective ran here
+}
+
+// replica and partition of this device.
+func (c *deviceCtx) replica() int   { return c.id / max(c.fabric.devs.Partitions, 1) }
+func (c *deviceCtx) partition() int { return c.id % max(c.fabric.devs.Partitions, 1) }
+
+var errStalled = errors.New("stopped: another device cannot go on")
+
+// fabric is where the devices meet.
+type fabric struct {
+	file    string
+	devs    Devices
+	mu      sync.Mutex
+	cond    *sync.Cond
+	running int // devices neither finished nor waiting at an incomplete meeting
+	meets   map[meetKey]*meeting
+	stall   error // set when no device can move and a meeting is incomplete
+}
+
+// A meeting is one execution of a collective by one group: the k-th time
+// each of its devices runs it.
+type meetKey struct {
+	in    *Instruction
+	k     int
+	first int // the group's first device: groups of one op meet apart
+}
+
+type meeting struct {
+	in      *Instruction
+	want    []int            // the group, in order
+	brought map[int][]*Value // each device's operands
+	results map[int]*Value
+	err     error
+	done    bool
+}
+
+// finish records that a device's run ended (returned or failed).
+func (f *fabric) finish() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.running--
+	f.checkStall()
+}
+
+// checkStall ends every wait when no device can move any more.
+func (f *fabric) checkStall() {
+	if f.running > 0 || f.stall != nil {
+		return
+	}
+	var open []*meeting
+	for _, m := range f.meets {
+		if !m.done {
+			open = append(open, m)
+		}
+	}
+	if len(open) == 0 {
+		return
+	}
+	slices.SortFunc(open, func(a, b *meeting) int { return firstWaiter(a) - firstWaiter(b) })
+	m := open[0]
+	var waiting, missing []int
+	for _, id := range m.want {
+		if m.brought[id] != nil {
+			waiting = append(waiting, id)
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	f.stall = &EvalError{f.file, m.in.Pos, fmt.Sprintf("%s: %s: devices %v wait for devices %v, which finished, failed or wait at another collective: the devices do not run the same collectives (deadlock)",
+		m.in.Name, m.in.Opcode, waiting, missing)}
+	f.cond.Broadcast()
+}
+
+func firstWaiter(m *meeting) int {
+	best := 1 << 30
+	for id := range m.brought {
+		best = min(best, id)
+	}
+	return best
+}
+
+// meet brings this device's operands to the collective's k-th run with
+// group want; the last device to arrive computes every device's result
+// with combine. It returns this device's result.
+func (e *Evaluator) meet(in *Instruction, want []int, ops []*Value, combine func(brought [][]*Value) ([]*Value, error)) (*Value, error) {
+	c := e.spmd
+	f := c.fabric
+	k := c.seen[in]
+	c.seen[in]++
+	for i := range ops {
+		ops[i] = unpacked(ops[i])
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	key := meetKey{in, k, want[0]}
+	m := f.meets[key]
+	if m == nil {
+		m = &meeting{in: in, want: want, brought: map[int][]*Value{}}
+		f.meets[key] = m
+	}
+	if !slices.Equal(m.want, want) {
+		return nil, e.fail(in, "device %d names the group %v, another device %v", c.id, want, m.want)
+	}
+	m.brought[c.id] = ops
+	if len(m.brought) == len(want) {
+		brought := make([][]*Value, len(want))
+		for i, id := range want {
+			brought[i] = m.brought[id]
+		}
+		rs, err := combine(brought)
+		m.err = err
+		if err == nil {
+			m.results = map[int]*Value{}
+			for i, id := range want {
+				m.results[id] = rs[i]
+			}
+		}
+		m.done = true
+		f.running += len(want) - 1 // the others wait no more
+		m.brought = nil
+		delete(f.meets, key)
+		f.cond.Broadcast()
+		return m.result(c.id)
+	}
+	f.running--
+	f.checkStall()
+	for !m.done && f.stall == nil {
+		f.cond.Wait()
+	}
+	if !m.done {
+		return nil, errStalled
+	}
+	return m.result(c.id)
+}
+
+func (m *meeting) result(id int) (*Value, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	return m.results[id], nil
+}
+
+// spmdCollective computes a collective across devices: the value of the
+// base op (all-reduce, all-gather, ...) of shape res on this device.
+func (e *Evaluator) spmdCollective(in *Instruction, base string, ops []*Value, res *Shape) (*Value, error) {
+	d := e.spmd.fabric.devs
+	self := e.spmd.id
+	if base == "collective-permute" {
+		if len(ops) != 1 {
+			return nil, e.fail(in, "a collective-permute of %d operands (the in-place form) is not evaluated across devices", len(ops))
+		}
+		domain, _, err := d.PermuteDomain(in, self)
+		if err != nil {
+			return nil, e.fail(in, "%v", err)
+		}
+		return e.meet(in, domain, ops, func(brought [][]*Value) ([]*Value, error) {
+			out := make([]*Value, len(domain))
+			for i, id := range domain {
+				_, src, _ := d.PermuteDomain(in, id)
+				if src < 0 {
+					out[i] = zerosOf(res)
+				} else {
+					out[i] = &Value{Shape: res, Data: brought[src][0].Data}
+				}
+			}
+			return out, nil
+		})
+	}
+	want, err := d.Participants(in, self)
+	if err != nil {
+		return nil, e.fail(in, "%v", err)
+	}
+	if !slices.Contains(want, self) {
+		return nil, e.fail(in, "device %d is not in its own group %v", self, want)
+	}
+	g := len(want)
+	leaf := func(k int) *Shape { // the shape of result k
+		if res.IsTuple {
+			return res.Tuple[k]
+		}
+		return res
+	}
+	wrap := func(vs []*Value) *Value {
+		if res.IsTuple {
+			return &Value{Shape: res, Tuple: vs}
+		}
+		return vs[0]
+	}
+	for _, o := range ops {
+		if o.Shape.IsTuple {
+			return nil, e.fail(in, "a tuple operand is not evaluated across devices")
+		}
+	}
+	if res.IsTuple && len(res.Tuple) != len(ops) && base != "all-to-all" {
+		return nil, e.fail(in, "%d operands, %d results", len(ops), len(res.Tuple))
+	}
+	dim := int64(-1)
+	if ds, err := listAttr(in, "dimensions"); err == nil && len(ds) == 1 {
+		dim = ds[0]
+	}
+	switch base {
+	case "all-reduce", "reduce-scatter":
+		c, err := e.callee(in, "to_apply")
+		if err != nil {
+			return nil, err
+		}
+		if base == "reduce-scatter" && dim < 0 {
+			return nil, e.fail(in, "reduce-scatter needs dimensions={d}")
+		}
+		return e.meet(in, want, ops, func(brought [][]*Value) ([]*Value, error) {
+			sums := make([]*Value, len(ops))
+			for k := range ops {
+				parts := make([]*Value, g)
+				for i := range g {
+					parts[i] = brought[i][k]
+				}
+				s, err := e.combineAll(in, c, parts)
+				if err != nil {
+					return nil, err
+				}
+				sums[k] = s
+			}
+			out := make([]*Value, g)
+			for i := range g {
+				vs := make([]*Value, len(ops))
+				for k, s := range sums {
+					if base == "all-reduce" {
+						vs[k] = &Value{Shape: leaf(k), Data: s.Data}
+						continue
+					}
+					p, err := sliceBlock(s, dim, i, g, leaf(k))
+					if err != nil {
+						return nil, e.fail(in, "%v", err)
+					}
+					vs[k] = p
+				}
+				out[i] = wrap(vs)
+			}
+			return out, nil
+		})
+	case "all-gather":
+		if dim < 0 {
+			return nil, e.fail(in, "all-gather needs dimensions={d}")
+		}
+		return e.meet(in, want, ops, func(brought [][]*Value) ([]*Value, error) {
+			vs := make([]*Value, len(ops))
+			for k := range ops {
+				parts := make([]*Value, g)
+				for i := range g {
+					parts[i] = brought[i][k]
+				}
+				c, err := concatAlong(parts, dim, leaf(k))
+				if err != nil {
+					return nil, e.fail(in, "%v", err)
+				}
+				vs[k] = c
+			}
+			out := make([]*Value, g)
+			for i := range out {
+				out[i] = wrap(vs)
+			}
+			return out, nil
+		})
+	case "all-to-all":
+		return e.meet(in, want, ops, func(brought [][]*Value) ([]*Value, error) {
+			out := make([]*Value, g)
+			for i := range g {
+				if dim < 0 {
+					// Tuple form: operand j goes to device j of the group.
+					if len(ops) != g || !res.IsTuple || len(res.Tuple) != g {
+						return nil, e.fail(in, "the tuple form takes as many operands as the group has devices (%d)", g)
+					}
+					vs := make([]*Value, g)
+					for j := range g {
+						vs[j] = &Value{Shape: res.Tuple[j], Data: brought[j][i].Data}
+					}
+					out[i] = wrap(vs)
+					continue
+				}
+				// Array form: each device's operand is cut into g blocks
+				// along dim; device i gathers block i of each, in order.
+				parts := make([]*Value, g)
+				for j := range g {
+					p, err := sliceBlock(brought[j][0], dim, i, g, nil)
+					if err != nil {
+						return nil, e.fail(in, "%v", err)
+					}
+					parts[j] = p
+				}
+				c, err := concatAlong(parts, dim, leaf(0))
+				if err != nil {
+					return nil, e.fail(in, "%v", err)
+				}
+				out[i] = c
+			}
+			return out, nil
+		})
+	case "collective-broadcast":
+		return e.meet(in, want, ops, func(brought [][]*Value) ([]*Value, error) {
+			out := make([]*Value, g)
+			for i := range out {
+				vs := make([]*Value, len(ops))
+				for k := range ops {
+					vs[k] = &Value{Shape: leaf(k), Data: brought[0][k].Data}
+				}
+				out[i] = wrap(vs)
+			}
+			return out, nil
+		})
+	}
+	return nil, e.fail(in, "%s is not evaluated across devices", in.Opcode)
+}
+
+// combineAll folds parts elementwise with the reducer c in group order.
+// Float sums accumulate in float64 and round once, as reduce's do.
+func (e *Evaluator) combineAll(in *Instruction, c *Computation, parts []*Value) (*Value, error) {
+	elem := parts[0].Shape.Elem
+	n := len(parts[0].Data)
+	for _, p := range parts {
+		if len(p.Data) != n {
+			return nil, e.fail(in, "the devices' operands differ in size (%d and %d elements)", n, len(p.Data))
+		}
+	}
+	out := &Value{Shape: parts[0].Shape, Data: slices.Clone(parts[0].Data)}
+	fast := e.reducer(c)
+	accElem := elem
+	if fast == "add" && isFloat(elem) {
+		accElem = "f64"
+	}
+	args := make([]*Value, 2)
+	for _, p := range parts[1:] {
+		for j := range out.Data {
+			if fast != "" {
+				out.Data[j] = applyFast(fast, accElem, out.Data[j], p.Data[j], false)
+				continue
+			}
+			args[0], args[1] = scalar(elem, out.Data[j]), scalar(elem, p.Data[j])
+			v, err := e.call(c, args)
+			if err != nil {
+				return nil, err
+			}
+			out.Data[j] = v.Data[0]
+		}
+	}
+	if accElem != elem {
+		for j, x := range out.Data {
+			out.Data[j] = round(elem, x)
+		}
+	}
+	return out, nil
+}
+
+// concatAlong joins parts along dim into an array of shape s.
+func concatAlong(parts []*Value, dim int64, s *Shape) (*Value, error) {
+	if dim < 0 || int(dim) >= len(s.Dims) {
+		return nil, fmt.Errorf("dimension %d is out of range for %s", dim, s)
+	}
+	out := newArray(s)
+	inner := int64(1)
+	for _, x := range s.Dims[dim+1:] {
+		inner *= x
+	}
+	outer := int64(1)
+	for _, x := range s.Dims[:dim] {
+		outer *= x
+	}
+	var total int64
+	for _, p := range parts {
+		if len(p.Shape.Dims) != len(s.Dims) {
+			return nil, fmt.Errorf("a part of rank %d for a result %s", len(p.Shape.Dims), s)
+		}
+		total += p.Shape.Dims[dim]
+	}
+	if total != s.Dims[dim] || outer*total*inner != int64(len(out.Data)) {
+		return nil, fmt.Errorf("the devices' parts make %d along dimension %d, the result %s has %d", total, dim, s, s.Dims[dim])
+	}
+	at := int64(0)
+	for o := range outer {
+		for _, p := range parts {
+			w := p.Shape.Dims[dim] * inner
+			at += int64(copy(out.Data[at:], p.Data[o*w:(o+1)*w]))
+		}
+	}
+	return out, nil
+}
+
+// sliceBlock is block i of g along dim of v (of shape s when s is given).
+func sliceBlock(v *Value, dim int64, i, g int, s *Shape) (*Value, error) {
+	dims := v.Shape.Dims
+	if dim < 0 || int(dim) >= len(dims) || dims[dim]%int64(g) != 0 {
+		return nil, fmt.Errorf("dimension %d of %s does not split into %d blocks", dim, v.Shape, g)
+	}
+	b := dims[dim] / int64(g)
+	nd := slices.Clone(dims)
+	nd[dim] = b
+	if s == nil {
+		s = &Shape{Elem: v.Shape.Elem, Dims: nd}
+	} else if !equalDims(s.Dims, nd) {
+		return nil, fmt.Errorf("a block of %s along dimension %d is %v, the result is %s", v.Shape, dim, nd, s)
+	}
+	inner := int64(1)
+	for _, x := range dims[dim+1:] {
+		inner *= x
+	}
+	out := newArray(s)
+	w := b * inner
+	for o, at := int64(0), int64(0); at < int64(len(out.Data)); o++ {
+		from := o*dims[dim]*inner + int64(i)*w
+		at += int64(copy(out.Data[at:at+w], v.Data[from:from+w]))
+	}
+	return out, nil
+}
+
+// spmdResultShape is the shape of the base op's value within a -start's
+// result (see WrapsOperands).
+func spmdResultShape(in *Instruction, base string, ops []*Value) *Shape {
+	if WrapsOperands(in, base, len(ops), len(ops) > 0 && ops[0].Shape.IsTuple) {
+		return in.Shape.Tuple[1]
+	}
+	return in.Shape
+}

@@ -1,0 +1,296 @@
+package hlo
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const spmdAdd = "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n"
+
+// spmdRun evaluates src on d with device i's parameter 0 filled by fill(i).
+func spmdRun(t *testing.T, src string, d Devices, fill func(dev int) *Value) ([]*Value, error) {
+	t.Helper()
+	m, err := Parse("s.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, Verify("s.hlo", m))
+	args := make([][]*Value, d.N())
+	for i := range args {
+		if fill != nil {
+			args[i] = []*Value{fill(i)}
+		}
+	}
+	return (&Evaluator{File: "s.hlo", M: m}).RunDevices(d, args)
+}
+
+// iotaOf is f32[n] holding base, base+1, ...
+func iotaOf(n int, base float64) *Value {
+	v := newArray(&Shape{Elem: "f32", Dims: []int64{int64(n)}})
+	for i := range v.Data {
+		v.Data[i] = base + float64(i)
+	}
+	return v
+}
+
+// TestSPMDCollectives: each collective across devices against results
+// worked out by hand from XLA's semantics (operation_semantics.md): device
+// i brings [10i, 10i+1] (or as the case says).
+func TestSPMDCollectives(t *testing.T) {
+	two := func(i int) *Value { return iotaOf(2, float64(10*i)) }
+	for _, tc := range []struct {
+		name string
+		devs Devices
+		body string // the entry's instructions after x = f32[2] parameter(0)
+		want [][]float64
+	}{
+		{"all-reduce over every replica", Devices{4, 1},
+			"ROOT r = f32[2] all-reduce(x), replica_groups={}, to_apply=add",
+			[][]float64{{60, 64}, {60, 64}, {60, 64}, {60, 64}}},
+		{"all-reduce in listed groups", Devices{4, 1},
+			"ROOT r = f32[2] all-reduce(x), replica_groups={{0,2},{1,3}}, to_apply=add",
+			[][]float64{{20, 22}, {40, 42}, {20, 22}, {40, 42}}},
+		{"all-reduce in iota groups, transposed", Devices{4, 1},
+			"ROOT r = f32[2] all-reduce(x), replica_groups=[2,2]<=[2,2]T(1,0), to_apply=add",
+			[][]float64{{20, 22}, {40, 42}, {20, 22}, {40, 42}}},
+		{"all-reduce max", Devices{3, 1},
+			"ROOT r = f32[2] all-reduce(x), replica_groups={}, to_apply=max",
+			[][]float64{{20, 21}, {20, 21}, {20, 21}}},
+		{"all-gather in group order", Devices{4, 1},
+			"ROOT r = f32[4] all-gather(x), replica_groups={{3,0},{1,2}}, dimensions={0}",
+			[][]float64{{30, 31, 0, 1}, {10, 11, 20, 21}, {10, 11, 20, 21}, {30, 31, 0, 1}}},
+		{"reduce-scatter deals blocks in group order", Devices{2, 1},
+			"ROOT r = f32[1] reduce-scatter(x), replica_groups={{1,0}}, dimensions={0}, to_apply=add",
+			[][]float64{{12}, {10}}},
+		{"all-to-all array form", Devices{2, 1},
+			"ROOT r = f32[2] all-to-all(x), replica_groups={{0,1}}, dimensions={0}",
+			[][]float64{{0, 10}, {1, 11}}},
+		{"collective-permute ring, device 0 receives nothing", Devices{3, 1},
+			"ROOT r = f32[2] collective-permute(x), source_target_pairs={{0,1},{1,2}}",
+			[][]float64{{0, 0}, {0, 1}, {10, 11}}},
+		{"collective-broadcast from the group's first", Devices{2, 1},
+			"ROOT r = f32[2] collective-broadcast(x), replica_groups={{1,0}}",
+			[][]float64{{10, 11}, {10, 11}}},
+		{"cross-partition permute (channel_id)", Devices{2, 2},
+			"ROOT r = f32[2] collective-permute(x), channel_id=1, source_target_pairs={{0,1},{1,0}}",
+			// devices (replica, partition): 0=(0,0) 1=(0,1) 2=(1,0) 3=(1,1): partitions swap within a replica
+			[][]float64{{10, 11}, {0, 1}, {30, 31}, {20, 21}}},
+		{"cross-replica-and-partition (channel_id, replica groups)", Devices{2, 2},
+			"ROOT r = f32[2] all-reduce(x), channel_id=1, replica_groups={{0},{1}}, to_apply=add",
+			// replica 0's group is its two partitions: devices 0 and 1
+			[][]float64{{10, 12}, {10, 12}, {50, 52}, {50, 52}}},
+		{"flattened ids (use_global_device_ids)", Devices{2, 2},
+			"ROOT r = f32[2] all-reduce(x), channel_id=1, replica_groups={{0,3},{1,2}}, use_global_device_ids=true, to_apply=add",
+			[][]float64{{30, 32}, {30, 32}, {30, 32}, {30, 32}}},
+		{"replica-id and partition-id", Devices{2, 3},
+			"r = u32[] replica-id()\n p = u32[] partition-id()\n rf = f32[] convert(r)\n pf = f32[] convert(p)\n ROOT t = f32[2] concatenate(f32[1] reshape(rf), f32[1] reshape(pf)), dimensions={0}",
+			[][]float64{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}}},
+		{"a collective in a loop meets once per iteration", Devices{2, 1},
+			"z = s32[] constant(0)\n s = (s32[], f32[2]) tuple(z, x)\n w = (s32[], f32[2]) while(s), condition=cond, body=body\n ROOT o = f32[2] get-tuple-element(w), index=1",
+			// three doublings of the sum: (0+10)*... each step sums both devices' values
+			[][]float64{{40, 48}, {40, 48}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := spmdAdd + "max {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] maximum(a, b)\n}\n" +
+				"cond {\n p = (s32[], f32[2]) parameter(0)\n i = s32[] get-tuple-element(p), index=0\n n = s32[] constant(3)\n ROOT c = pred[] compare(i, n), direction=LT\n}\n" +
+				"body {\n p = (s32[], f32[2]) parameter(0)\n i = s32[] get-tuple-element(p), index=0\n one = s32[] constant(1)\n j = s32[] add(i, one)\n v = f32[2] get-tuple-element(p), index=1\n r = f32[2] all-reduce(v), replica_groups={}, to_apply=add\n ROOT t = (s32[], f32[2]) tuple(j, r)\n}\n" +
+				"ENTRY e {\n x = f32[2] parameter(0)\n " + tc.body + "\n}\n"
+			got, err := spmdRun(t, src, tc.devs, two)
+			require.NoError(t, err)
+			require.Len(t, got, len(tc.want))
+			for i, w := range tc.want {
+				require.Equal(t, w, got[i].Data, "device %d", i)
+			}
+		})
+	}
+}
+
+// TestSPMDTupleForms: variadic all-reduce and all-gather, and all-to-all's
+// tuple form (operand j goes to device j).
+func TestSPMDTupleForms(t *testing.T) {
+	src := spmdAdd + `ENTRY e {
+  x = f32[2] parameter(0)
+  y = f32[2] negate(x)
+  a = (f32[2], f32[2]) all-reduce(x, y), replica_groups={}, to_apply=add
+  g = (f32[4], f32[4]) all-gather(x, y), replica_groups={}, dimensions={0}
+  t = (f32[2], f32[2]) all-to-all(x, y), replica_groups={}
+  ROOT o = ((f32[2], f32[2]), (f32[4], f32[4]), (f32[2], f32[2])) tuple(a, g, t)
+}
+`
+	got, err := spmdRun(t, src, Devices{2, 1}, func(i int) *Value { return iotaOf(2, float64(10*i)) })
+	require.NoError(t, err)
+	leaves := func(v *Value) [][]float64 {
+		var out [][]float64
+		for _, l := range Leaves(v) {
+			out = append(out, l.Data)
+		}
+		return out
+	}
+	require.Equal(t, [][]float64{{10, 12}, {-10, -12}, {0, 1, 10, 11}, {0, -1, -10, -11}, {0, 1}, {10, 11}}, leaves(got[0]))
+	require.Equal(t, [][]float64{{10, 12}, {-10, -12}, {0, 1, 10, 11}, {0, -1, -10, -11}, {-0.0, -1}, {-10, -11}}, leaves(got[1]))
+}
+
+// TestSPMDAsyncForms: -start/-done pairs give what the op gives.
+func TestSPMDAsyncForms(t *testing.T) {
+	src := spmdAdd + `ENTRY e {
+  x = f32[2] parameter(0)
+  s = f32[2] all-reduce-start(x), replica_groups={}, to_apply=add
+  d = f32[2] all-reduce-done(s)
+  gs = (f32[2], f32[4]) all-gather-start(x), replica_groups={}, dimensions={0}
+  gd = f32[4] all-gather-done(gs)
+  ps = (f32[2], f32[2], u32[], u32[]) collective-permute-start(x), source_target_pairs={{0,1},{1,0}}
+  pd = f32[2] collective-permute-done(ps)
+  ROOT o = (f32[2], f32[4], f32[2]) tuple(d, gd, pd)
+}
+`
+	got, err := spmdRun(t, src, Devices{2, 1}, func(i int) *Value { return iotaOf(2, float64(10*i)) })
+	require.NoError(t, err)
+	require.Equal(t, []float64{10, 12}, got[1].Tuple[0].Data)
+	require.Equal(t, []float64{0, 1, 10, 11}, got[1].Tuple[1].Data)
+	require.Equal(t, []float64{0, 1}, got[1].Tuple[2].Data)
+	require.Equal(t, []float64{10, 11}, got[0].Tuple[2].Data)
+}
+
+// TestSPMDFailures: devices that do not run the same collectives are a
+// deadlock named at the collective; a device's own error names the device;
+// groups that do not fit the devices are positioned errors. Each is the
+// same message on every run, whatever GOMAXPROCS.
+func TestSPMDFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		devs Devices
+		body string
+		want string
+	}{
+		{"only replica 0 reaches the all-reduce", Devices{2, 1},
+			"r = u32[] replica-id()\n z = u32[] constant(0)\n p = pred[] compare(r, z), direction=EQ\n ROOT c = f32[2] conditional(p, x, x), true_computation=reduce0, false_computation=keep",
+			"s.hlo:8:2: r: all-reduce: devices [0] wait for devices [1], which finished, failed or wait at another collective"},
+		{"a device fails", Devices{2, 1},
+			"r = u32[] replica-id()\n z = u32[] constant(1)\n p = pred[] compare(r, z), direction=EQ\n ROOT c = f32[2] conditional(p, x, x), true_computation=fail, false_computation=reduce0",
+			"s.hlo:16:2: device 1 (replica 1, partition 0): g: custom-call: custom-call target \"NoSuchTarget\" cannot be evaluated"},
+		{"groups name a device beyond the module's", Devices{2, 1},
+			"ROOT r = f32[2] all-reduce(x), replica_groups={{0,5}}, to_apply=add",
+			"replica_groups name device 5; the module runs on 2 replicas x 1 partition"},
+		{"a device left out of every group", Devices{3, 1},
+			"ROOT r = f32[2] all-reduce(x), replica_groups={{0,1}}, to_apply=add",
+			"replica_groups {{0,1}} leave out 2"},
+		{"a gather whose shapes want more devices", Devices{2, 1},
+			"ROOT r = f32[6] all-gather(x), replica_groups={}, dimensions={0}",
+			"the devices' parts make 4 along dimension 0, the result f32[6] has 6"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := spmdAdd +
+				"reduce0 {\n x = f32[2] parameter(0)\n ROOT r = f32[2] all-reduce(x), replica_groups={}, to_apply=add\n}\n" +
+				"keep {\n ROOT x = f32[2] parameter(0)\n}\n" +
+				"fail {\n x = f32[2] parameter(0)\n i = s32[1] constant({7})\n ROOT g = f32[2] custom-call(x), custom_call_target=\"NoSuchTarget\"\n}\n" +
+				"ENTRY e {\n x = f32[2] parameter(0)\n " + tc.body + "\n}\n"
+			var first string
+			for _, procs := range []int{1, 2, 8} {
+				old := runtime.GOMAXPROCS(procs)
+				_, err := spmdRun(t, src, tc.devs, func(i int) *Value { return iotaOf(2, float64(i)) })
+				runtime.GOMAXPROCS(old)
+				require.Error(t, err)
+				require.ErrorContains(t, err, tc.want)
+				if first == "" {
+					first = err.Error()
+				}
+				require.Equal(t, first, err.Error(), "GOMAXPROCS=%d", procs)
+			}
+		})
+	}
+}
+
+// TestParseReplicaGroups: the listed and iota forms.
+func TestParseReplicaGroups(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want [][]int
+		err  string
+	}{
+		{"{}", nil, ""},
+		{"{{0,1},{2,3}}", [][]int{{0, 1}, {2, 3}}, ""},
+		{"[2,4]<=[8]", [][]int{{0, 1, 2, 3}, {4, 5, 6, 7}}, ""},
+		{"[4,2]<=[2,4]T(1,0)", [][]int{{0, 4}, {1, 5}, {2, 6}, {3, 7}}, ""},
+		{"[2,4]<=[2,2,2]T(2,1,0)", [][]int{{0, 4, 2, 6}, {1, 5, 3, 7}}, ""},
+		{"[2,4]<=[7]", nil, "want [G,S]<=[dims]"},
+		{"[2,2]<=[2,2]T(0,0)", nil, "want [G,S]<=[dims]"},
+		{"{{0,x}}", nil, `"x" is not a device id`},
+		{"{{0,99999}}", nil, `"99999" is not a device id`},
+	} {
+		got, err := ParseReplicaGroups(tc.in)
+		if tc.err != "" {
+			require.ErrorContains(t, err, tc.err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.want, got, tc.in)
+	}
+}
+
+// TestImpliedDevices: a module that declares no devices implies them by
+// its collectives' groups and shapes.
+func TestImpliedDevices(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want Devices
+	}{
+		{"ROOT r = f32[2] negate(x)", Devices{1, 1}},
+		{"ROOT r = f32[2] all-reduce(x), replica_groups={{0,1},{2,3}}, to_apply=add", Devices{4, 1}},
+		{"ROOT r = f32[2] all-reduce(x), replica_groups={{0},{1}}, to_apply=add", Devices{1, 1}},
+		{"ROOT r = f32[8] all-gather(x), replica_groups={}, dimensions={0}", Devices{4, 1}},
+		{"ROOT r = f32[2] collective-permute(x), source_target_pairs={{0,5}}", Devices{6, 1}},
+		{"ROOT r = f32[2] collective-permute(x), channel_id=1, source_target_pairs={{0,2}}", Devices{1, 3}},
+		{"ROOT r = f32[2] all-reduce(x), channel_id=1, replica_groups={{0,1,2,3,4}}, use_global_device_ids=true, to_apply=add", Devices{5, 1}},
+	} {
+		m, err := Parse("s.hlo", spmdAdd+"ENTRY e {\n x = f32[2] parameter(0)\n "+tc.body+"\n}\n")
+		require.NoError(t, err)
+		require.Equal(t, tc.want, ImpliedDevices(m), tc.body)
+	}
+}
+
+func ExampleEvaluator_RunDevices() {
+	m, _ := Parse("sum.hlo", `HloModule sum, replica_count=4
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  id = u32[] replica-id()
+  x = f32[] convert(id)
+  ROOT total = f32[] all-reduce(x), replica_groups={}, to_apply=add
+}
+`)
+	d, _ := ModuleDevices(m)
+	out, _ := (&Evaluator{File: "sum.hlo", M: m}).RunDevices(d, make([][]*Value, d.N()))
+	for i, v := range out {
+		fmt.Printf("device %d: %v\n", i, v.Data)
+	}
+	// Output:
+	// device 0: [6]
+	// device 1: [6]
+	// device 2: [6]
+	// device 3: [6]
+}
+
+// TestVariadicStartForms: on one device, a variadic all-reduce-start is its
+// results (XLA's shape), a variadic all-gather-start ((operands), (results)),
+// and each -done the results (the evaluator had wrapped the first).
+func TestVariadicStartForms(t *testing.T) {
+	v := evalText(t, spmdAdd+`ENTRY e {
+  a = f32[2] constant({1, 2})
+  b = f32[2] constant({3, 4})
+  s = (f32[2], f32[2]) all-reduce-start(a, b), to_apply=add
+  d = (f32[2], f32[2]) all-reduce-done(s)
+  gs = ((f32[2], f32[2]), (f32[2], f32[2])) all-gather-start(a, b), dimensions={0}
+  gd = (f32[2], f32[2]) all-gather-done(gs)
+  ROOT o = ((f32[2], f32[2]), (f32[2], f32[2])) tuple(d, gd)
+}
+`)
+	var got [][]float64
+	for _, l := range Leaves(v) {
+		got = append(got, l.Data)
+	}
+	require.Equal(t, [][]float64{{1, 2}, {3, 4}, {1, 2}, {3, 4}}, got)
+}

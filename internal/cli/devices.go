@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/spf13/cobra"
+)
+
+// deviceFlags are --replicas and --partitions: the devices an SPMD module
+// runs on when its header does not say.
+type deviceFlags struct {
+	replicas, partitions int
+	cmd                  *cobra.Command
+}
+
+func (f *deviceFlags) register(cmd *cobra.Command) {
+	f.cmd = cmd
+	cmd.Flags().IntVar(&f.replicas, "replicas", 0, "run the module on this many replicas (its replica_count when not given)")
+	cmd.Flags().IntVar(&f.partitions, "partitions", 0, "run the module on this many partitions (its num_partitions when not given)")
+}
+
+// resolve returns the devices m runs on: the header's, overridden by the
+// flags (which must agree with a header that gives a count), and refuses a
+// module whose collectives need more devices than that.
+func (f *deviceFlags) resolve(m *hlo.Module) (hlo.Devices, error) {
+	d, err := hlo.ModuleDevices(m)
+	if err != nil {
+		return d, err
+	}
+	for _, k := range []struct {
+		flag, attr string
+		val        int
+		to         *int
+	}{{"--replicas", "replica_count", f.replicas, &d.Replicas}, {"--partitions", "num_partitions", f.partitions, &d.Partitions}} {
+		if f.cmd == nil || !f.cmd.Flags().Changed(k.flag[2:]) {
+			continue
+		}
+		if k.val < 1 || k.val > hlo.MaxDevices {
+			return d, usagef("%s %d: want a count from 1 to %d", k.flag, k.val, hlo.MaxDevices)
+		}
+		if v, ok := m.Attr(k.attr); ok && v != fmt.Sprint(k.val) {
+			return d, usagef("%s %d: the module says %s=%s", k.flag, k.val, k.attr, v)
+		}
+		*k.to = k.val
+	}
+	if d.N() > hlo.MaxDevices {
+		return d, usagef("%s is %d devices; at most %d are evaluated", d, d.N(), hlo.MaxDevices)
+	}
+	if need := hlo.ImpliedDevices(m); d.N() < need.N() {
+		return d, usagef("the module's collectives span %d devices and it runs on %d (%s): give --replicas %d --partitions %d, say (replica_count, num_partitions in its header)", need.N(), d.N(), d, need.Replicas, need.Partitions)
+	}
+	return d, nil
+}
+
+// evalDevices evaluates m on every device of d and writes each device's
+// outputs into dir/deviceI.
+func evalDevices(w io.Writer, file string, m *hlo.Module, d hlo.Devices, ins []string, seed int64, random bool, limit, heap int64, perturb uint64, dir string) error {
+	n := d.N()
+	args := make([][]*hlo.Value, n)
+	for i := range n {
+		vals, err := hloArgs(m, ins, seed+int64(i), random, max(limit/int64(n), 1))
+		if err != nil {
+			return err
+		}
+		args[i] = vals
+	}
+	ev := &hlo.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb}
+	outs, err := ev.RunDevices(d, args)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d devices (%s)\n", n, d)
+	for i, out := range outs {
+		sub := ""
+		if dir != "" {
+			sub = filepath.Join(dir, fmt.Sprintf("device%d", i))
+		}
+		fmt.Fprintf(w, "device %d (replica %d, partition %d):\n", i, i/max(d.Partitions, 1), i%max(d.Partitions, 1))
+		if err := writeOutputs(w, hlo.Leaves(out), out.Tuple != nil, sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}

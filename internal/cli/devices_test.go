@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/pulse-sim/pulse/internal/npy"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEvalOnDevices: hlo eval runs a module on the devices it names (or
+// --replicas gives), device i's random inputs from SEED+i, and writes
+// device i's outputs to DIR/deviceI: reduce-scatter(all-gather(x)) on 4
+// devices is 4x on each device, checked against single-device runs of the
+// same inputs. Device counts that do not fit are usage errors.
+func TestEvalOnDevices(t *testing.T) {
+	dir := t.TempDir()
+	src := write(t, dir, "rs.hlo", `HloModule rs
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  g = f32[16] all-gather(x), replica_groups={}, dimensions={0}
+  ROOT r = f32[4] reduce-scatter(g), replica_groups={}, dimensions={0}, to_apply=add
+}
+`)
+	one := write(t, dir, "one.hlo", "HloModule one\nENTRY e {\n  ROOT x = f32[4] parameter(0)\n}\n")
+	code, out, errs := runCLI("hlo", "eval", src, "--random-inputs", "5", "--replicas", "4", "--out-dir", filepath.Join(dir, "rs"))
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "4 devices (4 replicas x 1 partition)")
+	require.Contains(t, out, "device 3 (replica 3, partition 0):")
+	for i := range 4 {
+		code, _, errs := runCLI("hlo", "eval", one, "--random-inputs", fmt.Sprint(5+i), "--out-dir", filepath.Join(dir, fmt.Sprint("x", i)))
+		require.Equal(t, 0, code, errs)
+		x, err := npy.Read(mustRead(t, filepath.Join(dir, fmt.Sprint("x", i), "out.npy")))
+		require.NoError(t, err)
+		r, err := npy.Read(mustRead(t, filepath.Join(dir, "rs", fmt.Sprint("device", i), "out.npy")))
+		require.NoError(t, err)
+		for k := range x.Values {
+			require.Equal(t, float32(4*x.Values[k]), float32(r.Values[k]), "device %d element %d", i, k)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{src, "--random-inputs", "1"}, 2, "the module's collectives span 4 devices and it runs on 1 (1 replica x 1 partition): give --replicas 4 --partitions 1, say"},
+		{[]string{src, "--random-inputs", "1", "--replicas", "0"}, 2, "--replicas 0: want a count from 1 to 1024"},
+		{[]string{src, "--random-inputs", "1", "--replicas", "64", "--partitions", "64"}, 2, "64 replicas x 64 partitions is 4096 devices; at most 1024"},
+		{[]string{src, "--random-inputs", "1", "--replicas", "3"}, 2, "span 4 devices and it runs on 3"},
+		{[]string{src, "--random-inputs", "1", "--replicas", "8"}, 1, "rs.hlo:9:3: device 0 (replica 0, partition 0): g: all-gather: the devices' parts make 32 along dimension 0, the result f32[16] has 16"},
+	} {
+		code, _, errs := runCLI(append([]string{"hlo", "eval"}, tc.args...)...)
+		require.Equal(t, tc.code, code, errs)
+		require.Contains(t, errs, tc.want)
+		require.NotContains(t, errs, "goroutine")
+	}
+	hdr := write(t, dir, "hdr.hlo", "HloModule h, replica_count=2\nENTRY e {\n  ROOT x = u32[] replica-id()\n}\n")
+	code, _, errs = runCLI("hlo", "eval", hdr, "--replicas", "4")
+	require.Equal(t, 2, code)
+	require.Contains(t, errs, "--replicas 4: the module says replica_count=2")
+	code, out, errs = runCLI("hlo", "eval", hdr)
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "device 1 (replica 1, partition 0):")
+}
