@@ -346,7 +346,8 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 		v, err = e.collective(in, ops)
 	case op == "ragged-all-to-all":
 		if e.spmd != nil && GroupSize(in) != 1 {
-			return nil, true, e.fail(in, "a ragged-all-to-all across devices is not evaluated")
+			v, err = e.spmdCollective(in, "ragged-all-to-all", ops, in.Shape)
+			return v, true, err
 		}
 		if n := max(e.devices(), GroupSize(in)); n > 1 && e.spmd == nil {
 			return nil, true, e.fail(in, "a collective across %d devices cannot be evaluated on one host device", n)
@@ -412,7 +413,7 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 	case (op == "send" || op == "recv" || op == "send-done" || op == "recv-done") && IsHostTransfer(in):
 		v, err = e.hostTransfer(in, ops)
 	case op == "send" || op == "recv" || op == "send-done" || op == "recv-done":
-		err = e.fail(in, "a send or recv between devices cannot be evaluated on one (is_host_transfer=true ones are the host queues')")
+		v, err = e.deviceTransfer(in, ops)
 	default:
 		return nil, false, nil
 	}

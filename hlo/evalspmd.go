@@ -44,7 +44,7 @@ func (e *Evaluator) RunDevices(d Devices, args [][]*Value) ([]*Value, error) {
 	if limit == 0 {
 		limit = DefaultMaxLiveElements
 	}
-	f := &fabric{file: e.File, devs: d, running: n, meets: map[meetKey]*meeting{}}
+	f := &fabric{file: e.File, devs: d, running: n, meets: map[meetKey]*meeting{}, mail: map[mailKey]*Value{}, waiting: map[int]wait{}}
 	f.cond = sync.NewCond(&f.mu)
 	out := make([]*Value, n)
 	errs := make([]error, n)
@@ -52,7 +52,7 @@ func (e *Evaluator) RunDevices(d Devices, args [][]*Value) ([]*Value, error) {
 	for i := range n {
 		dev := &Evaluator{File: e.File, M: e.M, MaxWhileIterations: e.MaxWhileIterations,
 			MaxLiveElements: max(limit/int64(n), 1), MaxHeapBytes: e.MaxHeapBytes, Seed: e.Seed, Perturb: e.Perturb}
-		dev.spmd = &deviceCtx{fabric: f, id: i, seen: map[*Instruction]int{}}
+		dev.spmd = &deviceCtx{fabric: f, id: i, seen: map[*Instruction]int{}, sent: map[mailKey]int{}, received: map[mailKey]int{}}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -87,6 +87,8 @@ type deviceCtx struct {
 	fabric *fabric
 	id     int
 	seen   map[*Instruction]int // how often each collective ran here
+	// Transfers so far per (from, to) (k 0), sent and received.
+	sent, received map[mailKey]int
 }
 
 // replica and partition of this device.
@@ -101,9 +103,18 @@ type fabric struct {
 	devs    Devices
 	mu      sync.Mutex
 	cond    *sync.Cond
-	running int // devices neither finished nor waiting at an incomplete meeting
+	running int // devices neither finished nor waiting
 	meets   map[meetKey]*meeting
-	stall   error // set when no device can move and a meeting is incomplete
+	mail    map[mailKey]*Value // sends not yet received
+	waiting map[int]wait       // what each waiting device waits for
+	stall   error              // set when no device can move and one waits
+}
+
+// A wait says what a device waits for, for the deadlock message.
+type wait struct {
+	in   *Instruction
+	what func() string
+	mail mailKey // the transfer a recv waits for
 }
 
 // A meeting is one execution of a collective by one group: the k-th time
@@ -123,6 +134,12 @@ type meeting struct {
 	done    bool
 }
 
+// A mailKey names the k-th transfer from one device to another.
+type mailKey struct {
+	from, to int
+	k        int
+}
+
 // finish records that a device's run ended (returned or failed).
 func (f *fabric) finish() {
 	f.mu.Lock()
@@ -131,41 +148,41 @@ func (f *fabric) finish() {
 	f.checkStall()
 }
 
-// checkStall ends every wait when no device can move any more.
-func (f *fabric) checkStall() {
-	if f.running > 0 || f.stall != nil {
-		return
+// block makes the calling device wait (f.mu held) until ready says so or
+// no device can move; it reports whether ready.
+func (f *fabric) block(id int, w wait, ready func() bool) bool {
+	f.running--
+	f.waiting[id] = w
+	f.checkStall()
+	for !ready() && f.stall == nil {
+		f.cond.Wait()
 	}
-	var open []*meeting
-	for _, m := range f.meets {
-		if !m.done {
-			open = append(open, m)
-		}
-	}
-	if len(open) == 0 {
-		return
-	}
-	slices.SortFunc(open, func(a, b *meeting) int { return firstWaiter(a) - firstWaiter(b) })
-	m := open[0]
-	var waiting, missing []int
-	for _, id := range m.want {
-		if m.brought[id] != nil {
-			waiting = append(waiting, id)
-		} else {
-			missing = append(missing, id)
-		}
-	}
-	f.stall = &EvalError{f.file, m.in.Pos, fmt.Sprintf("%s: %s: devices %v wait for devices %v, which finished, failed or wait at another collective: the devices do not run the same collectives (deadlock)",
-		m.in.Name, m.in.Opcode, waiting, missing)}
-	f.cond.Broadcast()
+	return ready()
 }
 
-func firstWaiter(m *meeting) int {
-	best := 1 << 30
-	for id := range m.brought {
-		best = min(best, id)
+// wake ends device id's wait (f.mu held).
+func (f *fabric) wake(id int) {
+	if _, ok := f.waiting[id]; ok {
+		delete(f.waiting, id)
+		f.running++
 	}
-	return best
+}
+
+// checkStall ends every wait when no device can move any more, naming
+// what the first waiting device waits for.
+func (f *fabric) checkStall() {
+	if f.running > 0 || f.stall != nil || len(f.waiting) == 0 {
+		return
+	}
+	first := -1
+	for id := range f.waiting {
+		if first < 0 || id < first {
+			first = id
+		}
+	}
+	w := f.waiting[first]
+	f.stall = &EvalError{f.file, w.in.Pos, fmt.Sprintf("%s: %s: %s (deadlock)", w.in.Name, w.in.Opcode, w.what())}
+	f.cond.Broadcast()
 }
 
 // meet brings this device's operands to the collective's k-th run with
@@ -205,18 +222,26 @@ func (e *Evaluator) meet(in *Instruction, want []int, ops []*Value, combine func
 			}
 		}
 		m.done = true
-		f.running += len(want) - 1 // the others wait no more
+		for _, id := range want {
+			f.wake(id)
+		}
 		m.brought = nil
 		delete(f.meets, key)
 		f.cond.Broadcast()
 		return m.result(c.id)
 	}
-	f.running--
-	f.checkStall()
-	for !m.done && f.stall == nil {
-		f.cond.Wait()
+	describe := func() string {
+		var waiting, missing []int
+		for _, id := range m.want {
+			if m.brought[id] != nil {
+				waiting = append(waiting, id)
+			} else {
+				missing = append(missing, id)
+			}
+		}
+		return fmt.Sprintf("devices %v wait for devices %v, which finished, failed or wait elsewhere: the devices do not run the same collectives", waiting, missing)
 	}
-	if !m.done {
+	if !f.block(c.id, wait{in: in, what: describe}, func() bool { return m.done }) {
 		return nil, errStalled
 	}
 	return m.result(c.id)
@@ -384,6 +409,10 @@ func (e *Evaluator) spmdCollective(in *Instruction, base string, ops []*Value, r
 			}
 			return out, nil
 		})
+	case "ragged-all-to-all":
+		return e.meet(in, want, ops, func(brought [][]*Value) ([]*Value, error) {
+			return raggedAllToAll(in, brought, res)
+		})
 	case "collective-broadcast":
 		return e.meet(in, want, ops, func(brought [][]*Value) ([]*Value, error) {
 			out := make([]*Value, g)
@@ -398,6 +427,62 @@ func (e *Evaluator) spmdCollective(in *Instruction, base string, ops []*Value, r
 		})
 	}
 	return nil, e.fail(in, "%s is not evaluated across devices", in.Opcode)
+}
+
+// raggedAllToAll computes a ragged-all-to-all for every device of a group
+// from what each brought (input, output, input_offsets, send_sizes,
+// output_offsets, recv_sizes): with k updates per peer, sender s's update
+// i + j*k goes to the group's j-th device: rows
+// input[input_offsets[i+j*k] :][: send_sizes[i+j*k]] (along dimension 0)
+// are written at output_offsets[i+j*k] of that device's output, in
+// sender order. recv_sizes only describe what arrives.
+func raggedAllToAll(in *Instruction, brought [][]*Value, res *Shape) ([]*Value, error) {
+	g := len(brought)
+	out := make([]*Value, g)
+	for r := range g {
+		if len(brought[r]) != 6 {
+			return nil, fmt.Errorf("%s: ragged-all-to-all takes 6 operands, has %d", in.Name, len(brought[r]))
+		}
+		o := brought[r][1]
+		if o.Shape.IsTuple || !equalDims(o.Shape.Dims, res.Dims) || len(res.Dims) == 0 {
+			return nil, fmt.Errorf("the output operand %s is not the result %s", o.Shape, res)
+		}
+		out[r] = &Value{Shape: res, Data: slices.Clone(o.Data)}
+	}
+	row := int64(1)
+	for _, x := range res.Dims[1:] {
+		row *= x
+	}
+	for s := range g {
+		input, inOff, sizes, outOff := brought[s][0], brought[s][2], brought[s][3], brought[s][4]
+		n := len(inOff.Data)
+		if n%g != 0 || len(sizes.Data) != n || len(outOff.Data) != n {
+			return nil, fmt.Errorf("offsets and sizes of %d, %d and %d updates for a group of %d devices", n, len(sizes.Data), len(outOff.Data), g)
+		}
+		inRow := int64(1)
+		if len(input.Shape.Dims) > 0 {
+			for _, x := range input.Shape.Dims[1:] {
+				inRow *= x
+			}
+		}
+		if inRow != row {
+			return nil, fmt.Errorf("input rows of %d elements, output rows of %d", inRow, row)
+		}
+		k := n / g
+		for u := range n {
+			j := u / k
+			from, count, at := int64(inOff.Data[u]), int64(sizes.Data[u]), int64(outOff.Data[u])
+			if count == 0 {
+				continue
+			}
+			if from < 0 || count < 0 || at < 0 || (from+count)*row > int64(len(input.Data)) || (at+count)*row > int64(len(out[j].Data)) {
+				return nil, fmt.Errorf("device %d's update %d (rows %d..%d to rows %d..) falls outside the input's %d or the output's %d rows",
+					s, u, from, from+count, at, int64(len(input.Data))/max(row, 1), res.Dims[0])
+			}
+			copy(out[j].Data[at*row:(at+count)*row], input.Data[from*row:(from+count)*row])
+		}
+	}
+	return out, nil
 }
 
 // combineAll folds parts elementwise with the reducer c in group order.

@@ -86,6 +86,9 @@ func TestSPMDCollectives(t *testing.T) {
 		{"replica-id and partition-id", Devices{2, 3},
 			"r = u32[] replica-id()\n p = u32[] partition-id()\n rf = f32[] convert(r)\n pf = f32[] convert(p)\n ROOT t = f32[2] concatenate(f32[1] reshape(rf), f32[1] reshape(pf)), dimensions={0}",
 			[][]float64{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}}},
+		{"send and recv pass data along pairs of global ids, whatever the channels", Devices{3, 1},
+			"tok = token[] after-all()\n s = (f32[2], u32[], token[]) send(x, tok), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs=\"{{0,1},{1,2}}\"}\n r = (f32[2], u32[], token[]) recv(tok), channel_id=2, frontend_attributes={_xla_send_recv_source_target_pairs=\"{{0,1},{1,2}}\"}\n sd = token[] send-done(s), channel_id=1\n rd = (f32[2], token[]) recv-done(r), channel_id=2\n ROOT o = f32[2] get-tuple-element(rd), index=0",
+			[][]float64{{0, 0}, {0, 1}, {10, 11}}},
 		{"a collective in a loop meets once per iteration", Devices{2, 1},
 			"z = s32[] constant(0)\n s = (s32[], f32[2]) tuple(z, x)\n w = (s32[], f32[2]) while(s), condition=cond, body=body\n ROOT o = f32[2] get-tuple-element(w), index=1",
 			// three doublings of the sum: (0+10)*... each step sums both devices' values
@@ -165,10 +168,13 @@ func TestSPMDFailures(t *testing.T) {
 	}{
 		{"only replica 0 reaches the all-reduce", Devices{2, 1},
 			"r = u32[] replica-id()\n z = u32[] constant(0)\n p = pred[] compare(r, z), direction=EQ\n ROOT c = f32[2] conditional(p, x, x), true_computation=reduce0, false_computation=keep",
-			"s.hlo:8:2: r: all-reduce: devices [0] wait for devices [1], which finished, failed or wait at another collective"},
+			"s.hlo:8:2: r: all-reduce: devices [0] wait for devices [1], which finished, failed or wait elsewhere"},
 		{"a device fails", Devices{2, 1},
 			"r = u32[] replica-id()\n z = u32[] constant(1)\n p = pred[] compare(r, z), direction=EQ\n ROOT c = f32[2] conditional(p, x, x), true_computation=fail, false_computation=reduce0",
 			"s.hlo:16:2: device 1 (replica 1, partition 0): g: custom-call: custom-call target \"NoSuchTarget\" cannot be evaluated"},
+		{"a recv whose send never comes", Devices{2, 1},
+			"tok = token[] after-all()\n r = (f32[2], u32[], token[]) recv(tok), channel_id=2, frontend_attributes={_xla_send_recv_source_target_pairs=\"{{0,1}}\"}\n rd = (f32[2], token[]) recv-done(r), channel_id=2\n ROOT o = f32[2] get-tuple-element(rd), index=0",
+			"s.hlo:21:2: r: recv: device 1 waits for send 1 from device 0, which never comes (deadlock)"},
 		{"groups name a device beyond the module's", Devices{2, 1},
 			"ROOT r = f32[2] all-reduce(x), replica_groups={{0,5}}, to_apply=add",
 			"replica_groups name device 5; the module runs on 2 replicas x 1 partition"},
@@ -293,4 +299,49 @@ func TestVariadicStartForms(t *testing.T) {
 		got = append(got, l.Data)
 	}
 	require.Equal(t, [][]float64{{1, 2}, {3, 4}, {1, 2}, {3, 4}}, got)
+}
+
+// TestSPMDRaggedAllToAll: JAX's ragged_all_to_all tests
+// (tests/ragged_collective_test.py: test_ragged_all_to_all and
+// test_ragged_all_to_all_axis_index_groups), whose expected outputs XLA
+// computed on GPUs.
+func TestSPMDRaggedAllToAll(t *testing.T) {
+	s32 := func(xs ...float64) *Value {
+		return &Value{Shape: &Shape{Elem: "s32", Dims: []int64{int64(len(xs))}}, Data: xs}
+	}
+	for _, tc := range []struct {
+		groups string
+		args   [][]*Value // per device: operand, output, input_offsets, send_sizes, output_offsets, recv_sizes
+		want   [][]float64
+	}{
+		{"{{0,1}}", [][]*Value{
+			{s32(1, 2, 2), s32(0, 0, 0, 0), s32(0, 1), s32(1, 2), s32(0, 0), s32(1, 1)},
+			{s32(3, 4, 0), s32(0, 0, 0, 0), s32(0, 1), s32(1, 1), s32(1, 2), s32(2, 1)},
+		}, [][]float64{{1, 3, 0, 0}, {2, 2, 4, 0}}},
+		{"{{0,1},{2,3}}", [][]*Value{
+			{s32(1, 2, 2), s32(0, 0, 0, 0), s32(0, 1), s32(1, 2), s32(0, 0), s32(1, 1)},
+			{s32(3, 4, 0), s32(0, 0, 0, 0), s32(0, 1), s32(1, 1), s32(1, 2), s32(2, 1)},
+			{s32(10, 20, 20), s32(0, 0, 0, 0), s32(0, 1), s32(1, 2), s32(0, 0), s32(1, 1)},
+			{s32(30, 40, 0), s32(0, 0, 0, 0), s32(0, 1), s32(1, 1), s32(1, 2), s32(2, 1)},
+		}, [][]float64{{1, 3, 0, 0}, {2, 2, 4, 0}, {10, 30, 0, 0}, {20, 20, 40, 0}}},
+	} {
+		src := `ENTRY e {
+  x = s32[3] parameter(0)
+  o = s32[4] parameter(1)
+  io = s32[2] parameter(2)
+  ss = s32[2] parameter(3)
+  oo = s32[2] parameter(4)
+  rs = s32[2] parameter(5)
+  ROOT r = s32[4] ragged-all-to-all(x, o, io, ss, oo, rs), replica_groups=` + tc.groups + `
+}
+`
+		m, err := Parse("r.hlo", src)
+		require.NoError(t, err)
+		require.NoError(t, Verify("r.hlo", m))
+		got, err := (&Evaluator{File: "r.hlo", M: m}).RunDevices(Devices{len(tc.args), 1}, tc.args)
+		require.NoError(t, err, tc.groups)
+		for i, w := range tc.want {
+			require.Equal(t, w, got[i].Data, "%s device %d", tc.groups, i)
+		}
+	}
 }

@@ -80,7 +80,11 @@ func ImpliedDevices(m *Module) Devices {
 				continue
 			}
 			named, size := groupExtent(in)
-			switch mode, _ := modeOf(in); mode {
+			mode, _ := modeOf(in)
+			if in.Opcode == "send" || in.Opcode == "recv" {
+				mode = flattenedID
+			}
+			switch mode {
 			case crossPartition:
 				d.Partitions = max(d.Partitions, n)
 			case flattenedID:
@@ -128,6 +132,14 @@ func groupExtent(in *Instruction) (named, size int) {
 // the operand results); 1 for other ops.
 func CollectiveSpan(in *Instruction, operands []*Shape) int64 {
 	base := strings.TrimSuffix(in.Opcode, "-start")
+	if (in.Opcode == "send" || in.Opcode == "recv") && !IsHostTransfer(in) {
+		n := int64(1)
+		pairs, _ := sendRecvPairs(in)
+		for _, p := range pairs {
+			n = max(n, int64(p[0])+1, int64(p[1])+1)
+		}
+		return n
+	}
 	if !collectives[in.Opcode] && base != "ragged-all-to-all" || strings.HasSuffix(in.Opcode, "-done") {
 		return 1
 	}
