@@ -39,8 +39,8 @@ func TestEvalCollectivesNeedOneDevice(t *testing.T) {
 	for _, tc := range []struct{ header, groups, want string }{
 		{"HloModule m, num_partitions=4\n", "{}", "4 devices"},
 		{"HloModule m, replica_count=2\n", "{}", "2 devices"},
-		{"", "{{0,1},{2,3}}", "2 devices"},
-		{"", "[2,4]<=[8]", "4 devices"},
+		{"", "{{0,1},{2,3}}", "4 devices"},
+		{"", "[2,4]<=[8]", "8 devices"},
 	} {
 		src := tc.header + "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n" +
 			"ENTRY e {\n x = f32[2] parameter(0)\n ROOT r = f32[2] all-reduce(x), replica_groups=" + tc.groups + ", to_apply=add\n}\n"

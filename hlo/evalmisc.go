@@ -143,14 +143,11 @@ func CollectiveShards(base string, operand, result *Shape) int64 {
 // (zeros otherwise). Across several devices it is an error: the host
 // evaluator runs one device.
 func (e *Evaluator) collective(in *Instruction, ops []*Value) (*Value, error) {
-	n := e.devices()
-	if g := GroupSize(in); g > n {
-		n = g
+	shapes := make([]*Shape, len(ops))
+	for i, o := range ops {
+		shapes[i] = o.Shape
 	}
-	if len(ops) == 1 {
-		base := strings.TrimSuffix(in.Opcode, "-start")
-		n = max(n, CollectiveShards(base, ops[0].Shape, in.Shape))
-	}
+	n := max(e.devices(), CollectiveSpan(in, shapes))
 	if n > 1 && e.spmd == nil {
 		return nil, e.fail(in, "a collective across %d devices: evaluate it on them (pulse hlo eval --replicas N --partitions P; Evaluator.RunDevices)", n)
 	}

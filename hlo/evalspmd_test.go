@@ -345,3 +345,21 @@ func TestSPMDRaggedAllToAll(t *testing.T) {
 		}
 	}
 }
+
+// TestStartFormsNeedTheirDevices: an all-gather-start whose result holds
+// two operands, or a variadic all-gather that gathers four, spans that
+// many devices: on one it is refused, not answered with the operand under
+// the result's shape (both the evaluator and the chips had done so).
+func TestStartFormsNeedTheirDevices(t *testing.T) {
+	for _, body := range []string{
+		"ags = (u32[1,2], u32[2,2]) all-gather-start(a), dimensions={0}, channel_id=3\n ROOT r = u32[2,2] all-gather-done(ags)",
+		"ROOT ag = (u32[4,2], u32[4,2]) all-gather(a, a), replica_groups={}, dimensions={0}",
+	} {
+		m, err := Parse("a.hlo", "ENTRY e {\n a = u32[1,2] parameter(0)\n "+body+"\n}\n")
+		require.NoError(t, err)
+		require.NoError(t, Verify("a.hlo", m))
+		_, err = (&Evaluator{File: "a.hlo", M: m}).Run([]*Value{{Shape: &Shape{Elem: "u32", Dims: []int64{1, 2}}, Data: []float64{1, 2}}})
+		require.ErrorContains(t, err, "a collective across", body)
+		require.Greater(t, ImpliedDevices(m).N(), 1, body)
+	}
+}
