@@ -1,22 +1,28 @@
 package hlo
 
 // BroadcastClampBounds gives the scalar bounds of every non-scalar clamp
-// the clamped operand's shape. HLO allows a scalar min or max (the
-// evaluator and XLA broadcast it); a kernel reads three arrays of one
-// shape, so the broadcast is made explicit, where fusion folds it into the
-// clamp's kernel as a fill.
+// the clamped operand's shape, and likewise the scalar predicate of every
+// non-scalar select. HLO allows a scalar min or max, and older XLA a
+// scalar predicate (the evaluator and XLA broadcast them); a kernel reads
+// three arrays of one shape, so the broadcast is made explicit, where
+// fusion folds it into the kernel as a fill.
 func BroadcastClampBounds(m *Module) error {
-	return rewriteEach(m, "clamp", func(x *rewriter, ops []*Instruction) error {
-		c := *x.at
-		c.Operands = make([]*Operand, len(ops))
-		for i, o := range ops {
-			c.Operands[i] = x.at.Operands[i]
-			if len(o.Shape.Dims) == 0 && len(x.at.Shape.Dims) > 0 && !o.Shape.IsTuple {
-				b := x.emit("broadcast", o.Shape.Elem, x.at.Shape.Dims, []*Instruction{o}, "dimensions", "{}")
-				c.Operands[i] = &Operand{Pos: x.at.Pos, Name: b.Name}
-			}
+	if err := rewriteEach(m, "select", broadcastScalarOperands); err != nil {
+		return err
+	}
+	return rewriteEach(m, "clamp", broadcastScalarOperands)
+}
+
+func broadcastScalarOperands(x *rewriter, ops []*Instruction) error {
+	c := *x.at
+	c.Operands = make([]*Operand, len(ops))
+	for i, o := range ops {
+		c.Operands[i] = x.at.Operands[i]
+		if len(o.Shape.Dims) == 0 && len(x.at.Shape.Dims) > 0 && !o.Shape.IsTuple {
+			b := x.emit("broadcast", o.Shape.Elem, x.at.Shape.Dims, []*Instruction{o}, "dimensions", "{}")
+			c.Operands[i] = &Operand{Pos: x.at.Pos, Name: b.Name}
 		}
-		x.out = append(x.out, &c)
-		return nil
-	})
+	}
+	x.out = append(x.out, &c)
+	return nil
 }

@@ -164,7 +164,7 @@ func multiDeviceCollective(file string, m *hlo.Module) error {
 			n := hlo.CollectiveSpan(in, ops)
 			if n > 1 {
 				return &Error{File: file, Pos: in.Pos, Op: in.Name, Opcode: in.Opcode,
-					Reason: fmt.Sprintf("the module runs on several devices (this %s spans %d); Pulse simulates one core: dump a single-device module", in.Opcode, n)}
+					Reason: fmt.Sprintf("the module runs on several devices (this %s spans %d); Pulse simulates one core: dump a single-device module (pulse hlo eval evaluates it on its devices)", in.Opcode, n)}
 			}
 		}
 	}

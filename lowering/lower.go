@@ -310,7 +310,7 @@ func checkSingleDevice(file string, m *hlo.Module) error {
 		}
 	}
 	if n > 1 {
-		return fmt.Errorf("%s: the module runs on %d devices (replica_count x num_partitions); Pulse simulates one core: dump a single-device module", file, n)
+		return fmt.Errorf("%s: the module runs on %d devices (replica_count x num_partitions); Pulse simulates one core: dump a single-device module (pulse hlo eval evaluates it on its devices)", file, n)
 	}
 	return multiDeviceCollective(file, m)
 }

@@ -115,6 +115,17 @@ func TestLoopKernels(t *testing.T) {
   b = bf16[2,2,1024,1024] broadcast(r2), dimensions={2,3}
   ROOT a = bf16[2,2,1024,1024] add(x, b)
 }`,
+		"select with a scalar predicate (older XLA's form)": `ENTRY e {
+  p = pred[] parameter(0)
+  x = f32[40,30] parameter(1)
+  y = f32[40,30] parameter(2)
+  t = pred[] constant(true)
+  f = pred[] constant(false)
+  a = f32[40,30] select(t, x, y)
+  b = f32[40,30] select(f, x, y)
+  c = f32[40,30] select(p, x, y)
+  ROOT r = (f32[40,30], f32[40,30], f32[40,30]) tuple(a, b, c)
+}`,
 		"rank 3 with iota": `ENTRY e {
   x = f32[4,5,6] parameter(0)
   i = f32[4,5,6] iota(), iota_dimension=2
