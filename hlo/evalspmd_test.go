@@ -3,6 +3,7 @@ package hlo
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -362,4 +363,63 @@ func TestStartFormsNeedTheirDevices(t *testing.T) {
 		require.ErrorContains(t, err, "a collective across", body)
 		require.Greater(t, ImpliedDevices(m).N(), 1, body)
 	}
+}
+
+// FuzzEvalDevices: whatever parses and verifies evaluates on the devices it
+// declares or implies (up to 8) without an internal error or a runaway, and
+// twice to the same bits or the same error, whatever the goroutines'
+// schedule.
+func FuzzEvalDevices(f *testing.F) {
+	f.Add(spmdAdd + "ENTRY e {\n x = f32[2] parameter(0)\n g = f32[4] all-gather(x), replica_groups={}, dimensions={0}\n ROOT r = f32[2] reduce-scatter(g), replica_groups={{1,0}}, dimensions={0}, to_apply=add\n}\n")
+	f.Add("HloModule m, num_partitions=2\nENTRY e {\n x = f32[2] parameter(0)\n ROOT r = f32[2] collective-permute(x), channel_id=1, source_target_pairs={{0,1},{1,0}}\n}\n")
+	f.Add(spmdAdd + "ENTRY e {\n x = f32[2] parameter(0)\n ROOT r = f32[2] all-reduce(x), channel_id=1, replica_groups=[2,2]<=[2,2]T(1,0), use_global_device_ids=true, to_apply=add\n}\n")
+	forEachXLACaseF(f, 400, func(text string) {
+		if strings.Contains(text, "all-") || strings.Contains(text, "collective-") || strings.Contains(text, "send(") {
+			f.Add(text)
+		}
+	})
+	f.Fuzz(func(t *testing.T, src string) {
+		m, err := Parse("fuzz.hlo", src)
+		if err != nil || Verify("fuzz.hlo", m) != nil || ParamElements(m) > 1<<10 {
+			return
+		}
+		d, err := ModuleDevices(m)
+		if err != nil {
+			return
+		}
+		if need := ImpliedDevices(m); d.N() < need.N() {
+			if d.N() > 1 {
+				return
+			}
+			d = need
+		}
+		if d.N() > 8 {
+			return
+		}
+		one, err := RandomArgsWithin(m, 1, 1<<10)
+		if err != nil {
+			return
+		}
+		args := make([][]*Value, d.N())
+		for i := range args {
+			args[i] = one
+		}
+		run := func() ([]*Value, error) {
+			return (&Evaluator{File: "fuzz.hlo", M: m, MaxLiveElements: 1 << 14, MaxWhileIterations: 50}).RunDevices(d, args)
+		}
+		a, errA := run()
+		b, errB := run()
+		if errA != nil || errB != nil {
+			if errA == nil || errB == nil || errA.Error() != errB.Error() {
+				t.Fatalf("two runs differ: %v / %v", errA, errB)
+			}
+			if strings.Contains(errA.Error(), "internal evaluator error") {
+				t.Fatal(errA)
+			}
+			return
+		}
+		for i := range a {
+			requireSameBits(t, fmt.Sprint("device ", i), a[i], b[i])
+		}
+	})
 }
