@@ -294,12 +294,12 @@ var arity = func() map[string][2]int {
 		count-leading-zeros convert bitcast-convert reduce-precision acos acosh asin asinh atanh sinh cosh lgamma digamma erf-inv erfc bessel-i1e
 		reshape bitcast copy transpose broadcast reverse slice get-tuple-element while real imag
 		get-dimension-size copy-start copy-done async-update async-done all-reduce-done all-gather-done
-		collective-permute-done domain topk`, 1, 1)
+		collective-permute-done domain topk fft cholesky`, 1, 1)
 	set(`add-dependency`, 2, 2)
 	set(`ragged-dot`, 3, 3)
 	set(`add subtract multiply divide remainder power maximum minimum atan2 next-after and or xor shift-left
 		shift-right-logical shift-right-arithmetic compare dot convolution pad gather rng
-		set-dimension-size`, 2, 2)
+		set-dimension-size complex triangular-solve`, 2, 2)
 	set(`select clamp select-and-scatter batch-norm-training`, 3, 3)
 	set(`batch-norm-inference batch-norm-grad`, 5, 5)
 	set(`parameter constant iota partition-id replica-id`, 0, 0)
