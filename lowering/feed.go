@@ -94,12 +94,17 @@ func (c *compiler) feeds(in *hlo.Instruction) (*Feeds, error) {
 	if c.chip.Host.LinkGBps <= 0 || h < 2*feedAlign {
 		return nil, c.fail(in, "the chip has no host link to feed (host.link_gbps %g, memory.host_bytes %d)", c.chip.Host.LinkGBps, h)
 	}
-	half := min(h/2/feedAlign*feedAlign, maxFeedBytes)
+	// Arrays moved to the host (offload.go) take the bottom of host memory.
+	low := offloadBytes(c.m)
+	if h-low < 2*feedAlign {
+		return nil, c.fail(in, "no host memory is left for the infeed and outfeed queues: the arrays moved to the host take %d of memory.host_bytes %d", low, h)
+	}
+	half := min((h-low)/2/feedAlign*feedAlign, maxFeedBytes)
 	st, err := c.alloc(&hlo.Instruction{Pos: in.Pos, Name: "feed_state"}, &hlo.Shape{Elem: "s32", Dims: []int64{2}}, zeroInit)
 	if err != nil {
 		return nil, err
 	}
-	c.res.Feeds = &Feeds{InfeedBase: 0, InfeedBytes: half, OutfeedBase: h - half, OutfeedBytes: half, State: st.tensor}
+	c.res.Feeds = &Feeds{InfeedBase: low, InfeedBytes: half, OutfeedBase: h - half, OutfeedBytes: half, State: st.tensor}
 	c.feedState = st
 	return c.res.Feeds, nil
 }

@@ -8,8 +8,9 @@ import (
 )
 
 // TestIdentityCustomCalls: the annotation custom calls are their operand on
-// both chips (hlo.IdentityCustomCalls); the host-offload ones are listed as
-// not modelled; one that is not an annotation stays a positioned refusal.
+// both chips (hlo.IdentityCustomCalls); a move to the host is a copy kernel
+// through the host link; one that is not an annotation stays a positioned
+// refusal.
 func TestIdentityCustomCalls(t *testing.T) {
 	for _, target := range []string{"Sharding", "SPMDFullToShardShape", "ShardBarrierFrom", "ShardBarrierTo", "MoveToHost",
 		"LayoutConstraint", "AssumeGatherIndicesInBound", "PinToDevice", "annotate_device_placement"} {
@@ -30,9 +31,14 @@ ENTRY e {
   ROOT d = f32[16] custom-call(h), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="device"}
 }`)
 	require.NoError(t, err)
-	require.Len(t, comp.NotModelled, 1, "a placement on the device moves nothing")
-	require.Equal(t, "h", comp.NotModelled[0].Op)
-	require.Equal(t, int64(64), comp.NotModelled[0].Bytes)
+	require.Empty(t, comp.NotModelled, "the move to the host is a kernel; a placement on the device moves nothing")
+	var copies []string
+	for _, k := range comp.Kernels {
+		if k.Kind == "copy" {
+			copies = append(copies, fmt.Sprintf("%s %d", k.Name, k.Bytes))
+		}
+	}
+	require.Equal(t, []string{"h 64"}, copies)
 	_, err = compileErr(t, "teach16", `HloModule m
 ENTRY e {
   p = f32[16] parameter(0)

@@ -375,6 +375,10 @@ type compiler struct {
 	rngState *value
 	// feedState is the cursors of the host queues (feed.go), once used.
 	feedState *value
+	// offloaded gives the host address of each array moved to the host
+	// (offload.go); offloadNext is the next free one.
+	offloaded   map[*value]int64
+	offloadNext int64
 }
 
 func (c *compiler) fail(in *hlo.Instruction, format string, a ...any) error {
@@ -678,9 +682,16 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		if hlo.IdentityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1 {
 			c.bufs[in.Name] = operand(0)
 			if dir := hlo.HostOffload(in); dir != "" {
+				v, why, err := c.hostOffload(in, operand(0), dir)
+				if err != nil {
+					return err
+				}
+				if v != nil {
+					c.bufs[in.Name] = v
+					return nil
+				}
 				c.res.NotModelled = append(c.res.NotModelled, NotModelled{Op: in.Name, Pos: in.Pos,
-					At:   fmt.Sprintf("%s:%d:%d", c.file, in.Pos.Line, in.Pos.Col),
-					What: "moves the array to " + dir + " memory: Pulse keeps it in HBM, so its host-link transfer is not in the cycles", Bytes: in.Shape.Bytes()})
+					At: fmt.Sprintf("%s:%d:%d", c.file, in.Pos.Line, in.Pos.Col), What: why, Bytes: in.Shape.Bytes()})
 			}
 			return nil
 		}

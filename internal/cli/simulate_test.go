@@ -108,10 +108,10 @@ ENTRY e {
 	}
 }
 
-// TestSimulateSaysWhatIsNotModelled: host-offload markers keep their
-// arrays in HBM; the report says their transfers are not in the cycles,
-// in the text and in --json, and says nothing for placements that move
-// nothing.
+// TestSimulateSaysWhatIsNotModelled: moves to and from host memory are
+// copies through the host link, in the cycles; on a chip without a host
+// link the report says their transfers are not in the cycles, in the text
+// and in --json, and says nothing for placements that move nothing.
 func TestSimulateSaysWhatIsNotModelled(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := t.TempDir()
@@ -128,8 +128,14 @@ ENTRY e {
 	js := filepath.Join(dir, "r.json")
 	code, out, stderr := runCLI("simulate", src, "--chip", "teach16", "--random-inputs", "1", "--check", "--json", js)
 	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, out, "not modelled")
+	require.Regexp(t, `host link in / out +│ 4\.1 KB / 4\.1 KB`, out, "one copy each way (p is already on the host)")
+	require.Contains(t, out, "check: every output matches")
+
+	code, out, stderr = runCLI("simulate", src, "--chip", "teach16", "--set", "host.link_gbps=0", "--random-inputs", "1", "--check", "--json", js)
+	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "not modelled: 3 instructions' work (12 KiB per execution) is not in the cycles:")
-	require.Contains(t, out, src+":4:3: h: moves the array to host memory: Pulse keeps it in HBM, so its host-link transfer is not in the cycles (4 KiB)")
+	require.Contains(t, out, src+":4:3: h: moves the array to host memory, and the chip has no host link (host.link_gbps 0): Pulse keeps it in HBM, so its host-link transfer is not in the cycles (4 KiB)")
 	require.Contains(t, out, src+":5:3: p: moves the array to host memory")
 	require.Contains(t, out, src+":6:3: d: moves the array to device memory")
 	require.NotContains(t, out, ": k: ")

@@ -105,9 +105,9 @@ func TestStableHLOInput(t *testing.T) {
 	require.Contains(t, stdout, "1 files: 1 pass")
 }
 
-// TestSweepSaysWhatIsNotModelled: a workload with host-offload markers
-// runs, its rows list the transfers the cycles leave out, and the summary
-// says how many points that concerns.
+// TestSweepSaysWhatIsNotModelled: a workload with host-offload markers, on
+// a chip without a host link, runs, its rows list the transfers the cycles
+// leave out, and the summary says how many points that concerns.
 func TestSweepSaysWhatIsNotModelled(t *testing.T) {
 	dir := t.TempDir()
 	src := write(t, dir, "off.hlo", `HloModule m
@@ -119,7 +119,7 @@ ENTRY e {
 }
 `)
 	out := filepath.Join(dir, "sw")
-	code, stdout, stderr := runCLI("sweep", src, "--chip", "teach16", "--axis", "hbm.bandwidth_gbps=100,200", "-o", out)
+	code, stdout, stderr := runCLI("sweep", src, "--chip", "teach16", "--set", "host.link_gbps=0", "--axis", "hbm.bandwidth_gbps=100,200", "-o", out)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "not modelled: the cycles of 2 points leave out some of their workload's work (host offload transfers)")
 	lines := strings.Split(strings.TrimSpace(string(mustRead(t, filepath.Join(out, "results.jsonl")))), "\n")
@@ -136,7 +136,7 @@ ENTRY e {
 		require.Equal(t, int64(4096), row.NotModelled[0].Bytes)
 	}
 	// Resumed, the points still count; the report says so too.
-	code, stdout, stderr = runCLI("sweep", src, "--chip", "teach16", "--axis", "hbm.bandwidth_gbps=100,200", "-o", out, "--resume")
+	code, stdout, stderr = runCLI("sweep", src, "--chip", "teach16", "--set", "host.link_gbps=0", "--axis", "hbm.bandwidth_gbps=100,200", "-o", out, "--resume")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "2 points: 0 ran, 2 resumed")
 	require.Contains(t, stdout, "not modelled: the cycles of 2 points")
