@@ -55,6 +55,11 @@ type Evaluator struct {
 	// measure how much each output depends on rounding.
 	Perturb uint64
 
+	// Progress, when set, is told after each instruction of the entry
+	// computation how many of its instructions are done (for progress
+	// bars: a while loop is one instruction).
+	Progress func(done, total int)
+
 	// Infeed is the host's infeed queue: each infeed takes the next
 	// record, a value of its data shape (evalfeed.go).
 	Infeed []*Value
@@ -465,6 +470,9 @@ func (e *Evaluator) callPacked(c *Computation, args []*Value, owned bool) (*Valu
 		}
 		if err := e.checkHeap(in, largeValue(v)); err != nil {
 			return nil, err
+		}
+		if e.Progress != nil && c == e.M.Entry {
+			e.Progress(i+1, len(c.Instructions))
 		}
 	}
 	if c.Root == nil {

@@ -52,6 +52,9 @@ func (e *Evaluator) RunDevices(d Devices, args [][]*Value) ([]*Value, error) {
 	for i := range n {
 		dev := &Evaluator{File: e.File, M: e.M, MaxWhileIterations: e.MaxWhileIterations,
 			MaxLiveElements: max(limit/int64(n), 1), MaxHeapBytes: e.MaxHeapBytes, Seed: e.Seed, Perturb: e.Perturb}
+		if i == 0 {
+			dev.Progress = e.Progress // device 0 speaks for all
+		}
 		dev.spmd = &deviceCtx{fabric: f, id: i, seen: map[*Instruction]int{}, sent: map[mailKey]int{}, received: map[mailKey]int{}}
 		wg.Add(1)
 		go func() {

@@ -57,7 +57,7 @@ func (f *deviceFlags) resolve(m *hlo.Module) (hlo.Devices, error) {
 
 // evalDevices evaluates m on every device of d and writes each device's
 // outputs into dir/deviceI.
-func evalDevices(w io.Writer, file string, m *hlo.Module, d hlo.Devices, ins []string, seed int64, random bool, limit, heap int64, perturb uint64, dir string) error {
+func evalDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, ins []string, seed int64, random bool, limit, heap int64, perturb uint64, dir string) error {
 	n := d.N()
 	args := make([][]*hlo.Value, n)
 	for i := range n {
@@ -67,8 +67,11 @@ func evalDevices(w io.Writer, file string, m *hlo.Module, d hlo.Devices, ins []s
 		}
 		args[i] = vals
 	}
-	ev := &hlo.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb}
+	bar := newRunProgress(errw, fmt.Sprintf("hlo eval (device 0 of %d)", n), len(m.Entry.Instructions))
+	ev := &hlo.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb,
+		Progress: func(done, total int) { bar.set(done, "") }}
 	outs, err := ev.RunDevices(d, args)
+	bar.finish()
 	if err != nil {
 		return err
 	}

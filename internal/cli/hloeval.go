@@ -75,7 +75,7 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 				return err
 			}
 			if d.N() > 1 {
-				return evalDevices(cmd.OutOrStdout(), args[0], m, d, ins, seed, cmd.Flags().Changed("random-inputs"), limit, heap, perturb, outDir)
+				return evalDevices(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], m, d, ins, seed, cmd.Flags().Changed("random-inputs"), limit, heap, perturb, outDir)
 			}
 			vals, err := hloArgs(m, ins, seed, cmd.Flags().Changed("random-inputs"), limit)
 			if err != nil {
@@ -85,8 +85,11 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 			if err != nil {
 				return err
 			}
-			ev := &hlo.Evaluator{File: args[0], M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb, Infeed: infeed}
+			bar := newRunProgress(cmd.ErrOrStderr(), "hlo eval", len(m.Entry.Instructions))
+			ev := &hlo.Evaluator{File: args[0], M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb, Infeed: infeed,
+				Progress: func(done, total int) { bar.set(done, "") }}
 			out, err := ev.Run(vals)
+			bar.finish()
 			if err != nil {
 				return err
 			}

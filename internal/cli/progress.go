@@ -20,6 +20,10 @@ type progress struct {
 	start    time.Time
 	last     time.Time
 	interval time.Duration
+	// quietEnd: a plain-line run says it finished only if it said
+	// something before (a short simulation prints no progress at all).
+	quietEnd bool
+	printed  bool
 }
 
 func newProgress(w io.Writer, what string, total int) *progress {
@@ -43,10 +47,10 @@ func (p *progress) set(done int, note string) {
 		return
 	}
 	now := time.Now()
-	if now.Sub(p.last) < p.interval && done < p.total {
+	if now.Sub(p.last) < p.interval && (done < p.total || p.quietEnd && !p.printed) {
 		return
 	}
-	p.last = now
+	p.last, p.printed = now, true
 	el := now.Sub(p.start)
 	eta := "?"
 	if done > 0 {
@@ -62,4 +66,13 @@ func (p *progress) finish() {
 	if p.bar != nil {
 		p.bar.Finish()
 	}
+}
+
+// newRunProgress is a progress for one long computation (a simulation, an
+// evaluation) whose total is a position, not a count of items: on a
+// terminal a bar with an ETA, otherwise a line every 10 s while it runs.
+func newRunProgress(w io.Writer, what string, total int) *progress {
+	p := newProgress(w, what, total)
+	p.quietEnd = true
+	return p
 }

@@ -58,7 +58,10 @@ cycle profile, a roofline chart and the kernel's row (docs/observability.md).`,
 				ins = append(ins, chip.Input{Name: in.Name, Values: in.Values})
 			}
 			t0 := time.Now()
+			bar := newRunProgress(cmd.ErrOrStderr(), "run (program position)", len(prog.Code))
+			observers = append(observers, &traces.Progress{Report: func(done, total int) { bar.set(done, "") }})
 			m, err := chip.Simulate(c, prog, ins, chip.Options{TimingOnly: timingOnly, MaxCycles: maxCycles, Observers: observers})
+			bar.finish()
 			if err != nil {
 				return obs.failed(cmd.ErrOrStderr(), err)
 			}

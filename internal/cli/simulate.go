@@ -12,6 +12,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
+	"github.com/pulse-sim/pulse/traces"
 	"github.com/spf13/cobra"
 )
 
@@ -199,8 +200,11 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 			if err != nil {
 				return err
 			}
+			bar := newRunProgress(cmd.ErrOrStderr(), "simulate (program position)", len(x.Program.Code))
+			observers := append(obs.observers(x.Source(args[0], asmFile)), &traces.Progress{Report: func(done, total int) { bar.set(done, "") }})
 			r, err := client.Execute(x, vals, runtime.ExecOptions{TimingOnly: timingOnly, MaxCycles: maxCycles,
-				Observers: obs.observers(x.Source(args[0], asmFile)), Infeed: infeed})
+				Observers: observers, Infeed: infeed})
+			bar.finish()
 			if err != nil {
 				return obs.failed(cmd.ErrOrStderr(), err)
 			}
@@ -244,7 +248,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 				outputs := append(r.Outputs, hlo.OutfeedLeaves(r.Outfeed)...)
 				obs.timeline, obs.profile, obs.explainer = nil, nil, nil
 				debug.FreeOSMemory()
-				return checkOutputs(w, args[0], m, vals, infeed, outputs, len(r.Outputs), limit)
+				return checkOutputs(w, cmd.ErrOrStderr(), args[0], m, vals, infeed, outputs, len(r.Outputs), limit)
 			}
 			return nil
 		},
@@ -279,12 +283,15 @@ func writeKernelTable(w io.Writer, ks []runtime.KernelStats) error {
 // output beyond its dtype tolerance is measured against up to
 // hlo.NoiseSamples perturbed reference runs, and passes when rounding
 // alone moves it nearly as far.
-func checkOutputs(w io.Writer, file string, m *hlo.Module, args, infeed, got []*hlo.Value, nout int, limit int64) error {
+func checkOutputs(w, errw io.Writer, file string, m *hlo.Module, args, infeed, got []*hlo.Value, nout int, limit int64) error {
 	start := time.Now()
 	// The heap may grow by the values' budget and the evaluator's working
 	// room over what the simulation left in it.
 	heap := hlo.HeapBytes() + limit*8 + evalOverhead
-	rep, err := hlo.Check(&hlo.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Infeed: infeed}, args, got)
+	bar := newRunProgress(errw, "check (reference evaluator)", len(m.Entry.Instructions))
+	rep, err := hlo.Check(&hlo.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Infeed: infeed,
+		Progress: func(done, total int) { bar.set(done, "") }}, args, got)
+	bar.finish()
 	if err != nil {
 		return fmt.Errorf("--check: the reference evaluator failed: %v", err)
 	}
