@@ -25,10 +25,10 @@ func (f *deviceFlags) register(cmd *cobra.Command) {
 // resolve returns the devices m runs on: the header's, overridden by the
 // flags (which must agree with a header that gives a count), and refuses a
 // module whose collectives need more devices than that.
-func (f *deviceFlags) resolve(m *hlo.Module) (hlo.Devices, error) {
+func (f *deviceFlags) resolve(file string, m *hlo.Module) (hlo.Devices, error) {
 	d, err := hlo.ModuleDevices(m)
 	if err != nil {
-		return d, err
+		return d, fmt.Errorf("%s:1:1: %v", file, err)
 	}
 	for _, k := range []struct {
 		flag, attr string

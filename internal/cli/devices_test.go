@@ -60,6 +60,10 @@ ENTRY e {
 		require.Contains(t, errs, tc.want)
 		require.NotContains(t, errs, "goroutine")
 	}
+	bad := write(t, dir, "bad.hlo", "HloModule h, replica_count=0\nENTRY e {\n  ROOT x = u32[] replica-id()\n}\n")
+	code, _, errs = runCLI("hlo", "eval", bad)
+	require.Equal(t, 1, code)
+	require.Contains(t, errs, bad+":1:1: module attribute replica_count=0: want a count from 1 to 1024")
 	hdr := write(t, dir, "hdr.hlo", "HloModule h, replica_count=2\nENTRY e {\n  ROOT x = u32[] replica-id()\n}\n")
 	code, _, errs = runCLI("hlo", "eval", hdr, "--replicas", "4")
 	require.Equal(t, 2, code)

@@ -70,7 +70,7 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 			limitMemoryTo(limit)
 			heap := limit + evalOverhead
 			limit /= 8 // float64 elements
-			d, err := devs.resolve(m)
+			d, err := devs.resolve(args[0], m)
 			if err != nil {
 				return err
 			}
