@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/spf13/cobra"
@@ -61,9 +63,13 @@ func evalDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, i
 	n := d.N()
 	args := make([][]*hlo.Value, n)
 	for i := range n {
-		vals, err := hloArgs(m, ins, seed+int64(i), random, max(limit/int64(n), 1))
+		mine, err := deviceBindings(ins, i, n)
 		if err != nil {
 			return err
+		}
+		vals, err := hloArgs(m, mine, seed+int64(i), random, max(limit/int64(n), 1))
+		if err != nil {
+			return fmt.Errorf("device %d: %w", i, err)
 		}
 		args[i] = vals
 	}
@@ -87,4 +93,47 @@ func evalDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, i
 		}
 	}
 	return nil
+}
+
+// deviceBindings picks device i's --in bindings of n devices: name=file
+// binds on every device, name@D=file on device D only (overriding name=file
+// there), as the shards of a partitioned module differ.
+func deviceBindings(ins []string, i, n int) ([]string, error) {
+	var all []string
+	mine := map[string]string{}
+	var order []string
+	for _, s := range ins {
+		name, path, err := splitBinding("in", s)
+		if err != nil {
+			return nil, err
+		}
+		base, dev, ok := strings.Cut(name, "@")
+		if !ok {
+			all = append(all, s)
+			continue
+		}
+		k, err := strconv.Atoi(dev)
+		if err != nil || k < 0 || k >= n || base == "" {
+			return nil, usagef("--in %s: want name@DEVICE=file with DEVICE from 0 to %d", s, n-1)
+		}
+		if k != i {
+			continue
+		}
+		if _, dup := mine[base]; dup {
+			return nil, usagef("--in %s: parameter %s of device %d is bound twice", s, base, k)
+		}
+		mine[base] = base + "=" + path
+		order = append(order, base)
+	}
+	var out []string
+	for _, s := range all {
+		name, _, _ := strings.Cut(s, "=")
+		if _, over := mine[name]; !over {
+			out = append(out, s)
+		}
+	}
+	for _, b := range order {
+		out = append(out, mine[b])
+	}
+	return out, nil
 }

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/pulse-sim/pulse/internal/npy"
+	"github.com/pulse-sim/pulse/isa"
 	"github.com/stretchr/testify/require"
 )
 
@@ -60,6 +62,34 @@ ENTRY e {
 		require.Contains(t, errs, tc.want)
 		require.NotContains(t, errs, "goroutine")
 	}
+	// Shards: x=file for every device, x@1=file for device 1 only.
+	ag := write(t, dir, "ag.hlo", "HloModule ag, replica_count=2\nENTRY e {\n  x = f32[2] parameter(0)\n  ROOT g = f32[4] all-gather(x), replica_groups={}, dimensions={0}\n}\n")
+	a := filepath.Join(dir, "a.npy")
+	b := filepath.Join(dir, "b.npy")
+	require.NoError(t, os.WriteFile(a, npy.Write(isa.F32, []int{2}, []float64{1, 2}), 0o644))
+	require.NoError(t, os.WriteFile(b, npy.Write(isa.F32, []int{2}, []float64{3, 4}), 0o644))
+	code, _, errs = runCLI("hlo", "eval", ag, "--in", "x="+a, "--in", "x@1="+b, "--out-dir", filepath.Join(dir, "ag"))
+	require.Equal(t, 0, code, errs)
+	for i := range 2 {
+		g, err := npy.Read(mustRead(t, filepath.Join(dir, "ag", fmt.Sprint("device", i), "out.npy")))
+		require.NoError(t, err)
+		require.Equal(t, []float64{1, 2, 3, 4}, g.Values, "device %d", i)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"x@2=" + a, "--in x@2=" + a + ": want name@DEVICE=file with DEVICE from 0 to 1"},
+		{"x@one=" + a, "want name@DEVICE=file with DEVICE from 0 to 1"},
+	} {
+		code, _, errs = runCLI("hlo", "eval", ag, "--in", "x="+a, "--in", tc.in)
+		require.Equal(t, 2, code, errs)
+		require.Contains(t, errs, tc.want)
+	}
+	code, _, errs = runCLI("hlo", "eval", ag, "--in", "x@0="+a, "--in", "x@0="+b)
+	require.Equal(t, 2, code, errs)
+	require.Contains(t, errs, "parameter x of device 0 is bound twice")
+	code, _, errs = runCLI("hlo", "eval", ag, "--in", "x@0="+a)
+	require.Equal(t, 2, code, errs)
+	require.Contains(t, errs, "device 1: parameter x (number 0) has no --in")
+
 	bad := write(t, dir, "bad.hlo", "HloModule h, replica_count=0\nENTRY e {\n  ROOT x = u32[] replica-id()\n}\n")
 	code, _, errs = runCLI("hlo", "eval", bad)
 	require.Equal(t, 1, code)

@@ -41,7 +41,8 @@ A module that runs on several devices (SPMD: replica_count x num_partitions
 in its header, or --replicas/--partitions for a dump that leaves them out)
 is evaluated on each, collectives moving data between them; device i gets
 the --in files and, with --random-inputs SEED, random values from SEED+i;
-its outputs go to DIR/deviceI/.
+its outputs go to DIR/deviceI/; --in name@I=x.npy binds a parameter on
+device I only (a shard), over a name=x.npy given for all.
 
 Values are held as float64 on the host; --max-memory bounds what the
 evaluator may hold at once (parameters included) and stops with an error
@@ -77,7 +78,11 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 			if d.N() > 1 {
 				return evalDevices(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], m, d, ins, seed, cmd.Flags().Changed("random-inputs"), limit, heap, perturb, outDir)
 			}
-			vals, err := hloArgs(m, ins, seed, cmd.Flags().Changed("random-inputs"), limit)
+			one, err := deviceBindings(ins, 0, 1)
+			if err != nil {
+				return err
+			}
+			vals, err := hloArgs(m, one, seed, cmd.Flags().Changed("random-inputs"), limit)
 			if err != nil {
 				return err
 			}
