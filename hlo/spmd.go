@@ -186,7 +186,9 @@ func maxGroupID(in *Instruction) int64 {
 }
 
 // groupMode is how a collective's replica groups name devices, as XLA's
-// CollectiveOpGroupMode says.
+// GetCollectiveOpGroupMode says: by whether it has a channel_id and, for
+// the ops that have the attribute (all-reduce, reduce-scatter,
+// all-gather), use_global_device_ids.
 type groupMode int
 
 const (
@@ -203,7 +205,11 @@ func modeOf(in *Instruction) (groupMode, error) {
 		global = v == "true"
 	}
 	base := strings.TrimSuffix(in.Opcode, "-start")
-	if base == "collective-permute" {
+	switch base {
+	case "all-reduce", "reduce-scatter", "all-gather":
+	default:
+		// Ops without use_global_device_ids (all-to-all, the permutes,
+		// collective-broadcast): a channel_id makes them cross-partition.
 		if channel {
 			return crossPartition, nil
 		}

@@ -86,5 +86,5 @@ func TestXLATestModulesOnDevices(t *testing.T) {
 	}
 	t.Logf("XLA tests on several devices: %d small verified modules, %d evaluated on their devices, %d internal errors", multi, evaluated, internal)
 	require.Zero(t, internal)
-	require.GreaterOrEqual(t, evaluated, 440, "a floor: 446 evaluated when it was set")
+	require.GreaterOrEqual(t, evaluated, 440, "a floor: 448 evaluated when it was set")
 }

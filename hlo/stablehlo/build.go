@@ -69,7 +69,14 @@ func (b *builder) compUnique(name string) string {
 
 func (r *reader) build() (*Result, error) {
 	b := &builder{r: r, reds: map[string]string{}}
-	b.emitLine("HloModule stablehlo", hlo.Pos{})
+	header := "HloModule stablehlo"
+	if r.replicas > 1 {
+		header += fmt.Sprintf(", replica_count=%d", r.replicas)
+	}
+	if r.partitions > 1 {
+		header += fmt.Sprintf(", num_partitions=%d", r.partitions)
+	}
+	b.emitLine(header, hlo.Pos{})
 	var entry *fn
 	for _, f := range r.order {
 		if f.name == "main" || entry == nil && f.public {
@@ -826,6 +833,11 @@ func (b *builder) op(s *stmt, sc *scope) error {
 		}
 		line = fmt.Sprintf("%s = %s triangular-solve(%s), left_side=%s, lower=%s, unit_diagonal=%s, transpose_a=%s",
 			res, out, args(ops), bv("left_side"), bv("lower"), bv("unit_diagonal"), tr)
+	case name == "replica_id" || name == "partition_id":
+		line = fmt.Sprintf("%s = %s %s()", res, out, strings.ReplaceAll(name, "_", "-"))
+	case name == "all_reduce" || name == "reduce_scatter" || name == "all_gather" || name == "all_to_all" ||
+		name == "collective_permute" || name == "collective_broadcast":
+		return b.collective(name, s, sc, pre, ops, outs, res, p)
 	case name == "dynamic_slice":
 		line = fmt.Sprintf("%s = %s dynamic-slice(%s), dynamic_slice_sizes=%s", res, out, args(ops), ints(after(pre, "sizes")))
 	case name == "dynamic_update_slice":

@@ -88,6 +88,9 @@ type reader struct {
 	p     int
 	funcs map[string]*fn
 	order []*fn
+	// replicas and partitions are the module's mhlo.num_replicas and
+	// mhlo.num_partitions (-1 when absent).
+	replicas, partitions int64
 }
 
 func (r *reader) peek() token { return r.toks[r.p] }
@@ -144,7 +147,13 @@ func (r *reader) module() error {
 		}
 		if r.peek().text == "attributes" {
 			r.next()
+			start := r.p
 			r.skipBalanced()
+			// The devices a sharded export runs on (JAX's shard_map and
+			// pjit write them; HLO's header says replica_count and
+			// num_partitions).
+			attrs := r.toks[start:r.p]
+			r.replicas, r.partitions = attrNumber(attrs, "mhlo.num_replicas"), attrNumber(attrs, "mhlo.num_partitions")
 		}
 		if err := r.expect("{"); err != nil {
 			return err
