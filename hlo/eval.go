@@ -760,6 +760,12 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		if IdentityCustomCalls[strings.Trim(t, `"`)] && len(ops) == 1 && ops[0].Shape != nil && sameShape(ops[0].Shape, s) {
 			return ops[0], nil
 		}
+		if IdentityCustomCalls[strings.Trim(t, `"`)] && len(ops) == 1 && ops[0].Shape != nil && s != nil {
+			// SPMDFullToShardShape and SPMDShardToFullShape of a manually
+			// sharded region (shard_map) cut arrays into the devices'
+			// shards and back, which is the SPMD partitioner's work.
+			return nil, e.fail(in, "%s changes %s into %s: a manually sharded region, whose per-device shards are not evaluated (evaluate the partitioned module, as XLA's SPMD partitioner writes it)", t, ops[0].Shape, s)
+		}
 		if IsGemmCall(in) {
 			return e.gemm(in, ops)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -39,6 +40,23 @@ ENTRY e {
 		}
 	}
 	require.Equal(t, []string{"h 64"}, copies)
+	// A manually sharded region's shape changes are not identities: on
+	// one device they were taken as the operand under another shape.
+	manual := `HloModule m
+ENTRY e {
+  a = f32[8,8] parameter(0)
+  c = f32[1,8] custom-call(a), custom_call_target="SPMDFullToShardShape", sharding={manual}
+  ROOT r = f32[8,8] custom-call(c), custom_call_target="SPMDShardToFullShape", sharding={devices=[8,1]<=[8]}
+}`
+	_, err = compileErr(t, "teach16", manual)
+	require.ErrorContains(t, err, `t.hlo:4:3: c: custom-call: cannot lower: "SPMDFullToShardShape" changes f32[8,8] into f32[1,8]: the module runs on several devices (a manually sharded region)`)
+	m, err := hlo.Parse("t.hlo", manual)
+	require.NoError(t, err)
+	args, err := hlo.RandomArgs(m, 1)
+	require.NoError(t, err)
+	_, err = (&hlo.Evaluator{File: "t.hlo", M: m}).Run(args)
+	require.ErrorContains(t, err, `t.hlo:4:3: c: custom-call: "SPMDFullToShardShape" changes f32[8,8] into f32[1,8]: a manually sharded region`)
+
 	_, err = compileErr(t, "teach16", `HloModule m
 ENTRY e {
   p = f32[16] parameter(0)

@@ -680,6 +680,12 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 	case op == "custom-call":
 		t, _ := in.Attr("custom_call_target")
 		if hlo.IdentityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1 {
+			if src := operand(0); src != nil && src.shape != nil && in.Shape != nil && !src.shape.IsTuple && !in.Shape.IsTuple && src.shape.Elems() != in.Shape.Elems() {
+				// SPMDFullToShardShape and SPMDShardToFullShape cut a
+				// manually sharded region's arrays into each device's
+				// shard and back: on one device there is no such thing.
+				return c.fail(in, "%s changes %s into %s: the module runs on several devices (a manually sharded region); Pulse simulates one core: dump the partitioned module", t, src.shape, in.Shape)
+			}
 			c.bufs[in.Name] = operand(0)
 			if dir := hlo.HostOffload(in); dir != "" {
 				v, why, err := c.hostOffload(in, operand(0), dir)
