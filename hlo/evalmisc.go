@@ -169,7 +169,8 @@ func (e *Evaluator) collective(in *Instruction, ops []*Value) (*Value, error) {
 		return e.wrapStart(in, base, ops, result), nil
 	}
 	result := ops[0]
-	if len(ops) > 1 {
+	if len(ops) > 1 || base == "all-to-all" && in.Shape.IsTuple && !ops[0].Shape.IsTuple {
+		// (All-to-all's tuple form returns a tuple even of one operand.)
 		result = &Value{Shape: &Shape{IsTuple: true}, Tuple: ops}
 	}
 	if base == "collective-permute" {

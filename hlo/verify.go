@@ -218,6 +218,28 @@ func (v *verifier) calleeRoot(in *Instruction, attr string) *Shape {
 	return c.Root.Shape
 }
 
+// calleeParams checks that a call's or fusion's operands have its
+// computation's parameter shapes (layouts aside).
+func (v *verifier) calleeParams(in *Instruction, attr string, ops []*Shape) error {
+	name, ok := in.Attr(attr)
+	if !ok {
+		return nil
+	}
+	c := v.m.Computation(strings.TrimPrefix(name, "%"))
+	if c == nil {
+		return nil
+	}
+	for _, p := range c.Instructions {
+		if p.Opcode != "parameter" || p.Shape == nil || p.ParamNumber < 0 || int(p.ParamNumber) >= len(ops) || ops[p.ParamNumber] == nil {
+			continue
+		}
+		if !sameShape(ops[p.ParamNumber], p.Shape) {
+			return fmt.Errorf("operand %d is %s, and %s's parameter %d is %s", p.ParamNumber, ops[p.ParamNumber], c.Name, p.ParamNumber, p.Shape)
+		}
+	}
+	return nil
+}
+
 func need(ops []*Shape, n int) error {
 	if len(ops) != n {
 		return fmt.Errorf("takes %d operands, has %d", n, len(ops))
@@ -545,6 +567,9 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		attr := "calls"
 		if op == "call" {
 			attr = "to_apply"
+		}
+		if err := v.calleeParams(in, attr, ops); err != nil {
+			return nil, err
 		}
 		return v.calleeRoot(in, attr), nil
 	case "while":

@@ -33,6 +33,11 @@ func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
 		if len(ops) < 3 || len(ops) != 2*n+1 {
 			return nil, fmt.Errorf("scatter takes operands, indices and as many updates")
 		}
+		for _, k := range []string{"update_window_dims", "inserted_window_dims"} {
+			if d, err := listAttr(in, k); err == nil && !slices.IsSorted(d) {
+				return nil, fmt.Errorf("%s=%v: must be sorted", k, d)
+			}
+		}
 		if n == 1 {
 			return ops[0], nil
 		}

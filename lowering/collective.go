@@ -106,7 +106,8 @@ func (c *compiler) collective(in *hlo.Instruction) error {
 		return nil
 	}
 	result := first
-	if len(in.Operands) > 1 {
+	if len(in.Operands) > 1 || base == "all-to-all" && in.Shape.IsTuple && first.tuple == nil {
+		// (All-to-all's tuple form returns a tuple even of one operand.)
 		result = &value{shape: &hlo.Shape{IsTuple: true}}
 		for _, o := range in.Operands {
 			result.tuple = append(result.tuple, c.bufs[o.Name])

@@ -144,3 +144,21 @@ ENTRY e {
 }`)
 	require.ErrorContains(t, err, "t.hlo:6:3: r: ragged-all-to-all: cannot lower: the module runs on several devices (this ragged-all-to-all spans 2)")
 }
+
+// TestAllToAllTupleOfOne: all-to-all's tuple form returns a tuple even of
+// one operand (XLA's hlo_parser_test.cc:2257); on one device it is that
+// operand. The chips had returned no output at all, and the evaluator
+// refused it, so nothing checked them.
+func TestAllToAllTupleOfOne(t *testing.T) {
+	src := `HloModule AllToAll
+ENTRY AllToAll {
+  input = f32[128,32]{0,1} parameter(0)
+  ROOT a2a = (f32[128,32]{0,1}) all-to-all(input), replica_groups={}
+}`
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) {
+			r := runChecked(t, chip, src)
+			require.Len(t, r.Outputs, 1)
+		})
+	}
+}
