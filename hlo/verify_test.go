@@ -37,6 +37,8 @@ func TestVerifyErrors(t *testing.T) {
 		// XLA's scatter_simplifier_test.cc:268: update_window_dims out of order.
 		{"u {\n a = f32[] parameter(0)\n ROOT b = f32[] parameter(1)\n}\nENTRY e {\n o = f32[3,2] parameter(0)\n i = s32[1,1] parameter(1)\n up = f32[1,2,2] parameter(2)\n ROOT s = f32[3,2] scatter(o, i, up), to_apply=u, update_window_dims={2,1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1\n}\n", "s: scatter: update_window_dims=[2 1]: must be sorted"},
 		{"ENTRY e {\n ROOT f = c64[0] fft(), fft_type=FFT, fft_length={0}\n}\n", "f: fft takes 1 operands, has 0"},
+		// XLA's hlo_verifier_test.cc MapOperandComputationMismatch.
+		{"c {\n p = f32[] parameter(0)\n one = f32[] constant(1)\n ROOT a = f32[] add(p, one)\n}\nENTRY e {\n x = f64[] parameter(0)\n ROOT m = f32[] map(x), dimensions={}, to_apply=c\n}\n", "m: map: operand 0 is f64[], and c's parameter 0 is f32[] (want f64[])"},
 		{"ENTRY e {\n a = f32[2,3] parameter(0)\n ROOT r = f32[6] reduce(a, a), dimensions={1}, to_apply=nothere\n}\n", "to_apply=nothere names no computation"},
 		{"ENTRY e {\n a = f32[2] parameter(1)\n ROOT b = f32[2] negate(a)\n}\n", "has 1 parameters but no parameter(0)"},
 		{"ENTRY e {\n x = f32[1,5,2] parameter(0)\n k = f32[3,2,4] parameter(1)\n ROOT c = f32[1,4,4] convolution(x, k), window={size=3 stride=2 pad=1_1}, dim_labels=b0f_0io->b0f\n}\n",

@@ -84,6 +84,20 @@ func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
 		if r.IsTuple || r.Elem == "" || len(r.Dims) != 0 {
 			return nil, fmt.Errorf("to_apply returns %s, not a scalar", r)
 		}
+		// Each parameter is a scalar of its operand's element type (XLA's
+		// hlo_verifier_test.cc MapOperandComputationMismatch).
+		name, _ := in.Attr("to_apply")
+		if c := v.m.Computation(strings.TrimPrefix(name, "%")); c != nil {
+			for _, p := range c.Instructions {
+				k := p.ParamNumber
+				if p.Opcode != "parameter" || p.Shape == nil || k < 0 || int(k) >= len(ops) || ops[k] == nil || ops[k].IsTuple {
+					continue
+				}
+				if p.Shape.IsTuple || len(p.Shape.Dims) != 0 || p.Shape.Elem != ops[k].Elem {
+					return nil, fmt.Errorf("operand %d is %s, and %s's parameter %d is %s (want %s[])", k, ops[k], c.Name, k, p.Shape, ops[k].Elem)
+				}
+			}
+		}
 		return array(r.Elem, ops[0].Dims), nil
 	case "get-dimension-size":
 		return array("s32", nil), nil
