@@ -554,6 +554,15 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 			// evaluator computes on logical shapes, where they mean nothing.
 			return nil, e.fail(in, "changes the element count (%d to %d)", len(ops[0].Data), s.Elems())
 		}
+		if in.Opcode == "bitcast" && ops[0].Shape != nil && !s.IsTuple && s.Elem != ops[0].Shape.Elem {
+			// A bitcast that changes the type reads the same bits as it,
+			// as bitcast-convert does (f32 -> s32 in post-layout dumps).
+			v, err := e.bitcastConvert(in, &Value{Shape: &Shape{Elem: ops[0].Shape.Elem, Dims: s.Dims}, Data: ops[0].Data})
+			if err != nil {
+				return nil, err
+			}
+			return &Value{Shape: s, Data: v.Data}, nil
+		}
 		return &Value{Shape: s, Data: ops[0].Data}, nil
 	case "convert":
 		out := newArray(s)

@@ -149,3 +149,17 @@ func TestWideRng(t *testing.T) {
 		require.True(t, n >= -5 && n < 5, "%d", n)
 	}
 }
+
+// TestBitcastChangesType: a bitcast to another type of the same width
+// reads the operand's bits, as bitcast-convert does (it had kept the
+// values: a u32 array holding 0.739).
+func TestBitcastChangesType(t *testing.T) {
+	v := evalText(t, `ENTRY e {
+  x = f32[3] constant({1, -2, 0.5})
+  b = s32[3] bitcast(x)
+  c = u32[3,1] bitcast(x)
+  ROOT t = (s32[3], u32[3,1]) tuple(b, c)
+}`)
+	require.Equal(t, []float64{1065353216, -1073741824, 1056964608}, v.Tuple[0].Data)
+	require.Equal(t, []float64{1065353216, 3221225472, 1056964608}, v.Tuple[1].Data)
+}

@@ -188,6 +188,9 @@ var takesPacked = map[string]bool{
 func aliasPacked(in *Instruction, ops []*Value) *Value {
 	switch in.Opcode {
 	case "reshape", "bitcast", "copy", "opt-barrier":
+		if in.Opcode == "bitcast" && len(ops) == 1 && ops[0].Shape != nil && in.Shape.Elem != ops[0].Shape.Elem {
+			return nil // the bits are read as another type (eval.go)
+		}
 		if len(ops) == 1 && ops[0].packed != nil && int64(len(ops[0].packed)) == in.Shape.Elems() {
 			return &Value{Shape: in.Shape, packed: ops[0].packed}
 		}

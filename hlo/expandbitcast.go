@@ -78,3 +78,26 @@ func unsignedOf(bits int) string {
 	}
 	return ""
 }
+
+// TypedBitcasts rewrites every bitcast that also changes the element type
+// (of one width: f32 to s32, as XLA's post-layout dumps write) into a
+// bitcast-convert of the operand, and a reshape when the dimensions change
+// too: the kernels read a bitcast as a view in its operand's type.
+func TypedBitcasts(m *Module) error {
+	return rewriteEach(m, "bitcast", func(x *rewriter, ops []*Instruction) error {
+		in := x.at
+		if len(ops) != 1 || in.Shape == nil || ops[0].Shape == nil || in.Shape.IsTuple || ops[0].Shape.IsTuple ||
+			in.Shape.Elem == ops[0].Shape.Elem || ElemBits(in.Shape.Elem) != ElemBits(ops[0].Shape.Elem) ||
+			in.Shape.Elems() != ops[0].Shape.Elems() {
+			x.out = append(x.out, in)
+			return nil
+		}
+		bc := x.emit("bitcast-convert", in.Shape.Elem, ops[0].Shape.Dims, ops)
+		if equalDims(bc.Shape.Dims, in.Shape.Dims) {
+			x.finish(bc)
+			return nil
+		}
+		x.emit("reshape", in.Shape.Elem, in.Shape.Dims, []*Instruction{bc})
+		return nil
+	})
+}

@@ -126,6 +126,18 @@ func TestLoopKernels(t *testing.T) {
   c = f32[40,30] select(p, x, y)
   ROOT r = (f32[40,30], f32[40,30], f32[40,30]) tuple(a, b, c)
 }`,
+		"bitcasts that read f32 bits as s32 and u32 (XLA's post-layout form), fused and alone": `HloModule t
+bitcast_fusion {
+  p0 = f32[150,160] parameter(0)
+  ROOT b = s32[150,160] bitcast(p0)
+}
+ENTRY e {
+  p0 = f32[150,160] parameter(0)
+  f = s32[150,160] fusion(p0), kind=kCustom, calls=bitcast_fusion
+  n = f32[150,160] negate(p0)
+  u = u32[24000] bitcast(n)
+  ROOT r = (s32[150,160], u32[24000]) tuple(f, u)
+}`,
 		"rank 3 with iota": `ENTRY e {
   x = f32[4,5,6] parameter(0)
   i = f32[4,5,6] iota(), iota_dimension=2
