@@ -138,6 +138,18 @@ ENTRY e {
   u = u32[24000] bitcast(n)
   ROOT r = (s32[150,160], u32[24000]) tuple(f, u)
 }`,
+		"floating-point remainder, exact (huge quotients, f32 and f16)": `ENTRY e {
+  x = f32[40,30] parameter(0)
+  y = f32[40,30] parameter(1)
+  big = f32[] constant(3e+30)
+  b = f32[40,30] broadcast(big), dimensions={}
+  s = f32[40,30] multiply(x, b)
+  r = f32[40,30] remainder(s, y)
+  h = f16[40,30] convert(x)
+  k = f16[40,30] convert(y)
+  q = f16[40,30] remainder(h, k)
+  ROOT t = (f32[40,30], f16[40,30]) tuple(r, q)
+}`,
 		"rank 3 with iota": `ENTRY e {
   x = f32[4,5,6] parameter(0)
   i = f32[4,5,6] iota(), iota_dimension=2
