@@ -35,6 +35,9 @@ func expansionOf(b *hlo.Instruction) (expansion, bool) {
 		if dt, ok := dtypeOf(b.Shape.Elem); ok && dt.IsInt() && !dt.IsWide() && dt != isa.U32 && dt != isa.Pred {
 			return remainderInt(dt), true
 		}
+		if dt, ok := dtypeOf(b.Shape.Elem); ok && dt == isa.S64 {
+			return remainderS64(), true
+		}
 	}
 	if b.Opcode == "popcnt" {
 		if dt, ok := dtypeOf(b.Shape.Elem); ok && dt.IsInt() && !dt.IsWide() && dt != isa.Pred {
@@ -190,6 +193,19 @@ func remainderInt(dt isa.DType) expansion {
 			return append(seq, wrap.emit(dst, []string{r, q}, t[2:])...)
 		}
 		return append(seq, "vsub    "+dst+", "+r+", "+q)
+	}}
+}
+
+// remainderS64: x - (x / y) y in s64, the vector unit's truncating
+// division giving x % 0 = x and MIN % -1 = 0 as in s32 (remainderInt).
+func remainderS64() expansion {
+	return expansion{scratch: []string{"s64"}, emit: func(dst string, args, t []string) []string {
+		q := t[0]
+		return []string{
+			"vdiv    " + q + ", " + args[0] + ", " + args[1],
+			"vmul    " + q + ", " + q + ", " + args[1],
+			"vsub    " + dst + ", " + args[0] + ", " + q,
+		}
 	}}
 }
 

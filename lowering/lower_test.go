@@ -150,6 +150,20 @@ ENTRY e {
   q = f16[40,30] remainder(h, k)
   ROOT t = (f32[40,30], f16[40,30]) tuple(r, q)
 }`,
+		"s64 remainder, with x % 0 = x and MIN % -1 = 0": `ENTRY e {
+  x = s64[64] parameter(0)
+  y = s64[64] parameter(1)
+  big = s64[] constant(-9223372036854775808)
+  b = s64[64] broadcast(big), dimensions={}
+  m1 = s64[] constant(-1)
+  mb = s64[64] broadcast(m1), dimensions={}
+  z = s64[] constant(0)
+  zb = s64[64] broadcast(z), dimensions={}
+  r = s64[64] remainder(x, y)
+  r2 = s64[64] remainder(b, mb)
+  r3 = s64[64] remainder(x, zb)
+  ROOT t = (s64[64], s64[64], s64[64]) tuple(r, r2, r3)
+}`,
 		"rank 3 with iota": `ENTRY e {
   x = f32[4,5,6] parameter(0)
   i = f32[4,5,6] iota(), iota_dimension=2

@@ -34,6 +34,6 @@ func TestStableHLOCorpusOnChips(t *testing.T) {
 		}
 		t.Logf("%s: %d files: %d pass, %d fail, %d within rounding noise, %d unsupported, %d errors", name, len(files), count[stablehlo.Pass], count[stablehlo.Fail], count[stablehlo.Rounding], count[stablehlo.Unsupported], count[stablehlo.ErrorStatus])
 		require.LessOrEqual(t, count[stablehlo.Rounding], 1, "%s: more files differ from XLA by rounding than docs/coverage.md records", name)
-		require.GreaterOrEqual(t, count[stablehlo.Pass], 350, "%s: fewer files pass than docs/coverage.md records", name)
+		require.GreaterOrEqual(t, count[stablehlo.Pass], 352, "%s: fewer files pass than docs/coverage.md records", name)
 	}
 }
