@@ -35,8 +35,8 @@ func expansionOf(b *hlo.Instruction) (expansion, bool) {
 		if dt, ok := dtypeOf(b.Shape.Elem); ok && dt.IsInt() && !dt.IsWide() && dt != isa.U32 && dt != isa.Pred {
 			return remainderInt(dt), true
 		}
-		if dt, ok := dtypeOf(b.Shape.Elem); ok && dt == isa.S64 {
-			return remainderS64(), true
+		if dt, ok := dtypeOf(b.Shape.Elem); ok && (dt == isa.S64 || dt == isa.U64) {
+			return remainderWide(dt), true
 		}
 	}
 	if b.Opcode == "popcnt" {
@@ -196,10 +196,11 @@ func remainderInt(dt isa.DType) expansion {
 	}}
 }
 
-// remainderS64: x - (x / y) y in s64, the vector unit's truncating
-// division giving x % 0 = x and MIN % -1 = 0 as in s32 (remainderInt).
-func remainderS64() expansion {
-	return expansion{scratch: []string{"s64"}, emit: func(dst string, args, t []string) []string {
+// remainderWide: x - (x / y) y in s64 or u64, the vector unit's
+// truncating division giving x % 0 = x (x / 0 is all ones) and, in s64,
+// MIN % -1 = 0, as in s32 (remainderInt).
+func remainderWide(dt isa.DType) expansion {
+	return expansion{scratch: []string{dt.String()}, emit: func(dst string, args, t []string) []string {
 		q := t[0]
 		return []string{
 			"vdiv    " + q + ", " + args[0] + ", " + args[1],

@@ -164,6 +164,13 @@ ENTRY e {
   r3 = s64[64] remainder(x, zb)
   ROOT t = (s64[64], s64[64], s64[64]) tuple(r, r2, r3)
 }`,
+		"u64 remainder beyond 2^63, and by 0": `ENTRY e {
+  x = u64[4] constant({18446744073709551615, 9223372036854775809, 12345678901234567890, 7})
+  y = u64[4] constant({10, 18446744073709551614, 3, 0})
+  p = u64[4] parameter(0)
+  r = u64[4] remainder(x, y)
+  ROOT a = u64[4] add(r, p)
+}`,
 		"rank 3 with iota": `ENTRY e {
   x = f32[4,5,6] parameter(0)
   i = f32[4,5,6] iota(), iota_dimension=2
