@@ -2,7 +2,6 @@ package lowering
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
@@ -115,7 +114,7 @@ func (c *compiler) collective(in *hlo.Instruction) error {
 	}
 	if base == "collective-permute" {
 		pairs, _ := in.Attr("source_target_pairs")
-		if n := maxDevice(pairs) + 1; n > 1 {
+		if n := hlo.CollectiveSpan(in, nil); n > 1 {
 			return c.fail(in, "source_target_pairs name %d devices: the module runs on several devices; Pulse simulates one core", n)
 		}
 		if !strings.Contains(strings.ReplaceAll(pairs, " ", ""), "{0,0}") {
@@ -170,17 +169,6 @@ func multiDeviceCollective(file string, m *hlo.Module) error {
 		}
 	}
 	return nil
-}
-
-// maxDevice is the largest device number in a source_target_pairs list.
-func maxDevice(pairs string) int64 {
-	n := int64(0)
-	for _, t := range intToken.FindAllString(pairs, -1) {
-		if x, err := strconv.ParseInt(t, 10, 64); err == nil {
-			n = max(n, x)
-		}
-	}
-	return n
 }
 
 // startTuple builds a -start op's (a, b, contexts...) tuple; the contexts

@@ -95,7 +95,7 @@ func (c *compiler) feeds(in *hlo.Instruction) (*Feeds, error) {
 		return nil, c.fail(in, "the chip has no host link to feed (host.link_gbps %g, memory.host_bytes %d)", c.chip.Host.LinkGBps, h)
 	}
 	// Arrays moved to the host (offload.go) take the bottom of host memory.
-	low := offloadBytes(c.m)
+	low := c.offloadBytes()
 	if h-low < 2*feedAlign {
 		return nil, c.fail(in, "no host memory is left for the infeed and outfeed queues: the arrays moved to the host take %d of memory.host_bytes %d", low, h)
 	}

@@ -183,7 +183,7 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 			hlo.ScheduleForMemory(comp)
 		}
 	}
-	c := &compiler{file: file, m: fm, chip: chip, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[*value]string{}}
+	c := &compiler{file: file, m: fm, chip: chip, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[*value]string{}, offloadTotal: -1}
 	c.heap.init(chip.Memory.HBMBytes)
 	if err := c.entry(); err != nil {
 		return nil, err
@@ -377,8 +377,9 @@ type compiler struct {
 	feedState *value
 	// offloaded gives the host address of each array moved to the host
 	// (offload.go); offloadNext is the next free one.
-	offloaded   map[*value]int64
-	offloadNext int64
+	offloaded    map[*value]int64
+	offloadNext  int64
+	offloadTotal int64 // -1 until counted (offload.go)
 }
 
 func (c *compiler) fail(in *hlo.Instruction, format string, a ...any) error {

@@ -17,8 +17,16 @@ import (
 // point (it came through a loop's state, a tuple or a call) is listed as
 // not modelled, as is every move on a chip without a host link.
 
-// offloadBytes is the host memory the module's moves to the host take.
-func offloadBytes(m *hlo.Module) int64 {
+// offloadBytes is the host memory the module's moves to the host take,
+// counted once per compilation.
+func (c *compiler) offloadBytes() int64 {
+	if c.offloadTotal < 0 {
+		c.offloadTotal = countOffloadBytes(c.m)
+	}
+	return c.offloadTotal
+}
+
+func countOffloadBytes(m *hlo.Module) int64 {
 	var n int64
 	for _, comp := range m.Computations {
 		for _, in := range comp.Instructions {
@@ -52,7 +60,7 @@ func (c *compiler) hostOffload(in *hlo.Instruction, v *value, dir string) (*valu
 		if there || v.empty || v.shape.Elems() == 0 {
 			return v, "", nil
 		}
-		total := offloadBytes(c.m)
+		total := c.offloadBytes()
 		if total > c.chip.Memory.HostBytes {
 			return nil, "", c.fail(in, "the arrays moved to the host take %d bytes, more than memory.host_bytes (%d)", total, c.chip.Memory.HostBytes)
 		}
