@@ -35,6 +35,15 @@ type Options struct {
 	// the timeline and the profile). With none, the units build no hook
 	// contexts at all.
 	Observers []Observer
+	// Engine is the event engine the model schedules on; nil gives the
+	// model its own. The devices of a multi-device run share one
+	// (RunDevices), so that their events interleave in time order.
+	Engine *sim.Engine
+	// Link is the chip's interconnect port, nil on a single device: the
+	// program rings it by signalling isa.SemLink (link.go).
+	Link Link
+	// Device is this model's global device id in a multi-device run.
+	Device int
 }
 
 // Observer watches a run: Attach adds its hooks to the sequencer, the units
@@ -50,7 +59,7 @@ type Model struct {
 	Chip   *config.Chip
 	Prog   *exe.Program
 	Arch   *ref.Machine
-	Eng    sim.Engine
+	Eng    *sim.Engine // shared by the devices of a multi-device run (Options.Engine)
 	Clock  sim.Clock // core clock: sequencer and MXUs
 	VClock sim.Clock // vector and cross-lane units
 	HBM    memory.HBM
@@ -87,7 +96,10 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Chip: chip, Prog: prog, Arch: arch, opt: opt, byClass: map[isa.Unit][]*Unit{}, actions: make([]Actions, len(prog.Code))}
+	m := &Model{Chip: chip, Prog: prog, Arch: arch, Eng: opt.Engine, opt: opt, byClass: map[isa.Unit][]*Unit{}, actions: make([]Actions, len(prog.Code))}
+	if m.Eng == nil {
+		m.Eng = &sim.Engine{}
+	}
 	if opt.TimingOnly {
 		compute := make([]bool, len(prog.Code))
 		for pc := range prog.Code {
@@ -105,21 +117,21 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		m.HBM = memory.NewBanked(&m.Eng, bc)
+		m.HBM = memory.NewBanked(m.Eng, bc)
 	} else {
-		m.HBM = memory.NewIdeal(&m.Eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
+		m.HBM = memory.NewIdeal(m.Eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
 	}
 	if chip.Host.LinkGBps > 0 {
 		// The host link: PCIe's two directions are independent buses.
-		m.HostIn = memory.NewIdeal(&m.Eng, chip.Host.LinkGBps, chip.Host.LatencyNS)
-		m.HostOut = memory.NewIdeal(&m.Eng, chip.Host.LinkGBps, chip.Host.LatencyNS)
+		m.HostIn = memory.NewIdeal(m.Eng, chip.Host.LinkGBps, chip.Host.LatencyNS)
+		m.HostOut = memory.NewIdeal(m.Eng, chip.Host.LinkGBps, chip.Host.LatencyNS)
 	}
 	m.Seq = &Sequencer{m: m}
 	m.Seq.acct.pc = -1
 	m.Seq.acct.observe(&m.Seq.Hookable, -1)
 	add := func(id ref.UnitID, clk sim.Clock, t timer) {
 		u := &Unit{ID: id, Name: id.String(), Index: len(m.Units), m: m, clock: clk, timer: t,
-			queue: sim.NewPort[pending](&m.Eng, chip.QueueDepth), lastPC: -1}
+			queue: sim.NewPort[pending](m.Eng, chip.QueueDepth), lastPC: -1}
 		u.acct.pc = -1
 		u.acct.observe(&u.Hookable, u.Index)
 		m.Units = append(m.Units, u)
@@ -130,7 +142,7 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	m.SRAMBanks.Now, m.ACCBanks.Now = m.Eng.Now, m.Eng.Now
 	for i := 0; i < chip.DMA.Engines; i++ {
 		d := dma.New(dma.Config{BurstBytes: chip.DMA.BurstBytes, MaxOutstanding: chip.DMA.MaxOutstanding,
-			Setup: sim.Time(chip.DMA.SetupNS*1000 + 0.5), EngineGBps: chip.DMA.EngineGBps, Banks: m.banks, HostIn: m.HostIn, HostOut: m.HostOut}, &m.Eng, m.HBM)
+			Setup: sim.Time(chip.DMA.SetupNS*1000 + 0.5), EngineGBps: chip.DMA.EngineGBps, Banks: m.banks, HostIn: m.HostIn, HostOut: m.HostOut}, m.Eng, m.HBM)
 		m.DMAs = append(m.DMAs, d)
 		add(ref.UnitID{Class: isa.UnitDMA, Index: i}, m.Clock, &dmaTimer{d})
 	}
@@ -220,10 +232,7 @@ func (e *MaxCyclesError) Error() string {
 // Run simulates the program to completion. It returns a *ref.Fault,
 // *ref.Deadlock or *MaxCyclesError on failure.
 func (m *Model) Run() error {
-	for _, u := range m.Units {
-		u.queue.NotifyArrival(u)
-	}
-	m.Seq.at(0)
+	m.start()
 	limit, maxCycles := sim.Time(-1), m.opt.MaxCycles
 	if maxCycles == 0 {
 		maxCycles = DefaultMaxCycles
@@ -261,12 +270,25 @@ func (m *Model) Run() error {
 	if !m.Seq.halted || !m.drained() {
 		return m.deadlock()
 	}
+	m.finish()
+	return nil
+}
+
+// start puts the sequencer's first cycle on the engine.
+func (m *Model) start() {
+	for _, u := range m.Units {
+		u.queue.NotifyArrival(u)
+	}
+	m.Seq.at(m.Eng.Now())
+}
+
+// finish closes the accounting of a completed run.
+func (m *Model) finish() {
 	end := m.End()
 	m.Seq.acct.set(end, m.Seq.acct.state, m.Seq.acct.pc)
 	for _, u := range m.Units {
 		u.acct.set(end, u.acct.state, u.acct.pc)
 	}
-	return nil
 }
 
 // WatchdogCycles is how long a run may go with no instruction completing

@@ -126,6 +126,16 @@ func (s *Sequencer) tick(now sim.Time) {
 			a.PC = next
 			m.actions[pc].ScalarInstructions++
 			m.retired++
+			if info.Code == isa.CodeSignal || info.Code == isa.CodeSemSet {
+				// Units (and the sequencer) waiting on it may go on.
+				m.signaled(in.Sem, now)
+				if l := m.opt.Link; l != nil && info.Code == isa.CodeSignal && in.Sem == isa.SemLink {
+					if err := l.Doorbell(m, now); err != nil {
+						m.fail(err)
+						return
+					}
+				}
+			}
 			s.acct.set(now, Busy, first)
 			if info.Code == isa.CodeSt {
 				s.spin.reset()

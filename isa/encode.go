@@ -14,6 +14,14 @@ const InstBytes = 32
 const (
 	NumRegs = 32
 	NumSems = 32
+	// SemLink and SemLinkDone are the interconnect's on a chip of several
+	// (core.Link): signalling SemLink hands the link the collective whose
+	// number the program stored at scalar-memory byte LinkWord; the link
+	// signals SemLinkDone when this device's part of it is done. On a
+	// single device they are semaphores like the others.
+	SemLink     = 31
+	SemLinkDone = 30
+	LinkWord    = 8
 	// MaxSyncCount is the largest wait/signal count on a unit instruction.
 	MaxSyncCount = 1<<10 - 1
 	// MaxUnitIndex is the largest unit index (which MXU, which DMA engine).
