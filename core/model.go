@@ -60,8 +60,8 @@ type Model struct {
 	Prog   *exe.Program
 	Arch   *ref.Machine
 	Eng    *sim.Engine // shared by the devices of a multi-device run (Options.Engine)
-	Clock  sim.Clock // core clock: sequencer and MXUs
-	VClock sim.Clock // vector and cross-lane units
+	Clock  sim.Clock   // core clock: sequencer and MXUs
+	VClock sim.Clock   // vector and cross-lane units
 	HBM    memory.HBM
 	// HostIn and HostOut are the host link's directions (reads of host
 	// memory, writes to it); nil when the chip has no host link.
