@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/energy"
+	"github.com/pulse-sim/pulse/ici"
 	"io"
 	"strings"
 
@@ -42,8 +43,12 @@ type Report struct {
 	HBM              HBMReport             `json:"hbm"`
 	// Host is the host link's traffic (infeed, outfeed), when there was
 	// any.
-	Host   *HostReport         `json:"host,omitempty"`
-	Stalls map[string]StallsOf `json:"stalls"`
+	Host *HostReport `json:"host,omitempty"`
+	// Interconnect is this device's link in a multi-device run: its
+	// collectives, their bytes, the link's busy time and the time the
+	// device waited for its group (docs/devices.md).
+	Interconnect *ici.DeviceStats    `json:"interconnect,omitempty"`
+	Stalls       map[string]StallsOf `json:"stalls"`
 	// Bank-conflict stall cycles in on-chip memories: time requests waited
 	// beyond what a perfect spread over the banks would take.
 	SRAMBankConflictStallCycles int64 `json:"sram_bank_conflict_stall_cycles"`

@@ -34,6 +34,8 @@ type Chip struct {
 	Memory      Memory `yaml:"memory"`
 	// Host is the link to the host's memory (infeed, outfeed).
 	Host Host `yaml:"host"`
+	// ICI is the interconnect between chips (multi-device runs).
+	ICI ICI `yaml:"ici"`
 	// TechnologyNM is the process node the chip is built in; Energy and
 	// Area values are stated at their own values_nm and scaled to it
 	// (docs/energy.md).
@@ -251,6 +253,15 @@ type Host struct {
 	LatencyNS float64 `yaml:"latency_ns"` // one way
 }
 
+// ICI is the chip's interconnect to other chips (Google's inter-chip
+// interconnect, AWS's NeuronLink): Links ports, each a bus of LinkGBps
+// each way, and LatencyNS per step of a collective (docs/devices.md).
+type ICI struct {
+	Links     int     `yaml:"links"`      // ports; 0: the chip has no interconnect
+	LinkGBps  float64 `yaml:"link_gbps"`  // each way, per port
+	LatencyNS float64 `yaml:"latency_ns"` // per step: a hop and its handshake
+}
+
 // SpaceBytes returns the size of a memory space.
 func (c *Chip) SpaceBytes(s isa.Space) int64 {
 	switch s {
@@ -310,6 +321,9 @@ func (c *Chip) Validate() error {
 	// relations between keys are checked below.
 	if err := c.checkRanges(); err != nil {
 		return err
+	}
+	if c.ICI.Links > 0 && c.ICI.LinkGBps <= 0 {
+		return fmt.Errorf("ici.link_gbps: must be above 0 when ici.links is %d", c.ICI.Links)
 	}
 	switch c.MXU.Dataflow {
 	case "ws", "os", "is":

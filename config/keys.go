@@ -123,6 +123,9 @@ var keyMeta = map[string]meta{
 	"memory.host_bytes":              r("bytes", 0, 1<<50, "host memory the DMA engines reach through the host link (infeed, outfeed buffers); 0: none"),
 	"host.link_gbps":                 r("GB/s", 0, 1e6, "host link bandwidth each way (PCIe); 0: no host link"),
 	"host.latency_ns":                r("ns", 0, 1e9, "host link latency, one way, after a transfer's last byte"),
+	"ici.links":                      r("ports", 0, 64, "interconnect ports to other chips; 0: none (one device only)"),
+	"ici.link_gbps":                  r("GB/s", 0, 1e6, "interconnect bandwidth per port, each way"),
+	"ici.latency_ns":                 r("ns", 0, 1e9, "interconnect latency per step of a collective (a hop and its handshake)"),
 }
 
 func init() {

@@ -145,3 +145,6 @@ func RunDevices(models []*Model) error {
 	}
 	return nil
 }
+
+// Device is m's global device id in a multi-device run (Options.Device).
+func (m *Model) Device() int { return m.opt.Device }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -595,4 +596,50 @@ func spmdResultShape(in *Instruction, base string, ops []*Value) *Shape {
 		return in.Shape.Tuple[1]
 	}
 	return in.Shape
+}
+
+// Exchange computes one run of the collective in for the devices that meet
+// there, as a simulator's interconnect moves its values: ops[id] is device
+// id's operands, and the result is each device's value of the base op
+// (all-reduce, all-gather, ...; for an -start form, what its -done half
+// returns). The devices given must make up whole groups of in; a device
+// whose group is not all there is reported as a deadlock.
+func (e *Evaluator) Exchange(in *Instruction, d Devices, ops map[int][]*Value) (map[int]*Value, error) {
+	ids := make([]int, 0, len(ops))
+	for id := range ops {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	base := strings.TrimSuffix(in.Opcode, "-start")
+	f := &fabric{file: e.File, devs: d, running: len(ids), meets: map[meetKey]*meeting{}, mail: map[mailKey]*Value{}, waiting: map[int]wait{}}
+	f.cond = sync.NewCond(&f.mu)
+	out := make([]*Value, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		dev := &Evaluator{File: e.File, M: e.M, MaxWhileIterations: e.MaxWhileIterations,
+			MaxLiveElements: e.MaxLiveElements, MaxHeapBytes: e.MaxHeapBytes}
+		dev.spmd = &deviceCtx{fabric: f, id: id, seen: map[*Instruction]int{}, sent: map[mailKey]int{}, received: map[mailKey]int{}}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer f.finish()
+			o := slices.Clone(ops[id])
+			out[i], errs[i] = dev.spmdCollective(in, base, o, spmdResultShape(in, base, o))
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil && !errors.Is(err, errStalled) {
+			return nil, fmt.Errorf("device %d: %w", ids[i], err)
+		}
+	}
+	if f.stall != nil {
+		return nil, f.stall
+	}
+	res := map[int]*Value{}
+	for i, id := range ids {
+		res[id] = out[i]
+	}
+	return res, nil
 }

@@ -30,6 +30,14 @@ var oneDeviceCollectives = map[string]bool{
 func (c *compiler) passThrough(in *hlo.Instruction) (ok bool, err error) {
 	operand := func(i int) *value { return c.bufs[in.Operands[i].Name] }
 	op := in.Opcode
+	if c.onDevices() {
+		if op == "partition-id" || op == "replica-id" {
+			return true, c.deviceID(in)
+		}
+		if base, ok := isLinkCollective(op); ok {
+			return true, c.linkCollective(in, base)
+		}
+	}
 	switch {
 	case oneDeviceCollectives[op]:
 		return true, c.collective(in)
@@ -164,7 +172,7 @@ func multiDeviceCollective(file string, m *hlo.Module) error {
 			n := hlo.CollectiveSpan(in, ops)
 			if n > 1 {
 				return &Error{File: file, Pos: in.Pos, Op: in.Name, Opcode: in.Opcode,
-					Reason: fmt.Sprintf("the module runs on several devices (this %s spans %d); Pulse simulates one core: dump a single-device module (pulse hlo eval evaluates it on its devices)", in.Opcode, n)}
+					Reason: fmt.Sprintf("the module runs on several devices (this %s spans %d) and is compiled for one: give the devices (--replicas, --partitions; lowering.CompileDevices)", in.Opcode, n)}
 			}
 		}
 	}

@@ -110,6 +110,12 @@ type Compiled struct {
 	// NotModelled lists the work of the module the program leaves out
 	// (host-offload transfers), so that a report can say so.
 	NotModelled []NotModelled
+	// Devices is what the program runs on (1 x 1: one chip). On several,
+	// every device runs it (devices.go): Collectives are its collectives
+	// by number, DeviceIDs the buffers that hold each device's ids.
+	Devices     hlo.Devices
+	Collectives []Collective
+	DeviceIDs   []DeviceID
 }
 
 // NotModelled is one instruction whose cost the program leaves out.
@@ -123,7 +129,17 @@ type NotModelled struct {
 
 // Compile lowers module m (parsed from file and verified) for chip; m is
 // not changed.
-func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err error) {
+func Compile(file string, m *hlo.Module, chip *config.Chip) (*Compiled, error) {
+	d, err := hlo.ModuleDevices(m)
+	if err != nil {
+		return nil, fmt.Errorf("%s:1:1: %v", file, err)
+	}
+	return CompileDevices(file, m, chip, d)
+}
+
+// CompileDevices lowers m to the program every device of d runs (d.N() == 1:
+// one chip; DeviceCount gives the devices a module implies).
+func CompileDevices(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices) (res *Compiled, err error) {
 	// A lowering bug must not crash the caller: it becomes an error
 	// (PULSE_DEBUG_PANIC=1 lets it crash, with its stack, to debug it).
 	defer func() {
@@ -135,7 +151,7 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 		}
 	}()
 	chip = Target(chip) // what the program may depend on, and nothing else
-	if err := checkSingleDevice(file, m); err != nil {
+	if err := checkDevices(file, m, d); err != nil {
 		return nil, err
 	}
 	if err := checkF64(file, m, chip); err != nil {
@@ -166,7 +182,11 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 		}, maxVectorDotProducts)
 	}
 	canonicalDots := func(m *hlo.Module) error { return hlo.CanonicalizeDots(m, awkwardDot) }
-	for _, expand := range []func(*hlo.Module) error{hlo.SplitTupleConstants, hlo.ExpandGemmCalls, hlo.ExpandCudnnConvs, hlo.ExpandCubSorts, hlo.ExpandRaggedAllToAll, hlo.TopKCallsAsTopK, hlo.ExpandBlockScaledDots, hlo.ExpandStochasticConverts, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.ExpandRngs, hlo.ExpandRngBitGenerators, hlo.ExpandMaps, hlo.ExpandTopKs, hlo.TypedBitcasts, hlo.ExpandWidthBitcasts, hlo.TrivialGathersScatters, hlo.WidenNarrowIndices, hlo.IndexVectorsLast, hlo.NormalizeGathers, hlo.SplitVariadicScatters, hlo.NormalizeScatters, hlo.ExpandSelectAndScatters, hlo.ExpandRaggedDots, hlo.ExpandScaledDots, hlo.ExpandSorts, hlo.ExpandTotalOrderCompares, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.ExpandNextAfters, hlo.ExpandErfInvs, hlo.ExpandErfcs, hlo.ExpandBesselI1es, hlo.ExpandFloatRemainders, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, hlo.ExpandCholeskys, hlo.ExpandTriangularSolves, upcastDots, vectorDots, canonicalDots, hlo.ExpandGeneralReduces, splitReductions} {
+	raggedAllToAll := hlo.ExpandRaggedAllToAll // on one device: updates to itself
+	if d.N() > 1 {
+		raggedAllToAll = func(*hlo.Module) error { return nil } // the interconnect's
+	}
+	for _, expand := range []func(*hlo.Module) error{hlo.SplitTupleConstants, hlo.ExpandGemmCalls, hlo.ExpandCudnnConvs, hlo.ExpandCubSorts, raggedAllToAll, hlo.TopKCallsAsTopK, hlo.ExpandBlockScaledDots, hlo.ExpandStochasticConverts, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.ExpandRngs, hlo.ExpandRngBitGenerators, hlo.ExpandMaps, hlo.ExpandTopKs, hlo.TypedBitcasts, hlo.ExpandWidthBitcasts, hlo.TrivialGathersScatters, hlo.WidenNarrowIndices, hlo.IndexVectorsLast, hlo.NormalizeGathers, hlo.SplitVariadicScatters, hlo.NormalizeScatters, hlo.ExpandSelectAndScatters, hlo.ExpandRaggedDots, hlo.ExpandScaledDots, hlo.ExpandSorts, hlo.ExpandTotalOrderCompares, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.ExpandNextAfters, hlo.ExpandErfInvs, hlo.ExpandErfcs, hlo.ExpandBesselI1es, hlo.ExpandFloatRemainders, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, hlo.ExpandCholeskys, hlo.ExpandTriangularSolves, upcastDots, vectorDots, canonicalDots, hlo.ExpandGeneralReduces, splitReductions} {
 		if err := expand(m); err != nil {
 			if e, ok := err.(*hlo.ExpandError); ok {
 				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
@@ -183,7 +203,8 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (res *Compiled, err 
 			hlo.ScheduleForMemory(comp)
 		}
 	}
-	c := &compiler{file: file, m: fm, chip: chip, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[*value]string{}, offloadTotal: -1}
+	c := &compiler{file: file, m: fm, chip: chip, devs: d, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[*value]string{}, offloadTotal: -1}
+	c.res.Devices = d
 	c.heap.init(chip.Memory.HBMBytes)
 	if err := c.entry(); err != nil {
 		return nil, err
@@ -298,21 +319,22 @@ func (c *compiler) unsupportedTile(src string, err error) error {
 // multiply may expand into (hlo.ExpandVectorDots): 4M, 16 MiB of s32.
 const maxVectorDotProducts = 1 << 22
 
-// checkSingleDevice: the lowering targets one core.
-func checkSingleDevice(file string, m *hlo.Module) error {
-	n := int64(1)
-	for _, k := range []string{"replica_count", "num_partitions"} {
-		if v, ok := m.Attr(k); ok {
-			var x int64
-			if _, err := fmt.Sscan(v, &x); err == nil && x > 0 {
-				n *= x
-			}
-		}
+// checkDevices refuses a module whose collectives need more devices than
+// d, and what is not simulated on several.
+func checkDevices(file string, m *hlo.Module, d hlo.Devices) error {
+	if d.N() > hlo.MaxDevices {
+		return fmt.Errorf("%s:1:1: %d devices (%s); at most %d are simulated", file, d.N(), d, hlo.MaxDevices)
 	}
-	if n > 1 {
-		return fmt.Errorf("%s: the module runs on %d devices (replica_count x num_partitions); Pulse simulates one core: dump a single-device module (pulse hlo eval evaluates it on its devices)", file, n)
+	if d.N() == 1 {
+		return multiDeviceCollective(file, m)
 	}
-	return multiDeviceCollective(file, m)
+	if need := hlo.ImpliedDevices(m); d.N() < need.N() {
+		return fmt.Errorf("%s:1:1: the module's collectives span %d devices and it runs on %d (%s): give --replicas %d --partitions %d, say", file, need.N(), d.N(), d, need.Replicas, need.Partitions)
+	}
+	if hlo.HasComplex(m) {
+		return fmt.Errorf("%s:1:1: complex numbers on %d devices are not simulated", file, d.N())
+	}
+	return nil
 }
 
 // checkF64 refuses a module with f64 arrays for a chip whose vector unit
@@ -373,6 +395,8 @@ type compiler struct {
 	dyingNow []string
 	// rngState is the generator state of rng (rngstate.go), once used.
 	rngState *value
+	// devs is what the program runs on (devices.go).
+	devs hlo.Devices
 	// feedState is the cursors of the host queues (feed.go), once used.
 	feedState *value
 	// offloaded gives the host address of each array moved to the host

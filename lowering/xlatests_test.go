@@ -33,7 +33,7 @@ func TestXLATestModules(t *testing.T) {
 	client := &runtime.Client{Chip: chip}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	var n, compiled, checked, narrow, internal, fed, slow int
+	var n, compiled, checked, narrow, internal, fed, slow, multi, multiCompiled int
 	big := os.Getenv("PULSE_XLA_BIG") != ""
 	reasons := map[string]int{} // why the others do not compile, for the log
 	for sc.Scan() {
@@ -51,7 +51,12 @@ func TestXLATestModules(t *testing.T) {
 			continue // big modules compile to big programs: minutes for this whole test
 		}
 		n++
-		x, err := client.Compile("case.hlo", m)
+		devs, err := lowering.DeviceCount(m)
+		if err != nil {
+			reasons[reasonOf(err.Error())]++
+			continue
+		}
+		x, err := client.CompileDevices("case.hlo", m, devs)
 		if err != nil {
 			reasons[reasonOf(err.Error())]++
 			var le *lowering.Error
@@ -67,6 +72,9 @@ func TestXLATestModules(t *testing.T) {
 			continue
 		}
 		compiled++
+		if devs.N() > 1 {
+			multiCompiled++
+		}
 		// Simulating every one takes minutes: check an evenly spread
 		// sample of the small ones (all of them: PULSE_XLA_ALL=1; with
 		// PULSE_XLA_BIG=1 the ones of 4K to 128K parameter elements
@@ -78,6 +86,12 @@ func TestXLATestModules(t *testing.T) {
 			}
 			limit, live, cycles = 1<<17, 1<<22, 2e9
 		} else if pe > 1<<12 || os.Getenv("PULSE_XLA_ALL") == "" && compiled%5 != 0 {
+			continue
+		}
+		if devs.N() > 1 {
+			if simulateOnDevices(t, client, m, x, devs, limit, live, cycles, c.Source, c.Line) {
+				multi++
+			}
 			continue
 		}
 		args, err := hlo.RandomArgsWithin(m, 2, limit)
@@ -161,7 +175,7 @@ func TestXLATestModules(t *testing.T) {
 	if big {
 		t.Logf("PULSE_XLA_BIG: %d past the 2e9-cycle limit", slow)
 	}
-	t.Logf("XLA tests: %d verified modules, %d compile for teach16, %d simulated and checked against the evaluator; %d differ only by an order XLA leaves open (bf16/f16 sums, f32 sums read as bits, a non-associative reducer, a comparator that is no strict weak order); %d of the simulated fed infeed records or sent outfeed ones; %d internal lowering errors", n, compiled, checked, narrow, fed, internal)
+	t.Logf("XLA tests: %d verified modules, %d compile for teach16 (%d of them on several devices), %d simulated and checked against the evaluator (%d of them on several devices); %d differ only by an order XLA leaves open (bf16/f16 sums, f32 sums read as bits, a non-associative reducer, a comparator that is no strict weak order); %d of the simulated fed infeed records or sent outfeed ones; %d internal lowering errors", n, compiled, multiCompiled, checked+multi, multi, narrow, fed, internal)
 	require.Zero(t, internal, "internal lowering errors: each is a bug to fix")
 }
 
@@ -223,3 +237,36 @@ func reasonOf(msg string) string {
 }
 
 var digits = regexp.MustCompile(`[0-9]+`)
+
+// simulateOnDevices runs a module of several devices on the chips and
+// checks each device's outputs against the evaluator's RunDevices; it
+// reports whether the module was checked (false: the evaluator could not
+// run it, so there is nothing to check against).
+func simulateOnDevices(t *testing.T, client *runtime.Client, m *hlo.Module, x *runtime.Executable, d hlo.Devices, limit, live, cycles int64, src string, line int) bool {
+	n := d.N()
+	args := make([][]*hlo.Value, n)
+	for i := range n {
+		a, err := hlo.RandomArgsWithin(m, 2+uint64(i), limit)
+		if err != nil {
+			return false
+		}
+		args[i] = a
+	}
+	ev := &hlo.Evaluator{File: "case.hlo", M: m, MaxLiveElements: live * int64(n), MaxWhileIterations: 1000}
+	want, err := ev.RunDevices(d, args)
+	if err != nil {
+		return false
+	}
+	r, err := client.ExecuteDevices(x, args, runtime.ExecOptions{MaxCycles: cycles})
+	require.NoError(t, err, "%s:%d (%s)", src, line, d)
+	for i := range n {
+		wants := hlo.Leaves(want[i])
+		gots := r.Devices[i].Outputs
+		require.Len(t, gots, len(wants), "%s:%d device %d", src, line, i)
+		for k := range wants {
+			df := hlo.Compare(gots[k], wants[k])
+			require.Zero(t, df.Mismatches, "%s:%d device %d output %d: first [%d] got %v want %v", src, line, i, k, df.First, df.FirstGot, df.FirstWant)
+		}
+	}
+	return true
+}

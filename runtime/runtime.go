@@ -59,9 +59,19 @@ type Executable struct {
 // assembled program is taken from the cache when the same module was
 // compiled for the same chip by the same compiler version.
 func (c *Client) Compile(file string, m *hlo.Module) (*Executable, error) {
+	d, err := hlo.ModuleDevices(m)
+	if err != nil {
+		return nil, fmt.Errorf("%s:1:1: %v", file, err)
+	}
+	return c.CompileDevices(file, m, d)
+}
+
+// CompileDevices is Compile for the devices d (lowering.CompileDevices):
+// the program every device runs, for ExecuteDevices.
+func (c *Client) CompileDevices(file string, m *hlo.Module, d hlo.Devices) (*Executable, error) {
 	start := time.Now()
-	key := cacheKey(m, c.Chip)
-	comp, err := lowering.Compile(file, m, c.Chip)
+	key := cacheKey(m, c.Chip, d)
+	comp, err := lowering.CompileDevices(file, m, c.Chip, d)
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +98,9 @@ func (c *Client) Compile(file string, m *hlo.Module) (*Executable, error) {
 	return x, nil
 }
 
-func cacheKey(m *hlo.Module, c *config.Chip) string {
+func cacheKey(m *hlo.Module, c *config.Chip, d hlo.Devices) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%s\n", lowering.Version, buildID(), m.String())
+	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n", lowering.Version, buildID(), d, m.String())
 	h.Write(lowering.Target(c).YAML()) // timing knobs do not change the program
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
@@ -155,62 +165,12 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 	if opt.TimingOnly && args == nil {
 		args = make([]*hlo.Value, len(x.Inputs)) // no values: none are read
 	}
-	if len(args) != len(x.Inputs) {
-		return nil, fmt.Errorf("%d arguments for %d parameters", len(args), len(x.Inputs))
+	if x.Devices.N() > 1 {
+		return nil, fmt.Errorf("the program runs on %d devices (%s): run it with ExecuteDevices", x.Devices.N(), x.Devices)
 	}
-	var inputs []chip.Input
-	var unknown []string // tensors of parameters given no values (timing-only)
-	param := map[string]string{}
-	for i, b := range x.Inputs {
-		a := args[i]
-		if len(b.Leaves) > 0 { // a tuple parameter: its arrays, depth first
-			var vals []*hlo.Value
-			if a != nil {
-				vals = hlo.Leaves(a)
-			}
-			if opt.TimingOnly && len(vals) != len(b.Leaves) {
-				for _, l := range b.Leaves {
-					if l.Tensor != "" {
-						unknown = append(unknown, l.Tensor)
-						param[l.Tensor] = fmt.Sprintf("parameter %d (%s)", i, b.HLOName)
-					}
-				}
-				continue
-			}
-			if len(vals) != len(b.Leaves) {
-				return nil, fmt.Errorf("argument %d (%s) does not have the parameter's shape %s", i, b.HLOName, b.Shape)
-			}
-			for j, l := range b.Leaves {
-				v := vals[j]
-				if opt.TimingOnly && len(v.Data) == 0 && l.Shape.Elems() > 0 {
-					if l.Tensor != "" {
-						unknown = append(unknown, l.Tensor)
-						param[l.Tensor] = fmt.Sprintf("parameter %d (%s)", i, b.HLOName)
-					}
-					continue
-				}
-				if v.Shape == nil || v.Shape.Elems() != l.Shape.Elems() {
-					return nil, fmt.Errorf("argument %d (%s), element %d, does not have the shape %s", i, b.HLOName, j, l.Shape)
-				}
-				if l.Tensor != "" {
-					inputs = append(inputs, chip.Input{Name: l.Tensor, Values: MachineValues(l.DType, v.Data)})
-				}
-			}
-			continue
-		}
-		if opt.TimingOnly && (a == nil || len(a.Data) == 0 && b.Shape.Elems() > 0) {
-			if b.Tensor != "" {
-				unknown = append(unknown, b.Tensor)
-				param[b.Tensor] = fmt.Sprintf("parameter %d (%s)", i, b.HLOName)
-			}
-			continue
-		}
-		if a == nil || a.Shape == nil || a.Shape.Elems() != b.Shape.Elems() {
-			return nil, fmt.Errorf("argument %d (%s) does not have the parameter's shape %s", i, b.HLOName, b.Shape)
-		}
-		if b.Tensor != "" {
-			inputs = append(inputs, chip.Input{Name: b.Tensor, Values: MachineValues(b.DType, a.Data)})
-		}
+	inputs, unknown, param, err := x.bindInputs(args, opt.TimingOnly)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkInfeed(x.Feeds, opt.Infeed); err != nil {
 		return nil, err
@@ -247,17 +207,8 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 	if opt.TimingOnly {
 		return r, nil
 	}
-	for _, b := range x.Outputs {
-		if b.Tensor == "" { // an empty array
-			r.Outputs = append(r.Outputs, &hlo.Value{Shape: b.Shape, Data: []float64{}})
-			continue
-		}
-		// The result may be a bitcast view: read it as its own dtype.
-		vals, _, err := model.Arch.ReadTensorAs(b.Tensor, b.DType)
-		if err != nil {
-			return nil, err
-		}
-		r.Outputs = append(r.Outputs, &hlo.Value{Shape: b.Shape, Data: vals})
+	if r.Outputs, err = x.readOutputs(model); err != nil {
+		return nil, err
 	}
 	if r.Outfeed, err = readOutfeed(model.Arch, x.Feeds); err != nil {
 		return nil, err
@@ -297,3 +248,83 @@ var buildID = sync.OnceValue(func() string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 })
+
+// bindInputs turns the arguments into the tensors' values; in a
+// timing-only run, the tensors of arguments given no values are listed in
+// unknown, with the parameter each belongs to in param.
+func (x *Executable) bindInputs(args []*hlo.Value, timingOnly bool) (inputs []chip.Input, unknown []string, param map[string]string, err error) {
+	param = map[string]string{}
+	if len(args) != len(x.Inputs) {
+		return nil, nil, nil, fmt.Errorf("%d arguments for %d parameters", len(args), len(x.Inputs))
+	}
+	for i, b := range x.Inputs {
+		a := args[i]
+		if len(b.Leaves) > 0 { // a tuple parameter: its arrays, depth first
+			var vals []*hlo.Value
+			if a != nil {
+				vals = hlo.Leaves(a)
+			}
+			if timingOnly && len(vals) != len(b.Leaves) {
+				for _, l := range b.Leaves {
+					if l.Tensor != "" {
+						unknown = append(unknown, l.Tensor)
+						param[l.Tensor] = fmt.Sprintf("parameter %d (%s)", i, b.HLOName)
+					}
+				}
+				continue
+			}
+			if len(vals) != len(b.Leaves) {
+				return nil, nil, nil, fmt.Errorf("argument %d (%s) does not have the parameter's shape %s", i, b.HLOName, b.Shape)
+			}
+			for j, l := range b.Leaves {
+				v := vals[j]
+				if timingOnly && len(v.Data) == 0 && l.Shape.Elems() > 0 {
+					if l.Tensor != "" {
+						unknown = append(unknown, l.Tensor)
+						param[l.Tensor] = fmt.Sprintf("parameter %d (%s)", i, b.HLOName)
+					}
+					continue
+				}
+				if v.Shape == nil || v.Shape.Elems() != l.Shape.Elems() {
+					return nil, nil, nil, fmt.Errorf("argument %d (%s), element %d, does not have the shape %s", i, b.HLOName, j, l.Shape)
+				}
+				if l.Tensor != "" {
+					inputs = append(inputs, chip.Input{Name: l.Tensor, Values: MachineValues(l.DType, v.Data)})
+				}
+			}
+			continue
+		}
+		if timingOnly && (a == nil || len(a.Data) == 0 && b.Shape.Elems() > 0) {
+			if b.Tensor != "" {
+				unknown = append(unknown, b.Tensor)
+				param[b.Tensor] = fmt.Sprintf("parameter %d (%s)", i, b.HLOName)
+			}
+			continue
+		}
+		if a == nil || a.Shape == nil || a.Shape.Elems() != b.Shape.Elems() {
+			return nil, nil, nil, fmt.Errorf("argument %d (%s) does not have the parameter's shape %s", i, b.HLOName, b.Shape)
+		}
+		if b.Tensor != "" {
+			inputs = append(inputs, chip.Input{Name: b.Tensor, Values: MachineValues(b.DType, a.Data)})
+		}
+	}
+	return inputs, unknown, param, nil
+}
+
+// readOutputs reads the results from a finished run's memory.
+func (x *Executable) readOutputs(model *core.Model) ([]*hlo.Value, error) {
+	var outs []*hlo.Value
+	for _, b := range x.Outputs {
+		if b.Tensor == "" { // an empty array
+			outs = append(outs, &hlo.Value{Shape: b.Shape, Data: []float64{}})
+			continue
+		}
+		// The result may be a bitcast view: read it as its own dtype.
+		vals, _, err := model.Arch.ReadTensorAs(b.Tensor, b.DType)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, &hlo.Value{Shape: b.Shape, Data: vals})
+	}
+	return outs, nil
+}

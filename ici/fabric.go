@@ -1,0 +1,216 @@
+package ici
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/core"
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/isa"
+	"github.com/pulse-sim/pulse/lowering"
+	"github.com/pulse-sim/pulse/sim"
+)
+
+// Fabric connects the devices of a multi-device run: every model's Link.
+// A device that rings it names a collective of the program; the fabric
+// gathers the group (the devices XLA's replica groups put together), and
+// when the last of them arrives, starts the collective once each member's
+// link is free, moves the values at its end (hlo.Evaluator.Exchange on
+// the members' HBM) and signals each member there. Everything happens on
+// the devices' shared engine, so runs are deterministic.
+type Fabric struct {
+	cfg    config.ICI
+	devs   hlo.Devices
+	colls  []lowering.Collective
+	ev     *hlo.Evaluator
+	models []*core.Model
+	seen   []map[int]int // per device: runs of each collective so far
+	free   []sim.Time    // per device: when its link is next free
+	meets  map[meetKey]*meeting
+	Stats  []DeviceStats // per device
+}
+
+// DeviceStats is what one device's link did.
+type DeviceStats struct {
+	Collectives int64    `json:"collectives"`
+	BytesIn     int64    `json:"bytes_in"`  // operand bytes handed to the link
+	BytesOut    int64    `json:"bytes_out"` // result bytes it wrote back
+	Busy        sim.Time `json:"-"`         // time the link spent on this device's collectives
+	BusyCycles  int64    `json:"link_cycles"`
+	WaitCycles  int64    `json:"wait_cycles"` // from ringing to the collective's start (the group's stragglers, a busy link)
+	wait        sim.Time
+}
+
+type meetKey struct{ id, k, first int }
+
+type meeting struct {
+	id      int
+	members []int
+	arrived map[int]sim.Time
+}
+
+// NewFabric makes the fabric for x's collectives on devices d; file names
+// the module in messages. Models join it with Attach.
+func NewFabric(cfg config.ICI, d hlo.Devices, file string, fused *hlo.Module, colls []lowering.Collective) *Fabric {
+	n := d.N()
+	f := &Fabric{cfg: cfg, devs: d, colls: colls, ev: &hlo.Evaluator{File: file, M: fused},
+		models: make([]*core.Model, n), seen: make([]map[int]int, n), free: make([]sim.Time, n),
+		meets: map[meetKey]*meeting{}, Stats: make([]DeviceStats, n)}
+	for i := range f.seen {
+		f.seen[i] = map[int]int{}
+	}
+	return f
+}
+
+// Attach records model m as its device (core.Options.Device).
+func (f *Fabric) Attach(m *core.Model) { f.models[m.Device()] = m }
+
+// Doorbell implements core.Link.
+func (f *Fabric) Doorbell(m *core.Model, now sim.Time) error {
+	var b [4]byte
+	m.Arch.Mem[isa.SMEM].Read(isa.LinkWord, b[:])
+	id := int(int32(binary.LittleEndian.Uint32(b[:])))
+	if id < 0 || id >= len(f.colls) {
+		return fmt.Errorf("the link was rung for collective %d; the program has %d", id, len(f.colls))
+	}
+	dev := m.Device()
+	in := f.colls[id].Op
+	members, err := f.members(in, dev)
+	if err != nil {
+		return f.errorf(in, "%v", err)
+	}
+	k := f.seen[dev][id]
+	f.seen[dev][id]++
+	key := meetKey{id, k, members[0]}
+	mt := f.meets[key]
+	if mt == nil {
+		mt = &meeting{id: id, members: members, arrived: map[int]sim.Time{}}
+		f.meets[key] = mt
+	}
+	if !slices.Equal(mt.members, members) {
+		return f.errorf(in, "device %d names the group %v, another device %v", dev, members, mt.members)
+	}
+	mt.arrived[dev] = now
+	if len(mt.arrived) < len(members) {
+		return nil
+	}
+	delete(f.meets, key)
+	start := now
+	for _, d := range members {
+		start = max(start, f.free[d])
+	}
+	c := f.colls[id]
+	var in1, out1 int64
+	for _, a := range c.Operands {
+		in1 += a.Shape.Elems() * int64(a.DType.Size())
+	}
+	for _, a := range c.Results {
+		out1 += a.Shape.Elems() * int64(a.DType.Size())
+	}
+	base := strings.TrimSuffix(in.Opcode, "-start")
+	end := start + Cost(f.cfg, base, len(members), in1, out1)
+	for _, d := range members {
+		f.free[d] = end
+		s := &f.Stats[d]
+		s.Collectives++
+		s.BytesIn += in1
+		s.BytesOut += out1
+		s.Busy += end - start
+		s.wait += start - mt.arrived[d]
+	}
+	m.Eng.Schedule(end, sim.HandlerFunc(func(now sim.Time) { f.complete(mt, now) }))
+	return nil
+}
+
+// complete moves a meeting's values and releases its devices.
+func (f *Fabric) complete(mt *meeting, now sim.Time) {
+	c := f.colls[mt.id]
+	ops := map[int][]*hlo.Value{}
+	for _, d := range mt.members {
+		a := f.models[d].Arch
+		for _, o := range c.Operands {
+			vals, err := a.ReadAt(isa.HBM, o.Addr, o.DType, o.Shape.Elems())
+			if err != nil {
+				f.fail(mt, f.errorf(c.Op, "reading an operand on device %d: %v", d, err))
+				return
+			}
+			ops[d] = append(ops[d], &hlo.Value{Shape: o.Shape, Data: vals})
+		}
+	}
+	res, err := f.ev.Exchange(c.Op, f.devs, ops)
+	if err != nil {
+		f.fail(mt, err)
+		return
+	}
+	for _, d := range mt.members {
+		leaves := hlo.Leaves(res[d])
+		if len(leaves) != len(c.Results) {
+			f.fail(mt, f.errorf(c.Op, "internal error: %d result arrays for %d buffers", len(leaves), len(c.Results)))
+			return
+		}
+		m := f.models[d]
+		for i, r := range c.Results {
+			if int64(len(leaves[i].Data)) != r.Shape.Elems() {
+				f.fail(mt, f.errorf(c.Op, "internal error: result %d holds %d values for %s", i, len(leaves[i].Data), r.Shape))
+				return
+			}
+			if err := m.Arch.WriteAt(isa.HBM, r.Addr, r.DType, leaves[i].Data); err != nil {
+				f.fail(mt, f.errorf(c.Op, "writing a result on device %d: %v", d, err))
+				return
+			}
+		}
+		m.LinkDone(now)
+	}
+}
+
+func (f *Fabric) fail(mt *meeting, err error) {
+	for _, d := range mt.members {
+		f.models[d].Fail(err)
+	}
+}
+
+func (f *Fabric) errorf(in *hlo.Instruction, format string, a ...any) error {
+	return &hlo.EvalError{File: f.ev.File, Pos: in.Pos, Msg: in.Name + ": " + in.Opcode + ": " + fmt.Sprintf(format, a...)}
+}
+
+// members is the group device dev meets at collective in with.
+func (f *Fabric) members(in *hlo.Instruction, dev int) ([]int, error) {
+	if strings.TrimSuffix(in.Opcode, "-start") == "collective-permute" {
+		domain, _, err := f.devs.PermuteDomain(in, dev)
+		return domain, err
+	}
+	return f.devs.Participants(in, dev)
+}
+
+// Finish closes the statistics: cycles of clock.
+func (f *Fabric) Finish(clock sim.Clock) {
+	for i := range f.Stats {
+		s := &f.Stats[i]
+		s.BusyCycles = clock.CyclesCeil(s.Busy)
+		s.WaitCycles = clock.CyclesCeil(s.wait)
+	}
+}
+
+// Waiting describes the collectives some devices wait at and others
+// never reached, for a deadlock report ("" when none).
+func (f *Fabric) Waiting() string {
+	var out []string
+	for _, mt := range f.meets {
+		in := f.colls[mt.id].Op
+		var here, missing []int
+		for _, d := range mt.members {
+			if _, ok := mt.arrived[d]; ok {
+				here = append(here, d)
+			} else {
+				missing = append(missing, d)
+			}
+		}
+		out = append(out, fmt.Sprintf("%s:%d:%d: %s: %s: devices %v wait for devices %v, which finished, failed or wait elsewhere: the devices do not run the same collectives",
+			f.ev.File, in.Pos.Line, in.Pos.Col, in.Name, in.Opcode, here, missing))
+	}
+	slices.Sort(out)
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,141 @@
+package runtime_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/lowering"
+	"github.com/pulse-sim/pulse/runtime"
+	"github.com/stretchr/testify/require"
+)
+
+// devicesCases are modules of several devices, each run on the chips and
+// checked against the evaluator's RunDevices, device by device.
+var devicesCases = []struct {
+	name, src string
+	devs      hlo.Devices
+}{
+	{"all-reduce", `HloModule ar
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[8,128] parameter(0)
+  m = f32[8,128] multiply(x, x)
+  r = f32[8,128] all-reduce(m), replica_groups={}, to_apply=add
+  ROOT o = f32[8,128] add(r, x)
+}`, hlo.Devices{Replicas: 4, Partitions: 1}},
+	{"gather-scatter-groups", `HloModule gs
+mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+ENTRY e {
+  x = f32[4,16] parameter(0)
+  g = f32[8,16] all-gather(x), replica_groups={{0,2},{1,3}}, dimensions={0}
+  s = f32[2,16] reduce-scatter(g), replica_groups={{0,1,2,3}}, dimensions={0}, to_apply=mx
+  ROOT t = (f32[8,16], f32[2,16]) tuple(g, s)
+}`, hlo.Devices{Replicas: 4, Partitions: 1}},
+	{"ids-permute-all-to-all", `HloModule ids
+ENTRY e {
+  x = s32[4,8] parameter(0)
+  r = u32[] replica-id()
+  p = u32[] partition-id()
+  rs = s32[] convert(r)
+  ps = s32[] convert(p)
+  k = s32[] multiply(rs, ps)
+  b = s32[4,8] broadcast(k), dimensions={}
+  y = s32[4,8] add(x, b)
+  c = s32[4,8] collective-permute(y), channel_id=1, source_target_pairs={{0,1},{1,0}}
+  a = s32[4,8] all-to-all(c), channel_id=2, replica_groups={{0,1}}, dimensions={0}
+  ROOT t = (s32[4,8], u32[], u32[]) tuple(a, r, p)
+}`, hlo.Devices{Replicas: 2, Partitions: 2}},
+	{"loop-of-all-reduces", `HloModule loop
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+cond {
+  p = (s32[], f32[16]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT c = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[16]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[16] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  h = f32[] constant(0.5)
+  hb = f32[16] broadcast(h), dimensions={}
+  w = f32[16] multiply(v, hb)
+  r = f32[16] all-reduce-start(w), replica_groups={}, to_apply=add
+  d = f32[16] all-reduce-done(r)
+  ROOT t = (s32[], f32[16]) tuple(j, d)
+}
+ENTRY e {
+  x = f32[16] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[16]) tuple(z, x)
+  w = (s32[], f32[16]) while(t), condition=cond, body=body
+  ROOT v = f32[16] get-tuple-element(w), index=1
+}`, hlo.Devices{Replicas: 3, Partitions: 1}},
+}
+
+func TestExecuteDevices(t *testing.T) {
+	for _, chipName := range []string{"teach16", "tpuv4core"} {
+		chip, err := config.Load(chipName, nil)
+		require.NoError(t, err)
+		client := &runtime.Client{Chip: chip}
+		for _, tc := range devicesCases {
+			t.Run(chipName+"/"+tc.name, func(t *testing.T) {
+				m, err := hlo.Parse(tc.name+".hlo", tc.src)
+				require.NoError(t, err)
+				require.NoError(t, hlo.Verify(tc.name+".hlo", m))
+				comp, err := lowering.CompileDevices(tc.name+".hlo", m, chip, tc.devs)
+				require.NoError(t, err)
+				x := &runtime.Executable{Compiled: comp}
+				require.Equal(t, tc.devs, x.Devices)
+				n := tc.devs.N()
+				rng := rand.New(rand.NewPCG(1, 2))
+				args := make([][]*hlo.Value, n)
+				for i := range n {
+					for _, p := range x.Inputs {
+						v := &hlo.Value{Shape: p.Shape, Data: make([]float64, p.Shape.Elems())}
+						for k := range v.Data {
+							v.Data[k] = float64(rng.IntN(17) - 8)
+						}
+						args[i] = append(args[i], v)
+					}
+				}
+				ev := &hlo.Evaluator{File: tc.name, M: m}
+				want, err := ev.RunDevices(tc.devs, args)
+				require.NoError(t, err)
+				got, err := client.ExecuteDevices(x, args, runtime.ExecOptions{})
+				require.NoError(t, err)
+				require.Len(t, got.Devices, n)
+				for i := range n {
+					leaves := hlo.Leaves(want[i])
+					require.Len(t, got.Devices[i].Outputs, len(leaves))
+					for k, l := range leaves {
+						require.Equal(t, l.Data, got.Devices[i].Outputs[k].Data, "device %d output %d", i, k)
+					}
+					st := got.Devices[i].Report.Interconnect
+					require.NotNil(t, st)
+					require.Positive(t, st.Collectives, "device %d", i)
+					require.Positive(t, st.BusyCycles, "device %d", i)
+				}
+				require.Positive(t, got.Cycles)
+				fmt.Println(chipName, tc.name, got.Cycles, got.Devices[0].Report.Interconnect)
+			})
+		}
+	}
+}
