@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"fmt"
+	"maps"
 	"github.com/pulse-sim/pulse/isa"
 	"strings"
 
@@ -25,6 +26,10 @@ const condWord = 0
 // computation only. It returns the root's value.
 func (c *compiler) subComputation(fc *hlo.Computation, args []*value, scope string) (*value, error) {
 	scoped := func(n string) string { return scope + "/" + n }
+	// What this computation moves to the host is known to be there only
+	// while it runs: a branch not taken, or a body whose move came after
+	// the read, must not make a later move back read bytes never written.
+	defer func(o map[*value]int64) { c.offloaded = o }(maps.Clone(c.offloaded))
 	// Only the entry's values are reference-counted: a loop in here
 	// copies its initial values.
 	defer func(d []string) { c.dyingNow = d }(c.dyingNow)

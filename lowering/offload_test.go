@@ -64,3 +64,47 @@ ENTRY e {
 	link := float64(256*256*4) / (c.Host.LinkGBps * 1e9) * float64(c.ClockMHz) * 1e6 // cycles of one transfer
 	require.InDelta(t, 2*link, float64(moved-plain), 0.25*link, "moved %d, plain %d cycles, one transfer %.0f", moved, plain, link)
 }
+
+// TestHostOffloadInABranch: a move to the host inside a conditional's
+// branch is known there only: the other branch's move back of the same
+// array (here, the entry's parameter, which is in HBM) must not read the
+// host place the untaken branch would have written (it faulted on
+// "read of host that was never written"; with other bytes there it
+// would have been a wrong value).
+func TestHostOffloadInABranch(t *testing.T) {
+	const src = `HloModule m
+b0 {
+  p = (f32[128], f32[128]) parameter(0)
+  a = f32[128] get-tuple-element(p), index=0
+  h = f32[128] custom-call(a), custom_call_target="MoveToHost"
+  ROOT r = (f32[128], f32[128]) tuple(h, a)
+}
+b1 {
+  p = (f32[128], f32[128]) parameter(0)
+  a = f32[128] get-tuple-element(p), index=0
+  d = f32[128] custom-call(a), custom_call_target="MoveToDevice"
+  e = f32[128] exponential(d)
+  ROOT r = (f32[128], f32[128]) tuple(e, d)
+}
+ENTRY e {
+  x = f32[128] parameter(0)
+  i = s32[] parameter(1)
+  t = (f32[128], f32[128]) tuple(x, x)
+  ROOT c = (f32[128], f32[128]) conditional(i, t, t), branch_computations={b0, b1}
+}`
+	m, err := hlo.Parse("t.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, hlo.Verify("t.hlo", m))
+	for _, branch := range []float64{0, 1} {
+		args, err := hlo.RandomArgs(m, 5)
+		require.NoError(t, err)
+		args[1].Data[0] = branch
+		want, err := (&hlo.Evaluator{File: "t.hlo", M: m}).Run(args)
+		require.NoError(t, err)
+		for _, chip := range chips {
+			_, _, r := compileFed(t, chip, m, args, nil)
+			require.Equal(t, want.Tuple[0].Data, r.Outputs[0].Data, "%s, branch %v", chip, branch)
+			require.Equal(t, want.Tuple[1].Data, r.Outputs[1].Data, "%s, branch %v", chip, branch)
+		}
+	}
+}
