@@ -34,8 +34,31 @@ func (m *Model) LinkDone(at sim.Time) {
 			m.fail(err)
 			return
 		}
+		m.linkEnd(now)
 		m.signaled(isa.SemLinkDone, now)
 	}))
+}
+
+// The sequencer's hooks see a collective as an instruction of its own,
+// from the ring (the signal's pc) to the link's completion, so that the
+// kernel table and the timeline show the collective kernels' time.
+func (m *Model) linkStart(pc int, now sim.Time) {
+	m.link.pc, m.link.start = pc, now
+	s := m.Seq
+	if s.Wants(sim.HookInstStart) {
+		c := s.HookCtx()
+		*c = sim.HookCtx{Pos: sim.HookInstStart, Now: now, Unit: -1, PC: pc, Start: now}
+		s.InvokeHook(c)
+	}
+}
+
+func (m *Model) linkEnd(now sim.Time) {
+	s := m.Seq
+	if s.Wants(sim.HookInstEnd) {
+		c := s.HookCtx()
+		*c = sim.HookCtx{Pos: sim.HookInstEnd, Now: now, Unit: -1, PC: m.link.pc, Start: m.link.start}
+		s.InvokeHook(c)
+	}
 }
 
 // Fail stops m's run with err (a link's failure at one of its collectives).

@@ -85,6 +85,10 @@ type Model struct {
 	byClass  map[isa.Unit][]*Unit
 	slice    *slice
 	actions  []Actions // by pc (actions.go)
+	link     struct {  // the collective in progress (link.go)
+		pc    int
+		start sim.Time
+	}
 
 	// Slice says what a timing-only run computed (nil for a value run).
 	Slice *SliceInfo

@@ -130,6 +130,7 @@ func (s *Sequencer) tick(now sim.Time) {
 				// Units (and the sequencer) waiting on it may go on.
 				m.signaled(in.Sem, now)
 				if l := m.opt.Link; l != nil && info.Code == isa.CodeSignal && in.Sem == isa.SemLink {
+					m.linkStart(pc, now)
 					if err := l.Doorbell(m, now); err != nil {
 						m.fail(err)
 						return

@@ -2,8 +2,8 @@ package lowering
 
 import (
 	"fmt"
-	"maps"
 	"github.com/pulse-sim/pulse/isa"
+	"maps"
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/ici"
 	"github.com/pulse-sim/pulse/isa"
+	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/ref"
 	"github.com/pulse-sim/pulse/sim"
 	"github.com/pulse-sim/pulse/traces"
@@ -117,4 +119,24 @@ func devicesError(err error, fab *ici.Fabric, d hlo.Devices) error {
 		}
 	}
 	return err
+}
+
+// JSON is a multi-device run's report as `pulse simulate --json` writes
+// it: the run's cycles and devices, and each device's report as a
+// single-device run writes it (Result.JSON).
+func (r *DevicesResult) JSON() []byte {
+	type device struct {
+		*chip.Report
+		Kernels     []KernelStats          `json:"kernels"`
+		NotModelled []lowering.NotModelled `json:"not_modelled,omitempty"`
+	}
+	out := struct {
+		Cycles  int64    `json:"cycles"`
+		Devices []device `json:"devices"`
+	}{Cycles: r.Cycles}
+	for _, d := range r.Devices {
+		out.Devices = append(out.Devices, device{d.Report, d.Kernels, d.NotModelled})
+	}
+	b, _ := json.MarshalIndent(out, "", "  ")
+	return append(b, '\n')
 }

@@ -62,8 +62,8 @@ type KernelStats struct {
 	FLOPs     int64   `json:"flops"`     // HLO FLOPs of the kernel, times its runs
 	Bytes     int64   `json:"bytes"`     // HLO bytes read and written, times its runs
 	Intensity float64 `json:"intensity"` // FLOPs per byte
-	Bound     string  `json:"bound"`     // compute or memory: which roof is lower at this intensity
-	Achieved  float64 `json:"achieved"`  // fraction of that roof reached
+	Bound     string  `json:"bound"`     // compute or memory: which roof is lower at this intensity; interconnect for a collective
+	Achieved  float64 `json:"achieved"`  // fraction of that roof reached (0 for a collective: no roof of the chip's)
 	// EnergyJoules is the dynamic energy of the kernel's instructions
 	// (docs/energy.md); static energy and DRAM activations and refreshes
 	// belong to the run, not to a kernel. Absent without an energy model.
@@ -89,6 +89,7 @@ func NewKernels(src *Source) *Kernels {
 // Attach implements core.Observer.
 func (k *Kernels) Attach(m *core.Model) {
 	k.m = m
+	m.Seq.AcceptHook(k) // a collective's time (core/link.go)
 	for _, u := range m.Units {
 		u.AcceptHook(k)
 	}
@@ -131,7 +132,12 @@ func (k *Kernels) Stats() []KernelStats {
 		if ks.Bytes > 0 {
 			ks.Intensity = float64(ks.FLOPs) / float64(ks.Bytes)
 		}
-		if peakBytes > 0 && float64(ks.FLOPs)/peakFLOPs >= float64(ks.Bytes)/peakBytes {
+		if kn.Kind == "collective" {
+			// Its time is the interconnect's (and the group's): the
+			// chip's roofs do not bound it. The devices table has the
+			// link's figures.
+			ks.Bound = "interconnect"
+		} else if peakBytes > 0 && float64(ks.FLOPs)/peakFLOPs >= float64(ks.Bytes)/peakBytes {
 			ks.Bound = "compute"
 			if secs > 0 {
 				ks.Achieved = float64(ks.FLOPs) / secs / peakFLOPs

@@ -192,3 +192,8 @@ func writeOutfeed(w io.Writer, recs []*hlo.Value, dir string) error {
 	}
 	return nil
 }
+
+// given reports whether the flags give infeed records.
+func (f *feedFlags) given(cmd *cobra.Command) bool {
+	return cmd.Flags().Changed("infeed") || cmd.Flags().Changed("random-infeed")
+}

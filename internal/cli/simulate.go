@@ -22,6 +22,7 @@ type compileFlags struct {
 	sets    []string
 	noCache bool
 	emitAsm string
+	devices deviceFlags
 }
 
 func (f *compileFlags) register(cmd *cobra.Command) {
@@ -29,6 +30,7 @@ func (f *compileFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a chip config key (key=value), repeatable")
 	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "compile afresh, neither reading nor writing the executable cache")
 	cmd.Flags().StringVar(&f.emitAsm, "emit-asm", "", "write the generated assembly to this file")
+	f.devices.register(cmd)
 }
 
 // compile reads, verifies and compiles an HLO file through the runtime API.
@@ -45,7 +47,11 @@ func (f *compileFlags) compile(path string) (*runtime.Client, *hlo.Module, *runt
 	if f.noCache {
 		client.CacheDir = ""
 	}
-	x, err := client.Compile(path, m)
+	d, err := f.devices.resolve(path, m)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	x, err := client.CompileDevices(path, m, d)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -188,6 +194,16 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 				return usagef("--max-memory %s: %v", memory, err)
 			}
 			limit /= 8 // float64 elements
+			if x.Devices.N() > 1 {
+				if timingOnly {
+					return usagef("--timing-only is not available on several devices (%s): their collectives move values, so every device computes them", x.Devices)
+				}
+				if feed.given(cmd) {
+					return usagef("--infeed and --random-infeed are not available on several devices (%s)", x.Devices)
+				}
+				return simulateDevices(cmd, client, m, x, args[0], asmFile, ins, seed, cmd.Flags().Changed("random-inputs"), limit,
+					maxCycles, &obs, jsonPath, outDir, check)
+			}
 			// Timing-only runs take inputs when given: control flow may
 			// depend on them (without them such a run refuses).
 			var vals []*hlo.Value
@@ -271,8 +287,12 @@ func writeKernelTable(w io.Writer, ks []runtime.KernelStats) error {
 	t := tablewriter.NewTable(w)
 	t.Header("KERNEL", "KIND", "RUNS", "CYCLES", "FLOPS", "BYTES", "FLOP/BYTE", "BOUND", "ACHIEVED")
 	for _, k := range ks {
+		achieved := fmt.Sprintf("%.1f%%", 100*k.Achieved)
+		if k.Bound == "interconnect" {
+			achieved = "-" // no roof of the chip's (the devices table has the link's figures)
+		}
 		if err := t.Append(k.Name, k.Kind, fmt.Sprint(k.Runs), fmt.Sprint(k.Cycles), fmt.Sprint(k.FLOPs), fmt.Sprint(k.Bytes),
-			fmt.Sprintf("%.2f", k.Intensity), k.Bound, fmt.Sprintf("%.1f%%", 100*k.Achieved)); err != nil {
+			fmt.Sprintf("%.2f", k.Intensity), k.Bound, achieved); err != nil {
 			return err
 		}
 	}
