@@ -116,6 +116,8 @@ type Compiled struct {
 	Devices     hlo.Devices
 	Collectives []Collective
 	DeviceIDs   []DeviceID
+	// File is the module's file, as messages name it.
+	File string
 }
 
 // NotModelled is one instruction whose cost the program leaves out.
@@ -204,7 +206,7 @@ func CompileDevices(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices
 		}
 	}
 	c := &compiler{file: file, m: fm, chip: chip, devs: d, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[*value]string{}, offloadTotal: -1}
-	c.res.Devices = d
+	c.res.Devices, c.res.File = d, file
 	c.heap.init(chip.Memory.HBMBytes)
 	if err := c.entry(); err != nil {
 		return nil, err

@@ -48,7 +48,7 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*hlo.Value, opt ExecOpti
 	}
 	start := time.Now()
 	eng := &sim.Engine{}
-	fab := ici.NewFabric(c.Chip.ICI, x.Devices, x.Fused.Name, x.Fused, x.Collectives)
+	fab := ici.NewFabric(c.Chip.ICI, x.Devices, x.File, x.Fused, x.Collectives)
 	models := make([]*core.Model, n)
 	kernels := make([]*traces.Kernels, n)
 	for i := range n {
@@ -84,7 +84,7 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*hlo.Value, opt ExecOpti
 		models[i] = m
 	}
 	if err := core.RunDevices(models); err != nil {
-		return nil, devicesError(err, fab, x.Devices)
+		return nil, devicesError(err, fab)
 	}
 	fab.Finish(models[0].Clock)
 	res := &DevicesResult{ExecTime: time.Since(start)}
@@ -107,7 +107,7 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*hlo.Value, opt ExecOpti
 
 // devicesError names the device of a failure as hlo eval does, and a
 // deadlock at the interconnect by the collective the devices wait at.
-func devicesError(err error, fab *ici.Fabric, d hlo.Devices) error {
+func devicesError(err error, fab *ici.Fabric) error {
 	var de *core.DeviceError
 	if !errors.As(err, &de) {
 		return err

@@ -139,3 +139,54 @@ func TestExecuteDevices(t *testing.T) {
 		}
 	}
 }
+
+// TestExecuteDevicesDeadlock: devices that do not run the same collectives
+// (a branch on the replica id) end in a deadlock that names the collective
+// and who waits for whom, as the evaluator reports it; a chip without an
+// interconnect refuses several devices.
+func TestExecuteDevicesDeadlock(t *testing.T) {
+	const src = `HloModule dl
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+b0 {
+  p = f32[8] parameter(0)
+  ROOT r = f32[8] all-reduce(p), replica_groups={}, to_apply=add
+}
+b1 {
+  ROOT p = f32[8] parameter(0)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  r = u32[] replica-id()
+  i = s32[] convert(r)
+  ROOT c = f32[8] conditional(i, x, x), branch_computations={b0, b1}
+}`
+	m, err := hlo.Parse("dl.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, hlo.Verify("dl.hlo", m))
+	d := hlo.Devices{Replicas: 2, Partitions: 1}
+	args := [][]*hlo.Value{{{Shape: m.Entry.Instructions[0].Shape, Data: make([]float64, 8)}}, {{Shape: m.Entry.Instructions[0].Shape, Data: make([]float64, 8)}}}
+	_, evErr := (&hlo.Evaluator{File: "dl.hlo", M: m}).RunDevices(d, args)
+	require.ErrorContains(t, evErr, "devices [0] wait for devices [1]")
+	for _, name := range []string{"teach16", "tpuv4core"} {
+		chip, err := config.Load(name, nil)
+		require.NoError(t, err)
+		client := &runtime.Client{Chip: chip}
+		x, err := client.CompileDevices("dl.hlo", m, d)
+		require.NoError(t, err)
+		_, err = client.ExecuteDevices(x, args, runtime.ExecOptions{})
+		require.Error(t, err)
+		require.Contains(t, err.Error(), "dl.hlo:9:3: c/branch0/r: all-reduce: devices [0] wait for devices [1], which finished, failed or wait elsewhere")
+		require.Contains(t, err.Error(), "(deadlock)")
+	}
+	chip, err := config.Load("tpuv1", nil)
+	require.NoError(t, err)
+	client := &runtime.Client{Chip: chip}
+	x, err := client.CompileDevices("dl.hlo", m, d)
+	require.NoError(t, err)
+	_, err = client.ExecuteDevices(x, args, runtime.ExecOptions{})
+	require.ErrorContains(t, err, "chip tpuv1 has no interconnect")
+}

@@ -102,3 +102,57 @@ ENTRY e {
 	require.Equal(t, 0, code, errs)
 	require.Contains(t, out, "device 1 (replica 1, partition 0):")
 }
+
+// TestSimulateOnDevices: simulate runs a module on its devices, one chip
+// each, and --check compares every device with the evaluator: shards
+// bound per device (x@1=file) come back gathered on both devices; the
+// devices table and the JSON report name every device; what several
+// devices cannot do is refused before any work.
+func TestSimulateOnDevices(t *testing.T) {
+	dir := t.TempDir()
+	ag := write(t, dir, "ag.hlo", "HloModule ag, replica_count=2\nENTRY e {\n  x = f32[2] parameter(0)\n  y = f32[2] exponential(x)\n  ROOT g = f32[4] all-gather(y), replica_groups={}, dimensions={0}\n}\n")
+	a := filepath.Join(dir, "a.npy")
+	b := filepath.Join(dir, "b.npy")
+	require.NoError(t, os.WriteFile(a, npy.Write(isa.F32, []int{2}, []float64{0, 1}), 0o644))
+	require.NoError(t, os.WriteFile(b, npy.Write(isa.F32, []int{2}, []float64{2, 3}), 0o644))
+	js := filepath.Join(dir, "r.json")
+	code, out, errs := runCLI("simulate", ag, "--chip", "tpuv4core", "--in", "x="+a, "--in", "x@1="+b, "--out-dir", filepath.Join(dir, "o"), "--check", "--json", js)
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "2 devices (2 replicas x 1 partition) on tpuv4core, joined by its interconnect")
+	require.Contains(t, out, "WAITED FOR GROUP")
+	require.Contains(t, out, "check: every output of every device matches the reference evaluator")
+	for i := range 2 {
+		g, err := npy.Read(mustRead(t, filepath.Join(dir, "o", fmt.Sprint("device", i), "out.npy")))
+		require.NoError(t, err)
+		require.InDeltaSlice(t, []float64{1, 2.718281828, 7.389056, 20.085537}, g.Values, 1e-5, "device %d", i)
+	}
+	rep := string(mustRead(t, js))
+	require.Contains(t, rep, `"devices": [`)
+	require.Contains(t, rep, `"interconnect": {`)
+	require.Contains(t, rep, `"bound": "interconnect"`)
+	// The same run writes the same bytes.
+	js2 := filepath.Join(dir, "r2.json")
+	code, _, errs = runCLI("simulate", ag, "--chip", "tpuv4core", "--in", "x="+a, "--in", "x@1="+b, "--json", js2)
+	require.Equal(t, 0, code, errs)
+	require.Equal(t, rep, string(mustRead(t, js2)))
+
+	rs := write(t, dir, "rs.hlo", "HloModule rs\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT r = f32[1] reduce-scatter(x), replica_groups={}, dimensions={0}, to_apply=add\n}\n")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{rs, "--random-inputs", "1"}, 2, "the module's collectives span 4 devices and it runs on 1"},
+		{[]string{rs, "--random-inputs", "1", "--replicas", "4", "--timing-only"}, 2, "--timing-only is not available on several devices"},
+		{[]string{rs, "--random-inputs", "1", "--replicas", "4", "--random-infeed", "2"}, 2, "not available on several devices"},
+		{[]string{rs, "--random-inputs", "1", "--replicas", "4", "--chip", "tpuv1"}, 1, "chip tpuv1 has no interconnect (ici.links 0)"},
+	} {
+		code, _, errs := runCLI(append([]string{"simulate"}, tc.args...)...)
+		require.Equal(t, tc.code, code, errs)
+		require.Contains(t, errs, tc.want)
+		require.NotContains(t, errs, "goroutine")
+	}
+	code, out, errs = runCLI("simulate", rs, "--random-inputs", "1", "--replicas", "4", "--check")
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "device 3 (replica 3, partition 0):")
+}
