@@ -9,8 +9,8 @@ import (
 
 // One device: what moves no data.
 //
-// Pulse simulates one core, and lower refuses modules whose header asks for
-// more. On one device every collective is the identity (XLA's own
+// (A module of several devices is compiled by devices.go: its collectives
+// go through the interconnect.) On one device every collective is the identity (XLA's own
 // single-replica rewrite): all-reduce, all-gather, reduce-scatter, all-to-all
 // and collective-broadcast return their operands, collective-permute its
 // operand when the device sends to itself. The -start/-done halves of the
@@ -97,7 +97,7 @@ func (c *compiler) passThrough(in *hlo.Instruction) (ok bool, err error) {
 // collective lowers a collective on one device.
 func (c *compiler) collective(in *hlo.Instruction) error {
 	if g := hlo.GroupSize(in); g > 1 {
-		return c.fail(in, "replica_groups of %d devices: Pulse simulates one core", g)
+		return c.fail(in, "replica_groups of %d devices, and the module is compiled for one: give the devices (--replicas, --partitions)", g)
 	}
 	base := strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done")
 	first := c.bufs[in.Operands[0].Name]
@@ -123,7 +123,7 @@ func (c *compiler) collective(in *hlo.Instruction) error {
 	if base == "collective-permute" {
 		pairs, _ := in.Attr("source_target_pairs")
 		if n := hlo.CollectiveSpan(in, nil); n > 1 {
-			return c.fail(in, "source_target_pairs name %d devices: the module runs on several devices; Pulse simulates one core", n)
+			return c.fail(in, "source_target_pairs name %d devices, and the module is compiled for one: give the devices (--replicas, --partitions)", n)
 		}
 		if !strings.Contains(strings.ReplaceAll(pairs, " ", ""), "{0,0}") {
 			return c.fail(in, "a collective-permute in which device 0 receives nothing is not lowered (its result is zeros)")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )
@@ -83,7 +84,11 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 	c, err := config.Load(chipName, nil)
 	require.NoError(t, err)
 	client := &runtime.Client{Chip: c}
-	x, err := client.Compile(file, m)
+	devs, err := lowering.DeviceCount(m)
+	if err != nil {
+		return "not lowered: " + firstLine(err)
+	}
+	x, err := client.CompileDevices(file, m, devs)
 	if err != nil {
 		return "not lowered: " + firstLine(err)
 	}
@@ -113,6 +118,9 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 		}
 		return fmt.Sprintf("compiles, %d kernels%s; not simulated here (%s as run%s, beyond the test's budget of %s)",
 			len(x.Kernels), note, flopText(k.FLOPs), loops, flopText(int64(flopBudget)))
+	}
+	if devs.N() > 1 {
+		return devicesCoverage(client, file, m, x, devs, budget, evalBudget, note)
 	}
 	args, err := hlo.RandomArgsWithin(m, 1, budget)
 	if err != nil {
@@ -294,4 +302,47 @@ func flopText(f int64) string {
 		return fmt.Sprintf("%.0f GFLOP", float64(f)/1e9)
 	}
 	return fmt.Sprintf("%.1f TFLOP", float64(f)/1e12)
+}
+
+// devicesCoverage simulates a module of several devices on its devices
+// (device i's random inputs from seed 1+i, as pulse simulate gives them)
+// and checks every device's outputs against the evaluator's RunDevices.
+func devicesCoverage(client *runtime.Client, file string, m *hlo.Module, x *runtime.Executable, d hlo.Devices, budget, evalBudget int64, note string) string {
+	n := int64(d.N())
+	on := fmt.Sprintf(" on %d devices (%s)", n, d)
+	if hlo.ParamElements(m)*n > budget {
+		return fmt.Sprintf("compiles%s, %d kernels%s; not simulated here (parameters of all devices beyond the test budget)", on, len(x.Kernels), note)
+	}
+	args := make([][]*hlo.Value, n)
+	for i := range args {
+		a, err := hlo.RandomArgsWithin(m, 1+uint64(i), budget/n)
+		if err != nil {
+			return "compiles" + on + "; " + firstLine(err)
+		}
+		args[i] = a
+	}
+	r, err := client.ExecuteDevices(x, args, runtime.ExecOptions{MaxCycles: 2e9})
+	if err != nil {
+		return fmt.Sprintf("compiles%s, %d kernels%s; simulation fails: %s", on, len(x.Kernels), note, firstLine(err))
+	}
+	outs := make([][]*hlo.Value, n)
+	for i, dr := range r.Devices {
+		outs[i] = dr.Outputs
+	}
+	cycles := r.Cycles
+	r = nil
+	debug.FreeOSMemory()
+	want, err := (&hlo.Evaluator{File: file, M: m, MaxLiveElements: evalBudget}).RunDevices(d, args)
+	if err != nil {
+		return fmt.Sprintf("compiles%s, %d kernels%s; the reference evaluator stops: %s", on, len(x.Kernels), note, firstLine(err))
+	}
+	for i := range outs {
+		for k, w := range hlo.Leaves(want[i]) {
+			if df := hlo.Compare(outs[i][k], w); df.Mismatches > 0 {
+				return fmt.Sprintf("FAILS --check%s: device %d output %d %s: %d elements beyond tolerance, max abs error %.3g (first [%d] %v, want %v)%s",
+					on, i, k, w.Shape, df.Mismatches, df.MaxAbs, df.First, df.FirstGot, df.FirstWant, note)
+			}
+		}
+	}
+	return fmt.Sprintf("**passes --check**%s: %d kernels%s, %d cycles (the last device to finish)", on, len(x.Kernels), note, cycles)
 }

@@ -35,7 +35,7 @@ func expansionOf(b *hlo.Instruction) (expansion, bool) {
 		if dt, ok := dtypeOf(b.Shape.Elem); ok && dt.IsInt() && !dt.IsWide() && dt != isa.U32 && dt != isa.Pred {
 			return remainderInt(dt), true
 		}
-		if dt, ok := dtypeOf(b.Shape.Elem); ok && (dt == isa.S64 || dt == isa.U64) {
+		if dt, ok := dtypeOf(b.Shape.Elem); ok && (dt == isa.S64 || dt == isa.U64 || dt == isa.U32) {
 			return remainderWide(dt), true
 		}
 	}
@@ -196,9 +196,10 @@ func remainderInt(dt isa.DType) expansion {
 	}}
 }
 
-// remainderWide: x - (x / y) y in s64 or u64, the vector unit's
-// truncating division giving x % 0 = x (x / 0 is all ones) and, in s64,
-// MIN % -1 = 0, as in s32 (remainderInt).
+// remainderWide: x - (x / y) y in s64, u64 or u32 (whose values do not
+// all fit remainderInt's s32), the vector unit's truncating division
+// giving x % 0 = x (x / 0 is all ones) and, in s64, MIN % -1 = 0, as in
+// s32 (remainderInt).
 func remainderWide(dt isa.DType) expansion {
 	return expansion{scratch: []string{dt.String()}, emit: func(dst string, args, t []string) []string {
 		q := t[0]

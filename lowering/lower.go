@@ -711,7 +711,7 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 				// SPMDFullToShardShape and SPMDShardToFullShape cut a
 				// manually sharded region's arrays into each device's
 				// shard and back: on one device there is no such thing.
-				return c.fail(in, "%s changes %s into %s: the module runs on several devices (a manually sharded region); Pulse simulates one core: dump the partitioned module", t, src.shape, in.Shape)
+				return c.fail(in, "%s changes %s into %s: a manually sharded region, which only XLA's SPMD partitioner reads: dump the partitioned module", t, src.shape, in.Shape)
 			}
 			c.bufs[in.Name] = operand(0)
 			if dir := hlo.HostOffload(in); dir != "" {
@@ -811,7 +811,7 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 	case (op == "send" || op == "recv" || op == "send-done" || op == "recv-done") && hlo.IsHostTransfer(in):
 		return c.hostTransfer(in)
 	case op == "send" || op == "recv" || op == "send-done" || op == "recv-done":
-		return c.fail(in, "the module runs on several devices (this %s is a transfer between them); Pulse simulates one (transfers with is_host_transfer=true use the host queues)", op)
+		return c.fail(in, "a %s between devices is not simulated (docs/devices.md; transfers with is_host_transfer=true use the host queues)", op)
 	case op == "while":
 		return c.whileLoop(in)
 	case op == "conditional":

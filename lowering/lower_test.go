@@ -171,6 +171,13 @@ ENTRY e {
   r = u64[4] remainder(x, y)
   ROOT a = u64[4] add(r, p)
 }`,
+		"u32 remainder beyond 2^31, and by 0": `ENTRY e {
+  x = u32[5] constant({4294967295, 2147483649, 3000000000, 7, 4000000000})
+  y = u32[5] constant({10, 4294967294, 3, 0, 2147483648})
+  p = u32[5] parameter(0)
+  r = u32[5] remainder(x, y)
+  ROOT a = u32[5] add(r, p)
+}`,
 		"rank 3 with iota": `ENTRY e {
   x = f32[4,5,6] parameter(0)
   i = f32[4,5,6] iota(), iota_dimension=2

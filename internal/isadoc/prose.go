@@ -33,6 +33,11 @@ starts, and signals when it completes.
   satisfied is reported as a deadlock naming each unit's pending instruction.
   A program that races (two units touching the same bytes without a semaphore
   between them) has no defined result.
+- **Several chips.** On a multi-device run, semaphores ` + "`s31`" + ` and ` + "`s30`" + ` are the
+  interconnect's: a program stores the number of one of its collectives at
+  ` + "`smem`" + ` byte 8 and signals ` + "`s31`" + ` (the doorbell); the interconnect signals ` + "`s30`" + `
+  when this chip's part is done, having written the results into ` + "`hbm`" + `
+  (docs/devices.md). On one chip they are semaphores like the others.
 - **Memory spaces**, byte-addressed, sizes from the chip config:
   ` + "`hbm`" + ` (off-chip DRAM), ` + "`sram`" + ` (scratchpad, VMEM/SBUF), ` + "`acc`" + ` (accumulator memory,
   PSUM), ` + "`smem`" + ` (scalar memory), ` + "`host`" + ` (the host's memory behind the host link,
