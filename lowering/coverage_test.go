@@ -93,8 +93,11 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 		return "not lowered: " + firstLine(err)
 	}
 	note := ""
+	if devs.N() > 1 {
+		note = fmt.Sprintf(" for %d devices (%s)", devs.N(), devs)
+	}
 	if len(x.Unfused) > 0 {
-		note = fmt.Sprintf(" (%d fusions run unfused)", len(x.Unfused))
+		note += fmt.Sprintf(" (%d fusions run unfused)", len(x.Unfused))
 	}
 	// Parameters up to 64 M elements, the evaluator's live values up to
 	// 256 M (2 GiB of float64) and the work up to 20 GFLOP: the test stays
@@ -280,7 +283,7 @@ func updateCoverageRows(t *testing.T, names []string) {
 	sorted := append([]string(nil), names...)
 	slices.Sort(sorted)
 	summary := []string{fmt.Sprintf("Passing: teach16 %d of %d, tpuv4core %d of %d.", pass["teach16"], total["teach16"], pass["tpuv4core"], total["tpuv4core"]), "",
-		fmt.Sprintf("Rows regenerated since by `go test ./lowering -run TestCoverage -update -full -only=FILES`: %s.", strings.Join(sorted, ", ")), ""}
+		fmt.Sprintf("Rows regenerated since by `go test ./lowering -run TestCoverage -update%s -only=FILES`: %s.", map[bool]string{true: " -full"}[*full], strings.Join(sorted, ", ")), ""}
 	// The summary closes the HLO corpus's sections, before the kept ones.
 	at := len(out)
 	for i, l := range out {
@@ -293,6 +296,8 @@ func updateCoverageRows(t *testing.T, names []string) {
 		at--
 	}
 	out = slices.Concat(out[:at], []string{""}, summary, []string{""}, out[at:])
+	// One blank line between blocks, however often the rows are redone.
+	out = slices.CompactFunc(out, func(a, b string) bool { return a == "" && b == "" })
 	require.NoError(t, os.WriteFile("../docs/coverage.md", []byte(strings.TrimRight(strings.Join(out, "\n"), "\n")+"\n"), 0o644))
 }
 
@@ -309,21 +314,20 @@ func flopText(f int64) string {
 // and checks every device's outputs against the evaluator's RunDevices.
 func devicesCoverage(client *runtime.Client, file string, m *hlo.Module, x *runtime.Executable, d hlo.Devices, budget, evalBudget int64, note string) string {
 	n := int64(d.N())
-	on := fmt.Sprintf(" on %d devices (%s)", n, d)
 	if hlo.ParamElements(m)*n > budget {
-		return fmt.Sprintf("compiles%s, %d kernels%s; not simulated here (parameters of all devices beyond the test budget)", on, len(x.Kernels), note)
+		return fmt.Sprintf("compiles, %d kernels%s; not simulated here (parameters of all devices beyond the test budget)", len(x.Kernels), note)
 	}
 	args := make([][]*hlo.Value, n)
 	for i := range args {
 		a, err := hlo.RandomArgsWithin(m, 1+uint64(i), budget/n)
 		if err != nil {
-			return "compiles" + on + "; " + firstLine(err)
+			return "compiles" + note + "; " + firstLine(err)
 		}
 		args[i] = a
 	}
 	r, err := client.ExecuteDevices(x, args, runtime.ExecOptions{MaxCycles: 2e9})
 	if err != nil {
-		return fmt.Sprintf("compiles%s, %d kernels%s; simulation fails: %s", on, len(x.Kernels), note, firstLine(err))
+		return fmt.Sprintf("compiles, %d kernels%s; simulation fails: %s", len(x.Kernels), note, firstLine(err))
 	}
 	outs := make([][]*hlo.Value, n)
 	for i, dr := range r.Devices {
@@ -334,15 +338,15 @@ func devicesCoverage(client *runtime.Client, file string, m *hlo.Module, x *runt
 	debug.FreeOSMemory()
 	want, err := (&hlo.Evaluator{File: file, M: m, MaxLiveElements: evalBudget}).RunDevices(d, args)
 	if err != nil {
-		return fmt.Sprintf("compiles%s, %d kernels%s; the reference evaluator stops: %s", on, len(x.Kernels), note, firstLine(err))
+		return fmt.Sprintf("compiles, %d kernels%s; the reference evaluator stops: %s", len(x.Kernels), note, firstLine(err))
 	}
 	for i := range outs {
 		for k, w := range hlo.Leaves(want[i]) {
 			if df := hlo.Compare(outs[i][k], w); df.Mismatches > 0 {
-				return fmt.Sprintf("FAILS --check%s: device %d output %d %s: %d elements beyond tolerance, max abs error %.3g (first [%d] %v, want %v)%s",
-					on, i, k, w.Shape, df.Mismatches, df.MaxAbs, df.First, df.FirstGot, df.FirstWant, note)
+				return fmt.Sprintf("FAILS --check: device %d output %d %s: %d elements beyond tolerance, max abs error %.3g (first [%d] %v, want %v)%s",
+					i, k, w.Shape, df.Mismatches, df.MaxAbs, df.First, df.FirstGot, df.FirstWant, note)
 			}
 		}
 	}
-	return fmt.Sprintf("**passes --check**%s: %d kernels%s, %d cycles (the last device to finish)", on, len(x.Kernels), note, cycles)
+	return fmt.Sprintf("**passes --check**: %d kernels%s, %d cycles (the last device to finish)", len(x.Kernels), note, cycles)
 }
