@@ -190,3 +190,45 @@ ENTRY e {
 	_, err = client.ExecuteDevices(x, args, runtime.ExecOptions{})
 	require.ErrorContains(t, err, "chip tpuv1 has no interconnect")
 }
+
+// BenchmarkExecuteDevices: the evaluator benchmark's module (hlo's
+// BenchmarkRunDevices) simulated on 8 tpuv4core chips: a 256^3 f32 dot on
+// each, an all-reduce of it and an all-gather to 2048 x 256.
+func BenchmarkExecuteDevices(b *testing.B) {
+	const src = `HloModule m, replica_count=8
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[256,256] parameter(0)
+  d = f32[256,256] dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  s = f32[256,256] all-reduce(d), replica_groups={}, to_apply=add
+  ROOT g = f32[2048,256] all-gather(s), replica_groups={}, dimensions={0}
+}`
+	m, err := hlo.Parse("b.hlo", src)
+	require.NoError(b, err)
+	require.NoError(b, hlo.Verify("b.hlo", m))
+	chip, err := config.Load("tpuv4core", nil)
+	require.NoError(b, err)
+	client := &runtime.Client{Chip: chip}
+	x, err := client.Compile("b.hlo", m)
+	require.NoError(b, err)
+	args := make([][]*hlo.Value, x.Devices.N())
+	for i := range args {
+		a, err := hlo.RandomArgs(m, uint64(i+1))
+		require.NoError(b, err)
+		args[i] = a
+	}
+	b.ReportAllocs()
+	var cycles int64
+	for b.Loop() {
+		r, err := client.ExecuteDevices(x, args, runtime.ExecOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cycles = r.Cycles
+	}
+	b.ReportMetric(float64(cycles), "cycles")
+}
