@@ -207,7 +207,7 @@ ENTRY e {
 	}
 	device := strings.ReplaceAll(src, ", is_host_transfer=true", "")
 	_, err = compileErr(t, "teach16", device)
-	require.ErrorContains(t, err, "recv: cannot lower: the module runs on several devices (this recv is a transfer between them)")
+	require.ErrorContains(t, err, "recv: cannot lower: a recv between devices is not simulated")
 }
 
 // TestOutfeedQueueFull: a loop that sends more than the outfeed queue
