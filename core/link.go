@@ -17,7 +17,7 @@ import (
 // a collective at scalar-memory byte isa.LinkWord, and waits on
 // isa.SemLinkDone. What the link does in between — when the collective
 // can start, how long it takes, which bytes move where — is the link's
-// (runtime's fabric); the core only delivers the doorbell and the
+// (package ici's fabric); the core only delivers the doorbell and the
 // completion.
 
 // Link is a chip's interconnect port.
