@@ -129,8 +129,9 @@ type NotModelled struct {
 	Bytes int64   `json:"bytes"` // bytes it would move, per execution
 }
 
-// Compile lowers module m (parsed from file and verified) for chip; m is
-// not changed.
+// Compile lowers module m (parsed from file and verified) for chip, on
+// the devices its header declares (one when it declares none); m is not
+// changed.
 func Compile(file string, m *hlo.Module, chip *config.Chip) (*Compiled, error) {
 	d, err := hlo.ModuleDevices(m)
 	if err != nil {

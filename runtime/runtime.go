@@ -55,7 +55,8 @@ type Executable struct {
 }
 
 // Compile lowers module m (parsed from file and verified) for the client's
-// chip. The lowering always runs (it is what maps results to tensors); the
+// chip, on the devices its header declares (CompileDevices for others;
+// ExecuteDevices runs a program of several). The lowering always runs (it is what maps results to tensors); the
 // assembled program is taken from the cache when the same module was
 // compiled for the same chip by the same compiler version.
 func (c *Client) Compile(file string, m *hlo.Module) (*Executable, error) {
