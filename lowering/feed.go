@@ -90,6 +90,9 @@ func (c *compiler) feeds(in *hlo.Instruction) (*Feeds, error) {
 	if f := c.res.Feeds; f != nil {
 		return f, nil
 	}
+	if c.onDevices() {
+		return nil, c.fail(in, "infeed and outfeed on %d devices are not simulated (each device would need its own host queues)", c.devs.N())
+	}
 	h := c.chip.Memory.HostBytes
 	if c.chip.Host.LinkGBps <= 0 || h < 2*feedAlign {
 		return nil, c.fail(in, "the chip has no host link to feed (host.link_gbps %g, memory.host_bytes %d)", c.chip.Host.LinkGBps, h)
