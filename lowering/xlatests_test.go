@@ -2,12 +2,12 @@ package lowering_test
 
 import (
 	"bufio"
-	"math"
-	"slices"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
