@@ -96,7 +96,7 @@ func (c *compiler) linkCollective(in *hlo.Instruction, base string) error {
 		return c.fail(in, "a %s of tuple operands is not lowered on several devices", in.Opcode)
 	}
 	if base == "collective-permute" && len(ops) != 1 {
-		return c.fail(in, "the in-place collective-permute (%d operands) is not lowered on several devices", len(ops))
+		return c.fail(in, "a collective-permute of %d operands (the combined or in-place form) is not lowered on several devices", len(ops))
 	}
 	wraps := hlo.WrapsOperands(in, base, len(ops), false)
 	resShape := in.Shape

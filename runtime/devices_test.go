@@ -232,3 +232,24 @@ ENTRY e {
 	}
 	b.ReportMetric(float64(cycles), "cycles")
 }
+
+// TestCompileDevicesRefuses: what several devices cannot run is refused at
+// compile time, positioned, not after the compilation succeeded.
+func TestCompileDevicesRefuses(t *testing.T) {
+	chip, err := config.Load("teach16", nil)
+	require.NoError(t, err)
+	d := hlo.Devices{Replicas: 2, Partitions: 1}
+	for _, tc := range []struct{ src, want string }{
+		{"HloModule m\nENTRY e {\n  tok = token[] after-all()\n  in = (f32[4], token[]) infeed(tok)\n  ROOT v = f32[4] get-tuple-element(in), index=0\n}",
+			"m.hlo:4:3: in: infeed: cannot lower: infeed and outfeed on 2 devices are not simulated"},
+		{"HloModule m\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT c = (f32[4], f32[4]) collective-permute(x, x), source_target_pairs={{0,1},{1,0}}\n}",
+			"m.hlo:4:3: c: collective-permute: cannot lower: a collective-permute of 2 operands (the combined or in-place form) is not lowered on several devices"},
+		{"HloModule m\nENTRY e {\n  x = c64[4] parameter(0)\n  ROOT r = c64[4] negate(x)\n}",
+			"m.hlo:1:1: complex numbers on 2 devices are not simulated"},
+	} {
+		m, err := hlo.Parse("m.hlo", tc.src)
+		require.NoError(t, err)
+		_, err = lowering.CompileDevices("m.hlo", m, chip, d)
+		require.ErrorContains(t, err, tc.want)
+	}
+}
