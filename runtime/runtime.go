@@ -167,7 +167,7 @@ func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Re
 		args = make([]*hlo.Value, len(x.Inputs)) // no values: none are read
 	}
 	if x.Devices.N() > 1 {
-		return nil, fmt.Errorf("the program runs on %d devices (%s): run it with ExecuteDevices", x.Devices.N(), x.Devices)
+		return nil, fmt.Errorf("the program runs on %d devices (%s) and this run is one chip's (runtime.ExecuteDevices and pulse simulate run several; pulse sweep and pulse bench do not yet)", x.Devices.N(), x.Devices)
 	}
 	inputs, unknown, param, err := x.bindInputs(args, opt.TimingOnly)
 	if err != nil {
