@@ -61,17 +61,9 @@ func (f *deviceFlags) resolve(file string, m *hlo.Module) (hlo.Devices, error) {
 // outputs into dir/deviceI.
 func evalDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, ins []string, seed int64, random bool, limit, heap int64, perturb uint64, dir string) error {
 	n := d.N()
-	args := make([][]*hlo.Value, n)
-	for i := range n {
-		mine, err := deviceBindings(ins, i, n)
-		if err != nil {
-			return err
-		}
-		vals, err := hloArgs(m, mine, seed+int64(i), random, max(limit/int64(n), 1))
-		if err != nil {
-			return fmt.Errorf("device %d: %w", i, err)
-		}
-		args[i] = vals
+	args, err := deviceArgs(m, n, ins, seed, random, limit)
+	if err != nil {
+		return err
 	}
 	bar := newRunProgress(errw, fmt.Sprintf("hlo eval (device 0 of %d)", n), len(m.Entry.Instructions))
 	ev := &hlo.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb,
@@ -83,16 +75,41 @@ func evalDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, i
 	}
 	fmt.Fprintf(w, "%d devices (%s)\n", n, d)
 	for i, out := range outs {
-		sub := ""
-		if dir != "" {
-			sub = filepath.Join(dir, fmt.Sprintf("device%d", i))
-		}
-		fmt.Fprintf(w, "device %d (replica %d, partition %d):\n", i, i/max(d.Partitions, 1), i%max(d.Partitions, 1))
-		if err := writeOutputs(w, hlo.Leaves(out), out.Tuple != nil, sub); err != nil {
+		if err := writeDeviceOutputs(w, d, i, hlo.Leaves(out), out.Tuple != nil, dir); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// deviceArgs gives each of n devices its arguments: its --in bindings
+// (deviceBindings), the rest random from seed+i, within an even share of
+// limit float64 elements.
+func deviceArgs(m *hlo.Module, n int, ins []string, seed int64, random bool, limit int64) ([][]*hlo.Value, error) {
+	args := make([][]*hlo.Value, n)
+	for i := range n {
+		mine, err := deviceBindings(ins, i, n)
+		if err != nil {
+			return nil, err
+		}
+		vals, err := hloArgs(m, mine, seed+int64(i), random, max(limit/int64(n), 1))
+		if err != nil {
+			return nil, fmt.Errorf("device %d: %w", i, err)
+		}
+		args[i] = vals
+	}
+	return args, nil
+}
+
+// writeDeviceOutputs writes device i's outputs, under a heading naming
+// its replica and partition, into dir/deviceI when dir is given.
+func writeDeviceOutputs(w io.Writer, d hlo.Devices, i int, outs []*hlo.Value, tuple bool, dir string) error {
+	sub := ""
+	if dir != "" {
+		sub = filepath.Join(dir, fmt.Sprintf("device%d", i))
+	}
+	fmt.Fprintf(w, "device %d (replica %d, partition %d):\n", i, i/max(d.Partitions, 1), i%max(d.Partitions, 1))
+	return writeOutputs(w, outs, tuple, sub)
 }
 
 // deviceBindings picks device i's --in bindings of n devices: name=file

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/olekukonko/tablewriter"
@@ -23,17 +22,9 @@ func simulateDevices(cmd *cobra.Command, client *runtime.Client, m *hlo.Module, 
 	ins []string, seed int64, random bool, limit, maxCycles int64, obs *observeFlags, jsonPath, outDir string, check bool) error {
 	d := x.Devices
 	n := d.N()
-	args := make([][]*hlo.Value, n)
-	for i := range n {
-		mine, err := deviceBindings(ins, i, n)
-		if err != nil {
-			return err
-		}
-		vals, err := hloArgs(m, mine, seed+int64(i), random, max(limit/int64(n), 1))
-		if err != nil {
-			return fmt.Errorf("device %d: %w", i, err)
-		}
-		args[i] = vals
+	args, err := deviceArgs(m, n, ins, seed, random, limit)
+	if err != nil {
+		return err
 	}
 	bar := newRunProgress(cmd.ErrOrStderr(), fmt.Sprintf("simulate (device 0 of %d, program position)", n), len(x.Program.Code))
 	observers := append(obs.observers(x.Source(file, asmFile)), &traces.Progress{Report: func(done, total int) { bar.set(done, "") }})
@@ -72,12 +63,7 @@ func simulateDevices(cmd *cobra.Command, client *runtime.Client, m *hlo.Module, 
 	}
 	tuple := len(x.Outputs) > 1 || x.Fused.Entry.Root.Shape.IsTuple
 	for i, dr := range r.Devices {
-		sub := ""
-		if outDir != "" {
-			sub = filepath.Join(outDir, fmt.Sprintf("device%d", i))
-		}
-		fmt.Fprintf(w, "device %d (replica %d, partition %d):\n", i, i/max(d.Partitions, 1), i%max(d.Partitions, 1))
-		if err := writeOutputs(w, dr.Outputs, tuple, sub); err != nil {
+		if err := writeDeviceOutputs(w, d, i, dr.Outputs, tuple, outDir); err != nil {
 			return err
 		}
 	}
