@@ -41,16 +41,9 @@ func simulateDevices(cmd *cobra.Command, client *runtime.Client, m *hlo.Module, 
 	}
 	fmt.Fprintln(w, "device 0:")
 	d0 := r.Devices[0]
-	if err := d0.Report.WriteTable(w); err != nil {
+	if err := writeRunReport(w, obs, d0); err != nil {
 		return err
 	}
-	if err := writeKernelTable(w, d0.Kernels); err != nil {
-		return err
-	}
-	if err := obs.writeExplain(w, d0.Report); err != nil {
-		return err
-	}
-	writeNotModelled(w, d0.NotModelled)
 	if jsonPath != "" {
 		if err := writeOutput("--json", jsonPath, r.JSON()); err != nil {
 			return err

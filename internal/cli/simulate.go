@@ -225,16 +225,9 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 				return obs.failed(cmd.ErrOrStderr(), err)
 			}
 			w := cmd.OutOrStdout()
-			if err := r.Report.WriteTable(w); err != nil {
+			if err := writeRunReport(w, &obs, r); err != nil {
 				return err
 			}
-			if err := writeKernelTable(w, r.Kernels); err != nil {
-				return err
-			}
-			if err := obs.writeExplain(w, r.Report); err != nil {
-				return err
-			}
-			writeNotModelled(w, r.NotModelled)
 			if jsonPath != "" {
 				if err := writeOutput("--json", jsonPath, r.JSON()); err != nil {
 					return err
@@ -281,6 +274,22 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 	cmd.Flags().StringVar(&memory, "max-memory", "2GiB", "the most host memory the inputs and --check's evaluator may take as float64 values (e.g. 8GiB)")
 	feed.register(cmd)
 	return cmd
+}
+
+// writeRunReport writes one chip's run as simulate prints it: the report,
+// the kernel table, --explain's phases and what the cycles leave out.
+func writeRunReport(w io.Writer, obs *observeFlags, r *runtime.Result) error {
+	if err := r.Report.WriteTable(w); err != nil {
+		return err
+	}
+	if err := writeKernelTable(w, r.Kernels); err != nil {
+		return err
+	}
+	if err := obs.writeExplain(w, r.Report); err != nil {
+		return err
+	}
+	writeNotModelled(w, r.NotModelled)
+	return nil
 }
 
 func writeKernelTable(w io.Writer, ks []runtime.KernelStats) error {
