@@ -162,8 +162,14 @@ func (p *parser) expr(c *exprCtx) (int64, *Error) {
 		}
 		switch t.text {
 		case "+":
+			if (w > 0 && v > math.MaxInt64-w) || (w < 0 && v < math.MinInt64-w) {
+				return 0, errAt(t, "%d + %d overflows 64 bits", v, w)
+			}
 			v += w
 		case "-":
+			if (w < 0 && v > math.MaxInt64+w) || (w > 0 && v < math.MinInt64+w) {
+				return 0, errAt(t, "%d - %d overflows 64 bits", v, w)
+			}
 			v -= w
 		case "|":
 			v |= w
@@ -190,10 +196,18 @@ func (p *parser) term(c *exprCtx) (int64, *Error) {
 		}
 		switch t.text {
 		case "*":
+			// A product that wraps would be a silent wrong constant
+			// (9223372036854775807 * 2 + 6 gave 4).
+			if v != 0 && w != 0 && ((v*w)/w != v || (v == -1 && w == math.MinInt64) || (w == -1 && v == math.MinInt64)) {
+				return 0, errAt(t, "%d * %d overflows 64 bits", v, w)
+			}
 			v *= w
 		case "/", "%":
 			if w == 0 {
 				return 0, errAt(t, "division by zero")
+			}
+			if w == -1 && v == math.MinInt64 {
+				return 0, errAt(t, "%d %s -1 overflows 64 bits", v, t.text)
 			}
 			if t.text == "/" {
 				v /= w
@@ -207,6 +221,11 @@ func (p *parser) term(c *exprCtx) (int64, *Error) {
 				return 0, errAt(t, "shift count %d out of range 0..63", w)
 			}
 			if t.text == "<<" {
+				// Bits shifted out of the 64-bit pattern are lost:
+				// refused, as for a product (1 << 63 is the top bit, kept).
+				if uint64(v)<<uint(w)>>uint(w) != uint64(v) && v<<uint(w)>>uint(w) != v {
+					return 0, errAt(t, "%d << %d overflows 64 bits", v, w)
+				}
 				v <<= uint(w)
 			} else {
 				v >>= uint(w)
@@ -222,6 +241,9 @@ func (p *parser) unary(c *exprCtx) (int64, *Error) {
 		v, err := p.unary(c)
 		switch t.text {
 		case "-":
+			if v == math.MinInt64 && err == nil {
+				return 0, errAt(t, "-(%d) overflows 64 bits", v)
+			}
 			v = -v
 		case "~":
 			v = ^v

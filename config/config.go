@@ -7,9 +7,11 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"math"
 	"math/bits"
 	"os"
 	"path"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -428,6 +430,9 @@ func Parse(origin string, src []byte, sets []string) (*Chip, error) {
 			return nil, err
 		}
 	}
+	if err := checkIntegers(root.Content[0], reflect.TypeOf(Chip{}), ""); err != nil {
+		return nil, fmt.Errorf("%s: %v", origin, err)
+	}
 	var c Chip
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -443,6 +448,65 @@ func Parse(origin string, src []byte, sets []string) (*Chip, error) {
 		return nil, fmt.Errorf("%s: %v", origin, err)
 	}
 	return &c, nil
+}
+
+// checkIntegers refuses a value with a fraction for an integer key: YAML's
+// decoder truncates 1050.7 to 1050 for an int field, which would run a
+// different chip from the one asked for (and give two sweep points one id).
+func checkIntegers(m *yaml.Node, t reflect.Type, prefix string) error {
+	if m.Kind != yaml.MappingNode || t.Kind() != reflect.Struct {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		for f := 0; f < t.NumField(); f++ {
+			fl := t.Field(f)
+			if strings.Split(fl.Tag.Get("yaml"), ",")[0] != k.Value {
+				continue
+			}
+			key := k.Value
+			if prefix != "" {
+				key = prefix + "." + k.Value
+			}
+			switch {
+			case fl.Type.Kind() == reflect.Struct:
+				if err := checkIntegers(v, fl.Type, key); err != nil {
+					return err
+				}
+			case isIntKind(fl.Type.Kind()):
+				if err := checkInteger(key, v); err != nil {
+					return err
+				}
+			case fl.Type.Kind() == reflect.Map && isIntKind(fl.Type.Elem().Kind()) && v.Kind == yaml.MappingNode:
+				for j := 0; j+1 < len(v.Content); j += 2 {
+					if err := checkInteger(key+"."+v.Content[j].Value, v.Content[j+1]); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func isIntKind(k reflect.Kind) bool {
+	return k >= reflect.Int && k <= reflect.Int64
+}
+
+// checkInteger refuses a scalar that YAML reads as a number with a
+// fraction; other malformed values are left to the decoder's error.
+func checkInteger(key string, v *yaml.Node) error {
+	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!float" {
+		return nil
+	}
+	var f float64
+	if err := v.Decode(&f); err != nil {
+		return nil
+	}
+	if f != math.Trunc(f) || math.IsInf(f, 0) || math.IsNaN(f) {
+		return fmt.Errorf("%s: %s is not an integer (the key takes whole numbers)", key, v.Value)
+	}
+	return nil
 }
 
 // yamlError rewrites "line N: message" as "key.path: message", so that an

@@ -25,6 +25,13 @@ func TestPresets(t *testing.T) {
 	require.False(t, c.MXUSupports(isa.F16))
 }
 
+func TestWholeNumbersWrittenAsFloats(t *testing.T) {
+	c, err := Load("teach16", []string{"clock_mhz=1000.0", "mxu.rows=1e1"})
+	require.NoError(t, err)
+	require.Equal(t, 1000, c.ClockMHz)
+	require.Equal(t, 10, c.MXU.Rows)
+}
+
 func TestOverridesAndErrors(t *testing.T) {
 	c, err := Load("teach16", []string{"mxu.rows=32", "mxu.dtypes=s8,f32", "memory.sram_bytes=1048576"})
 	require.NoError(t, err)
@@ -43,6 +50,13 @@ func TestOverridesAndErrors(t *testing.T) {
 		{"no equals", []string{"mxu.rows"}, "", "want key=value"},
 		{"type", []string{"vpu.lanes=wide"}, "", "vpu.lanes: cannot unmarshal"},
 		{"range", []string{"mxu.cols=0"}, "", "mxu.cols: 0 out of range"},
+		// YAML's decoder truncates a fraction given for an int field; a
+		// chip other than the one asked for would run (issue 44, 2).
+		{"fraction for an int", []string{"clock_mhz=1050.7"}, "", "clock_mhz: 1050.7 is not an integer"},
+		{"fraction for an int rows", []string{"mxu.rows=127.9"}, "", "mxu.rows: 127.9 is not an integer"},
+		{"fraction to zero", []string{"vpu.clock_mhz=0.5"}, "", "vpu.clock_mhz: 0.5 is not an integer"},
+		{"fraction in an int map", []string{"mxu.cycles_per_row.f32=2.5"}, "", "mxu.cycles_per_row.f32: 2.5 is not an integer"},
+		{"fraction in a file", nil, "name: x\nclock_mhz: 940.5\n", "clock_mhz: 940.5 is not an integer"},
 		{"dtype", []string{"mxu.dtypes=f64"}, "", `mxu.dtypes: "f64" is not an MXU input dtype`},
 		{"unknown file key", nil, "name: x\nclock_mhz: 1\nbogus: 2\n", "bogus: unknown key"},
 		{"not a mapping", nil, "- 1\n- 2\n", "a chip config is a YAML mapping"},

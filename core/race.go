@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/pulse-sim/pulse/isa"
@@ -75,7 +76,8 @@ type inflightKey struct {
 type flight struct {
 	unit int
 	pc   int
-	acc  []access
+	acc  []flightRun
+	ends []int64 // running maximum of acc's ends
 }
 
 // Attach hooks the detector to m's machine and units.
@@ -108,17 +110,17 @@ func (r *Races) Wants(p sim.HookPos) bool { return p == sim.HookInstStart || p =
 func (r *Races) Func(c *sim.HookCtx) {
 	switch c.Pos {
 	case sim.HookInstStart:
-		acc := r.cur
-		r.cur = nil
+		acc, ends := keyed(r.cur)
+		r.cur = r.cur[:0]
 		for _, f := range r.sortedFlights() {
 			if f.unit == c.Unit {
 				continue // one unit's queue is in order
 			}
-			if a, b, addr, ok := overlap(f.acc, acc); ok {
+			if a, b, addr, ok := overlap(f.acc, acc, ends); ok {
 				r.report(c, f, a, b, addr)
 			}
 		}
-		r.inflight[inflightKey{c.Unit, c.PC, c.Start}] = &flight{c.Unit, c.PC, acc}
+		r.inflight[inflightKey{c.Unit, c.PC, c.Start}] = &flight{c.Unit, c.PC, acc, ends}
 	case sim.HookInstEnd:
 		delete(r.inflight, inflightKey{c.Unit, c.PC, c.Start})
 	}
@@ -148,16 +150,53 @@ func (r *Races) sortedFlights() []*flight {
 	return out
 }
 
-// overlap finds two accesses, one a write, that share a byte.
-func overlap(x, y []access) (a, b access, addr int64, ok bool) {
+// overlap finds two accesses, one a write, that share a byte, and the
+// first such byte. Both lists are sorted by start (sortAccesses) and keyed
+// by space (spaceKey), so a merge finds it in time about linear in their
+// lengths: a strided tile is hundreds of runs, and a pairwise test made
+// the detector cost several times the simulation itself.
+func overlap(x, y []flightRun, ym []int64) (a, b access, addr int64, ok bool) {
+	j0 := 0
 	for _, p := range x {
-		for _, q := range y {
-			if p.space == q.space && (p.write || q.write) && p.lo < q.hi && q.lo < p.hi {
-				return p, q, max(p.lo, q.lo), true
+		// ym[j] is the furthest end among y[:j+1]; runs wholly before p
+		// end before every later p too, since x is sorted by start.
+		for j0 < len(y) && ym[j0] <= p.lo {
+			j0++
+		}
+		for j := j0; j < len(y) && y[j].lo < p.hi; j++ {
+			q := y[j]
+			if (p.write || q.write) && q.hi > p.lo {
+				return p.access, q.access, max(p.access.lo, q.access.lo), true
 			}
 		}
 	}
 	return access{}, access{}, 0, false
+}
+
+// flightRun is an access keyed for overlap: lo and hi carry the space in
+// their top bits, so runs of different spaces never meet.
+type flightRun struct {
+	lo, hi int64
+	write  bool
+	access
+}
+
+// keyed sorts an instruction's accesses by start and returns them with
+// the running maximum of their ends.
+func keyed(acc []access) ([]flightRun, []int64) {
+	runs := make([]flightRun, len(acc))
+	for i, a := range acc {
+		base := int64(a.space) << 56
+		runs[i] = flightRun{base + a.lo, base + a.hi, a.write, a}
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].lo < runs[j].lo })
+	ends := make([]int64, len(runs))
+	m := int64(math.MinInt64)
+	for i, r := range runs {
+		m = max(m, r.hi)
+		ends[i] = m
+	}
+	return runs, ends
 }
 
 func (r *Races) report(c *sim.HookCtx, f *flight, a, b access, addr int64) {

@@ -2,6 +2,7 @@ package hlo
 
 import (
 	"fmt"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -76,14 +77,18 @@ func checkLiteral(lit string, s *Shape) error {
 	}
 	n := int64(0)
 	var bad string
+	elem := s.Elem
+	if IsComplex(elem) {
+		elem = "f64"
+	}
 	for _, f := range strings.FieldsFunc(t, func(r rune) bool { return strings.ContainsRune("{}(), ", r) }) {
 		n++
-		if bad == "" && !literalToken(f, s.Elem) {
-			bad = f
+		if bad == "" {
+			bad = literalToken(f, elem)
 		}
 	}
 	if bad != "" {
-		return fmt.Errorf("bad literal value %q for %s", bad, s.Elem)
+		return fmt.Errorf("%s", bad)
 	}
 	if n == per*s.Elems() || n == per && !strings.HasPrefix(t, "{") || n == 1 && !strings.HasPrefix(t, "{") {
 		return nil
@@ -91,22 +96,95 @@ func checkLiteral(lit string, s *Shape) error {
 	return fmt.Errorf("the literal has %d values for %s", n/per, s)
 }
 
-// literalToken: f is a value an HLO literal may hold.
-func literalToken(f, elem string) bool {
+// CheckLiteralValue tells whether v, one number of a literal, is a value of
+// the element type elem: what the verifier checks of every constant, for
+// front ends (StableHLO) that position the error in their own source.
+func CheckLiteralValue(v, elem string) error {
+	if msg := literalToken(v, elem); msg != "" {
+		return fmt.Errorf("%s", msg)
+	}
+	return nil
+}
+
+// literalToken: f is a value an HLO literal of elem may hold ("" if so,
+// else why not). Integers must be whole and within their type, as XLA's
+// parser requires: a constant that wrapped (s8 300 read as 44) would be a
+// silent wrong number.
+func literalToken(f, elem string) string {
 	switch strings.TrimPrefix(f, "-") {
-	case "true", "false", "inf", "nan":
-		return true
+	case "true", "false":
+		return ""
+	case "inf", "nan":
+		if isFloat(elem) {
+			return ""
+		}
+		return fmt.Sprintf("%s is not a value of %s", f, elem)
 	}
-	if strings.HasPrefix(f, "0x") {
-		_, err := strconv.ParseUint(f[2:], 16, 64)
-		return err == nil
+	if isFloat(elem) || elem == "" {
+		if strings.HasPrefix(f, "0x") {
+			if _, err := strconv.ParseUint(f[2:], 16, 64); err == nil {
+				return ""
+			}
+		}
+		if _, err := strconv.ParseFloat(f, 64); err == nil {
+			return ""
+		}
+		return fmt.Sprintf("bad literal value %q for %s", f, elem)
 	}
-	if _, err := strconv.ParseFloat(f, 64); err == nil {
-		return true
+	// An integer type: a whole number in range. The common case (decimal,
+	// a type narrower than 64 bits) allocates nothing.
+	if bits := ElemBits(elem); bits > 0 && bits < 64 && elem != "pred" {
+		if v, err := strconv.ParseInt(f, 10, 64); err == nil {
+			lo, hi := int64(0), int64(1)<<bits-1
+			if !strings.HasPrefix(elem, "u") {
+				lo, hi = -(int64(1) << (bits - 1)), int64(1)<<(bits-1)-1
+			}
+			if v >= lo && v <= hi {
+				return ""
+			}
+			return fmt.Sprintf("%s is out of range for %s (%d..%d)", f, elem, lo, hi)
+		}
 	}
-	// Integers beyond float64's range are exact in s64/u64 literals.
-	if _, err := strconv.ParseUint(strings.TrimPrefix(f, "-"), 10, 64); err == nil && !isFloat(elem) {
-		return true
+	neg := strings.HasPrefix(f, "-")
+	mag := new(big.Int)
+	digits := strings.TrimPrefix(f, "-")
+	base := 10
+	if strings.HasPrefix(digits, "0x") {
+		digits, base = digits[2:], 16
 	}
-	return false
+	if _, ok := mag.SetString(digits, base); !ok || strings.HasPrefix(digits, "+") {
+		if _, err := strconv.ParseFloat(f, 64); err == nil {
+			return fmt.Sprintf("%s is not an integer, as %s needs", f, elem)
+		}
+		return fmt.Sprintf("bad literal value %q for %s", f, elem)
+	}
+	if neg {
+		mag.Neg(mag)
+	}
+	lo, hi := intRange(elem)
+	if lo == nil {
+		return ""
+	}
+	if mag.Cmp(lo) < 0 || mag.Cmp(hi) > 0 {
+		return fmt.Sprintf("%s is out of range for %s (%s..%s)", f, elem, lo, hi)
+	}
+	return ""
+}
+
+// intRange is the range of an integer element type (pred: 0..1); nil for
+// a type that is not one.
+func intRange(elem string) (lo, hi *big.Int) {
+	bits := ElemBits(elem)
+	switch {
+	case elem == "pred":
+		return big.NewInt(0), big.NewInt(1)
+	case bits == 0:
+		return nil, nil
+	case strings.HasPrefix(elem, "u"):
+		return big.NewInt(0), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(bits)), big.NewInt(1))
+	case strings.HasPrefix(elem, "s"):
+		h := new(big.Int).Lsh(big.NewInt(1), uint(bits-1))
+		return new(big.Int).Neg(h), h.Sub(h, big.NewInt(1))
+	}
+	return nil, nil
 }

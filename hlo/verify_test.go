@@ -62,6 +62,19 @@ func TestVerifyErrors(t *testing.T) {
 		{"ENTRY e {\n ROOT c = f64[] constant(1.8e308)\n}\n", "c: constant: bad literal value \"1.8e308\" for f64"},
 		{"ENTRY e {\n ROOT c = f32[3] constant({1, 2})\n}\n", "c: constant: the literal has 2 values for f32[3]"},
 		{"ENTRY e {\n ROOT c = c64[2] constant({(1, 2), (3)})\n}\n", "c: constant: the literal has 1 values for c64[2]"},
+		// Issue 44, 3: integers out of their type's range wrapped (s8 300
+		// evaluated to 44); XLA's parser refuses them, as here.
+		{"ENTRY e {\n ROOT c = s8[2] constant({300, -300})\n}\n", "2:2: c: constant: 300 is out of range for s8 (-128..127)"},
+		{"ENTRY e {\n ROOT c = s8[2] constant({1, -129})\n}\n", "c: constant: -129 is out of range for s8 (-128..127)"},
+		{"ENTRY e {\n ROOT c = s32[] constant(99999999999999999999)\n}\n", "c: constant: 99999999999999999999 is out of range for s32"},
+		{"ENTRY e {\n ROOT c = s64[] constant(9223372036854775808)\n}\n", "c: constant: 9223372036854775808 is out of range for s64"},
+		{"ENTRY e {\n ROOT c = u64[] constant(18446744073709551616)\n}\n", "c: constant: 18446744073709551616 is out of range for u64"},
+		{"ENTRY e {\n ROOT c = u8[] constant(-1)\n}\n", "c: constant: -1 is out of range for u8 (0..255)"},
+		{"ENTRY e {\n ROOT c = u8[] constant(256)\n}\n", "c: constant: 256 is out of range for u8"},
+		{"ENTRY e {\n ROOT c = u8[] constant(1.5)\n}\n", "c: constant: 1.5 is not an integer, as u8 needs"},
+		{"ENTRY e {\n ROOT c = s4[] constant(8)\n}\n", "c: constant: 8 is out of range for s4 (-8..7)"},
+		{"ENTRY e {\n ROOT c = s32[] constant(inf)\n}\n", "c: constant: inf is not a value of s32"},
+		{"ENTRY e {\n ROOT c = pred[] constant(2)\n}\n", "c: constant: 2 is out of range for pred (0..1)"},
 	}
 	for _, c := range cases {
 		m, err := Parse("v.hlo", c.src)

@@ -94,6 +94,7 @@ func Expand(s *Spec) (*Plan, error) {
 		hash   string // of the chip's full configuration
 	}
 	var combos []combo
+	seen := map[string][]string{}
 	total := 1
 	for _, d := range dims {
 		total *= len(d.values)
@@ -128,7 +129,15 @@ func Expand(s *Spec) (*Plan, error) {
 			}
 		}
 		if keep {
-			combos = append(combos, combo{vals, contentHash(chip.YAML())})
+			h := contentHash(chip.YAML())
+			// A point's id is its chip's hash, so two values that name one
+			// chip (1000 and 1000.0, 1e3) would share a row of results: one
+			// point lost, another labelled with the wrong value.
+			if prev, dup := seen[h]; dup {
+				return nil, fmt.Errorf("points %s and %s give the same chip configuration; give each value once", describe(s, prev), describe(s, vals))
+			}
+			seen[h] = vals
+			combos = append(combos, combo{vals, h})
 		} else {
 			plan.Dropped++
 		}

@@ -124,6 +124,11 @@ func ParseSpec(file string, b []byte) (*Spec, error) {
 	default:
 		return nil, fmt.Errorf("%s:%d: set is a list of key=value or a mapping", file, f.Set.Line)
 	}
+	if s.MaxCycles < 0 {
+		// core.Options reads a negative limit as none: a spec must not
+		// switch the runaway guard off (issue 44, 6).
+		return nil, fmt.Errorf("%s: max_cycles: %d: the limit must be a positive number of cycles (0: the default)", file, s.MaxCycles)
+	}
 	if s.Jobs < 0 {
 		return nil, fmt.Errorf("%s: jobs: %d is negative", file, s.Jobs)
 	}

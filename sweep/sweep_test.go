@@ -69,6 +69,10 @@ func TestBadSpecs(t *testing.T) {
 		{"unknown key", func(s *sweep.Spec) { s.Axes[0].Key = "mxu.rowz" }, "axis mxu.rowz: unknown config key"},
 		{"out of range", func(s *sweep.Spec) { s.Axes[0].Values = []string{"32", "5000"} }, "mxu.rows: 5000 out of range 1..4096"},
 		{"not a number", func(s *sweep.Spec) { s.Axes[0].Values = []string{"big"} }, "mxu.rows"},
+		// Issue 44, 2: fractions were truncated, and 1000.2 and 1000.7 ran
+		// as one point at 1000 under one id.
+		{"fraction", func(s *sweep.Spec) { s.Axes[0].Values = []string{"32.2", "32.7"} }, "mxu.rows: 32.2 is not an integer"},
+		{"one chip twice", func(s *sweep.Spec) { s.Axes[0].Values = []string{"32", "32.0"} }, "give the same chip configuration"},
 		{"empty axis", func(s *sweep.Spec) { s.Axes[1].Values = nil }, "axis mxu.cols: no values"},
 		{"twice", func(s *sweep.Spec) { s.Axes[1].Key = "mxu.rows" }, "given twice"},
 		{"drops all", func(s *sweep.Spec) { s.Constraints = []string{"mxu.rows * mxu.cols > 1e9"} }, "drop every one of the 4"},
@@ -304,7 +308,7 @@ jobs: 2
 	_, csv := run(t, s, sweep.Options{Dir: dir})
 	require.True(t, strings.HasPrefix(csv, "workload,mxu.rows,mxu.dataflow,status,cycles,mxu_mac_utilization,error\n"), csv)
 
-	for _, bad := range []string{"axis: {}", "axes: [1, 2]", "axes: {mxu.rows: 1:2}", "jobs: -1", "set: 3"} {
+	for _, bad := range []string{"axis: {}", "axes: [1, 2]", "axes: {mxu.rows: 1:2}", "jobs: -1", "set: 3", "max_cycles: -1"} {
 		_, err := sweep.ParseSpec("s.yaml", []byte(bad))
 		require.Error(t, err, bad)
 		require.Contains(t, err.Error(), "s.yaml", bad)

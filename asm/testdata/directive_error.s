@@ -4,6 +4,13 @@
 .tensor z hbm 0x0 f32[2] = bogus(1)   ; ERROR "unknown initializer"
 .const r5 = 1                         ; ERROR "cannot be used as a name"
 .const A = 1 / 0                      ; ERROR "division by zero"
+.const B = 9223372036854775807 * 2 + 6  ; ERROR "overflows 64 bits"
+.const C = 9223372036854775807 + 1    ; ERROR "overflows 64 bits"
+.const D = -9223372036854775807 - 2   ; ERROR "overflows 64 bits"
+.const E = 3 << 63                    ; ERROR "overflows 64 bits"
+.const F = 1 << 63                    ; top bit: a 64-bit pattern, kept
+.const G = -1 << 4                    ; -16
+.const H = 0xffff_ffff_ffff_ffff + 1  ; -1 + 1, a pattern
 .bogus                                ; ERROR "unknown directive .bogus"
 dup:    nop
 dup:    nop                           ; ERROR "dup redefined"

@@ -511,6 +511,9 @@ func (b *builder) op(s *stmt, sc *scope) error {
 			return b.r.errAt(s.toks[0], "unsupported constant form (only dense<...>)")
 		}
 		lit, err := denseLiteral(payload, out)
+		if te, ok := err.(*tokenError); ok {
+			return b.r.errAt(te.tok, "%s", te.msg)
+		}
 		if err != nil {
 			return b.r.errAt(s.toks[0], "%v", err)
 		}

@@ -624,6 +624,15 @@ func dimsOf(shape string) []int64 {
 	return out
 }
 
+// tokenError is an error at a token of the payload, positioned there by
+// the caller rather than at the operation.
+type tokenError struct {
+	tok token
+	msg string
+}
+
+func (e *tokenError) Error() string { return e.msg }
+
 // denseLiteral converts a dense<...> payload (the tokens inside the angle
 // brackets) to an HLO literal for shape.
 func denseLiteral(toks []token, shape string) (string, error) {
@@ -657,7 +666,11 @@ func denseLiteral(toks []token, shape string) (string, error) {
 		for _, t := range toks {
 			switch {
 			case t.kind == tNumber:
-				vals = append(vals, numText(elem, t.text))
+				v := numText(elem, t.text)
+				if err := hlo.CheckLiteralValue(v, elem); err != nil {
+					return "", &tokenError{t, err.Error()}
+				}
+				vals = append(vals, v)
 			case t.text == "true" || t.text == "false":
 				vals = append(vals, t.text)
 			case t.text == "inf" || t.text == "nan":

@@ -56,6 +56,9 @@ func TestReadErrors(t *testing.T) {
 		{"func.func @main(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n  %0 = stablehlo.cholesky %a : tensor<2x2xf32>\n  return %0 : tensor<2x2xf32>\n}", "t.mlir:2:3: unsupported operation stablehlo.cholesky"},
 		{"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %a, %b : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", "%b is not defined"},
 		{"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.abs %a : tensor<2xf32>\n", "end of file"},
+		// Issue 44, 3: i8 300 wrapped to 44.
+		{"func.func @main() -> tensor<3xi8> {\n  %c = stablehlo.constant dense<[300, 1, 2]> : tensor<3xi8>\n  return %c : tensor<3xi8>\n}", "t.mlir:2:34: 300 is out of range for s8 (-128..127)"},
+		{"func.func @main() -> tensor<2xui8> {\n  %c = stablehlo.constant dense<-1> : tensor<2xui8>\n  return %c : tensor<2xui8>\n}", "t.mlir:2:33: -1 is out of range for u8"},
 		{"garbage", "expected func.func"},
 		{"", "no func.func"},
 	} {

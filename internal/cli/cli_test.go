@@ -159,6 +159,11 @@ func TestRun(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Equal(t, b, mustRead(t, report2))
 
+	racy := write(t, dir, "racy.s", racyFirst)
+	for _, cmd := range []string{"run", "exec"} {
+		code, _, stderr := runCLI(cmd, racy, "--chip", "teach16", "--race=false")
+		require.Equal(t, 0, code, "%s --race=false: %s", cmd, stderr)
+	}
 	cases := []struct {
 		name string
 		args []string
@@ -176,6 +181,10 @@ func TestRun(t *testing.T) {
 		{"fault", []string{"run", write(t, dir, "oob.s", "  dma sram[0x3fffc]:f32[4], hbm[0x0]:f32[4]\n  halt\n")}, 1, "oob.s:1:3: fault at pc 0 on dma0"},
 		{"bad set", []string{"run", src, "--set", "hbm.model=magic"}, 1, `hbm.model: "magic" is not a known model`},
 		{"bad dataflow", []string{"run", src, "--set", "mxu.dataflow=rs"}, 1, "mxu.dataflow"},
+		// Issue 44, 4: the tutorial's first.s without its wait printed
+		// right values under exec and wrong ones under run, silently.
+		{"race, run", []string{"run", racy, "--chip", "teach16"}, 1, "racy.s:6:9 on vpu (pc 2) reads sram[0x0] while " + racy + ":4:9 on dma0 (pc 0), still in flight, writes it"},
+		{"race, exec", []string{"exec", racy, "--chip", "teach16"}, 1, "data race: 1 unordered accesses"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -186,6 +195,17 @@ func TestRun(t *testing.T) {
 		})
 	}
 }
+
+// racyFirst is the tutorial's first.s with the vadd's wait s0 taken off.
+const racyFirst = `.tensor x hbm 0x0000 f32[256] = random(1)
+.tensor y hbm 0x1000 f32[256] = random(2)
+.tensor z hbm 0x2000 f32[256]
+        dma     sram[0]:f32[256], x
+        dma     sram[1024]:f32[256], y                                   signal s0
+        vadd    sram[2048]:f32[256], sram[0]:f32[256], sram[1024]:f32[256] signal s1
+        dma     z, sram[2048]:f32[256]                                   wait s1
+        halt
+`
 
 func mustRead(t *testing.T, p string) []byte {
 	b, err := os.ReadFile(p)

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	pulse "github.com/pulse-sim/pulse"
+	"github.com/pulse-sim/pulse/chip"
 	"github.com/pulse-sim/pulse/exe"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/ref"
@@ -26,6 +27,7 @@ func newExec() *cobra.Command {
 	var (
 		f        runFlags
 		maxSteps int64
+		race     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "exec KERNEL.s|KERNEL.pulse --chip NAME [--in name=x.npy]... [--out name=y.npy]...",
@@ -40,21 +42,35 @@ deadlock with each unit's pending instruction.`,
 			if maxSteps <= 0 {
 				return usagef("--max-steps %d: the limit must be a positive number of instructions", maxSteps)
 			}
-			chip, prog, inputs, outs, err := f.load(args[0])
+			c, prog, inputs, outs, err := f.load(args[0])
 			if err != nil {
 				return err
 			}
-			m, err := pulse.Exec(chip, prog, inputs, ref.Options{MaxSteps: maxSteps})
+			m, err := pulse.Exec(c, prog, inputs, ref.Options{MaxSteps: maxSteps})
 			if err != nil {
 				return err
+			}
+			if race {
+				ins := make([]chip.Input, len(inputs))
+				for i, in := range inputs {
+					ins[i] = chip.Input{Name: in.Name, Values: in.Values}
+				}
+				races, err := execRaces(c, prog, ins, 0)
+				if err != nil {
+					return fmt.Errorf("the race detector's timing run: %v (--race=false skips it)", err)
+				}
+				if err := raceFailure(cmd.ErrOrStderr(), races); err != nil {
+					return err
+				}
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%s on %s: completed, %d instructions executed\n", args[0], chip.Name, m.Retired)
+			fmt.Fprintf(w, "%s on %s: completed, %d instructions executed\n", args[0], c.Name, m.Retired)
 			return f.outputs(cmd, m, prog, outs, w)
 		},
 	}
 	f.register(cmd.Flags())
 	cmd.Flags().Int64Var(&maxSteps, "max-steps", ref.DefaultMaxSteps, "stop a run after this many instructions")
+	cmd.Flags().BoolVar(&race, "race", true, raceHelp+" (it runs the kernel on the timing model too)")
 	return cmd
 }
 

@@ -18,6 +18,7 @@ func newRun() *cobra.Command {
 		timingOnly bool
 		jsonPath   string
 		maxCycles  int64
+		race       bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run KERNEL.s|KERNEL.pulse --chip NAME [--set k=v] [--in name=x.npy] [--out name=y.npy] [--timing-only] [--json report.json]",
@@ -60,12 +61,20 @@ cycle profile, a roofline chart and the kernel's row (docs/observability.md).`,
 			t0 := time.Now()
 			bar := newRunProgress(cmd.ErrOrStderr(), "run (program position)", len(prog.Code))
 			observers = append(observers, &traces.Progress{Report: func(done, total int) { bar.set(done, "") }})
+			var races *core.Races
+			if race {
+				races = &core.Races{}
+				observers = append(observers, races)
+			}
 			m, err := chip.Simulate(c, prog, ins, chip.Options{TimingOnly: timingOnly, MaxCycles: maxCycles, Observers: observers})
 			bar.finish()
 			if err != nil {
 				return obs.failed(cmd.ErrOrStderr(), err)
 			}
 			wall := time.Since(t0)
+			if err := raceFailure(cmd.ErrOrStderr(), races); err != nil {
+				return err
+			}
 			r := chip.NewReport(args[0], m, timingOnly)
 			w := cmd.OutOrStdout()
 			if err := r.WriteTable(w); err != nil {
@@ -90,6 +99,7 @@ cycle profile, a roofline chart and the kernel's row (docs/observability.md).`,
 	cmd.Flags().BoolVar(&timingOnly, "timing-only", false, "skip value computation")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the report as JSON to this file")
 	cmd.Flags().Int64Var(&maxCycles, "max-cycles", 0, "stop the simulation after this many cycles (0: the default, 10,000,000,000)")
+	cmd.Flags().BoolVar(&race, "race", true, raceHelp)
 	obs.register(cmd.Flags())
 	return cmd
 }
