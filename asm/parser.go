@@ -241,9 +241,6 @@ func (p *parser) unary(c *exprCtx) (int64, *Error) {
 		v, err := p.unary(c)
 		switch t.text {
 		case "-":
-			if v == math.MinInt64 && err == nil {
-				return 0, errAt(t, "-(%d) overflows 64 bits", v)
-			}
 			v = -v
 		case "~":
 			v = ^v

@@ -570,6 +570,17 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		pending = nil
 	}
 	noReg := func(int64, int64, int64) string { return "" }
+	// regMax bounds what each loop register ("rN+" of an offReg) holds, so
+	// that the K loop, which starts from it, stays within a register's
+	// reach (2 GiB; beyond it the offset wraps: issue 44).
+	regMax := map[int]int64{}
+	maxOf := func(reg string) int64 {
+		var r int
+		if _, err := fmt.Sscanf(reg, "r%d+", &r); err != nil {
+			return 0
+		}
+		return regMax[r]
+	}
 	// group emits one group: rows [m0, m0+rows) of batch b, the column
 	// tiles from n0, one per MXU; reg places it in a batch, row-block or
 	// column-group loop (the register adding the loop's offset to an
@@ -641,7 +652,15 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			pending = nil
 		}
 		k0 := Kt
-		if iters := (K/Kt - 1) / int64(nset); iters >= 2 {
+		iters := (K/Kt - 1) / int64(nset)
+		// The loop runs in segments that each start r25 and r26 afresh
+		// from the row block's offsets, carrying how far K has gone in
+		// the tiles' constants: r25 and r26 stay within a register's
+		// reach however long K is.
+		stepL, stepR := int64(nset)*Kt*L.sCol*esz, int64(nset)*Kt*R.sRow*esz
+		seg := min(iters, (registerReach-maxOf(regL))/max(stepL, 1), (registerReach-maxOf(regR))/max(stepR, 1))
+		for iters >= 2 && seg >= 2 {
+			n := min(seg, iters)
 			c.nlabel++
 			loop := fmt.Sprintf("k%d_kloop", c.nlabel)
 			if regL != "" { // start from the row block's offset
@@ -654,15 +673,16 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			} else {
 				emit(dot, "li      r26, 0")
 			}
-			emit(dot, "li      r27, %d", iters)
+			emit(dot, "li      r27, %d", n)
 			fmt.Fprintf(w, "%s:\n", loop)
 			for j := int64(0); j < int64(nset); j++ {
-				kTile(Kt*(1+j), "r25+", "r26+")
+				kTile(k0+Kt*j, "r25+", "r26+")
 			}
-			emit(dot, "addi    r25, r25, %d", int64(nset)*Kt*L.sCol*esz)
-			emit(dot, "addi    r26, r26, %d", int64(nset)*Kt*R.sRow*esz)
+			emit(dot, "addi    r25, r25, %d", stepL)
+			emit(dot, "addi    r26, r26, %d", stepR)
 			emit(dot, "loop    r27, %s", loop)
-			k0 += iters * int64(nset) * Kt
+			k0 += n * int64(nset) * Kt
+			iters -= n
 		}
 		for ; k0 < K; k0 += Kt {
 			kTile(k0, regL, regR)
@@ -698,8 +718,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		for _, r := range lp.inits {
 			if o, ok := lp.from[r]; ok {
 				emit(in, "addi    r%d, r%d, 0", r, o)
+				regMax[r] = regMax[o] + lp.iters*max(lp.step[r], 0)
 			} else {
 				emit(in, "li      r%d, 0", r)
+				regMax[r] = lp.iters * max(lp.step[r], 0)
 			}
 		}
 		emit(in, "li      r%d, %d", lp.counter, lp.iters)

@@ -128,6 +128,11 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	if TR > R {
 		TR = R
 	}
+	// A walk beyond a register's reach runs in segments of whole tiles
+	// (below): a tile must leave room for at least two in a segment.
+	if most := sp.reachRows(R); most < TR {
+		TR = max(most, 1)
+	}
 	var off int64
 	for _, b := range sp.bufs {
 		if b.static {
@@ -221,6 +226,9 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 		}
 		return fmt.Sprintf("sram[r30+%d]:%s[%s]", off, b.dt, joinDims(append([]int64{n}, b.row...)))
 	}
+	// extra is what a segment of a kernel beyond the registers' reach
+	// (below) adds to an access's constant offset.
+	extra := map[*hbmAccess]int64{}
 	// tile emits one tile of rows; last marks an accumulating pass's
 	// final tile, whose fold the store waits for.
 	tile := func(rows int64, last bool) {
@@ -248,8 +256,8 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 			if a.reg != 0 {
 				base = fmt.Sprintf("r%d+%s", a.reg, a.src.tensor)
 			}
-			if a.base != 0 {
-				base += fmt.Sprintf("+%d", a.base)
+			if b := a.base + extra[a]; b != 0 {
+				base += fmt.Sprintf("+%d", b)
 			}
 			r := rows
 			if oneRow {
@@ -340,9 +348,37 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 			}
 		}
 	}
+	// A register holds a signed 32-bit offset: a walk that would take one
+	// past 2 GiB (a 24000^2 f32 operand is 2.3 GB) is split. Its passes
+	// are unrolled and its rows cut into segments; each segment starts its
+	// registers at 0 and carries its position in the instruction's 43-bit
+	// constant instead. Without this the offset wrapped and the last rows
+	// read and wrote other arrays, silently (issue 44).
+	big := false
+	ntiles := (R + TR - 1) / TR
+	var rowBytes int64 // the most bytes an offset register advances per row
+	for _, a := range accesses {
+		if a.reg == 0 {
+			continue
+		}
+		rowBytes = max(rowBytes, abs64(a.adv)/TR)
+		for k := 0; k < passes; k++ {
+			if abs64(outerAt(a, k))+ntiles*abs64(a.adv) > registerReach {
+				big = true
+			}
+		}
+	}
+	segRows := R
+	if big {
+		looped = false
+		segRows = registerReach / max(rowBytes, 1) / TR * TR
+		if segRows < TR {
+			return c.fail(in, "one tile of %d rows spans more than the 2 GiB a scalar register reaches", TR)
+		}
+	}
 	inner := passes // passes per run of the inner loop
 	outerReg := 0
-	if !looped && passes > 2 && reg <= 29 {
+	if !looped && !big && passes > 2 && reg <= 29 {
 		if n2 := nestedPasses(accesses, passes, outerAt); n2 > 0 {
 			looped, inner, outerReg = true, n2, reg
 		}
@@ -362,11 +398,6 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 		fmt.Fprintf(w, "%s_pass:\n", label)
 	}
 	for pass := 0; pass < passes; pass++ {
-		for _, a := range accesses {
-			if a.reg != 0 && !looped {
-				emit(in, "li      r%d, %d", a.reg, outerAt(a, pass))
-			}
-		}
 		for _, op := range sp.ops {
 			if op.perPass {
 				// Waits for the accumulator's last store; gives back the
@@ -375,19 +406,36 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 				op.emit(func(name string) string { return view(name, 0, 1) }, " wait s3 signal s2")
 			}
 		}
-		nt, rem := R/TR, R%TR
-		lastRows := rem
-		if sp.accumulate && rem == 0 {
-			nt, lastRows = nt-1, TR // the final tile is peeled
-		}
-		if nt > 0 {
-			emit(in, "li      r1, %d", nt)
-			fmt.Fprintf(w, "%s_tile%d:\n", label, pass)
-			tile(TR, false)
-			emit(in, "loop    r1, %s_tile%d", label, pass)
-		}
-		if lastRows > 0 {
-			tile(lastRows, sp.accumulate)
+		var nt, lastRows int64
+		for seg := int64(0); seg < R; seg += segRows {
+			rows := min(segRows, R-seg)
+			for _, a := range accesses {
+				switch {
+				case a.reg == 0 || looped:
+				case big:
+					extra[a] = outerAt(a, pass) + seg/TR*a.adv
+					emit(in, "li      r%d, 0", a.reg)
+				default:
+					emit(in, "li      r%d, %d", a.reg, outerAt(a, pass))
+				}
+			}
+			nt, lastRows = rows/TR, rows%TR
+			if sp.accumulate && lastRows == 0 && seg+rows == R {
+				nt, lastRows = nt-1, TR // the final tile is peeled
+			}
+			if nt > 0 {
+				tileLabel := fmt.Sprintf("%s_tile%d", label, pass)
+				if seg > 0 {
+					tileLabel += fmt.Sprintf("_%d", seg/segRows)
+				}
+				emit(in, "li      r1, %d", nt)
+				fmt.Fprintf(w, "%s:\n", tileLabel)
+				tile(TR, false)
+				emit(in, "loop    r1, %s", tileLabel)
+			}
+			if lastRows > 0 {
+				tile(lastRows, sp.accumulate && seg+rows == R)
+			}
 		}
 		if looped {
 			// From this pass's advanced offsets to the next pass's start.
@@ -453,6 +501,37 @@ func nestedPasses(accesses []*hbmAccess, passes int, outerAt func(*hbmAccess, in
 }
 
 // storeAccess writes the result rows: row-major, one pass after another.
+// reachRows is the most rows a tile may hold so that a segment of the
+// 2 GiB a register reaches holds two tiles, when some access walks beyond
+// that reach; else R.
+func (sp *streamSpec) reachRows(R int64) int64 {
+	storeRows := R
+	if sp.accumulate {
+		storeRows = 1
+	}
+	accesses := []*hbmAccess{sp.storeAccess(storeRows)}
+	for _, b := range sp.bufs {
+		if b.load != nil {
+			accesses = append(accesses, b.load)
+		}
+	}
+	most := R
+	for _, a := range accesses {
+		rowBytes := abs64(a.strides[0]) * int64(a.src.dt.Size())
+		if a == accesses[0] && sp.accumulate {
+			rowBytes = 0 // stored once per pass
+		}
+		far := R * rowBytes
+		for _, o := range a.outer {
+			far = max(far, abs64(o)+R*rowBytes)
+		}
+		if far > registerReach && rowBytes > 0 {
+			most = min(most, registerReach/rowBytes/2)
+		}
+	}
+	return most
+}
+
 func (sp *streamSpec) storeAccess(R int64) *hbmAccess {
 	a := &hbmAccess{src: sp.out, strides: rowMajorStrides(append([]int64{R}, sp.outRow...))}
 	if sp.passes > 1 {
@@ -513,6 +592,13 @@ func (c *compiler) compactBroadcasts(sp *streamSpec) {
 		}
 		sp.ops = append(append(static, pre...), rest...)
 	}
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 func prod(d []int64) int64 {

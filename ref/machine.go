@@ -75,6 +75,12 @@ type Machine struct {
 	// or writes, in contiguous runs, as it executes (core.Races builds a
 	// race detector on it). Loading inputs is not reported.
 	Access func(pc int, s isa.Space, addr, n int64, write bool)
+	// wrapped[r] is 1 + the pc of the add, sub or multiply whose signed
+	// 32-bit result in r wrapped (0: it did not). Such a register may
+	// serve as a counter or hash, but an address formed from it would
+	// silently name other bytes (issue 44), so using it as a tile or smem
+	// base is a fault.
+	wrapped [isa.NumRegs]int
 
 	units  []UnitID
 	queues [][]pending
@@ -239,14 +245,30 @@ func (m *Machine) deadlock() error {
 	return d
 }
 
-// CheckUnit reports an instruction addressed to a unit the chip lacks.
+// CheckUnit reports an instruction addressed to a unit the chip lacks, or
+// whose tile base is a register whose offset wrapped.
 func (m *Machine) CheckUnit(in *isa.Inst) error {
 	info := in.Op.Info()
 	n := m.Chip.Units(info.Unit)
 	if int(in.Unit) >= n {
 		return errf("%s unit %d does not exist on chip %s (it has %d)", info.Unit, in.Unit, m.Chip.Name, n)
 	}
+	for _, t := range in.Tiles {
+		if err := m.checkBaseReg(t.Reg); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// checkBaseReg faults on an address register whose offset wrapped.
+func (m *Machine) checkBaseReg(r uint8) error {
+	if r == 0 || m.wrapped[r] == 0 {
+		return nil
+	}
+	pc := m.wrapped[r] - 1
+	return errf("base register r%d holds an offset that wrapped past the signed 32-bit range at pc %d (%s, %s): the address would name other bytes",
+		r, pc, m.Prog.Code[pc].Format(m.Prog), m.Prog.DebugAt(pc).Pos())
 }
 
 // Bases reads an instruction's tile base addresses from the registers, as

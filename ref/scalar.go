@@ -73,10 +73,32 @@ func Branch(fn uint8, a, b uint32) bool {
 func (m *Machine) setReg(r uint8, v uint32) {
 	if r != 0 {
 		m.Regs[r] = v
+		m.wrapped[r] = 0
 	}
 }
 
+// aluWraps tells whether a scalar add, subtract or multiply of a and b
+// leaves the signed 32-bit range (the result kept is its low 32 bits).
+func aluWraps(fn uint8, a, b uint32) bool {
+	x, y := int64(int32(a)), int64(int32(b))
+	var exact int64
+	switch fn {
+	case isa.AluAdd:
+		exact = x + y
+	case isa.AluSub:
+		exact = x - y
+	case isa.AluMul:
+		exact = x * y
+	default:
+		return false
+	}
+	return exact != int64(int32(exact))
+}
+
 func (m *Machine) smemAddr(in *isa.Inst) (int64, error) {
+	if err := m.checkBaseReg(in.Rs1); err != nil {
+		return 0, err
+	}
 	addr := int64(int32(m.Regs[in.Rs1])) + int64(in.Imm) // signed, as a tile base
 	if addr%4 != 0 {
 		return addr, addrErr(addr, "smem address 0x%x is not 4-byte aligned", addr)
@@ -145,8 +167,14 @@ func (m *Machine) ExecScalar(pc int) (int, error) {
 	switch info.Format {
 	case isa.FmtRRR:
 		m.setReg(in.Rd, ALU(info.Func, r1, r2))
+		if in.Rd != 0 && aluWraps(info.Func, r1, r2) {
+			m.wrapped[in.Rd] = pc + 1
+		}
 	case isa.FmtRRI:
 		m.setReg(in.Rd, ALU(info.Func, r1, uint32(in.Imm)))
+		if in.Rd != 0 && aluWraps(info.Func, r1, uint32(in.Imm)) {
+			m.wrapped[in.Rd] = pc + 1
+		}
 	case isa.FmtRI: // li
 		m.setReg(in.Rd, uint32(in.Imm))
 	case isa.FmtBranch:
