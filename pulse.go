@@ -13,6 +13,7 @@ import (
 	"github.com/pulse-sim/pulse/asm"
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/internal/npy"
 	"github.com/pulse-sim/pulse/ref"
 )
@@ -23,7 +24,7 @@ const Version = "0.1.0-dev"
 // LoadProgram reads an executable (.pulse) or assembles a source file,
 // deciding by content: executables start with exe.Magic.
 func LoadProgram(path string) (*exe.Program, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputs.ReadFile(path, inputs.Sources)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func ReadNPYInput(prog *exe.Program, name, path string) (Input, error) {
 	if !ok {
 		return Input{}, fmt.Errorf("--in %s: the program has no tensor named %q", name, name)
 	}
-	b, err := os.ReadFile(path)
+	b, err := inputs.ReadFile(path, inputs.Arrays())
 	if err != nil {
 		return Input{}, fmt.Errorf("--in %s: %v", name, err)
 	}

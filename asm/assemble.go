@@ -10,14 +10,22 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/isa"
 )
 
 // Options control an assembly.
 type Options struct {
-	// ReadFile reads included sources and .npy files; nil means os.ReadFile.
-	// A fuzz test passes a function that reads nothing.
+	// ReadFile reads included sources and .npy files; nil means a read
+	// bounded by the file's size (internal/inputs), confined to Root when
+	// that is set. A fuzz test passes a function that reads nothing.
 	ReadFile func(name string) ([]byte, error)
+	// Root, when set, confines every .include and npy(...) to this
+	// folder: the path must lead to a regular file inside it, through no
+	// symbolic link that leaves it. The lab grader assembles untrusted
+	// submissions so (an .include "/etc/passwd" put that file's words in
+	// the grader's results).
+	Root string
 	// Lines, when not nil, receives the source line of every instruction
 	// (pc order): the debug map holds .loc positions instead when a
 	// generated program carries them, and profiles of generated code want
@@ -92,9 +100,6 @@ func (a *assembler) add(e *Error) {
 // Assemble assembles src (named filename in positions) into a program.
 // All errors are returned together as an ErrorList, sorted and capped.
 func Assemble(filename string, src []byte, opt Options) (*exe.Program, error) {
-	if opt.ReadFile == nil {
-		opt.ReadFile = os.ReadFile
-	}
 	a := &assembler{opt: opt, syms: map[string]*symbol{}, layouts: map[isa.Layout]uint16{}}
 	a.file(filename, src)
 	if a.loc != nil {
@@ -269,7 +274,7 @@ func (a *assembler) directive(t token, p *parser) *Error {
 		if len(a.stack) >= MaxIncludeDepth {
 			return errAt(f, "includes nested deeper than %d", MaxIncludeDepth)
 		}
-		src, err := a.opt.ReadFile(path)
+		src, err := a.read(f.pos.File, f.text, inputs.Sources)
 		if err != nil {
 			return errAt(f, "cannot include %s: %v", f.text, unwrapPathErr(err))
 		}
@@ -311,6 +316,19 @@ func (a *assembler) directive(t token, p *parser) *Error {
 		return p.expectEOL()
 	}
 	return errAt(t, "unknown directive %s (directives: .const .include .tensor .data .loc .origin)", t.text)
+}
+
+// read reads a file named in the source (relative to the file from that
+// names it): through Options.ReadFile, confined to Options.Root, or
+// bounded by limit.
+func (a *assembler) read(from, name string, limit int64) ([]byte, error) {
+	switch {
+	case a.opt.ReadFile != nil:
+		return a.opt.ReadFile(a.relPath(from, name))
+	case a.opt.Root != "":
+		return inputs.ReadIn(a.opt.Root, from, name, limit)
+	}
+	return inputs.ReadFile(a.relPath(from, name), limit)
 }
 
 func unwrapPathErr(err error) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/internal/npy"
 	"github.com/pulse-sim/pulse/isa"
 )
@@ -266,7 +267,7 @@ func (a *assembler) init(p *parser, name token, dt isa.DType, shape []int64, ele
 		if err := p.expect(")"); err != nil {
 			return nil, err
 		}
-		data, rerr := a.opt.ReadFile(a.relPath(f.pos.File, f.text))
+		data, rerr := a.read(f.pos.File, f.text, inputs.Arrays())
 		if rerr != nil {
 			return nil, errAt(f, "cannot read %s: %v", f.text, unwrapPathErr(rerr))
 		}

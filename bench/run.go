@@ -20,6 +20,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/stablehlo"
 	"github.com/pulse-sim/pulse/internal/host"
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/pulse-sim/pulse/traces"
 )
@@ -281,7 +282,7 @@ func (r *Results) Encode(w io.Writer) error {
 
 // ReadResults reads a results file, refusing other schema versions.
 func ReadResults(path string) (*Results, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputs.ReadFile(path, inputs.Sources)
 	if err != nil {
 		return nil, err
 	}

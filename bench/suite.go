@@ -10,13 +10,13 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/examples"
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -85,7 +85,7 @@ func LoadSuite(nameOrPath string) (*Suite, error) {
 		s.builtin = true
 		return s, nil
 	}
-	b, err := os.ReadFile(nameOrPath)
+	b, err := inputs.ReadFile(nameOrPath, inputs.Configs)
 	if err != nil {
 		if !strings.ContainsAny(nameOrPath, "/.") {
 			return nil, fmt.Errorf("unknown suite %q (built in: %s; or give a .yaml file)", nameOrPath, strings.Join(BuiltinSuites(), ", "))
@@ -200,12 +200,12 @@ func (s *Suite) read(p string) ([]byte, string, error) {
 	var tried []string
 	if s.dir != "" && !filepath.IsAbs(p) {
 		f := filepath.Join(s.dir, p)
-		if b, err := os.ReadFile(f); err == nil {
+		if b, err := inputs.ReadFile(f, inputs.Sources); err == nil {
 			return b, f, nil
 		}
 		tried = append(tried, f)
 	}
-	if b, err := os.ReadFile(p); err == nil {
+	if b, err := inputs.ReadFile(p, inputs.Sources); err == nil {
 		return b, p, nil
 	}
 	tried = append(tried, p)

@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"os"
 	"path"
 	"reflect"
 	"sort"
 	"strings"
 
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/isa"
 	"go.yaml.in/yaml/v3"
 )
@@ -402,7 +402,7 @@ func Load(nameOrPath string, sets []string) (*Chip, error) {
 		if !strings.ContainsAny(nameOrPath, "/.") {
 			return nil, fmt.Errorf("unknown chip %q (presets: %s; or give a .yaml file)", nameOrPath, strings.Join(Presets(), ", "))
 		}
-		b, err := os.ReadFile(nameOrPath)
+		b, err := inputs.ReadFile(nameOrPath, inputs.Configs)
 		if err != nil {
 			return nil, fmt.Errorf("chip config: %v", err)
 		}

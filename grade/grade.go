@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/labs"
 )
@@ -213,7 +213,7 @@ func (v variant) tag() string {
 func (g *grader) gradeFolder(dir string, res *Result) []Test {
 	l := g.lab
 	path := filepath.Join(dir, l.Kernel)
-	prog, problem := g.load(path)
+	prog, problem := g.load(dir, path)
 	perSet := l.Score.Correctness / float64(len(g.variants)*len(g.sets))
 	perVariant := l.Score.Performance / float64(len(g.variants))
 	tests := []Test{{Name: "builds: assembles and declares the lab's tensors", MaxScore: l.Score.Runs / 2}}
@@ -285,12 +285,14 @@ func (g *grader) gradeFolder(dir string, res *Result) []Test {
 
 // load reads and assembles the student's kernel and checks that it
 // declares the lab's tensors; problem says what is wrong ("" when fine).
-func (g *grader) load(path string) (*exe.Program, string) {
-	src, err := os.ReadFile(path)
+// The submission is untrusted: the kernel and everything it includes or
+// loads must be regular files inside its folder dir.
+func (g *grader) load(dir, path string) (*exe.Program, string) {
+	src, err := inputs.ReadIn(dir, path, filepath.Base(path), inputs.Sources)
 	if err != nil {
 		return nil, fmt.Sprintf("cannot read the kernel: %v (the lab grades %s in the folder)", err, g.lab.Kernel)
 	}
-	prog, err := asm.Assemble(path, src, asm.Options{})
+	prog, err := asm.Assemble(path, src, asm.Options{Root: dir})
 	if err != nil {
 		return nil, "the kernel does not assemble:\n" + err.Error()
 	}

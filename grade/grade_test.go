@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pulse-sim/pulse/labs"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -258,4 +259,55 @@ func TestMissingKernel(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, r.Score)
 	require.Contains(t, r.Tests[0].Output, "cannot read the kernel")
+}
+
+// TestSubmissionConfined: a submission reaches nothing outside its folder
+// (issue 44, 9): .include "/etc/passwd" had put that file's words into
+// results.json, "/dev/stdin" hung the grader and "/dev/zero" crashed it.
+func TestSubmissionConfined(t *testing.T) {
+	l, err := labs.Get("vadd")
+	require.NoError(t, err)
+	outside := filepath.Join(t.TempDir(), "secret.s")
+	require.NoError(t, os.WriteFile(outside, []byte("TOPSECRETWORD\n"), 0o644))
+	head := ".tensor x hbm 0x000000 f32[4096]\n.tensor y hbm 0x010000 f32[4096]\n.tensor z hbm 0x020000 f32[4096]\n"
+	for _, tc := range []struct{ name, line, text string }{
+		{"absolute", `.include "/etc/passwd"`, "an absolute path leaves the folder"},
+		{"stdin", `.include "/dev/stdin"`, "an absolute path leaves the folder"},
+		{"zero", `.include "/dev/zero"`, "an absolute path leaves the folder"},
+		{"parent", `.include "PARENT"`, "the path leaves the folder"},
+		{"symlink out", `.include "link.s"`, "through a symbolic link"},
+		{"npy out", `.tensor w hbm 0x30000 f32[4] = npy("/etc/passwd")`, "an absolute path leaves the folder"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			rel, err := filepath.Rel(dir, outside)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, l.Kernel), []byte(head+strings.Replace(tc.line, "PARENT", rel, 1)+"\n        halt\n"), 0o644))
+			require.NoError(t, os.Symlink(outside, filepath.Join(dir, "link.s")))
+			done := make(chan *Result, 1)
+			go func() {
+				r, err := Grade(l, dir, Options{Seed: 1})
+				require.NoError(t, err)
+				done <- r
+			}()
+			var r *Result
+			select {
+			case r = <-done:
+			case <-time.After(60 * time.Second):
+				t.Fatal("the grader hangs")
+			}
+			var out strings.Builder
+			require.NoError(t, r.WriteText(&out))
+			require.Contains(t, out.String(), tc.text)
+			require.NotContains(t, out.String(), "TOPSECRETWORD")
+			require.NotContains(t, out.String(), "root:")
+			require.Contains(t, causes(r), "load")
+		})
+	}
+	// The kernel itself, a link to a file outside, is not read either.
+	dir := t.TempDir()
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, l.Kernel)))
+	r, err := Grade(l, dir, Options{Seed: 1})
+	require.NoError(t, err)
+	require.Contains(t, r.Tests[0].Output, "through a symbolic link")
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/exe"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/ref"
@@ -79,7 +80,7 @@ func (c *Client) CompileDevices(file string, m *hlo.Module, d hlo.Devices) (*Exe
 	x := &Executable{Compiled: comp, Key: key}
 	if c.CacheDir != "" {
 		path := filepath.Join(c.CacheDir, key+".pulse")
-		if b, err := os.ReadFile(path); err == nil {
+		if b, err := inputs.ReadFile(path, inputs.Sources); err == nil {
 			if p, err := exe.Unmarshal(b); err == nil {
 				x.Program, x.CacheHit = p, true
 			}

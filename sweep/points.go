@@ -4,12 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
 	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/internal/inputs"
 )
 
 // Point is one workload on one chip configuration.
@@ -271,7 +271,7 @@ func chipSource(nameOrPath string) []byte {
 	if b, ok := config.PresetYAML(nameOrPath); ok {
 		return b
 	}
-	b, _ := os.ReadFile(nameOrPath) // Load read it a moment ago
+	b, _ := inputs.ReadFile(nameOrPath, inputs.Configs) // Load read it a moment ago
 	return b
 }
 

@@ -9,10 +9,11 @@ package sweep
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/pulse-sim/pulse/internal/inputs"
 )
 
 // Spec is a sweep: what `pulse sweep` reads from its YAML file and flags
@@ -94,7 +95,7 @@ type specFile struct {
 // LoadSpec reads a spec file. Unknown keys are errors; `set` may be a
 // list of key=value or a mapping.
 func LoadSpec(path string) (*Spec, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputs.ReadFile(path, inputs.Configs)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/pulse-sim/pulse/exe"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/stablehlo"
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/scalesim"
 )
 
@@ -39,7 +39,7 @@ func LoadWorkloads(paths []string) ([]*Workload, error) {
 	var out []*Workload
 	seen := map[string]bool{}
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := inputs.ReadFile(p, inputs.Sources)
 		if err != nil {
 			return nil, fmt.Errorf("workload: %v", err)
 		}

@@ -841,12 +841,13 @@ func complexDense(toks []token, elem string, dims []int64, n int64) (string, err
 // splatNest nests a constant's values (one value: a splat of n) as an HLO
 // literal of dims.
 func splatNest(vals []string, dims []int64, n int64) (string, error) {
-	if len(vals) == 1 && n != 1 { // splat
-		v := vals[0]
-		vals = make([]string, n)
-		for i := range vals {
-			vals[i] = v
-		}
+	if len(vals) == 1 && n != 1 {
+		// A splat stays one value: HLO's literal of one value for the
+		// whole array. Written out, dense<1.0> : tensor<100000x100000xf32>
+		// took the reader past the host's memory before any budget could
+		// refuse it; as one value, the evaluator's and the compiler's
+		// budgets see its shape.
+		return vals[0], nil
 	}
 	if int64(len(vals)) != n {
 		return "", fmt.Errorf("the constant has %d values for %d elements", len(vals), n)

@@ -75,11 +75,11 @@ func TestDenseForms(t *testing.T) {
 		shape string
 		want  string
 	}{
-		{[]token{{kind: tNumber, text: "1.5"}}, "f32[2,2]", "{{1.5, 1.5}, {1.5, 1.5}}"},
+		{[]token{{kind: tNumber, text: "1.5"}}, "f32[2,2]", "1.5"}, // a splat stays one value
 		{[]token{{kind: tString, text: "0x003C"}}, "f16[]", "1"},
 		{[]token{{kind: tString, text: "0x803F"}}, "bf16[]", "1"},
 		{[]token{{kind: tNumber, text: "0xFF800000"}}, "f32[]", "-inf"},
-		{[]token{{kind: tIdent, text: "true"}}, "pred[2]", "{true, true}"},
+		{[]token{{kind: tIdent, text: "true"}}, "pred[2]", "true"},
 		{[]token{{kind: tString, text: "0xFFFF0100"}}, "s16[2]", "{-1, 1}"},
 	} {
 		got, err := denseLiteral(c.toks, c.shape)
@@ -110,4 +110,23 @@ func TestTruncatedInput(t *testing.T) {
 	_, err = Read("t.mlir", []byte("func.func @main(%a: "))
 	require.ErrorContains(t, err, "unexpected end of file")
 	require.Equal(t, ErrorStatus, classify(err))
+}
+
+// TestHugeSplat: a splat constant stays one value in the translated HLO
+// (issue 44, 5: dense<1.0> : tensor<100000x100000xf32> was written out
+// element by element and ran the reader out of memory); the budgets of
+// the evaluator and the compiler then see its shape.
+func TestHugeSplat(t *testing.T) {
+	src := "func.func @main() -> tensor<100000x100000xf32> {\n  %c = stablehlo.constant dense<1.0> : tensor<100000x100000xf32>\n  return %c : tensor<100000x100000xf32>\n}"
+	m, err := Read("t.mlir", []byte(src))
+	require.NoError(t, err)
+	var lit string
+	for _, in := range m.Module.Entry.Instructions {
+		if in.Opcode == "constant" {
+			lit = in.Literal
+		}
+	}
+	require.Equal(t, "1.0", lit)
+	_, err = (&hlo.Evaluator{File: "t.mlir", M: m.Module}).Run(nil)
+	require.ErrorContains(t, err, "the host evaluator stops here")
 }

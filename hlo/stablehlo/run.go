@@ -3,10 +3,10 @@ package stablehlo
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/internal/inputs"
 )
 
 // Runner computes a read module's root values (the host evaluator, or a
@@ -16,7 +16,7 @@ type Runner func(r *Result) ([]*hlo.Value, error)
 // TestFile reads a StableHLO test file, runs it and applies its checks.
 func TestFile(path string, run Runner) Outcome {
 	o := Outcome{File: path}
-	src, err := os.ReadFile(path)
+	src, err := inputs.ReadFile(path, inputs.Sources)
 	if err != nil {
 		o.Status, o.Message = ErrorStatus, err.Error()
 		return o

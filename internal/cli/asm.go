@@ -2,11 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	pulse "github.com/pulse-sim/pulse"
 	"github.com/pulse-sim/pulse/asm"
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/spf13/cobra"
 )
 
@@ -23,7 +23,7 @@ func newAsm() *cobra.Command {
 			if err := checkOutputFile("-o", out); err != nil {
 				return err
 			}
-			src, err := os.ReadFile(args[0])
+			src, err := inputs.ReadFile(args[0], inputs.Sources)
 			if err != nil {
 				return err
 			}

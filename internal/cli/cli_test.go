@@ -81,6 +81,18 @@ func TestBadInput(t *testing.T) {
 		{"not npy", []string{"exec", good, "--in", "x=" + good}, 1, "not a .npy file"},
 		{"max steps", []string{"exec", write(t, dir, "spin.s", "l: jmp l\n"), "--max-steps", "1000"}, 1, "max-steps"},
 		{"chip file missing", []string{"chip", "show", "nochip.yaml"}, 1, "no such file"},
+		// Issue 44, 5: a stream without end (here /dev/zero) as any input
+		// grew until the host's memory ran out; regular files are bounded
+		// by their size before reading.
+		{"endless stream: hlo stats", []string{"hlo", "stats", "/dev/zero"}, 1, "/dev/zero: not a regular file, and it gives more than the 256 MiB read from one"},
+		{"endless stream: exec", []string{"exec", "/dev/zero"}, 1, "/dev/zero: not a regular file"},
+		{"endless stream: asm", []string{"asm", "/dev/zero"}, 1, "/dev/zero: not a regular file"},
+		{"endless stream: disasm", []string{"disasm", "/dev/zero"}, 1, "/dev/zero: not a regular file"},
+		{"endless stream: chip show", []string{"chip", "show", "/dev/zero"}, 1, "/dev/zero: not a regular file, and it gives more than the 16 MiB read from one"},
+		{"endless stream: --chip", []string{"exec", good, "--chip", "/dev/zero"}, 1, "/dev/zero: not a regular file"},
+		{"endless stream: --in", []string{"exec", good, "--in", "x=/dev/zero"}, 1, "--in x: /dev/zero: not a regular file"},
+		{"endless stream: scalesim", []string{"scalesim", "-c", "/dev/zero", "-t", "/dev/zero"}, 1, "/dev/zero: not a regular file"},
+		{"endless stream: include", []string{"exec", write(t, dir, "incz.s", ".include \"/dev/zero\"\n  halt\n")}, 1, "/dev/zero: not a regular file"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/internal/npy"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/spf13/cobra"
@@ -87,7 +88,7 @@ func readRecord(dir string, i int, shapes []*hlo.Shape) (*hlo.Value, error) {
 	var arrs []*npy.Array
 	var names []string
 	one := filepath.Join(dir, fmt.Sprintf("%d.npy", i))
-	if b, err := os.ReadFile(one); err == nil {
+	if b, err := inputs.ReadFile(one, inputs.Arrays()); err == nil {
 		a, err := npy.Read(b)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", one, err)
@@ -98,7 +99,7 @@ func readRecord(dir string, i int, shapes []*hlo.Shape) (*hlo.Value, error) {
 	}
 	for k := 0; len(names) == k; k++ { // a tuple record: i.0.npy, i.1.npy, ...
 		p := filepath.Join(dir, fmt.Sprintf("%d.%d.npy", i, k))
-		b, err := os.ReadFile(p)
+		b, err := inputs.ReadFile(p, inputs.Arrays())
 		if errors.Is(err, fs.ErrNotExist) {
 			break
 		}

@@ -2,17 +2,17 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/stablehlo"
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/spf13/cobra"
 )
 
 func readHLO(path string) (*hlo.Module, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputs.ReadFile(path, inputs.Sources)
 	if err != nil {
 		return nil, err
 	}

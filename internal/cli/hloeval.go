@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/internal/npy"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/runtime"
@@ -181,7 +182,7 @@ func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) 
 			bound[p.ParamNumber] = true
 			continue
 		}
-		b, err := os.ReadFile(path)
+		b, err := inputs.ReadFile(path, inputs.Arrays())
 		if err != nil {
 			return nil, fmt.Errorf("--in %s: %v", name, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/scalesim"
 	"github.com/spf13/cobra"
 )
@@ -45,7 +46,7 @@ takes USER bandwidth mode too, where only Pulse's figures are given.`,
 			default:
 				return usagef("-i %s: must be conv or gemm", inputType)
 			}
-			src, err := os.ReadFile(cfgPath)
+			src, err := inputs.ReadFile(cfgPath, inputs.Configs)
 			if err != nil {
 				return err
 			}
@@ -53,7 +54,7 @@ takes USER bandwidth mode too, where only Pulse's figures are given.`,
 			if err != nil {
 				return err
 			}
-			if src, err = os.ReadFile(topoPath); err != nil {
+			if src, err = inputs.ReadFile(topoPath, inputs.Configs); err != nil {
 				return err
 			}
 			layers, err := scalesim.ParseTopology(topoPath, src, gemm)
