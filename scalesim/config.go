@@ -95,6 +95,13 @@ func parseINI(file string, src []byte) (*ini, error) {
 	return f, nil
 }
 
+// MaxArraySide bounds ArrayHeight and ArrayWidth. The model scans the
+// array's rows for each fold, as SCALE-Sim's demand matrices hold them, so
+// its time grows with the square of the side: a 128^3 GEMM takes 2.5 s on
+// 8192x8192 (67M PEs, beyond any array built or studied) and never ended
+// on 10^8 rows.
+const MaxArraySide = 1 << 13
+
 // ParseConfig reads a SCALE-Sim v2/v3 configuration. Errors name the file
 // and line (for a missing key, the line of its section).
 func ParseConfig(file string, src []byte) (*Config, error) {
@@ -137,7 +144,9 @@ func ParseConfig(file string, src []byte) (*Config, error) {
 	var n int
 	c.RunName, _, err = get("general", "run_name")
 	keep(err)
-	if err == nil && (c.RunName == "" || strings.ContainsAny(c.RunName, `/\`)) {
+	// "." and ".." are names without slashes that still leave the output
+	// directory: the reports would overwrite the parent's files.
+	if err == nil && (c.RunName == "" || c.RunName == "." || c.RunName == ".." || strings.ContainsAny(c.RunName, `/\`+"\x00")) {
 		keep(&Error{file, f.lines["general.run_name"], fmt.Sprintf("run_name %q must be a non-empty name without slashes (it names the output directory)", c.RunName)})
 	}
 	const arch = "architecture_presets"
@@ -153,6 +162,15 @@ func ParseConfig(file string, src []byte) (*Config, error) {
 	} {
 		*k.dst, err = num(arch, k.key, k.least)
 		keep(err)
+	}
+	// See MaxArraySide.
+	for _, k := range []struct {
+		key string
+		v   int64
+	}{{"ArrayHeight", c.ArrayHeight}, {"ArrayWidth", c.ArrayWidth}} {
+		if k.v > MaxArraySide {
+			keep(&Error{file, f.lines[arch+"."+strings.ToLower(k.key)], fmt.Sprintf("%s is %d; it must be at most %d", k.key, k.v, MaxArraySide)})
+		}
 	}
 	if _, ok := f.values[arch]["memorybanks"]; ok {
 		c.MemoryBanks, err = num(arch, "MemoryBanks", 1)

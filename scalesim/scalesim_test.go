@@ -147,6 +147,11 @@ func TestBadInput(t *testing.T) {
 		{"no run_presets", good[:strings.Index(good, "[run_presets]")], "no [run_presets] section"},
 		{"sparsity", good + "[sparsity]\nSparsitySupport : true\n", "t.cfg:23: SparsitySupport true"},
 		{"ramulator", strings.Replace(good, "UseRamulatorTrace: False", "UseRamulatorTrace: True", 1), "t.cfg:21: UseRamulatorTrace True"},
+		// Issue 44, 7 and 10: an array of 10^8 rows never finished; a run
+		// name of ".." wrote the reports into the parent of -p.
+		{"huge array", strings.Replace(good, "ArrayHeight:    32", "ArrayHeight:    100000000", 1), "t.cfg:5: ArrayHeight is 100000000; it must be at most 8192"},
+		{"run name ..", strings.Replace(good, "run_name = t", "run_name = ..", 1), `run_name ".." must be a non-empty name without slashes`},
+		{"run name .", strings.Replace(good, "run_name = t", "run_name = .", 1), `run_name "." must be`},
 	}
 	for _, c := range cfgCases {
 		t.Run("cfg/"+c.name, func(t *testing.T) {
@@ -166,6 +171,7 @@ func TestBadInput(t *testing.T) {
 		{"filter too big", header + "C1, 4, 4, 5, 3, 1, 1, 1,\n", false, "t.csv:2: the 5x3 filter is larger than the 4x4 input"},
 		{"gemm letters", "Layer, M, N, K,\nG, 10, x, 3,\n", true, `t.csv:2: N "x" is not a whole number`},
 		{"empty", header, false, "t.csv: no layers"},
+		{"depthwise of 10^8 channels", header + "DP1, 10, 10, 3, 3, 100000000, 1, 1,\n", false, "t.csv:2: depthwise layer DP1 runs as 100000000 per-channel layers; a topology may have at most 262144"},
 	}
 	for _, c := range topoCases {
 		t.Run("topology/"+c.name, func(t *testing.T) {

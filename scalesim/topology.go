@@ -113,12 +113,22 @@ func ParseTopology(file string, src []byte, gemm bool) ([]Layer, error) {
 			continue
 		}
 		if strings.Contains(name, "DP") {
+			// SCALE-Sim runs a depthwise layer one channel at a time, a
+			// layer (and a report row) each: 10^8 channels grew to 20 GB.
+			if int64(len(layers))+l.Channels > MaxLayers {
+				errs = append(errs, &Error{file, n, fmt.Sprintf("depthwise layer %s runs as %d per-channel layers; a topology may have at most %d layers in all", name, l.Channels, MaxLayers)})
+				continue
+			}
 			for ch := int64(0); ch < l.Channels; ch++ {
 				d := l
 				d.Name, d.Channels = fmt.Sprintf("%sChannel_%d", name, ch), 1
 				layers = append(layers, d)
 			}
 			continue
+		}
+		if int64(len(layers)) >= MaxLayers {
+			errs = append(errs, &Error{file, n, fmt.Sprintf("more than %d layers", MaxLayers)})
+			break
 		}
 		layers = append(layers, l)
 	}
@@ -137,6 +147,11 @@ func kind(gemm bool) string {
 	}
 	return "conv"
 }
+
+// MaxLayers bounds a topology's layers, depthwise layers counted per
+// channel as SCALE-Sim runs them: far beyond any network's (MobileNet-v2
+// is about 17,000), small enough to hold and report.
+const MaxLayers = 1 << 18
 
 // maxLayerMACs bounds a layer's multiply-accumulates (M x N x K): far
 // beyond any layer SCALE-Sim can run, and small enough that every count
