@@ -86,6 +86,7 @@ type store struct {
 	done    map[string]rowRef
 	size    int64 // results.jsonl's length
 	started time.Time
+	lock    *dirLock
 }
 
 type rowRef struct {
@@ -104,7 +105,7 @@ const (
 // openStore checks and opens dir before any point runs: a directory that
 // already holds another sweep, or this one's results without --resume, is
 // an error (nothing is overwritten).
-func openStore(dir string, plan *Plan, shard Shard, resume bool) (*store, error) {
+func openStore(dir string, plan *Plan, shard Shard, resume bool) (st *store, err error) {
 	if dir == "" {
 		return nil, fmt.Errorf("no results directory: give -o DIR")
 	}
@@ -114,7 +115,16 @@ func openStore(dir string, plan *Plan, shard Shard, resume bool) (*store, error)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("-o %s: %v", dir, err)
 	}
-	s := &store{dir: dir, plan: plan, shard: shard, done: map[string]rowRef{}, started: time.Now().UTC()}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if st == nil {
+			lock.release()
+		}
+	}()
+	s := &store{dir: dir, plan: plan, shard: shard, done: map[string]rowRef{}, started: time.Now().UTC(), lock: lock}
 	path := filepath.Join(dir, resultsJSONL)
 	if m, err := ReadManifest(dir); err == nil {
 		if !resume {
@@ -168,7 +178,10 @@ func (s *store) append(r *Row) error {
 	return nil
 }
 
-func (s *store) close() { s.f.Close() }
+func (s *store) close() {
+	s.f.Close()
+	s.lock.release()
+}
 
 // finish writes results.csv (the shard's points in order, read back from
 // results.jsonl one at a time) and sweep.json.

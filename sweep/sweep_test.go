@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	pulse "github.com/pulse-sim/pulse"
@@ -348,4 +349,36 @@ func TestReportAndCharts(t *testing.T) {
 			require.False(t, rc <= fc && rr <= fr && (rc < fc || rr < fr), "%v dominates %v", r.Axes, f.Axes)
 		}
 	}
+}
+
+// TestOneWriterPerDirectory: a second sweep on a directory another is
+// writing is refused at once, naming the holder (issue 44, 11: two sweeps
+// on one directory both failed at the end, "results.jsonl: unexpected end
+// of JSON input"); once the first ends, the directory is free again.
+func TestOneWriterPerDirectory(t *testing.T) {
+	dir := t.TempDir()
+	plan, err := sweep.Expand(gridSpec())
+	require.NoError(t, err)
+	started := make(chan struct{})
+	release := make(chan struct{})
+	var once sync.Once
+	done := make(chan error, 1)
+	go func() {
+		_, err := sweep.Run(context.Background(), plan, sweep.Options{Dir: dir, Jobs: 1, Progress: func(p sweep.Progress) {
+			once.Do(func() {
+				close(started)
+				<-release
+			})
+		}})
+		done <- err
+	}()
+	<-started
+	_, err = sweep.Run(context.Background(), plan, sweep.Options{Dir: dir, Resume: true})
+	require.ErrorContains(t, err, "is in use: pid ")
+	require.ErrorContains(t, err, "is writing a sweep there")
+	close(release)
+	require.NoError(t, <-done)
+	sum, err := sweep.Run(context.Background(), plan, sweep.Options{Dir: dir, Resume: true})
+	require.NoError(t, err)
+	require.Equal(t, 18, sum.Resumed)
 }
