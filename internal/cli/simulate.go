@@ -194,6 +194,11 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 				return usagef("--max-memory %s: %v", memory, err)
 			}
 			limit /= 8 // float64 elements
+			if check {
+				if err := checkBudgetFirst(args[0], m, memory, limit/int64(max(x.Devices.N(), 1))); err != nil {
+					return err
+				}
+			}
 			if x.Devices.N() > 1 {
 				if timingOnly {
 					return usagef("--timing-only is not available on several devices (%s): their collectives move values, so every device computes them", x.Devices)
@@ -306,6 +311,18 @@ func writeKernelTable(w io.Writer, ks []runtime.KernelStats) error {
 		}
 	}
 	return t.Render()
+}
+
+// checkBudgetFirst refuses --check before the simulation when the
+// reference evaluator is sure to pass its budget (each device's share of
+// it): found after a long simulation, that failure wasted the run.
+func checkBudgetFirst(file string, m *hlo.Module, memory string, limit int64) error {
+	need, at := hlo.EvalLowerBound(m)
+	if need <= limit || at == nil {
+		return nil
+	}
+	return fmt.Errorf("%s:%d:%d: --check: the reference evaluator would hold at least %d MiB of float64 values at %s, beyond the %d MiB that --max-memory %s gives it; raise --max-memory or drop --check (nothing was simulated)",
+		file, at.Pos.Line, at.Pos.Col, need*8>>20, at.Name, limit*8>>20, memory)
 }
 
 // checkOutputs runs the reference evaluator and compares (hlo.Check): an
