@@ -21,9 +21,7 @@ import (
 	"github.com/pulse-sim/pulse/chip"
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
-	"github.com/pulse-sim/pulse/exe"
 	"github.com/pulse-sim/pulse/hlo"
-	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/ref"
@@ -35,6 +33,9 @@ type Client struct {
 	Chip *config.Chip
 	// CacheDir holds compiled executables ("" disables the cache).
 	CacheDir string
+	// CacheBytes bounds the cache: beyond it the least recently used
+	// executables are removed (0: DefaultCacheBytes).
+	CacheBytes int64
 }
 
 // NewClient makes a client for chip, caching under the user cache
@@ -79,21 +80,10 @@ func (c *Client) CompileDevices(file string, m *hlo.Module, d hlo.Devices) (*Exe
 	}
 	x := &Executable{Compiled: comp, Key: key}
 	if c.CacheDir != "" {
-		path := filepath.Join(c.CacheDir, key+".pulse")
-		if b, err := inputs.ReadFile(path, inputs.Sources); err == nil {
-			if p, err := exe.Unmarshal(b); err == nil {
-				x.Program, x.CacheHit = p, true
-			}
-		}
-		if !x.CacheHit {
-			if b, err := x.Program.Marshal(); err == nil {
-				if os.MkdirAll(c.CacheDir, 0o755) == nil {
-					tmp := path + ".tmp"
-					if os.WriteFile(tmp, b, 0o644) == nil {
-						os.Rename(tmp, path)
-					}
-				}
-			}
+		if p := c.cacheGet(key); p != nil {
+			x.Program, x.CacheHit = p, true
+		} else {
+			c.cachePut(key, x.Program)
 		}
 	}
 	x.CompileTime = time.Since(start)

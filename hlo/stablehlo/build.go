@@ -198,6 +198,19 @@ func (b *builder) function(f *fn, entry bool) (int, error) {
 					return 0, b.r.errAt(s.toks[0], "%s is not defined", v)
 				}
 			}
+			// The values returned must be the function's declared results:
+			// a return of tensor<2xf32> from a function of tensor<3xf32>
+			// was accepted, and ran as the other function.
+			if f.results != nil {
+				if len(vals) != len(f.results) {
+					return 0, b.r.errAt(s.toks[0], "return gives %d values; @%s declares %d results", len(vals), f.name, len(f.results))
+				}
+				for i, v := range vals {
+					if got := sc.shapes[hloName(v)]; got != f.results[i] {
+						return 0, b.r.errAt(s.toks[0], "return value %d (%s) is %s; @%s declares %s", i, v, got, f.name, f.results[i])
+					}
+				}
+			}
 			all := append(append([]string(nil), vals...), checkOuts...)
 			outs = len(vals)
 			if len(all) == 1 && !entry {

@@ -10,6 +10,7 @@ package stablehlo
 
 import (
 	"fmt"
+	"unicode/utf8"
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
@@ -64,7 +65,7 @@ func lex(src string) ([]token, error) {
 			if j < len(src) && src[j] == '"' {
 				k := strings.IndexByte(src[j+1:], '"')
 				if k < 0 {
-					return nil, fmt.Errorf("%d:%d: unterminated name", line, col)
+					return nil, &Error{Line: line, Col: col, Msg: "unterminated name"}
 				}
 				j += k + 2
 			} else {
@@ -90,7 +91,7 @@ func lex(src string) ([]token, error) {
 				j++
 			}
 			if j >= len(src) {
-				return nil, fmt.Errorf("%d:%d: unterminated string", line, col)
+				return nil, &Error{Line: line, Col: col, Msg: "unterminated string"}
 			}
 			out = append(out, token{tString, src[i+1 : j], line, col})
 			adv(j + 1 - i)
@@ -118,7 +119,10 @@ func lex(src string) ([]token, error) {
 			out = append(out, token{tPunct, string(c), line, col})
 			adv(1)
 		default:
-			return nil, fmt.Errorf("%d:%d: unexpected character %q", line, col, c)
+			// A character, not a byte: an ä is shown as itself, not as
+			// the first byte of its UTF-8 encoding.
+			r, _ := utf8.DecodeRuneInString(src[i:])
+			return nil, &Error{Line: line, Col: col, Msg: fmt.Sprintf("unexpected character %q", r)}
 		}
 	}
 	out = append(out, token{kind: tEOF, line: line, col: col})

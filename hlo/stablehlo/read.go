@@ -44,7 +44,9 @@ func IsStableHLO(file string, src []byte) bool {
 func Read(file string, src []byte) (*Result, error) {
 	toks, err := lex(string(src))
 	if err != nil {
-		return nil, &Error{File: file, Msg: err.Error()}
+		e := *err.(*Error)
+		e.File = file
+		return nil, &e
 	}
 	r := &reader{file: file, toks: toks, funcs: map[string]*fn{}}
 	if err := r.module(); err != nil {
@@ -558,8 +560,14 @@ func tensorShape(s string, at token, r *reader) (string, error) {
 		if d == "?" {
 			return "", r.errAt(at, "dynamic dimensions (?) are not supported: tensor<%s>", s)
 		}
-		if _, err := strconv.ParseInt(d, 10, 64); err != nil {
+		n, err := strconv.ParseInt(d, 10, 64)
+		if err != nil {
 			return "", r.errAt(at, "bad dimension %q in tensor<%s>", d, s)
+		}
+		// HLO's dimensions are sizes: a negative one would reach the
+		// translated HLO's parser as an internal error.
+		if n < 0 {
+			return "", r.errAt(at, "negative dimension %d in tensor<%s>", n, s)
 		}
 	}
 	return e + "[" + strings.Join(dims, ",") + "]", nil

@@ -59,6 +59,14 @@ func TestReadErrors(t *testing.T) {
 		// Issue 44, 3: i8 300 wrapped to 44.
 		{"func.func @main() -> tensor<3xi8> {\n  %c = stablehlo.constant dense<[300, 1, 2]> : tensor<3xi8>\n  return %c : tensor<3xi8>\n}", "t.mlir:2:34: 300 is out of range for s8 (-128..127)"},
 		{"func.func @main() -> tensor<2xui8> {\n  %c = stablehlo.constant dense<-1> : tensor<2xui8>\n  return %c : tensor<2xui8>\n}", "t.mlir:2:33: -1 is out of range for u8"},
+		// Issue 44, 14: a negative dimension reached the translated HLO's
+		// parser as an internal error; a NUL byte was at 0:0; a return of
+		// the wrong type was accepted; a non-ASCII name showed its first byte.
+		{"func.func @main(%a: tensor<-3xf32>) -> tensor<-3xf32> {\n  return %a : tensor<-3xf32>\n}", "t.mlir:1:21: negative dimension -3 in tensor<-3xf32>"},
+		{"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.abs %a : tensor<2xf32>\x00\n  return %0 : tensor<2xf32>\n}", `t.mlir:2:40: unexpected character '\x00'`},
+		{"func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {\n  return %a : tensor<2xf32>\n}", "t.mlir:2:10: return value 0 (%a) is f32[2]; @main declares f32[3]"},
+		{"func.func @main(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {\n  return %a : tensor<2xf32>\n}", "t.mlir:2:10: return gives 1 values; @main declares 2 results"},
+		{"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.abs %\u00e4 : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", "t.mlir:2:23: unexpected character 'ä'"},
 		{"garbage", "expected func.func"},
 		{"", "no func.func"},
 	} {
