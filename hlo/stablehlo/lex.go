@@ -10,8 +10,8 @@ package stablehlo
 
 import (
 	"fmt"
-	"unicode/utf8"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pulse-sim/pulse/hlo"
 )
