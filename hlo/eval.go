@@ -696,6 +696,9 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		if err != nil {
 			return nil, err
 		}
+		if e.M.NeverEnds(in) {
+			return nil, e.fail(in, "the loop never ends: its condition is the constant true, and nothing in its body (no infeed or recv) can stop it")
+		}
 		limit := e.MaxWhileIterations
 		if limit <= 0 {
 			limit = 1_000_000

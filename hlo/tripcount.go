@@ -252,3 +252,39 @@ func satMul(a, n int64) int64 {
 	}
 	return a * n
 }
+
+// NeverEnds reports whether the while w provably runs forever: its
+// condition's root is the constant true, and nothing its body does
+// (transitively) can stop it from outside (infeed, recv: a feed that runs
+// dry ends the run) or is unknown to Pulse (custom calls). A module with
+// such a loop ran to the 10^10-cycle limit (67-130 s) before it was told.
+func (m *Module) NeverEnds(w *Instruction) bool {
+	cond, body := m.callee(w, "condition"), m.callee(w, "body")
+	if cond == nil || body == nil || cond.Root == nil || cond.Root.Opcode != "constant" {
+		return false
+	}
+	if strings.TrimSpace(cond.Root.Literal) != "true" {
+		return false
+	}
+	seen := map[*Computation]bool{}
+	var quiet func(c *Computation) bool
+	quiet = func(c *Computation) bool {
+		if seen[c] {
+			return true
+		}
+		seen[c] = true
+		for _, in := range c.Instructions {
+			switch strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done") {
+			case "infeed", "recv", "custom-call", "send":
+				return false
+			}
+			for _, callee := range m.calledBy(in) {
+				if !quiet(callee) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return quiet(body)
+}

@@ -239,6 +239,9 @@ func (c *compiler) loadIntFrom(at *hlo.Instruction, base string, addr int64, dt 
 
 // whileLoop: state = init; loop: if !cond(state) exit; state = body(state).
 func (c *compiler) whileLoop(in *hlo.Instruction) error {
+	if c.m.NeverEnds(in) {
+		return c.fail(in, "the loop never ends: its condition is the constant true, and nothing in its body (no infeed or recv) can stop it")
+	}
 	cond, err := c.called(in, "condition")
 	if err != nil {
 		return err

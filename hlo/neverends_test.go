@@ -1,0 +1,61 @@
+package hlo
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestNeverEnds (issue 44, 6): a while whose condition is the constant
+// true and whose body nothing outside can stop is refused at once by the
+// evaluator (the compiler refuses it too: lowering's TestWhileTrueRefused);
+// one that reads an infeed may end when the feed runs dry, and runs.
+func TestNeverEnds(t *testing.T) {
+	const src = `HloModule m
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  x = f32[4] get-tuple-element(p), index=1
+  ROOT r = (s32[], f32[4]) tuple(j, x)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  a = f32[4] parameter(0)
+  t = (s32[], f32[4]) tuple(z, a)
+  w = (s32[], f32[4]) while(t), condition=cond, body=body
+  ROOT o = f32[4] get-tuple-element(w), index=1
+}`
+	m, err := Parse("w.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, Verify("w.hlo", m))
+	w := m.Entry.Root.Operands[0]
+	require.True(t, m.NeverEnds(m.Entry.Instructions[3]), w.Name)
+	args, err := RandomArgs(m, 1)
+	require.NoError(t, err)
+	_, err = (&Evaluator{File: "w.hlo", M: m}).Run(args)
+	require.EqualError(t, err, "w.hlo:18:3: w: while: the loop never ends: its condition is the constant true, and nothing in its body (no infeed or recv) can stop it")
+
+	fed, err := Parse("f.hlo", `HloModule m
+cond {
+  p = f32[4] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  p = f32[4] parameter(0)
+  tok = token[] after-all()
+  in = (f32[4], token[]) infeed(tok)
+  ROOT x = f32[4] get-tuple-element(in), index=0
+}
+ENTRY e {
+  a = f32[4] parameter(0)
+  ROOT w = f32[4] while(a), condition=cond, body=body
+}`)
+	require.NoError(t, err)
+	require.False(t, fed.NeverEnds(fed.Entry.Root))
+}
