@@ -140,12 +140,15 @@ func Assemble(filename string, src []byte, opt Options) (*exe.Program, error) {
 func (a *assembler) file(name string, src []byte) {
 	a.stack = append(a.stack, name)
 	defer func() { a.stack = a.stack[:len(a.stack)-1] }()
-	lines := strings.Split(string(src), "\n")
-	for i, line := range lines {
+	var scratch []token
+	text := string(src)
+	for i := 0; len(text) > 0 || i == 0; i++ {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
 		if len(a.errs) > MaxErrors {
 			return
 		}
-		toks := scanLine(name, i+1, line)
+		toks := scanLineInto(&scratch, name, i+1, line)
 		if err := a.line(toks); err != nil {
 			a.add(err)
 		}

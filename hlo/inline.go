@@ -10,18 +10,47 @@ import "strings"
 // debug maps still point at the callee's source lines.
 func InlineCalls(m *Module) {
 	// Every computation, not only the entry: a while body or a branch
-	// calls too (a scanned layer is a call inside a while body).
-	for _, comp := range m.Computations {
+	// calls too (a scanned layer is a call inside a while body). Callees
+	// go first, so that every callee is already free of calls when its
+	// callers take its instructions: one level of inlining each, however
+	// deep the nesting (a depth cap had left calls beyond 64 levels in
+	// place, which the compiler then could not lower).
+	for _, comp := range calleesFirst(m) {
 		if !hasCall(comp) {
 			continue
 		}
-		comp.Instructions = inline(m, comp.Instructions, 0)
+		comp.Instructions = inline(m, comp.Instructions)
 		for _, in := range comp.Instructions {
 			if in.IsRoot {
 				comp.Root = in
 			}
 		}
 	}
+}
+
+// calleesFirst orders m's computations so that each follows those it
+// calls (a cycle, which the verifier refuses, is broken anywhere).
+func calleesFirst(m *Module) []*Computation {
+	state := map[*Computation]int8{} // 1 visiting, 2 done
+	var order []*Computation
+	var visit func(c *Computation)
+	visit = func(c *Computation) {
+		if state[c] != 0 {
+			return
+		}
+		state[c] = 1
+		for _, in := range c.Instructions {
+			for _, callee := range m.calledBy(in) {
+				visit(callee)
+			}
+		}
+		state[c] = 2
+		order = append(order, c)
+	}
+	for _, c := range m.Computations {
+		visit(c)
+	}
+	return order
 }
 
 func hasCall(comp *Computation) bool {
@@ -33,12 +62,17 @@ func hasCall(comp *Computation) bool {
 	return false
 }
 
-func inline(m *Module, body []*Instruction, depth int) []*Instruction {
+func inline(m *Module, body []*Instruction) []*Instruction {
 	var out []*Instruction
 	for _, in := range body {
-		name, _ := in.Attr("to_apply")
-		callee := m.Computation(strings.TrimPrefix(name, "%"))
-		if in.Opcode != "call" || callee == nil || depth > 64 {
+		var callee *Computation
+		if in.Opcode == "call" {
+			name, _ := in.Attr("to_apply")
+			callee = m.Computation(strings.TrimPrefix(name, "%"))
+		}
+		if callee == nil || hasCall(callee) {
+			// Not a call, or one into a cycle (callees come first
+			// otherwise): left as it is.
 			out = append(out, in)
 			continue
 		}
@@ -76,7 +110,7 @@ func inline(m *Module, body []*Instruction, depth int) []*Instruction {
 			inlined = append(inlined, &Instruction{Pos: in.Pos, Name: in.Name, IsRoot: in.IsRoot, Shape: in.Shape,
 				Opcode: "copy", Operands: []*Operand{{Pos: in.Pos, Name: rename[callee.Root.Name]}}})
 		}
-		out = append(out, inline(m, inlined, depth+1)...)
+		out = append(out, inlined...)
 	}
 	return out
 }
