@@ -62,9 +62,9 @@ The base is a register plus a constant (43-bit signed offset) or a constant.
 The register is read as a signed 32-bit offset (two's complement), so a
 loop that walks a tensor backwards may step it below zero; it reaches 2 GiB
 either side of the constant, which carries the rest of the address. A
-register whose value an `+"`add`, `sub`, `mul`"+` (or their immediate forms) took
+register whose value an ` + "`add`, `sub`, `mul`" + ` (or their immediate forms) took
 past the signed 32-bit range holds a wrapped offset: it may still count, but
-using it as a tile or `+"`ld`/`st`"+` base is a fault naming the instruction that
+using it as a tile or ` + "`ld`/`st`" + ` base is a fault naming the instruction that
 wrapped it (an address formed from it would silently name other bytes). The
 compiler splits longer walks into segments whose constants carry the rest.
 Elements are visited in row-major index order of the shape; a stride of 0
