@@ -67,6 +67,13 @@ type Change struct {
 	N1          int     `json:"n_old,omitempty"` // repetitions
 	N2          int     `json:"n_new,omitempty"`
 	Significant bool    `json:"significant,omitempty"`
+	// HolmAlpha is the level a gated host metric's p-value was held to:
+	// 0.05 divided among the family of gated comparisons (Holm).
+	HolmAlpha float64 `json:"holm_alpha,omitempty"`
+	// GateP is a gated host metric's p-value against the old samples
+	// scaled by 1 + its threshold; gateWorse: new's median is beyond them.
+	GateP     float64 `json:"gate_p,omitempty"`
+	gateWorse bool
 	Text        string  `json:"text,omitempty"` // benchstat's delta: "+3.20%" or "~"
 }
 
@@ -89,6 +96,8 @@ type Comparison struct {
 	Removed     []string       `json:"removed_entries,omitempty"`
 	StatusMoves []string       `json:"status_changes,omitempty"`
 	Regressions int            `json:"regressions"`
+	// HostFamily is how many gated host comparisons were tested together.
+	HostFamily int `json:"host_family,omitempty"`
 }
 
 // Compare compares two results of one suite.
@@ -143,6 +152,7 @@ func Compare(old, new *Results, th Thresholds) (*Comparison, error) {
 			c.Removed = append(c.Removed, e.Name)
 		}
 	}
+	c.gateHost(th)
 	for _, ch := range c.Changes {
 		if ch.Regression {
 			c.Regressions++
@@ -150,6 +160,60 @@ func Compare(old, new *Results, th Thresholds) (*Comparison, error) {
 	}
 	return c, nil
 }
+
+// gateHost decides the gated host metrics' regressions over the whole
+// family of comparisons at once (Holm's step-down procedure): each Mann-
+// Whitney test is at alpha 0.05 on its own, so across a suite's hundred
+// entries about five would "regress" by chance alone (an A/A run of the
+// quick suite, --count 6, flagged layernorm at +12.7%, p=0.015). Holm keeps
+// the chance of any false regression in the family at 0.05. Each test is
+// of new against old slowed by the threshold (GateP): the minimum effect
+// that matters, tested rather than read off two noisy medians.
+func (c *Comparison) gateHost(th Thresholds) {
+	var family []int
+	for i, ch := range c.Changes {
+		if _, gated := th[ch.Metric]; ch.Host && gated {
+			family = append(family, i)
+		}
+	}
+	sort.SliceStable(family, func(a, b int) bool { return c.Changes[family[a]].GateP < c.Changes[family[b]].GateP })
+	m := len(family)
+	c.HostFamily = m
+	rejecting := true
+	for rank, i := range family {
+		ch := &c.Changes[i]
+		level := hostAlpha / float64(m-rank)
+		ch.HolmAlpha = level
+		if rejecting && ch.GateP > level {
+			rejecting = false // every larger p is kept too
+		}
+		ch.Regression = rejecting && ch.gateWorse
+	}
+}
+
+// fewestReps is the fewest repetitions a side among gated comparisons.
+func (c *Comparison) fewestReps() int {
+	n := 0
+	for _, ch := range c.Changes {
+		if ch.HolmAlpha > 0 && (n == 0 || min(ch.N1, ch.N2) < n) {
+			n = min(ch.N1, ch.N2)
+		}
+	}
+	return n
+}
+
+// minMannWhitneyP is the smallest two-sided p-value a Mann-Whitney U test
+// of samples of n1 and n2 can give: complete separation, 2 / C(n1+n2, n1).
+func minMannWhitneyP(n1, n2 int) float64 {
+	lc := 0.0
+	for i := 1; i <= n1; i++ {
+		lc += math.Log(float64(n2+i)) - math.Log(float64(i))
+	}
+	return math.Min(1, 2*math.Exp(-lc))
+}
+
+// hostAlpha is the family-wise error rate of the host gate.
+const hostAlpha = 0.05
 
 func (c *Comparison) compareSim(o, n *Result, th Thresholds) {
 	keys := map[string]bool{}
@@ -270,9 +334,19 @@ func (c *Comparison) compareHost(o, n *Result, th Thresholds) {
 			OldRange: m1.PctRangeString(), NewRange: m2.PctRangeString(), P: cmp.P, Significant: cmp.P <= cmp.Alpha,
 			Text: cmp.FormatDelta(m1.Center, m2.Center), N1: len(ov), N2: len(nv)}
 		if limit, gated := th[k]; gated {
-			ch.Regression = ch.Significant && ch.Delta > limit
+			// The gate asks whether new is slower than old by more than
+			// the threshold, not merely slower: the test compares new
+			// with old scaled by 1 + threshold (a minimum effect), so
+			// that noise around a small real change is not a regression.
+			scaled := make([]float64, len(ov))
+			for i, v := range ov {
+				scaled[i] = v * (1 + limit)
+			}
+			ss := benchmath.NewSample(scaled, &thr)
+			ch.GateP = a.Compare(ss, benchmath.NewSample(append([]float64(nil), nv...), &thr)).P
+			ch.gateWorse = m2.Center > a.Summary(ss, 0.95).Center
 		}
-		c.Changes = append(c.Changes, ch)
+		c.Changes = append(c.Changes, ch) // gated by gateHost, over the family
 	}
 }
 
@@ -356,6 +430,12 @@ func (c *Comparison) Write(w io.Writer, format string) error {
 		head("Host metrics (medians ± 95% confidence; ~ means no significant difference, Mann-Whitney U at alpha 0.05)")
 		if err := table(w, md, []string{"entry", "metric", "old", "new", "delta", "", ""}, host); err != nil {
 			return err
+		}
+		if c.HostFamily > 0 {
+			fmt.Fprintf(w, "gated host metrics: %d comparisons tested together (Holm): a regression is new slower than old plus its threshold, at p <= 0.05/%d for the smallest p\n", c.HostFamily, c.HostFamily)
+			if n := c.fewestReps(); n > 0 && minMannWhitneyP(n, n) > hostAlpha/float64(c.HostFamily) {
+				fmt.Fprintf(w, "with %d repetitions a side no comparison can reach that level (the smallest p is %.2g): run with a larger --count to gate host time\n", n, minMannWhitneyP(n, n))
+			}
 		}
 	}
 	for _, s := range c.StatusMoves {

@@ -116,8 +116,39 @@ func ParseSuite(file string, b []byte) (*Suite, error) {
 
 // Expand lists the suite's entries (its includes' first), reading every
 // workload and checking every chip and key, so that a bad suite fails
-// before anything runs. sets apply to every entry.
+// before anything runs. A set "key=value" applies to every entry; one
+// written "CHIP:key=value" only to the entries on that chip (a what-if of
+// one preset's HBM must not slow or speed the others' entries too). Each
+// entry's Sets record what it ran with.
 func (s *Suite) Expand(sets []string, count int) ([]*Entry, error) {
+	scoped := map[string][]string{}
+	var global []string
+	for _, set := range sets {
+		key, _, _ := strings.Cut(set, "=")
+		if chip, _, ok := strings.Cut(key, ":"); ok && chip != "" {
+			scoped[chip] = append(scoped[chip], strings.TrimPrefix(set, chip+":"))
+			continue
+		}
+		global = append(global, set)
+	}
+	out, err := s.expand(global, scoped, count)
+	if err != nil {
+		return nil, err
+	}
+	used := map[string]bool{}
+	for _, e := range out {
+		used[e.Chip] = true
+	}
+	for _, set := range sets {
+		key, _, _ := strings.Cut(set, "=")
+		if chip, _, ok := strings.Cut(key, ":"); ok && chip != "" && !used[chip] {
+			return nil, fmt.Errorf("--set %s: no entry of suite %s runs on chip %s", set, s.Name, chip)
+		}
+	}
+	return out, nil
+}
+
+func (s *Suite) expand(sets []string, scoped map[string][]string, count int) ([]*Entry, error) {
 	var out []*Entry
 	seen := map[string]bool{}
 	for _, inc := range s.Include {
@@ -125,7 +156,7 @@ func (s *Suite) Expand(sets []string, count int) ([]*Entry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("suite %s: include %s: %v", s.Name, inc, err)
 		}
-		es, err := sub.Expand(sets, count)
+		es, err := sub.expand(sets, scoped, count)
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +193,7 @@ func (s *Suite) Expand(sets []string, count int) ([]*Entry, error) {
 			return nil, fmt.Errorf("%s: %v", where, err)
 		}
 		for _, chip := range chips {
-			all := append(append([]string(nil), se.Set...), sets...)
+			all := append(append(append([]string(nil), se.Set...), sets...), scoped[chip]...)
 			if _, err := config.Load(chip, all); err != nil {
 				return nil, fmt.Errorf("%s: chip %s: %v", where, chip, err)
 			}

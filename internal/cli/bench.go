@@ -30,7 +30,8 @@ docs/bench.md) and write its results: the simulated metrics (cycles, seconds,
 FLOPs, MXU utilization, HBM bytes, energy, per-unit utilization, the
 per-kernel table) and the host metrics of each repetition (wall time of
 parse, compile and simulation; allocations; peak RSS), with provenance.
---set applies to every entry's chip: a what-if on the whole suite.`,
+--set key=value applies to every entry's chip: a what-if on the whole suite;
+--set CHIP:key=value only to the entries on that chip.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -88,7 +89,7 @@ parse, compile and simulation; allocations; peak RSS), with provenance.
 		},
 	}
 	cmd.Flags().StringVar(&suite, "suite", "quick", "built-in suite name or suite file")
-	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a chip key for every entry (key=value), repeatable")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a chip key for every entry (key=value) or for one chip's entries (CHIP:key=value), repeatable")
 	cmd.Flags().IntVar(&count, "count", 1, "repetitions per entry (host statistics need 6 or more)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "results file (JSON)")
 	return cmd
