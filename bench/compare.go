@@ -74,7 +74,7 @@ type Change struct {
 	// scaled by 1 + its threshold; gateWorse: new's median is beyond them.
 	GateP     float64 `json:"gate_p,omitempty"`
 	gateWorse bool
-	Text        string  `json:"text,omitempty"` // benchstat's delta: "+3.20%" or "~"
+	Text      string `json:"text,omitempty"` // benchstat's delta: "+3.20%" or "~"
 }
 
 // KernelChange is a kernel whose cycles moved, appeared or disappeared.
