@@ -82,6 +82,9 @@ func FuzzParse(f *testing.F) {
 		b, _ := PresetYAML(n)
 		f.Add(b, "mxu.rows=8")
 	}
+	// Fractions for integer keys (issue 44), in --set and in the file.
+	f.Add([]byte("name: x\nclock_mhz: 1050.7\n"), "mxu.rows=127.9")
+	f.Add([]byte("name: x\nclock_mhz: 1e3\n"), "mxu.cycles_per_row.f32=0.5")
 	f.Fuzz(func(t *testing.T, src []byte, set string) {
 		if len(src) > 4096 {
 			return // the target is Pulse's handling of configs, not the YAML library's limits

@@ -114,6 +114,15 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	forEachXLACaseF(f, 300, func(text string) { f.Add(text) })
+	// Issue 44's input kinds: integer constants at and beyond their
+	// type's range, and splats of arrays too large to write out.
+	for _, c := range []string{
+		"s8[3] constant({127, -128, 128})", "u8[2] constant({255, -1})", "s4[2] constant({7, -9})",
+		"u64[] constant(18446744073709551615)", "s64[] constant(-9223372036854775809)", "pred[2] constant({1, 2})",
+		"u32[] constant(1.5)", "f32[100000,100000] constant(1)", "s32[100000,100000] constant(99999999999)",
+	} {
+		f.Add("ENTRY e {\n  ROOT c = " + c + "\n}\n")
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := Parse("fuzz.hlo", src)
 		if err != nil {

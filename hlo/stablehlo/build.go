@@ -202,12 +202,16 @@ func (b *builder) function(f *fn, entry bool) (int, error) {
 			// a return of tensor<2xf32> from a function of tensor<3xf32>
 			// was accepted, and ran as the other function.
 			if f.results != nil {
+				at := token{line: s.line, col: s.col}
+				if len(s.toks) > 0 {
+					at = s.toks[0]
+				}
 				if len(vals) != len(f.results) {
-					return 0, b.r.errAt(s.toks[0], "return gives %d values; @%s declares %d results", len(vals), f.name, len(f.results))
+					return 0, b.r.errAt(at, "return gives %d values; @%s declares %d results", len(vals), f.name, len(f.results))
 				}
 				for i, v := range vals {
 					if got := sc.shapes[hloName(v)]; got != f.results[i] {
-						return 0, b.r.errAt(s.toks[0], "return value %d (%s) is %s; @%s declares %s", i, v, got, f.name, f.results[i])
+						return 0, b.r.errAt(at, "return value %d (%s) is %s; @%s declares %s", i, v, got, f.name, f.results[i])
 					}
 				}
 			}

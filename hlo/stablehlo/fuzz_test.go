@@ -1,6 +1,10 @@
 package stablehlo
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/pulse-sim/pulse/hlo"
+)
 
 // FuzzRead: any text is a module or a positioned error, never a panic or
 // a hang.
@@ -8,7 +12,24 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.abs %a : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}"))
 	f.Add([]byte("module @m {\n func.func public @main() -> tensor<i1> {\n %c = stablehlo.constant dense<false> : tensor<i1>\n return %c : tensor<i1>\n }\n}"))
 	f.Add([]byte("%0:2 = stablehlo.while(%i = %a) : tensor<i32>\n cond {\n stablehlo.return %i : tensor<i32>\n } do {\n stablehlo.return %i : tensor<i32>\n }"))
+	// Issue 44's input kinds: splats of any size, integers beyond their
+	// type, negative and huge dimensions, a NUL, a non-ASCII name, a
+	// return of the wrong type.
+	f.Add([]byte("func.func @main() -> tensor<100000x100000xf32> {\n  %c = stablehlo.constant dense<1.0> : tensor<100000x100000xf32>\n  return %c : tensor<100000x100000xf32>\n}"))
+	f.Add([]byte("func.func @main() -> tensor<3xi8> {\n  %c = stablehlo.constant dense<[300, -129, 127]> : tensor<3xi8>\n  return %c : tensor<3xi8>\n}"))
+	f.Add([]byte("func.func @main() -> tensor<2xui4> {\n  %c = stablehlo.constant dense<[15, 16]> : tensor<2xui4>\n  return %c : tensor<2xui4>\n}"))
+	f.Add([]byte("func.func @main(%a: tensor<-3xf32>) -> tensor<99999999999999999999xf32> {\n  return %a : tensor<-3xf32>\n}"))
+	f.Add([]byte("func.func @main(%\u00e4: tensor<2xf32>) -> tensor<3xf32> {\n  return %\u00e4 : tensor<2xf32>\x00\n}"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		Read("f.mlir", src)
+		r, err := Read("f.mlir", src)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				if _, ok := err.(hlo.ErrorList); !ok {
+					t.Fatalf("an error without a position: %T %v", err, err)
+				}
+			}
+			return
+		}
+		_ = hlo.Verify("f.mlir", r.Module) // must not panic
 	})
 }
