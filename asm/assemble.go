@@ -113,11 +113,16 @@ func Assemble(filename string, src []byte, opt Options) (*exe.Program, error) {
 			(*opt.Lines)[i] = int32(a.insts[i].mn.pos.Line)
 		}
 	}
+	// One instruction each: sized once, not grown (2 million instructions
+	// spent seconds copying as append doubled them).
+	a.prog.Code = make([]isa.Inst, 0, len(a.insts))
+	a.prog.Debug = make([]exe.Debug, 0, len(a.insts))
 	for i := range a.insts {
 		if len(a.errs) > MaxErrors {
 			break
 		}
 		a.encode(&a.insts[i])
+		a.insts[i].toks = nil // encoded: its tokens can go
 	}
 	if len(a.errs) == 0 && len(a.prog.Code) == 0 {
 		a.add(&Error{Pos{filename, 1, 1}, "no instructions (a program needs at least a halt)"})

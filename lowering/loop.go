@@ -116,16 +116,19 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 			users[o.Name] = append(users[o.Name], b)
 		}
 	}
+	// Element types by name, found once (a scan per lookup was quadratic
+	// in a body of the whole entry: issue 44, 7).
+	elemByName := make(map[string]string, len(body))
+	for _, x := range body {
+		if _, dup := elemByName[x.Name]; !dup && x.Shape != nil {
+			elemByName[x.Name] = x.Shape.Elem
+		}
+	}
 	elemOf := func(name string) string {
 		if v := params[name]; v != nil {
 			return v.shape.Elem
 		}
-		for _, x := range body {
-			if x.Name == name && x.Shape != nil {
-				return x.Shape.Elem
-			}
-		}
-		return ""
+		return elemByName[name]
 	}
 	// What each body instruction needs.
 	bufs := map[string]*tileBuf{}

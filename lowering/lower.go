@@ -1033,11 +1033,27 @@ func (c *compiler) locateKernels() {
 // (split.go) carries all the fusion's operands but reads only its own.
 func (c *compiler) kernelCost(in *hlo.Instruction, body []*hlo.Instruction) (flops, bytes int64) {
 	bc := &hlo.Computation{Instructions: body}
+	// Operand shapes by name, found once: OperandShapes scans the body per
+	// operand, and a body of the whole entry (40,000 instructions) made
+	// that quadratic (issue 44, 7).
+	shapeOf := make(map[string]*hlo.Shape, len(body))
+	for _, b := range body {
+		if _, dup := shapeOf[b.Name]; !dup {
+			shapeOf[b.Name] = b.Shape
+		}
+	}
 	for _, b := range body {
 		if b.Opcode == "parameter" || b.Shape == nil {
 			continue
 		}
-		flops += bc.InstructionCost(b, bc.OperandShapes(b)).FLOPs
+		ops := make([]*hlo.Shape, len(b.Operands))
+		for i, o := range b.Operands {
+			ops[i] = o.Shape
+			if ops[i] == nil {
+				ops[i] = shapeOf[o.Name]
+			}
+		}
+		flops += bc.InstructionCost(b, ops).FLOPs
 	}
 	// An operand the body only slices is read only in part.
 	sliced := map[int64]int64{} // parameter number -> bytes its slices read, -1 if used whole
