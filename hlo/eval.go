@@ -25,6 +25,24 @@ type Value struct {
 	packed []float32
 }
 
+// maxWatchedState bounds the loop states the evaluator compares from one
+// iteration to the next (a copy of their bits per iteration).
+const maxWatchedState = 1 << 14
+
+// stateBits appends the bits of every element of v (unpacked or packed).
+func stateBits(v *Value, out []uint64) []uint64 {
+	for _, t := range v.Tuple {
+		out = stateBits(t, out)
+	}
+	for _, x := range v.Data {
+		out = append(out, math.Float64bits(x))
+	}
+	for _, x := range v.packed {
+		out = append(out, uint64(math.Float32bits(x)))
+	}
+	return out
+}
+
 // DefaultMaxLiveElements is the evaluator's default live-value budget:
 // 2 GiB of float64.
 const DefaultMaxLiveElements = 1 << 28
@@ -699,6 +717,7 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		if e.M.NeverEnds(in) {
 			return nil, e.fail(in, "the loop never ends: its condition is the constant true, and nothing in its body (no infeed or recv) can stop it")
 		}
+		quiet := e.M.Quiet(body) && e.M.Quiet(cond) && ops[0].Shape.Elems() <= maxWatchedState
 		limit := e.MaxWhileIterations
 		if limit <= 0 {
 			limit = 1_000_000
@@ -724,10 +743,20 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 			if n >= limit {
 				return nil, e.fail(in, "more than %d iterations", limit)
 			}
+			// A loop whose body only computes (nothing from outside) and
+			// whose small state comes back bit for bit the same will see
+			// the same condition forever: stopped now, not at the limit.
+			var before []uint64
+			if quiet {
+				before = stateBits(state, nil)
+			}
 			if state, err = e.callPacked(body, []*Value{state}, true); err != nil {
 				return nil, err
 			}
 			e.retain(state)
+			if quiet && slices.Equal(before, stateBits(state, nil)) {
+				return nil, e.fail(in, "the loop never ends: its state did not change in iteration %d and its condition still holds", n+1)
+			}
 		}
 	case "after-all":
 		return &Value{Shape: s}, nil

@@ -84,3 +84,44 @@ func TestDeepNestedCalls(t *testing.T) {
 	}
 	require.Equal(t, "negate", m.Entry.Root.Opcode)
 }
+
+// TestLoopStateUnchanged (issue 44, 6): a loop whose condition depends on
+// its state, and whose body leaves that state as it was, is stopped at the
+// first repeat, not after a million iterations; one that changes it runs.
+func TestLoopStateUnchanged(t *testing.T) {
+	const tmpl = `HloModule m
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  k = s32[] constant(STEP)
+  j = s32[] add(i, k)
+  x = f32[4] get-tuple-element(p), index=1
+  ROOT r = (s32[], f32[4]) tuple(j, x)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  a = f32[4] parameter(0)
+  t = (s32[], f32[4]) tuple(z, a)
+  w = (s32[], f32[4]) while(t), condition=cond, body=body
+  ROOT o = f32[4] get-tuple-element(w), index=1
+}`
+	for step, want := range map[string]string{"0": "w.hlo:20:3: w: while: the loop never ends: its state did not change in iteration 1 and its condition still holds", "1": ""} {
+		m, err := Parse("w.hlo", strings.Replace(tmpl, "STEP", step, 1))
+		require.NoError(t, err)
+		require.NoError(t, Verify("w.hlo", m))
+		args, err := RandomArgs(m, 1)
+		require.NoError(t, err)
+		_, err = (&Evaluator{File: "w.hlo", M: m}).Run(args)
+		if want == "" {
+			require.NoError(t, err)
+		} else {
+			require.EqualError(t, err, want)
+		}
+	}
+}

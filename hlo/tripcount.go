@@ -266,25 +266,50 @@ func (m *Module) NeverEnds(w *Instruction) bool {
 	if strings.TrimSpace(cond.Root.Literal) != "true" {
 		return false
 	}
+	// Only what could end the run from outside keeps the loop possible:
+	// a feed or a peer that runs dry, or a custom call Pulse cannot see.
+	stoppable := false
+	m.walk(body, func(in *Instruction) {
+		switch strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done") {
+		case "infeed", "recv", "custom-call", "send":
+			stoppable = true
+		}
+	})
+	return !stoppable
+}
+
+// walk visits every instruction of c and of what it calls, once each.
+func (m *Module) walk(c *Computation, f func(*Instruction)) {
 	seen := map[*Computation]bool{}
-	var quiet func(c *Computation) bool
-	quiet = func(c *Computation) bool {
-		if seen[c] {
-			return true
+	var visit func(c *Computation)
+	visit = func(c *Computation) {
+		if c == nil || seen[c] {
+			return
 		}
 		seen[c] = true
 		for _, in := range c.Instructions {
-			switch strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done") {
-			case "infeed", "recv", "custom-call", "send":
-				return false
-			}
+			f(in)
 			for _, callee := range m.calledBy(in) {
-				if !quiet(callee) {
-					return false
-				}
+				visit(callee)
 			}
 		}
-		return true
 	}
-	return quiet(body)
+	visit(c)
+}
+
+// Quiet reports whether running c (and what it calls) only computes: it
+// takes nothing from outside (infeed, recv, random numbers), gives nothing
+// out (outfeed, send), calls nothing Pulse does not know (custom calls),
+// and meets no other device (collectives). A loop of such a body whose
+// state comes back unchanged runs forever.
+func (m *Module) Quiet(c *Computation) bool {
+	quiet := true
+	m.walk(c, func(in *Instruction) {
+		switch strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done"), "-update") {
+		case "infeed", "outfeed", "recv", "send", "custom-call", "rng", "rng-get-and-update-state",
+			"all-reduce", "all-gather", "reduce-scatter", "all-to-all", "ragged-all-to-all", "collective-permute", "collective-broadcast":
+			quiet = false
+		}
+	})
+	return quiet
 }
