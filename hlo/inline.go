@@ -15,7 +15,7 @@ func InlineCalls(m *Module) {
 	// callers take its instructions: one level of inlining each, however
 	// deep the nesting (a depth cap had left calls beyond 64 levels in
 	// place, which the compiler then could not lower).
-	for _, comp := range calleesFirst(m) {
+	for _, comp := range m.calleesFirst(nil) {
 		if !hasCall(comp) {
 			continue
 		}
@@ -29,26 +29,39 @@ func InlineCalls(m *Module) {
 }
 
 // calleesFirst orders m's computations so that each follows those it
-// calls (a cycle, which the verifier refuses, is broken anywhere).
-func calleesFirst(m *Module) []*Computation {
-	state := map[*Computation]int8{} // 1 visiting, 2 done
+// calls, otherwise keeping the module's order; a cycle (which the verifier
+// refuses) is broken where it closes, and onCycle, when not nil, is told
+// the computation called again and the instruction that calls it.
+func (m *Module) calleesFirst(onCycle func(c *Computation, at *Instruction)) []*Computation {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[*Computation]int{}
 	var order []*Computation
-	var visit func(c *Computation)
-	visit = func(c *Computation) {
-		if state[c] != 0 {
+	var visit func(c *Computation, at *Instruction)
+	visit = func(c *Computation, at *Instruction) {
+		switch state[c] {
+		case active:
+			if onCycle != nil {
+				onCycle(c, at)
+			}
+			return
+		case done:
 			return
 		}
-		state[c] = 1
+		state[c] = active
 		for _, in := range c.Instructions {
 			for _, callee := range m.calledBy(in) {
-				visit(callee)
+				visit(callee, in)
 			}
 		}
-		state[c] = 2
+		state[c] = done
 		order = append(order, c)
 	}
 	for _, c := range m.Computations {
-		visit(c)
+		visit(c, nil)
 	}
 	return order
 }

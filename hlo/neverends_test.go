@@ -2,6 +2,7 @@ package hlo
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -13,27 +14,9 @@ import (
 // evaluator (the compiler refuses it too: lowering's TestWhileTrueRefused);
 // one that reads an infeed may end when the feed runs dry, and runs.
 func TestNeverEnds(t *testing.T) {
-	const src = `HloModule m
-cond {
-  p = (s32[], f32[4]) parameter(0)
-  ROOT t = pred[] constant(true)
-}
-body {
-  p = (s32[], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  one = s32[] constant(1)
-  j = s32[] add(i, one)
-  x = f32[4] get-tuple-element(p), index=1
-  ROOT r = (s32[], f32[4]) tuple(j, x)
-}
-ENTRY e {
-  z = s32[] constant(0)
-  a = f32[4] parameter(0)
-  t = (s32[], f32[4]) tuple(z, a)
-  w = (s32[], f32[4]) while(t), condition=cond, body=body
-  ROOT o = f32[4] get-tuple-element(w), index=1
-}`
-	m, err := Parse("w.hlo", src)
+	src, err := os.ReadFile("testdata/while_true.hlo")
+	require.NoError(t, err)
+	m, err := Parse("w.hlo", string(src))
 	require.NoError(t, err)
 	require.NoError(t, Verify("w.hlo", m))
 	w := m.Entry.Root.Operands[0]

@@ -67,35 +67,9 @@ func (m *Module) calledBy(in *Instruction) []*Computation {
 // calleesFirst orders the computations so that every callee precedes its
 // callers (otherwise keeping the module's order), reporting call cycles.
 func (v *verifier) calleesFirst() []*Computation {
-	const (
-		unseen = iota
-		active
-		done
-	)
-	state := map[*Computation]int{}
-	var order []*Computation
-	var visit func(c *Computation, at *Instruction)
-	visit = func(c *Computation, at *Instruction) {
-		switch state[c] {
-		case active:
-			v.errorf(at.Pos, "%s: computation %s calls itself (computations form a cycle)", at.Name, c.Name)
-			return
-		case done:
-			return
-		}
-		state[c] = active
-		for _, in := range c.Instructions {
-			for _, callee := range v.m.calledBy(in) {
-				visit(callee, in)
-			}
-		}
-		state[c] = done
-		order = append(order, c)
-	}
-	for _, c := range v.m.Computations {
-		visit(c, nil)
-	}
-	return order
+	return v.m.calleesFirst(func(c *Computation, at *Instruction) {
+		v.errorf(at.Pos, "%s: computation %s calls itself (computations form a cycle)", at.Name, c.Name)
+	})
 }
 
 func (v *verifier) computation(c *Computation) {
