@@ -324,3 +324,20 @@ func TestF64Cost(t *testing.T) {
 	require.ErrorContains(t, rerr, "vpu.f64_cost is 0")
 	require.ErrorContains(t, cerr, "vpu.f64_cost is 0")
 }
+
+// mxu.ldwt shifts in the K rows of the weights it holds, as mxu.ldw does:
+// a [N=16, K=4] transposed tile loads as fast as the [4, 16] tile it holds,
+// and four times faster than a [16, 16] one (ldw_cycles_per_row 1).
+func TestTransposedLoadCycles(t *testing.T) {
+	cycles := func(ldw, tile string) int64 {
+		prog, err := asm.Assemble("l.s", []byte("  "+ldw+" sram[0]:bf16["+tile+"]\n  barrier\n  halt\n"), asm.Options{})
+		require.NoError(t, err)
+		_, rerr, cm, cerr := both(t, "teach16", prog, "mxu.ldw_cycles_per_row=8")
+		require.NoError(t, rerr)
+		require.NoError(t, cerr)
+		return cm.Cycles()
+	}
+	require.Equal(t, cycles("mxu.ldw", "4,16"), cycles("mxu.ldwt", "16,4"))
+	require.Equal(t, cycles("mxu.ldw", "16,16"), cycles("mxu.ldwt", "16,16"))
+	require.Equal(t, int64(12*8), cycles("mxu.ldw", "16,16")-cycles("mxu.ldwt", "16,4"))
+}

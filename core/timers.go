@@ -26,7 +26,11 @@ func (t *mxuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, _ [3]i
 	act := &u.m.actions[pc]
 	if in.Op.Info().Format == isa.FmtT1 { // mxu.ldw
 		act.access(v[0], false)
-		s, e := t.arr.Load(tc, int(v[0].Shape[0]))
+		k := v[0].Shape[0] // the weight rows the chain shifts in: K
+		if in.Op.Info().Func == isa.LdwTransposed {
+			k = v[0].Shape[1] // the tile is W^T[N,K]
+		}
+		s, e := t.arr.Load(tc, int(k))
 		return c.Time(s), c.Time(s), c.Time(e) // weight loads run beside streams: not array time
 	}
 	m, k, n := int(v[1].Shape[0]), int(v[1].Shape[1]), int(v[0].Shape[1])

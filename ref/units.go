@@ -81,17 +81,27 @@ func (m *Machine) execMXU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 	if info.Format == isa.FmtT1 { // mxu.ldw
 		w := v[0]
 		if w.Space != isa.SRAM {
-			return errf("mxu.ldw reads weights from sram, not %s", w.Space)
+			return errf("%s reads weights from sram, not %s", info.Mnemonic, w.Space)
 		}
 		if w.Rank != 2 {
-			return errf("mxu.ldw weights must be rank 2 [K,N], got %s", w.Layout)
+			return errf("%s weights must be rank 2, got %s", info.Mnemonic, w.Layout)
 		}
 		k, n := int(w.Shape[0]), int(w.Shape[1])
+		transposed := info.Func == isa.LdwTransposed
+		if transposed { // the tile is W^T[N,K]
+			k, n = n, k
+		}
 		if err := m.checkWeights(k, n, w); err != nil {
 			return err
 		}
 		if !m.Chip.MXUSupports(w.DType) {
 			return dtypeErr(info, "chip %s's MXU does not multiply %s (it takes %v)", m.Chip.Name, w.DType, m.Chip.MXU.DTypes)
+		}
+		if transposed { // read W through a transposed view of the tile
+			tl := *w.Layout
+			tl.Shape[0], tl.Shape[1] = w.Shape[1], w.Shape[0]
+			tl.Strides[0], tl.Strides[1] = w.Strides[1], w.Strides[0]
+			w = view{&tl, w.base}
 		}
 		vals, err := m.read(w)
 		if err != nil {
