@@ -247,6 +247,42 @@ func (c *compiler) nestedColGroupLoop(bl *rowLoop, N, n0, groupCols, nk int64, p
 	return l
 }
 
+// operandPaths are the ways a dot kernel moves its operands to the MXUs.
+// Each operand is read from HBM in its own contiguous rows: a DMA that
+// walked the other way would move one element per burst (a transposed
+// [128, 128] bf16 tile: 16,384 bursts of 2 bytes instead of 128 of 256).
+type operandPaths struct {
+	// rhsT: the rhs's contracting dim is its minor one (x . W^T,
+	// PyTorch's Linear, attention's Q K^T): its tiles are W^T[nt, kt],
+	// loaded transposed (mxu.ldwt) at no cost.
+	rhsT bool
+	// lhsT: the lhs's free dim is its minor one (X^T . dY, a weight
+	// gradient): its panels [kt, rows] are transposed on the XLU into the
+	// [rows, kt] the MXUs stream.
+	lhsT bool
+}
+
+// chooseOperandPaths picks the paths for operands seen as l[B, M, K] and
+// r[B, K, N]: an operand walks the way its contiguous dim runs.
+func chooseOperandPaths(l, r dotView) operandPaths {
+	return operandPaths{
+		rhsT: r.sRow == 1 && r.sCol != 1 && r.nRow > 1 && r.nCol > 1,
+		lhsT: l.sRow == 1 && l.sCol != 1 && l.nRow > 1 && l.nCol > 1,
+	}
+}
+
+// String names the transposed paths for the kernel's header comment.
+func (p operandPaths) String() string {
+	s := ""
+	if p.lhsT {
+		s += ", lhs transposed on the XLU"
+	}
+	if p.rhsT {
+		s += ", rhs loaded transposed"
+	}
+	return s
+}
+
 // dotView is one operand (or the output) seen as [B, rows, cols].
 type dotView struct {
 	v              *value
@@ -457,6 +493,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	if B*M*N == 0 || K == 0 {
 		return c.fail(dot, "empty dot")
 	}
+	paths := chooseOperandPaths(L, R)
 	// The epilogue: everything in the body but parameters and the dot.
 	out, err := c.alloc(in, in.Shape, "")
 	if err != nil {
@@ -494,8 +531,14 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		nM = int(tiles)
 	}
 	esz := int64(lv.dt.Size())
+	// A transposed lhs has a staging panel per buffer set beside the
+	// panel the MXUs stream.
+	panels := int64(1)
+	if paths.lhsT {
+		panels = 2
+	}
 	fixed := int64(nset*nM) * align64(Kt*Nt*esz)
-	perRow := int64(nset)*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt)
+	perRow := int64(nset)*panels*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt)
 	mb := min(M, mbMax)
 	if lim := (c.chip.Memory.SRAMBytes - fixed - 64*int64(nset+2*nM*len(ep.bufs))) / perRow; mb > lim {
 		mb = lim
@@ -511,7 +554,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	}
 	aBytes := align64(mb * Kt * esz)
 	bBytes := align64(Kt * Nt * esz)
-	setBytes := aBytes + int64(nM)*bBytes
+	setBytes := panels*aBytes + int64(nM)*bBytes
+	stageAt := aBytes + int64(nM)*bBytes // a transposed lhs's staging panel in a set
 	epiBase := int64(nset) * setBytes
 	epiTile := ep.layout(mb, Nt)
 	epiHalf := int64(nM) * epiTile
@@ -526,8 +570,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	flops, bytes := c.kernelCost(in, body)
 	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: "output", Pos: in.Pos, FLOPs: flops, Bytes: bytes})
 	w := &c.out
-	fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d, %d MXUs, blocks of %d rows, tiles %dx%d\n",
-		label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, nM, mb, Kt, Nt)
+	fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d, %d MXUs, blocks of %d rows, tiles %dx%d%s\n",
+		label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, nM, mb, Kt, Nt, paths)
 	fmt.Fprintf(w, ".origin %q\n", in.Name)
 	emit := func(at *hlo.Instruction, format string, a ...any) {
 		c.loc(at)
@@ -547,6 +591,29 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	loadEng := storeEng
 	if c.chip.DMA.Engines > 2 {
 		loadEng = 2
+	}
+	// A transposed lhs panel is staged by its own engine where there is
+	// one to spare (the rhs tiles wait for its transpose: on one engine,
+	// the next panel would queue behind them) and transposed on the XLUs
+	// in turn; each XLU has its own pair of semaphores, so that a panel's
+	// tokens are never taken by another's waits: semStaged[x] (the staging
+	// DMA done) and semPanel[x] (the transpose done, one token per MXU,
+	// taken by the rhs tile DMAs, which run in order on one engine).
+	stageEng := storeEng
+	if c.chip.DMA.Engines > 3 {
+		stageEng = 3
+	}
+	nXLU := 1
+	if c.chip.XLU.Count > 1 {
+		nXLU = 2
+	}
+	semStaged, semPanel := [2]int{9, 11}, [2]int{10, 12}
+	xposes := 0 // transposes emitted: the XLU and semaphores of the next
+	if paths.lhsT {
+		for x := 0; x < nXLU; x++ {
+			emit(in, "semset  s%d, 0", semStaged[x])
+			emit(in, "semset  s%d, 0", semPanel[x])
+		}
 	}
 	set := 0
 	g := 0
@@ -605,18 +672,47 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			for i := range cols {
 				emit(dot, "wait    s%d, 1", 5+i)
 			}
-			emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0", sb, lv.dt, rows, kt,
-				regA, lv.tensor, (L.off[b]+m0*L.sRow+k0*L.sCol)*esz, lv.dt, rows, kt, L.sRow, L.sCol)
+			lhsAt := (L.off[b] + m0*L.sRow + k0*L.sCol) * esz
+			rhsWait := ""
+			if paths.lhsT {
+				// The panel [kt, rows] in its own rows, then
+				// transposed into [rows, kt] for the MXUs.
+				x := xposes % nXLU
+				xposes++
+				emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", sb+stageAt, lv.dt, kt, rows,
+					regA, lv.tensor, lhsAt, lv.dt, kt, rows, L.sCol, L.sRow, stageEng, semStaged[x])
+				emit(dot, "xpose   sram[%d]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d wait s%d:1 signal s%d:%d", sb, lv.dt, rows, kt,
+					sb+stageAt, lv.dt, kt, rows, x, semStaged[x], semPanel[x], len(cols))
+				rhsWait = fmt.Sprintf(" wait s%d:1", semPanel[x])
+			} else {
+				emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0", sb, lv.dt, rows, kt,
+					regA, lv.tensor, lhsAt, lv.dt, rows, kt, L.sRow, L.sCol)
+			}
+			ldw := "mxu.ldw "
 			for i, nt := range cols {
-				emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0 signal s%d", sb+aBytes+int64(i)*bBytes, rv.dt, kt, nt,
-					regB, rv.tensor, (R.off[b]+k0*R.sRow+(n0+int64(i)*Nt)*R.sCol)*esz, rv.dt, kt, nt, R.sRow, R.sCol, 1+i)
+				at := sb + aBytes + int64(i)*bBytes
+				rhsAt := (R.off[b] + k0*R.sRow + (n0+int64(i)*Nt)*R.sCol) * esz
+				if paths.rhsT {
+					// W^T's tile [nt, kt] in its own rows, loaded
+					// transposed.
+					ldw = "mxu.ldwt"
+					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0%s signal s%d", at, rv.dt, nt, kt,
+						regB, rv.tensor, rhsAt, rv.dt, nt, kt, R.sCol, R.sRow, rhsWait, 1+i)
+					continue
+				}
+				emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0%s signal s%d", at, rv.dt, kt, nt,
+					regB, rv.tensor, rhsAt, rv.dt, kt, nt, R.sRow, R.sCol, rhsWait, 1+i)
 			}
 			op := "mxu.mma"
 			if k0 == 0 {
 				op = "mxu.mm "
 			}
 			for i, nt := range cols {
-				emit(dot, "mxu.ldw sram[%d]:%s[%d,%d] @%d wait s%d", sb+aBytes+int64(i)*bBytes, rv.dt, kt, nt, i, 1+i)
+				wt := fmt.Sprintf("%d,%d", kt, nt)
+				if paths.rhsT {
+					wt = fmt.Sprintf("%d,%d", nt, kt)
+				}
+				emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d", ldw, sb+aBytes+int64(i)*bBytes, rv.dt, wt, i, 1+i)
 				// The last sub-block's completion frees the set: an
 				// MXU completes its instructions in order.
 				for r0 := int64(0); r0 < rows; r0 += sub {

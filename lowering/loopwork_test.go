@@ -2,6 +2,7 @@ package lowering_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -139,7 +140,7 @@ ENTRY e {
 				defer lowering.SetMaxLhsRuns(int64(tc.runs))()
 				comp, err := compileErr(t, chip, dot(tc.batches))
 				require.NoError(t, err)
-				require.Equal(t, tc.transpose, strings.Contains(comp.Asm, "transpose"))
+				require.Equal(t, tc.transpose, regexp.MustCompile(`kernel k\d+: transpose `).MatchString(comp.Asm))
 				runChecked(t, chip, dot(tc.batches))
 			})
 		}

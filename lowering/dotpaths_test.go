@@ -1,0 +1,87 @@
+package lowering_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestTransposedOperandForms: the dot forms real models use, with an
+// operand whose contiguous dim is not the one the MXU wants, give the
+// evaluator's values on every chip, through the transposed paths (no
+// transpose kernel, no element-wise DMA): sizes that leave K, N and row
+// tails, K long enough for the K loop, batches for the batch loop, and a
+// fused epilogue.
+func TestTransposedOperandForms(t *testing.T) {
+	forms := []struct {
+		name, src   string
+		ldwt, xpose bool
+	}{
+		{"x.W^T", `HloModule m
+ENTRY e {
+  x = bf16[70,150] parameter(0)
+  w = bf16[90,150] parameter(1)
+  ROOT d = bf16[70,90] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}`, true, false},
+		{"X^T.dY", `HloModule m
+ENTRY e {
+  x = f32[150,70] parameter(0)
+  dy = f32[150,90] parameter(1)
+  ROOT d = f32[70,90] dot(x, dy), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+}`, false, true},
+		{"both transposed, bias and relu fused", `HloModule m
+ENTRY e {
+  a = bf16[150,70] parameter(0)
+  b = bf16[90,150] parameter(1)
+  c = f32[70,90] parameter(2)
+  d = f32[70,90] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={1}
+  s = f32[70,90] add(d, c)
+  z = f32[70,90] broadcast(f32[] constant(0)), dimensions={}
+  ROOT r = f32[70,90] maximum(s, z)
+}`, true, true},
+		{"attention Q.K^T [B,H,T,D] x [B,H,S,D]", `HloModule m
+ENTRY e {
+  q = bf16[2,3,40,24] parameter(0)
+  k = bf16[2,3,36,24] parameter(1)
+  ROOT s = f32[2,3,40,36] dot(q, k), lhs_batch_dims={0,1}, rhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_contracting_dims={3}
+}`, true, false},
+		{"einsum bqhd,bkhd->bhqk", `HloModule m
+ENTRY e {
+  q = f32[2,40,3,24] parameter(0)
+  k = f32[2,36,3,24] parameter(1)
+  ROOT s = f32[2,3,40,36] dot(q, k), lhs_batch_dims={0,2}, rhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_contracting_dims={3}
+}`, true, false},
+		{"attention backward dS^T.Q [B,T,S] x [B,T,D]", `HloModule m
+ENTRY e {
+  ds = f32[4,40,36] parameter(0)
+  q = f32[4,40,24] parameter(1)
+  ROOT dk = f32[4,36,24] dot(ds, q), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}`, false, true},
+		{"GEMV a.W^T", `HloModule m
+ENTRY e {
+  a = f32[4,300] parameter(0)
+  w = f32[200,300] parameter(1)
+  ROOT d = f32[4,200] dot(a, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}`, true, false},
+		{"LM head W^T.h [V,D]^T x [D,B]", `HloModule m
+ENTRY e {
+  w = f32[64,500] parameter(0)
+  h = f32[64,4] parameter(1)
+  ROOT l = f32[500,4] dot(w, h), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+}`, false, true},
+	}
+	for _, chip := range []string{"teach16", "tpuv4core", "trn1nc"} {
+		for _, f := range forms {
+			t.Run(fmt.Sprintf("%s/%s", chip, f.name), func(t *testing.T) {
+				comp, err := compileErr(t, chip, f.src)
+				require.NoError(t, err)
+				require.Equal(t, f.ldwt, strings.Contains(comp.Asm, "mxu.ldwt"))
+				require.Equal(t, f.xpose, strings.Contains(comp.Asm, "xpose"))
+				require.NotContains(t, comp.Asm, ": transpose ", "a transpose kernel before the dot")
+				runChecked(t, chip, f.src)
+			})
+		}
+	}
+}
