@@ -283,6 +283,29 @@ func (p operandPaths) String() string {
 	return s
 }
 
+// dotPart is one MXU's share of a group: rows [r0, r0+rows) of the row
+// block by columns [n0, n0+nt).
+type dotPart struct{ r0, rows, n0, nt int64 }
+
+// dotParts divides a group of a row block of rows rows, from column n0
+// of N, among the MXUs: up to colTiles column tiles of Nt, each split into
+// up to rowSplits parts of whole multiples of 8 rows (a vector register's
+// sublanes) where the rows allow.
+func dotParts(rows, n0, N, Nt, colTiles, rowSplits int64) []dotPart {
+	per := (rows + rowSplits - 1) / rowSplits
+	if per > 8 {
+		per = (per + 7) / 8 * 8
+	}
+	var parts []dotPart
+	for ci := int64(0); ci < colTiles && n0+ci*Nt < N; ci++ {
+		c0 := n0 + ci*Nt
+		for r0 := int64(0); r0 < rows; r0 += per {
+			parts = append(parts, dotPart{r0, min(per, rows-r0), c0, min(Nt, N-c0)})
+		}
+	}
+	return parts
+}
+
 // dotView is one operand (or the output) seen as [B, rows, cols].
 type dotView struct {
 	v              *value
@@ -527,9 +550,15 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	case "is":
 		Nt, sub = min(N, streamTile), cols
 	}
-	if tiles := (N + Nt - 1) / Nt; int64(nM) > tiles {
-		nM = int(tiles)
-	}
+	// A group gives each MXU a part: colTiles column tiles side by side,
+	// each split into rowSplits parts of the row block when the columns
+	// are too few for the MXUs (attention's P.V with 64 columns, a
+	// weight gradient's 16: one MXU would do all the work). Each part
+	// loads its own copy of its rhs tile (the tiles are narrow, so the
+	// copies are a small share of the bytes).
+	colTiles := min(int64(nM), (N+Nt-1)/Nt)
+	rowSplits := max(1, min(int64(nM)/colTiles, (M+7)/8))
+	nM = int(colTiles * rowSplits)
 	esz := int64(lv.dt.Size())
 	// A transposed lhs has a staging panel per buffer set beside the
 	// panel the MXUs stream.
@@ -570,8 +599,12 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	flops, bytes := c.kernelCost(in, body)
 	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: "output", Pos: in.Pos, FLOPs: flops, Bytes: bytes})
 	w := &c.out
-	fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d, %d MXUs, blocks of %d rows, tiles %dx%d%s\n",
-		label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, nM, mb, Kt, Nt, paths)
+	split := ""
+	if rowSplits > 1 {
+		split = fmt.Sprintf(" (row blocks in %d parts)", rowSplits)
+	}
+	fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d, %d MXUs%s, blocks of %d rows, tiles %dx%d%s\n",
+		label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, nM, split, mb, Kt, Nt, paths)
 	fmt.Fprintf(w, ".origin %q\n", in.Name)
 	emit := func(at *hlo.Instruction, format string, a ...any) {
 		c.loc(at)
@@ -649,13 +682,14 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		return regMax[r]
 	}
 	// group emits one group: rows [m0, m0+rows) of batch b, the column
-	// tiles from n0, one per MXU; reg places it in a batch, row-block or
-	// column-group loop (the register adding the loop's offset to an
+	// tiles from n0, one part per MXU; reg places it in a batch, row-block
+	// or column-group loop (the register adding the loop's offset to an
 	// access advancing by the given bytes per batch, row and column).
 	group := func(b, m0, rows, n0 int64, reg offReg) {
-		var cols []int64 // width of each MXU's column tile
-		for i := 0; i < nM && n0+int64(i)*Nt < N; i++ {
-			cols = append(cols, min(Nt, N-n0-int64(i)*Nt))
+		parts := dotParts(rows, n0, N, Nt, colTiles, rowSplits)
+		cols := make([]int64, len(parts)) // width of each MXU's column tile
+		for i, p := range parts {
+			cols[i] = p.nt
 		}
 		tilesOf = append(tilesOf, len(cols))
 		if g >= 2 {
@@ -691,7 +725,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			ldw := "mxu.ldw "
 			for i, nt := range cols {
 				at := sb + aBytes + int64(i)*bBytes
-				rhsAt := (R.off[b] + k0*R.sRow + (n0+int64(i)*Nt)*R.sCol) * esz
+				rhsAt := (R.off[b] + k0*R.sRow + parts[i].n0*R.sCol) * esz
 				if paths.rhsT {
 					// W^T's tile [nt, kt] in its own rows, loaded
 					// transposed.
@@ -715,14 +749,15 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d", ldw, sb+aBytes+int64(i)*bBytes, rv.dt, wt, i, 1+i)
 				// The last sub-block's completion frees the set: an
 				// MXU completes its instructions in order.
-				for r0 := int64(0); r0 < rows; r0 += sub {
-					rs := min(sub, rows-r0)
+				p := parts[i]
+				for r0 := int64(0); r0 < p.rows; r0 += sub {
+					rs := min(sub, p.rows-r0)
 					sig := ""
-					if r0+rs == rows {
+					if r0+rs == p.rows {
 						sig = fmt.Sprintf(" signal s%d", 5+i)
 					}
 					emit(dot, "%s acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
-						sb+r0*kt*esz, lv.dt, rs, kt, i, sig)
+						sb+(p.r0+r0)*kt*esz, lv.dt, rs, kt, i, sig)
 				}
 			}
 			set = (set + 1) % nset
@@ -789,9 +824,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		gg := g
 		pending, pendingCols = func() {
 			for i, nt := range cols {
+				p := parts[i]
 				t := epiTileAt{
-					b: b, m0: m0, n0: n0 + int64(i)*Nt, rows: rows, cols: nt,
-					acc:  fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+int64(i)*accTile, accDT, rows, nt),
+					b: b, m0: m0 + p.r0, n0: p.n0, rows: p.rows, cols: nt,
+					acc:  fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+int64(i)*accTile, accDT, p.rows, nt),
 					sram: epiBase + int64(gg%2)*epiHalf + int64(i)*epiTile,
 					reg:  reg,
 				}
@@ -804,7 +840,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		g++
 	}
 	nk := (K + Kt - 1) / Kt
-	step := int64(nM) * Nt
+	step := colTiles * Nt // columns per group
 	// counted emits a counted loop of lp.iters iterations whose body is
 	// lp.period units (unit(j) emits the j-th, its accesses offset by lp's
 	// registers), and records the later iterations' groups for the store
@@ -919,7 +955,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// Loops of row blocks, each as long as 32-bit register offsets
 		// reach (a 6 GiB output is three), until the rest are too few.
 		for {
-			lp := c.rowBlockLoop(M, m0, mb, K, Kt, N, int64(nM)*Nt, ep, L.sRow*esz, out.dt.Size())
+			lp := c.rowBlockLoop(M, m0, mb, K, Kt, N, step, ep, L.sRow*esz, out.dt.Size())
 			// A row-block loop unrolls its blocks' column groups; when
 			// those are many and the row blocks few, the blocks unrolled,
 			// each with its column-group loop, are smaller.

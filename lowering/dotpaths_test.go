@@ -71,6 +71,26 @@ ENTRY e {
   h = f32[64,4] parameter(1)
   ROOT l = f32[500,4] dot(w, h), lhs_contracting_dims={0}, rhs_contracting_dims={0}
 }`, false, true},
+		{"narrow N: row blocks split among the MXUs", `HloModule m
+ENTRY e {
+  x = f32[300,200] parameter(0)
+  w = f32[200,16] parameter(1)
+  ROOT d = f32[300,16] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`, false, false},
+		{"attention P.V, 40 columns, bias fused", `HloModule m
+ENTRY e {
+  p = bf16[4,200,96] parameter(0)
+  v = bf16[4,96,40] parameter(1)
+  c = f32[4,200,40] parameter(2)
+  d = f32[4,200,40] dot(p, v), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  ROOT r = f32[4,200,40] add(d, c)
+}`, false, false},
+		{"weight gradient X^T.dY, 16 columns", `HloModule m
+ENTRY e {
+  x = f32[100,300] parameter(0)
+  dy = f32[100,16] parameter(1)
+  ROOT d = f32[300,16] dot(x, dy), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+}`, false, true},
 	}
 	for _, chip := range []string{"teach16", "tpuv4core", "trn1nc"} {
 		for _, f := range forms {
