@@ -63,7 +63,8 @@ type Result struct {
 	Error    string   `json:"error,omitempty"`
 	// Sim are the simulated metrics (identical on every repetition):
 	// cycles, seconds, instructions, flops, mxu_mac_utilization, hbm_bytes,
-	// energy_joules, util.UNIT.
+	// energy_joules, util.UNIT; roof_fraction for an HLO workload (its
+	// kernel-roof efficiency: traces.RoofFraction).
 	Sim     map[string]float64 `json:"sim,omitempty"`
 	Kernels []Kernel           `json:"kernels,omitempty"`
 	// NotModelled is the workload's work its cycles leave out (host
@@ -214,7 +215,9 @@ func measure(e *Entry, c *config.Chip) (map[string]float64, []Kernel, []lowering
 	if err != nil {
 		return nil, nil, nil, t, err
 	}
-	return simMetrics(res.Report), kernelsOf(res.Kernels), res.NotModelled, t, nil
+	m := simMetrics(res.Report)
+	m["roof_fraction"] = traces.RoofFraction(res.Kernels, res.Report.Cycles)
+	return m, kernelsOf(res.Kernels), res.NotModelled, t, nil
 }
 
 func simMetrics(r *chip.Report) map[string]float64 {

@@ -20,7 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-//go:embed suites/*.yaml workloads/*.hlo
+//go:embed suites/*.yaml workloads/*.hlo workloads/dots/*.hlo
 var builtin embed.FS
 
 // Suite is a list of benchmark entries (bench/suites/*.yaml).

@@ -156,3 +156,20 @@ func (k *Kernels) Stats() []KernelStats {
 
 // Wants implements sim.HookFilter: only instruction starts and ends.
 func (k *Kernels) Wants(p sim.HookPos) bool { return p == sim.HookInstStart || p == sim.HookInstEnd }
+
+// RoofFraction is a run's kernel-roof efficiency: the cycles its kernels
+// would take each at its roof (the lower of the compute and memory roofs
+// at its intensity: Achieved 1) over the run's cycles; 1 when every kernel
+// ran at its roof. Collectives have no roof of the chip's and count as
+// taking none. The issues about generated code measure by it
+// (../shared/tools/kernel-roof computes it from a --json report).
+func RoofFraction(ks []KernelStats, cycles int64) float64 {
+	if cycles <= 0 {
+		return 0
+	}
+	roof := 0.0
+	for _, k := range ks {
+		roof += k.Achieved * float64(k.Cycles)
+	}
+	return roof / float64(cycles)
+}

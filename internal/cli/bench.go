@@ -57,6 +57,9 @@ parse, compile and simulation; allocations; peak RSS), with provenance.
 				note := r.Name + " " + r.Status
 				if r.Status == "ok" {
 					note = fmt.Sprintf("%s %v cycles", r.Name, int64(r.Sim["cycles"]))
+					if f, ok := r.Sim["roof_fraction"]; ok {
+						note += fmt.Sprintf(", %.0f%% of its roof", 100*f)
+					}
 				}
 				bar.set(done, note)
 			}})
@@ -82,6 +85,7 @@ parse, compile and simulation; allocations; peak RSS), with provenance.
 				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "suite %s: %d entries ran, %d failed, %d skipped (optional workloads not present); results in %s\n", s.Name, ok, failed, skipped, out)
+			bench.WriteRoofSummary(cmd.OutOrStdout(), res)
 			if failed > 0 {
 				return fmt.Errorf("%d entries failed", failed)
 			}

@@ -1,0 +1,48 @@
+package bench_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pulse-sim/pulse/bench"
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDotWorkloads: the dots suite's workloads and suite file are what
+// bench.DotForms generates (rewrite them with -update), each a module that
+// parses and verifies, 20 forms or more at two or three sizes.
+func TestDotWorkloads(t *testing.T) {
+	require.GreaterOrEqual(t, len(bench.DotForms), 20)
+	want := map[string]string{"suites/dots.yaml": bench.DotsSuite()}
+	for _, f := range bench.DotForms {
+		require.GreaterOrEqual(t, len(f.Sizes), 2, f.Name)
+		for i := range f.Sizes {
+			src := f.Module(i)
+			name := fmt.Sprintf("%s_%s.hlo", f.Name, bench.SizeNames[i])
+			m, err := hlo.Parse(name, src)
+			require.NoError(t, err, name)
+			require.NoError(t, hlo.Verify(name, m), name)
+			want["workloads/dots/"+name] = src
+		}
+	}
+	if *update {
+		old, _ := filepath.Glob("workloads/dots/*.hlo")
+		for _, f := range old {
+			require.NoError(t, os.Remove(f))
+		}
+		for f, src := range want {
+			require.NoError(t, os.WriteFile(f, []byte(src), 0o644))
+		}
+		return
+	}
+	got, _ := filepath.Glob("workloads/dots/*.hlo")
+	require.Len(t, got, len(want)-1, "stale workloads: go test ./bench -run TestDotWorkloads -update")
+	for f, src := range want {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err, "go test ./bench -run TestDotWorkloads -update")
+		require.Equal(t, src, string(b), "%s is stale: go test ./bench -run TestDotWorkloads -update", f)
+	}
+}
