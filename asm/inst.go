@@ -191,7 +191,8 @@ func (a *assembler) tile(p *parser) (isa.Tile, *Error) {
 	return isa.Tile{Layout: a.layout(l), Reg: reg, Off: off}, nil
 }
 
-// modifiers parses "@unit", "wait sN[:count]" and "signal sN[:count]".
+// modifiers parses "@unit", "wait sN[:count]", "signal sN[:count]" and,
+// for an MXU stream, "passes N".
 func (a *assembler) modifiers(p *parser, s *instStmt, in *isa.Inst) *Error {
 	info := s.op.Info()
 	for {
@@ -245,10 +246,27 @@ func (a *assembler) modifiers(p *parser, s *instStmt, in *isa.Inst) *Error {
 				}
 				in.Signal = sy
 			}
+		case t.kind == tIdent && t.text == "passes":
+			p.next()
+			if !info.Passes {
+				return errAt(t, "%s takes no passes (only mxu.mm and mxu.mma do)", info.Mnemonic)
+			}
+			if in.Passes != 0 {
+				return errAt(t, "passes given twice")
+			}
+			c := p.peek()
+			v, err := p.expr(a.ctx())
+			if err != nil {
+				return err
+			}
+			if v < 1 || v > isa.MaxPasses {
+				return errAt(c, "passes %d out of range 1..%d", v, isa.MaxPasses)
+			}
+			in.Passes = uint8(v)
 		case t.kind == tPunct && t.text == ",":
 			return errAt(t, "too many operands for %s: %s", info.Mnemonic, Syntax(info))
 		default:
-			return errAt(t, "unexpected %s after the operands of %s (expected @unit, wait sN or signal sN)", t, info.Mnemonic)
+			return errAt(t, "unexpected %s after the operands of %s (expected @unit, wait sN, signal sN or, for an MXU stream, passes N)", t, info.Mnemonic)
 		}
 	}
 }

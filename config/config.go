@@ -304,6 +304,18 @@ func (c *Chip) RowCycles(d isa.DType) int {
 	return 1
 }
 
+// StreamRowCycles is the cycles a streamed row of dtype d takes with the
+// given bf16 passes (mxu.mm passes N): an f32 stream of N passes costs N
+// bf16 rows, or the chip's own f32 rate where that is less; 0 passes is
+// the dtype's rate (RowCycles).
+func (c *Chip) StreamRowCycles(d isa.DType, passes int) int {
+	r := c.RowCycles(d)
+	if passes > 0 && d == isa.F32 && c.MXUSupports(isa.BF16) {
+		r = min(r, passes*c.RowCycles(isa.BF16))
+	}
+	return r
+}
+
 // MXUSupports reports whether the MXU multiplies inputs of dtype d.
 func (c *Chip) MXUSupports(d isa.DType) bool {
 	for _, s := range c.MXU.DTypes {

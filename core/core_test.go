@@ -341,3 +341,24 @@ func TestTransposedLoadCycles(t *testing.T) {
 	require.Equal(t, cycles("mxu.ldw", "16,16"), cycles("mxu.ldwt", "16,16"))
 	require.Equal(t, int64(12*8), cycles("mxu.ldw", "16,16")-cycles("mxu.ldwt", "16,4"))
 }
+
+// An f32 stream of N bf16 passes costs N bf16 rows per row, or the chip's
+// own f32 rate where that is less (tpuv4core: bf16 1, f32 4 cycles a row),
+// on both executors; the values are the f32 products whatever the passes.
+func TestStreamPasses(t *testing.T) {
+	cycles := func(dt, passes string) int64 {
+		src := ".tensor w sram 0 " + dt + "[128,128]\n.tensor x sram 0x10000 " + dt + "[512,128]\n" +
+			"  mxu.ldw w\n  mxu.mm acc[0]:f32[512,128], x" + passes + "\n  barrier\n  halt\n"
+		prog, err := asm.Assemble("p.s", []byte(src), asm.Options{})
+		require.NoError(t, err)
+		_, rerr, cm, cerr := both(t, "tpuv4core", prog)
+		require.NoError(t, rerr)
+		require.NoError(t, cerr)
+		return cm.Cycles()
+	}
+	bf16, f32 := cycles("bf16", ""), cycles("f32", "")
+	require.Equal(t, bf16, cycles("f32", " passes 1"))
+	require.Equal(t, int64(2*511), cycles("f32", " passes 3")-bf16, "3 passes: 2 more cycles a row (the last result lands (M-1) x rate after the start)")
+	require.Equal(t, f32, cycles("f32", " passes 6"), "6 passes cost more than the f32 rate")
+	require.Equal(t, int64(3*511), f32-bf16)
+}

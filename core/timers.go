@@ -34,7 +34,7 @@ func (t *mxuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, _ [3]i
 		return c.Time(s), c.Time(s), c.Time(e) // weight loads run beside streams: not array time
 	}
 	m, k, n := int(v[1].Shape[0]), int(v[1].Shape[1]), int(v[0].Shape[1])
-	rate := u.m.Chip.RowCycles(v[1].DType)
+	rate := u.m.Chip.StreamRowCycles(v[1].DType, int(in.Passes))
 	s, _, d := t.arr.Stream(tc, m, k, n, rate)
 	u.acct.busy(c.Time(t.arr.Busy[0]), c.Time(t.arr.Busy[1]), pc)
 	u.m.flops += 2 * int64(m) * int64(k) * int64(n)

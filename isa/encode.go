@@ -62,6 +62,9 @@ type Inst struct {
 	Imm    int32 // immediate, branch target (absolute pc), or typed value bits
 	Tiles  [3]Tile
 	FA, FB uint32 // f32 immediates (bits)
+	// Passes (mxu.mm, mxu.mma: OpInfo.Passes) are the bf16 passes an f32
+	// stream takes, 0 for the chip's f32 rate.
+	Passes uint8
 }
 
 // Field is one bit field of the encoding. The list drives Encode, Decode and
@@ -119,7 +122,7 @@ const (
 var Fields = [numFields]Field{
 	fOpcode:    {"opcode", 0, 0, 8, "operation code"},
 	fFunc:      {"func", 0, 8, 8, "sub-operation (ALU function, comparison, unary function, reduction, ...)"},
-	fFlags:     {"flags", 0, 16, 8, "reserved, must be 0"},
+	fFlags:     {"flags", 0, 16, 8, "mxu.mm, mxu.mma: passes (bf16 passes of an f32 stream, 0: the chip's f32 rate); otherwise reserved, 0"},
 	fUnit:      {"unit", 0, 24, 4, "which unit of the class executes it (MXU or DMA engine number)"},
 	fRsv0:      {"rsv0", 0, 28, 4, "reserved, must be 0"},
 	fWaitEn:    {"wait.en", 0, 32, 1, "1: wait on a semaphore before executing"},
@@ -223,6 +226,7 @@ func (in *Inst) words() [4]uint64 {
 	set := func(f int, v uint64) { Fields[f].set(&w, v) }
 	set(fOpcode, uint64(info.Code))
 	set(fFunc, uint64(info.Func))
+	set(fFlags, uint64(in.Passes))
 	set(fUnit, uint64(in.Unit))
 	set(fWaitEn, b2u(in.Wait.Enabled))
 	set(fWaitSem, uint64(in.Wait.Sem))
@@ -365,9 +369,13 @@ func Decode(b []byte) (Inst, error) {
 		return in, fmt.Errorf("unknown opcode 0x%02x func %d", get(fOpcode), get(fFunc))
 	}
 	info := op.Info()
-	if get(fFlags) != 0 || get(fRsv0) != 0 {
+	if (get(fFlags) != 0 && !info.Passes) || get(fRsv0) != 0 {
 		return in, fmt.Errorf("%s: reserved header bits set", info.Mnemonic)
 	}
+	if p := get(fFlags); p > MaxPasses {
+		return in, fmt.Errorf("%s: passes %d out of range 0..%d", info.Mnemonic, p, MaxPasses)
+	}
+	in.Passes = uint8(get(fFlags))
 	in.Op = op
 	in.Unit = uint8(get(fUnit))
 	in.Wait = Sync{get(fWaitEn) == 1, uint8(get(fWaitSem)), uint16(get(fWaitCount))}

@@ -129,6 +129,9 @@ func (in *Inst) Format(ctx Context) string {
 			b.WriteString(FormatTile(t, ctx))
 		}
 	}
+	if in.Passes != 0 {
+		b.WriteString(" passes " + strconv.Itoa(int(in.Passes)))
+	}
 	if in.Unit != 0 {
 		b.WriteString(" @" + strconv.Itoa(int(in.Unit)))
 	}

@@ -103,10 +103,16 @@ type OpInfo struct {
 	Unit     Unit
 	// TypedImm: the FmtT1Imm immediate is an element value of tile0's dtype
 	// (f32 bits for float dtypes, a signed integer otherwise).
-	TypedImm  bool
+	TypedImm bool
+	// Passes: the instruction takes "passes N" (the flags field): the
+	// bf16 passes an f32 stream costs, as XLA's precisions on a TPU.
+	Passes    bool
 	Semantics string
 	Timing    string
 }
+
+// MaxPasses bounds "passes N": XLA's HIGHEST precision is six bf16 passes.
+const MaxPasses = 8
 
 // Opcodes. The values are part of the binary encoding.
 const (
@@ -249,7 +255,7 @@ const (
 	tBranch = "1 issue slot; + `scalar.branch_penalty` cycles when taken"
 	tDMA    = "after `dma.setup_ns`, bursts of `dma.burst_bytes`, at most `dma.max_outstanding` in flight, at most `dma.engine_gbps`; HBM side per the `hbm.*` model, shared first come first served; host side through the host link (`host.link_gbps` each way, `host.latency_ns`), shared likewise; the next descriptor starts once this one's last burst is issued"
 	tLdw    = "ws: K rows (mxu.ldwt: the tile's K columns) x `mxu.ldw_cycles_per_row` into the shadow weight registers, beside the running stream; starts after the previous load and once the last swap has passed the rows it overwrites (swap start + row + C); os, is: nothing (W streams)"
-	tMM     = "starts when the previous stream's rows have entered and new weights are loaded; occupies max(M x `mxu.cycles_per_row`[dtype], `mxu.min_stream_cycles`); last result lands at start + (M-1) x rate + R + N - 1 (ws; os: start + M + N + (K-1) x rate - 1, the next instruction at start + (K-1) x rate + 1 with `mxu.fold_overlap`; is: the X block loads like a weight tile, then N columns stream: docs/dataflows.md)"
+	tMM     = "starts when the previous stream's rows have entered and new weights are loaded; occupies max(M x rate, `mxu.min_stream_cycles`), rate `mxu.cycles_per_row`[dtype] (an f32 stream with passes N: min(N x the bf16 rate, the f32 rate)); last result lands at start + (M-1) x rate + R + N - 1 (ws; os: start + M + N + (K-1) x rate - 1, the next instruction at start + (K-1) x rate + 1 with `mxu.fold_overlap`; is: the X block loads like a weight tile, then N columns stream: docs/dataflows.md)"
 	tVPU    = "occupies max(ceil(elements / (`vpu.lanes` x `vpu.sublanes`)) x op cost cycles of the vector clock, the time the `sram`/`acc` banks take to serve its operands' lines); completes `vpu.latency` later; op cost 1, `vpu.transcendental_cost` (exp log tanh logistic gelu) or `vpu.divide_cost` (div pow sqrt rsqrt rcp), doubled when an operand is s64 or u64 or the instruction moves f64 data (the lanes are 32 bits wide); f64 arithmetic costs `vpu.f64_cost` times as much (emulated)"
 	tXLU    = "occupies max(ceil(elements / `vpu.lanes`) cycles (doubled for s64 and u64), the banks' time for its operands); completes `xlu.latency` later"
 )
@@ -336,8 +342,8 @@ var Table = []OpInfo{
 
 	{Mnemonic: "mxu.ldw", Code: CodeLdw, Format: FmtT1, Unit: UnitMXU, Semantics: "load the weight operand W[K,N] from sram into the MXU; later streams use it (ws: K <= mxu.rows, N <= mxu.cols; os: N <= mxu.cols; is: K <= mxu.rows)", Timing: tLdw},
 	{Mnemonic: "mxu.ldwt", Code: CodeLdw, Func: LdwTransposed, Format: FmtT1, Unit: UnitMXU, Semantics: "load the weight operand W[K,N] from sram holding its transpose W^T[N,K] (the weight path transposes as it loads); later streams use W, as after mxu.ldw, with the same bounds on K and N", Timing: tLdw},
-	{Mnemonic: "mxu.mm", Code: CodeMM, Func: MMOverwrite, Format: FmtT2, Unit: UnitMXU, Semantics: "dst[M,N] (acc) = X[M,K] (sram) x W; each output is summed down its column k = 0..K-1 in f32 (s32 for integers), starting from 0", Timing: tMM},
-	{Mnemonic: "mxu.mma", Code: CodeMM, Func: MMAccumulate, Format: FmtT2, Unit: UnitMXU, Semantics: "dst[M,N] (acc) = dst + X[M,K] x W; the column sum is formed as for mxu.mm, then added to dst (which must have been written)", Timing: tMM},
+	{Mnemonic: "mxu.mm", Code: CodeMM, Func: MMOverwrite, Format: FmtT2, Unit: UnitMXU, Passes: true, Semantics: "dst[M,N] (acc) = X[M,K] (sram) x W; each output is summed down its column k = 0..K-1 in f32 (s32 for integers), starting from 0", Timing: tMM},
+	{Mnemonic: "mxu.mma", Code: CodeMM, Func: MMAccumulate, Format: FmtT2, Unit: UnitMXU, Passes: true, Semantics: "dst[M,N] (acc) = dst + X[M,K] x W; the column sum is formed as for mxu.mm, then added to dst (which must have been written)", Timing: tMM},
 
 	vbin("vadd", VAdd, "a + b"), vbin("vsub", VSub, "a - b"), vbin("vmul", VMul, "a * b"),
 	vbin("vdiv", VDiv, "a / b (integer: truncating, x/0 = -1, MIN/-1 = MIN)"), vbin("vmax", VMax, "max(a, b) (NaN wins)"), vbin("vmin", VMin, "min(a, b) (NaN wins)"),

@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/isa"
@@ -9,16 +10,21 @@ import (
 
 // Dot kernels: a dot (alone or as the root of a kOutput fusion's epilogue)
 // on the MXUs. The operands are viewed as lhs[B, M, K] and rhs[B, K, N]
-// through DMA strides (so transposed operands cost nothing), the output as
-// [B, M, N]. For each batch, block of MB rows and group of up to one
-// column tile per MXU:
+// through DMA strides, each read in its own contiguous rows (operandPaths:
+// an rhs contracting on its minor dim is loaded transposed, a transposed
+// lhs goes through the XLU), the output as [B, M, N]. For each batch,
+// block of MB rows and group of one part per MXU (dotParts: a column tile,
+// or a share of the rows when the columns are few):
 //
-//   - for each k-step the sequencer takes a token per MXU (s5+i, NSET
-//     preloaded: one per buffer set), dma0 loads the lhs panel [MB, Kt] and
-//     the MXUs' rhs tiles [Kt, Nt] into one of NSET buffer sets (tile i
-//     signals s1+i), and MXU i loads its tile as weights (waits s1+i) and
-//     streams the panel into its accumulator region (mm on the first step,
-//     mma after; signals s5+i, returning the token);
+//   - for each k-step the sequencer takes a token per MXU (semFree(i),
+//     NSET preloaded: one per buffer set), the lhs panel [MB, Kt] (unless
+//     the block's panel is resident in SRAM and loaded already) and the
+//     MXUs' rhs tiles [Kt, Nt] are loaded into one of NSET buffer sets,
+//     signalling that set's semaphores (semPanel, semRhs), and MXU i loads
+//     its tile as weights (waits semRhs) and streams the panel into its
+//     accumulator region (mm on the first step, mma after; the first
+//     stream waits semPanel; the last signals semFree(i), returning the
+//     token);
 //   - at the end of the group the sequencer drains the MXUs (waits for all
 //     NSET tokens and puts them back) and dispatches the epilogue: per
 //     column tile, the fused elementwise ops on the vector unit, reading the
@@ -283,6 +289,61 @@ func (p operandPaths) String() string {
 	return s
 }
 
+// The dot kernel's semaphores. semFree(i) counts MXU i's free buffer
+// sets (nset at first: each stream returns its set's token); each buffer
+// set st has its own: semPanel(st) (the lhs panel is in, a token per MXU
+// or, for one MXU, per piece), semStaged(st) (a transposed lhs's staged
+// pieces are in) and semRhs(st, i) (MXU i's rhs tile is in). The
+// epilogue has s13 (stores done), s14 and s15 (s1-s4 where its stores
+// spread over engines: multiStore). s30 and s31 are the interconnect's
+// (docs/isa.md): a collective in flight signals them.
+func semFree(mxu int) int     { return 5 + mxu }
+func semStaged(set int) int   { return 9 + set }
+func semRhs(set, mxu int) int { return 16 + 4*set + mxu }
+func semPanel(set int) int    { return [nset]int{0, 12, 28}[set] }
+
+// dmaPool lists the engines a dot kernel's loads take in turn: dma0
+// alone, unless each engine moves less than the chip needs (engine_gbps
+// set), when every engine but the epilogue's store and load engines.
+func dmaPool(engines int, engineGBps float64, store, load int) []int {
+	pool := []int{0}
+	if engineGBps <= 0 || engines <= 3 {
+		return pool
+	}
+	for e := 1; e < engines; e++ {
+		if e != store && e != load {
+			pool = append(pool, e)
+		}
+	}
+	return pool
+}
+
+// minDMAPiece is the least a load split over engines gives each piece, so
+// that a descriptor's setup stays small beside its transfer (trn1nc: 1.3
+// us of setup, 64 KiB in 2.2 us).
+const minDMAPiece = 64 << 10
+
+// dmaPieces is how many pieces a load of n rows of rowBytes is split
+// into over an engine pool of engines: one for several MXUs (each
+// waits for one token of the panel's), else as many as the engines and
+// the minimum piece allow.
+func dmaPieces(n, rowBytes int64, mxus, engines int) int64 {
+	if mxus > 1 || engines <= 1 {
+		return 1
+	}
+	return max(1, min(int64(engines), n, n*rowBytes/minDMAPiece))
+}
+
+// splitRows divides n rows into np runs, as [first, count] pairs.
+func splitRows(n, np int64) [][2]int64 {
+	per := (n + np - 1) / np
+	var out [][2]int64
+	for r := int64(0); r < n; r += per {
+		out = append(out, [2]int64{r, min(per, n-r)})
+	}
+	return out
+}
+
 // dotPart is one MXU's share of a group: rows [r0, r0+rows) of the row
 // block by columns [n0, n0+nt).
 type dotPart struct{ r0, rows, n0, nt int64 }
@@ -517,6 +578,14 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		return c.fail(dot, "empty dot")
 	}
 	paths := chooseOperandPaths(L, R)
+	// An f32 dot streams as the bf16 passes of its precision (XLA's on a
+	// TPU); its values are the f32 products all the same.
+	passes := ""
+	if lv.dt == isa.F32 && c.chip.MXUSupports(isa.BF16) {
+		if n := dotPasses(dot); n > 0 {
+			passes = fmt.Sprintf(" passes %d", n)
+		}
+	}
 	// The epilogue: everything in the body but parameters and the dot.
 	out, err := c.alloc(in, in.Shape, "")
 	if err != nil {
@@ -581,16 +650,42 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	if mb < 1 {
 		return c.fail(in, "the dot's tiles do not fit SRAM and the accumulators")
 	}
+	nk := (K + Kt - 1) / Kt
+	step := colTiles * Nt // columns per group
+	// A row block's lhs panel stays in SRAM across its column groups when
+	// that moves fewer bytes (docs/lowering.md): each group then reads
+	// only its rhs tiles, where it would read the panel again.
+	resident := false
+	if (N+step-1)/step >= 2 {
+		perRow1 := int64(nset)*(panels-1)*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt) + nk*Kt*esz
+		mb1 := min(mb, (c.chip.Memory.SRAMBytes-fixed-64*int64(nset+2*nM*len(ep.bufs)+int(nk)))/perRow1)
+		if mb1 >= 8 {
+			mb1 -= mb1 % 8
+		}
+		if mb1 >= 1 && residentTraffic(M, K, N, step, mb, mb1) {
+			resident, mb = true, mb1
+		}
+	}
 	aBytes := align64(mb * Kt * esz)
 	bBytes := align64(Kt * Nt * esz)
-	setBytes := panels*aBytes + int64(nM)*bBytes
-	stageAt := aBytes + int64(nM)*bBytes // a transposed lhs's staging panel in a set
+	lhsInSet := aBytes // the panel in each buffer set (none when resident)
+	if resident {
+		lhsInSet = 0
+	}
+	setBytes := (panels-1)*aBytes + lhsInSet + int64(nM)*bBytes
+	rhsAt := func(i int) int64 { return lhsInSet + int64(i)*bBytes } // MXU i's rhs tile in a set
+	stageAt := lhsInSet + int64(nM)*bBytes                           // a transposed lhs's staging panel in a set
 	epiBase := int64(nset) * setBytes
 	epiTile := ep.layout(mb, Nt)
 	epiHalf := int64(nM) * epiTile
+	resBase := epiBase + 2*epiHalf // the resident panel's K tiles
 	accTile := mb * Nt * 4
 	accHalf := int64(nM) * accTile
-	if epiBase+2*epiHalf > c.chip.Memory.SRAMBytes || 2*accHalf > c.chip.Memory.ACCBytes {
+	resBytes := int64(0)
+	if resident {
+		resBytes = nk * aBytes
+	}
+	if resBase+resBytes > c.chip.Memory.SRAMBytes || 2*accHalf > c.chip.Memory.ACCBytes {
 		return c.fail(in, "internal error: dot tiles exceed on-chip memory")
 	}
 
@@ -603,6 +698,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	if rowSplits > 1 {
 		split = fmt.Sprintf(" (row blocks in %d parts)", rowSplits)
 	}
+	if resident {
+		split += ", each block's lhs panel kept in sram"
+	}
 	fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d, %d MXUs%s, blocks of %d rows, tiles %dx%d%s\n",
 		label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, nM, split, mb, Kt, Nt, paths)
 	fmt.Fprintf(w, ".origin %q\n", in.Name)
@@ -611,8 +709,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		fmt.Fprintf(w, "        "+format+"\n", a...)
 	}
 	for i := 0; i < nM; i++ {
-		emit(in, "semset  s%d, 0", 1+i)
-		emit(in, "semset  s%d, %d", 5+i, nset)
+		emit(in, "semset  s%d, %d", semFree(i), nset)
 	}
 	for _, s := range []int{13, 14, 15} {
 		emit(in, "semset  s%d, 0", s)
@@ -625,14 +722,21 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	if c.chip.DMA.Engines > 2 {
 		loadEng = 2
 	}
-	// A transposed lhs panel is staged by its own engine where there is
-	// one to spare (the rhs tiles wait for its transpose: on one engine,
-	// the next panel would queue behind them) and transposed on the XLUs
-	// in turn; each XLU has its own pair of semaphores, so that a panel's
-	// tokens are never taken by another's waits: semStaged[x] (the staging
-	// DMA done) and semPanel[x] (the transpose done, one token per MXU,
-	// taken by the rhs tile DMAs, which run in order on one engine).
-	stageEng := storeEng
+	// Each buffer set has its own semaphores (dotSems): the loads of a
+	// K tile into set s signal set s's, and the next loads into s wait
+	// (semFree) until its MXUs are done with it, so no wait can take a token
+	// meant for another K tile, whatever engine or XLU finishes first.
+	// That leaves the loads free to spread over the engines (pool) on a
+	// chip whose engines each move less than its HBM, and a transposed lhs
+	// free to alternate XLUs.
+	pool := dmaPool(c.chip.DMA.Engines, c.chip.DMA.EngineGBps, storeEng, loadEng)
+	nextEng := 0
+	engine := func() int {
+		e := pool[nextEng%len(pool)]
+		nextEng++
+		return e
+	}
+	stageEng := storeEng // a transposed lhs panel's staging, beside the rhs tiles where there is room
 	if c.chip.DMA.Engines > 3 {
 		stageEng = 3
 	}
@@ -640,17 +744,39 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	if c.chip.XLU.Count > 1 {
 		nXLU = 2
 	}
-	semStaged, semPanel := [2]int{9, 11}, [2]int{10, 12}
-	xposes := 0 // transposes emitted: the XLU and semaphores of the next
-	if paths.lhsT {
-		for x := 0; x < nXLU; x++ {
-			emit(in, "semset  s%d, 0", semStaged[x])
-			emit(in, "semset  s%d, 0", semPanel[x])
+	xposes := 0 // transposes emitted: the XLU of the next
+	// The stores, too, take the pool's engines in turn where one MXU
+	// makes one epilogue tile per group: each half of the epilogue
+	// buffers then has its own semaphores (s1, s2: its tile is ready; s3,
+	// s4: stored), so that no store takes another's token.
+	multiStore := len(pool) > 1 && nM == 1
+	// storePieces is how many stores a tile of rows x cols takes.
+	storePieces := func(rows, cols int64) int64 {
+		if !multiStore {
+			return 1
+		}
+		return dmaPieces(rows, cols*int64(out.dt.Size()), 1, len(pool))
+	}
+	semReady := func(half int) int { return 14 }
+	semStored := func(half int) int { return 13 }
+	if multiStore {
+		semReady = func(half int) int { return 1 + half }
+		semStored = func(half int) int { return 3 + half }
+		for s := 1; s <= 4; s++ {
+			emit(in, "semset  s%d, 0", s)
+		}
+	}
+	for st := range nset {
+		emit(in, "semset  s%d, 0", semPanel(st))
+		emit(in, "semset  s%d, 0", semStaged(st))
+		for i := range nM {
+			emit(in, "semset  s%d, 0", semRhs(st, i))
 		}
 	}
 	set := 0
 	g := 0
-	var tilesOf []int
+	var tilesOf []int  // each group's epilogue tiles
+	var storesOf []int // and the stores they make
 	// A group's epilogue waits until the next group's first K tile is
 	// issued (pending): draining the MXUs at once would leave them idle
 	// while that tile loads, at every group boundary (4096^3 bf16: 110K of
@@ -663,8 +789,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			return
 		}
 		for i := 0; i < pendingCols; i++ {
-			emit(dot, "wait    s%d, %d", 5+i, nset)
-			emit(dot, "signal  s%d, %d", 5+i, nset)
+			emit(dot, "wait    s%d, %d", semFree(i), nset)
+			emit(dot, "signal  s%d, %d", semFree(i), nset)
 		}
 		pending()
 		pending = nil
@@ -691,51 +817,92 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		for i, p := range parts {
 			cols[i] = p.nt
 		}
+		// A resident panel is loaded by its row block's first group;
+		// before that, every MXU must be done with the previous block's.
+		load := !resident || n0 == 0
+		if resident && n0 == 0 && g > 0 {
+			flush()
+			for i := 0; i < nM; i++ {
+				emit(dot, "wait    s%d, %d", semFree(i), nset)
+				emit(dot, "signal  s%d, %d", semFree(i), nset)
+			}
+		}
 		tilesOf = append(tilesOf, len(cols))
+		nStores := int64(0)
+		for _, p := range parts {
+			nStores += storePieces(p.rows, p.nt)
+		}
+		storesOf = append(storesOf, int(nStores))
 		if g >= 2 {
-			emit(in, "wait    s13, %d", tilesOf[g-2])
+			emit(in, "wait    s%d, %d", semStored(g%2), storesOf[g-2])
 		}
 		acc := int64(g%2) * accHalf
 		regL := reg(dL*esz, L.sRow*esz, 0) // the lhs panel's batch or row-block offset
 		regR := reg(dR*esz, 0, R.sCol*esz) // the rhs tiles' batch or column-group offset
 		// kTile emits one K tile; regA and regB ("" or "rN+") hold
-		// the HBM offsets of a loop's iteration.
-		kTile := func(k0 int64, regA, regB string) {
+		// the HBM offsets of a loop's iteration, regS the offset of the
+		// resident panel's tile.
+		kTile := func(k0 int64, regA, regB, regS string) {
 			kt := min(Kt, K-k0)
+			st := set
 			sb := int64(set) * setBytes
 			for i := range cols {
-				emit(dot, "wait    s%d, 1", 5+i)
+				emit(dot, "wait    s%d, 1", semFree(i))
 			}
 			lhsAt := (L.off[b] + m0*L.sRow + k0*L.sCol) * esz
-			rhsWait := ""
-			if paths.lhsT {
+			panel := fmt.Sprint(sb) // where the MXUs stream the lhs panel from
+			if resident {
+				panel = fmt.Sprintf("%s%d", regS, resBase+(k0/Kt)*aBytes)
+			}
+			panelWait := 0 // the tokens of semPanel(st) each MXU's stream takes
+			switch {
+			case !load:
+				// The panel is resident already.
+			case paths.lhsT:
 				// The panel [kt, rows] in its own rows, then
 				// transposed into [rows, kt] for the MXUs.
+				np := dmaPieces(kt, rows*esz, len(cols), len(pool))
+				for _, q := range splitRows(kt, np) {
+					eng := stageEng
+					if len(pool) > 1 {
+						eng = engine()
+					}
+					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", sb+stageAt+q[0]*rows*esz, lv.dt, q[1], rows,
+						regA, lv.tensor, lhsAt+q[0]*L.sCol*esz, lv.dt, q[1], rows, L.sCol, L.sRow, eng, semStaged(st))
+				}
 				x := xposes % nXLU
 				xposes++
-				emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", sb+stageAt, lv.dt, kt, rows,
-					regA, lv.tensor, lhsAt, lv.dt, kt, rows, L.sCol, L.sRow, stageEng, semStaged[x])
-				emit(dot, "xpose   sram[%d]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d wait s%d:1 signal s%d:%d", sb, lv.dt, rows, kt,
-					sb+stageAt, lv.dt, kt, rows, x, semStaged[x], semPanel[x], len(cols))
-				rhsWait = fmt.Sprintf(" wait s%d:1", semPanel[x])
-			} else {
-				emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0", sb, lv.dt, rows, kt,
-					regA, lv.tensor, lhsAt, lv.dt, rows, kt, L.sRow, L.sCol)
+				emit(dot, "xpose   sram[%s]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d wait s%d:%d signal s%d:%d", panel, lv.dt, rows, kt,
+					sb+stageAt, lv.dt, kt, rows, x, semStaged(st), np, semPanel(st), len(cols))
+				panelWait = 1
+			default:
+				// One MXU waits for every piece; several share one
+				// piece's tokens (dmaPieces splits only for one).
+				np := dmaPieces(rows, kt*esz, len(cols), len(pool))
+				count, wait := len(cols), 1
+				if np > 1 {
+					count, wait = 1, int(np)
+				}
+				for _, q := range splitRows(rows, np) {
+					emit(dot, "dma     sram[%s+%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d:%d", panel, q[0]*kt*esz, lv.dt, q[1], kt,
+						regA, lv.tensor, lhsAt+q[0]*L.sRow*esz, lv.dt, q[1], kt, L.sRow, L.sCol, engine(), semPanel(st), count)
+				}
+				panelWait = wait
 			}
 			ldw := "mxu.ldw "
 			for i, nt := range cols {
-				at := sb + aBytes + int64(i)*bBytes
-				rhsAt := (R.off[b] + k0*R.sRow + parts[i].n0*R.sCol) * esz
+				at := sb + rhsAt(i)
+				rhsFrom := (R.off[b] + k0*R.sRow + parts[i].n0*R.sCol) * esz
 				if paths.rhsT {
 					// W^T's tile [nt, kt] in its own rows, loaded
 					// transposed.
 					ldw = "mxu.ldwt"
-					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0%s signal s%d", at, rv.dt, nt, kt,
-						regB, rv.tensor, rhsAt, rv.dt, nt, kt, R.sCol, R.sRow, rhsWait, 1+i)
+					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", at, rv.dt, nt, kt,
+						regB, rv.tensor, rhsFrom, rv.dt, nt, kt, R.sCol, R.sRow, engine(), semRhs(st, i))
 					continue
 				}
-				emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @0%s signal s%d", at, rv.dt, kt, nt,
-					regB, rv.tensor, rhsAt, rv.dt, kt, nt, R.sRow, R.sCol, rhsWait, 1+i)
+				emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", at, rv.dt, kt, nt,
+					regB, rv.tensor, rhsFrom, rv.dt, kt, nt, R.sRow, R.sCol, engine(), semRhs(st, i))
 			}
 			op := "mxu.mma"
 			if k0 == 0 {
@@ -746,18 +913,21 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				if paths.rhsT {
 					wt = fmt.Sprintf("%d,%d", nt, kt)
 				}
-				emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d", ldw, sb+aBytes+int64(i)*bBytes, rv.dt, wt, i, 1+i)
+				emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d", ldw, sb+rhsAt(i), rv.dt, wt, i, semRhs(st, i))
 				// The last sub-block's completion frees the set: an
 				// MXU completes its instructions in order.
 				p := parts[i]
 				for r0 := int64(0); r0 < p.rows; r0 += sub {
 					rs := min(sub, p.rows-r0)
-					sig := ""
-					if r0+rs == p.rows {
-						sig = fmt.Sprintf(" signal s%d", 5+i)
+					sync := ""
+					if r0 == 0 && panelWait > 0 {
+						sync = fmt.Sprintf(" wait s%d:%d", semPanel(st), panelWait)
 					}
-					emit(dot, "%s acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
-						sb+(p.r0+r0)*kt*esz, lv.dt, rs, kt, i, sig)
+					if r0+rs == p.rows {
+						sync += fmt.Sprintf(" signal s%d", semFree(i))
+					}
+					emit(dot, "%s acc[%d]:%s[%d,%d], sram[%s+%d]:%s[%d,%d]%s @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
+						panel, (p.r0+r0)*kt*esz, lv.dt, rs, kt, passes, i, sync)
 				}
 			}
 			set = (set + 1) % nset
@@ -766,7 +936,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// after it run in a counted loop of nset tiles per
 		// iteration (the buffer sets come round again), so a long
 		// K is not unrolled.
-		kTile(0, regL, regR)
+		kTile(0, regL, regR, "")
 		if pending != nil {
 			// The previous group's last nset-1 tiles: its MXU
 			// streams end before this tile's (an MXU completes in
@@ -776,8 +946,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				if i < len(cols) {
 					n = nset - 1 // this group took one already
 				}
-				emit(dot, "wait    s%d, %d", 5+i, n)
-				emit(dot, "signal  s%d, %d", 5+i, n)
+				emit(dot, "wait    s%d, %d", semFree(i), n)
+				emit(dot, "signal  s%d, %d", semFree(i), n)
 			}
 			pending()
 			pending = nil
@@ -805,18 +975,24 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				emit(dot, "li      r26, 0")
 			}
 			emit(dot, "li      r27, %d", n)
+			if resident {
+				emit(dot, "li      r28, 0")
+			}
 			fmt.Fprintf(w, "%s:\n", loop)
 			for j := int64(0); j < int64(nset); j++ {
-				kTile(k0+Kt*j, "r25+", "r26+")
+				kTile(k0+Kt*j, "r25+", "r26+", "r28+")
 			}
 			emit(dot, "addi    r25, r25, %d", stepL)
 			emit(dot, "addi    r26, r26, %d", stepR)
+			if resident {
+				emit(dot, "addi    r28, r28, %d", int64(nset)*aBytes)
+			}
 			emit(dot, "loop    r27, %s", loop)
 			k0 += n * int64(nset) * Kt
 			iters -= n
 		}
 		for ; k0 < K; k0 += Kt {
-			kTile(k0, regL, regR)
+			kTile(k0, regL, regR, "")
 		}
 		// The epilogue of each column tile, once the MXUs have
 		// drained: deferred into the next group when every MXU has
@@ -831,7 +1007,11 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					sram: epiBase + int64(gg%2)*epiHalf + int64(i)*epiTile,
 					reg:  reg,
 				}
-				ep.emit(t, loadEng, storeEng, out)
+				sy := epiSync{loadEng: loadEng, storeEng: storeEng, ready: semReady(gg % 2), stored: semStored(gg % 2), pieces: 1}
+				if multiStore {
+					sy.pieces, sy.storeEngine = storePieces(p.rows, nt), engine
+				}
+				ep.emit(t, sy, out)
 			}
 		}, len(cols)
 		if (K+Kt-1)/Kt < nset {
@@ -839,8 +1019,6 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		}
 		g++
 	}
-	nk := (K + Kt - 1) / Kt
-	step := colTiles * Nt // columns per group
 	// counted emits a counted loop of lp.iters iterations whose body is
 	// lp.period units (unit(j) emits the j-th, its accesses offset by lp's
 	// registers), and records the later iterations' groups for the store
@@ -870,8 +1048,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		}
 		emit(in, "loop    r%d, %s", lp.counter, label)
 		body := append([]int(nil), tilesOf[first:]...)
+		bodyStores := append([]int(nil), storesOf[first:]...)
 		for i := int64(1); i < lp.iters; i++ {
 			tilesOf = append(tilesOf, body...)
+			storesOf = append(storesOf, bodyStores...)
 			g += len(body)
 		}
 	}
@@ -1012,4 +1192,50 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	flush()
 	emit(in, "barrier")
 	return nil
+}
+
+// residentTraffic reports whether keeping each row block's lhs panel in
+// SRAM (blocks of mb1 rows) moves fewer HBM bytes than re-reading it for
+// every group of step columns (blocks of mb rows): the lhs is then read
+// once, the rhs once per row block either way.
+func residentTraffic(M, K, N, step, mb, mb1 int64) bool {
+	ceil := func(a, b int64) int64 { return (a + b - 1) / b }
+	streamed := M*K*ceil(N, step) + K*N*ceil(M, mb)
+	kept := M*K + K*N*ceil(M, mb1)
+	return kept < streamed
+}
+
+// dotPasses is the bf16 passes XLA's TPU backend makes for an f32 dot
+// (0: the chip's own f32 rate): from its algorithm (dot_bf16_bf16_f32 1,
+// _x3 3, _x6 6, dot_f32_f32_f32 0) or else its operands' precisions, the
+// more precise of the two: DEFAULT (or none given) 1, HIGH 3 (bf16_3x),
+// HIGHEST 6 (bf16_6x).
+func dotPasses(dot *hlo.Instruction) int {
+	if a, ok := dot.Attr("algorithm"); ok {
+		a = strings.ToLower(a)
+		switch {
+		case strings.Contains(a, "x6"):
+			return 6
+		case strings.Contains(a, "x3") || strings.Contains(a, "tf32"):
+			return 3
+		case strings.Contains(a, "bf16_bf16"):
+			return 1
+		case strings.Contains(a, "f32_f32_f32"):
+			return 0
+		}
+	}
+	v, ok := dot.Attr("operand_precision")
+	if !ok {
+		v, _ = dot.Attr("precision_config")
+	}
+	passes := 1
+	for _, p := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r == '{' || r == '}' || r == ',' || r == ' ' }) {
+		switch p {
+		case "high":
+			passes = max(passes, 3)
+		case "highest":
+			passes = max(passes, 6)
+		}
+	}
+	return passes
 }

@@ -3,6 +3,8 @@ package lowering
 import (
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -31,5 +33,29 @@ func TestChooseOperandPaths(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.want, chooseOperandPaths(tc.l, tc.r))
 		})
+	}
+}
+
+// An f32 dot's bf16 passes follow its algorithm, else the more precise of
+// its operands' precisions, as XLA's TPU backend makes them.
+func TestDotPasses(t *testing.T) {
+	for _, tc := range []struct {
+		attrs string
+		want  int
+	}{
+		{"", 1},
+		{", operand_precision={default,default}", 1},
+		{", operand_precision={HIGH,HIGH}", 3},
+		{", operand_precision={highest,high}", 6},
+		{", operand_precision={high,default}", 3},
+		{", algorithm=dot_bf16_bf16_f32_x6", 6},
+		{", algorithm=dot_bf16_bf16_f32_x3", 3},
+		{", algorithm=dot_bf16_bf16_f32", 1},
+		{", algorithm=dot_f32_f32_f32", 0},
+	} {
+		src := "HloModule m\nENTRY e {\n  a = f32[4,4] parameter(0)\n  ROOT d = f32[4,4] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}" + tc.attrs + "\n}\n"
+		m, err := hlo.Parse("p.hlo", src)
+		require.NoError(t, err, tc.attrs)
+		require.Equal(t, tc.want, dotPasses(m.Entry.Root), tc.attrs)
 	}
 }

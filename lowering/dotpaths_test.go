@@ -105,3 +105,23 @@ ENTRY e {
 		}
 	}
 }
+
+// An f32 dot's precision sets its time, not its values: on tpuv4core
+// DEFAULT is one bf16 pass, HIGHEST the f32 rate (4 cycles a row), and
+// both give the evaluator's f32 values.
+func TestDotPrecisionTime(t *testing.T) {
+	src := func(prec string) string {
+		return `HloModule m
+ENTRY e {
+  a = f32[512,1024] parameter(0)
+  b = f32[1024,512] parameter(1)
+  ROOT d = f32[512,512] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}` + prec + `
+}`
+	}
+	def := runChecked(t, "tpuv4core", src(""))
+	high := runChecked(t, "tpuv4core", src(", operand_precision={highest,highest}"))
+	require.Greater(t, float64(high.Report.Cycles), 1.5*float64(def.Report.Cycles), "HIGHEST %d, DEFAULT %d cycles", high.Report.Cycles, def.Report.Cycles)
+	comp, err := compileErr(t, "tpuv4core", src(""))
+	require.NoError(t, err)
+	require.Contains(t, comp.Asm, "passes 1")
+}

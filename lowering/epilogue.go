@@ -242,7 +242,19 @@ func (e *epilogue) layout(rows, cols int64) int64 {
 	return off
 }
 
-func (e *epilogue) emit(t epiTileAt, loadEng, storeEng int, out *value) {
+// epiSync is how an epilogue tile synchronizes: its operands load on
+// loadEng (signalling s15), its last vector op signals ready, and its
+// store, on storeEng, waits for that and signals stored. A store in
+// pieces (storeEngines set: one piece of rows per engine it gives) has
+// each piece wait for one of the ready tokens and signal stored.
+type epiSync struct {
+	loadEng, storeEng int
+	ready, stored     int
+	pieces            int64
+	storeEngine       func() int
+}
+
+func (e *epilogue) emit(t epiTileAt, sy epiSync, out *value) {
 	c := e.c
 	w := &c.out
 	tile := func(name string) string {
@@ -258,7 +270,7 @@ func (e *epilogue) emit(t epiTileAt, loadEng, storeEng int, out *value) {
 		c.locName(e.body, b.name)
 		esz := int64(l.v.dt.Size())
 		fmt.Fprintf(w, "        dma     %s, hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s15\n", tile(b.name), t.reg(l.pB*esz, l.pM*esz, l.pN*esz), l.v.tensor,
-			(t.b*l.pB+t.m0*l.pM+t.n0*l.pN)*esz, l.v.dt, t.rows, t.cols, l.pM, l.pN, loadEng)
+			(t.b*l.pB+t.m0*l.pM+t.n0*l.pN)*esz, l.v.dt, t.rows, t.cols, l.pM, l.pN, sy.loadEng)
 		nloads++
 	}
 	for i, b := range e.order {
@@ -267,7 +279,7 @@ func (e *epilogue) emit(t epiTileAt, loadEng, storeEng int, out *value) {
 			sync = fmt.Sprintf(" wait s15:%d", nloads)
 		}
 		if i == len(e.order)-1 {
-			sync += " signal s14"
+			sync += fmt.Sprintf(" signal s%d:%d", sy.ready, max(sy.pieces, 1))
 		}
 		c.loc(b)
 		if b == e.dot {
@@ -282,6 +294,13 @@ func (e *epilogue) emit(t epiTileAt, loadEng, storeEng int, out *value) {
 	}
 	osz := int64(out.dt.Size())
 	c.loc(e.root)
-	fmt.Fprintf(w, "        dma     hbm[%s%s+%d]:%s[%d,%d]{%d,1}, %s @%d wait s14 signal s13\n", t.reg(e.M*e.N*osz, e.N*osz, osz), out.tensor,
-		(t.b*e.M*e.N+t.m0*e.N+t.n0)*osz, out.dt, t.rows, t.cols, e.N, tile(e.root.Name), storeEng)
+	rb := e.byName[e.root.Name]
+	for _, q := range splitRows(t.rows, max(sy.pieces, 1)) {
+		eng := sy.storeEng
+		if sy.storeEngine != nil {
+			eng = sy.storeEngine()
+		}
+		fmt.Fprintf(w, "        dma     hbm[%s%s+%d]:%s[%d,%d]{%d,1}, sram[%d]:%s[%d,%d] @%d wait s%d signal s%d\n", t.reg(e.M*e.N*osz, e.N*osz, osz), out.tensor,
+			(t.b*e.M*e.N+(t.m0+q[0])*e.N+t.n0)*osz, out.dt, q[1], t.cols, e.N, t.sram+rb.off+q[0]*t.cols*int64(rb.dt.Size()), rb.dt, q[1], t.cols, eng, sy.ready, sy.stored)
+	}
 }

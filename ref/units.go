@@ -142,6 +142,9 @@ func (m *Machine) execMXU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 	if x.DType != w.dtype {
 		return dtypeErr(info, "src is %s but the loaded weights are %s", x.DType, w.dtype)
 	}
+	if in.Passes != 0 && x.DType != isa.F32 {
+		return errf("%s: passes %d: only an f32 stream is made of bf16 passes, not %s", info.Mnemonic, in.Passes, x.DType)
+	}
 	if wideOrU32(x.DType) || x.DType == isa.F64 {
 		return dtypeErr(info, "the MXU multiplies f32, bf16, f16, s32, s8 and u8, not %s", x.DType)
 	}

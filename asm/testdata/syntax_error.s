@@ -16,3 +16,6 @@
         vadd  sram[0x0]:f32[4], sram[0x0]:f32[4], sram[0x0]:f32[4] @16  ; ERROR "unit index 16 out of range"
         add   r1, r2, r3 wait s1      ; ERROR "runs on the sequencer"
         vexp                          ; ERROR "vexp needs operands: vexp dst, src"
+        vadd  sram[0]:f32[4], sram[0]:f32[4], sram[0]:f32[4] passes 1 ; ERROR "vadd takes no passes"
+        mxu.mm acc[0]:f32[4,4], sram[0]:f32[4,4] passes 9   ; ERROR "passes 9 out of range 1..8"
+        mxu.mm acc[0]:f32[4,4], sram[0]:f32[4,4] passes 1 passes 3 ; ERROR "passes given twice"

@@ -28,7 +28,8 @@ starts, and signals when it completes.
 - **Synchronization.** Units do not track data dependences through memory.
   Programs order work with 32 counting semaphores ` + "`s0..s31`" + `: an instruction
   with ` + "`wait sN:c`" + ` does not start until ` + "`sN >= c`" + `, then subtracts ` + "`c`" + `; one with
-  ` + "`signal sN:c`" + ` adds ` + "`c`" + ` when it completes. The sequencer has standalone
+  ` + "`signal sN:c`" + ` adds ` + "`c`" + ` when it completes (an MXU stream may also take
+  ` + "`passes N`" + `: its f32 rows cost N bf16 passes, XLA's precisions on a TPU). The sequencer has standalone
   ` + "`wait`" + `, ` + "`signal`" + `, ` + "`semset`" + ` and ` + "`barrier`" + `. A program whose waits can never be
   satisfied is reported as a deadlock naming each unit's pending instruction.
   A program that races (two units touching the same bytes without a semaphore
