@@ -188,8 +188,50 @@ func (e *Explain) Write(w io.Writer, r *chip.Report) error {
 		b.WriteString(strings.Join(parts, "; ") + "\n")
 	}
 	e.writeRoof(&b, r)
+	steady := phases[1]
+	busy := pct(cycles(steady.byState[bott]["busy"]), cycles(steady.to)-cycles(steady.from))
+	if key, why := Binding(bn, busy, r); key != "" {
+		fmt.Fprintf(&b, "  binds: %s: %s\n", key, why)
+	} else {
+		fmt.Fprintf(&b, "  binds: latency: %s\n", why)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Binding names the chip config key whose change moves a run's time, from
+// its bottleneck unit, how busy that unit is in the steady state
+// (percent) and the run's figures, with the figure that shows it; "" when
+// no unit is busy enough to bind (latency: the units wait on each other).
+// A DMA engine binds through HBM when HBM moves at least 60% of what the
+// memory roof allows (the DMA engines' cap when that is lower), else
+// through the bursts it keeps in flight.
+func Binding(unit string, busy float64, r *chip.Report) (key, why string) {
+	if busy < 50 {
+		return "", fmt.Sprintf("the busiest unit, %s, works %.0f%% of the steady state; the others wait on it and it on them", unit, busy)
+	}
+	switch {
+	case strings.HasPrefix(unit, "dma"):
+		moved := float64(r.HBM.BytesRead+r.HBM.BytesWritten) / max(r.Seconds, 1e-30)
+		peak, att := r.HBM.PeakBytesPerSecond, r.HBM.AttainableBytesPerSecond
+		if att <= 0 {
+			att = peak
+		}
+		switch {
+		case moved >= 0.6*att && att < peak:
+			return "dma.engine_gbps", fmt.Sprintf("the DMA engines move %s of the %s their caps allow (HBM peak %s)", gbps(moved), gbps(att), gbps(peak))
+		case moved >= 0.6*att:
+			return "hbm.bandwidth_gbps", fmt.Sprintf("HBM moves %s of its %s peak; %s is busy %.0f%%", gbps(moved), gbps(peak), unit, busy)
+		}
+		return "dma.max_outstanding", fmt.Sprintf("%s is busy %.0f%% while HBM moves %s of its %s peak: the bursts in flight (dma.max_outstanding of dma.burst_bytes over hbm.latency_ns) bound it", unit, busy, gbps(moved), gbps(peak))
+	case strings.HasPrefix(unit, "mxu"):
+		return "mxu.count", fmt.Sprintf("%s is busy %.0f%% of the steady state (MXU MAC utilization %.0f%%)", unit, busy, 100*r.MXUMacUtilization)
+	case strings.HasPrefix(unit, "xlu"):
+		return "xlu.count", fmt.Sprintf("%s is busy %.0f%% of the steady state", unit, busy)
+	case unit == "vpu":
+		return "vpu.lanes", fmt.Sprintf("the vector unit is busy %.0f%% of the steady state", busy)
+	}
+	return "", fmt.Sprintf("%s is busy %.0f%%", unit, busy)
 }
 
 // dominant names the state with the most time (stall only: not busy).

@@ -145,6 +145,10 @@ func (t *Timeline) writeCounters(e *eventWriter) {
 		}
 		e.counter(names[c.key], c.at, arg, c.value)
 	}
+	// A bin's sample stands at its start; the closing sample (back to
+	// zero) at the end of the last bin, or at the run's end when that is
+	// sooner: no counter outlives the run.
+	end := min(t.m.End(), t.we)
 	// Dynamic power of the unit instructions, in 256-cycle bins (widened
 	// as the HBM bins are for long runs).
 	if t.prices != nil {
@@ -156,7 +160,7 @@ func (t *Timeline) writeCounters(e *eventWriter) {
 				v = pb.bytes[0][i] / float64(pb.width) * 1e-3 // fJ/ps -> W
 			}
 			if v != last {
-				e.counter("dynamic power of unit instructions (W)", t.ws+sim.Time(i)*pb.width, "W", v)
+				e.counter("dynamic power of unit instructions (W)", min(t.ws+sim.Time(i)*pb.width, max(end, t.ws)), "W", v)
 				last = v
 			}
 		}
@@ -174,7 +178,7 @@ func (t *Timeline) writeCounters(e *eventWriter) {
 		last[i] = -1
 	}
 	for i := 0; i <= bins; i++ {
-		at := t.ws + sim.Time(i)*b.width
+		at := min(t.ws+sim.Time(i)*b.width, max(end, t.ws))
 		total := 0.0
 		for c, row := range b.bytes {
 			v := 0.0
