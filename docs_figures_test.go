@@ -30,10 +30,11 @@ var updateDocs = flag.Bool("update", false, "rewrite the docs' figures from what
 // what the shipped files produce (issue 44, 12: docs/sweeps.md said
 // 710,058 cycles where the code gave 697,778).
 var docFigures = map[string]map[string]func(t *testing.T) string{
-	"docs/dataflows.md": {"dataflow-magnitudes": dataflowMagnitudes},
-	"docs/sweeps.md":    {"transformer-study": transformerStudy},
-	"docs/bench.md":     {"bench-what-if": benchWhatIf},
-	"README.md":         {"quick-start": quickStart, "gemm4096": gemm4096},
+	"docs/dataflows.md":   {"dataflow-magnitudes": dataflowMagnitudes},
+	"docs/sweeps.md":      {"transformer-study": transformerStudy},
+	"docs/bench.md":       {"bench-what-if": benchWhatIf},
+	"docs/performance.md": {"dots-suite": dotsSuite},
+	"README.md":           {"quick-start": quickStart, "gemm4096": gemm4096},
 }
 
 func TestDocFigures(t *testing.T) {
@@ -300,4 +301,18 @@ func gemm4096(t *testing.T) string {
 		}
 	}
 	return "```\n" + strings.Join(keep, "\n") + "\n```"
+}
+
+// dotsSuite: the dots suite's roof fractions, per chip and per workload.
+func dotsSuite(t *testing.T) string {
+	s, err := bench.LoadSuite("dots")
+	require.NoError(t, err)
+	r, err := bench.Run(s, bench.Options{SimOnly: true})
+	require.NoError(t, err)
+	var b strings.Builder
+	b.WriteString("```\n$ pulse bench run --suite dots -o dots.json\n")
+	bench.WriteRoofSummary(&b, r)
+	b.WriteString("```\n\n")
+	require.NoError(t, bench.WriteRoofTable(&b, r, true))
+	return b.String()
 }
