@@ -16,14 +16,14 @@ import (
 // block of MB rows and group of one part per MXU (dotParts: a column tile,
 // or a share of the rows when the columns are few):
 //
-//   - for each k-step the sequencer takes a token per MXU (semFree(i),
+//   - for each k-step the sequencer takes a token per MXU (sems.Free(i),
 //     NSET preloaded: one per buffer set), the lhs panel [MB, Kt] (unless
 //     the block's panel is resident in SRAM and loaded already) and the
 //     MXUs' rhs tiles [Kt, Nt] are loaded into one of NSET buffer sets,
 //     signalling that set's semaphores (semPanel, semRhs), and MXU i loads
 //     its tile as weights (waits semRhs) and streams the panel into its
 //     accumulator region (mm on the first step, mma after; the first
-//     stream waits semPanel; the last signals semFree(i), returning the
+//     stream waits semPanel; the last signals sems.Free(i), returning the
 //     token);
 //   - at the end of the group the sequencer drains the MXUs (waits for all
 //     NSET tokens and puts them back) and dispatches the epilogue: per
@@ -35,7 +35,14 @@ import (
 // groups, so group g's epilogue runs while group g+1 computes; before group
 // g+2 reuses them the sequencer waits for group g's stores (s13).
 
-const nset = 3
+// defaultSets is how many buffer sets a dot kernel cycles through: loads
+// run that many K tiles ahead of the MXUs. A chip whose DMA engines are
+// capped (each moves less than HBM: trn1nc's 29 GB/s with 1.3 us of setup
+// a descriptor) gets deepSets, so that the loads' latency is hidden.
+const (
+	defaultSets = 3
+	deepSets    = 6
+)
 
 // streamTile is the streamed dimension of an MXU tile on an output- or
 // input-stationary array (K for os, N for is): long enough that a fold's
@@ -101,7 +108,7 @@ func (c *compiler) rowBlockLoop(M, m0, mb, K, Kt, N, groupCols int64, ep *epilog
 			strides = append(strides, ld.pM*int64(ld.v.dt.Size()))
 		}
 	}
-	return planLoop((N+groupCols-1)/groupCols, (K+Kt-1)/Kt, (M-m0)/mb, mb, strides, true)
+	return planLoop(c.dotSets, (N+groupCols-1)/groupCols, (K+Kt-1)/Kt, (M-m0)/mb, mb, strides, true)
 }
 
 // planLoop plans a counted loop over units (row blocks, column groups,
@@ -112,9 +119,9 @@ func (c *compiler) rowBlockLoop(M, m0, mb, K, Kt, N, groupCols int64, ep *epilog
 // firstLoopReg. nil when fewer than two iterations would run, registers run
 // out, or (unless capped, which shortens the loop instead) an offset would
 // pass the 2 GiB a register reaches.
-func planLoop(groups, nk, avail, per int64, strides []int64, capped bool) *rowLoop {
+func planLoop(sets int, groups, nk, avail, per int64, strides []int64, capped bool) *rowLoop {
 	period := int64(1)
-	for (period*groups)%2 != 0 || (period*groups*nk)%nset != 0 {
+	for (period*groups)%2 != 0 || (period*groups*nk)%int64(sets) != 0 {
 		period++
 	}
 	l := &rowLoop{iters: avail / period, period: period, regOf: map[int64]int{}, step: map[int]int64{}, counter: loopCounter}
@@ -191,7 +198,7 @@ func (c *compiler) batchLoop(B, b0, groups, nk, lhsB, rhsB int64, ep *epilogue, 
 			strides = append(strides, ld.pB*int64(ld.v.dt.Size()))
 		}
 	}
-	return planLoop(groups, nk, B-b0, 1, strides, true)
+	return planLoop(c.dotSets, groups, nk, B-b0, 1, strides, true)
 }
 
 // colGroupLoop plans the loop over the full column groups of a row block
@@ -208,7 +215,7 @@ func (c *compiler) colGroupLoop(N, n0, groupCols, nk int64, ep *epilogue, rhsCol
 			strides = append(strides, ld.pN*int64(ld.v.dt.Size()))
 		}
 	}
-	return planLoop(1, nk, (N-n0)/groupCols, groupCols, strides, false)
+	return planLoop(c.dotSets, 1, nk, (N-n0)/groupCols, groupCols, strides, false)
 }
 
 // nestedColGroupLoop plans the loop over the full column groups of a row
@@ -219,7 +226,7 @@ func (c *compiler) colGroupLoop(N, n0, groupCols, nk int64, ep *epilogue, rhsCol
 // that do not advance with the columns keep bl's registers.
 func (c *compiler) nestedColGroupLoop(bl *rowLoop, N, n0, groupCols, nk int64, pairs [][2]int64) *rowLoop {
 	period := int64(1)
-	for period%2 != 0 || (period*nk)%nset != 0 {
+	for period%2 != 0 || (period*nk)%int64(c.dotSets) != 0 {
 		period++
 	}
 	l := &rowLoop{iters: (N - n0) / groupCols / period, period: period, step: map[int]int64{},
@@ -289,18 +296,49 @@ func (p operandPaths) String() string {
 	return s
 }
 
-// The dot kernel's semaphores. semFree(i) counts MXU i's free buffer
-// sets (nset at first: each stream returns its set's token); each buffer
-// set st has its own: semPanel(st) (the lhs panel is in, a token per MXU
-// or, for one MXU, per piece), semStaged(st) (a transposed lhs's staged
-// pieces are in) and semRhs(st, i) (MXU i's rhs tile is in). The
+// dotSems are a dot kernel's semaphores. Free(i) counts MXU i's free
+// buffer sets (all of them at first: each stream returns its set's token);
+// each buffer set st has its own: Panel(st) (the lhs panel is in, a token
+// per MXU or, for one MXU, per piece), Staged(st) (a transposed lhs's
+// staged pieces are in) and Rhs(st, i) (MXU i's rhs tile is in). The
 // epilogue has s13 (stores done), s14 and s15 (s1-s4 where its stores
 // spread over engines: multiStore). s30 and s31 are the interconnect's
 // (docs/isa.md): a collective in flight signals them.
-func semFree(mxu int) int     { return 5 + mxu }
-func semStaged(set int) int   { return 9 + set }
-func semRhs(set, mxu int) int { return 16 + 4*set + mxu }
-func semPanel(set int) int    { return [nset]int{0, 12, 28}[set] }
+type dotSems struct {
+	panel, staged []int
+	rhs           [][]int
+}
+
+func (dotSems) Free(mxu int) int       { return 5 + mxu }
+func (s dotSems) Panel(set int) int    { return s.panel[set] }
+func (s dotSems) Staged(set int) int   { return s.staged[set] }
+func (s dotSems) Rhs(set, mxu int) int { return s.rhs[set][mxu] }
+
+// dotSemsFree are the semaphores a dot kernel's buffer sets may take
+// (s1-s4 are the spread stores', s5-s8 the MXUs' tokens, s13-s15 the
+// epilogue's, s30-s31 the interconnect's).
+var dotSemsFree = []int{0, 9, 10, 11, 12, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}
+
+// allocDotSems gives sets buffer sets of nM MXUs their semaphores, or
+// false when there are too few (three sets of four MXUs always fit).
+func allocDotSems(sets, nM int) (dotSems, bool) {
+	if sets*(2+nM) > len(dotSemsFree) {
+		return dotSems{}, false
+	}
+	free := dotSemsFree
+	take := func() int { s := free[0]; free = free[1:]; return s }
+	var d dotSems
+	for range sets {
+		d.panel = append(d.panel, take())
+		d.staged = append(d.staged, take())
+		var r []int
+		for range nM {
+			r = append(r, take())
+		}
+		d.rhs = append(d.rhs, r)
+	}
+	return d, true
+}
 
 // dmaPool lists the engines a dot kernel's loads take in turn: dma0
 // alone, unless each engine moves less than the chip needs (engine_gbps
@@ -635,6 +673,18 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	if paths.lhsT {
 		panels = 2
 	}
+	// The buffer sets: deeper on a chip whose engines are capped, where
+	// the semaphores allow.
+	nset := defaultSets
+	if c.chip.DMA.EngineGBps > 0 {
+		nset = deepSets
+	}
+	sems, ok := allocDotSems(nset, nM)
+	if !ok {
+		nset = defaultSets
+		sems, _ = allocDotSems(nset, nM)
+	}
+	c.dotSets = nset
 	fixed := int64(nset*nM) * align64(Kt*Nt*esz)
 	perRow := int64(nset)*panels*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt)
 	mb := min(M, mbMax)
@@ -694,6 +744,13 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	flops, bytes := c.kernelCost(in, body)
 	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: "output", Pos: in.Pos, FLOPs: flops, Bytes: bytes})
 	w := &c.out
+	if bp, ok := c.planBatchedSmall(B, M, K, N, Kt, Nt, paths, affine, run, ep, esz); ok {
+		fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d in chunks of %d batches%s\n",
+			label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, bp.P, paths)
+		fmt.Fprintf(w, ".origin %q\n", in.Name)
+		c.batchedSmallDot(in, dot, bp, L, R, dL, dR, B, M, K, N, paths, passes, accDT, ep, out)
+		return nil
+	}
 	split := ""
 	if rowSplits > 1 {
 		split = fmt.Sprintf(" (row blocks in %d parts)", rowSplits)
@@ -709,7 +766,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		fmt.Fprintf(w, "        "+format+"\n", a...)
 	}
 	for i := 0; i < nM; i++ {
-		emit(in, "semset  s%d, %d", semFree(i), nset)
+		emit(in, "semset  s%d, %d", sems.Free(i), nset)
 	}
 	for _, s := range []int{13, 14, 15} {
 		emit(in, "semset  s%d, 0", s)
@@ -767,10 +824,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		}
 	}
 	for st := range nset {
-		emit(in, "semset  s%d, 0", semPanel(st))
-		emit(in, "semset  s%d, 0", semStaged(st))
+		emit(in, "semset  s%d, 0", sems.Panel(st))
+		emit(in, "semset  s%d, 0", sems.Staged(st))
 		for i := range nM {
-			emit(in, "semset  s%d, 0", semRhs(st, i))
+			emit(in, "semset  s%d, 0", sems.Rhs(st, i))
 		}
 	}
 	set := 0
@@ -789,8 +846,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			return
 		}
 		for i := 0; i < pendingCols; i++ {
-			emit(dot, "wait    s%d, %d", semFree(i), nset)
-			emit(dot, "signal  s%d, %d", semFree(i), nset)
+			emit(dot, "wait    s%d, %d", sems.Free(i), nset)
+			emit(dot, "signal  s%d, %d", sems.Free(i), nset)
 		}
 		pending()
 		pending = nil
@@ -823,8 +880,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		if resident && n0 == 0 && g > 0 {
 			flush()
 			for i := 0; i < nM; i++ {
-				emit(dot, "wait    s%d, %d", semFree(i), nset)
-				emit(dot, "signal  s%d, %d", semFree(i), nset)
+				emit(dot, "wait    s%d, %d", sems.Free(i), nset)
+				emit(dot, "signal  s%d, %d", sems.Free(i), nset)
 			}
 		}
 		tilesOf = append(tilesOf, len(cols))
@@ -847,14 +904,14 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			st := set
 			sb := int64(set) * setBytes
 			for i := range cols {
-				emit(dot, "wait    s%d, 1", semFree(i))
+				emit(dot, "wait    s%d, 1", sems.Free(i))
 			}
 			lhsAt := (L.off[b] + m0*L.sRow + k0*L.sCol) * esz
 			panel := fmt.Sprint(sb) // where the MXUs stream the lhs panel from
 			if resident {
 				panel = fmt.Sprintf("%s%d", regS, resBase+(k0/Kt)*aBytes)
 			}
-			panelWait := 0 // the tokens of semPanel(st) each MXU's stream takes
+			panelWait := 0 // the tokens of sems.Panel(st) each MXU's stream takes
 			switch {
 			case !load:
 				// The panel is resident already.
@@ -868,12 +925,12 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 						eng = engine()
 					}
 					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", sb+stageAt+q[0]*rows*esz, lv.dt, q[1], rows,
-						regA, lv.tensor, lhsAt+q[0]*L.sCol*esz, lv.dt, q[1], rows, L.sCol, L.sRow, eng, semStaged(st))
+						regA, lv.tensor, lhsAt+q[0]*L.sCol*esz, lv.dt, q[1], rows, L.sCol, L.sRow, eng, sems.Staged(st))
 				}
 				x := xposes % nXLU
 				xposes++
 				emit(dot, "xpose   sram[%s]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d wait s%d:%d signal s%d:%d", panel, lv.dt, rows, kt,
-					sb+stageAt, lv.dt, kt, rows, x, semStaged(st), np, semPanel(st), len(cols))
+					sb+stageAt, lv.dt, kt, rows, x, sems.Staged(st), np, sems.Panel(st), len(cols))
 				panelWait = 1
 			default:
 				// One MXU waits for every piece; several share one
@@ -885,7 +942,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				}
 				for _, q := range splitRows(rows, np) {
 					emit(dot, "dma     sram[%s+%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d:%d", panel, q[0]*kt*esz, lv.dt, q[1], kt,
-						regA, lv.tensor, lhsAt+q[0]*L.sRow*esz, lv.dt, q[1], kt, L.sRow, L.sCol, engine(), semPanel(st), count)
+						regA, lv.tensor, lhsAt+q[0]*L.sRow*esz, lv.dt, q[1], kt, L.sRow, L.sCol, engine(), sems.Panel(st), count)
 				}
 				panelWait = wait
 			}
@@ -898,11 +955,11 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					// transposed.
 					ldw = "mxu.ldwt"
 					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", at, rv.dt, nt, kt,
-						regB, rv.tensor, rhsFrom, rv.dt, nt, kt, R.sCol, R.sRow, engine(), semRhs(st, i))
+						regB, rv.tensor, rhsFrom, rv.dt, nt, kt, R.sCol, R.sRow, engine(), sems.Rhs(st, i))
 					continue
 				}
 				emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", at, rv.dt, kt, nt,
-					regB, rv.tensor, rhsFrom, rv.dt, kt, nt, R.sRow, R.sCol, engine(), semRhs(st, i))
+					regB, rv.tensor, rhsFrom, rv.dt, kt, nt, R.sRow, R.sCol, engine(), sems.Rhs(st, i))
 			}
 			op := "mxu.mma"
 			if k0 == 0 {
@@ -913,7 +970,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				if paths.rhsT {
 					wt = fmt.Sprintf("%d,%d", nt, kt)
 				}
-				emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d", ldw, sb+rhsAt(i), rv.dt, wt, i, semRhs(st, i))
+				emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d", ldw, sb+rhsAt(i), rv.dt, wt, i, sems.Rhs(st, i))
 				// The last sub-block's completion frees the set: an
 				// MXU completes its instructions in order.
 				p := parts[i]
@@ -921,10 +978,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					rs := min(sub, p.rows-r0)
 					sync := ""
 					if r0 == 0 && panelWait > 0 {
-						sync = fmt.Sprintf(" wait s%d:%d", semPanel(st), panelWait)
+						sync = fmt.Sprintf(" wait s%d:%d", sems.Panel(st), panelWait)
 					}
 					if r0+rs == p.rows {
-						sync += fmt.Sprintf(" signal s%d", semFree(i))
+						sync += fmt.Sprintf(" signal s%d", sems.Free(i))
 					}
 					emit(dot, "%s acc[%d]:%s[%d,%d], sram[%s+%d]:%s[%d,%d]%s @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
 						panel, (p.r0+r0)*kt*esz, lv.dt, rs, kt, passes, i, sync)
@@ -946,8 +1003,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				if i < len(cols) {
 					n = nset - 1 // this group took one already
 				}
-				emit(dot, "wait    s%d, %d", semFree(i), n)
-				emit(dot, "signal  s%d, %d", semFree(i), n)
+				emit(dot, "wait    s%d, %d", sems.Free(i), n)
+				emit(dot, "signal  s%d, %d", sems.Free(i), n)
 			}
 			pending()
 			pending = nil
@@ -1014,9 +1071,6 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				ep.emit(t, sy, out)
 			}
 		}, len(cols)
-		if (K+Kt-1)/Kt < nset {
-			flush()
-		}
 		g++
 	}
 	// counted emits a counted loop of lp.iters iterations whose body is

@@ -59,3 +59,45 @@ func TestDotPasses(t *testing.T) {
 		require.Equal(t, tc.want, dotPasses(m.Entry.Root), tc.attrs)
 	}
 }
+
+// The plan's pieces, each without simulating: parts, loop order, engine
+// pools and pieces, and the semaphores of the buffer sets.
+func TestDotPlanPieces(t *testing.T) {
+	// Parts: 4 MXUs over 64 columns split the rows; over 512 they take
+	// a column tile each.
+	require.Equal(t, []dotPart{{0, 128, 0, 64}, {128, 128, 0, 64}, {256, 128, 0, 64}, {384, 128, 0, 64}}, dotParts(512, 0, 64, 128, 1, 4))
+	require.Equal(t, []dotPart{{0, 512, 0, 128}, {0, 512, 128, 128}, {0, 512, 256, 128}, {0, 512, 384, 128}}, dotParts(512, 0, 512, 128, 4, 1))
+	require.Equal(t, []dotPart{{0, 16, 0, 16}, {16, 4, 0, 16}}, dotParts(20, 0, 16, 128, 1, 2), "parts of whole multiples of 8 rows, the rest last")
+
+	// Loop order: teach16's canonical 1024x512x1024 in 16-column groups
+	// re-reads a 1 MiB-row panel 64 times; kept, it reads it once.
+	require.True(t, residentTraffic(1024, 512, 1024, 16, 1024, 1024))
+	require.False(t, residentTraffic(1024, 512, 512, 512, 1024, 1024), "one column group: nothing to save")
+	require.False(t, residentTraffic(4096, 4096, 1024, 512, 1024, 64), "blocks so short the rhs re-reads cost more")
+
+	// Engines: dma0 alone unless capped; pieces of 64 KiB at least, and
+	// never for several MXUs (they share one piece's tokens).
+	require.Equal(t, []int{0}, dmaPool(4, 0, 1, 2))
+	require.Equal(t, []int{0, 3, 4, 5}, dmaPool(6, 29, 1, 2))
+	require.Equal(t, int64(4), dmaPieces(1024, 256, 1, 14), "256 KiB in four pieces")
+	require.Equal(t, int64(1), dmaPieces(1024, 256, 2, 14))
+	require.Equal(t, int64(1), dmaPieces(1024, 256, 1, 1))
+	require.Equal(t, [][2]int64{{0, 3}, {3, 3}, {6, 1}}, splitRows(7, 3))
+
+	// Semaphores: every set its own, none of the reserved ones, none twice.
+	for _, tc := range []struct{ sets, nM int }{{3, 4}, {6, 1}, {3, 1}} {
+		s, ok := allocDotSems(tc.sets, tc.nM)
+		require.True(t, ok)
+		seen := map[int]bool{}
+		for st := range tc.sets {
+			ids := append([]int{s.Panel(st), s.Staged(st)}, s.rhs[st]...)
+			for _, id := range ids {
+				require.False(t, seen[id], "s%d twice", id)
+				require.NotContains(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 13, 14, 15, 30, 31}, id)
+				seen[id] = true
+			}
+		}
+	}
+	_, ok := allocDotSems(6, 4)
+	require.False(t, ok, "six sets of four MXUs need 36 semaphores")
+}

@@ -380,15 +380,16 @@ type value struct {
 }
 
 type compiler struct {
-	file   string
-	m      *hlo.Module
-	chip   *config.Chip
-	out    bytes.Buffer
-	names  map[string]bool
-	bufs   map[string]*value // entry instruction name -> its value
-	heap   hbmAllocator
-	res    Compiled
-	nlabel int // for unique labels
+	dotSets int // the dot kernel being emitted: its buffer sets
+	file    string
+	m       *hlo.Module
+	chip    *config.Chip
+	out     bytes.Buffer
+	names   map[string]bool
+	bufs    map[string]*value // entry instruction name -> its value
+	heap    hbmAllocator
+	res     Compiled
+	nlabel  int // for unique labels
 	// literals holds the scalar constants' values by buffer: a constant's
 	// buffer is never written, and a computation's parameter bound to it
 	// (a nested fusion's, a branch's) is the same *value.
