@@ -83,7 +83,7 @@ func TestCompare(t *testing.T) {
 	require.Greater(t, c.Regressions, 0)
 	var b bytes.Buffer
 	require.NoError(t, c.Write(&b, "markdown"))
-	require.Contains(t, b.String(), "| gemm.hlo/tpuv4core | cycles | 9004 |")
+	require.Contains(t, b.String(), "| gemm.hlo/tpuv4core | cycles | 9066 |")
 	require.Contains(t, b.String(), "fusion.2")
 	require.Contains(t, b.String(), "ok -> failed")
 

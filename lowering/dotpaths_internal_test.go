@@ -77,8 +77,9 @@ func TestDotPlanPieces(t *testing.T) {
 
 	// Engines: dma0 alone unless capped; pieces of 64 KiB at least, and
 	// never for several MXUs (they share one piece's tokens).
-	require.Equal(t, []int{0}, dmaPool(4, 0, 1, 2))
-	require.Equal(t, []int{0, 3, 4, 5}, dmaPool(6, 29, 1, 2))
+	require.Equal(t, []int{0}, dmaPool(3, 1, 2), "three engines: the epilogue has two")
+	require.Equal(t, []int{0, 3}, dmaPool(4, 1, 2))
+	require.Equal(t, []int{0, 3, 4, 5}, dmaPool(6, 1, 2))
 	require.Equal(t, int64(4), dmaPieces(1024, 256, 1, 14), "256 KiB in four pieces")
 	require.Equal(t, int64(1), dmaPieces(1024, 256, 2, 14))
 	require.Equal(t, int64(1), dmaPieces(1024, 256, 1, 1))

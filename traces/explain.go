@@ -189,8 +189,18 @@ func (e *Explain) Write(w io.Writer, r *chip.Report) error {
 	}
 	e.writeRoof(&b, r)
 	steady := phases[1]
-	busy := pct(cycles(steady.byState[bott]["busy"]), cycles(steady.to)-cycles(steady.from))
-	if key, why := Binding(bn, busy, r); key != "" {
+	span := cycles(steady.to) - cycles(steady.from)
+	busy := pct(cycles(steady.byState[bott]["busy"]), span)
+	// An MXU stalled by its own weight loads (a load waits until the
+	// last stream's weights have passed the rows it overwrites) is busy
+	// little and yet binds.
+	weights := 0.0
+	for t := 1; t < len(e.st); t++ {
+		if strings.HasPrefix(e.names[t], "mxu") {
+			weights = max(weights, pct(cycles(steady.byState[t]["structural"]), span))
+		}
+	}
+	if key, why := Binding(bn, busy, weights, r); key != "" {
 		fmt.Fprintf(&b, "  binds: %s: %s\n", key, why)
 	} else {
 		fmt.Fprintf(&b, "  binds: latency: %s\n", why)
@@ -201,12 +211,17 @@ func (e *Explain) Write(w io.Writer, r *chip.Report) error {
 
 // Binding names the chip config key whose change moves a run's time, from
 // its bottleneck unit, how busy that unit is in the steady state
-// (percent) and the run's figures, with the figure that shows it; "" when
+// (percent), how long the MXUs stall on their weight loads (percent) and
+// the run's figures, with the figure that shows it; "" when
 // no unit is busy enough to bind (latency: the units wait on each other).
 // A DMA engine binds through HBM when HBM moves at least 60% of what the
 // memory roof allows (the DMA engines' cap when that is lower), else
-// through the bursts it keeps in flight.
-func Binding(unit string, busy float64, r *chip.Report) (key, why string) {
+// through its capped rate (dma.engine_gbps set) or else the bursts it
+// keeps in flight.
+func Binding(unit string, busy, mxuWeights float64, r *chip.Report) (key, why string) {
+	if mxuWeights >= 50 && busy < mxuWeights {
+		return "mxu.ldw_cycles_per_row", fmt.Sprintf("the MXUs wait on their own weight loads %.0f%% of the steady state (a load waits until the last stream's weights have left the rows it overwrites); %s is busy %.0f%%", mxuWeights, unit, busy)
+	}
 	if busy < 50 {
 		return "", fmt.Sprintf("the busiest unit, %s, works %.0f%% of the steady state; the others wait on it and it on them", unit, busy)
 	}
@@ -222,6 +237,10 @@ func Binding(unit string, busy float64, r *chip.Report) (key, why string) {
 			return "dma.engine_gbps", fmt.Sprintf("the DMA engines move %s of the %s their caps allow (HBM peak %s)", gbps(moved), gbps(att), gbps(peak))
 		case moved >= 0.6*att:
 			return "hbm.bandwidth_gbps", fmt.Sprintf("HBM moves %s of its %s peak; %s is busy %.0f%%", gbps(moved), gbps(peak), unit, busy)
+		case r.HBM.DMABytesPerSecond > 0:
+			// The kernel's engines are fewer than the chip's: each is
+			// capped, and the busiest moves at its cap half the time.
+			return "dma.engine_gbps", fmt.Sprintf("%s, at its capped rate, is busy %.0f%% while HBM moves %s of its %s peak", unit, busy, gbps(moved), gbps(peak))
 		}
 		return "dma.max_outstanding", fmt.Sprintf("%s is busy %.0f%% while HBM moves %s of its %s peak: the bursts in flight (dma.max_outstanding of dma.burst_bytes over hbm.latency_ns) bound it", unit, busy, gbps(moved), gbps(peak))
 	case strings.HasPrefix(unit, "mxu"):
