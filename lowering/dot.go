@@ -340,6 +340,30 @@ func allocDotSems(sets, nM int) (dotSems, bool) {
 	return d, true
 }
 
+// splitOwn is how many buffer sets each MXU owns when K is split among
+// the MXUs: two, so that one loads while the other streams.
+const splitOwn = 2
+
+// allocSplitSems gives the sets of a split K (each owned by one MXU:
+// set st by MXU st/splitOwn) a panel and an rhs semaphore each; the
+// others are -1.
+func allocSplitSems(sets, nM int) dotSems {
+	free := dotSemsFree
+	take := func() int { s := free[0]; free = free[1:]; return s }
+	var d dotSems
+	for st := range sets {
+		d.panel = append(d.panel, take())
+		d.staged = append(d.staged, -1)
+		r := make([]int, nM)
+		for i := range r {
+			r[i] = -1
+		}
+		r[st/splitOwn] = take()
+		d.rhs = append(d.rhs, r)
+	}
+	return d
+}
+
 // dmaPool lists the engines a dot kernel's loads take in turn: every
 // engine but the epilogue's store and load engines (dma0 alone on a chip
 // of three or fewer). Each engine keeps its own bursts in flight and
@@ -668,7 +692,16 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	// copies are a small share of the bytes).
 	colTiles := min(int64(nM), (N+Nt-1)/Nt)
 	rowSplits := max(1, min(int64(nM)/colTiles, (M+7)/8))
-	nM = int(colTiles * rowSplits)
+	// When one column tile's rows are no more than a weight tile's, a
+	// row split would have each MXU load a whole weight tile for a short
+	// stream (a load waits for the last stream's weights to leave the
+	// array): the MXUs split K instead, MXU i taking every kSplits-th K
+	// tile into its own accumulator, and the epilogue sums them.
+	kSplits := int64(1)
+	if nk0 := (K + Kt - 1) / Kt; colTiles == 1 && nM > 1 && M <= Kt && nk0 >= 4*int64(nM) && !paths.lhsT && c.chip.MXU.Dataflow == "ws" {
+		kSplits, rowSplits = int64(nM), 1
+	}
+	nM = int(colTiles * rowSplits * kSplits)
 	esz := int64(lv.dt.Size())
 	// A transposed lhs has a staging panel per buffer set beside the
 	// panel the MXUs stream.
@@ -686,6 +719,16 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	if !ok {
 		nset = defaultSets
 		sems, _ = allocDotSems(nset, nM)
+	}
+	// tokens are each MXU's buffer sets: all of them, each K tile feeding
+	// every MXU; with K split, each MXU owns splitOwn sets of its own (MXU
+	// i's K tiles use sets i*splitOwn.., so no other MXU's stream can be
+	// reading a set it reloads).
+	tokens := nset
+	if kSplits > 1 {
+		nset = int(kSplits) * splitOwn
+		tokens = splitOwn
+		sems = allocSplitSems(nset, int(kSplits))
 	}
 	c.dotSets = nset
 	fixed := int64(nset*nM) * align64(Kt*Nt*esz)
@@ -741,7 +784,11 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	if resident {
 		resBytes = nk * aBytes
 	}
-	if resBase+resBytes > c.chip.Memory.SRAMBytes || 2*accHalf > c.chip.Memory.ACCBytes {
+	sumBase, sumHalf := resBase+resBytes, int64(0) // split K: the partial sums added, per half
+	if kSplits > 1 {
+		sumHalf = align64(mb * Nt * 4)
+	}
+	if sumBase+2*sumHalf > c.chip.Memory.SRAMBytes || 2*accHalf > c.chip.Memory.ACCBytes {
 		return c.fail(in, "internal error: dot tiles exceed on-chip memory")
 	}
 
@@ -764,6 +811,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	if resident {
 		split += ", each block's lhs panel kept in sram"
 	}
+	if kSplits > 1 {
+		split += fmt.Sprintf(" (K split %d ways)", kSplits)
+	}
 	fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d, %d MXUs%s, blocks of %d rows, tiles %dx%d%s\n",
 		label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, nM, split, mb, Kt, Nt, paths)
 	fmt.Fprintf(w, ".origin %q\n", in.Name)
@@ -772,7 +822,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		fmt.Fprintf(w, "        "+format+"\n", a...)
 	}
 	for i := 0; i < nM; i++ {
-		emit(in, "semset  s%d, %d", sems.Free(i), nset)
+		emit(in, "semset  s%d, %d", sems.Free(i), tokens)
 	}
 	for _, s := range []int{13, 14, 15} {
 		emit(in, "semset  s%d, 0", s)
@@ -831,9 +881,13 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	}
 	for st := range nset {
 		emit(in, "semset  s%d, 0", sems.Panel(st))
-		emit(in, "semset  s%d, 0", sems.Staged(st))
+		if s := sems.Staged(st); s >= 0 {
+			emit(in, "semset  s%d, 0", s)
+		}
 		for i := range nM {
-			emit(in, "semset  s%d, 0", sems.Rhs(st, i))
+			if s := sems.Rhs(st, i); s >= 0 {
+				emit(in, "semset  s%d, 0", s)
+			}
 		}
 	}
 	set := 0
@@ -852,8 +906,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			return
 		}
 		for i := 0; i < pendingCols; i++ {
-			emit(dot, "wait    s%d, %d", sems.Free(i), nset)
-			emit(dot, "signal  s%d, %d", sems.Free(i), nset)
+			emit(dot, "wait    s%d, %d", sems.Free(i), tokens)
+			emit(dot, "signal  s%d, %d", sems.Free(i), tokens)
 		}
 		pending()
 		pending = nil
@@ -876,6 +930,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	// access advancing by the given bytes per batch, row and column).
 	group := func(b, m0, rows, n0 int64, reg offReg) {
 		parts := dotParts(rows, n0, N, Nt, colTiles, rowSplits)
+		for range kSplits - 1 { // each split of K: the same part
+			parts = append(parts, parts[0])
+		}
 		cols := make([]int64, len(parts)) // width of each MXU's column tile
 		for i, p := range parts {
 			cols[i] = p.nt
@@ -886,13 +943,13 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		if resident && n0 == 0 && g > 0 {
 			flush()
 			for i := 0; i < nM; i++ {
-				emit(dot, "wait    s%d, %d", sems.Free(i), nset)
-				emit(dot, "signal  s%d, %d", sems.Free(i), nset)
+				emit(dot, "wait    s%d, %d", sems.Free(i), tokens)
+				emit(dot, "signal  s%d, %d", sems.Free(i), tokens)
 			}
 		}
-		tilesOf = append(tilesOf, len(cols))
+		tilesOf = append(tilesOf, len(cols)/int(kSplits))
 		nStores := int64(0)
-		for _, p := range parts {
+		for _, p := range parts[:len(parts)/int(kSplits)] {
 			nStores += storePieces(p.rows, p.nt)
 		}
 		storesOf = append(storesOf, int(nStores))
@@ -907,9 +964,22 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// resident panel's tile.
 		kTile := func(k0 int64, regA, regB, regS string) {
 			kt := min(Kt, K-k0)
+			// The MXUs this K tile feeds: all, or with K split the one
+			// whose share it is, in one of that MXU's own sets.
+			var active []int
+			if kSplits > 1 {
+				j := k0 / Kt
+				i := int(j % kSplits)
+				active = []int{i}
+				set = i*splitOwn + int(j/kSplits)%splitOwn
+			} else {
+				for i := range cols {
+					active = append(active, i)
+				}
+			}
 			st := set
 			sb := int64(set) * setBytes
-			for i := range cols {
+			for _, i := range active {
 				emit(dot, "wait    s%d, 1", sems.Free(i))
 			}
 			lhsAt := (L.off[b] + m0*L.sRow + k0*L.sCol) * esz
@@ -924,7 +994,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			case paths.lhsT:
 				// The panel [kt, rows] in its own rows, then
 				// transposed into [rows, kt] for the MXUs.
-				np := dmaPieces(kt, rows*esz, len(cols), len(pool))
+				np := dmaPieces(kt, rows*esz, len(active), len(pool))
 				for _, q := range splitRows(kt, np) {
 					eng := stageEng
 					if len(pool) > 1 {
@@ -936,13 +1006,13 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				x := xposes % nXLU
 				xposes++
 				emit(dot, "xpose   sram[%s]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d wait s%d:%d signal s%d:%d", panel, lv.dt, rows, kt,
-					sb+stageAt, lv.dt, kt, rows, x, sems.Staged(st), np, sems.Panel(st), len(cols))
+					sb+stageAt, lv.dt, kt, rows, x, sems.Staged(st), np, sems.Panel(st), len(active))
 				panelWait = 1
 			default:
 				// One MXU waits for every piece; several share one
 				// piece's tokens (dmaPieces splits only for one).
-				np := dmaPieces(rows, kt*esz, len(cols), len(pool))
-				count, wait := len(cols), 1
+				np := dmaPieces(rows, kt*esz, len(active), len(pool))
+				count, wait := len(active), 1
 				if np > 1 {
 					count, wait = 1, int(np)
 				}
@@ -953,7 +1023,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				panelWait = wait
 			}
 			ldw := "mxu.ldw "
-			for i, nt := range cols {
+			for _, i := range active {
+				nt := cols[i]
 				at := sb + rhsAt(i)
 				rhsFrom := (R.off[b] + k0*R.sRow + parts[i].n0*R.sCol) * esz
 				if paths.rhsT {
@@ -968,10 +1039,11 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					regB, rv.tensor, rhsFrom, rv.dt, kt, nt, R.sRow, R.sCol, engine(), sems.Rhs(st, i))
 			}
 			op := "mxu.mma"
-			if k0 == 0 {
+			if k0/Kt < kSplits { // the first K tile of each MXU's share
 				op = "mxu.mm "
 			}
-			for i, nt := range cols {
+			for _, i := range active {
+				nt := cols[i]
 				wt := fmt.Sprintf("%d,%d", kt, nt)
 				if paths.rhsT {
 					wt = fmt.Sprintf("%d,%d", nt, kt)
@@ -999,15 +1071,19 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// after it run in a counted loop of nset tiles per
 		// iteration (the buffer sets come round again), so a long
 		// K is not unrolled.
-		kTile(0, regL, regR, "")
+		// The first K tile of each MXU's share overwrites its
+		// accumulators (one tile, or one per split of K).
+		for k := int64(0); k < kSplits && k*Kt < K; k++ {
+			kTile(k*Kt, regL, regR, "")
+		}
 		if pending != nil {
 			// The previous group's last nset-1 tiles: its MXU
 			// streams end before this tile's (an MXU completes in
 			// order), so their tokens come back first.
 			for i := 0; i < pendingCols; i++ {
-				n := nset
+				n := tokens
 				if i < len(cols) {
-					n = nset - 1 // this group took one already
+					n = tokens - 1 // this group took one already
 				}
 				emit(dot, "wait    s%d, %d", sems.Free(i), n)
 				emit(dot, "signal  s%d, %d", sems.Free(i), n)
@@ -1015,13 +1091,16 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			pending()
 			pending = nil
 		}
-		k0 := Kt
-		iters := (K/Kt - 1) / int64(nset)
+		k0 := kSplits * Kt
+		// A loop body is nset tiles (the buffer sets come round
+		// again; with K split, each MXU's own sets).
+		body := int64(nset)
+		iters := (K/Kt - kSplits) / body
 		// The loop runs in segments that each start r25 and r26 afresh
 		// from the row block's offsets, carrying how far K has gone in
 		// the tiles' constants: r25 and r26 stay within a register's
 		// reach however long K is.
-		stepL, stepR := int64(nset)*Kt*L.sCol*esz, int64(nset)*Kt*R.sRow*esz
+		stepL, stepR := body*Kt*L.sCol*esz, body*Kt*R.sRow*esz
 		seg := min(iters, (registerReach-maxOf(regL))/max(stepL, 1), (registerReach-maxOf(regR))/max(stepR, 1))
 		for iters >= 2 && seg >= 2 {
 			n := min(seg, iters)
@@ -1042,16 +1121,16 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				emit(dot, "li      r28, 0")
 			}
 			fmt.Fprintf(w, "%s:\n", loop)
-			for j := int64(0); j < int64(nset); j++ {
+			for j := range body {
 				kTile(k0+Kt*j, "r25+", "r26+", "r28+")
 			}
 			emit(dot, "addi    r25, r25, %d", stepL)
 			emit(dot, "addi    r26, r26, %d", stepR)
 			if resident {
-				emit(dot, "addi    r28, r28, %d", int64(nset)*aBytes)
+				emit(dot, "addi    r28, r28, %d", body*aBytes)
 			}
 			emit(dot, "loop    r27, %s", loop)
-			k0 += n * int64(nset) * Kt
+			k0 += n * body * Kt
 			iters -= n
 		}
 		for ; k0 < K; k0 += Kt {
@@ -1062,6 +1141,27 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// nset tiles in flight (see pending).
 		gg := g
 		pending, pendingCols = func() {
+			if kSplits > 1 {
+				// The splits' partial sums, added in SRAM, are the
+				// epilogue's dot.
+				p, nt := parts[0], cols[0]
+				sum := fmt.Sprintf("sram[%d]:%s[%d,%d]", sumBase+int64(gg%2)*sumHalf, accDT, p.rows, nt)
+				part := func(i int64) string {
+					return fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+i*accTile, accDT, p.rows, nt)
+				}
+				emit(dot, "vadd    %s, %s, %s", sum, part(0), part(1))
+				for i := int64(2); i < kSplits; i++ {
+					emit(dot, "vadd    %s, %s, %s", sum, sum, part(i))
+				}
+				t := epiTileAt{b: b, m0: m0, n0: p.n0, rows: p.rows, cols: nt, acc: sum,
+					sram: epiBase + int64(gg%2)*epiHalf, reg: reg}
+				sy := epiSync{loadEng: loadEng, storeEng: storeEng, ready: semReady(gg % 2), stored: semStored(gg % 2), pieces: 1}
+				if multiStore {
+					sy.pieces, sy.storeEngine = storePieces(p.rows, nt), engine
+				}
+				ep.emit(t, sy, out)
+				return
+			}
 			for i, nt := range cols {
 				p := parts[i]
 				t := epiTileAt{

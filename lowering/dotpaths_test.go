@@ -125,3 +125,33 @@ ENTRY e {
 	require.NoError(t, err)
 	require.Contains(t, comp.Asm, "passes 1")
 }
+
+// A long K with few rows and columns splits K among the MXUs (each its
+// own buffer sets and accumulator, the epilogue summing them) instead of
+// giving each a short stream under a whole weight tile: the evaluator's
+// values within tolerance, on every chip (one MXU: no split), including
+// batches and a fused epilogue.
+func TestSplitK(t *testing.T) {
+	for _, src := range []string{`HloModule m
+ENTRY e {
+  a = bf16[100,3000] parameter(0)
+  b = bf16[3000,70] parameter(1)
+  ROOT c = f32[100,70] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`, `HloModule m
+ENTRY e {
+  a = f32[3,64,2000] parameter(0)
+  b = f32[3,50,2000] parameter(1)
+  c = f32[3,64,50] parameter(2)
+  d = f32[3,64,50] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}
+  ROOT r = f32[3,64,50] add(d, c)
+}`} {
+		for _, chip := range []string{"teach16", "tpuv4core", "trn1nc"} {
+			comp, err := compileErr(t, chip, src)
+			require.NoError(t, err)
+			if chip == "tpuv4core" {
+				require.Contains(t, comp.Asm, "K split 4 ways")
+			}
+			runChecked(t, chip, src)
+		}
+	}
+}
