@@ -1140,6 +1140,14 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// drained: deferred into the next group when every MXU has
 		// nset tiles in flight (see pending).
 		gg := g
+		// epiSyncOf is how group g's epilogue tile of rows x nt syncs.
+		epiSyncOf := func(g int, rows, nt int64) epiSync {
+			sy := epiSync{loadEng: loadEng, storeEng: storeEng, ready: semReady(g % 2), stored: semStored(g % 2), pieces: 1}
+			if multiStore {
+				sy.pieces, sy.storeEngine = storePieces(rows, nt), engine
+			}
+			return sy
+		}
 		pending, pendingCols = func() {
 			if kSplits > 1 {
 				// The splits' partial sums, added in SRAM, are the
@@ -1155,11 +1163,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				}
 				t := epiTileAt{b: b, m0: m0, n0: p.n0, rows: p.rows, cols: nt, acc: sum,
 					sram: epiBase + int64(gg%2)*epiHalf, reg: reg}
-				sy := epiSync{loadEng: loadEng, storeEng: storeEng, ready: semReady(gg % 2), stored: semStored(gg % 2), pieces: 1}
-				if multiStore {
-					sy.pieces, sy.storeEngine = storePieces(p.rows, nt), engine
-				}
-				ep.emit(t, sy, out)
+				ep.emit(t, epiSyncOf(gg, p.rows, nt), out)
 				return
 			}
 			for i, nt := range cols {
@@ -1170,11 +1174,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					sram: epiBase + int64(gg%2)*epiHalf + int64(i)*epiTile,
 					reg:  reg,
 				}
-				sy := epiSync{loadEng: loadEng, storeEng: storeEng, ready: semReady(gg % 2), stored: semStored(gg % 2), pieces: 1}
-				if multiStore {
-					sy.pieces, sy.storeEngine = storePieces(p.rows, nt), engine
-				}
-				ep.emit(t, sy, out)
+				ep.emit(t, epiSyncOf(gg, p.rows, nt), out)
 			}
 		}, len(cols)
 		g++
