@@ -48,18 +48,6 @@ func NeuronActivation(in *Instruction) string {
 	return t
 }
 
-func (e *Evaluator) neuronActivation(in *Instruction, ops []*Value) (*Value, error) {
-	if len(ops) != 1 || ops[0].Shape.IsTuple || !sameShape(ops[0].Shape, in.Shape) {
-		return nil, e.fail(in, "an activation custom call takes one array of the result's shape")
-	}
-	f := neuronActivations[NeuronActivation(in)]
-	out := &Value{Shape: in.Shape, Data: make([]float64, len(ops[0].Data))}
-	for i, x := range ops[0].Data {
-		out.Data[i] = round(in.Shape.Elem, f(x))
-	}
-	return out, nil
-}
-
 func (x *rewriter) scalarLike(a *Instruction, v float64) *Instruction {
 	c := x.constant(a.Shape.Elem, strconv.FormatFloat(v, 'g', -1, 64))
 	return x.broadcast(c, a.Shape.Dims, nil)

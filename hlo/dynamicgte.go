@@ -38,18 +38,6 @@ func dynamicGteCheck(in *Instruction, tuple, index *Shape) error {
 	return nil
 }
 
-func (e *Evaluator) dynamicGte(in *Instruction, ops []*Value) (*Value, error) {
-	if len(ops) != 2 {
-		return nil, e.fail(in, "DynamicGte takes a tuple and an index")
-	}
-	if err := dynamicGteCheck(in, ops[0].Shape, ops[1].Shape); err != nil {
-		return nil, e.fail(in, "%v", err)
-	}
-	i := int(intAt(ops[1], 0))
-	i = max(0, min(i, len(ops[0].Tuple)-1))
-	return ops[0].Tuple[i], nil
-}
-
 // ExpandDynamicGte rewrites every DynamicGte custom call (see above).
 func ExpandDynamicGte(m *Module) error {
 	return rewriteEach(m, "custom-call", func(x *rewriter, ops []*Instruction) error {

@@ -188,21 +188,6 @@ func (e *Evaluator) Run(args []*Value) (v *Value, err error) {
 	return e.call(e.M.Entry, args)
 }
 
-// IdentityCustomCalls are custom-call targets that move or annotate data
-// without changing it on a single device: sharding annotations and
-// Shardy's propagation barriers, host offload markers and placements,
-// Neuron's transfers, layout constraints, XLA's promise that gather
-// indices are in bounds (a promise: clamping them is still right).
-// (The lowering keeps a host-offloaded array in HBM and lists the host
-// link transfer as not modelled, HostOffload; docs/lowering.md.)
-var IdentityCustomCalls = map[string]bool{
-	"Sharding": true, "SPMDFullToShardShape": true, "SPMDShardToFullShape": true,
-	"ShardBarrierFrom": true, "ShardBarrierTo": true,
-	"MoveToHost": true, "MoveToDevice": true, "AwsNeuronTransferWithStaticRing": true,
-	"annotate_device_placement": true, "PinToDevice": true,
-	"LayoutConstraint": true, "AssumeGatherIndicesInBound": true,
-}
-
 // HostOffload says which memory an identity custom call moves its array
 // to: "host" (MoveToHost, or annotate_device_placement to pinned or
 // unpinned host memory), "device" (MoveToDevice), or "" (it stays where
@@ -220,57 +205,6 @@ func HostOffload(in *Instruction) string {
 		}
 	}
 	return ""
-}
-
-// isIdentityCall reports whether in is a custom call of
-// IdentityCustomCalls, whose value is its operand.
-func isIdentityCall(in *Instruction) bool {
-	t, _ := in.Attr("custom_call_target")
-	return in.Opcode == "custom-call" && IdentityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1
-}
-
-func isFloat(elem string) bool {
-	return strings.HasPrefix(elem, "f") || strings.HasPrefix(elem, "bf") || strings.HasPrefix(elem, "c")
-}
-
-func isUnsigned(elem string) bool { return strings.HasPrefix(elem, "u") }
-
-// round brings an arithmetic result to the element type: floats round to
-// nearest even (through f32 for bf16 and f16), integers wrap, pred is x != 0.
-func round(elem string, x float64) float64 {
-	switch elem {
-	case "f32":
-		return float64(float32(x))
-	case "bf16":
-		return isa.Round(isa.BF16, x)
-	case "f16":
-		return isa.Round(isa.F16, x)
-	case "f64":
-		return x
-	case "pred":
-		if x != 0 {
-			return 1
-		}
-		return 0
-	}
-	if f := isa.Minifloats[elem]; f != nil {
-		return f.Round(x)
-	}
-	bits := ElemBits(elem)
-	if IsWide(elem) {
-		// round's x is a number (an iota's index, a bound); the value
-		// is carried as its bits.
-		return wideFromNumber(elem, x)
-	}
-	if bits == 0 || bits > 64 || x != x {
-		return math.Trunc(x) // (complex types: not evaluated)
-	}
-	v := int64(math.Trunc(x))
-	if isUnsigned(elem) {
-		return float64(uint64(v) & (1<<bits - 1))
-	}
-	shift := 64 - bits
-	return float64(v << shift >> shift)
 }
 
 // intPower is XLA's integer power: by squaring, wrapping (the low 64 bits
@@ -500,27 +434,6 @@ func (e *Evaluator) callPacked(c *Computation, args []*Value, owned bool) (*Valu
 }
 
 func newArray(s *Shape) *Value { return &Value{Shape: s, Data: make([]float64, s.Elems())} }
-
-// strides returns row-major strides of dims.
-func strides(dims []int64) []int64 {
-	st := make([]int64, len(dims))
-	n := int64(1)
-	for i := len(dims) - 1; i >= 0; i-- {
-		st[i] = n
-		n *= dims[i]
-	}
-	return st
-}
-
-// unflatten writes the multi-index of flat position i into idx.
-func unflatten(i int64, dims []int64, idx []int64) {
-	for d := len(dims) - 1; d >= 0; d-- {
-		if dims[d] > 0 {
-			idx[d] = i % dims[d]
-			i /= dims[d]
-		}
-	}
-}
 
 func (e *Evaluator) callee(in *Instruction, attr string) (*Computation, error) {
 	name, ok := in.Attr(attr)
@@ -838,14 +751,6 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		return v, err
 	}
 	return nil, e.fail(in, "not supported by the evaluator yet")
-}
-
-func flat(idx, dims []int64) int64 {
-	var j int64
-	for d := range dims {
-		j = j*dims[d] + idx[d]
-	}
-	return j
 }
 
 func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {

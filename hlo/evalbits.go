@@ -35,12 +35,6 @@ func elemBits(elem string, x float64) uint64 {
 	return uint64(int64(x)) & mask(ElemBits(elem))
 }
 
-// IsWide tells whether elem is s64 or u64, whose values the evaluator
-// carries as their bit patterns in a float64's bits (math.Float64frombits),
-// as the machine does (isa.DType.IsWide): a float64's 53 bits cannot hold
-// them as numbers. Ops that read numbers decode them (WideNumber).
-func IsWide(elem string) bool { return elem == "s64" || elem == "u64" }
-
 // Bits returns the two's-complement bits of x, a value of integer type
 // elem (a wide one's carried bits).
 func Bits(elem string, x float64) uint64 { return elemBits(elem, x) }
@@ -55,29 +49,6 @@ func WideNumber(elem string, x float64) float64 {
 		return float64(math.Float64bits(x))
 	}
 	return x
-}
-
-// wideFromNumber carries number v as a value of s64 or u64: truncated,
-// saturated to the type's range (NaN is 0), as a conversion from a float
-// does.
-func wideFromNumber(elem string, v float64) float64 {
-	v = math.Trunc(v)
-	var b uint64
-	switch {
-	case v != v:
-	case elem == "u64" && v <= 0:
-	case elem == "u64" && v >= 0x1p64:
-		b = math.MaxUint64
-	case elem == "u64":
-		b = uint64(v)
-	case v >= 0x1p63:
-		b = math.MaxInt64
-	case v <= -0x1p63:
-		b = 1 << 63
-	default:
-		b = uint64(int64(v))
-	}
-	return math.Float64frombits(b)
 }
 
 // intAt reads element i of an integer array as an int64 (an index).

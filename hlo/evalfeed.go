@@ -12,14 +12,6 @@ import (
 // chips read the same records from host memory in the same order
 // (docs/lowering.md, "Infeed and outfeed").
 
-// IsHostTransfer reports whether in is a send, recv or their -done
-// with is_host_transfer=true: a transfer to or from the host program,
-// which uses the outfeed (send) and infeed (recv) queues.
-func IsHostTransfer(in *Instruction) bool {
-	v, _ := in.Attr("is_host_transfer")
-	return v == "true"
-}
-
 // hostTransfer evaluates a host send (its data onto the outfeed queue),
 // recv (the next infeed record) and their -done ops. A send and a recv
 // return (data, u32[] context, token); send-done a token, recv-done

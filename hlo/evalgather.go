@@ -1,7 +1,6 @@
 package hlo
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -41,65 +40,6 @@ func batchPosOf(ivd int64, d int64) int {
 		return int(d) - 1
 	}
 	return int(d)
-}
-
-// indexingDims marks the window dimensions among n result (gather) or
-// update (scatter) dimensions, and lists the operand dimensions that are
-// neither collapsed/inserted nor batching, in increasing order: the ones the
-// window dimensions walk.
-func indexingDims(n int, windowDims []int64, rank int, collapsed, batching []int64) ([]bool, []int, error) {
-	isWindow := make([]bool, n)
-	for i, d := range windowDims {
-		if d < 0 || int(d) >= n || i > 0 && d <= windowDims[i-1] {
-			return nil, nil, fmt.Errorf("window dimensions %v are not increasing dimensions of a rank-%d result", windowDims, n)
-		}
-		isWindow[d] = true
-	}
-	skip := make([]bool, rank)
-	for _, d := range append(append([]int64{}, collapsed...), batching...) {
-		if d < 0 || int(d) >= rank || skip[d] {
-			return nil, nil, fmt.Errorf("collapsed and batching dimensions %v %v are not distinct dimensions of the rank-%d operand", collapsed, batching, rank)
-		}
-		skip[d] = true
-	}
-	var window []int
-	for d := range rank {
-		if !skip[d] {
-			window = append(window, d)
-		}
-	}
-	if len(window) != len(windowDims) {
-		return nil, nil, fmt.Errorf("%d window dimensions for %d operand dimensions left after collapsing", len(windowDims), len(window))
-	}
-	return isWindow, window, nil
-}
-
-// checkIndexMap: the dimensions start indices address are distinct
-// operand dimensions.
-func checkIndexMap(name string, m []int64, rank int) error {
-	seen := make([]bool, rank)
-	for _, d := range m {
-		if d < 0 || int(d) >= rank || seen[d] {
-			return fmt.Errorf("%s %v: not distinct dimensions of the rank-%d operand", name, m, rank)
-		}
-		seen[d] = true
-	}
-	return nil
-}
-
-// checkBatching: the operand's and the indices' batching dimensions pair
-// up with equal sizes.
-func checkBatching(opDims, opBatch, idxDims, idxBatch []int64) error {
-	if len(opBatch) != len(idxBatch) {
-		return fmt.Errorf("%d operand batching dimensions, %d index batching dimensions", len(opBatch), len(idxBatch))
-	}
-	for i := range opBatch {
-		a, b := opBatch[i], idxBatch[i]
-		if a < 0 || int(a) >= len(opDims) || b < 0 || int(b) >= len(idxDims) || opDims[a] != idxDims[b] {
-			return fmt.Errorf("batching dimension %d of the operand and %d of the indices differ", a, b)
-		}
-	}
-	return nil
 }
 
 func clamp64(x, lo, hi int64) int64 {

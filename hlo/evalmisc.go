@@ -6,10 +6,6 @@ import (
 	"strings"
 )
 
-func parseFloatAttr(v string) (float64, error) {
-	return strconv.ParseFloat(strings.Trim(v, `"`), 64)
-}
-
 // bitcastConvert reinterprets the bits of each element (little-endian when
 // the widths differ: a wider element splits into a trailing dimension of
 // narrower ones, least significant first, and the reverse).
@@ -88,53 +84,6 @@ func (e *Evaluator) devices() int64 {
 		}
 	}
 	return n
-}
-
-// GroupSize returns the largest replica group of a collective: groups
-// listed ({{0,1},{2,3}}) or in the iota form ([G,S]<=[N]...).
-func GroupSize(in *Instruction) int64 {
-	v, ok := in.Attr("replica_groups")
-	if !ok || v == "{}" || v == "{{}}" {
-		return 0
-	}
-	if strings.HasPrefix(v, "[") {
-		dims, _, _ := strings.Cut(strings.TrimPrefix(v, "["), "]")
-		parts := strings.Split(dims, ",")
-		n, _ := strconv.ParseInt(strings.TrimSpace(parts[len(parts)-1]), 10, 64)
-		return n
-	}
-	var size int64
-	for _, g := range strings.Split(v, "}") {
-		g = strings.Trim(g, "{, ")
-		if g == "" {
-			continue
-		}
-		size = max(size, int64(len(strings.Split(g, ","))))
-	}
-	return size
-}
-
-// CollectiveShards is how many devices an all-gather or reduce-scatter
-// spans by its shapes, whatever its replica_groups say (empty ones mean
-// every device): an all-gather's result holds that many of its operand, a
-// reduce-scatter's operand that many of its result. 1 when the shapes do
-// not say (other ops, tuples, counts that do not divide).
-func CollectiveShards(base string, operand, result *Shape) int64 {
-	if operand == nil || result == nil || operand.IsTuple || result.IsTuple {
-		return 1
-	}
-	small, big := operand.Elems(), result.Elems()
-	switch base {
-	case "all-gather":
-	case "reduce-scatter":
-		small, big = big, small
-	default:
-		return 1
-	}
-	if small <= 0 || big%small != 0 {
-		return 1
-	}
-	return big / small
 }
 
 // collective evaluates a collective on a single device, where it moves no
@@ -235,10 +184,6 @@ func zerosLike(v *Value) *Value {
 // module the fuzzer writes may give fewer; XLA's verifier would refuse it).
 var minOperands = map[string]int{"bitcast-convert": 1, "copy-start": 1, "copy-done": 1, "get-dimension-size": 1,
 	"set-dimension-size": 2, "domain": 1, "add-dependency": 1, "async-update": 1, "async-done": 1, "rng": 2, "scaled-dot": 4}
-
-var collectives = opSet(`all-reduce all-gather reduce-scatter all-to-all collective-permute
-	all-reduce-start all-reduce-done all-gather-start all-gather-done collective-permute-start
-	collective-permute-done collective-broadcast`)
 
 // async evaluates async-start (runs the wrapped computation at once and
 // returns the ((operands), result, context) tuple), async-update (passes it
@@ -417,16 +362,6 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 	}
 	return v, true, err
 }
-
-// structuralOps are the evaluator's ops that are not elementwise and not
-// collectives (see eval and evalMore).
-const structuralOps = `parameter constant tuple get-tuple-element reshape bitcast copy opt-barrier
-	iota broadcast transpose dot ragged-dot convolution pad reduce-window dynamic-slice dynamic-update-slice
-	reduce slice concatenate reverse call fusion while after-all conditional custom-call
-	gather scatter sort topk select-and-scatter batch-norm-training batch-norm-inference batch-norm-grad
-	bitcast-convert map rng rng-bit-generator rng-get-and-update-state scaled-dot stochastic-convert get-dimension-size
-	set-dimension-size async-start async-update async-done partition-id replica-id add-dependency domain
-	copy-start copy-done`
 
 // EvaluatorOps lists, sorted, the opcodes the reference evaluator
 // implements (custom-call for the IdentityCustomCalls targets only).

@@ -1,5 +1,7 @@
 package hlo
 
+import "fmt"
+
 // scaledDot evaluates scaled-dot as its expansion (ExpandScaledDots), the
 // program the chips run.
 func (e *Evaluator) scaledDot(in *Instruction, ops []*Value) (*Value, error) {
@@ -25,4 +27,23 @@ func (e *Evaluator) stochasticConvert(in *Instruction, ops []*Value) (*Value, er
 		return nil, e.fail(in, "takes an operand and random bits")
 	}
 	return e.byExpansion(in, soloText(in, ops), ExpandStochasticConverts, ops)
+}
+
+// soloText is a module of in alone (a scaled-dot, a block-scaled dot)
+// over parameters of the operands' shapes, for the evaluator.
+func soloText(in *Instruction, ops []*Value) string {
+	s := "HloModule scaled\nENTRY e {\n"
+	names := ""
+	for i, o := range ops {
+		s += fmt.Sprintf("  p%d = %s parameter(%d)\n", i, o.Shape, i)
+		if i > 0 {
+			names += ", "
+		}
+		names += fmt.Sprintf("p%d", i)
+	}
+	attrs := ""
+	for _, a := range in.Attrs {
+		attrs += ", " + a.Key + "=" + a.Value
+	}
+	return s + fmt.Sprintf("  ROOT r = %s %s(%s)%s\n}\n", in.Shape, in.Opcode, names, attrs)
 }

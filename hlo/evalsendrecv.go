@@ -2,7 +2,6 @@ package hlo
 
 import (
 	"fmt"
-	"strings"
 )
 
 // Sends and recvs between devices (not is_host_transfer): XLA's
@@ -16,41 +15,6 @@ import (
 // devices, as NCCL matches them, whatever the channel_ids (XLA's pipeline
 // tests pair a send of channel 1 with a recv of channel 2). A device that
 // is no pair's target receives zeros.
-
-// sendRecvPairs reads a send's or recv's pairs.
-func sendRecvPairs(in *Instruction) ([][]int, error) {
-	fa, _ := in.Attr("frontend_attributes")
-	const key = "_xla_send_recv_source_target_pairs"
-	i := strings.Index(fa, key)
-	if i < 0 {
-		return nil, fmt.Errorf("a send or recv between devices without %s: which devices it pairs is not said", key)
-	}
-	rest := strings.TrimLeft(fa[i+len(key):], " =\\\"")
-	depth, end := 0, -1
-	for j, r := range rest {
-		if r == '{' {
-			depth++
-		} else if r == '}' {
-			if depth--; depth == 0 {
-				end = j + 1
-				break
-			}
-		}
-	}
-	if end < 0 {
-		return nil, fmt.Errorf("%s: want {{source,target},...}", key)
-	}
-	pairs, err := ParseReplicaGroups(rest[:end])
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", key, err)
-	}
-	for _, p := range pairs {
-		if len(p) != 2 {
-			return nil, fmt.Errorf("%s %s: want {source,target} pairs", key, rest[:end])
-		}
-	}
-	return pairs, nil
-}
 
 // deviceTransfer evaluates a send, recv or their -done between devices.
 func (e *Evaluator) deviceTransfer(in *Instruction, ops []*Value) (*Value, error) {

@@ -1,7 +1,5 @@
 package hlo
 
-import "fmt"
-
 // ExpandScaledDots rewrites every scaled-dot(lhs, rhs, lhs_scale,
 // rhs_scale) — a dot of block-scaled operands (MX formats: f8 values with
 // a scale per block of the contracting dim) — into converts, multiplies
@@ -77,23 +75,4 @@ func (x *rewriter) dequantize(op, scale *Instruction, side string) (*Instruction
 	}
 	b := x.reshape(x.emit("broadcast", t, wide, []*Instruction{scale}, "dimensions", intsText(mapping)), op.Shape.Dims)
 	return x.emit("multiply", t, op.Shape.Dims, []*Instruction{op, b}), nil
-}
-
-// soloText is a module of in alone (a scaled-dot, a block-scaled dot)
-// over parameters of the operands' shapes, for the evaluator.
-func soloText(in *Instruction, ops []*Value) string {
-	s := "HloModule scaled\nENTRY e {\n"
-	names := ""
-	for i, o := range ops {
-		s += fmt.Sprintf("  p%d = %s parameter(%d)\n", i, o.Shape, i)
-		if i > 0 {
-			names += ", "
-		}
-		names += fmt.Sprintf("p%d", i)
-	}
-	attrs := ""
-	for _, a := range in.Attrs {
-		attrs += ", " + a.Key + "=" + a.Value
-	}
-	return s + fmt.Sprintf("  ROOT r = %s %s(%s)%s\n}\n", in.Shape, in.Opcode, names, attrs)
 }

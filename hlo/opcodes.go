@@ -188,3 +188,13 @@ func intRange(elem string) (lo, hi *big.Int) {
 	}
 	return nil, nil
 }
+
+// structuralOps are the evaluator's ops that are not elementwise and not
+// collectives (see eval and evalMore).
+const structuralOps = `parameter constant tuple get-tuple-element reshape bitcast copy opt-barrier
+	iota broadcast transpose dot ragged-dot convolution pad reduce-window dynamic-slice dynamic-update-slice
+	reduce slice concatenate reverse call fusion while after-all conditional custom-call
+	gather scatter sort topk select-and-scatter batch-norm-training batch-norm-inference batch-norm-grad
+	bitcast-convert map rng rng-bit-generator rng-get-and-update-state scaled-dot stochastic-convert get-dimension-size
+	set-dimension-size async-start async-update async-done partition-id replica-id add-dependency domain
+	copy-start copy-done`

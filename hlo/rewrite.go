@@ -2,7 +2,6 @@ package hlo
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -118,30 +117,6 @@ func (x *rewriter) emit(op, elem string, dims []int64, operands []*Instruction, 
 	return in
 }
 
-func intsText(v []int64) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.FormatInt(x, 10)
-	}
-	return "{" + strings.Join(s, ",") + "}"
-}
-
-func iota64(lo, hi int) []int64 {
-	var v []int64
-	for i := lo; i < hi; i++ {
-		v = append(v, int64(i))
-	}
-	return v
-}
-
-func prod(v []int64) int64 {
-	n := int64(1)
-	for _, x := range v {
-		n *= x
-	}
-	return n
-}
-
 func (x *rewriter) transpose(a *Instruction, perm []int64) *Instruction {
 	identity := true
 	dims := make([]int64, len(perm))
@@ -160,18 +135,6 @@ func (x *rewriter) reshape(a *Instruction, dims []int64) *Instruction {
 		return a
 	}
 	return x.emit("reshape", a.Shape.Elem, dims, []*Instruction{a})
-}
-
-func equalDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (x *rewriter) convert(a *Instruction, elem string) *Instruction {

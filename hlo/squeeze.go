@@ -40,8 +40,3 @@ func SqueezeTransposes(m *Module) error {
 		return nil
 	})
 }
-
-func attrOr(in *Instruction, key string) string {
-	v, _ := in.Attr(key)
-	return v
-}

@@ -147,39 +147,6 @@ func (v *verifier) computation(c *Computation) {
 	}
 }
 
-// SameShape reports whether a and b have the same element types and
-// dimensions, tuples element by element, layouts aside.
-func SameShape(a, b *Shape) bool { return sameShape(a, b) }
-
-// sameShape compares element types and dimensions, ignoring layouts.
-func sameShape(a, b *Shape) bool {
-	if a.IsTuple != b.IsTuple {
-		return false
-	}
-	if a.IsTuple {
-		if len(a.Tuple) != len(b.Tuple) {
-			return false
-		}
-		for i := range a.Tuple {
-			if !sameShape(a.Tuple[i], b.Tuple[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	if a.Elem != b.Elem || len(a.Dims) != len(b.Dims) {
-		return false
-	}
-	for i := range a.Dims {
-		if a.Dims[i] != b.Dims[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func array(elem string, dims []int64) *Shape { return &Shape{Elem: elem, Dims: dims} }
-
 func (v *verifier) calleeRoot(in *Instruction, attr string) *Shape {
 	name, ok := in.Attr(attr)
 	if !ok || strings.HasPrefix(name, "{") {
@@ -566,65 +533,4 @@ func ops0(ops []*Shape) *Shape {
 	return &Shape{}
 }
 
-func sameDims(a, b *Shape) bool {
-	if len(a.Dims) != len(b.Dims) {
-		return false
-	}
-	for i := range a.Dims {
-		if a.Dims[i] != b.Dims[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func in2(d int64, dims []int64) bool { return d >= 0 && int(d) < len(dims) }
-
-// free returns dims without the listed indices, in order.
-func free(dims []int64, a, b []int64) []int64 {
-	skip := map[int64]bool{}
-	for _, x := range a {
-		skip[x] = true
-	}
-	for _, x := range b {
-		skip[x] = true
-	}
-	out := []int64{}
-	for i, d := range dims {
-		if !skip[int64(i)] {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-func listAttr(in *Instruction, key string) ([]int64, error) {
-	v, ok := in.Attr(key)
-	if !ok {
-		return nil, fmt.Errorf("no %s attribute", key)
-	}
-	l, ok := IntList(v)
-	if !ok {
-		return nil, fmt.Errorf("%s=%s is not a list of integers", key, v)
-	}
-	return l, nil
-}
-
-func optList(in *Instruction, key string) ([]int64, error) {
-	if _, ok := in.Attr(key); !ok {
-		return nil, nil
-	}
-	return listAttr(in, key)
-}
-
-func intAttr(in *Instruction, key string) (int64, error) {
-	v, ok := in.Attr(key)
-	if !ok {
-		return 0, fmt.Errorf("no %s attribute", key)
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s=%s is not an integer", key, v)
-	}
-	return n, nil
-}

@@ -1,0 +1,242 @@
+package hlo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+func listAttr(in *Instruction, key string) ([]int64, error) {
+	v, ok := in.Attr(key)
+	if !ok {
+		return nil, fmt.Errorf("no %s attribute", key)
+	}
+	l, ok := IntList(v)
+	if !ok {
+		return nil, fmt.Errorf("%s=%s is not a list of integers", key, v)
+	}
+	return l, nil
+}
+
+func optList(in *Instruction, key string) ([]int64, error) {
+	if _, ok := in.Attr(key); !ok {
+		return nil, nil
+	}
+	return listAttr(in, key)
+}
+
+func intAttr(in *Instruction, key string) (int64, error) {
+	v, ok := in.Attr(key)
+	if !ok {
+		return 0, fmt.Errorf("no %s attribute", key)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%s is not an integer", key, v)
+	}
+	return n, nil
+}
+
+// convDims are the dimension numbers of a convolution, from dim_labels.
+type convDims struct {
+	lb, lf int   // lhs batch and feature dimensions
+	ls     []int // lhs spatial dimensions, in spatial order
+	ri, ro int   // rhs input and output feature dimensions
+	rs     []int // rhs spatial dimensions
+	ob, of int   // output batch and feature dimensions
+	os     []int // output spatial dimensions
+}
+
+func parseDimLabels(v string) (convDims, error) {
+	var d convDims
+	parts := strings.Split(v, "->")
+	io := strings.Split(parts[0], "_")
+	if len(parts) != 2 || len(io) != 2 {
+		return d, fmt.Errorf("bad dim_labels %q", v)
+	}
+	spatial := func(s string, letters string) (map[byte]int, []int, error) {
+		pos := map[byte]int{}
+		var sp []int
+		for j := 0; j < len(s); j++ {
+			c := s[j]
+			switch {
+			case c >= '0' && c <= '9':
+				k := int(c - '0')
+				for len(sp) <= k {
+					sp = append(sp, -1)
+				}
+				sp[k] = j
+			case strings.IndexByte(letters, c) >= 0:
+				if _, dup := pos[c]; dup {
+					return nil, nil, fmt.Errorf("bad dim_labels %q: %c twice", v, c)
+				}
+				pos[c] = j
+			default:
+				return nil, nil, fmt.Errorf("bad dim_labels %q", v)
+			}
+		}
+		// Every letter once, every spatial dimension 0..n-1 once: the
+		// labels name each dimension of a rank-(n+2) array.
+		for j := 0; j < len(letters); j++ {
+			if _, ok := pos[letters[j]]; !ok {
+				return nil, nil, fmt.Errorf("bad dim_labels %q: %q has no %c", v, s, letters[j])
+			}
+		}
+		for k, at := range sp {
+			if at < 0 {
+				return nil, nil, fmt.Errorf("bad dim_labels %q: %q has no spatial dimension %d", v, s, k)
+			}
+		}
+		if len(sp)+2 != len(s) {
+			return nil, nil, fmt.Errorf("bad dim_labels %q: %q names a dimension twice", v, s)
+		}
+		return pos, sp, nil
+	}
+	lp, ls, err := spatial(io[0], "bf")
+	if err != nil {
+		return d, err
+	}
+	rp, rs, err := spatial(io[1], "io")
+	if err != nil {
+		return d, err
+	}
+	op, os, err := spatial(parts[1], "bf")
+	if err != nil {
+		return d, err
+	}
+	d = convDims{lb: lp['b'], lf: lp['f'], ls: ls, ri: rp['i'], ro: rp['o'], rs: rs, ob: op['b'], of: op['f'], os: os}
+	if len(ls) != len(rs) || len(ls) != len(os) {
+		return d, fmt.Errorf("dim_labels %q: spatial dimension counts differ", v)
+	}
+	return d, nil
+}
+
+// window is a parsed window attribute.
+type window struct {
+	size, stride, padLo, padHi, lhsDil, rhsDil []int64
+	rhsRev                                     []bool // kernel reversed in this dimension
+}
+
+func parseWindow(v string, n int) (window, error) {
+	w := window{}
+	ones := func() []int64 {
+		o := make([]int64, n)
+		for i := range o {
+			o[i] = 1
+		}
+		return o
+	}
+	w.size, w.stride, w.lhsDil, w.rhsDil = ones(), ones(), ones(), ones()
+	w.padLo, w.padHi = make([]int64, n), make([]int64, n)
+	body := strings.Trim(strings.TrimSpace(v), "{}")
+	for _, f := range strings.Fields(body) {
+		k, val, ok := strings.Cut(f, "=")
+		if !ok {
+			return w, fmt.Errorf("bad window item %q", f)
+		}
+		items := strings.Split(val, "x")
+		if len(items) != n {
+			return w, fmt.Errorf("window %s has %d dimensions, the convolution %d", k, len(items), n)
+		}
+		for i, it := range items {
+			if k == "pad" {
+				lo, hi, _ := strings.Cut(it, "_")
+				a, e1 := strconv.ParseInt(lo, 10, 64)
+				b, e2 := strconv.ParseInt(hi, 10, 64)
+				if e1 != nil || e2 != nil {
+					return w, fmt.Errorf("bad pad %q", it)
+				}
+				w.padLo[i], w.padHi[i] = a, b
+				continue
+			}
+			x, err := strconv.ParseInt(it, 10, 64)
+			if err != nil {
+				return w, fmt.Errorf("bad window %s %q", k, it)
+			}
+			switch k {
+			case "size":
+				w.size[i] = x
+			case "stride":
+				w.stride[i] = x
+			case "lhs_dilate":
+				w.lhsDil[i] = x
+			case "rhs_dilate":
+				w.rhsDil[i] = x
+			case "rhs_reversal":
+				if w.rhsRev == nil {
+					w.rhsRev = make([]bool, n)
+				}
+				w.rhsRev[i] = x != 0
+			}
+		}
+	}
+	return w, nil
+}
+
+func parseFloatAttr(v string) (float64, error) {
+	return strconv.ParseFloat(strings.Trim(v, `"`), 64)
+}
+
+func attrOr(in *Instruction, key string) string {
+	v, _ := in.Attr(key)
+	return v
+}
+
+// indexingDims marks the window dimensions among n result (gather) or
+// update (scatter) dimensions, and lists the operand dimensions that are
+// neither collapsed/inserted nor batching, in increasing order: the ones the
+// window dimensions walk.
+func indexingDims(n int, windowDims []int64, rank int, collapsed, batching []int64) ([]bool, []int, error) {
+	isWindow := make([]bool, n)
+	for i, d := range windowDims {
+		if d < 0 || int(d) >= n || i > 0 && d <= windowDims[i-1] {
+			return nil, nil, fmt.Errorf("window dimensions %v are not increasing dimensions of a rank-%d result", windowDims, n)
+		}
+		isWindow[d] = true
+	}
+	skip := make([]bool, rank)
+	for _, d := range append(append([]int64{}, collapsed...), batching...) {
+		if d < 0 || int(d) >= rank || skip[d] {
+			return nil, nil, fmt.Errorf("collapsed and batching dimensions %v %v are not distinct dimensions of the rank-%d operand", collapsed, batching, rank)
+		}
+		skip[d] = true
+	}
+	var window []int
+	for d := range rank {
+		if !skip[d] {
+			window = append(window, d)
+		}
+	}
+	if len(window) != len(windowDims) {
+		return nil, nil, fmt.Errorf("%d window dimensions for %d operand dimensions left after collapsing", len(windowDims), len(window))
+	}
+	return isWindow, window, nil
+}
+
+// checkIndexMap: the dimensions start indices address are distinct
+// operand dimensions.
+func checkIndexMap(name string, m []int64, rank int) error {
+	seen := make([]bool, rank)
+	for _, d := range m {
+		if d < 0 || int(d) >= rank || seen[d] {
+			return fmt.Errorf("%s %v: not distinct dimensions of the rank-%d operand", name, m, rank)
+		}
+		seen[d] = true
+	}
+	return nil
+}
+
+// checkBatching: the operand's and the indices' batching dimensions pair
+// up with equal sizes.
+func checkBatching(opDims, opBatch, idxDims, idxBatch []int64) error {
+	if len(opBatch) != len(idxBatch) {
+		return fmt.Errorf("%d operand batching dimensions, %d index batching dimensions", len(opBatch), len(idxBatch))
+	}
+	for i := range opBatch {
+		a, b := opBatch[i], idxBatch[i]
+		if a < 0 || int(a) >= len(opDims) || b < 0 || int(b) >= len(idxDims) || opDims[a] != idxDims[b] {
+			return fmt.Errorf("batching dimension %d of the operand and %d of the indices differ", a, b)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package hlo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// IsHostTransfer reports whether in is a send, recv or their -done
+// with is_host_transfer=true: a transfer to or from the host program,
+// which uses the outfeed (send) and infeed (recv) queues.
+func IsHostTransfer(in *Instruction) bool {
+	v, _ := in.Attr("is_host_transfer")
+	return v == "true"
+}
+
+// GroupSize returns the largest replica group of a collective: groups
+// listed ({{0,1},{2,3}}) or in the iota form ([G,S]<=[N]...).
+func GroupSize(in *Instruction) int64 {
+	v, ok := in.Attr("replica_groups")
+	if !ok || v == "{}" || v == "{{}}" {
+		return 0
+	}
+	if strings.HasPrefix(v, "[") {
+		dims, _, _ := strings.Cut(strings.TrimPrefix(v, "["), "]")
+		parts := strings.Split(dims, ",")
+		n, _ := strconv.ParseInt(strings.TrimSpace(parts[len(parts)-1]), 10, 64)
+		return n
+	}
+	var size int64
+	for _, g := range strings.Split(v, "}") {
+		g = strings.Trim(g, "{, ")
+		if g == "" {
+			continue
+		}
+		size = max(size, int64(len(strings.Split(g, ","))))
+	}
+	return size
+}
+
+// CollectiveShards is how many devices an all-gather or reduce-scatter
+// spans by its shapes, whatever its replica_groups say (empty ones mean
+// every device): an all-gather's result holds that many of its operand, a
+// reduce-scatter's operand that many of its result. 1 when the shapes do
+// not say (other ops, tuples, counts that do not divide).
+func CollectiveShards(base string, operand, result *Shape) int64 {
+	if operand == nil || result == nil || operand.IsTuple || result.IsTuple {
+		return 1
+	}
+	small, big := operand.Elems(), result.Elems()
+	switch base {
+	case "all-gather":
+	case "reduce-scatter":
+		small, big = big, small
+	default:
+		return 1
+	}
+	if small <= 0 || big%small != 0 {
+		return 1
+	}
+	return big / small
+}
+
+var collectives = opSet(`all-reduce all-gather reduce-scatter all-to-all collective-permute
+	all-reduce-start all-reduce-done all-gather-start all-gather-done collective-permute-start
+	collective-permute-done collective-broadcast`)
+
+// sendRecvPairs reads a send's or recv's pairs.
+func sendRecvPairs(in *Instruction) ([][]int, error) {
+	fa, _ := in.Attr("frontend_attributes")
+	const key = "_xla_send_recv_source_target_pairs"
+	i := strings.Index(fa, key)
+	if i < 0 {
+		return nil, fmt.Errorf("a send or recv between devices without %s: which devices it pairs is not said", key)
+	}
+	rest := strings.TrimLeft(fa[i+len(key):], " =\\\"")
+	depth, end := 0, -1
+	for j, r := range rest {
+		if r == '{' {
+			depth++
+		} else if r == '}' {
+			if depth--; depth == 0 {
+				end = j + 1
+				break
+			}
+		}
+	}
+	if end < 0 {
+		return nil, fmt.Errorf("%s: want {{source,target},...}", key)
+	}
+	pairs, err := ParseReplicaGroups(rest[:end])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", key, err)
+	}
+	for _, p := range pairs {
+		if len(p) != 2 {
+			return nil, fmt.Errorf("%s %s: want {source,target} pairs", key, rest[:end])
+		}
+	}
+	return pairs, nil
+}
+
+// IdentityCustomCalls are custom-call targets that move or annotate data
+// without changing it on a single device: sharding annotations and
+// Shardy's propagation barriers, host offload markers and placements,
+// Neuron's transfers, layout constraints, XLA's promise that gather
+// indices are in bounds (a promise: clamping them is still right).
+// (The lowering keeps a host-offloaded array in HBM and lists the host
+// link transfer as not modelled, HostOffload; docs/lowering.md.)
+var IdentityCustomCalls = map[string]bool{
+	"Sharding": true, "SPMDFullToShardShape": true, "SPMDShardToFullShape": true,
+	"ShardBarrierFrom": true, "ShardBarrierTo": true,
+	"MoveToHost": true, "MoveToDevice": true, "AwsNeuronTransferWithStaticRing": true,
+	"annotate_device_placement": true, "PinToDevice": true,
+	"LayoutConstraint": true, "AssumeGatherIndicesInBound": true,
+}
+
+// isIdentityCall reports whether in is a custom call of
+// IdentityCustomCalls, whose value is its operand.
+func isIdentityCall(in *Instruction) bool {
+	t, _ := in.Attr("custom_call_target")
+	return in.Opcode == "custom-call" && IdentityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1
+}
