@@ -96,7 +96,7 @@ func ExpandErfAndActivations(m *Module) error {
 			x.out = append(x.out, in)
 			return nil
 		}
-		if len(ops) != 1 || ops[0].Shape.IsTuple || !sameShape(ops[0].Shape, in.Shape) {
+		if len(ops) != 1 || ops[0].Shape.IsTuple || !SameShape(ops[0].Shape, in.Shape) {
 			return x.errorf("an activation custom call takes one array of the result's shape")
 		}
 		var r *Instruction

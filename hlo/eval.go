@@ -462,7 +462,7 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 			return nil, e.fail(in, "parameter %d not supplied (%d arguments)", in.ParamNumber, len(args))
 		}
 		a := args[in.ParamNumber]
-		if a.Shape != nil && !sameShape(a.Shape, s) {
+		if a.Shape != nil && !SameShape(a.Shape, s) {
 			return nil, e.fail(in, "argument is %s, the parameter is %s", a.Shape, s)
 		}
 		return a, nil
@@ -711,7 +711,7 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		return e.call(c, []*Value{ops[k]})
 	case "custom-call":
 		t, _ := in.Attr("custom_call_target")
-		if IdentityCustomCalls[strings.Trim(t, `"`)] && len(ops) == 1 && ops[0].Shape != nil && sameShape(ops[0].Shape, s) {
+		if IdentityCustomCalls[strings.Trim(t, `"`)] && len(ops) == 1 && ops[0].Shape != nil && SameShape(ops[0].Shape, s) {
 			return ops[0], nil
 		}
 		if IdentityCustomCalls[strings.Trim(t, `"`)] && len(ops) == 1 && ops[0].Shape != nil && s != nil {

@@ -3,7 +3,7 @@ package hlo
 import "slices"
 
 func (e *Evaluator) neuronActivation(in *Instruction, ops []*Value) (*Value, error) {
-	if len(ops) != 1 || ops[0].Shape.IsTuple || !sameShape(ops[0].Shape, in.Shape) {
+	if len(ops) != 1 || ops[0].Shape.IsTuple || !SameShape(ops[0].Shape, in.Shape) {
 		return nil, e.fail(in, "an activation custom call takes one array of the result's shape")
 	}
 	f := neuronActivations[NeuronActivation(in)]

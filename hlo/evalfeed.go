@@ -59,7 +59,7 @@ func (e *Evaluator) nextRecord(in *Instruction, want *Shape) (*Value, error) {
 		return nil, e.fail(in, "the infeed queue is empty: this reads record %d, and %d were supplied", k, len(e.Infeed))
 	}
 	r := e.Infeed[k]
-	if r == nil || r.Shape == nil || !sameShape(r.Shape, want) {
+	if r == nil || r.Shape == nil || !SameShape(r.Shape, want) {
 		var got *Shape
 		if r != nil {
 			got = r.Shape
@@ -124,7 +124,7 @@ func InfeedShapes(m *Module) []*Shape {
 				continue
 			}
 			s := in.Shape.Tuple[0]
-			if !slices.ContainsFunc(out, func(o *Shape) bool { return sameShape(o, s) }) {
+			if !slices.ContainsFunc(out, func(o *Shape) bool { return SameShape(o, s) }) {
 				out = append(out, s)
 			}
 		}

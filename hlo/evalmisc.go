@@ -105,7 +105,7 @@ func (e *Evaluator) collective(in *Instruction, ops []*Value) (*Value, error) {
 		// The -done half returns what the -start half computed: element 1
 		// of its (operand, result, contexts...) tuple, or the value itself.
 		if t := ops[0].Tuple; len(t) >= 2 && in.Shape != nil && ops[0].Shape != nil && t[1].Shape != nil &&
-			!sameShape(ops[0].Shape, in.Shape) && sameShape(t[1].Shape, in.Shape) {
+			!SameShape(ops[0].Shape, in.Shape) && SameShape(t[1].Shape, in.Shape) {
 			return t[1], nil
 		}
 		return ops[0], nil
@@ -129,7 +129,7 @@ func (e *Evaluator) collective(in *Instruction, ops []*Value) (*Value, error) {
 		}
 	}
 	if !WrapsOperands(in, base, len(ops), ops[0].Shape.IsTuple) {
-		if !sameShape(result.Shape, in.Shape) && !result.Shape.IsTuple {
+		if !SameShape(result.Shape, in.Shape) && !result.Shape.IsTuple {
 			return nil, e.fail(in, "on one device the result %s should equal the operand %s", in.Shape, result.Shape)
 		}
 		return &Value{Shape: in.Shape, Data: result.Data, Tuple: result.Tuple}, nil

@@ -91,7 +91,7 @@ func (e *Evaluator) deviceTransfer(in *Instruction, ops []*Value) (*Value, error
 	}
 	v := f.mail[k]
 	delete(f.mail, k)
-	if !sameShape(v.Shape, s.Tuple[0]) {
+	if !SameShape(v.Shape, s.Tuple[0]) {
 		return nil, e.fail(in, "receives %s from device %d, which sent %s", s.Tuple[0], from, v.Shape)
 	}
 	return transferTuple(s, v), nil

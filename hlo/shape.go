@@ -107,10 +107,7 @@ func flat(idx, dims []int64) int64 {
 
 // SameShape reports whether a and b have the same element types and
 // dimensions, tuples element by element, layouts aside.
-func SameShape(a, b *Shape) bool { return sameShape(a, b) }
-
-// sameShape compares element types and dimensions, ignoring layouts.
-func sameShape(a, b *Shape) bool {
+func SameShape(a, b *Shape) bool {
 	if a.IsTuple != b.IsTuple {
 		return false
 	}
@@ -119,7 +116,7 @@ func sameShape(a, b *Shape) bool {
 			return false
 		}
 		for i := range a.Tuple {
-			if !sameShape(a.Tuple[i], b.Tuple[i]) {
+			if !SameShape(a.Tuple[i], b.Tuple[i]) {
 				return false
 			}
 		}

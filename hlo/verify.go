@@ -86,7 +86,7 @@ func (v *verifier) computation(c *Computation) {
 				continue
 			}
 			ops[i] = d.Shape
-			if o.Shape != nil && d.Shape != nil && !sameShape(o.Shape, d.Shape) {
+			if o.Shape != nil && d.Shape != nil && !SameShape(o.Shape, d.Shape) {
 				v.errorf(o.Pos, "%s: operand %s is written as %s but defined as %s", in.Name, o.Name, o.Shape, d.Shape)
 			}
 		}
@@ -132,7 +132,7 @@ func (v *verifier) computation(c *Computation) {
 		case want == nil:
 		case in.Shape == nil:
 			in.Shape = want
-		case !sameShape(in.Shape, want):
+		case !SameShape(in.Shape, want):
 			v.errorf(in.Pos, "%s: %s produces %s, but the instruction says %s", in.Name, in.Opcode, want, in.Shape)
 		}
 		if in.Shape == nil {
@@ -174,7 +174,7 @@ func (v *verifier) calleeParams(in *Instruction, attr string, ops []*Shape) erro
 		if p.Opcode != "parameter" || p.Shape == nil || p.ParamNumber < 0 || int(p.ParamNumber) >= len(ops) || ops[p.ParamNumber] == nil {
 			continue
 		}
-		if !sameShape(ops[p.ParamNumber], p.Shape) {
+		if !SameShape(ops[p.ParamNumber], p.Shape) {
 			return fmt.Errorf("operand %d is %s, and %s's parameter %d is %s", p.ParamNumber, ops[p.ParamNumber], c.Name, p.ParamNumber, p.Shape)
 		}
 	}
@@ -212,7 +212,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			return nil, fmt.Errorf("returns ((operands), result, context...), not %s", in.Shape)
 		}
 		want, err := v.infer(inner, ops)
-		if err == nil && want != nil && !sameShape(want, inner.Shape) {
+		if err == nil && want != nil && !SameShape(want, inner.Shape) {
 			err = fmt.Errorf("its %s produces %s, but the result says %s", base, want, inner.Shape)
 		}
 		return nil, err
@@ -222,7 +222,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if err := need(ops, 2); err != nil {
 			return nil, err
 		}
-		if !sameShape(ops[0], ops[1]) {
+		if !SameShape(ops[0], ops[1]) {
 			return nil, fmt.Errorf("operand shapes differ: %s and %s", ops[0], ops[1])
 		}
 		return array("pred", ops[0].Dims), nil
@@ -518,7 +518,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			return nil, fmt.Errorf("the condition returns %s, not pred[]", c)
 		}
 		b := v.calleeRoot(in, "body")
-		if b != nil && len(ops) == 1 && ops[0] != nil && !sameShape(b, ops[0]) {
+		if b != nil && len(ops) == 1 && ops[0] != nil && !SameShape(b, ops[0]) {
 			return nil, fmt.Errorf("the body returns %s, the loop state is %s", b, ops[0])
 		}
 		return b, nil
