@@ -1,8 +1,6 @@
 package hlo
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,18 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
-
-const corpusDir = "../../shared/corpus"
-
-func corpusFiles(t testing.TB) []string {
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "hlo", "*.hlo"))
-	if len(files) == 0 {
-		t.Skip("../shared/corpus is not present: corpus tests skipped")
-	}
-	return files
-}
 
 // stripPos zeroes every position so that structures can be compared.
 func stripPos(m *Module) {
@@ -48,7 +37,7 @@ func stripPos(m *Module) {
 // every computation), and printing then parsing gives the same structure.
 func TestCorpusParsesAndRoundTrips(t *testing.T) {
 	total := 0
-	for _, f := range corpusFiles(t) {
+	for _, f := range corpus.HLOFiles(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)
@@ -82,56 +71,13 @@ func TestCorpusParsesAndRoundTrips(t *testing.T) {
 	t.Logf("%d instructions", total)
 }
 
-type xlaCase struct {
-	Source string `json:"source"`
-	Test   string `json:"test"`
-	Line   int    `json:"line"`
-	Text   string `json:"text"`
-}
-
-// forEachXLACase calls f with every module of XLA's tests corpus (the test
-// is skipped when the corpus is not present).
-func forEachXLACase(t *testing.T, f func(c xlaCase)) {
-	file, err := os.Open(filepath.Join(corpusDir, "hlo-xla-tests.jsonl"))
-	if err != nil {
-		t.Skip("../shared/corpus/hlo-xla-tests.jsonl is not present")
-	}
-	defer file.Close()
-	sc := bufio.NewScanner(file)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var c xlaCase
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
-		f(c)
-	}
-	require.NoError(t, sc.Err())
-}
-
-// forEachXLACaseF gives f the text of the first n modules of XLA's tests
-// corpus, if present (for fuzz seeds).
-func forEachXLACaseF(f *testing.F, n int, add func(text string)) {
-	file, err := os.Open(filepath.Join(corpusDir, "hlo-xla-tests.jsonl"))
-	if err != nil {
-		return
-	}
-	defer file.Close()
-	sc := bufio.NewScanner(file)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for i := 0; sc.Scan() && i < n; i++ {
-		var c xlaCase
-		if json.Unmarshal(sc.Bytes(), &c) == nil {
-			add(c.Text)
-		}
-	}
-}
-
 // TestXLATestsCorpus parses the ~7,000 modules cut from XLA's test sources:
 // no panic, every module well under a second, every failure a positioned
 // error. It prints the success rate.
 func TestXLATestsCorpus(t *testing.T) {
 	var n, ok, verified int
 	var slowest time.Duration
-	forEachXLACase(t, func(c xlaCase) {
+	corpus.ForEachXLACase(t, func(c corpus.XLACase) {
 		n++
 		start := time.Now()
 		m, err := Parse("case.hlo", c.Text)
@@ -163,7 +109,7 @@ func TestXLATestsCorpus(t *testing.T) {
 }
 
 func BenchmarkParseMixtral(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join(corpusDir, "hlo", "jax_maxtext_mixtral_8x7b_bf16_1x8_train_step.hlo"))
+	src, err := os.ReadFile(corpus.Path(b, "hlo", "jax_maxtext_mixtral_8x7b_bf16_1x8_train_step.hlo"))
 	if err != nil {
 		b.Skip("corpus not present")
 	}

@@ -3,9 +3,9 @@ package hlo
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 )
@@ -132,12 +132,12 @@ func TestEvalDotAgainstGonum(t *testing.T) {
 // TestEvalCorpus evaluates the softmax, layernorm, attention, GEMM-GELU,
 // RMS-norm and MLP corpus modules on random inputs.
 func TestEvalCorpus(t *testing.T) {
-	corpusFiles(t)
+	corpus.HLOFiles(t)
 	for _, name := range []string{"test_softmax_f32_bf16out.hlo", "test_layernorm_fwd_4d.hlo", "test_layernorm_train_bwd_2d.hlo",
 		"jax_attention_bias_softmax_fwd_bwd_bf16.hlo", "jax_causal_attention_fwd_bwd_bf16.hlo", "torchxla_mlp_single_final.hlo",
 		"test_gemm_bias_gelu_tanh.hlo", "test_rmsnorm_diamond.hlo", "jax_nsys_example_dot_add.hlo"} {
 		t.Run(name, func(t *testing.T) {
-			f := filepath.Join(corpusDir, "hlo", name)
+			f := corpus.Path(t, "hlo", name)
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)
 			m, err := Parse(f, string(src))

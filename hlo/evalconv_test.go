@@ -3,10 +3,10 @@ package hlo
 import (
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 
+	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
 
@@ -113,10 +113,10 @@ func TestEvalPadAndDynamicSlices(t *testing.T) {
 }
 
 func TestEvalCorpusConvolutions(t *testing.T) {
-	corpusFiles(t)
+	corpus.HLOFiles(t)
 	for _, name := range []string{"tf_isolated_convolution_nhwc.hlo", "test_conv_bias_sideinput_relu.hlo"} {
 		t.Run(name, func(t *testing.T) {
-			f := filepath.Join(corpusDir, "hlo", name)
+			f := corpus.Path(t, "hlo", name)
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)
 			m, err := Parse(f, string(src))

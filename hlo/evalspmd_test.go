@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
 
@@ -373,11 +374,11 @@ func FuzzEvalDevices(f *testing.F) {
 	f.Add(spmdAdd + "ENTRY e {\n x = f32[2] parameter(0)\n g = f32[4] all-gather(x), replica_groups={}, dimensions={0}\n ROOT r = f32[2] reduce-scatter(g), replica_groups={{1,0}}, dimensions={0}, to_apply=add\n}\n")
 	f.Add("HloModule m, num_partitions=2\nENTRY e {\n x = f32[2] parameter(0)\n ROOT r = f32[2] collective-permute(x), channel_id=1, source_target_pairs={{0,1},{1,0}}\n}\n")
 	f.Add(spmdAdd + "ENTRY e {\n x = f32[2] parameter(0)\n ROOT r = f32[2] all-reduce(x), channel_id=1, replica_groups=[2,2]<=[2,2]T(1,0), use_global_device_ids=true, to_apply=add\n}\n")
-	forEachXLACaseF(f, 400, func(text string) {
+	for _, text := range corpus.XLACaseTexts(400) {
 		if strings.Contains(text, "all-") || strings.Contains(text, "collective-") || strings.Contains(text, "send(") {
 			f.Add(text)
 		}
-	})
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := Parse("fuzz.hlo", src)
 		if err != nil || Verify("fuzz.hlo", m) != nil || ParamElements(m) > 1<<10 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
 
@@ -110,7 +111,7 @@ func TestExpandXLATests(t *testing.T) {
 		expand func(*Module) error
 	}{{"convolution(", ExpandConvolutions}, {"batch-norm-", ExpandBatchNorms}, {"reduce-window(", ExpandReduceWindows}} {
 		var n, checked int
-		forEachXLACase(t, func(c xlaCase) {
+		corpus.ForEachXLACase(t, func(c corpus.XLACase) {
 			if !strings.Contains(c.Text, k.marker) {
 				return
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
 
@@ -169,7 +170,7 @@ func requireSameBits(t *testing.T, name string, want, got *Value) {
 // bits before and after fusion.
 func TestFuseCorpus(t *testing.T) {
 	var fused, evaluated, unchanged int
-	for _, f := range corpusFiles(t) {
+	for _, f := range corpus.HLOFiles(t) {
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
 		m, err := Parse(f, string(src))
@@ -198,7 +199,7 @@ func TestFuseCorpus(t *testing.T) {
 // that verifies.
 func TestFuseXLATestsCorpus(t *testing.T) {
 	var n, changed, evaluated int
-	forEachXLACase(t, func(c xlaCase) {
+	corpus.ForEachXLACase(t, func(c corpus.XLACase) {
 		m, err := Parse("case.hlo", c.Text)
 		if err != nil || Verify("case.hlo", m) != nil {
 			return
@@ -217,7 +218,7 @@ func TestFuseXLATestsCorpus(t *testing.T) {
 }
 
 func BenchmarkFuseMixtral(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join(corpusDir, "hlo", "jax_maxtext_mixtral_8x7b_bf16_1x8_train_step.hlo"))
+	src, err := os.ReadFile(corpus.Path(b, "hlo", "jax_maxtext_mixtral_8x7b_bf16_1x8_train_step.hlo"))
 	if err != nil {
 		b.Skip("corpus not present")
 	}
@@ -245,7 +246,9 @@ func FuzzEvalFuse(f *testing.F) {
 		}
 	}
 	f.Add(mlpSoftmax)
-	forEachXLACaseF(f, 200, func(text string) { f.Add(text) })
+	for _, text := range corpus.XLACaseTexts(200) {
+		f.Add(text)
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := Parse("fuzz.hlo", src)
 		if err != nil || Verify("fuzz.hlo", m) != nil || ParamElements(m) > 1<<12 {

@@ -2,11 +2,11 @@ package hlo
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
 
@@ -107,13 +107,15 @@ func TestParseErrors(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	f.Add("ENTRY e {\n  ROOT x = f32[2]{0} parameter(0)\n}\n")
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "hlo", "*.hlo"))
+	files := corpus.Glob("hlo/*.hlo")
 	for _, p := range files {
 		if b, err := os.ReadFile(p); err == nil && len(b) < 20000 {
 			f.Add(string(b))
 		}
 	}
-	forEachXLACaseF(f, 300, func(text string) { f.Add(text) })
+	for _, text := range corpus.XLACaseTexts(300) {
+		f.Add(text)
+	}
 	// Issue 44's input kinds: integer constants at and beyond their
 	// type's range, and splats of arrays too large to write out.
 	for _, c := range []string{

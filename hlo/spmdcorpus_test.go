@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,7 +21,7 @@ func TestXLATestModulesOnDevices(t *testing.T) {
 	digits := regexp.MustCompile(`[0-9]+`)
 	var multi, evaluated, internal int
 	reasons := map[string]int{}
-	forEachXLACase(t, func(c xlaCase) {
+	corpus.ForEachXLACase(t, func(c corpus.XLACase) {
 		m, err := Parse("case.hlo", c.Text)
 		if err != nil || Verify("case.hlo", m) != nil {
 			return

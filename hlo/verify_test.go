@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
 
 // TestCorpusVerifies: the shapes written in every real dump agree with the
 // shapes the verifier infers.
 func TestCorpusVerifies(t *testing.T) {
-	for _, f := range corpusFiles(t) {
+	for _, f := range corpus.HLOFiles(t) {
 		if strings.Contains(f, "TRUNCATED") {
 			continue
 		}
