@@ -2,7 +2,6 @@ package hlo
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,15 +151,8 @@ func checkFusedModule(t *testing.T, name, src string, fm *Module, budget int64) 
 
 func requireSameBits(t *testing.T, name string, want, got *Value) {
 	t.Helper()
-	require.Equal(t, len(want.Tuple), len(got.Tuple), name)
-	for i := range want.Tuple {
-		requireSameBits(t, name, want.Tuple[i], got.Tuple[i])
-	}
-	require.Equal(t, len(want.Data), len(got.Data), name)
-	for i := range want.Data {
-		if math.Float64bits(want.Data[i]) != math.Float64bits(got.Data[i]) && !(math.IsNaN(want.Data[i]) && math.IsNaN(got.Data[i])) {
-			t.Fatalf("%s: element %d: %v before fusion, %v after", name, i, want.Data[i], got.Data[i])
-		}
+	if d := BitDiff(want, got); d != "" {
+		t.Fatalf("%s: before fusion, against after: %s", name, d)
 	}
 }
 
