@@ -22,7 +22,7 @@ var erfBeta = []float64{-1.45660718464996e-05, -2.13374055278905e-04, -1.6828269
 
 // neuronActivations maps the torch-neuronx activation targets to their
 // functions (for the evaluator).
-var neuronActivations = map[string]func(float64) float64{
+var NeuronActivations = map[string]func(float64) float64{
 	"AwsNeuronGelu":          func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) },
 	"AwsNeuronGeluApprxTanh": func(x float64) float64 { return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x))) },
 	"AwsNeuronErf":           math.Erf,
@@ -42,7 +42,7 @@ func NeuronActivation(in *Instruction) string {
 	}
 	t, _ := in.Attr("custom_call_target")
 	t = strings.Trim(t, `"`)
-	if neuronActivations[t] == nil {
+	if NeuronActivations[t] == nil {
 		return ""
 	}
 	return t

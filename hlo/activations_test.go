@@ -1,9 +1,10 @@
-package hlo
+package hlo_test
 
 import (
 	"math"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,18 +24,18 @@ func TestErfAndActivationsExpansion(t *testing.T) {
   gb = f32[41] custom-call(x), custom_call_target="AwsNeuronGeluBackward"
   ROOT t = (f32[41], f32[41], f32[41], f32[41], f32[41], bf16[41], f32[41]) tuple(e, g, h, s, f, eb, gb)
 }`
-	x := arr("f32", []int64{41})
+	x := hlo.Arr("f32", []int64{41})
 	for i := range 41 {
 		x.Data = append(x.Data, float64(i-20)/4)
 	}
-	want := evalText(t, src, x)
-	m, err := Parse("e.hlo", src)
+	want := hlo.EvalText(t, src, x)
+	m, err := hlo.Parse("e.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, ExpandErfAndActivations(m))
-	require.NoError(t, Verify("e.hlo", m))
+	require.NoError(t, hlo.ExpandErfAndActivations(m))
+	require.NoError(t, hlo.Verify("e.hlo", m))
 	require.NotContains(t, m.String(), "custom-call")
 	require.NotContains(t, m.String(), " erf(")
-	got, err := (&Evaluator{File: "e.hlo", M: m}).Run([]*Value{x})
+	got, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run([]*hlo.Value{x})
 	require.NoError(t, err)
 	for k := range want.Tuple {
 		// erf's approximation is within 7e-8; GELU multiplies that by
@@ -57,6 +58,6 @@ func TestErfAndActivationsExpansion(t *testing.T) {
 	// against a central difference of gelu at x = -1.25.
 	require.InDelta(t, 0.8413447461+0.2419707245, want.Tuple[6].Data[24], 1e-7)
 	require.InDelta(t, 0.5, want.Tuple[6].Data[20], 1e-7)
-	gelu := neuronActivations["AwsNeuronGelu"]
+	gelu := hlo.NeuronActivations["AwsNeuronGelu"]
 	require.InDelta(t, (gelu(-1.25+1e-6)-gelu(-1.25-1e-6))/2e-6, want.Tuple[6].Data[15], 1e-6)
 }

@@ -37,18 +37,18 @@ func intAttr(in *Instruction, key string) (int64, error) {
 	return n, nil
 }
 
-// convDims are the dimension numbers of a convolution, from dim_labels.
-type convDims struct {
-	lb, lf int   // lhs batch and feature dimensions
-	ls     []int // lhs spatial dimensions, in spatial order
-	ri, ro int   // rhs input and output feature dimensions
-	rs     []int // rhs spatial dimensions
-	ob, of int   // output batch and feature dimensions
-	os     []int // output spatial dimensions
+// ConvDims are the dimension numbers of a convolution, from dim_labels.
+type ConvDims struct {
+	LhsBatch, LhsFeature int   // lhs batch and feature dimensions
+	LhsSpatial           []int // lhs spatial dimensions, in spatial order
+	RhsIn, RhsOut        int   // rhs input and output feature dimensions
+	RhsSpatial           []int // rhs spatial dimensions
+	OutBatch, OutFeature int   // output batch and feature dimensions
+	OutSpatial           []int // output spatial dimensions
 }
 
-func parseDimLabels(v string) (convDims, error) {
-	var d convDims
+func parseDimLabels(v string) (ConvDims, error) {
+	var d ConvDims
 	parts := strings.Split(v, "->")
 	io := strings.Split(parts[0], "_")
 	if len(parts) != 2 || len(io) != 2 {
@@ -104,21 +104,21 @@ func parseDimLabels(v string) (convDims, error) {
 	if err != nil {
 		return d, err
 	}
-	d = convDims{lb: lp['b'], lf: lp['f'], ls: ls, ri: rp['i'], ro: rp['o'], rs: rs, ob: op['b'], of: op['f'], os: os}
+	d = ConvDims{LhsBatch: lp['b'], LhsFeature: lp['f'], LhsSpatial: ls, RhsIn: rp['i'], RhsOut: rp['o'], RhsSpatial: rs, OutBatch: op['b'], OutFeature: op['f'], OutSpatial: os}
 	if len(ls) != len(rs) || len(ls) != len(os) {
 		return d, fmt.Errorf("dim_labels %q: spatial dimension counts differ", v)
 	}
 	return d, nil
 }
 
-// window is a parsed window attribute.
-type window struct {
-	size, stride, padLo, padHi, lhsDil, rhsDil []int64
-	rhsRev                                     []bool // kernel reversed in this dimension
+// Window is a parsed window attribute.
+type Window struct {
+	Size, Stride, PadLo, PadHi, LhsDil, RhsDil []int64
+	RhsRev                                     []bool // kernel reversed in this dimension
 }
 
-func parseWindow(v string, n int) (window, error) {
-	w := window{}
+func parseWindow(v string, n int) (Window, error) {
+	w := Window{}
 	ones := func() []int64 {
 		o := make([]int64, n)
 		for i := range o {
@@ -126,8 +126,8 @@ func parseWindow(v string, n int) (window, error) {
 		}
 		return o
 	}
-	w.size, w.stride, w.lhsDil, w.rhsDil = ones(), ones(), ones(), ones()
-	w.padLo, w.padHi = make([]int64, n), make([]int64, n)
+	w.Size, w.Stride, w.LhsDil, w.RhsDil = ones(), ones(), ones(), ones()
+	w.PadLo, w.PadHi = make([]int64, n), make([]int64, n)
 	body := strings.Trim(strings.TrimSpace(v), "{}")
 	for _, f := range strings.Fields(body) {
 		k, val, ok := strings.Cut(f, "=")
@@ -146,7 +146,7 @@ func parseWindow(v string, n int) (window, error) {
 				if e1 != nil || e2 != nil {
 					return w, fmt.Errorf("bad pad %q", it)
 				}
-				w.padLo[i], w.padHi[i] = a, b
+				w.PadLo[i], w.PadHi[i] = a, b
 				continue
 			}
 			x, err := strconv.ParseInt(it, 10, 64)
@@ -155,18 +155,18 @@ func parseWindow(v string, n int) (window, error) {
 			}
 			switch k {
 			case "size":
-				w.size[i] = x
+				w.Size[i] = x
 			case "stride":
-				w.stride[i] = x
+				w.Stride[i] = x
 			case "lhs_dilate":
-				w.lhsDil[i] = x
+				w.LhsDil[i] = x
 			case "rhs_dilate":
-				w.rhsDil[i] = x
+				w.RhsDil[i] = x
 			case "rhs_reversal":
-				if w.rhsRev == nil {
-					w.rhsRev = make([]bool, n)
+				if w.RhsRev == nil {
+					w.RhsRev = make([]bool, n)
 				}
-				w.rhsRev[i] = x != 0
+				w.RhsRev[i] = x != 0
 			}
 		}
 	}

@@ -61,6 +61,13 @@ func CollectiveShards(base string, operand, result *Shape) int64 {
 	return big / small
 }
 
+// IsCollective reports whether op is one of the collectives whose devices
+// exchange values (send and recv, point to point, aside).
+func IsCollective(op string) bool { return collectives[op] }
+
+// CollectiveOps lists IsCollective's opcodes, sorted.
+func CollectiveOps() []string { return sortedOps(collectives) }
+
 var collectives = opSet(`all-reduce all-gather reduce-scatter all-to-all collective-permute
 	all-reduce-start all-reduce-done all-gather-start all-gather-done collective-permute-start
 	collective-permute-done collective-broadcast`)

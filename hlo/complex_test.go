@@ -1,4 +1,4 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
@@ -6,12 +6,13 @@ import (
 	"math/cmplx"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
 // complexOut reads a c64/c128 value's elements.
-func complexOut(t *testing.T, v *Value) []complex128 {
-	require.True(t, IsComplex(v.Shape.Elem), "%s", v.Shape)
+func complexOut(t *testing.T, v *hlo.Value) []complex128 {
+	require.True(t, hlo.IsComplex(v.Shape.Elem), "%s", v.Shape)
 	require.Len(t, v.Data, 2*int(v.Shape.Elems()))
 	out := make([]complex128, v.Shape.Elems())
 	for i := range out {
@@ -67,12 +68,12 @@ ENTRY e {
   ROOT t = (c128[3,4], c128[3,4], c128[3,4], c128[3,4], c128[3,4], f64[3,4], c128[3,4], c128[3,4], c64[3,4], pred[3,4], pred[3,4], c128[3,4], c128[4,3], c128[2,2], c128[12], c128[2,3,4], c128[3,3], c128[3], c128[2]) tuple(add, sub, mul, div, neg, abs, conj, cx, c64, eq, ne, sel, tr, sl, rs, bc, dot, s, k)
 }
 `
-	m, err := Parse("cx.hlo", src)
+	m, err := hlo.Parse("cx.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, Verify("cx.hlo", m))
-	args, err := RandomArgs(m, 3)
+	require.NoError(t, hlo.Verify("cx.hlo", m))
+	args, err := hlo.RandomArgs(m, 3)
 	require.NoError(t, err)
-	out, err := (&Evaluator{File: "cx.hlo", M: m}).Run(args)
+	out, err := (&hlo.Evaluator{File: "cx.hlo", M: m}).Run(args)
 	require.NoError(t, err)
 	a, b := complexOut(t, args[0]), complexOut(t, args[1])
 	x := args[2].Data
@@ -189,12 +190,12 @@ func TestComplexFFT(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s %s %s", c.typ, c.in, c.lengths), func(t *testing.T) {
 			src := fmt.Sprintf("HloModule f\nENTRY e {\n  z = %s parameter(0)\n  ROOT f = %s fft(z), fft_type=%s, fft_length=%s\n}\n", c.in, c.out, c.typ, c.lengths)
-			m, err := Parse("f.hlo", src)
+			m, err := hlo.Parse("f.hlo", src)
 			require.NoError(t, err)
-			require.NoError(t, Verify("f.hlo", m))
-			args, err := RandomArgs(m, 5)
+			require.NoError(t, hlo.Verify("f.hlo", m))
+			args, err := hlo.RandomArgs(m, 5)
 			require.NoError(t, err)
-			out, err := (&Evaluator{File: "f.hlo", M: m}).Run(args)
+			out, err := (&hlo.Evaluator{File: "f.hlo", M: m}).Run(args)
 			require.NoError(t, err)
 			dims := c.dims
 			r := len(dims)
@@ -262,9 +263,9 @@ func TestComplexFFT(t *testing.T) {
 
 // TestFFTRefusals: lengths whose prime factor is too big for one matrix.
 func TestFFTRefusals(t *testing.T) {
-	m, err := Parse("f.hlo", "HloModule f\nENTRY e {\n  z = c64[1042] parameter(0)\n  ROOT f = c64[1042] fft(z), fft_type=FFT, fft_length={1042}\n}\n")
+	m, err := hlo.Parse("f.hlo", "HloModule f\nENTRY e {\n  z = c64[1042] parameter(0)\n  ROOT f = c64[1042] fft(z), fft_type=FFT, fft_length={1042}\n}\n")
 	require.NoError(t, err)
-	require.ErrorContains(t, ExpandComplex(m), "4:3: f: fft: an FFT of length 1042: its prime factor 521 is above 512")
+	require.ErrorContains(t, hlo.ExpandComplex(m), "4:3: f: fft: an FFT of length 1042: its prime factor 521 is above 512")
 }
 
 // TestComplexMath: exp, log, sqrt and power of complex values against
@@ -284,10 +285,10 @@ ENTRY e {
   ROOT t = (c128[10], c128[10], c128[10], c128[10], c128[]) tuple(e, l, s, p, s0)
 }
 `
-	m, err := Parse("cm.hlo", src)
+	m, err := hlo.Parse("cm.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, Verify("cm.hlo", m))
-	out, err := (&Evaluator{File: "cm.hlo", M: m}).Run(nil)
+	require.NoError(t, hlo.Verify("cm.hlo", m))
+	out, err := (&hlo.Evaluator{File: "cm.hlo", M: m}).Run(nil)
 	require.NoError(t, err)
 	z := []complex128{1 + 2i, -3 + 4i, -0.5 - 0.25i, 2 - 7i, 1i, -2i, -4, 4, 1e-3 + 5i, -2 + 1e-4i}
 	w := []complex128{0.5, 2 + 1i, -1 + 0.5i, 1i, 3, 1 - 1i, 0.5 + 0.5i, 2, 1 + 1i, -0.5 + 2i}

@@ -143,7 +143,7 @@ func (x *rewriter) matrixConstant(elem string, n, m int64, f func(i, j int64) fl
 			if j > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(strconv.FormatFloat(round(elem, f(i, j)), 'g', -1, bits))
+			b.WriteString(strconv.FormatFloat(Round(elem, f(i, j)), 'g', -1, bits))
 		}
 		b.WriteString("}")
 	}

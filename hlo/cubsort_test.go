@@ -1,9 +1,10 @@
-package hlo
+package hlo_test
 
 import (
 	"math"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -35,10 +36,10 @@ ENTRY e {
 }`, [][]float64{{0, 3, 200, 255}, make([]float64, 8)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := Parse("s.hlo", c.src)
+			m, err := hlo.Parse("s.hlo", c.src)
 			require.NoError(t, err)
-			require.NoError(t, Verify("s.hlo", m))
-			out, err := (&Evaluator{File: "s.hlo", M: m}).Run(nil)
+			require.NoError(t, hlo.Verify("s.hlo", m))
+			out, err := (&hlo.Evaluator{File: "s.hlo", M: m}).Run(nil)
 			require.NoError(t, err)
 			require.Len(t, out.Tuple, len(c.want))
 			for i, w := range c.want {
@@ -64,9 +65,9 @@ func TestCubSortRefusals(t *testing.T) {
 		{`(f32[4], u8[0]) custom-call(k), custom_call_target="__cub$DeviceRadixSort", backend_config="{descending: yes}"`, "backend_config is not SortOptions"},
 		{`(s32[4], u8[0]) custom-call(k), custom_call_target="__cub$DeviceRadixSort"`, "a radix sort's operands are arrays of one shape"},
 	} {
-		m, err := Parse("s.hlo", "HloModule s\nENTRY e {\n  k = f32[4] parameter(0)\n  ROOT r = "+c.call+"\n}\n")
+		m, err := hlo.Parse("s.hlo", "HloModule s\nENTRY e {\n  k = f32[4] parameter(0)\n  ROOT r = "+c.call+"\n}\n")
 		require.NoError(t, err)
-		err = ExpandCubSorts(m)
+		err = hlo.ExpandCubSorts(m)
 		require.ErrorContains(t, err, "4:3: r: custom-call: ")
 		require.ErrorContains(t, err, c.want)
 	}

@@ -236,11 +236,11 @@ func (x *rewriter) biasActivation(r *Instruction, extra []*Instruction, cfg cudn
 	if err != nil {
 		return nil, x.errorf("%v", err)
 	}
-	if len(d.os) != len(r.Shape.Dims)-2 {
+	if len(d.OutSpatial) != len(r.Shape.Dims)-2 {
 		return nil, x.errorf("dim_labels %s does not fit the result %s", labels, r.Shape)
 	}
 	bias := extra[0]
-	features := r.Shape.Dims[d.of]
+	features := r.Shape.Dims[d.OutFeature]
 	if len(bias.Shape.Dims) != 1 || bias.Shape.Dims[0] != features {
 		return nil, x.errorf("the bias %s is not one value per output feature (%d)", bias.Shape, features)
 	}
@@ -255,7 +255,7 @@ func (x *rewriter) biasActivation(r *Instruction, extra []*Instruction, cfg cudn
 		}
 		r = x.binary("add", r, s)
 	}
-	r = x.binary("add", r, x.broadcast(x.toCompute(bias, r.Shape.Elem), r.Shape.Dims, []int64{int64(d.of)}))
+	r = x.binary("add", r, x.broadcast(x.toCompute(bias, r.Shape.Elem), r.Shape.Dims, []int64{int64(d.OutFeature)}))
 	unary := func(op string, a *Instruction) *Instruction {
 		return x.emit(op, a.Shape.Elem, a.Shape.Dims, []*Instruction{a})
 	}
@@ -284,22 +284,22 @@ func (x *rewriter) biasActivation(r *Instruction, extra []*Instruction, cfg cudn
 // forwardGeometry reads the forward convolution a backward call describes:
 // its dimension numbers and window, refusing what the transposes below do
 // not cover (groups, base dilation).
-func (x *rewriter) forwardGeometry() (convDims, window, string, error) {
+func (x *rewriter) forwardGeometry() (ConvDims, Window, string, error) {
 	labels, _ := x.at.Attr("dim_labels")
 	d, err := parseDimLabels(labels)
 	if err != nil {
-		return d, window{}, "", x.errorf("%v", err)
+		return d, Window{}, "", x.errorf("%v", err)
 	}
 	wv, _ := x.at.Attr("window")
-	w, err := parseWindow(wv, len(d.ls))
+	w, err := parseWindow(wv, len(d.LhsSpatial))
 	if err != nil {
 		return d, w, "", x.errorf("%v", err)
 	}
 	if attrIntOr(x.at, "feature_group_count", 1) != 1 || attrIntOr(x.at, "batch_group_count", 1) != 1 {
 		return d, w, "", x.errorf("a grouped cuDNN backward convolution is not supported")
 	}
-	for i := range w.size {
-		if w.lhsDil[i] != 1 || w.rhsRev != nil && w.rhsRev[i] {
+	for i := range w.Size {
+		if w.LhsDil[i] != 1 || w.RhsRev != nil && w.RhsRev[i] {
 			return d, w, "", x.errorf("a cuDNN backward convolution with base dilation or a reversed kernel is not supported")
 		}
 	}
@@ -309,13 +309,13 @@ func (x *rewriter) forwardGeometry() (convDims, window, string, error) {
 // backwardGeometry is forwardGeometry for a backward call of operands a
 // and b and result dims res, all of the convolution's rank: also the
 // forward's input and kernel labels (io) and its output labels.
-func (x *rewriter) backwardGeometry(a, b *Instruction, res []int64) (convDims, window, []string, string, error) {
+func (x *rewriter) backwardGeometry(a, b *Instruction, res []int64) (ConvDims, Window, []string, string, error) {
 	d, win, labels, err := x.forwardGeometry()
 	if err != nil {
 		return d, win, nil, "", err
 	}
 	parts := strings.Split(labels, "->")
-	n := len(d.ls)
+	n := len(d.LhsSpatial)
 	if len(res) != n+2 || len(a.Shape.Dims) != n+2 || len(b.Shape.Dims) != n+2 {
 		return d, win, nil, "", x.errorf("dim_labels %s does not fit %s and %s", labels, a.Shape, b.Shape)
 	}
@@ -361,24 +361,24 @@ func (x *rewriter) convBackwardInput(dy, w *Instruction, dxDims []int64, elem st
 	if err != nil {
 		return nil, err
 	}
-	n := len(d.ls)
+	n := len(d.LhsSpatial)
 	lo, hi, ones := make([]int64, n), make([]int64, n), make([]int64, n)
 	var rev []int64
 	for j := range n {
-		I, O, K := dxDims[d.ls[j]], dy.Shape.Dims[d.os[j]], w.Shape.Dims[d.rs[j]]
-		s, r := win.stride[j], win.rhsDil[j]
-		if K != win.size[j] {
-			return nil, x.errorf("the filter's spatial dim %d is %d, the window's %d", j, K, win.size[j])
+		I, O, K := dxDims[d.LhsSpatial[j]], dy.Shape.Dims[d.OutSpatial[j]], w.Shape.Dims[d.RhsSpatial[j]]
+		s, r := win.Stride[j], win.RhsDil[j]
+		if K != win.Size[j] {
+			return nil, x.errorf("the filter's spatial dim %d is %d, the window's %d", j, K, win.Size[j])
 		}
-		lo[j] = (K-1)*r - win.padLo[j]
-		hi[j] = I + win.padLo[j] - (O-1)*s - 1
+		lo[j] = (K-1)*r - win.PadLo[j]
+		hi[j] = I + win.PadLo[j] - (O-1)*s - 1
 		ones[j] = 1
-		rev = append(rev, int64(d.rs[j]))
+		rev = append(rev, int64(d.RhsSpatial[j]))
 	}
 	wr := x.emit("reverse", w.Shape.Elem, w.Shape.Dims, []*Instruction{w}, "dimensions", intsText(rev))
 	dl := out + "_" + relabel(io[1], map[byte]byte{'i': 'o', 'o': 'i'}) + "->" + io[0]
 	return x.emit("convolution", elem, dxDims, []*Instruction{dy, wr},
-		"window", windowText(win.size, ones, lo, hi, win.stride, win.rhsDil), "dim_labels", dl), nil
+		"window", windowText(win.Size, ones, lo, hi, win.Stride, win.RhsDil), "dim_labels", dl), nil
 }
 
 // convBackwardFilter is dw for y = conv(x, w): x and dy convolved with the
@@ -390,19 +390,19 @@ func (x *rewriter) convBackwardFilter(xIn, dy *Instruction, dwDims []int64, elem
 	if err != nil {
 		return nil, err
 	}
-	n := len(d.ls)
+	n := len(d.LhsSpatial)
 	size, lo, hi, ones := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	for j := range n {
-		I, O, K := xIn.Shape.Dims[d.ls[j]], dy.Shape.Dims[d.os[j]], dwDims[d.rs[j]]
-		s, r := win.stride[j], win.rhsDil[j]
-		if K != win.size[j] {
-			return nil, x.errorf("the filter's spatial dim %d is %d, the window's %d", j, K, win.size[j])
+		I, O, K := xIn.Shape.Dims[d.LhsSpatial[j]], dy.Shape.Dims[d.OutSpatial[j]], dwDims[d.RhsSpatial[j]]
+		s, r := win.Stride[j], win.RhsDil[j]
+		if K != win.Size[j] {
+			return nil, x.errorf("the filter's spatial dim %d is %d, the window's %d", j, K, win.Size[j])
 		}
-		size[j], lo[j], ones[j] = O, win.padLo[j], 1
-		hi[j] = (K-1)*r + (O-1)*s + 1 - I - win.padLo[j]
+		size[j], lo[j], ones[j] = O, win.PadLo[j], 1
+		hi[j] = (K-1)*r + (O-1)*s + 1 - I - win.PadLo[j]
 	}
 	dl := relabel(io[0], map[byte]byte{'b': 'f', 'f': 'b'}) + "_" + relabel(out, map[byte]byte{'b': 'i', 'f': 'o'}) +
 		"->" + relabel(io[1], map[byte]byte{'i': 'b', 'o': 'f'})
 	return x.emit("convolution", elem, dwDims, []*Instruction{xIn, dy},
-		"window", windowText(size, win.rhsDil, lo, hi, ones, win.stride), "dim_labels", dl), nil
+		"window", windowText(size, win.RhsDil, lo, hi, ones, win.Stride), "dim_labels", dl), nil
 }

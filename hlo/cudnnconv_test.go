@@ -1,10 +1,11 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -41,12 +42,12 @@ ENTRY e {
   ROOT r = (%[3]s, (%[1]s, u8[0]), (%[2]s, u8[0])) tuple(y, dx, dw)
 }
 `, c.x, c.w, c.y, c.window, c.dimLabels)
-			m, err := Parse("adjoint.hlo", src)
+			m, err := hlo.Parse("adjoint.hlo", src)
 			require.NoError(t, err)
-			require.NoError(t, Verify("adjoint.hlo", m))
-			args, err := RandomArgs(m, 7)
+			require.NoError(t, hlo.Verify("adjoint.hlo", m))
+			args, err := hlo.RandomArgs(m, 7)
 			require.NoError(t, err)
-			out, err := (&Evaluator{File: "adjoint.hlo", M: m}).Run(args)
+			out, err := (&hlo.Evaluator{File: "adjoint.hlo", M: m}).Run(args)
 			require.NoError(t, err)
 			inner := func(a, b []float64) float64 {
 				require.Len(t, b, len(a))
@@ -114,16 +115,16 @@ ENTRY e {
   ROOT r = (f32[2,3,3,4], (%[1]s[2,3,3,4], u8[0])) tuple(conv, call)
 }
 `, elem, c.extra, c.target, c.config)
-				m, err := Parse("fwd.hlo", src)
+				m, err := hlo.Parse("fwd.hlo", src)
 				require.NoError(t, err)
-				require.NoError(t, Verify("fwd.hlo", m))
-				args, err := RandomArgs(m, 3)
+				require.NoError(t, hlo.Verify("fwd.hlo", m))
+				args, err := hlo.RandomArgs(m, 3)
 				require.NoError(t, err)
-				out, err := (&Evaluator{File: "fwd.hlo", M: m}).Run(args)
+				out, err := (&hlo.Evaluator{File: "fwd.hlo", M: m}).Run(args)
 				require.NoError(t, err)
 				conv, got := out.Tuple[0].Data, out.Tuple[1].Tuple[0].Data
 				for i, v := range conv {
-					want := round(elem, round("f32", c.f(v, args[2].Data[i%4], args[3].Data[i])))
+					want := hlo.Round(elem, hlo.Round("f32", c.f(v, args[2].Data[i%4], args[3].Data[i])))
 					require.InDelta(t, want, got[i], 1e-6*(1+math.Abs(want)), "element %d", i)
 				}
 				require.Empty(t, out.Tuple[1].Tuple[1].Data)
@@ -157,14 +158,14 @@ ENTRY e {
   ROOT call = (f32[2,3,3,4], u8[0]) ` + c.call + `
 }
 `
-			m, err := Parse("bad.hlo", src)
+			m, err := hlo.Parse("bad.hlo", src)
 			require.NoError(t, err)
-			err = ExpandCudnnConvs(m)
+			err = hlo.ExpandCudnnConvs(m)
 			require.ErrorContains(t, err, "6:3: call: custom-call: ")
 			require.ErrorContains(t, err, c.want)
-			args, err := RandomArgs(m, 1)
+			args, err := hlo.RandomArgs(m, 1)
 			require.NoError(t, err)
-			_, err = (&Evaluator{File: "bad.hlo", M: m}).Run(args)
+			_, err = (&hlo.Evaluator{File: "bad.hlo", M: m}).Run(args)
 			require.ErrorContains(t, err, c.want)
 		})
 	}

@@ -1,8 +1,9 @@
-package hlo
+package hlo_test
 
 import (
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,21 +18,21 @@ func TestDynamicGte(t *testing.T) {
   t = (f32[2,2], f32[2,2], f32[2,2]) tuple(a, b, c)
   ROOT g = f32[2,2] custom-call(t, i), custom_call_target="DynamicGte"
 }`
-	a := arr("f32", []int64{2, 2}, 1, 2, 3, 4)
-	b := arr("f32", []int64{2, 2}, 5, 6, 7, 8)
-	c := arr("f32", []int64{2, 2}, 9, 10, 11, 12)
+	a := hlo.Arr("f32", []int64{2, 2}, 1, 2, 3, 4)
+	b := hlo.Arr("f32", []int64{2, 2}, 5, 6, 7, 8)
+	c := hlo.Arr("f32", []int64{2, 2}, 9, 10, 11, 12)
 	for _, tc := range []struct {
 		i    float64
-		want *Value
+		want *hlo.Value
 	}{{0, a}, {1, b}, {2, c}, {7, c}, {-3, a}} {
-		idx := arr("s32", nil, tc.i)
-		require.Equal(t, tc.want.Data, evalText(t, src, a, b, c, idx).Data, "index %v", tc.i)
-		m, err := Parse("e.hlo", src)
+		idx := hlo.Arr("s32", nil, tc.i)
+		require.Equal(t, tc.want.Data, hlo.EvalText(t, src, a, b, c, idx).Data, "index %v", tc.i)
+		m, err := hlo.Parse("e.hlo", src)
 		require.NoError(t, err)
-		require.NoError(t, ExpandDynamicGte(m))
-		require.NoError(t, Verify("e.hlo", m))
+		require.NoError(t, hlo.ExpandDynamicGte(m))
+		require.NoError(t, hlo.Verify("e.hlo", m))
 		require.NotContains(t, m.String(), "custom-call")
-		v, err := (&Evaluator{File: "e.hlo", M: m}).Run([]*Value{a, b, c, idx})
+		v, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run([]*hlo.Value{a, b, c, idx})
 		require.NoError(t, err)
 		require.Equal(t, tc.want.Data, v.Data, "expanded, index %v", tc.i)
 	}
@@ -42,7 +43,7 @@ func TestDynamicGte(t *testing.T) {
   t = (f32[2,2], f32[3]) tuple(a, b)
   ROOT g = f32[2,2] custom-call(t, i), custom_call_target="DynamicGte"
 }`
-	m, err := Parse("e.hlo", bad)
+	m, err := hlo.Parse("e.hlo", bad)
 	require.NoError(t, err)
-	require.ErrorContains(t, ExpandDynamicGte(m), "tuple element 1 is f32[3]")
+	require.ErrorContains(t, hlo.ExpandDynamicGte(m), "tuple element 1 is f32[3]")
 }

@@ -15,7 +15,7 @@ func isUnsigned(elem string) bool { return strings.HasPrefix(elem, "u") }
 
 // round brings an arithmetic result to the element type: floats round to
 // nearest even (through f32 for bf16 and f16), integers wrap, pred is x != 0.
-func round(elem string, x float64) float64 {
+func Round(elem string, x float64) float64 {
 	switch elem {
 	case "f32":
 		return float64(float32(x))

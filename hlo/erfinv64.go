@@ -8,7 +8,7 @@ import "math"
 // ±1). The evaluator uses it, not math.Erfinv, so that what depends on
 // f64 erf-inv (JAX's f64 gamma sampling) comes out as XLA's does: the two
 // differ by a few ulps, which such computations amplify.
-func erfInv64(x float64) float64 {
+func ErfInv64(x float64) float64 {
 	w := -math.Log1p(-x * x)
 	lt625, lt16 := w < 6.25, w < 16
 	coef := func(i int) float64 {

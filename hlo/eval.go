@@ -241,7 +241,7 @@ func intPower(x, y float64) float64 {
 }
 
 // rounder returns round for one element type, decided once.
-func rounder(elem string) func(float64) float64 {
+func Rounder(elem string) func(float64) float64 {
 	switch elem {
 	case "f32":
 		return func(x float64) float64 { return float64(float32(x)) }
@@ -250,7 +250,7 @@ func rounder(elem string) func(float64) float64 {
 	case "bf16":
 		return func(x float64) float64 { return float64(isa.BF16ToF32(isa.F32ToBF16(float32(x)))) }
 	}
-	return func(x float64) float64 { return round(elem, x) }
+	return func(x float64) float64 { return Round(elem, x) }
 }
 
 // convert is XLA's convert: float to integer truncates and saturates (NaN
@@ -273,12 +273,12 @@ func convert(from, to string, x float64) float64 {
 			if to == "f64" {
 				return float64(int64(b))
 			}
-			return round(to, float64(float32(int64(b))))
+			return Round(to, float64(float32(int64(b))))
 		}
 		if to == "f64" {
 			return float64(b)
 		}
-		return round(to, float64(float32(b)))
+		return Round(to, float64(float32(b)))
 	case IsWide(to) && !isFloat(from):
 		return math.Float64frombits(uint64(int64(x))) // sign-extended
 	case IsWide(to):
@@ -295,7 +295,7 @@ func convert(from, to string, x float64) float64 {
 		}
 		return math.Max(lo, math.Min(hi, math.Trunc(x)))
 	}
-	return round(to, x)
+	return Round(to, x)
 }
 
 func (e *Evaluator) fail(in *Instruction, format string, a ...any) error {
@@ -453,7 +453,7 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		return nil, e.fail(in, "shape unknown (run Verify first)")
 	}
 	op := in.Opcode
-	if elementwise[op] {
+	if IsElementwise(op) {
 		return e.elementwise(in, ops)
 	}
 	switch op {
@@ -510,7 +510,7 @@ func (e *Evaluator) eval(in *Instruction, ops []*Value, args []*Value) (*Value, 
 		idx := make([]int64, len(s.Dims))
 		for i := range out.Data {
 			unflatten(int64(i), s.Dims, idx)
-			out.Data[i] = round(s.Elem, float64(idx[d]))
+			out.Data[i] = Round(s.Elem, float64(idx[d]))
 		}
 		return out, nil
 	case "broadcast":
@@ -793,7 +793,7 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 			return nil, e.fail(in, "needs exponent_bits >= 1 and mantissa_bits >= 0")
 		}
 	}
-	rnd := rounder(s.Elem)
+	rnd := Rounder(s.Elem)
 	opc := in.Opcode
 	// Fast paths for the common binary and unary float ops.
 	if isFloat(ct) {
@@ -1038,7 +1038,7 @@ func (e *Evaluator) elementwise(in *Instruction, ops []*Value) (*Value, error) {
 		case "erf-inv":
 			r = math.Erfinv(x)
 			if in.Shape.Elem == "f64" {
-				r = erfInv64(x) // XLA's, a few ulps from the exact one
+				r = ErfInv64(x) // XLA's, a few ulps from the exact one
 			}
 		case "erfc":
 			r = math.Erfc(x)
@@ -1125,7 +1125,7 @@ func (e *Evaluator) dot(in *Instruction, ops []*Value) (*Value, error) {
 		for c := range lo {
 			sum += ld[lo[c]] * rd[ro[c]]
 		}
-		out.Data[o] = round(s.Elem, sum)
+		out.Data[o] = Round(s.Elem, sum)
 	}
 	return out, nil
 }
@@ -1239,7 +1239,7 @@ func (e *Evaluator) reduce(in *Instruction, ops []*Value) (*Value, error) {
 			}
 		}
 		if accElem != elem {
-			acc[0] = round(elem, acc[0])
+			acc[0] = Round(elem, acc[0])
 		}
 		for k := 0; k < n; k++ {
 			results[k][o] = acc[k]
@@ -1289,7 +1289,7 @@ func (e *Evaluator) constant(in *Instruction) (*Value, error) {
 		if strings.TrimSpace(in.Literal) == "{...}" {
 			return zerosOf(s), nil
 		}
-		parts, ok := splitTupleLiteral(in.Literal)
+		parts, ok := SplitTupleLiteral(in.Literal)
 		if !ok || len(parts) != len(s.Tuple) {
 			return nil, e.fail(in, "the literal does not hold the %d elements of %s", len(s.Tuple), s)
 		}
@@ -1345,7 +1345,7 @@ func (e *Evaluator) constant(in *Instruction) (*Value, error) {
 			}
 			x = v
 		}
-		out.Data[i] = round(s.Elem, x)
+		out.Data[i] = Round(s.Elem, x)
 	}
 	if splat {
 		for i := range out.Data {
@@ -1439,7 +1439,7 @@ func randomValue(s *Shape, r *rand.Rand) (*Value, error) {
 		// (real, imaginary) pairs, each part uniform in [-1, 1).
 		v.Data = make([]float64, 2*s.Elems())
 		for i := range v.Data {
-			v.Data[i] = round(ComplexPart(s.Elem), 2*r.Float64()-1)
+			v.Data[i] = Round(ComplexPart(s.Elem), 2*r.Float64()-1)
 		}
 		return v, nil
 	}
@@ -1450,7 +1450,7 @@ func randomValue(s *Shape, r *rand.Rand) (*Value, error) {
 		case s.Elem == "f8e8m0fnu":
 			v.Data[i] = math.Ldexp(1, r.IntN(9)-4) // a scale: 2^-4..2^4 (it has no zero or negatives)
 		case isFloat(s.Elem):
-			v.Data[i] = round(s.Elem, 2*r.Float64()-1)
+			v.Data[i] = Round(s.Elem, 2*r.Float64()-1)
 		default:
 			v.Data[i] = float64(r.IntN(8))
 			if IsWide(s.Elem) {
@@ -1470,7 +1470,7 @@ func Filled(s *Shape, x float64) (*Value, error) {
 	if s.IsTuple || s.Elem == "token" || s.Elem == "opaque" {
 		return nil, fmt.Errorf("%s is not an array", s)
 	}
-	r := round(s.Elem, x)
+	r := Round(s.Elem, x)
 	switch {
 	case s.Elem == "pred":
 		if x != 0 && x != 1 {

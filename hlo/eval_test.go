@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func evalText(t *testing.T, src string, args ...*Value) *Value {
+func EvalText(t *testing.T, src string, args ...*Value) *Value {
 	t.Helper()
 	m, err := Parse("e.hlo", src)
 	require.NoError(t, err)
@@ -20,7 +20,7 @@ func evalText(t *testing.T, src string, args ...*Value) *Value {
 	return v
 }
 
-func arr(elem string, dims []int64, data ...float64) *Value {
+func Arr(elem string, dims []int64, data ...float64) *Value {
 	return &Value{Shape: &Shape{Elem: elem, Dims: dims}, Data: data}
 }
 
@@ -60,7 +60,7 @@ ENTRY e {
 `
 	// Definitions must come before uses: reorder z and ninf.
 	src = reorder(src)
-	v := evalText(t, src, arr("f32", []int64{2, 3}, 1, -2, 3.5, 200, 5, 1.00390625))
+	v := EvalText(t, src, Arr("f32", []int64{2, 3}, 1, -2, 3.5, 200, 5, 1.00390625))
 	get := func(i int) []float64 { return v.Tuple[i].Data }
 	require.Equal(t, []float64{1, 200, -2, 5, 3.5, 1.00390625}, get(0), "transpose")
 	require.Equal(t, []float64{1, -2, 3.5, 200, 5, 1.00390625}, get(1), "reshape keeps row-major order")
@@ -92,13 +92,13 @@ func reorder(src string) string {
 }
 
 func TestEvalIntegerSemantics(t *testing.T) {
-	v := evalText(t, `ENTRY e {
+	v := EvalText(t, `ENTRY e {
   a = s32[4] parameter(0)
   b = s32[4] parameter(1)
   d = s32[4] divide(a, b)
   s = s32[4] add(a, a)
   ROOT t = (s32[4], s32[4]) tuple(d, s)
-}`, arr("s32", []int64{4}, 7, -7, 5, 2147483647), arr("s32", []int64{4}, 2, 2, 0, 1))
+}`, Arr("s32", []int64{4}, 7, -7, 5, 2147483647), Arr("s32", []int64{4}, 2, 2, 0, 1))
 	require.Equal(t, []float64{3, -3, -1, 2147483647}, v.Tuple[0].Data, "truncating division, x/0 = -1")
 	require.Equal(t, []float64{14, -14, 10, -2}, v.Tuple[1].Data, "wrap-around")
 }
@@ -193,7 +193,7 @@ func TestEvalMemoryBudget(t *testing.T) {
 }
 
 func TestEvalConditional(t *testing.T) {
-	v := evalText(t, `
+	v := EvalText(t, `
 neg {
   x = f32[2] parameter(0)
   ROOT n = f32[2] negate(x)
@@ -206,7 +206,7 @@ ENTRY e {
   i = s32[] parameter(0)
   a = f32[2] parameter(1)
   ROOT r = f32[2] conditional(i, a, a), branch_computations={neg, same}
-}`, arr("s32", nil, 0), arr("f32", []int64{2}, 1, -2))
+}`, Arr("s32", nil, 0), Arr("f32", []int64{2}, 1, -2))
 	require.Equal(t, []float64{-1, 2}, v.Data)
 }
 

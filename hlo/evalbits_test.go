@@ -46,7 +46,7 @@ func TestEvalCollectivesNeedOneDevice(t *testing.T) {
 			"ENTRY e {\n x = f32[2] parameter(0)\n ROOT r = f32[2] all-reduce(x), replica_groups=" + tc.groups + ", to_apply=add\n}\n"
 		m, err := Parse("c.hlo", src)
 		require.NoError(t, err)
-		_, err = (&Evaluator{File: "c.hlo", M: m}).Run([]*Value{arr("f32", []int64{2}, 1, 2)})
+		_, err = (&Evaluator{File: "c.hlo", M: m}).Run([]*Value{Arr("f32", []int64{2}, 1, 2)})
 		require.ErrorContains(t, err, "c.hlo:")
 		require.ErrorContains(t, err, "collective across "+tc.want+": evaluate it on them", tc.groups)
 	}
@@ -56,7 +56,7 @@ func TestEvalCollectivesNeedOneDevice(t *testing.T) {
 // 2^63 work on the type's bits (an int64 conversion of such a float64 is
 // undefined: not(MaxUint64) gave 2^63, the fuzzer's finding).
 func TestBitwiseOnWideUnsigned(t *testing.T) {
-	v := evalText(t, `ENTRY e {
+	v := EvalText(t, `ENTRY e {
   z = u64[] constant(0)
   m = u64[] not(z)
   n = u64[] not(m)
@@ -79,7 +79,7 @@ func TestBitwiseOnWideUnsigned(t *testing.T) {
 // fuzzer's finding: a float64 product rounded away the low bits), and u32
 // and s64 sums and differences wrap.
 func TestIntArithmeticWraps(t *testing.T) {
-	v := evalText(t, `ENTRY e {
+	v := EvalText(t, `ENTRY e {
   a = s32[] constant(-1088516096)
   p = s32[] multiply(a, a)
   b = u32[] constant(4294967295)
@@ -101,7 +101,7 @@ func TestIntArithmeticWraps(t *testing.T) {
 // back, as XLA's two's complement does (the evaluator gave +2^63, read as
 // MaxInt64, for s64: the fuzzer's finding).
 func TestNegateMinWraps(t *testing.T) {
-	v := evalText(t, `ENTRY e {
+	v := EvalText(t, `ENTRY e {
   a = s64[] constant(-9223372036854775808)
   b = s8[] constant(-128)
   c = s32[] constant(-2147483648)
@@ -121,7 +121,7 @@ func TestNegateMinWraps(t *testing.T) {
 // dropout seeds, an s64 LCG, pass 2^53 at the third step), and so are
 // their constants.
 func TestWideIntExact(t *testing.T) {
-	v := evalText(t, `ENTRY e {
+	v := EvalText(t, `ENTRY e {
   a = s64[] constant(214013)
   s = s64[] constant(45873526546)
   p = s64[] multiply(a, s)
@@ -139,7 +139,7 @@ func TestWideIntExact(t *testing.T) {
 // TestWideRng: rng's bounds of s64 are read as numbers and its draws
 // carried as bits.
 func TestWideRng(t *testing.T) {
-	v := evalText(t, `ENTRY e {
+	v := EvalText(t, `ENTRY e {
   a = s64[] constant(-5)
   b = s64[] constant(5)
   ROOT r = s64[64] rng(a, b), distribution=rng_uniform
@@ -154,7 +154,7 @@ func TestWideRng(t *testing.T) {
 // reads the operand's bits, as bitcast-convert does (it had kept the
 // values: a u32 array holding 0.739).
 func TestBitcastChangesType(t *testing.T) {
-	v := evalText(t, `ENTRY e {
+	v := EvalText(t, `ENTRY e {
   x = f32[3] constant({1, -2, 0.5})
   b = s32[3] bitcast(x)
   c = u32[3,1] bitcast(x)

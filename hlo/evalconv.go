@@ -18,7 +18,7 @@ func (e *Evaluator) convolution(in *Instruction, ops []*Value) (*Value, error) {
 	if err != nil {
 		return nil, e.fail(in, "%v", err)
 	}
-	n := len(d.ls)
+	n := len(d.LhsSpatial)
 	wv, _ := in.Attr("window")
 	w, err := parseWindow(wv, n)
 	if err != nil {
@@ -35,21 +35,21 @@ func (e *Evaluator) convolution(in *Instruction, ops []*Value) (*Value, error) {
 	l, r := numbers(ops[0]), numbers(ops[1])
 	ld, rd := l.Shape.Dims, r.Shape.Dims
 	lst, rst := strides(ld), strides(rd)
-	cin := rd[d.ri] // input features per group
-	cout := rd[d.ro]
-	if groups < 1 || cout%groups != 0 || ld[d.lf] != cin*groups {
-		return nil, e.fail(in, "feature_group_count %d does not fit lhs features %d and kernel %dx%d", groups, ld[d.lf], cin, cout)
+	cin := rd[d.RhsIn] // input features per group
+	cout := rd[d.RhsOut]
+	if groups < 1 || cout%groups != 0 || ld[d.LhsFeature] != cin*groups {
+		return nil, e.fail(in, "feature_group_count %d does not fit lhs features %d and kernel %dx%d", groups, ld[d.LhsFeature], cin, cout)
 	}
 	outPerGroup := cout / groups
 	// batch_group_count: the lhs batch splits into groups, each feeding
 	// its share of the output features.
-	if bgroups < 1 || ld[d.lb]%bgroups != 0 || cout%bgroups != 0 || (bgroups > 1 && groups > 1) {
-		return nil, e.fail(in, "batch_group_count %d does not fit lhs batch %d and kernel outputs %d", bgroups, ld[d.lb], cout)
+	if bgroups < 1 || ld[d.LhsBatch]%bgroups != 0 || cout%bgroups != 0 || (bgroups > 1 && groups > 1) {
+		return nil, e.fail(in, "batch_group_count %d does not fit lhs batch %d and kernel outputs %d", bgroups, ld[d.LhsBatch], cout)
 	}
-	batchPerGroup, outPerBatchGroup := ld[d.lb]/bgroups, cout/bgroups
+	batchPerGroup, outPerBatchGroup := ld[d.LhsBatch]/bgroups, cout/bgroups
 	// Kernel spatial positions, enumerated once.
 	ksz := int64(1)
-	for _, k := range w.size {
+	for _, k := range w.Size {
 		ksz *= k
 	}
 	out := newArray(s)
@@ -60,36 +60,36 @@ func (e *Evaluator) convolution(in *Instruction, ops []*Value) (*Value, error) {
 		kidx := make([]int64, n)
 		for o := lo; o < hi; o++ {
 			unflatten(int64(o), s.Dims, idx)
-			b, of := idx[d.ob], idx[d.of]
+			b, of := idx[d.OutBatch], idx[d.OutFeature]
 			g := of / outPerGroup
 			var sum float64
 			for k := int64(0); k < ksz; k++ {
-				unflatten(k, w.size, kidx)
-				loff := (of/outPerBatchGroup*batchPerGroup + b) * lst[d.lb]
-				roff := of * rst[d.ro]
+				unflatten(k, w.Size, kidx)
+				loff := (of/outPerBatchGroup*batchPerGroup + b) * lst[d.LhsBatch]
+				roff := of * rst[d.RhsOut]
 				valid := true
 				for sp := 0; sp < n && valid; sp++ {
 					// Position in the dilated, padded input.
-					p := idx[d.os[sp]]*w.stride[sp] - w.padLo[sp] + kidx[sp]*w.rhsDil[sp]
-					if p < 0 || p%w.lhsDil[sp] != 0 || p/w.lhsDil[sp] >= ld[d.ls[sp]] {
+					p := idx[d.OutSpatial[sp]]*w.Stride[sp] - w.PadLo[sp] + kidx[sp]*w.RhsDil[sp]
+					if p < 0 || p%w.LhsDil[sp] != 0 || p/w.LhsDil[sp] >= ld[d.LhsSpatial[sp]] {
 						valid = false
 						break
 					}
-					loff += p / w.lhsDil[sp] * lst[d.ls[sp]]
+					loff += p / w.LhsDil[sp] * lst[d.LhsSpatial[sp]]
 					kpos := kidx[sp]
-					if w.rhsRev != nil && w.rhsRev[sp] {
-						kpos = w.size[sp] - 1 - kpos // the kernel is read back to front
+					if w.RhsRev != nil && w.RhsRev[sp] {
+						kpos = w.Size[sp] - 1 - kpos // the kernel is read back to front
 					}
-					roff += kpos * rst[d.rs[sp]]
+					roff += kpos * rst[d.RhsSpatial[sp]]
 				}
 				if !valid {
 					continue
 				}
 				for c := int64(0); c < cin; c++ {
-					sum += l.Data[loff+(g*cin+c)*lst[d.lf]] * r.Data[roff+c*rst[d.ri]]
+					sum += l.Data[loff+(g*cin+c)*lst[d.LhsFeature]] * r.Data[roff+c*rst[d.RhsIn]]
 				}
 			}
-			out.Data[o] = round(s.Elem, sum)
+			out.Data[o] = Round(s.Elem, sum)
 		}
 	})
 	return out, nil
@@ -217,7 +217,7 @@ func (e *Evaluator) reduceWindow(in *Instruction, ops []*Value) (*Value, error) 
 	if n == 1 {
 		fast = e.reducer(c)
 	}
-	wsz := prod(w.size)
+	wsz := Prod(w.Size)
 	outs := make([]*Value, n)
 	for i := range outs {
 		outs[i] = newArray(outShapes[i])
@@ -234,15 +234,15 @@ func (e *Evaluator) reduceWindow(in *Instruction, ops []*Value) (*Value, error) 
 			acc[i] = ops[n+i].Data[0]
 		}
 		for k := int64(0); k < wsz; k++ {
-			unflatten(k, w.size, ki)
+			unflatten(k, w.Size, ki)
 			ok := true
 			for d := 0; d < rank; d++ {
-				p := oi[d]*w.stride[d] - w.padLo[d] + ki[d]*w.rhsDil[d]
-				if p < 0 || p%w.lhsDil[d] != 0 || p/w.lhsDil[d] >= src.Shape.Dims[d] {
+				p := oi[d]*w.Stride[d] - w.PadLo[d] + ki[d]*w.RhsDil[d]
+				if p < 0 || p%w.LhsDil[d] != 0 || p/w.LhsDil[d] >= src.Shape.Dims[d] {
 					ok = false
 					break
 				}
-				si[d] = p / w.lhsDil[d]
+				si[d] = p / w.LhsDil[d]
 			}
 			if !ok {
 				continue

@@ -72,7 +72,7 @@ func TestEvalConvolution(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			x, w := randArr(r, "f32", c.x...), randArr(r, "f32", c.w...)
-			v := evalText(t, c.src, x, w)
+			v := EvalText(t, c.src, x, w)
 			want := naiveConv(x, w, c.stride, c.pad, c.groups, c.oh, c.oh)
 			require.Len(t, v.Data, len(want))
 			for i := range want {
@@ -82,12 +82,12 @@ func TestEvalConvolution(t *testing.T) {
 	}
 	// A convolution with no spatial dimensions is a matmul (how TPU dumps print dots).
 	a, b := randArr(r, "f32", 3, 4), randArr(r, "f32", 4, 2)
-	conv := evalText(t, `ENTRY e {
+	conv := EvalText(t, `ENTRY e {
   a = f32[3,4] parameter(0)
   b = f32[4,2] parameter(1)
   ROOT c = f32[3,2] convolution(a, b), dim_labels=bf_io->bf
 }`, a, b)
-	dot := evalText(t, `ENTRY e {
+	dot := EvalText(t, `ENTRY e {
   a = f32[3,4] parameter(0)
   b = f32[4,2] parameter(1)
   ROOT c = f32[3,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
@@ -96,7 +96,7 @@ func TestEvalConvolution(t *testing.T) {
 }
 
 func TestEvalPadAndDynamicSlices(t *testing.T) {
-	v := evalText(t, `ENTRY e {
+	v := EvalText(t, `ENTRY e {
   x = f32[2,2] parameter(0)
   z = f32[] constant(0)
   p = f32[3,4] pad(x, z), padding=1_0x0_1_1
@@ -106,7 +106,7 @@ func TestEvalPadAndDynamicSlices(t *testing.T) {
   u = f32[1,2] constant({{9, 8}})
   dus = f32[2,2] dynamic-update-slice(x, u, i, i)
   ROOT t = (f32[3,4], f32[2,2], f32[2,2]) tuple(p, ds, dus)
-}`, arr("f32", []int64{2, 2}, 1, 2, 3, 4))
+}`, Arr("f32", []int64{2, 2}, 1, 2, 3, 4))
 	require.Equal(t, []float64{0, 0, 0, 0, 1, 0, 2, 0, 3, 0, 4, 0}, v.Tuple[0].Data, "edge and interior padding")
 	require.Equal(t, []float64{2, 0, 4, 0}, v.Tuple[1].Data, "start 7 clamps to 2")
 	require.Equal(t, []float64{1, 2, 9, 8}, v.Tuple[2].Data, "column start 1 clamps to 0 so the [1,2] update fits")
@@ -131,7 +131,7 @@ func TestEvalCorpusConvolutions(t *testing.T) {
 }
 
 func TestEvalReduceWindow(t *testing.T) {
-	v := evalText(t, `
+	v := EvalText(t, `
 mx {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -149,7 +149,7 @@ ENTRY e {
   pool = f32[2,2] reduce-window(x, ninf), window={size=2x2 stride=2x2}, to_apply=mx
   cum = f32[4,4] reduce-window(x, z), window={size=1x4 pad=0_0x3_0}, to_apply=add
   ROOT t = (f32[2,2], f32[4,4]) tuple(pool, cum)
-}`, arr("f32", []int64{4, 4}, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))
+}`, Arr("f32", []int64{4, 4}, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))
 	require.Equal(t, []float64{6, 8, 14, 16}, v.Tuple[0].Data, "2x2 max pooling")
 	require.Equal(t, []float64{1, 3, 6, 10, 5, 11, 18, 26, 9, 19, 30, 42, 13, 27, 42, 58}, v.Tuple[1].Data, "cumulative sums along rows")
 }

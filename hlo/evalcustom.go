@@ -6,10 +6,10 @@ func (e *Evaluator) neuronActivation(in *Instruction, ops []*Value) (*Value, err
 	if len(ops) != 1 || ops[0].Shape.IsTuple || !SameShape(ops[0].Shape, in.Shape) {
 		return nil, e.fail(in, "an activation custom call takes one array of the result's shape")
 	}
-	f := neuronActivations[NeuronActivation(in)]
+	f := NeuronActivations[NeuronActivation(in)]
 	out := &Value{Shape: in.Shape, Data: make([]float64, len(ops[0].Data))}
 	for i, x := range ops[0].Data {
-		out.Data[i] = round(in.Shape.Elem, f(x))
+		out.Data[i] = Round(in.Shape.Elem, f(x))
 	}
 	return out, nil
 }
@@ -47,14 +47,14 @@ func (e *Evaluator) gemm(in *Instruction, ops []*Value) (*Value, error) {
 	for i, x := range v.Data {
 		y := x
 		if alpha != 1 {
-			y = round(d.Shape.Elem, alpha*x)
+			y = Round(d.Shape.Elem, alpha*x)
 		}
 		if beta != 0 {
 			c := ops[2].Data[i]
 			if beta != 1 {
-				c = round(d.Shape.Elem, beta*c)
+				c = Round(d.Shape.Elem, beta*c)
 			}
-			y = round(d.Shape.Elem, y+c)
+			y = Round(d.Shape.Elem, y+c)
 		}
 		out.Data[i] = y
 	}
@@ -88,17 +88,17 @@ func (e *Evaluator) raggedDot(in *Instruction, ops []*Value) (*Value, error) {
 	sizes := numbers(ops[2]).Data
 	// The groups' ends for each position of the context dims.
 	var ends [][]int64
-	for c := int64(0); c < int64(len(sizes)); c += d.groups {
-		ends = append(ends, groupEnds(sizes[c:c+d.groups], l.Shape.Dims[d.lr]))
+	for c := int64(0); c < int64(len(sizes)); c += d.Groups {
+		ends = append(ends, groupEnds(sizes[c:c+d.Groups], l.Shape.Dims[d.LhsRagged]))
 	}
-	ctxDims := make([]int64, len(d.ctx))
-	for i, c := range d.ctx {
+	ctxDims := make([]int64, len(d.SizeDims))
+	for i, c := range d.SizeDims {
 		ctxDims[i] = l.Shape.Dims[c]
 	}
-	ctxAt := make([]int64, len(d.ctx))
+	ctxAt := make([]int64, len(d.SizeDims))
 	li := make([]int64, len(l.Shape.Dims)) // the lhs index of the term
 	group := func(pos int64) int64 {       // -1 past the last group
-		for i, c := range d.ctx {
+		for i, c := range d.SizeDims {
 			ctxAt[i] = li[c]
 		}
 		for j, end := range ends[flat(ctxAt, ctxDims)] {
@@ -108,14 +108,14 @@ func (e *Evaluator) raggedDot(in *Instruction, ops []*Value) (*Value, error) {
 		}
 		return -1
 	}
-	lf := freeDims(len(l.Shape.Dims), d.lb, d.lc)
+	lf := freeDims(len(l.Shape.Dims), d.LhsBatch, d.LhsContracting)
 	rf := d.rhsFree(len(r.Shape.Dims))
 	ls, rs := strides(l.Shape.Dims), strides(r.Shape.Dims)
-	cdims := make([]int64, len(d.lc))
-	for i, c := range d.lc {
+	cdims := make([]int64, len(d.LhsContracting))
+	for i, c := range d.LhsContracting {
 		cdims[i] = l.Shape.Dims[c]
 	}
-	nc := prod(cdims)
+	nc := Prod(cdims)
 	out := newArray(in.Shape)
 	idx := make([]int64, len(in.Shape.Dims))
 	ci := make([]int64, len(cdims))
@@ -123,14 +123,14 @@ func (e *Evaluator) raggedDot(in *Instruction, ops []*Value) (*Value, error) {
 		unflatten(int64(o), in.Shape.Dims, idx)
 		k := 0
 		g := int64(-1)
-		if d.mode == 2 {
+		if d.Mode == 2 {
 			g, k = idx[0], 1
 		}
 		var lbase, rbase int64
-		for i := range d.lb {
-			li[d.lb[i]] = idx[k]
-			lbase += idx[k] * ls[d.lb[i]]
-			rbase += idx[k] * rs[d.rb[i]]
+		for i := range d.LhsBatch {
+			li[d.LhsBatch[i]] = idx[k]
+			lbase += idx[k] * ls[d.LhsBatch[i]]
+			rbase += idx[k] * rs[d.RhsBatch[i]]
 			k++
 		}
 		for _, f := range lf {
@@ -142,31 +142,31 @@ func (e *Evaluator) raggedDot(in *Instruction, ops []*Value) (*Value, error) {
 			rbase += idx[k] * rs[f]
 			k++
 		}
-		switch d.mode {
+		switch d.Mode {
 		case 1, 3:
-			j := group(li[d.lr])
+			j := group(li[d.LhsRagged])
 			if j < 0 {
 				continue // past the last group: zero
 			}
-			if d.mode == 1 {
-				rbase += j * rs[d.rg]
+			if d.Mode == 1 {
+				rbase += j * rs[d.RhsGroup]
 			}
 		}
 		var sum float64
 		for c := range nc {
 			unflatten(c, cdims, ci)
 			lo, ro := lbase, rbase
-			for i := range d.lc {
-				li[d.lc[i]] = ci[i]
-				lo += ci[i] * ls[d.lc[i]]
-				ro += ci[i] * rs[d.rc[i]]
+			for i := range d.LhsContracting {
+				li[d.LhsContracting[i]] = ci[i]
+				lo += ci[i] * ls[d.LhsContracting[i]]
+				ro += ci[i] * rs[d.RhsContracting[i]]
 			}
-			other := d.mode == 2 && group(li[d.lr]) != g
+			other := d.Mode == 2 && group(li[d.LhsRagged]) != g
 			if !other { // another group's terms are not this result's
 				sum += l.Data[lo] * r.Data[ro]
 			}
 		}
-		out.Data[o] = round(in.Shape.Elem, sum)
+		out.Data[o] = Round(in.Shape.Elem, sum)
 	}
 	return out, nil
 }

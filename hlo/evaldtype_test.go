@@ -54,9 +54,9 @@ func TestEvalDtypesAgainstFloat64(t *testing.T) {
   ROOT t = (%[1]s[%[2]d,%[4]d], %[1]s[%[2]d,%[3]d], %[1]s[%[2]d,%[3]d], %[1]s[%[2]d,%[3]d], %[1]s[%[2]d,%[3]d], %[1]s[%[2]d,%[3]d], %[1]s[%[2]d,%[3]d]) tuple(d, s, p, q, ex, th, rs)
 }`, elem, m, k, n)
 			rnd := func(dims ...int64) *Value {
-				v := arr(elem, dims, make([]float64, dims[0]*dims[1])...)
+				v := Arr(elem, dims, make([]float64, dims[0]*dims[1])...)
 				for i := range v.Data {
-					v.Data[i] = round(elem, 4*r.Float64()-2)
+					v.Data[i] = Round(elem, 4*r.Float64()-2)
 					if v.Data[i] == 0 {
 						v.Data[i] = 0.5
 					}
@@ -64,10 +64,10 @@ func TestEvalDtypesAgainstFloat64(t *testing.T) {
 				return v
 			}
 			a, b, x, y := rnd(m, k), rnd(k, n), rnd(m, k), rnd(m, k)
-			v := evalText(t, src, a, b, x, y)
+			v := EvalText(t, src, a, b, x, y)
 			check := func(name string, got, want float64) {
 				t.Helper()
-				require.Equal(t, round(elem, got), got, "%s %s: %v is not a value of the type", elem, name, got)
+				require.Equal(t, Round(elem, got), got, "%s %s: %v is not a value of the type", elem, name, got)
 				tol := ulpTolerance[elem] * ulp(elem, want)
 				require.LessOrEqual(t, math.Abs(got-want), tol, "%s %s: got %v, float64 reference %v", elem, name, got, want)
 			}

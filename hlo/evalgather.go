@@ -287,7 +287,7 @@ func applyFast(op, elem string, a, x float64, assign bool) float64 {
 	case "or":
 		a = float64(int64(a) | int64(x))
 	}
-	return round(elem, a)
+	return Round(elem, a)
 }
 
 func scalar(elem string, x float64) *Value {

@@ -279,13 +279,13 @@ func (e *Evaluator) evalMore(in *Instruction, ops []*Value) (*Value, bool, error
 		return v, true, err
 	}
 	op := in.Opcode
-	if n := minOperands[op]; len(ops) < n || collectives[op] && len(ops) == 0 {
+	if n := minOperands[op]; len(ops) < n || IsCollective(op) && len(ops) == 0 {
 		return nil, true, e.fail(in, "takes at least %d operand(s), has %d", max(n, 1), len(ops))
 	}
 	var v *Value
 	var err error
 	switch {
-	case collectives[op]:
+	case IsCollective(op):
 		v, err = e.collective(in, ops)
 	case op == "ragged-all-to-all":
 		if e.spmd != nil && GroupSize(in) != 1 {
@@ -370,10 +370,7 @@ func EvaluatorOps() []string {
 	for _, op := range strings.Fields(structuralOps) {
 		set[op] = true
 	}
-	for op := range elementwise {
-		set[op] = true
-	}
-	for op := range collectives {
+	for _, op := range append(ElementwiseOps(), CollectiveOps()...) {
 		set[op] = true
 	}
 	out := make([]string, 0, len(set))

@@ -70,13 +70,13 @@ func (e *Evaluator) batchNorm(in *Instruction, ops []*Value) (*Value, error) {
 		out := make([]float64, len(x.Data))
 		for i, v := range x.Data {
 			f := l.feature(int64(i))
-			out[i] = round(elem, (v-mean[f])/math.Sqrt(variance[f]+eps)*scale[f]+offset[f])
+			out[i] = Round(elem, (v-mean[f])/math.Sqrt(variance[f]+eps)*scale[f]+offset[f])
 		}
 		return out
 	}
 	roundAll := func(v []float64) []float64 {
 		for i := range v {
-			v[i] = round(elem, v[i])
+			v[i] = Round(elem, v[i])
 		}
 		return v
 	}
@@ -112,11 +112,11 @@ func (e *Evaluator) batchNorm(in *Instruction, ops []*Value) (*Value, error) {
 		f := l.feature(int64(i))
 		inv := 1 / math.Sqrt(variance[f]+eps)
 		xc := x.Data[i] - mean[f]
-		dx[i] = round(elem, scale[f]*inv/n*(n*g-sumDy[f]-xc*sumDyXc[f]*inv*inv))
+		dx[i] = Round(elem, scale[f]*inv/n*(n*g-sumDy[f]-xc*sumDyXc[f]*inv*inv))
 	}
 	dScale := make([]float64, l.features)
 	for f := range dScale {
-		dScale[f] = round(elem, sumDyXc[f]/math.Sqrt(variance[f]+eps))
+		dScale[f] = Round(elem, sumDyXc[f]/math.Sqrt(variance[f]+eps))
 	}
 	return tupleOf(in.Shape, dx, dScale, roundAll(sumDy)), nil
 }

@@ -1,10 +1,11 @@
-package hlo
+package hlo_test
 
 import (
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,19 +31,19 @@ ENTRY main {
   ROOT g = f32[4] get-tuple-element(call.0), index=1
 }
 `
-	m, err := Parse("t.hlo", src)
+	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, Verify("t.hlo", m))
+	require.NoError(t, hlo.Verify("t.hlo", m))
 	var names []string
 	for _, c := range m.Computations {
 		names = append(names, c.Name)
 	}
 	require.Equal(t, []string{"fusion.0.calls", "call.0.to_apply", "main"}, names)
 	require.Equal(t, "main", m.Entry.Name)
-	v := evalText(t, m.String(), arr("f32", []int64{4}, 1, 2, 3, 4))
+	v := hlo.EvalText(t, m.String(), hlo.Arr("f32", []int64{4}, 1, 2, 3, 4))
 	require.Equal(t, []float64{-2, -4, -6, -8}, v.Data)
 	// Printed, it reads back the same.
-	m2, err := Parse("printed", m.String())
+	m2, err := hlo.Parse("printed", m.String())
 	require.NoError(t, err)
 	require.Equal(t, m.String(), m2.String())
 
@@ -51,7 +52,7 @@ ENTRY main {
 	for range 40 {
 		deep += ", to_apply={\n b = f32[] parameter(0)"
 	}
-	_, err = Parse("t.hlo", deep+"\n}\n")
+	_, err = hlo.Parse("t.hlo", deep+"\n}\n")
 	require.ErrorContains(t, err, "inline computations nest more than 32 deep")
 }
 
@@ -83,32 +84,32 @@ ENTRY e {
   t.add = f32[2,3] add(y, y)
   ROOT t = (f32[2,3], pred[], f32[2,3]) tuple(y, c, t.add)
 }`
-	m, err := Parse("n.hlo", nested)
+	m, err := hlo.Parse("n.hlo", nested)
 	require.NoError(t, err)
-	require.NoError(t, Verify("n.hlo", m))
-	w, err := Parse("w.hlo", written)
+	require.NoError(t, hlo.Verify("n.hlo", m))
+	w, err := hlo.Parse("w.hlo", written)
 	require.NoError(t, err)
 	var names []string
 	for _, in := range m.Entry.Instructions {
 		names = append(names, in.Name)
 	}
 	require.Equal(t, []string{"x.parameter", "x", "y.constant", "y.broadcast", "y", "c.parameter", "c.constant", "c", "t.add", "t"}, names)
-	args := []*Value{{Shape: &Shape{Elem: "f32", Dims: []int64{2}}, Data: []float64{1, -2}}, {Shape: &Shape{Elem: "s32"}, Data: []float64{3}}}
-	got, err := (&Evaluator{File: "n.hlo", M: m}).Run(args)
+	args := []*hlo.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{2}}, Data: []float64{1, -2}}, {Shape: &hlo.Shape{Elem: "s32"}, Data: []float64{3}}}
+	got, err := (&hlo.Evaluator{File: "n.hlo", M: m}).Run(args)
 	require.NoError(t, err)
-	want, err := (&Evaluator{File: "w.hlo", M: w}).Run(args)
+	want, err := (&hlo.Evaluator{File: "w.hlo", M: w}).Run(args)
 	require.NoError(t, err)
 	requireSameBits(t, "nested", want, got)
 
 	// Two of one opcode in one holder get numbered names.
-	m, err = Parse("n.hlo", "ENTRY e {\n  ROOT a = f32[] add(f32[] constant(1), f32[] constant(2))\n}")
+	m, err = hlo.Parse("n.hlo", "ENTRY e {\n  ROOT a = f32[] add(f32[] constant(1), f32[] constant(2))\n}")
 	require.NoError(t, err)
 	require.Equal(t, "a.constant", m.Entry.Instructions[0].Name)
 	require.Equal(t, "a.constant.2", m.Entry.Instructions[1].Name)
 
 	deep := "ENTRY e {\n  ROOT a = f32[] negate(" + strings.Repeat("negate(", 5000) + "f32[] constant(1)" + strings.Repeat(")", 5001) + "\n}"
 	start := time.Now()
-	_, err = Parse("deep.hlo", deep)
+	_, err = hlo.Parse("deep.hlo", deep)
 	require.ErrorContains(t, err, "deep.hlo:2:")
 	require.ErrorContains(t, err, "instructions written as operands nest more than 32 deep")
 	require.Less(t, time.Since(start), 2*time.Second)

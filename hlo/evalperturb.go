@@ -85,7 +85,7 @@ func (e *Evaluator) perturbArray(in *Instruction, leaf int, v *Value, ops []*Val
 	h := fnv.New64a()
 	h.Write([]byte(in.Name))
 	key := splitmix(e.Perturb ^ h.Sum64() ^ uint64(leaf)*0x9e3779b97f4a7c15)
-	rnd := rounder(v.Shape.Elem)
+	rnd := Rounder(v.Shape.Elem)
 	parallelFor(len(v.Data), 8, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := v.Data[i]
@@ -128,10 +128,10 @@ func termsPerElement(in *Instruction, leaf int, ops []*Value, v *Value) int64 {
 	case "convolution":
 		labels, _ := in.Attr("dim_labels")
 		d, err := parseDimLabels(labels)
-		if err != nil || d.ro >= len(ops[1].Shape.Dims) {
+		if err != nil || d.RhsOut >= len(ops[1].Shape.Dims) {
 			return 1
 		}
-		return elems(ops[1]) / max(ops[1].Shape.Dims[d.ro], 1) // window x input features
+		return elems(ops[1]) / max(ops[1].Shape.Dims[d.RhsOut], 1) // window x input features
 	case "reduce":
 		return elems(ops[0]) / elems(v)
 	case "reduce-window":
@@ -141,7 +141,7 @@ func termsPerElement(in *Instruction, leaf int, ops []*Value, v *Value) int64 {
 			return 1
 		}
 		k := int64(1)
-		for _, n := range w.size {
+		for _, n := range w.Size {
 			k *= n
 		}
 		return k

@@ -40,7 +40,7 @@ func TestPerturbMovesRoundedResultsByAnULP(t *testing.T) {
 			g := a.Tuple[k].Data[i]
 			_, e := math.Frexp(w)
 			require.LessOrEqual(t, math.Abs(g-w), math.Ldexp(1, e-1-mant), "output %d element %d", k, i)
-			require.Equal(t, g, round(exact.Tuple[k].Shape.Elem, g), "stays a value of its type")
+			require.Equal(t, g, Round(exact.Tuple[k].Shape.Elem, g), "stays a value of its type")
 			if g != w {
 				moved++
 			}

@@ -162,7 +162,7 @@ ENTRY e {
 			again, err := Parse("r.expanded", x.String())
 			require.NoError(t, err, x.String())
 			require.NoError(t, Verify("r.expanded", again), x.String())
-			require.False(t, hasOpcode(again.Entry, "rng"))
+			require.False(t, HasOpcode(again.Entry, "rng"))
 			got, err := (&Evaluator{File: "r.expanded", M: again}).Run(nil)
 			require.NoError(t, err)
 			require.Empty(t, BitDiff(want, got), name)

@@ -1,20 +1,21 @@
-package hlo
+package hlo_test
 
 import (
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
 func TestScheduleForMemory(t *testing.T) {
 	const layers = 12
-	m, err := Parse("b.hlo", backwardModule(layers))
+	m, err := hlo.Parse("b.hlo", backwardModule(layers))
 	require.NoError(t, err)
-	require.NoError(t, Verify("b.hlo", m))
+	require.NoError(t, hlo.Verify("b.hlo", m))
 	c := m.Entry
 	before := peakBytes(c)
-	orig := append([]*Instruction(nil), c.Instructions...)
-	ScheduleForMemory(c)
+	orig := append([]*hlo.Instruction(nil), c.Instructions...)
+	hlo.ScheduleForMemory(c)
 	after := peakBytes(c)
 	t.Logf("peak live bytes: %d printed order, %d scheduled", before, after)
 	// Printed: every a_i and g_i live at once (2 x 12 x 16 KiB); scheduled:
@@ -36,18 +37,18 @@ func TestScheduleForMemory(t *testing.T) {
 	require.Equal(t, c.Root, c.Instructions[len(c.Instructions)-1], "root last")
 	require.Less(t, pos["s0"], pos["s1"], "side effects keep their order")
 	// Deterministic.
-	m2, _ := Parse("b.hlo", backwardModule(layers))
-	ScheduleForMemory(m2.Entry)
+	m2, _ := hlo.Parse("b.hlo", backwardModule(layers))
+	hlo.ScheduleForMemory(m2.Entry)
 	for i := range c.Instructions {
 		require.Equal(t, c.Instructions[i].Name, m2.Entry.Instructions[i].Name)
 	}
 	// The schedule changes no value.
-	m3, _ := Parse("b.hlo", backwardModule(layers))
-	args, err := RandomArgs(m3, 1)
+	m3, _ := hlo.Parse("b.hlo", backwardModule(layers))
+	args, err := hlo.RandomArgs(m3, 1)
 	require.NoError(t, err)
-	want, err := (&Evaluator{File: "b.hlo", M: m3}).Run(args)
+	want, err := (&hlo.Evaluator{File: "b.hlo", M: m3}).Run(args)
 	require.NoError(t, err)
-	got, err := (&Evaluator{File: "b.hlo", M: m}).Run(args)
+	got, err := (&hlo.Evaluator{File: "b.hlo", M: m}).Run(args)
 	require.NoError(t, err)
 	for i := range want.Tuple {
 		require.Equal(t, want.Tuple[i].Data, got.Tuple[i].Data)

@@ -43,7 +43,7 @@ func (e *Evaluator) selectAndScatter(in *Instruction, ops []*Value) (*Value, err
 		out.Data[i] = init.Data[0]
 	}
 	wsz := int64(1)
-	for _, k := range w.size {
+	for _, k := range w.Size {
 		wsz *= k
 	}
 	oi := make([]int64, n)
@@ -55,10 +55,10 @@ func (e *Evaluator) selectAndScatter(in *Instruction, ops []*Value) (*Value, err
 		best := int64(-1)
 		var bv float64
 		for k := int64(0); k < wsz; k++ {
-			unflatten(k, w.size, ki)
+			unflatten(k, w.Size, ki)
 			ok := true
 			for d := 0; d < n; d++ {
-				p := oi[d]*w.stride[d] - w.padLo[d] + ki[d]
+				p := oi[d]*w.Stride[d] - w.PadLo[d] + ki[d]
 				if p < 0 || p >= src.Shape.Dims[d] {
 					ok = false
 					break

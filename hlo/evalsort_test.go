@@ -10,7 +10,7 @@ import (
 // wide makes an s64/u64 array from integers, carried as bits as the
 // evaluator carries them.
 func wide(elem string, dims []int64, xs ...uint64) *Value {
-	v := arr(elem, dims)
+	v := Arr(elem, dims)
 	for _, x := range xs {
 		v.Data = append(v.Data, math.Float64frombits(x))
 	}
@@ -82,7 +82,7 @@ ENTRY e {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			require.Equal(t, c.want, wideInts(evalText(t, c.src, c.in)))
+			require.Equal(t, c.want, wideInts(EvalText(t, c.src, c.in)))
 		})
 	}
 }

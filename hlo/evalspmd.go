@@ -522,7 +522,7 @@ func (e *Evaluator) combineAll(in *Instruction, c *Computation, parts []*Value) 
 	}
 	if accElem != elem {
 		for j, x := range out.Data {
-			out.Data[j] = round(elem, x)
+			out.Data[j] = Round(elem, x)
 		}
 	}
 	return out, nil

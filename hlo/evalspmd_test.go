@@ -286,7 +286,7 @@ ENTRY e {
 // results (XLA's shape), a variadic all-gather-start ((operands), (results)),
 // and each -done the results (the evaluator had wrapped the first).
 func TestVariadicStartForms(t *testing.T) {
-	v := evalText(t, spmdAdd+`ENTRY e {
+	v := EvalText(t, spmdAdd+`ENTRY e {
   a = f32[2] constant({1, 2})
   b = f32[2] constant({3, 4})
   s = (f32[2], f32[2]) all-reduce-start(a, b), to_apply=add

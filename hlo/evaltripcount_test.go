@@ -1,9 +1,10 @@
-package hlo
+package hlo_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -26,11 +27,11 @@ func TestTripCount(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := Parse("m.hlo", c.src)
+			m, err := hlo.Parse("m.hlo", c.src)
 			require.NoError(t, err)
-			require.NoError(t, Verify("m.hlo", m))
+			require.NoError(t, hlo.Verify("m.hlo", m))
 			entry := m.Computation("e")
-			n, ok := m.TripCount(entry, entry.def("w"))
+			n, ok := m.TripCount(entry, entry.Def("w"))
 			if c.want < 0 {
 				require.False(t, ok, "trip count %d", n)
 				return
@@ -39,9 +40,9 @@ func TestTripCount(t *testing.T) {
 			require.Equal(t, c.want, n)
 			if c.want > 0 && !strings.HasPrefix(c.name, "recorded") {
 				// The evaluator agrees.
-				_, err := (&Evaluator{File: "m.hlo", M: m, MaxWhileIterations: int(c.want)}).Run([]*Value{arr("f32", []int64{4, 8}, make([]float64, 32)...)})
+				_, err := (&hlo.Evaluator{File: "m.hlo", M: m, MaxWhileIterations: int(c.want)}).Run([]*hlo.Value{hlo.Arr("f32", []int64{4, 8}, make([]float64, 32)...)})
 				require.NoError(t, err)
-				_, err = (&Evaluator{File: "m.hlo", M: m, MaxWhileIterations: int(c.want) - 1}).Run([]*Value{arr("f32", []int64{4, 8}, make([]float64, 32)...)})
+				_, err = (&hlo.Evaluator{File: "m.hlo", M: m, MaxWhileIterations: int(c.want) - 1}).Run([]*hlo.Value{hlo.Arr("f32", []int64{4, 8}, make([]float64, 32)...)})
 				require.Error(t, err)
 			}
 		})

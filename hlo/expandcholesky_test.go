@@ -1,10 +1,11 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -63,10 +64,10 @@ ENTRY e {
   ROOT c = %[1]s cholesky(a), lower=%[8]v
 }
 `, shape, batchList(c.batch), r-1, c.n, r-2, c.batch, dir, c.lower)
-			m, err := Parse("ch.hlo", src)
+			m, err := hlo.Parse("ch.hlo", src)
 			require.NoError(t, err)
-			require.NoError(t, Verify("ch.hlo", m))
-			args, err := RandomArgs(m, 4)
+			require.NoError(t, hlo.Verify("ch.hlo", m))
+			args, err := hlo.RandomArgs(m, 4)
 			require.NoError(t, err)
 			// The SPD matrix, evaluated apart.
 			spdM := m.Clone()
@@ -76,9 +77,9 @@ ENTRY e {
 					spdM.Entry.Root, in.IsRoot = in, true
 				}
 			}
-			spd, err := (&Evaluator{File: "ch.hlo", M: spdM}).Run(args)
+			spd, err := (&hlo.Evaluator{File: "ch.hlo", M: spdM}).Run(args)
 			require.NoError(t, err)
-			got, err := (&Evaluator{File: "ch.hlo", M: m}).Run(args)
+			got, err := (&hlo.Evaluator{File: "ch.hlo", M: m}).Run(args)
 			require.NoError(t, err)
 			n := c.n
 			for b := 0; b < len(spd.Data)/(n*n); b++ {
@@ -96,13 +97,13 @@ ENTRY e {
 		})
 	}
 	// Not positive definite: that batch element is NaN, the other not.
-	m, err := Parse("ch.hlo", `HloModule ch
+	m, err := hlo.Parse("ch.hlo", `HloModule ch
 ENTRY e {
   a = f32[2,3,3] constant({{{4, 0, 0}, {2, 5, 0}, {1, 1, 6}}, {{1, 0, 0}, {2, 1, 0}, {0, 0, 1}}})
   ROOT c = f32[2,3,3] cholesky(a), lower=true
 }`)
 	require.NoError(t, err)
-	out, err := (&Evaluator{File: "ch.hlo", M: m}).Run(nil)
+	out, err := (&hlo.Evaluator{File: "ch.hlo", M: m}).Run(nil)
 	require.NoError(t, err)
 	require.Equal(t, []float64{2, 0, 0, 1, 2, 0}, out.Data[:6])
 	for _, v := range out.Data[9:] {

@@ -89,7 +89,7 @@ func (x *rewriter) expandConv(lhs, rhs *Instruction) error {
 	if err != nil {
 		return x.errorf("%v", err)
 	}
-	n := len(d.ls)
+	n := len(d.LhsSpatial)
 	wv, _ := in.Attr("window")
 	w, err := parseWindow(wv, n)
 	if err != nil {
@@ -103,18 +103,18 @@ func (x *rewriter) expandConv(lhs, rhs *Instruction) error {
 		return x.errorf("operand ranks do not match dim_labels %s", labels)
 	}
 	for i := 0; i < n; i++ {
-		if w.stride[i] < 1 || w.lhsDil[i] < 1 || w.rhsDil[i] < 1 {
+		if w.Stride[i] < 1 || w.LhsDil[i] < 1 || w.RhsDil[i] < 1 {
 			return x.errorf("window strides and dilations must be positive")
 		}
 	}
-	g := geometry{n: n, stride: w.stride, rhsDil: w.rhsDil, acc: accumulationType(in.Shape.Elem)}
+	g := geometry{n: n, stride: w.Stride, rhsDil: w.RhsDil, acc: accumulationType(in.Shape.Elem)}
 
 	// Canonical operands.
-	lperm := append(append([]int64{int64(d.lb)}, ints64(d.ls)...), int64(d.lf))
+	lperm := append(append([]int64{int64(d.LhsBatch)}, ints64(d.LhsSpatial)...), int64(d.LhsFeature))
 	L := x.transpose(lhs, lperm)
-	R := x.transpose(rhs, append(ints64(d.rs), int64(d.ri), int64(d.ro)))
+	R := x.transpose(rhs, append(ints64(d.RhsSpatial), int64(d.RhsIn), int64(d.RhsOut)))
 	var rev []int64
-	for i, r := range w.rhsRev {
+	for i, r := range w.RhsRev {
 		if r {
 			rev = append(rev, int64(i))
 		}
@@ -131,14 +131,14 @@ func (x *rewriter) expandConv(lhs, rhs *Instruction) error {
 		s := L.Shape.Dims[1+i]
 		dil := int64(0)
 		if s > 0 {
-			dil = (s-1)*w.lhsDil[i] + 1
+			dil = (s-1)*w.LhsDil[i] + 1
 		}
-		pdims[1+i] = dil + w.padLo[i] + w.padHi[i]
+		pdims[1+i] = dil + w.PadLo[i] + w.PadHi[i]
 		if pdims[1+i] < 0 {
 			pdims[1+i] = 0
 		}
-		cfg[1+i] = fmt.Sprintf("%d_%d_%d", w.padLo[i], w.padHi[i], w.lhsDil[i]-1)
-		needPad = needPad || w.padLo[i] != 0 || w.padHi[i] != 0 || w.lhsDil[i] != 1
+		cfg[1+i] = fmt.Sprintf("%d_%d_%d", w.PadLo[i], w.PadHi[i], w.LhsDil[i]-1)
+		needPad = needPad || w.PadLo[i] != 0 || w.PadHi[i] != 0 || w.LhsDil[i] != 1
 	}
 	if needPad {
 		zero := x.constant(L.Shape.Elem, "0")
@@ -149,15 +149,15 @@ func (x *rewriter) expandConv(lhs, rhs *Instruction) error {
 	I, O := R.Shape.Dims[n], R.Shape.Dims[n+1]
 	g.P = make([]int64, n)
 	for i := 0; i < n; i++ {
-		span := (g.K[i]-1)*w.rhsDil[i] + 1
+		span := (g.K[i]-1)*w.RhsDil[i] + 1
 		if pdims[1+i] >= span && g.K[i] > 0 {
-			g.P[i] = (pdims[1+i]-span)/w.stride[i] + 1
+			g.P[i] = (pdims[1+i]-span)/w.Stride[i] + 1
 		}
 	}
 	// The canonical result [B', P..., O] and its permutation to the output.
 	operm := make([]int64, n+2)
-	operm[d.ob], operm[d.of] = 0, int64(n+1)
-	for i, j := range d.os {
+	operm[d.OutBatch], operm[d.OutFeature] = 0, int64(n+1)
+	for i, j := range d.OutSpatial {
 		operm[j] = int64(1 + i)
 	}
 	want := make([]int64, n+2)
@@ -171,7 +171,7 @@ func (x *rewriter) expandConv(lhs, rhs *Instruction) error {
 
 	var res *Instruction
 	switch {
-	case prod(got) == 0 || I == 0:
+	case Prod(got) == 0 || I == 0:
 		zero := x.constant(g.acc, "0")
 		res = x.broadcast(zero, got, nil)
 	case G > 1 && I == 1:
@@ -300,10 +300,10 @@ func (x *rewriter) dense(g geometry, Lp, R *Instruction) *Instruction {
 		return b.emit("dot", g.acc, dims, []*Instruction{X, W},
 			"lhs_contracting_dims", intsText([]int64{int64(n + 1)}), "rhs_contracting_dims", "{0}")
 	}
-	if min(prod(g.K), prod(g.P)) > maxUnrolledTaps {
+	if min(Prod(g.K), Prod(g.P)) > MaxUnrolledTaps {
 		return x.tapLoop(g, Lp, R, dims, term)
 	}
-	if prod(g.K) <= prod(g.P) {
+	if Prod(g.K) <= Prod(g.P) {
 		var sum *Instruction
 		for _, k := range positions(g.K) {
 			sum = x.binary("add", sum, term(x, x.windowSlice(g, Lp, k, true), x.kernelAt(g, R, k)))
@@ -360,7 +360,7 @@ func (x *rewriter) depthwise(g geometry, Lp, R *Instruction, G int64) *Instructi
 		Wb := b.broadcast(b.reshape(W, []int64{G, Og}), wide, []int64{int64(n + 1), int64(n + 2)})
 		return b.reshape(b.binary("multiply", Xb, Wb), out)
 	}
-	if prod(g.K) > maxUnrolledTaps {
+	if Prod(g.K) > MaxUnrolledTaps {
 		return x.tapLoop(g, Lp, R, out, term)
 	}
 	var sum *Instruction
@@ -377,7 +377,7 @@ func (x *rewriter) depthwise(g geometry, Lp, R *Instruction, G int64) *Instructi
 func (x *rewriter) depthwiseBatchGroups(g geometry, Lp, R *Instruction) *Instruction {
 	n := g.n
 	G := Lp.Shape.Dims[0]
-	if prod(g.P) <= prod(g.K) && prod(g.P) <= maxUnrolledTaps {
+	if Prod(g.P) <= Prod(g.K) && Prod(g.P) <= MaxUnrolledTaps {
 		// Per output position: the whole window at once.
 		Rt := x.convert(x.transpose(R, append(append([]int64{int64(n + 1)}, iota64(0, n)...), int64(n))), g.acc)
 		var pieces []*Instruction
@@ -397,7 +397,7 @@ func (x *rewriter) depthwiseBatchGroups(g geometry, Lp, R *Instruction) *Instruc
 		return b.reduceSum(prodK, []int64{int64(n + 1)})
 	}
 	var sum *Instruction
-	if prod(g.K) > maxUnrolledTaps {
+	if Prod(g.K) > MaxUnrolledTaps {
 		sum = x.tapLoop(g, Lp, R, append([]int64{G}, g.P...), term)
 	} else {
 		for _, k := range positions(g.K) {

@@ -1,10 +1,11 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
@@ -57,7 +58,7 @@ var expandConvCases = []struct{ name, text string }{
 func TestExpandConvolutions(t *testing.T) {
 	for _, c := range expandConvCases {
 		t.Run(c.name, func(t *testing.T) {
-			checkExpanded(t, c.name, c.text, ExpandConvolutions)
+			checkExpanded(t, c.name, c.text, hlo.ExpandConvolutions)
 		})
 	}
 }
@@ -65,32 +66,32 @@ func TestExpandConvolutions(t *testing.T) {
 // checkExpanded: the expanded module verifies, holds no instruction of the
 // kind expanded and evaluates within the result type's tolerance of the
 // original.
-func checkExpanded(t *testing.T, name, text string, expand func(*Module) error) {
+func checkExpanded(t *testing.T, name, text string, expand func(*hlo.Module) error) {
 	t.Helper()
-	m, err := Parse(name, text)
+	m, err := hlo.Parse(name, text)
 	require.NoError(t, err)
-	require.NoError(t, Verify(name, m))
-	args, err := RandomArgs(m, 3)
+	require.NoError(t, hlo.Verify(name, m))
+	args, err := hlo.RandomArgs(m, 3)
 	require.NoError(t, err)
-	want, err := (&Evaluator{File: name, M: m, MaxWhileIterations: 1000}).Run(args)
+	want, err := (&hlo.Evaluator{File: name, M: m, MaxWhileIterations: 1000}).Run(args)
 	require.NoError(t, err)
 
 	x := m.Clone()
 	require.NoError(t, expand(x))
-	again, err := Parse(name+".expanded", x.String())
+	again, err := hlo.Parse(name+".expanded", x.String())
 	require.NoError(t, err, x.String())
-	require.NoError(t, Verify(name+".expanded", again), x.String())
+	require.NoError(t, hlo.Verify(name+".expanded", again), x.String())
 	for _, c := range again.Computations {
 		for _, op := range []string{"convolution", "batch-norm-training", "batch-norm-inference", "batch-norm-grad", "reduce-window"} {
-			require.False(t, hasOpcode(c, op), "a %s is left", op)
+			require.False(t, hlo.HasOpcode(c, op), "a %s is left", op)
 		}
 	}
-	got, err := (&Evaluator{File: name + ".expanded", M: again, MaxWhileIterations: 1000}).Run(args)
+	got, err := (&hlo.Evaluator{File: name + ".expanded", M: again, MaxWhileIterations: 1000}).Run(args)
 	require.NoError(t, err)
 	requireClose(t, name, want, got)
 }
 
-func requireClose(t *testing.T, name string, want, got *Value) {
+func requireClose(t *testing.T, name string, want, got *hlo.Value) {
 	t.Helper()
 	require.Equal(t, len(want.Tuple), len(got.Tuple), name)
 	for i := range want.Tuple {
@@ -98,7 +99,7 @@ func requireClose(t *testing.T, name string, want, got *Value) {
 	}
 	require.Equal(t, want.Shape.Elem, got.Shape.Elem, name)
 	require.Equal(t, want.Shape.Dims, got.Shape.Dims, name)
-	d := Compare(got, want)
+	d := hlo.Compare(got, want)
 	require.Zero(t, d.Mismatches, "%s: %d elements beyond tolerance; first at %d: %v, want %v", name, d.Mismatches, d.First, d.FirstGot, d.FirstWant)
 }
 
@@ -108,15 +109,15 @@ func requireClose(t *testing.T, name string, want, got *Value) {
 func TestExpandXLATests(t *testing.T) {
 	for _, k := range []struct {
 		marker string
-		expand func(*Module) error
-	}{{"convolution(", ExpandConvolutions}, {"batch-norm-", ExpandBatchNorms}, {"reduce-window(", ExpandReduceWindows}} {
+		expand func(*hlo.Module) error
+	}{{"convolution(", hlo.ExpandConvolutions}, {"batch-norm-", hlo.ExpandBatchNorms}, {"reduce-window(", hlo.ExpandReduceWindows}} {
 		var n, checked int
 		corpus.ForEachXLACase(t, func(c corpus.XLACase) {
 			if !strings.Contains(c.Text, k.marker) {
 				return
 			}
-			m, err := Parse("case.hlo", c.Text)
-			if err != nil || Verify("case.hlo", m) != nil {
+			m, err := hlo.Parse("case.hlo", c.Text)
+			if err != nil || hlo.Verify("case.hlo", m) != nil {
 				return
 			}
 			n++
@@ -126,22 +127,22 @@ func TestExpandXLATests(t *testing.T) {
 				t.Logf("%s: %v", name, err)
 				return
 			}
-			again, err := Parse(name, x.String())
+			again, err := hlo.Parse(name, x.String())
 			require.NoError(t, err, name)
-			require.NoError(t, Verify(name, again), name)
-			if ParamElements(m) > 1<<16 {
+			require.NoError(t, hlo.Verify(name, again), name)
+			if hlo.ParamElements(m) > 1<<16 {
 				return
 			}
-			args, err := RandomArgs(m, 5)
+			args, err := hlo.RandomArgs(m, 5)
 			if err != nil {
 				return
 			}
-			want, err := (&Evaluator{File: name, M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 100}).Run(args)
+			want, err := (&hlo.Evaluator{File: name, M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 100}).Run(args)
 			if err != nil {
 				return
 			}
 			// The expansion adds loops of its own (a convolution's taps).
-			got, err := (&Evaluator{File: name, M: again, MaxLiveElements: 1 << 22, MaxWhileIterations: 1 << 20}).Run(args)
+			got, err := (&hlo.Evaluator{File: name, M: again, MaxLiveElements: 1 << 22, MaxWhileIterations: 1 << 20}).Run(args)
 			require.NoError(t, err, name)
 			requireClose(t, name, want, got)
 			checked++
@@ -161,24 +162,24 @@ func TestExpandConvolutionTapLoops(t *testing.T) {
 		"depthwise weight gradient": true, "depthwise weight gradient dilated": true}
 	for _, c := range expandConvCases {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := Parse(c.name, c.text)
+			m, err := hlo.Parse(c.name, c.text)
 			require.NoError(t, err)
-			args, err := RandomArgs(m, 7)
+			args, err := hlo.RandomArgs(m, 7)
 			require.NoError(t, err)
 			unrolled := m.Clone()
-			require.NoError(t, ExpandConvolutions(unrolled))
-			want, err := (&Evaluator{File: c.name, M: unrolled}).Run(args)
+			require.NoError(t, hlo.ExpandConvolutions(unrolled))
+			want, err := (&hlo.Evaluator{File: c.name, M: unrolled}).Run(args)
 			require.NoError(t, err)
 
-			defer func(n int64) { maxUnrolledTaps = n }(maxUnrolledTaps)
+			defer func(n int64) { hlo.MaxUnrolledTaps = n }(hlo.MaxUnrolledTaps)
 			// 0: one tap per iteration; 2: the last dim's taps unrolled
 			// where there are at most 2.
 			for _, unroll := range []int64{0, 2} {
-				maxUnrolledTaps = unroll
-				checkExpanded(t, c.name, c.text, ExpandConvolutions)
+				hlo.MaxUnrolledTaps = unroll
+				checkExpanded(t, c.name, c.text, hlo.ExpandConvolutions)
 				looped := m.Clone()
-				require.NoError(t, ExpandConvolutions(looped))
-				got, err := (&Evaluator{File: c.name, M: looped}).Run(args)
+				require.NoError(t, hlo.ExpandConvolutions(looped))
+				got, err := (&hlo.Evaluator{File: c.name, M: looped}).Run(args)
 				require.NoError(t, err)
 				if !perOutput[c.name] {
 					requireSameBits(t, c.name, want, got)
@@ -192,10 +193,10 @@ func TestExpandConvolutionTapLoops(t *testing.T) {
 // swap_conv_operands_test) expands into a loop over the window's rows of
 // 30 dots (one row of taps), not 900 dots.
 func TestExpandConvolutionLoopSize(t *testing.T) {
-	m, err := Parse("swap.hlo", convModule("f32[512,128,3,3]", "f32[1,30,30,512]", "f32[1,32,32,128]",
+	m, err := hlo.Parse("swap.hlo", convModule("f32[512,128,3,3]", "f32[1,30,30,512]", "f32[1,32,32,128]",
 		"window={size=30x30 pad=29_29x29_29}, dim_labels=fb01_o01i->f01b"))
 	require.NoError(t, err)
-	require.NoError(t, ExpandConvolutions(m))
+	require.NoError(t, hlo.ExpandConvolutions(m))
 	dots, whiles := 0, 0
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
@@ -204,7 +205,7 @@ func TestExpandConvolutionLoopSize(t *testing.T) {
 				dots++
 			case "while":
 				whiles++
-				n, ok := KnownTripCount(in)
+				n, ok := hlo.KnownTripCount(in)
 				require.True(t, ok)
 				require.EqualValues(t, 30, n)
 			}

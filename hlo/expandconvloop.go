@@ -7,7 +7,7 @@ import "strconv"
 // gradient) runs its taps as a while loop, so that the program's size does
 // not grow with the window (issue 21). A variable so that tests can send
 // small convolutions through the loop.
-var maxUnrolledTaps int64 = 64
+var MaxUnrolledTaps int64 = 64
 
 // tapLoop sums term over every kernel position k, row-major, as a counted
 // while loop. The trailing kernel dimensions whose positions number at
@@ -23,7 +23,7 @@ func (x *rewriter) tapLoop(g geometry, Lp, R *Instruction, dims []int64,
 	term func(b *rewriter, X, W *Instruction) *Instruction) *Instruction {
 	n := g.n
 	lead := n // kernel dims [0, lead) are looped over, [lead, n) unrolled
-	for lead > 0 && prod(g.K[lead-1:]) <= maxUnrolledTaps {
+	for lead > 0 && Prod(g.K[lead-1:]) <= MaxUnrolledTaps {
 		lead--
 	}
 	zeroLit := "0"
@@ -31,7 +31,7 @@ func (x *rewriter) tapLoop(g geometry, Lp, R *Instruction, dims []int64,
 		zeroLit = "-0"
 	}
 	acc := x.broadcast(x.constant(g.acc, zeroLit), dims, nil)
-	out := x.counted("taps", prod(g.K[:lead]), []*Instruction{acc, Lp, R}, func(b *rewriter, t *Instruction, v []*Instruction) []*Instruction {
+	out := x.counted("taps", Prod(g.K[:lead]), []*Instruction{acc, Lp, R}, func(b *rewriter, t *Instruction, v []*Instruction) []*Instruction {
 		sum, lp, r := v[0], v[1], v[2]
 		s32 := func(c int64) *Instruction { return b.constant("s32", strconv.FormatInt(c, 10)) }
 		zero := s32(0)
@@ -84,7 +84,7 @@ func (x *rewriter) digits(t *Instruction, ext []int64) []*Instruction {
 	out := make([]*Instruction, len(ext))
 	for i := range ext {
 		d := t
-		if inner := prod(ext[i+1:]); inner > 1 {
+		if inner := Prod(ext[i+1:]); inner > 1 {
 			d = x.binary("divide", d, x.constant("s32", strconv.FormatInt(inner, 10)))
 		}
 		if i > 0 {

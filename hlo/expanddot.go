@@ -76,7 +76,7 @@ func ExpandVectorDots(m *Module, mxu func(elem string) bool, maxProducts int64) 
 		for _, d := range lc {
 			P = append(P, a.Shape.Dims[d])
 		}
-		if n := prod(P); n > maxProducts {
+		if n := Prod(P); n > maxProducts {
 			return x.errorf("a %s dot the matrix unit cannot multiply runs on the vector unit, and its %d products exceed the %d it may hold", a.Shape.Elem, n, maxProducts)
 		}
 		nb, nl, nr := len(lb), len(lf), len(rf)

@@ -1,4 +1,4 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -27,15 +28,15 @@ func TestExpandErfInvs(t *testing.T) {
 	}
 	n := len(xs)
 	src := fmt.Sprintf("HloModule e\nENTRY e {\n  x = f32[%d] constant({%s})\n  ROOT y = f32[%d] erf-inv(x)\n}\n", n, strings.Join(xs, ", "), n)
-	m, err := Parse("e.hlo", src)
+	m, err := hlo.Parse("e.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, ExpandErfInvs(m))
+	require.NoError(t, hlo.ExpandErfInvs(m))
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
 			require.NotEqual(t, "erf-inv", in.Opcode)
 		}
 	}
-	got, err := (&Evaluator{File: "e.hlo", M: m}).Run(nil)
+	got, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run(nil)
 	require.NoError(t, err)
 	for i, w := range want {
 		if math.IsInf(w, 0) {
@@ -69,10 +70,10 @@ func TestExpandErfcs(t *testing.T) {
 		}
 		n := len(xs)
 		src := fmt.Sprintf("HloModule e\nENTRY e {\n  x = %s[%d] constant({%s})\n  ROOT y = %s[%d] erfc(x)\n}\n", c.elem, n, strings.Join(xs, ", "), c.elem, n)
-		m, err := Parse("e.hlo", src)
+		m, err := hlo.Parse("e.hlo", src)
 		require.NoError(t, err)
-		require.NoError(t, ExpandErfcs(m))
-		got, err := (&Evaluator{File: "e.hlo", M: m}).Run(nil)
+		require.NoError(t, hlo.ExpandErfcs(m))
+		got, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run(nil)
 		require.NoError(t, err)
 		for i, v := range in {
 			w := math.Erfc(v)
@@ -97,13 +98,13 @@ func TestExpandBesselI1es(t *testing.T) {
 		}
 		n := len(xs)
 		src := fmt.Sprintf("HloModule b\nENTRY e {\n  x = %s[%d] constant({%s})\n  ROOT y = %s[%d] bessel-i1e(x)\n}\n", c.elem, n, strings.Join(xs, ", "), c.elem, n)
-		m, err := Parse("b.hlo", src)
+		m, err := hlo.Parse("b.hlo", src)
 		require.NoError(t, err)
-		want, err := (&Evaluator{File: "b.hlo", M: m}).Run(nil)
+		want, err := (&hlo.Evaluator{File: "b.hlo", M: m}).Run(nil)
 		require.NoError(t, err)
 		x := m.Clone()
-		require.NoError(t, ExpandBesselI1es(x))
-		got, err := (&Evaluator{File: "b.hlo", M: x}).Run(nil)
+		require.NoError(t, hlo.ExpandBesselI1es(x))
+		got, err := (&hlo.Evaluator{File: "b.hlo", M: x}).Run(nil)
 		require.NoError(t, err)
 		for i, w := range want.Data {
 			require.InDelta(t, w, got.Data[i], c.tol*math.Abs(w)+1e-30, "%s bessel_i1e(%s)", c.elem, xs[i])
@@ -126,15 +127,15 @@ func TestExpandErf64(t *testing.T) {
 	}
 	n := len(xs)
 	src := fmt.Sprintf("HloModule e\nENTRY e {\n  x = f64[%d] constant({%s})\n  ROOT y = f64[%d] erf(x)\n}\n", n, strings.Join(xs, ", "), n)
-	m, err := Parse("e.hlo", src)
+	m, err := hlo.Parse("e.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, ExpandErfAndActivations(m))
+	require.NoError(t, hlo.ExpandErfAndActivations(m))
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
 			require.NotEqual(t, "erf", in.Opcode)
 		}
 	}
-	got, err := (&Evaluator{File: "e.hlo", M: m}).Run(nil)
+	got, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run(nil)
 	require.NoError(t, err)
 	for i, v := range in {
 		require.InDelta(t, math.Erf(v), got.Data[i], 1e-15, "erf(%v)", v)
@@ -152,12 +153,12 @@ func TestErfInv64(t *testing.T) {
 		if math.Abs(x) > 0.99 {
 			tol = 1e-11
 		}
-		require.InDelta(t, w, erfInv64(x), tol*math.Abs(w)+1e-300, "erfinv(%v)", x)
+		require.InDelta(t, w, hlo.ErfInv64(x), tol*math.Abs(w)+1e-300, "erfinv(%v)", x)
 	}
 	for _, x := range []float64{1 - 1e-9, -(1 - 1e-12), 1e-300} {
 		w := math.Erfinv(x)
-		require.InDelta(t, w, erfInv64(x), 1e-9*math.Abs(w)+1e-300, "erfinv(%v)", x)
+		require.InDelta(t, w, hlo.ErfInv64(x), 1e-9*math.Abs(w)+1e-300, "erfinv(%v)", x)
 	}
-	require.Equal(t, math.Inf(1), erfInv64(1))
-	require.Equal(t, math.Inf(-1), erfInv64(-1))
+	require.Equal(t, math.Inf(1), hlo.ErfInv64(1))
+	require.Equal(t, math.Inf(-1), hlo.ErfInv64(-1))
 }

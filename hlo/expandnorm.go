@@ -44,7 +44,7 @@ func (x *rewriter) expandBatchNorm(ops []*Instruction) error {
 			others = append(others, int64(d))
 		}
 	}
-	n := prod(dims) / max(dims[fi], 1)
+	n := Prod(dims) / max(dims[fi], 1)
 	C := []int64{dims[fi]}
 	scalar := func(v float64) *Instruction {
 		return x.constant(elem, strconv.FormatFloat(v, 'g', -1, 64))

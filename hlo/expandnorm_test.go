@@ -1,6 +1,9 @@
-package hlo
+package hlo_test
 
-import "testing"
+import (
+	"github.com/pulse-sim/pulse/hlo"
+	"testing"
+)
 
 // TestExpandBatchNorms: each batch norm's expansion verifies and evaluates
 // within tolerance of the evaluator's float64 batch norm.
@@ -52,6 +55,6 @@ ENTRY e {
 }`,
 	}
 	for name, text := range cases {
-		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, ExpandBatchNorms) })
+		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, hlo.ExpandBatchNorms) })
 	}
 }

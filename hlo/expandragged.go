@@ -43,13 +43,13 @@ func (x *rewriter) expandRaggedDot(ops []*Instruction) error {
 	if err != nil {
 		return x.errorf("%v", err)
 	}
-	if d.groups > maxRaggedGroups {
-		return x.errorf("%d groups: at most %d are lowered (one dot per group)", d.groups, maxRaggedGroups)
+	if d.Groups > maxRaggedGroups {
+		return x.errorf("%d groups: at most %d are lowered (one dot per group)", d.Groups, maxRaggedGroups)
 	}
 	out := in.Shape.Dims
 	elem := in.Shape.Elem
-	n := lhs.Shape.Dims[d.lr]
-	starts, ends := x.groupBounds(sizes, n, d.groups, len(d.ctx))
+	n := lhs.Shape.Dims[d.LhsRagged]
+	starts, ends := x.groupBounds(sizes, n, d.Groups, len(d.SizeDims))
 	dot := func(l, r *Instruction, lb, rb, lc, rc []int64, dims []int64) *Instruction {
 		attrs := []string{"lhs_contracting_dims", intsText(lc), "rhs_contracting_dims", intsText(rc)}
 		if len(lb) > 0 {
@@ -70,7 +70,7 @@ func (x *rewriter) expandRaggedDot(ops []*Instruction) error {
 	// dimension for lhs dim c is where(c).
 	at := func(where func(c int64) int64) []int64 {
 		var o []int64
-		for _, c := range d.ctx {
+		for _, c := range d.SizeDims {
 			o = append(o, where(c))
 		}
 		return o
@@ -78,56 +78,56 @@ func (x *rewriter) expandRaggedDot(ops []*Instruction) error {
 	zerosLike := func(a *Instruction) *Instruction {
 		return x.broadcast(x.constant(a.Shape.Elem, "0"), a.Shape.Dims, nil)
 	}
-	lf := freeDims(len(lhs.Shape.Dims), d.lb, d.lc)
-	switch d.mode {
+	lf := freeDims(len(lhs.Shape.Dims), d.LhsBatch, d.LhsContracting)
+	switch d.Mode {
 	case 1:
 		// The rhs without its group dimension renumbers the dims after it.
 		drop := func(v []int64) []int64 {
 			o := slices.Clone(v)
 			for i := range o {
-				if o[i] > d.rg {
+				if o[i] > d.RhsGroup {
 					o[i]--
 				}
 			}
 			return o
 		}
-		rdims := slices.Delete(slices.Clone(rhs.Shape.Dims), int(d.rg), int(d.rg)+1)
+		rdims := slices.Delete(slices.Clone(rhs.Shape.Dims), int(d.RhsGroup), int(d.RhsGroup)+1)
 		outAt := func(c int64) int64 { // an lhs batch or free dim's place in the output
-			if i := slices.Index(d.lb, c); i >= 0 {
+			if i := slices.Index(d.LhsBatch, c); i >= 0 {
 				return int64(i)
 			}
-			return int64(len(d.lb) + slices.Index(lf, c))
+			return int64(len(d.LhsBatch) + slices.Index(lf, c))
 		}
-		rowDim := int(outAt(d.lr))
+		rowDim := int(outAt(d.LhsRagged))
 		ctxOut := at(outAt)
 		acc := x.broadcast(x.constant(elem, "0"), out, nil)
-		for j := range d.groups {
+		for j := range d.Groups {
 			start, count, stride := make([]int64, len(rhs.Shape.Dims)), slices.Clone(rhs.Shape.Dims), make([]int64, len(rhs.Shape.Dims))
 			for i := range stride {
 				stride[i] = 1
 			}
-			start[d.rg], count[d.rg] = j, 1
+			start[d.RhsGroup], count[d.RhsGroup] = j, 1
 			rj := x.reshape(x.slice(rhs, start, count, stride), rdims)
-			dj := dot(lhs, rj, d.lb, drop(d.rb), d.lc, drop(d.rc), out)
+			dj := dot(lhs, rj, d.LhsBatch, drop(d.RhsBatch), d.LhsContracting, drop(d.RhsContracting), out)
 			acc = x.emit("select", elem, out, []*Instruction{within(out, rowDim, starts[j], ends[j], ctxOut), dj, acc})
 		}
 		x.finish(acc)
 	case 2:
 		// The rhs dimension that pairs with an lhs batch or contracting dim.
 		rhsOf := func(c int64) int64 {
-			if i := slices.Index(d.lb, c); i >= 0 {
-				return d.rb[i]
+			if i := slices.Index(d.LhsBatch, c); i >= 0 {
+				return d.RhsBatch[i]
 			}
-			return d.rc[slices.Index(d.lc, c)]
+			return d.RhsContracting[slices.Index(d.LhsContracting, c)]
 		}
-		rr := rhsOf(d.lr)
+		rr := rhsOf(d.LhsRagged)
 		ctxL, ctxR := at(func(c int64) int64 { return c }), at(rhsOf)
 		one := slices.Clone(out[1:])
-		pieces := make([]*Instruction, d.groups)
-		for j := range d.groups {
-			lm := x.emit("select", lhs.Shape.Elem, lhs.Shape.Dims, []*Instruction{within(lhs.Shape.Dims, int(d.lr), starts[j], ends[j], ctxL), lhs, zerosLike(lhs)})
+		pieces := make([]*Instruction, d.Groups)
+		for j := range d.Groups {
+			lm := x.emit("select", lhs.Shape.Elem, lhs.Shape.Dims, []*Instruction{within(lhs.Shape.Dims, int(d.LhsRagged), starts[j], ends[j], ctxL), lhs, zerosLike(lhs)})
 			rm := x.emit("select", rhs.Shape.Elem, rhs.Shape.Dims, []*Instruction{within(rhs.Shape.Dims, int(rr), starts[j], ends[j], ctxR), rhs, zerosLike(rhs)})
-			pieces[j] = x.reshape(dot(lm, rm, d.lb, d.rb, d.lc, d.rc, one), append([]int64{1}, one...))
+			pieces[j] = x.reshape(dot(lm, rm, d.LhsBatch, d.RhsBatch, d.LhsContracting, d.RhsContracting, one), append([]int64{1}, one...))
 		}
 		if len(pieces) == 1 {
 			x.finish(pieces[0])
@@ -135,9 +135,9 @@ func (x *rewriter) expandRaggedDot(ops []*Instruction) error {
 		}
 		x.emit("concatenate", elem, out, pieces, "dimensions", "{0}")
 	case 3:
-		full := dot(lhs, rhs, d.lb, d.rb, d.lc, d.rc, out)
-		batchAt := func(c int64) int64 { return int64(slices.Index(d.lb, c)) }
-		keep := within(out, int(batchAt(d.lr)), starts[0], ends[len(ends)-1], at(batchAt))
+		full := dot(lhs, rhs, d.LhsBatch, d.RhsBatch, d.LhsContracting, d.RhsContracting, out)
+		batchAt := func(c int64) int64 { return int64(slices.Index(d.LhsBatch, c)) }
+		keep := within(out, int(batchAt(d.LhsRagged)), starts[0], ends[len(ends)-1], at(batchAt))
 		x.emit("select", elem, out, []*Instruction{keep, full, x.broadcast(x.constant(elem, "0"), out, nil)})
 	}
 	return nil

@@ -1,4 +1,4 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -83,10 +84,10 @@ func TestExpandRaggedDots(t *testing.T) {
 		n, k, g := int64(1+r.IntN(9)), int64(1+r.IntN(6)), int64(1+r.IntN(4))
 		text := "HloModule m\n" + fmt.Sprintf(mod.text, n, k, g)
 		name := fmt.Sprintf("case %d", i)
-		m, err := Parse(name, text)
+		m, err := hlo.Parse(name, text)
 		require.NoError(t, err, text)
-		require.NoError(t, Verify(name, m), text)
-		args, err := RandomArgs(m, uint64(i))
+		require.NoError(t, hlo.Verify(name, m), text)
+		args, err := hlo.RandomArgs(m, uint64(i))
 		require.NoError(t, err)
 		sz := args[2]
 		for j := range sz.Data {
@@ -99,6 +100,6 @@ func TestExpandRaggedDots(t *testing.T) {
 		if r.IntN(3) == 0 { // an infinity in the rhs
 			args[1].Data[r.IntN(len(args[1].Data))] = math.Inf(1)
 		}
-		requireExpandsToSameBits(t, name+"\n"+text, m, args, ExpandRaggedDots, "ragged-dot")
+		requireExpandsToSameBits(t, name+"\n"+text, m, args, hlo.ExpandRaggedDots, "ragged-dot")
 	}
 }

@@ -1,4 +1,4 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,21 +30,21 @@ func TestExpandFloatRemainders(t *testing.T) {
 		}
 		n := len(xs)
 		src := fmt.Sprintf("ENTRY e {\n x = %s[%d] parameter(0)\n y = %s[%d] parameter(1)\n ROOT r = %s[%d] remainder(x, y)\n}\n", elem, n, elem, n, elem, n)
-		m, err := Parse("r.hlo", src)
+		m, err := hlo.Parse("r.hlo", src)
 		require.NoError(t, err)
-		require.NoError(t, Verify("r.hlo", m))
-		round := rounder(elem)
-		args := []*Value{{Shape: &Shape{Elem: elem, Dims: []int64{int64(n)}}, Data: make([]float64, n)}, {Shape: &Shape{Elem: elem, Dims: []int64{int64(n)}}, Data: make([]float64, n)}}
+		require.NoError(t, hlo.Verify("r.hlo", m))
+		round := hlo.Rounder(elem)
+		args := []*hlo.Value{{Shape: &hlo.Shape{Elem: elem, Dims: []int64{int64(n)}}, Data: make([]float64, n)}, {Shape: &hlo.Shape{Elem: elem, Dims: []int64{int64(n)}}, Data: make([]float64, n)}}
 		for i := range xs {
 			args[0].Data[i], args[1].Data[i] = round(xs[i]), round(ys[i])
 		}
-		want, err := (&Evaluator{File: "r.hlo", M: m}).Run(args)
+		want, err := (&hlo.Evaluator{File: "r.hlo", M: m}).Run(args)
 		require.NoError(t, err)
 		x := m.Clone()
-		require.NoError(t, ExpandFloatRemainders(x))
-		require.NoError(t, Verify("x.hlo", x), elem)
+		require.NoError(t, hlo.ExpandFloatRemainders(x))
+		require.NoError(t, hlo.Verify("x.hlo", x), elem)
 		require.NotContains(t, x.String(), "remainder(", elem)
-		got, err := (&Evaluator{File: "x.hlo", M: x}).Run(args)
+		got, err := (&hlo.Evaluator{File: "x.hlo", M: x}).Run(args)
 		require.NoError(t, err, elem)
 		for i := range want.Data {
 			w, g := want.Data[i], got.Data[i]

@@ -1,10 +1,11 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,23 +21,23 @@ func TestExpandRngBitGenerators(t *testing.T) {
   s = u64[%d] parameter(0)
   ROOT r = (u64[%d], %s) rng-bit-generator(s), algorithm=%s
 }`, n, n, out, alg)
-					state := arr("u64", []int64{n}, math.Float64frombits(0x8012345600ABCDEF), math.Float64frombits(0xFFFFFFFE))
+					state := hlo.Arr("u64", []int64{n}, math.Float64frombits(0x8012345600ABCDEF), math.Float64frombits(0xFFFFFFFE))
 					if n == 3 {
 						state.Data = append(state.Data, math.Float64frombits(77))
 					}
-					want := evalText(t, src, state)
-					m, err := Parse("e.hlo", src)
+					want := hlo.EvalText(t, src, state)
+					m, err := hlo.Parse("e.hlo", src)
 					require.NoError(t, err)
-					require.NoError(t, ExpandRngBitGenerators(m))
-					require.NoError(t, Verify("e.hlo", m))
+					require.NoError(t, hlo.ExpandRngBitGenerators(m))
+					require.NoError(t, hlo.Verify("e.hlo", m))
 					require.NotContains(t, m.String(), "rng-bit-generator")
-					got, err := (&Evaluator{File: "e.hlo", M: m}).Run([]*Value{state})
+					got, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run([]*hlo.Value{state})
 					require.NoError(t, err)
 					for k, what := range []string{"state", "bits"} {
 						w, g := want.Tuple[k], got.Tuple[k]
 						require.Len(t, g.Data, len(w.Data))
 						for i := range w.Data {
-							require.Equal(t, Bits(w.Shape.Elem, w.Data[i]), Bits(g.Shape.Elem, g.Data[i]), "%s %d", what, i)
+							require.Equal(t, hlo.Bits(w.Shape.Elem, w.Data[i]), hlo.Bits(g.Shape.Elem, g.Data[i]), "%s %d", what, i)
 						}
 					}
 				})

@@ -103,7 +103,7 @@ func (x *rewriter) uniforms(W string, dims []int64, k int64) []*Instruction {
 	if W == "f64" {
 		word, shift, one = "u64", "12", "4607182418800017408" // 0x3ff0000000000000
 	}
-	n := prod(dims)
+	n := Prod(dims)
 	w := x.bitWords(word, []int64{k * n})
 	flat := []int64{k * n}
 	m := x.binary("or", x.binary("shift-right-logical", w, x.broadcast(x.constant(word, shift), flat, nil)), x.broadcast(x.constant(word, one), flat, nil))
@@ -118,7 +118,7 @@ func (x *rewriter) uniforms(W string, dims []int64, k int64) []*Instruction {
 // bitWords draws an array of random words (u32 or u64) of the given dims:
 // the module's generator state, advanced past the Philox blocks they use.
 func (x *rewriter) bitWords(word string, dims []int64) *Instruction {
-	words := prod(dims)
+	words := Prod(dims)
 	if word == "u64" {
 		words *= 2
 	}

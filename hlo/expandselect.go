@@ -51,12 +51,12 @@ func (x *rewriter) expandSelectAndScatter(ops []*Instruction) error {
 		return x.errorf("%v", err)
 	}
 	for d := 0; d < n; d++ {
-		if w.lhsDil[d] != 1 || w.rhsDil[d] != 1 {
+		if w.LhsDil[d] != 1 || w.RhsDil[d] != 1 {
 			return x.errorf("a dilated window is not lowered")
 		}
 	}
-	if k := prod(w.size); k > maxWindowPositions {
-		return x.errorf("a window of %d positions is not lowered (at most %d)", k, maxWindowPositions)
+	if k := Prod(w.Size); k > MaxWindowPositions {
+		return x.errorf("a window of %d positions is not lowered (at most %d)", k, MaxWindowPositions)
 	}
 	S := src.Shape.Dims
 	if len(S) != n {
@@ -67,16 +67,16 @@ func (x *rewriter) expandSelectAndScatter(ops []*Instruction) error {
 	var cfg []string
 	padded := false
 	for d := 0; d < n; d++ {
-		pdims[d] = w.padLo[d] + D[d] + w.padHi[d]
-		if S[d] != 0 && (S[d]-1)*w.stride[d]+w.size[d] > pdims[d] {
+		pdims[d] = w.PadLo[d] + D[d] + w.PadHi[d]
+		if S[d] != 0 && (S[d]-1)*w.Stride[d]+w.Size[d] > pdims[d] {
 			return x.errorf("the source's %d windows along dimension %d do not fit the padded operand", S[d], d)
 		}
-		cfg = append(cfg, fmt.Sprintf("%d_%d", w.padLo[d], w.padHi[d]))
-		padded = padded || w.padLo[d] != 0 || w.padHi[d] != 0
+		cfg = append(cfg, fmt.Sprintf("%d_%d", w.PadLo[d], w.PadHi[d]))
+		padded = padded || w.PadLo[d] != 0 || w.PadHi[d] != 0
 	}
 	elem := a.Shape.Elem
 	out := x.broadcast(init, D, nil)
-	if prod(S) == 0 || prod(D) == 0 {
+	if Prod(S) == 0 || Prod(D) == 0 {
 		x.finish(x.emit("copy", in.Shape.Elem, D, []*Instruction{out}))
 		return nil
 	}
@@ -86,14 +86,14 @@ func (x *rewriter) expandSelectAndScatter(ops []*Instruction) error {
 		ones := x.broadcast(x.constant("pred", "true"), D, nil)
 		pvalid = x.emit("pad", "pred", pdims, []*Instruction{ones, x.constant("pred", "false")}, "padding", strings.Join(cfg, "x"))
 	}
-	ks := positions(w.size)
+	ks := positions(w.Size)
 	// Select: the preferred element of each window and its position.
 	var best, idx, has *Instruction
 	for i, k := range ks {
-		s := x.slice(pa, k, S, w.stride)
+		s := x.slice(pa, k, S, w.Stride)
 		var valid *Instruction
 		if pvalid != nil {
-			valid = x.slice(pvalid, k, S, w.stride)
+			valid = x.slice(pvalid, k, S, w.Stride)
 		}
 		kc := x.broadcast(x.constant("s32", strconv.Itoa(i)), S, nil)
 		if i == 0 {
@@ -130,8 +130,8 @@ func (x *rewriter) expandSelectAndScatter(ops []*Instruction) error {
 		// window o is o*stride + k in the padded operand.
 		place := make([]string, n)
 		for d := 0; d < n; d++ {
-			hi := pdims[d] - (k[d] + (S[d]-1)*w.stride[d] + 1)
-			place[d] = fmt.Sprintf("%d_%d_%d", k[d], hi, w.stride[d]-1)
+			hi := pdims[d] - (k[d] + (S[d]-1)*w.Stride[d] + 1)
+			place[d] = fmt.Sprintf("%d_%d_%d", k[d], hi, w.Stride[d]-1)
 		}
 		cfgPlace := strings.Join(place, "x")
 		vals := x.emit("select", src.Shape.Elem, S, []*Instruction{chose, src, x.broadcast(zero, S, nil)})
@@ -141,8 +141,8 @@ func (x *rewriter) expandSelectAndScatter(ops []*Instruction) error {
 		for d := range ones {
 			ones[d] = 1
 		}
-		vals = x.slice(vals, w.padLo, D, ones)
-		hit = x.slice(hit, w.padLo, D, ones)
+		vals = x.slice(vals, w.PadLo, D, ones)
+		hit = x.slice(hit, w.PadLo, D, ones)
 		combined, err := x.apply(scat, []*Instruction{out, vals})
 		if err != nil {
 			return err

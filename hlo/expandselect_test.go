@@ -1,4 +1,4 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -59,49 +60,49 @@ ENTRY e {
   ROOT o = %[1]s[%[4]s] select-and-scatter(x, s, i), window={size=%[6]s stride=%[7]s pad=%[8]s}, select=sel, scatter=scat
 }`, elem, sel, scat, dims(D), dims(S), strings.Join(size, "x"), strings.Join(stride, "x"), strings.Join(pad, "x"))
 		name := fmt.Sprintf("case %d", i)
-		m, err := Parse(name, text)
+		m, err := hlo.Parse(name, text)
 		require.NoError(t, err, text)
-		require.NoError(t, Verify(name, m), text)
+		require.NoError(t, hlo.Verify(name, m), text)
 		// Few distinct values: windows hold ties, which the first
 		// position must win as in the evaluator.
-		x := arr(elem, D)
-		for range prod(D) {
+		x := hlo.Arr(elem, D)
+		for range hlo.Prod(D) {
 			x.Data = append(x.Data, float64(r.IntN(4)))
 		}
 		// f32 sources round when summed: the order they are combined
 		// in shows in the bits.
-		s := arr(elem, S)
-		for range prod(S) {
+		s := hlo.Arr(elem, S)
+		for range hlo.Prod(S) {
 			v := float64(1 + r.IntN(3))
 			if elem == "f32" {
 				v = float64(float32(v + r.Float64()))
 			}
 			s.Data = append(s.Data, v)
 		}
-		requireExpandsToSameBits(t, name+"\n"+text, m, []*Value{x, s}, ExpandSelectAndScatters, "select-and-scatter")
+		requireExpandsToSameBits(t, name+"\n"+text, m, []*hlo.Value{x, s}, hlo.ExpandSelectAndScatters, "select-and-scatter")
 	}
 }
 
 // requireExpandsToSameBits checks that expand leaves no opcode in m's
 // entry and that the expanded module, printed and read back, evaluates
 // to the original's bits on args.
-func requireExpandsToSameBits(t *testing.T, name string, m *Module, args []*Value, expand func(*Module) error, opcode string) {
+func requireExpandsToSameBits(t *testing.T, name string, m *hlo.Module, args []*hlo.Value, expand func(*hlo.Module) error, opcode string) {
 	t.Helper()
-	want, err := (&Evaluator{File: name, M: m}).Run(args)
+	want, err := (&hlo.Evaluator{File: name, M: m}).Run(args)
 	require.NoError(t, err)
 	e := m.Clone()
 	require.NoError(t, expand(e))
-	again, err := Parse(name+".expanded", e.String())
+	again, err := hlo.Parse(name+".expanded", e.String())
 	require.NoError(t, err, e.String())
-	require.NoError(t, Verify(name+".expanded", again), e.String())
-	require.False(t, hasOpcode(again.Entry, opcode))
-	got, err := (&Evaluator{File: name, M: again}).Run(args)
+	require.NoError(t, hlo.Verify(name+".expanded", again), e.String())
+	require.False(t, hlo.HasOpcode(again.Entry, opcode))
+	got, err := (&hlo.Evaluator{File: name, M: again}).Run(args)
 	require.NoError(t, err)
 	requireSameBits(t, name, want, got)
 }
 
 func TestExpandSelectAndScatterRefusals(t *testing.T) {
-	m, err := Parse("m.hlo", `HloModule m
+	m, err := hlo.Parse("m.hlo", `HloModule m
 sel {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -119,6 +120,6 @@ ENTRY e {
   ROOT o = f32[4] select-and-scatter(x, s, z), window={size=2 stride=2}, select=sel, scatter=add
 }`)
 	require.NoError(t, err)
-	err = ExpandSelectAndScatters(m)
+	err = hlo.ExpandSelectAndScatters(m)
 	require.ErrorContains(t, err, "the select computation sel does not return pred")
 }

@@ -48,7 +48,7 @@ func (x *rewriter) expandTriangularSolve(a, b *Instruction) error {
 		return x.errorf("b %s does not fit a %s", b.Shape, a.Shape)
 	}
 	switch {
-	case prod(bd) == 0:
+	case Prod(bd) == 0:
 		x.finish(b)
 	case n == 1:
 		if unit {
@@ -57,7 +57,7 @@ func (x *rewriter) expandTriangularSolve(a, b *Instruction) error {
 			nb := r - 2
 			x.finish(x.binary("divide", b, x.broadcast(x.reshape(a, ad[:nb]), bd, iota64(0, nb))))
 		}
-	case prod(ad[:r-2]) > trsmBlock/16 && n < trsmBlock/4:
+	case Prod(ad[:r-2]) > trsmBlock/16 && n < trsmBlock/4:
 		x.finish(x.solveDirectly(a, b, left, lower, transposed, unit))
 	default:
 		x.finish(x.solveByInvertedBlocks(a, b, left, lower, transposed, unit))
@@ -281,7 +281,7 @@ func (x *rewriter) invertBlocks(blocks *Instruction, lower bool) *Instruction {
 	d := blocks.Shape.Dims
 	elem := blocks.Shape.Elem
 	bs := d[len(d)-1]
-	N := prod(d) / (bs * bs)
+	N := Prod(d) / (bs * bs)
 	flat := []int64{N, bs, bs}
 	B := x.triangle(x.reshape(blocks, flat), lower, false)
 	row := x.emit("iota", "s32", flat, nil, "iota_dimension", "1")

@@ -1,4 +1,4 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -70,16 +71,16 @@ ENTRY e {
   ROOT x = f64[%[2]s] triangular-solve(a, b), left_side=%[5]v, lower=%[6]v, transpose_a=%[7]s, unit_diagonal=%[8]v
 }
 `, ad, bd, rank-2, rank-1, left, lower, tr, unit, map[bool]string{true: "LT", false: "GT"}[lower], 1/float64(n))
-	m, err := Parse("ts.hlo", src)
+	m, err := hlo.Parse("ts.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, Verify("ts.hlo", m))
-	args, err := RandomArgs(m, 11)
+	require.NoError(t, hlo.Verify("ts.hlo", m))
+	args, err := hlo.RandomArgs(m, 11)
 	require.NoError(t, err)
-	ev := &Evaluator{File: "ts.hlo", M: m}
+	ev := &hlo.Evaluator{File: "ts.hlo", M: m}
 	got, err := ev.Run(args)
 	require.NoError(t, err)
 	// The reference: the same a, built by the evaluator, solved directly.
-	var solve *Instruction
+	var solve *hlo.Instruction
 	for _, in := range m.Entry.Instructions {
 		if in.Opcode == "triangular-solve" {
 			solve = in
@@ -89,17 +90,17 @@ ENTRY e {
 	aOnly.Entry.Root = aOnly.Entry.Instructions[len(aOnly.Entry.Instructions)-2]
 	aOnly.Entry.Instructions = aOnly.Entry.Instructions[:len(aOnly.Entry.Instructions)-1]
 	aOnly.Entry.Root.IsRoot = true
-	aVal, err := (&Evaluator{File: "ts.hlo", M: aOnly}).Run(args)
+	aVal, err := (&hlo.Evaluator{File: "ts.hlo", M: aOnly}).Run(args)
 	require.NoError(t, err)
-	want, err := ev.triangularSolveDirect(solve, []*Value{aVal, args[1]})
+	want, err := ev.TriangularSolveDirect(solve, []*hlo.Value{aVal, args[1]})
 	require.NoError(t, err)
 	require.Len(t, got.Data, len(want.Data))
 	for k := range want.Data {
 		require.InDelta(t, want.Data[k], got.Data[k], 1e-11*(1+math.Abs(want.Data[k])), "element %d", k)
 	}
 	x := m.Clone()
-	require.NoError(t, ExpandTriangularSolves(x))
-	require.NoError(t, Verify("ts.hlo", x))
+	require.NoError(t, hlo.ExpandTriangularSolves(x))
+	require.NoError(t, hlo.Verify("ts.hlo", x))
 	for _, c := range x.Computations {
 		for _, in := range c.Instructions {
 			require.NotEqual(t, "triangular-solve", in.Opcode)

@@ -14,7 +14,7 @@ import (
 // (beyond it a single-op reducer runs as a loop, windowLoop, any other is
 // an error) and a select-and-scatter's. A variable so that tests can send
 // small windows through the loop.
-var maxWindowPositions int64 = 256
+var MaxWindowPositions int64 = 256
 
 // ExpandReduceWindows rewrites every single-operand reduce-window whose
 // reducer is one elementwise op (add, multiply, maximum, minimum, and, or)
@@ -56,8 +56,8 @@ func (x *rewriter) expandReduceWindow(ops []*Instruction) error {
 		return x.errorf("%v", err)
 	}
 	if op == "" {
-		if k := prod(w.size); k > maxWindowPositions {
-			return x.errorf("a window of %d positions folded by %s is not lowered (at most %d; one elementwise add, multiply, maximum, minimum, and or or runs any window as a loop)", k, c.Name, maxWindowPositions)
+		if k := Prod(w.Size); k > MaxWindowPositions {
+			return x.errorf("a window of %d positions folded by %s is not lowered (at most %d; one elementwise add, multiply, maximum, minimum, and or or runs any window as a loop)", k, c.Name, MaxWindowPositions)
 		}
 		return x.generalReduceWindow(ops, c, w)
 	}
@@ -67,10 +67,10 @@ func (x *rewriter) expandReduceWindow(ops []*Instruction) error {
 	pdims := make([]int64, n)
 	changed := false
 	for d := 0; d < n; d++ {
-		interior := w.lhsDil[d] - 1
-		pdims[d] = w.padLo[d] + w.padHi[d] + a.Shape.Dims[d] + max(a.Shape.Dims[d]-1, 0)*interior
-		cfg = append(cfg, fmt.Sprintf("%d_%d_%d", w.padLo[d], w.padHi[d], interior))
-		changed = changed || w.padLo[d] != 0 || w.padHi[d] != 0 || interior != 0
+		interior := w.LhsDil[d] - 1
+		pdims[d] = w.PadLo[d] + w.PadHi[d] + a.Shape.Dims[d] + max(a.Shape.Dims[d]-1, 0)*interior
+		cfg = append(cfg, fmt.Sprintf("%d_%d_%d", w.PadLo[d], w.PadHi[d], interior))
+		changed = changed || w.PadLo[d] != 0 || w.PadHi[d] != 0 || interior != 0
 	}
 	if changed {
 		// Padding folds in as the reducer's identity: positions outside
@@ -89,19 +89,19 @@ func (x *rewriter) expandReduceWindow(ops []*Instruction) error {
 		acc = init
 	}
 	switch {
-	case prod(out) == 0:
+	case Prod(out) == 0:
 		x.emit("copy", in.Shape.Elem, out, []*Instruction{acc}) // no windows
 		return nil
-	case prod(w.size) > maxWindowPositions:
+	case Prod(w.Size) > MaxWindowPositions:
 		x.finish(x.windowLoop(op, padded, acc, w, out))
 		return nil
 	}
-	for _, k := range positions(w.size) {
+	for _, k := range positions(w.Size) {
 		start := make([]int64, n)
 		for d := range start {
-			start[d] = k[d] * w.rhsDil[d]
+			start[d] = k[d] * w.RhsDil[d]
 		}
-		s := x.slice(padded, start, out, w.stride)
+		s := x.slice(padded, start, out, w.Stride)
 		acc = x.emit(op, in.Shape.Elem, out, []*Instruction{acc, s})
 	}
 	if acc == init || acc.Opcode == "broadcast" {
@@ -178,7 +178,7 @@ func identity(op, elem string) (string, bool) {
 // slices, its results kept only where the position lies in the operand
 // (a padded "valid" mask, base dilation included): padding takes no part,
 // as in the evaluator, since a general reducer has no identity.
-func (x *rewriter) generalReduceWindow(ops []*Instruction, c *Computation, w window) error {
+func (x *rewriter) generalReduceWindow(ops []*Instruction, c *Computation, w Window) error {
 	in := x.at
 	k := len(ops) / 2
 	operands, inits := ops[:k], ops[k:]
@@ -198,10 +198,10 @@ func (x *rewriter) generalReduceWindow(ops []*Instruction, c *Computation, w win
 	changed := false
 	for d := 0; d < n; d++ {
 		dim := operands[0].Shape.Dims[d]
-		interior := w.lhsDil[d] - 1
-		pdims[d] = w.padLo[d] + w.padHi[d] + dim + max(dim-1, 0)*interior
-		cfg = append(cfg, fmt.Sprintf("%d_%d_%d", w.padLo[d], w.padHi[d], interior))
-		changed = changed || w.padLo[d] != 0 || w.padHi[d] != 0 || interior != 0
+		interior := w.LhsDil[d] - 1
+		pdims[d] = w.PadLo[d] + w.PadHi[d] + dim + max(dim-1, 0)*interior
+		cfg = append(cfg, fmt.Sprintf("%d_%d_%d", w.PadLo[d], w.PadHi[d], interior))
+		changed = changed || w.PadLo[d] != 0 || w.PadHi[d] != 0 || interior != 0
 	}
 	padded := slices.Clone(operands)
 	var valid *Instruction
@@ -216,14 +216,14 @@ func (x *rewriter) generalReduceWindow(ops []*Instruction, c *Computation, w win
 	for i, init := range inits {
 		acc[i] = x.broadcast(init, out, nil)
 	}
-	for _, p := range positions(w.size) {
+	for _, p := range positions(w.Size) {
 		start := make([]int64, n)
 		for d := range start {
-			start[d] = p[d] * w.rhsDil[d]
+			start[d] = p[d] * w.RhsDil[d]
 		}
 		args := slices.Clone(acc)
 		for _, a := range padded {
-			args = append(args, x.slice(a, start, out, w.stride))
+			args = append(args, x.slice(a, start, out, w.Stride))
 		}
 		r, err := x.apply(c, args)
 		if err != nil {
@@ -234,7 +234,7 @@ func (x *rewriter) generalReduceWindow(ops []*Instruction, c *Computation, w win
 		}
 		var v *Instruction
 		if valid != nil {
-			v = x.slice(valid, start, out, w.stride)
+			v = x.slice(valid, start, out, w.Stride)
 		}
 		for i := range acc {
 			if v == nil {

@@ -1,8 +1,9 @@
-package hlo
+package hlo_test
 
 import (
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -113,36 +114,36 @@ decay {
 }`,
 	}
 	for name, text := range cases {
-		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, ExpandReduceWindows) })
+		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, hlo.ExpandReduceWindows) })
 	}
 	// The same windows folded by loops (one position per iteration, then
 	// two unrolled, or a divisor of the dim's positions): the
 	// straight-line expansion's bits.
 	for name, text := range cases {
 		t.Run(name+"/loop", func(t *testing.T) {
-			m, err := Parse(name, text)
+			m, err := hlo.Parse(name, text)
 			require.NoError(t, err)
-			args, err := RandomArgs(m, 9)
+			args, err := hlo.RandomArgs(m, 9)
 			require.NoError(t, err)
 			straight := m.Clone()
-			require.NoError(t, ExpandReduceWindows(straight))
-			want, err := (&Evaluator{File: name, M: straight}).Run(args)
+			require.NoError(t, hlo.ExpandReduceWindows(straight))
+			want, err := (&hlo.Evaluator{File: name, M: straight}).Run(args)
 			require.NoError(t, err)
-			defer func(w, u int64) { maxWindowPositions, maxUnrolledTaps = w, u }(maxWindowPositions, maxUnrolledTaps)
-			maxWindowPositions = 0
+			defer func(w, u int64) { hlo.MaxWindowPositions, hlo.MaxUnrolledTaps = w, u }(hlo.MaxWindowPositions, hlo.MaxUnrolledTaps)
+			hlo.MaxWindowPositions = 0
 			for _, unroll := range []int64{0, 2, 3} {
-				maxUnrolledTaps = unroll
-				checkExpanded(t, name, text, ExpandReduceWindows)
+				hlo.MaxUnrolledTaps = unroll
+				checkExpanded(t, name, text, hlo.ExpandReduceWindows)
 				looped := m.Clone()
-				require.NoError(t, ExpandReduceWindows(looped))
+				require.NoError(t, hlo.ExpandReduceWindows(looped))
 				require.Contains(t, looped.String(), "while(")
-				got, err := (&Evaluator{File: name, M: looped}).Run(args)
+				got, err := (&hlo.Evaluator{File: name, M: looped}).Run(args)
 				require.NoError(t, err)
 				requireSameBits(t, name, want, got)
 			}
 		})
 	}
 	for name, text := range generalCases {
-		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, ExpandReduceWindows) })
+		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, hlo.ExpandReduceWindows) })
 	}
 }

@@ -11,19 +11,19 @@ import "strconv"
 // agree. The trailing window dims are unrolled in the body while their
 // positions number at most maxUnrolledTaps, with a divisor's worth of the
 // next dim's (a 46,592 window: 728 iterations of 64 positions).
-func (x *rewriter) windowLoop(op string, padded, acc *Instruction, w window, out []int64) *Instruction {
-	n := len(w.size)
-	K := w.size
+func (x *rewriter) windowLoop(op string, padded, acc *Instruction, w Window, out []int64) *Instruction {
+	n := len(w.Size)
+	K := w.Size
 	lead := n // dims [lead, n) unrolled whole
-	for lead > 0 && prod(K[lead-1:]) <= maxUnrolledTaps {
+	for lead > 0 && Prod(K[lead-1:]) <= MaxUnrolledTaps {
 		lead--
 	}
 	// Dim lead-1 runs in chunks of c positions, unrolled too.
 	c := int64(1)
 	if lead > 0 {
-		inner := prod(K[lead:])
+		inner := Prod(K[lead:])
 		for d := K[lead-1]; d >= 1; d-- {
-			if K[lead-1]%d == 0 && d*inner <= maxUnrolledTaps {
+			if K[lead-1]%d == 0 && d*inner <= MaxUnrolledTaps {
 				c = d
 				break
 			}
@@ -33,24 +33,24 @@ func (x *rewriter) windowLoop(op string, padded, acc *Instruction, w window, out
 	if lead > 0 {
 		ext = append(append(ext, K[:lead-1]...), K[lead-1]/c)
 	}
-	res := x.counted("window", prod(ext), []*Instruction{acc, padded}, func(b *rewriter, t *Instruction, v []*Instruction) []*Instruction {
+	res := x.counted("window", Prod(ext), []*Instruction{acc, padded}, func(b *rewriter, t *Instruction, v []*Instruction) []*Instruction {
 		sum, src := v[0], v[1]
 		s32 := func(c int64) *Instruction { return b.constant("s32", strconv.FormatInt(c, 10)) }
 		k := b.digits(t, ext)
 		starts := make([]*Instruction, n)
 		sizes := make([]int64, n)
 		for i := 0; i < n; i++ {
-			span := (out[i]-1)*w.stride[i] + 1
+			span := (out[i]-1)*w.Stride[i] + 1
 			switch {
 			case i < lead-1:
 				starts[i], sizes[i] = k[i], span
 			case i == lead-1:
-				starts[i], sizes[i] = b.binary("multiply", k[i], s32(c)), span+(c-1)*w.rhsDil[i]
+				starts[i], sizes[i] = b.binary("multiply", k[i], s32(c)), span+(c-1)*w.RhsDil[i]
 			default:
-				starts[i], sizes[i] = s32(0), span+(K[i]-1)*w.rhsDil[i]
+				starts[i], sizes[i] = s32(0), span+(K[i]-1)*w.RhsDil[i]
 			}
-			if i < lead && w.rhsDil[i] != 1 {
-				starts[i] = b.binary("multiply", starts[i], s32(w.rhsDil[i]))
+			if i < lead && w.RhsDil[i] != 1 {
+				starts[i] = b.binary("multiply", starts[i], s32(w.RhsDil[i]))
 			}
 		}
 		win := b.emit("dynamic-slice", src.Shape.Elem, sizes, append([]*Instruction{src}, starts...), "dynamic_slice_sizes", intsText(sizes))
@@ -64,9 +64,9 @@ func (x *rewriter) windowLoop(op string, padded, acc *Instruction, w window, out
 		for _, p := range positions(chunk) {
 			st := make([]int64, n)
 			for i := range st {
-				st[i] = p[i] * w.rhsDil[i]
+				st[i] = p[i] * w.RhsDil[i]
 			}
-			sum = b.emit(op, sum.Shape.Elem, out, []*Instruction{sum, b.slice(win, st, out, w.stride)})
+			sum = b.emit(op, sum.Shape.Elem, out, []*Instruction{sum, b.slice(win, st, out, w.Stride)})
 		}
 		return []*Instruction{sum, src}
 	})

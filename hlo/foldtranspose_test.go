@@ -1,9 +1,10 @@
-package hlo
+package hlo_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -59,16 +60,16 @@ func TestFoldDotTransposes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "HloModule m\nENTRY e {" + tc.body + "\n}\n"
-			m, err := Parse("f.hlo", src)
+			m, err := hlo.Parse("f.hlo", src)
 			require.NoError(t, err)
-			require.NoError(t, Verify("f.hlo", m))
-			args, err := RandomArgs(m, 3)
+			require.NoError(t, hlo.Verify("f.hlo", m))
+			args, err := hlo.RandomArgs(m, 3)
 			require.NoError(t, err)
-			want, err := (&Evaluator{File: "f.hlo", M: m}).Run(args)
+			want, err := (&hlo.Evaluator{File: "f.hlo", M: m}).Run(args)
 			require.NoError(t, err)
 			x := m.Clone()
-			require.NoError(t, FoldDotTransposes(x, tc.awkward))
-			require.NoError(t, Verify("x.hlo", x))
+			require.NoError(t, hlo.FoldDotTransposes(x, tc.awkward))
+			require.NoError(t, hlo.Verify("x.hlo", x))
 			text := x.String()
 			if tc.want != "" {
 				require.Contains(t, text, tc.want)
@@ -76,9 +77,9 @@ func TestFoldDotTransposes(t *testing.T) {
 				require.Equal(t, m.String(), text)
 			}
 			require.Equal(t, tc.kept, strings.Contains(text, "transpose("))
-			got, err := (&Evaluator{File: "x.hlo", M: x}).Run(args)
+			got, err := (&hlo.Evaluator{File: "x.hlo", M: x}).Run(args)
 			require.NoError(t, err)
-			require.Equal(t, Leaves(want)[0].Data, Leaves(got)[0].Data)
+			require.Equal(t, hlo.Leaves(want)[0].Data, hlo.Leaves(got)[0].Data)
 		})
 	}
 }

@@ -41,7 +41,7 @@ var producerOps = opSet(`broadcast reshape bitcast transpose iota constant slice
 	concatenate pad reverse dynamic-slice copy gather`, elementwise)
 
 // cheapOps are duplicated into every fusion that reads them.
-var cheapOps = map[string]bool{"broadcast": true, "iota": true, "constant": true}
+var CheapOps = map[string]bool{"broadcast": true, "iota": true, "constant": true}
 
 // maxDuplicatedConstant is the largest constant (in elements) copied into
 // several fusions; bigger ones are read from memory.
@@ -335,7 +335,7 @@ func cheapValue(in *Instruction, cheap map[string]bool) bool {
 	switch {
 	case in.Opcode == "constant":
 		return in.Shape.Elems() <= maxDuplicatedConstant
-	case cheapOps[in.Opcode]:
+	case CheapOps[in.Opcode]:
 		return true
 	case in.Opcode == "reshape" || in.Opcode == "bitcast" || cheapElementwise[in.Opcode]:
 		for _, o := range in.Operands {

@@ -1,4 +1,4 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
@@ -48,10 +49,10 @@ ENTRY e {
 // kernels XLA makes of them. The exponential feeds both the sum and the
 // division, so it is not fused into either (that would compute it twice).
 func TestFuseKernels(t *testing.T) {
-	m, err := Parse("mlp.hlo", mlpSoftmax)
+	m, err := hlo.Parse("mlp.hlo", mlpSoftmax)
 	require.NoError(t, err)
-	require.NoError(t, Verify("mlp.hlo", m))
-	fm, st, err := Fuse(m)
+	require.NoError(t, hlo.Verify("mlp.hlo", m))
+	fm, st, err := hlo.Fuse(m)
 	require.NoError(t, err)
 	require.Equal(t, map[string]int{"kOutput": 1, "kInput": 2, "kLoop": 2}, st.Fusions)
 	var entry []string
@@ -78,7 +79,7 @@ func TestFuseKernels(t *testing.T) {
 	checkFusedModule(t, "mlp.hlo", mlpSoftmax, fm, 1<<20)
 }
 
-func mustAttr(t *testing.T, in *Instruction, key string) string {
+func mustAttr(t *testing.T, in *hlo.Instruction, key string) string {
 	v, ok := in.Attr(key)
 	require.True(t, ok, key)
 	return v
@@ -86,16 +87,16 @@ func mustAttr(t *testing.T, in *Instruction, key string) string {
 
 // TestFuseLeavesFusedModules: a post-fusion module comes back unchanged.
 func TestFuseLeavesFusedModules(t *testing.T) {
-	m, err := Parse("mlp.hlo", mlpSoftmax)
+	m, err := hlo.Parse("mlp.hlo", mlpSoftmax)
 	require.NoError(t, err)
-	require.NoError(t, Verify("mlp.hlo", m))
-	fm, _, err := Fuse(m)
+	require.NoError(t, hlo.Verify("mlp.hlo", m))
+	fm, _, err := hlo.Fuse(m)
 	require.NoError(t, err)
 	text := fm.String()
-	again, err := Parse("fused.hlo", text)
+	again, err := hlo.Parse("fused.hlo", text)
 	require.NoError(t, err)
-	require.NoError(t, Verify("fused.hlo", again))
-	out, st, err := Fuse(again)
+	require.NoError(t, hlo.Verify("fused.hlo", again))
+	out, st, err := hlo.Fuse(again)
 	require.NoError(t, err)
 	require.True(t, st.AlreadyFused)
 	require.Equal(t, text, out.String())
@@ -105,11 +106,11 @@ func TestFuseLeavesFusedModules(t *testing.T) {
 // must neither lose nor duplicate (broadcasts, iotas and constants may be
 // duplicated, and cheap values' copies are named .clone; parameters and
 // fusions are added).
-func opCounts(m *Module) map[string]int {
+func opCounts(m *hlo.Module) map[string]int {
 	n := map[string]int{}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			if !cheapOps[in.Opcode] && in.Opcode != "parameter" && in.Opcode != "fusion" && !strings.Contains(in.Name, ".clone") {
+			if !hlo.CheapOps[in.Opcode] && in.Opcode != "parameter" && in.Opcode != "fusion" && !strings.Contains(in.Name, ".clone") {
 				n[in.Opcode]++
 			}
 		}
@@ -120,38 +121,38 @@ func opCounts(m *Module) map[string]int {
 // checkFusedModule: the fused module prints, parses and verifies; it does
 // the same work; and when the original evaluates within the budget, the
 // fused one gives the same bits.
-func checkFusedModule(t *testing.T, name, src string, fm *Module, budget int64) (evaluated bool) {
+func checkFusedModule(t *testing.T, name, src string, fm *hlo.Module, budget int64) (evaluated bool) {
 	t.Helper()
-	orig, err := Parse(name, src)
+	orig, err := hlo.Parse(name, src)
 	require.NoError(t, err)
-	require.NoError(t, Verify(name, orig))
+	require.NoError(t, hlo.Verify(name, orig))
 	text := fm.String()
-	again, err := Parse(name+".fused", text)
+	again, err := hlo.Parse(name+".fused", text)
 	require.NoError(t, err, "%s: the fused module must parse", name)
-	require.NoError(t, Verify(name+".fused", again), "%s: the fused module must verify", name)
+	require.NoError(t, hlo.Verify(name+".fused", again), "%s: the fused module must verify", name)
 	require.Equal(t, opCounts(orig), opCounts(again), "%s: fusion must not lose or duplicate work", name)
-	if ParamElements(orig) > budget {
+	if hlo.ParamElements(orig) > budget {
 		return false
 	}
-	args, err := RandomArgs(orig, 7)
+	args, err := hlo.RandomArgs(orig, 7)
 	if err != nil {
 		return false
 	}
-	want, err := (&Evaluator{File: name, M: orig, MaxLiveElements: budget, MaxWhileIterations: 1000}).Run(args)
+	want, err := (&hlo.Evaluator{File: name, M: orig, MaxLiveElements: budget, MaxWhileIterations: 1000}).Run(args)
 	if err != nil {
 		require.NotContains(t, err.Error(), "internal evaluator error", name)
 		return false
 	}
 	// A fused call keeps its operands live until it returns: allow more.
-	got, err := (&Evaluator{File: name + ".fused", M: again, MaxLiveElements: 8 * budget, MaxWhileIterations: 1000}).Run(args)
+	got, err := (&hlo.Evaluator{File: name + ".fused", M: again, MaxLiveElements: 8 * budget, MaxWhileIterations: 1000}).Run(args)
 	require.NoError(t, err, "%s: the original evaluates, the fused module must too", name)
 	requireSameBits(t, name, want, got)
 	return true
 }
 
-func requireSameBits(t *testing.T, name string, want, got *Value) {
+func requireSameBits(t *testing.T, name string, want, got *hlo.Value) {
 	t.Helper()
-	if d := BitDiff(want, got); d != "" {
+	if d := hlo.BitDiff(want, got); d != "" {
 		t.Fatalf("%s: before fusion, against after: %s", name, d)
 	}
 }
@@ -165,13 +166,13 @@ func TestFuseCorpus(t *testing.T) {
 	for _, f := range corpus.HLOFiles(t) {
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
-		m, err := Parse(f, string(src))
+		m, err := hlo.Parse(f, string(src))
 		if err != nil {
 			continue // the two truncated dumps (TestCorpusParsesAndRoundTrips)
 		}
-		require.NoError(t, Verify(f, m))
+		require.NoError(t, hlo.Verify(f, m))
 		start := time.Now()
-		fm, st, err := Fuse(m)
+		fm, st, err := hlo.Fuse(m)
 		require.NoError(t, err, f)
 		d := time.Since(start)
 		if st.AlreadyFused {
@@ -192,12 +193,12 @@ func TestFuseCorpus(t *testing.T) {
 func TestFuseXLATestsCorpus(t *testing.T) {
 	var n, changed, evaluated int
 	corpus.ForEachXLACase(t, func(c corpus.XLACase) {
-		m, err := Parse("case.hlo", c.Text)
-		if err != nil || Verify("case.hlo", m) != nil {
+		m, err := hlo.Parse("case.hlo", c.Text)
+		if err != nil || hlo.Verify("case.hlo", m) != nil {
 			return
 		}
 		n++
-		fm, st, err := Fuse(m)
+		fm, st, err := hlo.Fuse(m)
 		require.NoError(t, err, "%s:%d", c.Source, c.Line)
 		if st.Fused > 0 {
 			changed++
@@ -217,11 +218,11 @@ func BenchmarkFuseMixtral(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		m, err := Parse("mixtral.hlo", string(src))
+		m, err := hlo.Parse("mixtral.hlo", string(src))
 		require.NoError(b, err)
-		require.NoError(b, Verify("mixtral.hlo", m))
+		require.NoError(b, hlo.Verify("mixtral.hlo", m))
 		b.StartTimer()
-		_, _, err = Fuse(m)
+		_, _, err = hlo.Fuse(m)
 		require.NoError(b, err)
 	}
 }
@@ -242,35 +243,35 @@ func FuzzEvalFuse(f *testing.F) {
 		f.Add(text)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		m, err := Parse("fuzz.hlo", src)
-		if err != nil || Verify("fuzz.hlo", m) != nil || ParamElements(m) > 1<<12 {
+		m, err := hlo.Parse("fuzz.hlo", src)
+		if err != nil || hlo.Verify("fuzz.hlo", m) != nil || hlo.ParamElements(m) > 1<<12 {
 			return
 		}
-		fm, _, err := Fuse(m)
+		fm, _, err := hlo.Fuse(m)
 		if err != nil {
 			t.Fatalf("fuse: %v", err)
 		}
-		again, err := Parse("fused.hlo", fm.String())
+		again, err := hlo.Parse("fused.hlo", fm.String())
 		if err != nil {
 			t.Fatalf("fused module does not parse: %v\n%s", err, fm.String())
 		}
-		if err := Verify("fused.hlo", again); err != nil {
+		if err := hlo.Verify("fused.hlo", again); err != nil {
 			t.Fatalf("fused module does not verify: %v\n%s", err, fm.String())
 		}
-		orig, _ := Parse("fuzz.hlo", src)
-		_ = Verify("fuzz.hlo", orig)
-		args, err := RandomArgsWithin(orig, 1, 1<<12)
+		orig, _ := hlo.Parse("fuzz.hlo", src)
+		_ = hlo.Verify("fuzz.hlo", orig)
+		args, err := hlo.RandomArgsWithin(orig, 1, 1<<12)
 		if err != nil {
 			return
 		}
-		want, err := (&Evaluator{File: "fuzz.hlo", M: orig, MaxLiveElements: 1 << 14, MaxWhileIterations: 50}).Run(args)
+		want, err := (&hlo.Evaluator{File: "fuzz.hlo", M: orig, MaxLiveElements: 1 << 14, MaxWhileIterations: 50}).Run(args)
 		if err != nil {
 			if strings.Contains(err.Error(), "internal evaluator error") {
 				t.Fatal(err)
 			}
 			return
 		}
-		got, err := (&Evaluator{File: "fused.hlo", M: again, MaxLiveElements: 1 << 17, MaxWhileIterations: 50}).Run(args)
+		got, err := (&hlo.Evaluator{File: "fused.hlo", M: again, MaxLiveElements: 1 << 17, MaxWhileIterations: 50}).Run(args)
 		if err != nil {
 			t.Fatalf("the original evaluates, the fused module fails: %v", err)
 		}
@@ -280,11 +281,11 @@ func FuzzEvalFuse(f *testing.F) {
 
 // TestCloneIsDeep: fusing a clone leaves the original as it was.
 func TestCloneIsDeep(t *testing.T) {
-	m, err := Parse("mlp.hlo", mlpSoftmax)
+	m, err := hlo.Parse("mlp.hlo", mlpSoftmax)
 	require.NoError(t, err)
-	require.NoError(t, Verify("mlp.hlo", m))
+	require.NoError(t, hlo.Verify("mlp.hlo", m))
 	before := m.String()
-	_, _, err = Fuse(m.Clone())
+	_, _, err = hlo.Fuse(m.Clone())
 	require.NoError(t, err)
 	require.Equal(t, before, m.String())
 }

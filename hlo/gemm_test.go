@@ -1,8 +1,9 @@
-package hlo
+package hlo_test
 
 import (
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,18 +31,18 @@ func TestGemmCalls(t *testing.T) {
   y = f32[2,2] multiply(c, h)
   ROOT s = f32[2,2] add(x, y)
 }`
-	a := arr("f32", []int64{2, 3}, 1, 2, 3, 4, 5, 6)
-	b := arr("f32", []int64{2, 3}, 1, 0, -1, 2, 1, 0)
-	c := arr("f32", []int64{2, 2}, 10, 20, 30, 40)
-	want := evalText(t, plain, a, b, c)
+	a := hlo.Arr("f32", []int64{2, 3}, 1, 2, 3, 4, 5, 6)
+	b := hlo.Arr("f32", []int64{2, 3}, 1, 0, -1, 2, 1, 0)
+	c := hlo.Arr("f32", []int64{2, 2}, 10, 20, 30, 40)
+	want := hlo.EvalText(t, plain, a, b, c)
 	require.Equal(t, []float64{2*(1-3) + 5, 2*(2+2) + 10, 2*(4-6) + 15, 2*(8+5) + 20}, want.Data)
-	require.Equal(t, want.Data, evalText(t, call, a, b, c).Data)
+	require.Equal(t, want.Data, hlo.EvalText(t, call, a, b, c).Data)
 
-	m, err := Parse("e.hlo", call)
+	m, err := hlo.Parse("e.hlo", call)
 	require.NoError(t, err)
-	require.NoError(t, ExpandGemmCalls(m))
-	require.NoError(t, Verify("e.hlo", m))
-	v, err := (&Evaluator{File: "e.hlo", M: m}).Run([]*Value{a, b, c})
+	require.NoError(t, hlo.ExpandGemmCalls(m))
+	require.NoError(t, hlo.Verify("e.hlo", m))
+	v, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run([]*hlo.Value{a, b, c})
 	require.NoError(t, err)
 	require.Equal(t, want.Data, v.Data)
 	require.NotContains(t, m.String(), "custom-call")
@@ -51,11 +52,11 @@ func TestGemmCalls(t *testing.T) {
   a = f32[2,3] parameter(0)
   ROOT g = f32[2,2] custom-call(a, a), custom_call_target="__cublas$gemm", backend_config="{\"gemm_backend_config\":{\"alpha_real\":1,\"beta\":0,\"epilogue\":\"RELU\",\"dot_dimension_numbers\":{\"lhs_contracting_dimensions\":[\"1\"],\"rhs_contracting_dimensions\":[\"1\"]}}}"
 }`
-	m, err = Parse("e.hlo", bad)
+	m, err = hlo.Parse("e.hlo", bad)
 	require.NoError(t, err)
-	err = ExpandGemmCalls(m)
+	err = hlo.ExpandGemmCalls(m)
 	require.ErrorContains(t, err, "epilogue RELU is not supported")
-	var ee *ExpandError
+	var ee *hlo.ExpandError
 	require.ErrorAs(t, err, &ee)
 	require.Equal(t, 3, ee.Pos.Line)
 }
@@ -72,16 +73,16 @@ func TestGemmCallWithWorkspace(t *testing.T) {
   w = s8[16] get-tuple-element(g), index=1
   ROOT t = (f32[2,2], s8[16]) tuple(p, w)
 }`
-	a := arr("f32", []int64{2, 3}, 1, 2, 3, 4, 5, 6)
-	b := arr("f32", []int64{3, 2}, 1, 0, 0, 1, 1, 1)
-	direct := evalText(t, call, a, b)
+	a := hlo.Arr("f32", []int64{2, 3}, 1, 2, 3, 4, 5, 6)
+	b := hlo.Arr("f32", []int64{3, 2}, 1, 0, 0, 1, 1, 1)
+	direct := hlo.EvalText(t, call, a, b)
 	require.Equal(t, []float64{4, 5, 10, 11}, direct.Tuple[0].Data)
 	require.Equal(t, make([]float64, 16), direct.Tuple[1].Data)
-	m, err := Parse("e.hlo", call)
+	m, err := hlo.Parse("e.hlo", call)
 	require.NoError(t, err)
-	require.NoError(t, ExpandGemmCalls(m))
-	require.NoError(t, Verify("e.hlo", m))
-	v, err := (&Evaluator{File: "e.hlo", M: m}).Run([]*Value{a, b})
+	require.NoError(t, hlo.ExpandGemmCalls(m))
+	require.NoError(t, hlo.Verify("e.hlo", m))
+	v, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run([]*hlo.Value{a, b})
 	require.NoError(t, err)
 	require.Equal(t, direct.Tuple[0].Data, v.Tuple[0].Data)
 	require.Equal(t, direct.Tuple[1].Data, v.Tuple[1].Data)

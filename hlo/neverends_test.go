@@ -1,4 +1,4 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,17 +17,17 @@ import (
 func TestNeverEnds(t *testing.T) {
 	src, err := os.ReadFile("testdata/while_true.hlo")
 	require.NoError(t, err)
-	m, err := Parse("w.hlo", string(src))
+	m, err := hlo.Parse("w.hlo", string(src))
 	require.NoError(t, err)
-	require.NoError(t, Verify("w.hlo", m))
+	require.NoError(t, hlo.Verify("w.hlo", m))
 	w := m.Entry.Root.Operands[0]
 	require.True(t, m.NeverEnds(m.Entry.Instructions[3]), w.Name)
-	args, err := RandomArgs(m, 1)
+	args, err := hlo.RandomArgs(m, 1)
 	require.NoError(t, err)
-	_, err = (&Evaluator{File: "w.hlo", M: m}).Run(args)
+	_, err = (&hlo.Evaluator{File: "w.hlo", M: m}).Run(args)
 	require.EqualError(t, err, "w.hlo:18:3: w: while: the loop never ends: its condition is the constant true, and nothing in its body (no infeed or recv) can stop it")
 
-	fed, err := Parse("f.hlo", `HloModule m
+	fed, err := hlo.Parse("f.hlo", `HloModule m
 cond {
   p = f32[4] parameter(0)
   ROOT t = pred[] constant(true)
@@ -58,10 +59,10 @@ func TestDeepNestedCalls(t *testing.T) {
 		fmt.Fprintf(&b, "c%d {\n  p = f32[4] parameter(0)\n  ROOT c = f32[4] call(p), to_apply=c%d\n}\n", i, i-1)
 	}
 	b.WriteString("c0 {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n")
-	m, err := Parse("n.hlo", b.String())
+	m, err := hlo.Parse("n.hlo", b.String())
 	require.NoError(t, err)
-	require.NoError(t, Verify("n.hlo", m))
-	InlineCalls(m)
+	require.NoError(t, hlo.Verify("n.hlo", m))
+	hlo.InlineCalls(m)
 	for _, in := range m.Entry.Instructions {
 		require.NotEqual(t, "call", in.Opcode)
 	}
@@ -95,12 +96,12 @@ ENTRY e {
   ROOT o = f32[4] get-tuple-element(w), index=1
 }`
 	for step, want := range map[string]string{"0": "w.hlo:20:3: w: while: the loop never ends: its state did not change in iteration 1 and its condition still holds", "1": ""} {
-		m, err := Parse("w.hlo", strings.Replace(tmpl, "STEP", step, 1))
+		m, err := hlo.Parse("w.hlo", strings.Replace(tmpl, "STEP", step, 1))
 		require.NoError(t, err)
-		require.NoError(t, Verify("w.hlo", m))
-		args, err := RandomArgs(m, 1)
+		require.NoError(t, hlo.Verify("w.hlo", m))
+		args, err := hlo.RandomArgs(m, 1)
 		require.NoError(t, err)
-		_, err = (&Evaluator{File: "w.hlo", M: m}).Run(args)
+		_, err = (&hlo.Evaluator{File: "w.hlo", M: m}).Run(args)
 		if want == "" {
 			require.NoError(t, err)
 		} else {

@@ -59,7 +59,7 @@ func checkLiteral(lit string, s *Shape) error {
 		return nil
 	}
 	if s.IsTuple {
-		parts, ok := splitTupleLiteral(t)
+		parts, ok := SplitTupleLiteral(t)
 		if !ok || len(parts) != len(s.Tuple) {
 			return fmt.Errorf("the literal does not hold the %d elements of %s", len(s.Tuple), s)
 		}

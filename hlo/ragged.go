@@ -25,38 +25,38 @@ import (
 // dims outer to R of its kind (mode 1: free dims, mode 2: contracting
 // dims; x... in lhs order).
 
-// raggedDims are a ragged-dot's dimension numbers.
-type raggedDims struct {
-	lb, rb, lc, rc []int64
-	lr             int64 // the lhs ragged dimension
-	rg             int64 // the rhs group dimension, -1 when none
-	mode           int
-	groups         int64
-	// ctx are the lhs dims group_sizes has a dimension for, in its order
+// RaggedDims are a ragged-dot's dimension numbers.
+type RaggedDims struct {
+	LhsBatch, RhsBatch, LhsContracting, RhsContracting []int64
+	LhsRagged                                          int64 // the lhs ragged dimension
+	RhsGroup                                           int64 // the rhs group dimension, -1 when none
+	Mode                                               int
+	Groups                                             int64
+	// SizeDims are the lhs dims group_sizes has a dimension for, in its order
 	// (none when it is [g]).
-	ctx []int64
+	SizeDims []int64
 }
 
-func parseRagged(in *Instruction, lhs, rhs, sizes *Shape) (raggedDims, error) {
-	var d raggedDims
-	d.lb, _ = optList(in, "lhs_batch_dims")
-	d.rb, _ = optList(in, "rhs_batch_dims")
-	d.lc, _ = optList(in, "lhs_contracting_dims")
-	d.rc, _ = optList(in, "rhs_contracting_dims")
+func parseRagged(in *Instruction, lhs, rhs, sizes *Shape) (RaggedDims, error) {
+	var d RaggedDims
+	d.LhsBatch, _ = optList(in, "lhs_batch_dims")
+	d.RhsBatch, _ = optList(in, "rhs_batch_dims")
+	d.LhsContracting, _ = optList(in, "lhs_contracting_dims")
+	d.RhsContracting, _ = optList(in, "rhs_contracting_dims")
 	lr, _ := optList(in, "lhs_ragged_dims")
 	rg, _ := optList(in, "rhs_group_dims")
 	if len(lr) != 1 {
 		return d, fmt.Errorf("needs one lhs_ragged_dims, not %d", len(lr))
 	}
-	if len(d.lb) != len(d.rb) || len(d.lc) != len(d.rc) {
+	if len(d.LhsBatch) != len(d.RhsBatch) || len(d.LhsContracting) != len(d.RhsContracting) {
 		return d, fmt.Errorf("batch or contracting dimension lists of different lengths")
 	}
-	d.lr, d.rg = lr[0], -1
+	d.LhsRagged, d.RhsGroup = lr[0], -1
 	if len(rg) > 1 {
 		return d, fmt.Errorf("at most one rhs_group_dims")
 	}
 	if len(rg) == 1 {
-		d.rg = rg[0]
+		d.RhsGroup = rg[0]
 	}
 	inRange := func(ds []int64, s *Shape) bool {
 		for _, x := range ds {
@@ -66,42 +66,42 @@ func parseRagged(in *Instruction, lhs, rhs, sizes *Shape) (raggedDims, error) {
 		}
 		return true
 	}
-	if !inRange(append(append([]int64{d.lr}, d.lb...), d.lc...), lhs) || !inRange(append(slices.Clone(d.rb), d.rc...), rhs) ||
-		d.rg >= int64(len(rhs.Dims)) {
+	if !inRange(append(append([]int64{d.LhsRagged}, d.LhsBatch...), d.LhsContracting...), lhs) || !inRange(append(slices.Clone(d.RhsBatch), d.RhsContracting...), rhs) ||
+		d.RhsGroup >= int64(len(rhs.Dims)) {
 		return d, fmt.Errorf("a dimension number out of range")
 	}
 	switch {
-	case slices.Contains(d.lc, d.lr):
-		d.mode = 2
-	case slices.Contains(d.lb, d.lr):
-		d.mode = 3
+	case slices.Contains(d.LhsContracting, d.LhsRagged):
+		d.Mode = 2
+	case slices.Contains(d.LhsBatch, d.LhsRagged):
+		d.Mode = 3
 	default:
-		d.mode = 1
+		d.Mode = 1
 	}
-	if (d.mode == 1) != (d.rg >= 0) {
-		return d, fmt.Errorf("rhs_group_dims is needed when the ragged dimension is a free one, and only then (mode %d)", d.mode)
+	if (d.Mode == 1) != (d.RhsGroup >= 0) {
+		return d, fmt.Errorf("rhs_group_dims is needed when the ragged dimension is a free one, and only then (mode %d)", d.Mode)
 	}
 	if sizes.IsTuple || len(sizes.Dims) == 0 || !isIntElem(sizes.Elem) {
 		return d, fmt.Errorf("group_sizes %s is not an integer array [..., g]", sizes)
 	}
 	if len(sizes.Dims) > 1 {
 		var ctx []int64
-		switch d.mode {
+		switch d.Mode {
 		case 3:
-			for _, b := range d.lb {
-				if b == d.lr {
+			for _, b := range d.LhsBatch {
+				if b == d.LhsRagged {
 					break
 				}
 				ctx = append(ctx, b)
 			}
 		default:
-			ctx = slices.Clone(d.lb)
-			kind := freeDims(len(lhs.Dims), d.lb, d.lc) // mode 1
-			if d.mode == 2 {
-				kind = slices.Sorted(slices.Values(d.lc))
+			ctx = slices.Clone(d.LhsBatch)
+			kind := freeDims(len(lhs.Dims), d.LhsBatch, d.LhsContracting) // mode 1
+			if d.Mode == 2 {
+				kind = slices.Sorted(slices.Values(d.LhsContracting))
 			}
 			for _, x := range kind {
-				if x < d.lr {
+				if x < d.LhsRagged {
 					ctx = append(ctx, x)
 				}
 			}
@@ -113,23 +113,23 @@ func parseRagged(in *Instruction, lhs, rhs, sizes *Shape) (raggedDims, error) {
 		want = append(want, sizes.Dims[len(sizes.Dims)-1])
 		if !slices.Equal(want, sizes.Dims) {
 			if len(ctx) == 0 {
-				return d, fmt.Errorf("group_sizes %s: want [g] (mode %d has no dims to give groups per position)", sizes, d.mode)
+				return d, fmt.Errorf("group_sizes %s: want [g] (mode %d has no dims to give groups per position)", sizes, d.Mode)
 			}
-			return d, fmt.Errorf("group_sizes %s: want [g] or %v (mode %d: groups per position of lhs dims %v)", sizes, want, d.mode, ctx)
+			return d, fmt.Errorf("group_sizes %s: want [g] or %v (mode %d: groups per position of lhs dims %v)", sizes, want, d.Mode, ctx)
 		}
-		d.ctx = ctx
+		d.SizeDims = ctx
 	}
-	d.groups = sizes.Dims[len(sizes.Dims)-1]
-	if d.mode == 1 && rhs.Dims[d.rg] != d.groups {
-		return d, fmt.Errorf("%d groups in group_sizes, %d in the rhs group dimension", d.groups, rhs.Dims[d.rg])
+	d.Groups = sizes.Dims[len(sizes.Dims)-1]
+	if d.Mode == 1 && rhs.Dims[d.RhsGroup] != d.Groups {
+		return d, fmt.Errorf("%d groups in group_sizes, %d in the rhs group dimension", d.Groups, rhs.Dims[d.RhsGroup])
 	}
-	for i := range d.lb {
-		if lhs.Dims[d.lb[i]] != rhs.Dims[d.rb[i]] {
+	for i := range d.LhsBatch {
+		if lhs.Dims[d.LhsBatch[i]] != rhs.Dims[d.RhsBatch[i]] {
 			return d, fmt.Errorf("batch dimensions disagree")
 		}
 	}
-	for i := range d.lc {
-		if lhs.Dims[d.lc[i]] != rhs.Dims[d.rc[i]] {
+	for i := range d.LhsContracting {
+		if lhs.Dims[d.LhsContracting[i]] != rhs.Dims[d.RhsContracting[i]] {
 			return d, fmt.Errorf("contracting dimensions disagree")
 		}
 	}
@@ -137,10 +137,10 @@ func parseRagged(in *Instruction, lhs, rhs, sizes *Shape) (raggedDims, error) {
 }
 
 // rhsFree are the rhs dimensions neither batch, contracting nor group.
-func (d raggedDims) rhsFree(rank int) []int64 {
+func (d RaggedDims) rhsFree(rank int) []int64 {
 	var out []int64
 	for i := range int64(rank) {
-		if !slices.Contains(d.rb, i) && !slices.Contains(d.rc, i) && i != d.rg {
+		if !slices.Contains(d.RhsBatch, i) && !slices.Contains(d.RhsContracting, i) && i != d.RhsGroup {
 			out = append(out, i)
 		}
 	}
@@ -149,15 +149,15 @@ func (d raggedDims) rhsFree(rank int) []int64 {
 
 // outDims is the result shape: [g]+ in mode 2, then the batch dims, the
 // lhs free dims and the rhs free dims, as a dot's.
-func (d raggedDims) outDims(lhs, rhs *Shape) []int64 {
+func (d RaggedDims) outDims(lhs, rhs *Shape) []int64 {
 	var out []int64
-	if d.mode == 2 {
-		out = append(out, d.groups)
+	if d.Mode == 2 {
+		out = append(out, d.Groups)
 	}
-	for _, b := range d.lb {
+	for _, b := range d.LhsBatch {
 		out = append(out, lhs.Dims[b])
 	}
-	for _, f := range freeDims(len(lhs.Dims), d.lb, d.lc) {
+	for _, f := range freeDims(len(lhs.Dims), d.LhsBatch, d.LhsContracting) {
 		out = append(out, lhs.Dims[f])
 	}
 	for _, f := range d.rhsFree(len(rhs.Dims)) {

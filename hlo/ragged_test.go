@@ -11,13 +11,13 @@ import (
 // past it.
 func TestEvalRaggedDot(t *testing.T) {
 	seq := func(elem string, dims []int64, scale float64) *Value {
-		v := arr(elem, dims)
-		for i := range prod(dims) {
+		v := Arr(elem, dims)
+		for i := range Prod(dims) {
 			v.Data = append(v.Data, float64(i%7+1)*scale)
 		}
 		return v
 	}
-	sizes := func(xs ...float64) *Value { return arr("s32", []int64{int64(len(xs))}, xs...) }
+	sizes := func(xs ...float64) *Value { return Arr("s32", []int64{int64(len(xs))}, xs...) }
 
 	// Mode 1: lhs [5,2] rows cut into groups of 2 and 2 (row 4 past the
 	// groups), rhs [2 groups, 2, 3].
@@ -30,7 +30,7 @@ func TestEvalRaggedDot(t *testing.T) {
   g = s32[2] parameter(2)
   ROOT d = f32[5,3] ragged-dot(l, r, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
 }`
-	got := evalText(t, mode1, lhs, rhs, sizes(2, 2))
+	got := EvalText(t, mode1, lhs, rhs, sizes(2, 2))
 	require.Equal(t, []float64{
 		1*1 + 2*4, 1*2 + 2*5, 1*3 + 2*6, // row 0, group 0
 		3*1 + 4*4, 3*2 + 4*5, 3*3 + 4*6, // row 1, group 0
@@ -39,7 +39,7 @@ func TestEvalRaggedDot(t *testing.T) {
 		0, 0, 0, // row 4: past the last group
 	}, got.Data)
 	// A negative size counts as 0; sizes past the extent stop at it.
-	got = evalText(t, mode1, lhs, rhs, sizes(-3, 9))
+	got = EvalText(t, mode1, lhs, rhs, sizes(-3, 9))
 	require.Equal(t, []float64{1*7 + 2*3, 1*1 + 2*4, 1*2 + 2*5}, got.Data[:3]) // row 0 in group 1
 	require.Equal(t, []float64{2*7 + 3*3, 2*1 + 3*4, 2*2 + 3*5}, got.Data[12:])
 
@@ -47,7 +47,7 @@ func TestEvalRaggedDot(t *testing.T) {
 	// lhs [2,4] (k = 4 cut 1 + 3), rhs [4,1] = 1..4.
 	l2 := seq("f32", []int64{2, 4}, 1) // (1,2,3,4) (5,6,7,1)
 	r2 := seq("f32", []int64{4, 1}, 1) // 1,2,3,4
-	got = evalText(t, `ENTRY e {
+	got = EvalText(t, `ENTRY e {
   l = f32[2,4] parameter(0)
   r = f32[4,1] parameter(1)
   g = s64[2] parameter(2)
@@ -62,7 +62,7 @@ func TestEvalRaggedDot(t *testing.T) {
 	// groups are zero.
 	l3 := seq("f32", []int64{3, 1, 2}, 1) // (1,2) (3,4) (5,6)
 	r3 := seq("f32", []int64{3, 2, 1}, 1) // (1,2) (3,4) (5,6)
-	got = evalText(t, `ENTRY e {
+	got = EvalText(t, `ENTRY e {
   l = f32[3,1,2] parameter(0)
   r = f32[3,2,1] parameter(1)
   g = s32[1] parameter(2)
@@ -72,12 +72,12 @@ func TestEvalRaggedDot(t *testing.T) {
 
 	// Groups per batch (group_sizes [b, g]): batch 0 cuts its rows 1 + 2,
 	// batch 1 gives all three to group 0.
-	got = evalText(t, `ENTRY e {
+	got = EvalText(t, `ENTRY e {
   l = f32[2,3,1] parameter(0)
   r = f32[2,2,1,1] parameter(1)
   g = s32[2,2] parameter(2)
   ROOT d = f32[2,3,1] ragged-dot(l, r, g), lhs_batch_dims={0}, rhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_contracting_dims={2}, lhs_ragged_dims={1}, rhs_group_dims={0}
-}`, arr("f32", []int64{2, 3, 1}, 1, 2, 3, 4, 5, 6), arr("f32", []int64{2, 2, 1, 1}, 10, 20, 100, 200), arr("s32", []int64{2, 2}, 1, 2, 3, 0))
+}`, Arr("f32", []int64{2, 3, 1}, 1, 2, 3, 4, 5, 6), Arr("f32", []int64{2, 2, 1, 1}, 10, 20, 100, 200), Arr("s32", []int64{2, 2}, 1, 2, 3, 0))
 	require.Equal(t, []float64{1 * 10, 2 * 100, 3 * 100, 4 * 20, 5 * 20, 6 * 20}, got.Data)
 }
 

@@ -1,8 +1,9 @@
-package hlo
+package hlo_test
 
 import (
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -43,16 +44,16 @@ ENTRY e {
 }`, []float64{1, 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := Parse("r.hlo", c.src)
+			m, err := hlo.Parse("r.hlo", c.src)
 			require.NoError(t, err)
-			require.NoError(t, Verify("r.hlo", m))
-			out, err := (&Evaluator{File: "r.hlo", M: m}).Run(nil)
+			require.NoError(t, hlo.Verify("r.hlo", m))
+			out, err := (&hlo.Evaluator{File: "r.hlo", M: m}).Run(nil)
 			require.NoError(t, err)
 			require.Equal(t, c.want, out.Data)
 		})
 	}
 	// Groups of several devices are another device's business.
-	m, err := Parse("r.hlo", `HloModule r
+	m, err := hlo.Parse("r.hlo", `HloModule r
 ENTRY e {
   input = f32[4] parameter(0)
   output = f32[4] parameter(1)
@@ -60,8 +61,8 @@ ENTRY e {
   ROOT r = f32[4] ragged-all-to-all(input, output, o, o, o, o), replica_groups={{0,1}}
 }`)
 	require.NoError(t, err)
-	args, err := RandomArgs(m, 1)
+	args, err := hlo.RandomArgs(m, 1)
 	require.NoError(t, err)
-	_, err = (&Evaluator{File: "r.hlo", M: m}).Run(args)
+	_, err = (&hlo.Evaluator{File: "r.hlo", M: m}).Run(args)
 	require.ErrorContains(t, err, "r.hlo:6:3: r: ragged-all-to-all: a collective across 2 devices cannot be evaluated on one host device")
 }

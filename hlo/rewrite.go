@@ -15,7 +15,7 @@ import (
 // replacement through the rewriter.
 func rewriteEach(m *Module, opcode string, expand func(x *rewriter, ops []*Instruction) error) error {
 	for _, c := range m.Computations {
-		if !hasOpcode(c, opcode) {
+		if !HasOpcode(c, opcode) {
 			continue
 		}
 		byName := map[string]*Instruction{}
@@ -49,7 +49,7 @@ func rewriteEach(m *Module, opcode string, expand func(x *rewriter, ops []*Instr
 	return nil
 }
 
-func hasOpcode(c *Computation, op string) bool {
+func HasOpcode(c *Computation, op string) bool {
 	for _, in := range c.Instructions {
 		if in.Opcode == op {
 			return true

@@ -1,13 +1,14 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
+	"github.com/pulse-sim/pulse/hlo"
 	"strings"
 )
 
 // peakBytes replays an order: a value is live from its instruction to its
 // last reader (the root's to the end).
-func peakBytes(c *Computation) int64 {
+func peakBytes(c *hlo.Computation) int64 {
 	last := map[string]int{}
 	for i, in := range c.Instructions {
 		for _, o := range in.Operands {

@@ -181,7 +181,7 @@ func iota64(lo, hi int) []int64 {
 	return v
 }
 
-func prod(v []int64) int64 {
+func Prod(v []int64) int64 {
 	n := int64(1)
 	for _, x := range v {
 		n *= x

@@ -1,9 +1,10 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,12 +33,12 @@ ENTRY e {
 		"one run: unchanged":    mod("f32", "[3,4,5]", "[3]", "{1,2}", "add", "0"),
 	}
 	for name, text := range cases {
-		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, SplitReductions) })
+		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, hlo.SplitReductions) })
 	}
 	// The split really happens.
-	m, err := Parse("r.hlo", cases["three runs"])
+	m, err := hlo.Parse("r.hlo", cases["three runs"])
 	require.NoError(t, err)
-	require.NoError(t, SplitReductions(m))
+	require.NoError(t, hlo.SplitReductions(m))
 	n := 0
 	for _, in := range m.Entry.Instructions {
 		if in.Opcode == "reduce" {
@@ -49,12 +50,12 @@ ENTRY e {
 	// Long runs split when a limit is given, and only then.
 	long := mod("f32", "[3,8,6,5]", "[3]", "{1,2,3}", "add", "1.5")
 	t.Run("long run", func(t *testing.T) {
-		checkExpanded(t, "long run", long, func(m *Module) error { return SplitReductionRuns(m, 32) })
+		checkExpanded(t, "long run", long, func(m *hlo.Module) error { return hlo.SplitReductionRuns(m, 32) })
 	})
 	count := func(maxRun int64) (n int) {
-		m, err := Parse("r.hlo", long)
+		m, err := hlo.Parse("r.hlo", long)
 		require.NoError(t, err)
-		require.NoError(t, SplitReductionRuns(m, maxRun))
+		require.NoError(t, hlo.SplitReductionRuns(m, maxRun))
 		for _, in := range m.Entry.Instructions {
 			if in.Opcode == "reduce" {
 				n++
@@ -71,7 +72,7 @@ ENTRY e {
 	// dimension is a reduction of its own.
 	require.Equal(t, 6, count(4))
 	t.Run("long dims blocked", func(t *testing.T) {
-		checkExpanded(t, "long dims blocked", long, func(m *Module) error { return SplitReductionRuns(m, 4) })
+		checkExpanded(t, "long dims blocked", long, func(m *hlo.Module) error { return hlo.SplitReductionRuns(m, 4) })
 	})
 	for name, text := range map[string]string{
 		"max blocked, padded with -inf":      mod("f32", "[2,13]", "[2]", "{1}", "maximum", "-inf"),
@@ -81,7 +82,7 @@ ENTRY e {
 		"u16 min blocked, padded with 65535": mod("u16", "[2,13]", "[2]", "{1}", "minimum", "65535"),
 	} {
 		t.Run(name, func(t *testing.T) {
-			checkExpanded(t, name, text, func(m *Module) error { return SplitReductionRuns(m, 3) })
+			checkExpanded(t, name, text, func(m *hlo.Module) error { return hlo.SplitReductionRuns(m, 3) })
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package hlo
+package hlo_test
 
 import (
 	"regexp"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
@@ -22,29 +23,29 @@ func TestXLATestModulesOnDevices(t *testing.T) {
 	var multi, evaluated, internal int
 	reasons := map[string]int{}
 	corpus.ForEachXLACase(t, func(c corpus.XLACase) {
-		m, err := Parse("case.hlo", c.Text)
-		if err != nil || Verify("case.hlo", m) != nil {
+		m, err := hlo.Parse("case.hlo", c.Text)
+		if err != nil || hlo.Verify("case.hlo", m) != nil {
 			return
 		}
-		d, err := ModuleDevices(m)
+		d, err := hlo.ModuleDevices(m)
 		if err != nil {
 			return
 		}
-		if need := ImpliedDevices(m); d.N() < need.N() {
-			if d.N() > 1 || need.N() > MaxDevices {
+		if need := hlo.ImpliedDevices(m); d.N() < need.N() {
+			if d.N() > 1 || need.N() > hlo.MaxDevices {
 				return // a header that contradicts the collectives
 			}
 			d = need
 		}
-		if d.N() < 2 || ParamElements(m) > 1<<12 {
+		if d.N() < 2 || hlo.ParamElements(m) > 1<<12 {
 			return
 		}
 		multi++
 		// The same arguments on every device, as XLA's test harness gives
 		// replicated runs (a loop whose condition is a parameter runs as
 		// often on each).
-		args := make([][]*Value, d.N())
-		one, err := RandomArgsWithin(m, 1, 1<<12)
+		args := make([][]*hlo.Value, d.N())
+		one, err := hlo.RandomArgsWithin(m, 1, 1<<12)
 		for i := range args {
 			args[i] = one
 		}
@@ -52,7 +53,7 @@ func TestXLATestModulesOnDevices(t *testing.T) {
 			reasons["random arguments: "+err.Error()]++
 			return
 		}
-		ev := &Evaluator{File: "case.hlo", M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 1000}
+		ev := &hlo.Evaluator{File: "case.hlo", M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 1000}
 		if _, err := ev.RunDevices(d, args); err != nil {
 			msg := err.Error()
 			if strings.Contains(msg, "internal evaluator error") {

@@ -16,6 +16,19 @@ var elementwise = opSet(`add subtract multiply divide remainder power maximum mi
 // IsElementwise reports whether op is applied element by element.
 func IsElementwise(op string) bool { return elementwise[op] }
 
+// ElementwiseOps lists IsElementwise's opcodes, sorted.
+func ElementwiseOps() []string { return sortedOps(elementwise) }
+
+// sortedOps lists a set of opcodes, sorted.
+func sortedOps(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for op := range set {
+		out = append(out, op)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // opSet makes a set of the space-separated opcodes, plus those of extra sets.
 func opSet(ops string, extra ...map[string]bool) map[string]bool {
 	s := map[string]bool{}
@@ -110,7 +123,7 @@ func (c *Computation) InstructionCost(in *Instruction, ops []*Shape) Cost {
 		positions := int64(1)
 		if v, ok := in.Attr("window"); ok {
 			if w, err := parseWindow(v, len(ops[0].Dims)); err == nil {
-				positions = prod(w.size)
+				positions = Prod(w.Size)
 			}
 		}
 		outs := out

@@ -46,7 +46,7 @@ func (m *Module) TripCount(c *Computation, w *Instruction) (int64, bool) {
 	if cond == nil || body == nil || len(w.Operands) != 1 {
 		return 0, false
 	}
-	init := c.def(w.Operands[0].Name)
+	init := c.Def(w.Operands[0].Name)
 	if init == nil || init.Opcode != "tuple" {
 		return 0, false
 	}
@@ -55,7 +55,7 @@ func (m *Module) TripCount(c *Computation, w *Instruction) (int64, bool) {
 		return 0, false
 	}
 	dir, _ := r.Attr("direction")
-	a, b := cond.def(r.Operands[0].Name), cond.def(r.Operands[1].Name)
+	a, b := cond.Def(r.Operands[0].Name), cond.Def(r.Operands[1].Name)
 	k, ok := cond.paramElement(a)
 	limit, lok := intConstant(b)
 	if !ok {
@@ -109,7 +109,7 @@ func (body *Computation) counterStep(i int64) (int64, bool) {
 	if next == nil || (next.Opcode != "add" && next.Opcode != "subtract") || len(next.Operands) != 2 {
 		return 0, false
 	}
-	x, y := body.def(next.Operands[0].Name), body.def(next.Operands[1].Name)
+	x, y := body.Def(next.Operands[0].Name), body.Def(next.Operands[1].Name)
 	if j, ok := body.paramElement(x); ok && j == i {
 		if k, ok := intConstant(y); ok {
 			if next.Opcode == "subtract" {
@@ -129,7 +129,7 @@ func (c *Computation) paramElement(x *Instruction) (int64, bool) {
 	if x == nil || x.Opcode != "get-tuple-element" || len(x.Operands) != 1 {
 		return 0, false
 	}
-	p := c.def(x.Operands[0].Name)
+	p := c.Def(x.Operands[0].Name)
 	if p == nil || p.Opcode != "parameter" || p.ParamNumber != 0 {
 		return 0, false
 	}
@@ -151,7 +151,7 @@ func intConstant(x *Instruction) (int64, bool) {
 }
 
 // def is the instruction of c named name, or nil.
-func (c *Computation) def(name string) *Instruction {
+func (c *Computation) Def(name string) *Instruction {
 	for _, in := range c.Instructions {
 		if in.Name == name {
 			return in
@@ -165,7 +165,7 @@ func (x *Instruction) defOperand(c *Computation, i int64) *Instruction {
 	if i < 0 || i >= int64(len(x.Operands)) {
 		return nil
 	}
-	return c.def(x.Operands[i].Name)
+	return c.Def(x.Operands[i].Name)
 }
 
 // callee is the computation named by w's attribute key, or nil.

@@ -1,9 +1,10 @@
-package hlo
+package hlo_test
 
 import (
 	"fmt"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,10 +49,10 @@ ENTRY e {
 }
 
 func TestExecutedCost(t *testing.T) {
-	m, err := Parse("m.hlo", counted(0, 20, 1, "LT", false, ""))
+	m, err := hlo.Parse("m.hlo", counted(0, 20, 1, "LT", false, ""))
 	require.NoError(t, err)
-	once := ComputeStats(m).Total.FLOPs
-	k, unknown := ExecutedCost(m)
+	once := hlo.ComputeStats(m).Total.FLOPs
+	k, unknown := hlo.ExecutedCost(m)
 	require.Empty(t, unknown)
 	const dot = 2 * 4 * 16 * 8
 	require.Greater(t, once, int64(dot))
@@ -59,14 +60,14 @@ func TestExecutedCost(t *testing.T) {
 	// and the compare.
 	require.Equal(t, int64(20*(dot+1+8*16+1)), k.FLOPs)
 
-	m, err = Parse("m.hlo", counted(0, 20, 1, "NE", false, ""))
+	m, err = hlo.Parse("m.hlo", counted(0, 20, 1, "NE", false, ""))
 	require.NoError(t, err)
-	k, unknown = ExecutedCost(m)
+	k, unknown = hlo.ExecutedCost(m)
 	require.Equal(t, []string{"w"}, unknown)
 	require.Equal(t, int64(dot+1+8*16+1), k.FLOPs)
 
 	// A conditional costs its costliest branch.
-	m, err = Parse("c.hlo", `HloModule c
+	m, err = hlo.Parse("c.hlo", `HloModule c
 small {
   p = f32[4] parameter(0)
   ROOT n = f32[4] negate(p)
@@ -82,6 +83,6 @@ ENTRY e {
   ROOT r = f32[] negate(c)
 }`)
 	require.NoError(t, err)
-	k, _ = ExecutedCost(m)
+	k, _ = hlo.ExecutedCost(m)
 	require.Equal(t, int64(8+1), k.FLOPs)
 }

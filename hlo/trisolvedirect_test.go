@@ -11,7 +11,7 @@ import "slices"
 // reading only the triangle of a that lower names, with ones on its
 // diagonal when unit_diagonal=true. Leading dimensions are batches. The
 // substitution runs in float64 and rounds once to the result type.
-func (e *Evaluator) triangularSolveDirect(in *Instruction, ops []*Value) (*Value, error) {
+func (e *Evaluator) TriangularSolveDirect(in *Instruction, ops []*Value) (*Value, error) {
 	if len(ops) != 2 {
 		return nil, e.fail(in, "takes a and b")
 	}
@@ -97,7 +97,7 @@ func (e *Evaluator) triangularSolveDirect(in *Instruction, ops []*Value) (*Value
 			}
 		}
 		for i, v := range x {
-			out.Data[bt*rows*cols+i] = round(in.Shape.Elem, v)
+			out.Data[bt*rows*cols+i] = Round(in.Shape.Elem, v)
 		}
 	}
 	return out, nil

@@ -4,7 +4,7 @@ import "strings"
 
 // splitTupleLiteral splits a tuple constant's literal, "(1, {2, 3}, (4,
 // 5))", into its elements' literals; false when it is not one.
-func splitTupleLiteral(lit string) ([]string, bool) {
+func SplitTupleLiteral(lit string) ([]string, bool) {
 	lit = strings.TrimSpace(lit)
 	if len(lit) < 2 || lit[0] != '(' || lit[len(lit)-1] != ')' {
 		return nil, false
@@ -62,7 +62,7 @@ func (x *rewriter) tupleConstant(s *Shape, lit string) (*Instruction, error) {
 		c.Shape.Layout = s.Layout
 		return c, nil
 	}
-	parts, ok := splitTupleLiteral(lit)
+	parts, ok := SplitTupleLiteral(lit)
 	if !ok || len(parts) != len(s.Tuple) {
 		return nil, x.errorf("the literal %q does not hold the %d elements of %s", lit, len(s.Tuple), s)
 	}

@@ -1,8 +1,9 @@
-package hlo
+package hlo_test
 
 import (
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,7 +20,7 @@ func TestSplitTupleLiteral(t *testing.T) {
 		{"(1, {2)", nil, false},
 		{"{1, 2}", nil, false},
 	} {
-		parts, ok := splitTupleLiteral(c.lit)
+		parts, ok := hlo.SplitTupleLiteral(c.lit)
 		require.Equal(t, c.ok, ok, c.lit)
 		require.Equal(t, c.parts, parts, c.lit)
 	}
@@ -35,18 +36,18 @@ ENTRY e {
   a = (s32[2], f32[2,1]) get-tuple-element(c), index=1
   ROOT b = f32[2,1] get-tuple-element(a), index=1
 }`
-	v := evalText(t, src)
+	v := hlo.EvalText(t, src)
 	require.Equal(t, []float64{2, 4}, v.Data)
-	m, err := Parse("t.hlo", src)
+	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
-	requireExpandsToSameBits(t, "tuple constants", m, nil, SplitTupleConstants, "no-such-op")
+	requireExpandsToSameBits(t, "tuple constants", m, nil, hlo.SplitTupleConstants, "no-such-op")
 	e := m.Clone()
-	require.NoError(t, SplitTupleConstants(e))
+	require.NoError(t, hlo.SplitTupleConstants(e))
 	for _, in := range e.Entry.Instructions {
 		require.False(t, in.Opcode == "constant" && in.Shape.IsTuple, "a tuple constant is left")
 	}
-	bad, err := Parse("t.hlo", "ENTRY e {\n  ROOT c = (f32[], f32[]) constant((1))\n}\n")
+	bad, err := hlo.Parse("t.hlo", "ENTRY e {\n  ROOT c = (f32[], f32[]) constant((1))\n}\n")
 	require.NoError(t, err)
-	_, err = (&Evaluator{File: "t.hlo", M: bad}).Run(nil)
+	_, err = (&hlo.Evaluator{File: "t.hlo", M: bad}).Run(nil)
 	require.ErrorContains(t, err, "does not hold the 2 elements")
 }

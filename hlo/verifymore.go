@@ -139,16 +139,16 @@ func checkFeatureOperands(ops []*Shape, f *Shape) error {
 }
 
 // outputSize is a window's output extent over an input of n elements.
-func outputSize(n int64, w window, i int) int64 {
+func outputSize(n int64, w Window, i int) int64 {
 	if n > 0 {
-		n = (n-1)*w.lhsDil[i] + 1
+		n = (n-1)*w.LhsDil[i] + 1
 	}
-	n += w.padLo[i] + w.padHi[i]
-	k := (w.size[i]-1)*w.rhsDil[i] + 1
-	if n < k || w.stride[i] <= 0 {
+	n += w.PadLo[i] + w.PadHi[i]
+	k := (w.Size[i]-1)*w.RhsDil[i] + 1
+	if n < k || w.Stride[i] <= 0 {
 		return 0
 	}
-	return (n-k)/w.stride[i] + 1
+	return (n-k)/w.Stride[i] + 1
 }
 
 func inferConvolution(in *Instruction, ops []*Shape) (*Shape, error) {
@@ -164,12 +164,12 @@ func inferConvolution(in *Instruction, ops []*Shape) (*Shape, error) {
 		return nil, err
 	}
 	lhs, rhs := ops[0], ops[1]
-	rank := len(d.ls) + 2
+	rank := len(d.LhsSpatial) + 2
 	if len(lhs.Dims) != rank || len(rhs.Dims) != rank || len(in.Shape.Dims) != rank {
 		return nil, fmt.Errorf("dim_labels %s for %s and %s", labels, lhs, rhs)
 	}
 	wv, _ := in.Attr("window")
-	w, err := parseWindow(wv, len(d.ls))
+	w, err := parseWindow(wv, len(d.LhsSpatial))
 	if err != nil {
 		return nil, err
 	}
@@ -185,18 +185,18 @@ func inferConvolution(in *Instruction, ops []*Shape) (*Shape, error) {
 			return nil, err
 		}
 	}
-	if groups <= 0 || batchGroups <= 0 || lhs.Dims[d.lf] != rhs.Dims[d.ri]*groups {
+	if groups <= 0 || batchGroups <= 0 || lhs.Dims[d.LhsFeature] != rhs.Dims[d.RhsIn]*groups {
 		return nil, fmt.Errorf("input features %d are not kernel input features %d x feature_group_count %d",
-			lhs.Dims[d.lf], rhs.Dims[d.ri], groups)
+			lhs.Dims[d.LhsFeature], rhs.Dims[d.RhsIn], groups)
 	}
 	out := make([]int64, rank)
-	out[d.ob] = lhs.Dims[d.lb] / batchGroups
-	out[d.of] = rhs.Dims[d.ro]
-	for i := range d.ls {
-		if w.size[i] != rhs.Dims[d.rs[i]] {
-			return nil, fmt.Errorf("window size %d for a kernel of %d in spatial dimension %d", w.size[i], rhs.Dims[d.rs[i]], i)
+	out[d.OutBatch] = lhs.Dims[d.LhsBatch] / batchGroups
+	out[d.OutFeature] = rhs.Dims[d.RhsOut]
+	for i := range d.LhsSpatial {
+		if w.Size[i] != rhs.Dims[d.RhsSpatial[i]] {
+			return nil, fmt.Errorf("window size %d for a kernel of %d in spatial dimension %d", w.Size[i], rhs.Dims[d.RhsSpatial[i]], i)
 		}
-		out[d.os[i]] = outputSize(lhs.Dims[d.ls[i]], w, i)
+		out[d.OutSpatial[i]] = outputSize(lhs.Dims[d.LhsSpatial[i]], w, i)
 	}
 	return array(in.Shape.Elem, out), nil
 }
