@@ -18,6 +18,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/stablehlo"
 	"github.com/pulse-sim/pulse/internal/host"
 	"github.com/pulse-sim/pulse/internal/inputs"
@@ -203,9 +204,9 @@ func measure(e *Entry, c *config.Chip) (map[string]float64, []Kernel, []lowering
 	if err != nil {
 		return nil, nil, nil, t, err
 	}
-	var args []*hlo.Value
+	var args []*eval.Value
 	if !timingOnly || e.RandomInputs {
-		if args, err = hlo.RandomArgsWithin(mod, 1, 1<<30); err != nil {
+		if args, err = eval.RandomArgsWithin(mod, 1, 1<<30); err != nil {
 			return nil, nil, nil, t, err
 		}
 	}

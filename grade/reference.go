@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/labs"
 )
 
@@ -152,15 +153,15 @@ func refHLO(l *labs.Lab, file string, in map[string][]float64) (map[string][]flo
 	if len(params) != len(l.Inputs) {
 		return nil, nil, fmt.Errorf("%s has %d parameters, the lab %d inputs", file, len(params), len(l.Inputs))
 	}
-	args := make([]*hlo.Value, len(params))
+	args := make([]*eval.Value, len(params))
 	for _, p := range params {
-		args[p.ParamNumber] = &hlo.Value{Shape: p.Shape, Data: in[l.Inputs[p.ParamNumber].Name]}
+		args[p.ParamNumber] = &eval.Value{Shape: p.Shape, Data: in[l.Inputs[p.ParamNumber].Name]}
 	}
-	v, err := (&hlo.Evaluator{File: file, M: m}).Run(args)
+	v, err := (&eval.Evaluator{File: file, M: m}).Run(args)
 	if err != nil {
 		return nil, nil, err
 	}
-	vals := []*hlo.Value{v}
+	vals := []*eval.Value{v}
 	if v.Tuple != nil {
 		vals = v.Tuple
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,18 +26,18 @@ func TestErfAndActivationsExpansion(t *testing.T) {
   gb = f32[41] custom-call(x), custom_call_target="AwsNeuronGeluBackward"
   ROOT t = (f32[41], f32[41], f32[41], f32[41], f32[41], bf16[41], f32[41]) tuple(e, g, h, s, f, eb, gb)
 }`
-	x := hlo.Arr("f32", []int64{41})
+	x := eval.Array("f32", []int64{41})
 	for i := range 41 {
 		x.Data = append(x.Data, float64(i-20)/4)
 	}
-	want := hlo.EvalText(t, src, x)
+	want := evaltest.Run(t, src, x)
 	m, err := hlo.Parse("e.hlo", src)
 	require.NoError(t, err)
 	require.NoError(t, hlo.ExpandErfAndActivations(m))
 	require.NoError(t, hlo.Verify("e.hlo", m))
 	require.NotContains(t, m.String(), "custom-call")
 	require.NotContains(t, m.String(), " erf(")
-	got, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run([]*hlo.Value{x})
+	got, err := (&eval.Evaluator{File: "e.hlo", M: m}).Run([]*eval.Value{x})
 	require.NoError(t, err)
 	for k := range want.Tuple {
 		// erf's approximation is within 7e-8; GELU multiplies that by

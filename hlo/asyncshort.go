@@ -29,13 +29,13 @@ func ShortAsync(opcode string) (base, part string, ok bool) {
 
 // knownOp: the evaluator or a collective implements op.
 func knownOp(op string) bool {
-	return elementwise[op] || collectives[op] || strings.Contains(" "+strings.Join(strings.Fields(structuralOps), " ")+" ", " "+op+" ") ||
+	return elementwise[op] || collectives[op] || strings.Contains(" "+strings.Join(strings.Fields(StructuralOps), " ")+" ", " "+op+" ") ||
 		op == "all-to-all" || op == "reduce-scatter" || op == "ragged-all-to-all" || op == "collective-broadcast"
 }
 
 // shortAsyncInner is the op a short-form -start runs: the instruction with
 // the wrapped opcode, the result's shape and the op's own attributes.
-func shortAsyncInner(in *Instruction, base string) (*Instruction, bool) {
+func ShortAsyncInner(in *Instruction, base string) (*Instruction, bool) {
 	if in.Shape == nil || !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {
 		return nil, false
 	}
@@ -75,7 +75,7 @@ func ExpandShortAsync(m *Module) error {
 				cp.Opcode = "async-" + part
 				continue
 			}
-			inner, ok := shortAsyncInner(in, base)
+			inner, ok := ShortAsyncInner(in, base)
 			if !ok || !in.Shape.Tuple[0].IsTuple || len(in.Shape.Tuple[0].Tuple) != len(in.Operands) {
 				return &ExpandError{Pos: in.Pos, Name: in.Name, Opcode: in.Opcode, Reason: "should return ((operands), result, context...)"}
 			}

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-func listAttr(in *Instruction, key string) ([]int64, error) {
+func ListAttr(in *Instruction, key string) ([]int64, error) {
 	v, ok := in.Attr(key)
 	if !ok {
 		return nil, fmt.Errorf("no %s attribute", key)
@@ -18,14 +18,14 @@ func listAttr(in *Instruction, key string) ([]int64, error) {
 	return l, nil
 }
 
-func optList(in *Instruction, key string) ([]int64, error) {
+func OptList(in *Instruction, key string) ([]int64, error) {
 	if _, ok := in.Attr(key); !ok {
 		return nil, nil
 	}
-	return listAttr(in, key)
+	return ListAttr(in, key)
 }
 
-func intAttr(in *Instruction, key string) (int64, error) {
+func IntAttr(in *Instruction, key string) (int64, error) {
 	v, ok := in.Attr(key)
 	if !ok {
 		return 0, fmt.Errorf("no %s attribute", key)
@@ -47,7 +47,7 @@ type ConvDims struct {
 	OutSpatial           []int // output spatial dimensions
 }
 
-func parseDimLabels(v string) (ConvDims, error) {
+func ParseDimLabels(v string) (ConvDims, error) {
 	var d ConvDims
 	parts := strings.Split(v, "->")
 	io := strings.Split(parts[0], "_")
@@ -117,7 +117,7 @@ type Window struct {
 	RhsRev                                     []bool // kernel reversed in this dimension
 }
 
-func parseWindow(v string, n int) (Window, error) {
+func ParseWindow(v string, n int) (Window, error) {
 	w := Window{}
 	ones := func() []int64 {
 		o := make([]int64, n)
@@ -173,11 +173,11 @@ func parseWindow(v string, n int) (Window, error) {
 	return w, nil
 }
 
-func parseFloatAttr(v string) (float64, error) {
+func ParseFloatAttr(v string) (float64, error) {
 	return strconv.ParseFloat(strings.Trim(v, `"`), 64)
 }
 
-func attrOr(in *Instruction, key string) string {
+func AttrOr(in *Instruction, key string) string {
 	v, _ := in.Attr(key)
 	return v
 }
@@ -186,7 +186,7 @@ func attrOr(in *Instruction, key string) string {
 // update (scatter) dimensions, and lists the operand dimensions that are
 // neither collapsed/inserted nor batching, in increasing order: the ones the
 // window dimensions walk.
-func indexingDims(n int, windowDims []int64, rank int, collapsed, batching []int64) ([]bool, []int, error) {
+func IndexingDims(n int, windowDims []int64, rank int, collapsed, batching []int64) ([]bool, []int, error) {
 	isWindow := make([]bool, n)
 	for i, d := range windowDims {
 		if d < 0 || int(d) >= n || i > 0 && d <= windowDims[i-1] {
@@ -215,7 +215,7 @@ func indexingDims(n int, windowDims []int64, rank int, collapsed, batching []int
 
 // checkIndexMap: the dimensions start indices address are distinct
 // operand dimensions.
-func checkIndexMap(name string, m []int64, rank int) error {
+func CheckIndexMap(name string, m []int64, rank int) error {
 	seen := make([]bool, rank)
 	for _, d := range m {
 		if d < 0 || int(d) >= rank || seen[d] {
@@ -228,7 +228,7 @@ func checkIndexMap(name string, m []int64, rank int) error {
 
 // checkBatching: the operand's and the indices' batching dimensions pair
 // up with equal sizes.
-func checkBatching(opDims, opBatch, idxDims, idxBatch []int64) error {
+func CheckBatching(opDims, opBatch, idxDims, idxBatch []int64) error {
 	if len(opBatch) != len(idxBatch) {
 		return fmt.Errorf("%d operand batching dimensions, %d index batching dimensions", len(opBatch), len(idxBatch))
 	}

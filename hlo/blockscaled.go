@@ -46,7 +46,7 @@ func ExpandBlockScaledDots(m *Module) error {
 		if rank == 3 {
 			want = []int64{l[0], l[1], r[1]}
 		}
-		if l[rank-1] != r[rank-1] || rank == 3 && l[0] != r[0] || !equalDims(in.Shape.Dims, want) {
+		if l[rank-1] != r[rank-1] || rank == 3 && l[0] != r[0] || !EqualDims(in.Shape.Dims, want) {
 			batched := ""
 			if rank == 3 {
 				batched = ", batched over the first"
@@ -126,7 +126,7 @@ func (x *rewriter) blockDequantize(op, scale *Instruction, elem string, block in
 	if s[n-1] <= 0 || d[n-1]%s[n-1] != 0 {
 		return nil, bad()
 	}
-	if !equalDims(s, scale.Shape.Dims) {
+	if !EqualDims(s, scale.Shape.Dims) {
 		ones := make([]int64, n)
 		for i := range ones {
 			ones[i] = 1

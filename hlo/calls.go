@@ -73,7 +73,7 @@ var collectives = opSet(`all-reduce all-gather reduce-scatter all-to-all collect
 	collective-permute-done collective-broadcast`)
 
 // sendRecvPairs reads a send's or recv's pairs.
-func sendRecvPairs(in *Instruction) ([][]int, error) {
+func SendRecvPairs(in *Instruction) ([][]int, error) {
 	fa, _ := in.Attr("frontend_attributes")
 	const key = "_xla_send_recv_source_target_pairs"
 	i := strings.Index(fa, key)
@@ -124,7 +124,7 @@ var IdentityCustomCalls = map[string]bool{
 
 // isIdentityCall reports whether in is a custom call of
 // IdentityCustomCalls, whose value is its operand.
-func isIdentityCall(in *Instruction) bool {
+func IsIdentityCall(in *Instruction) bool {
 	t, _ := in.Attr("custom_call_target")
 	return in.Opcode == "custom-call" && IdentityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1
 }

@@ -32,7 +32,7 @@ func ComplexPart(elem string) string {
 func HasComplex(m *Module) bool {
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			if shapeHasComplex(in.Shape) {
+			if ShapeHasComplex(in.Shape) {
 				return true
 			}
 		}
@@ -40,12 +40,12 @@ func HasComplex(m *Module) bool {
 	return false
 }
 
-func shapeHasComplex(s *Shape) bool {
+func ShapeHasComplex(s *Shape) bool {
 	if s == nil {
 		return false
 	}
 	if s.IsTuple {
-		return slices.ContainsFunc(s.Tuple, shapeHasComplex)
+		return slices.ContainsFunc(s.Tuple, ShapeHasComplex)
 	}
 	return IsComplex(s.Elem)
 }
@@ -54,7 +54,7 @@ func shapeHasComplex(s *Shape) bool {
 // with a trailing dimension of 2 (innermost in the layout); other shapes
 // are returned as they are.
 func RealShape(s *Shape) *Shape {
-	if !shapeHasComplex(s) {
+	if !ShapeHasComplex(s) {
 		return s
 	}
 	if s.IsTuple {
@@ -104,13 +104,13 @@ func ExpandComplex(m *Module) error {
 		var out []*Instruction
 		for _, in := range c.Instructions {
 			orig[in.Name] = in.Shape
-			involved := shapeHasComplex(in.Shape)
+			involved := ShapeHasComplex(in.Shape)
 			var origOps []*Shape
 			ops := make([]*Instruction, len(in.Operands))
 			for i, o := range in.Operands {
 				ops[i] = byName[o.Name]
 				origOps = append(origOps, orig[o.Name])
-				involved = involved || shapeHasComplex(orig[o.Name])
+				involved = involved || ShapeHasComplex(orig[o.Name])
 			}
 			if !involved {
 				byName[in.Name] = in
@@ -155,7 +155,7 @@ func (x *rewriter) expandComplex(ops []*Instruction, origOps []*Shape) error {
 		x.out = append(x.out, &cp)
 	}
 	switch op := in.Opcode; {
-	case op == "custom-call" && !isIdentityCall(in):
+	case op == "custom-call" && !IsIdentityCall(in):
 		return unsupported()
 	case complexShapeOnly[op]:
 		if (op == "add" || op == "subtract" || op == "negate") && !IsComplex(s.Elem) {

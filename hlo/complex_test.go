@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
 // complexOut reads a c64/c128 value's elements.
-func complexOut(t *testing.T, v *hlo.Value) []complex128 {
+func complexOut(t *testing.T, v *eval.Value) []complex128 {
 	require.True(t, hlo.IsComplex(v.Shape.Elem), "%s", v.Shape)
 	require.Len(t, v.Data, 2*int(v.Shape.Elems()))
 	out := make([]complex128, v.Shape.Elems())
@@ -71,9 +72,9 @@ ENTRY e {
 	m, err := hlo.Parse("cx.hlo", src)
 	require.NoError(t, err)
 	require.NoError(t, hlo.Verify("cx.hlo", m))
-	args, err := hlo.RandomArgs(m, 3)
+	args, err := eval.RandomArgs(m, 3)
 	require.NoError(t, err)
-	out, err := (&hlo.Evaluator{File: "cx.hlo", M: m}).Run(args)
+	out, err := (&eval.Evaluator{File: "cx.hlo", M: m}).Run(args)
 	require.NoError(t, err)
 	a, b := complexOut(t, args[0]), complexOut(t, args[1])
 	x := args[2].Data
@@ -193,9 +194,9 @@ func TestComplexFFT(t *testing.T) {
 			m, err := hlo.Parse("f.hlo", src)
 			require.NoError(t, err)
 			require.NoError(t, hlo.Verify("f.hlo", m))
-			args, err := hlo.RandomArgs(m, 5)
+			args, err := eval.RandomArgs(m, 5)
 			require.NoError(t, err)
-			out, err := (&hlo.Evaluator{File: "f.hlo", M: m}).Run(args)
+			out, err := (&eval.Evaluator{File: "f.hlo", M: m}).Run(args)
 			require.NoError(t, err)
 			dims := c.dims
 			r := len(dims)
@@ -288,7 +289,7 @@ ENTRY e {
 	m, err := hlo.Parse("cm.hlo", src)
 	require.NoError(t, err)
 	require.NoError(t, hlo.Verify("cm.hlo", m))
-	out, err := (&hlo.Evaluator{File: "cm.hlo", M: m}).Run(nil)
+	out, err := (&eval.Evaluator{File: "cm.hlo", M: m}).Run(nil)
 	require.NoError(t, err)
 	z := []complex128{1 + 2i, -3 + 4i, -0.5 - 0.25i, 2 - 7i, 1i, -2i, -4, 4, 1e-3 + 5i, -2 + 1e-4i}
 	w := []complex128{0.5, 2 + 1i, -1 + 0.5i, 1i, 3, 1 - 1i, 0.5 + 0.5i, 2, 1 + 1i, -0.5 + 2i}

@@ -54,7 +54,7 @@ func (x *rewriter) expandFFT(op *Instruction, orig *Shape) error {
 	var err error
 	switch typ {
 	case "FFT", "IFFT":
-		if !IsComplex(orig.Elem) || !equalDims(orig.Dims, s.Dims) {
+		if !IsComplex(orig.Elem) || !EqualDims(orig.Dims, s.Dims) {
 			return x.errorf("%s maps a complex array to one of its shape", typ)
 		}
 		re, im := x.complexPart(op, 0), x.complexPart(op, 1)

@@ -70,7 +70,7 @@ func ExpandCubSorts(m *Module) error {
 		}
 		keys := ops[0].Shape
 		for i, o := range ops {
-			if o.Shape.IsTuple || len(o.Shape.Dims) == 0 || !equalDims(o.Shape.Dims, keys.Dims) || !SameShape(s.Tuple[i], o.Shape) {
+			if o.Shape.IsTuple || len(o.Shape.Dims) == 0 || !EqualDims(o.Shape.Dims, keys.Dims) || !SameShape(s.Tuple[i], o.Shape) {
 				return x.errorf("operand %d %s: a radix sort's operands are arrays of one shape, returned as they are", i, o.Shape)
 			}
 		}
@@ -83,9 +83,9 @@ func ExpandCubSorts(m *Module) error {
 		}
 		typ := "SIGNED"
 		switch {
-		case isFloat(keys.Elem):
+		case IsFloat(keys.Elem):
 			typ = "TOTALORDER"
-		case isUnsigned(keys.Elem):
+		case IsUnsigned(keys.Elem):
 			typ = "UNSIGNED"
 		}
 		name := in.Name + ".radix_cmp"

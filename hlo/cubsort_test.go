@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -39,7 +40,7 @@ ENTRY e {
 			m, err := hlo.Parse("s.hlo", c.src)
 			require.NoError(t, err)
 			require.NoError(t, hlo.Verify("s.hlo", m))
-			out, err := (&hlo.Evaluator{File: "s.hlo", M: m}).Run(nil)
+			out, err := (&eval.Evaluator{File: "s.hlo", M: m}).Run(nil)
 			require.NoError(t, err)
 			require.Len(t, out.Tuple, len(c.want))
 			for i, w := range c.want {

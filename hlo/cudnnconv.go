@@ -232,7 +232,7 @@ func convAttrs(in *Instruction) []string {
 // bias broadcast along the output's feature dim.
 func (x *rewriter) biasActivation(r *Instruction, extra []*Instruction, cfg cudnnConfig) (*Instruction, error) {
 	labels, _ := x.at.Attr("dim_labels")
-	d, err := parseDimLabels(labels)
+	d, err := ParseDimLabels(labels)
 	if err != nil {
 		return nil, x.errorf("%v", err)
 	}
@@ -246,7 +246,7 @@ func (x *rewriter) biasActivation(r *Instruction, extra []*Instruction, cfg cudn
 	}
 	if len(extra) == 2 && cfg.sideScale != 0 {
 		side := extra[1]
-		if !equalDims(side.Shape.Dims, r.Shape.Dims) {
+		if !EqualDims(side.Shape.Dims, r.Shape.Dims) {
 			return nil, x.errorf("the side input %s is not of the result's shape %v", side.Shape, r.Shape.Dims)
 		}
 		s := x.toCompute(side, r.Shape.Elem)
@@ -286,12 +286,12 @@ func (x *rewriter) biasActivation(r *Instruction, extra []*Instruction, cfg cudn
 // not cover (groups, base dilation).
 func (x *rewriter) forwardGeometry() (ConvDims, Window, string, error) {
 	labels, _ := x.at.Attr("dim_labels")
-	d, err := parseDimLabels(labels)
+	d, err := ParseDimLabels(labels)
 	if err != nil {
 		return d, Window{}, "", x.errorf("%v", err)
 	}
 	wv, _ := x.at.Attr("window")
-	w, err := parseWindow(wv, len(d.LhsSpatial))
+	w, err := ParseWindow(wv, len(d.LhsSpatial))
 	if err != nil {
 		return d, w, "", x.errorf("%v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -45,9 +46,9 @@ ENTRY e {
 			m, err := hlo.Parse("adjoint.hlo", src)
 			require.NoError(t, err)
 			require.NoError(t, hlo.Verify("adjoint.hlo", m))
-			args, err := hlo.RandomArgs(m, 7)
+			args, err := eval.RandomArgs(m, 7)
 			require.NoError(t, err)
-			out, err := (&hlo.Evaluator{File: "adjoint.hlo", M: m}).Run(args)
+			out, err := (&eval.Evaluator{File: "adjoint.hlo", M: m}).Run(args)
 			require.NoError(t, err)
 			inner := func(a, b []float64) float64 {
 				require.Len(t, b, len(a))
@@ -118,9 +119,9 @@ ENTRY e {
 				m, err := hlo.Parse("fwd.hlo", src)
 				require.NoError(t, err)
 				require.NoError(t, hlo.Verify("fwd.hlo", m))
-				args, err := hlo.RandomArgs(m, 3)
+				args, err := eval.RandomArgs(m, 3)
 				require.NoError(t, err)
-				out, err := (&hlo.Evaluator{File: "fwd.hlo", M: m}).Run(args)
+				out, err := (&eval.Evaluator{File: "fwd.hlo", M: m}).Run(args)
 				require.NoError(t, err)
 				conv, got := out.Tuple[0].Data, out.Tuple[1].Tuple[0].Data
 				for i, v := range conv {
@@ -163,9 +164,9 @@ ENTRY e {
 			err = hlo.ExpandCudnnConvs(m)
 			require.ErrorContains(t, err, "6:3: call: custom-call: ")
 			require.ErrorContains(t, err, c.want)
-			args, err := hlo.RandomArgs(m, 1)
+			args, err := eval.RandomArgs(m, 1)
 			require.NoError(t, err)
-			_, err = (&hlo.Evaluator{File: "bad.hlo", M: m}).Run(args)
+			_, err = (&eval.Evaluator{File: "bad.hlo", M: m}).Run(args)
 			require.ErrorContains(t, err, c.want)
 		})
 	}

@@ -19,7 +19,7 @@ func StaticDimensionSizes(m *Module) error {
 	}
 	return rewriteEach(m, "get-dimension-size", func(x *rewriter, ops []*Instruction) error {
 		in := x.at
-		dims, ok := IntList(attrOr(in, "dimensions"))
+		dims, ok := IntList(AttrOr(in, "dimensions"))
 		if !ok || len(dims) != 1 || dims[0] < 0 || int(dims[0]) >= len(ops[0].Shape.Dims) {
 			return x.errorf("needs one dimension of the operand")
 		}

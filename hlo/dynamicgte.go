@@ -23,12 +23,12 @@ func IsDynamicGte(in *Instruction) bool {
 
 // dynamicGteCheck checks a DynamicGte's operands: a tuple of arrays of the
 // result's shape and a scalar integer index.
-func dynamicGteCheck(in *Instruction, tuple, index *Shape) error {
+func DynamicGteCheck(in *Instruction, tuple, index *Shape) error {
 	if tuple == nil || !tuple.IsTuple || len(tuple.Tuple) == 0 {
 		return fmt.Errorf("DynamicGte's first operand must be a non-empty tuple")
 	}
 	for i, s := range tuple.Tuple {
-		if s.IsTuple || !equalDims(s.Dims, in.Shape.Dims) || s.Elem != in.Shape.Elem {
+		if s.IsTuple || !EqualDims(s.Dims, in.Shape.Dims) || s.Elem != in.Shape.Elem {
 			return fmt.Errorf("DynamicGte: tuple element %d is %s, not the result's %s", i, s, in.Shape)
 		}
 	}
@@ -49,7 +49,7 @@ func ExpandDynamicGte(m *Module) error {
 		if len(ops) != 2 {
 			return x.errorf("DynamicGte takes a tuple and an index")
 		}
-		if err := dynamicGteCheck(in, ops[0].Shape, ops[1].Shape); err != nil {
+		if err := DynamicGteCheck(in, ops[0].Shape, ops[1].Shape); err != nil {
 			return x.errorf("%v", err)
 		}
 		s := in.Shape

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,21 +20,21 @@ func TestDynamicGte(t *testing.T) {
   t = (f32[2,2], f32[2,2], f32[2,2]) tuple(a, b, c)
   ROOT g = f32[2,2] custom-call(t, i), custom_call_target="DynamicGte"
 }`
-	a := hlo.Arr("f32", []int64{2, 2}, 1, 2, 3, 4)
-	b := hlo.Arr("f32", []int64{2, 2}, 5, 6, 7, 8)
-	c := hlo.Arr("f32", []int64{2, 2}, 9, 10, 11, 12)
+	a := eval.Array("f32", []int64{2, 2}, 1, 2, 3, 4)
+	b := eval.Array("f32", []int64{2, 2}, 5, 6, 7, 8)
+	c := eval.Array("f32", []int64{2, 2}, 9, 10, 11, 12)
 	for _, tc := range []struct {
 		i    float64
-		want *hlo.Value
+		want *eval.Value
 	}{{0, a}, {1, b}, {2, c}, {7, c}, {-3, a}} {
-		idx := hlo.Arr("s32", nil, tc.i)
-		require.Equal(t, tc.want.Data, hlo.EvalText(t, src, a, b, c, idx).Data, "index %v", tc.i)
+		idx := eval.Array("s32", nil, tc.i)
+		require.Equal(t, tc.want.Data, evaltest.Run(t, src, a, b, c, idx).Data, "index %v", tc.i)
 		m, err := hlo.Parse("e.hlo", src)
 		require.NoError(t, err)
 		require.NoError(t, hlo.ExpandDynamicGte(m))
 		require.NoError(t, hlo.Verify("e.hlo", m))
 		require.NotContains(t, m.String(), "custom-call")
-		v, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run([]*hlo.Value{a, b, c, idx})
+		v, err := (&eval.Evaluator{File: "e.hlo", M: m}).Run([]*eval.Value{a, b, c, idx})
 		require.NoError(t, err)
 		require.Equal(t, tc.want.Data, v.Data, "expanded, index %v", tc.i)
 	}

@@ -7,11 +7,11 @@ import (
 	"github.com/pulse-sim/pulse/isa"
 )
 
-func isFloat(elem string) bool {
+func IsFloat(elem string) bool {
 	return strings.HasPrefix(elem, "f") || strings.HasPrefix(elem, "bf") || strings.HasPrefix(elem, "c")
 }
 
-func isUnsigned(elem string) bool { return strings.HasPrefix(elem, "u") }
+func IsUnsigned(elem string) bool { return strings.HasPrefix(elem, "u") }
 
 // round brings an arithmetic result to the element type: floats round to
 // nearest even (through f32 for bf16 and f16), integers wrap, pred is x != 0.
@@ -38,13 +38,13 @@ func Round(elem string, x float64) float64 {
 	if IsWide(elem) {
 		// round's x is a number (an iota's index, a bound); the value
 		// is carried as its bits.
-		return wideFromNumber(elem, x)
+		return WideFromNumber(elem, x)
 	}
 	if bits == 0 || bits > 64 || x != x {
 		return math.Trunc(x) // (complex types: not evaluated)
 	}
 	v := int64(math.Trunc(x))
-	if isUnsigned(elem) {
+	if IsUnsigned(elem) {
 		return float64(uint64(v) & (1<<bits - 1))
 	}
 	shift := 64 - bits
@@ -83,7 +83,7 @@ func ElemBits(elem string) int {
 // wideFromNumber carries number v as a value of s64 or u64: truncated,
 // saturated to the type's range (NaN is 0), as a conversion from a float
 // does.
-func wideFromNumber(elem string, v float64) float64 {
+func WideFromNumber(elem string, v float64) float64 {
 	v = math.Trunc(v)
 	var b uint64
 	switch {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -40,7 +42,7 @@ ENTRY main {
 	}
 	require.Equal(t, []string{"fusion.0.calls", "call.0.to_apply", "main"}, names)
 	require.Equal(t, "main", m.Entry.Name)
-	v := hlo.EvalText(t, m.String(), hlo.Arr("f32", []int64{4}, 1, 2, 3, 4))
+	v := evaltest.Run(t, m.String(), eval.Array("f32", []int64{4}, 1, 2, 3, 4))
 	require.Equal(t, []float64{-2, -4, -6, -8}, v.Data)
 	// Printed, it reads back the same.
 	m2, err := hlo.Parse("printed", m.String())
@@ -94,10 +96,10 @@ ENTRY e {
 		names = append(names, in.Name)
 	}
 	require.Equal(t, []string{"x.parameter", "x", "y.constant", "y.broadcast", "y", "c.parameter", "c.constant", "c", "t.add", "t"}, names)
-	args := []*hlo.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{2}}, Data: []float64{1, -2}}, {Shape: &hlo.Shape{Elem: "s32"}, Data: []float64{3}}}
-	got, err := (&hlo.Evaluator{File: "n.hlo", M: m}).Run(args)
+	args := []*eval.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{2}}, Data: []float64{1, -2}}, {Shape: &hlo.Shape{Elem: "s32"}, Data: []float64{3}}}
+	got, err := (&eval.Evaluator{File: "n.hlo", M: m}).Run(args)
 	require.NoError(t, err)
-	want, err := (&hlo.Evaluator{File: "w.hlo", M: w}).Run(args)
+	want, err := (&eval.Evaluator{File: "w.hlo", M: w}).Run(args)
 	require.NoError(t, err)
 	requireSameBits(t, "nested", want, got)
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -44,11 +45,11 @@ func TestScheduleForMemory(t *testing.T) {
 	}
 	// The schedule changes no value.
 	m3, _ := hlo.Parse("b.hlo", backwardModule(layers))
-	args, err := hlo.RandomArgs(m3, 1)
+	args, err := eval.RandomArgs(m3, 1)
 	require.NoError(t, err)
-	want, err := (&hlo.Evaluator{File: "b.hlo", M: m3}).Run(args)
+	want, err := (&eval.Evaluator{File: "b.hlo", M: m3}).Run(args)
 	require.NoError(t, err)
-	got, err := (&hlo.Evaluator{File: "b.hlo", M: m}).Run(args)
+	got, err := (&eval.Evaluator{File: "b.hlo", M: m}).Run(args)
 	require.NoError(t, err)
 	for i := range want.Tuple {
 		require.Equal(t, want.Tuple[i].Data, got.Tuple[i].Data)

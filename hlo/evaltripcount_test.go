@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -40,9 +41,9 @@ func TestTripCount(t *testing.T) {
 			require.Equal(t, c.want, n)
 			if c.want > 0 && !strings.HasPrefix(c.name, "recorded") {
 				// The evaluator agrees.
-				_, err := (&hlo.Evaluator{File: "m.hlo", M: m, MaxWhileIterations: int(c.want)}).Run([]*hlo.Value{hlo.Arr("f32", []int64{4, 8}, make([]float64, 32)...)})
+				_, err := (&eval.Evaluator{File: "m.hlo", M: m, MaxWhileIterations: int(c.want)}).Run([]*eval.Value{eval.Array("f32", []int64{4, 8}, make([]float64, 32)...)})
 				require.NoError(t, err)
-				_, err = (&hlo.Evaluator{File: "m.hlo", M: m, MaxWhileIterations: int(c.want) - 1}).Run([]*hlo.Value{hlo.Arr("f32", []int64{4, 8}, make([]float64, 32)...)})
+				_, err = (&eval.Evaluator{File: "m.hlo", M: m, MaxWhileIterations: int(c.want) - 1}).Run([]*eval.Value{eval.Array("f32", []int64{4, 8}, make([]float64, 32)...)})
 				require.Error(t, err)
 			}
 		})

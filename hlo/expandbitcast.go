@@ -93,7 +93,7 @@ func TypedBitcasts(m *Module) error {
 			return nil
 		}
 		bc := x.emit("bitcast-convert", in.Shape.Elem, ops[0].Shape.Dims, ops)
-		if equalDims(bc.Shape.Dims, in.Shape.Dims) {
+		if EqualDims(bc.Shape.Dims, in.Shape.Dims) {
 			x.finish(bc)
 			return nil
 		}

@@ -22,7 +22,7 @@ func ExpandCholeskys(m *Module) error {
 		a := ops[0]
 		d := a.Shape.Dims
 		r := len(d)
-		if r < 2 || d[r-1] != d[r-2] || !equalDims(in.Shape.Dims, d) {
+		if r < 2 || d[r-1] != d[r-2] || !EqualDims(in.Shape.Dims, d) {
 			return x.errorf("cholesky takes [..., n, n] and returns its shape (here %s)", a.Shape)
 		}
 		if !isFloatElem(a.Shape.Elem) {

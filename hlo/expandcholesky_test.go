@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -67,7 +68,7 @@ ENTRY e {
 			m, err := hlo.Parse("ch.hlo", src)
 			require.NoError(t, err)
 			require.NoError(t, hlo.Verify("ch.hlo", m))
-			args, err := hlo.RandomArgs(m, 4)
+			args, err := eval.RandomArgs(m, 4)
 			require.NoError(t, err)
 			// The SPD matrix, evaluated apart.
 			spdM := m.Clone()
@@ -77,9 +78,9 @@ ENTRY e {
 					spdM.Entry.Root, in.IsRoot = in, true
 				}
 			}
-			spd, err := (&hlo.Evaluator{File: "ch.hlo", M: spdM}).Run(args)
+			spd, err := (&eval.Evaluator{File: "ch.hlo", M: spdM}).Run(args)
 			require.NoError(t, err)
-			got, err := (&hlo.Evaluator{File: "ch.hlo", M: m}).Run(args)
+			got, err := (&eval.Evaluator{File: "ch.hlo", M: m}).Run(args)
 			require.NoError(t, err)
 			n := c.n
 			for b := 0; b < len(spd.Data)/(n*n); b++ {
@@ -103,7 +104,7 @@ ENTRY e {
   ROOT c = f32[2,3,3] cholesky(a), lower=true
 }`)
 	require.NoError(t, err)
-	out, err := (&hlo.Evaluator{File: "ch.hlo", M: m}).Run(nil)
+	out, err := (&eval.Evaluator{File: "ch.hlo", M: m}).Run(nil)
 	require.NoError(t, err)
 	require.Equal(t, []float64{2, 0, 0, 1, 2, 0}, out.Data[:6])
 	for _, v := range out.Data[9:] {

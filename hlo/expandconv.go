@@ -85,13 +85,13 @@ func (x *rewriter) expandConv(lhs, rhs *Instruction) error {
 	if !ok {
 		return x.errorf("no dim_labels")
 	}
-	d, err := parseDimLabels(labels)
+	d, err := ParseDimLabels(labels)
 	if err != nil {
 		return x.errorf("%v", err)
 	}
 	n := len(d.LhsSpatial)
 	wv, _ := in.Attr("window")
-	w, err := parseWindow(wv, n)
+	w, err := ParseWindow(wv, n)
 	if err != nil {
 		return x.errorf("%v", err)
 	}
@@ -165,7 +165,7 @@ func (x *rewriter) expandConv(lhs, rhs *Instruction) error {
 		want[p] = in.Shape.Dims[j]
 	}
 	got := append(append([]int64{B / Gb}, g.P...), O)
-	if F != I*G || B%Gb != 0 || O%(G*Gb) != 0 || !equalDims(got, want) {
+	if F != I*G || B%Gb != 0 || O%(G*Gb) != 0 || !EqualDims(got, want) {
 		return x.errorf("shapes do not agree with dim_labels %s, the window and the group counts", labels)
 	}
 

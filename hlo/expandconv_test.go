@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
@@ -71,9 +72,9 @@ func checkExpanded(t *testing.T, name, text string, expand func(*hlo.Module) err
 	m, err := hlo.Parse(name, text)
 	require.NoError(t, err)
 	require.NoError(t, hlo.Verify(name, m))
-	args, err := hlo.RandomArgs(m, 3)
+	args, err := eval.RandomArgs(m, 3)
 	require.NoError(t, err)
-	want, err := (&hlo.Evaluator{File: name, M: m, MaxWhileIterations: 1000}).Run(args)
+	want, err := (&eval.Evaluator{File: name, M: m, MaxWhileIterations: 1000}).Run(args)
 	require.NoError(t, err)
 
 	x := m.Clone()
@@ -86,12 +87,12 @@ func checkExpanded(t *testing.T, name, text string, expand func(*hlo.Module) err
 			require.False(t, hlo.HasOpcode(c, op), "a %s is left", op)
 		}
 	}
-	got, err := (&hlo.Evaluator{File: name + ".expanded", M: again, MaxWhileIterations: 1000}).Run(args)
+	got, err := (&eval.Evaluator{File: name + ".expanded", M: again, MaxWhileIterations: 1000}).Run(args)
 	require.NoError(t, err)
 	requireClose(t, name, want, got)
 }
 
-func requireClose(t *testing.T, name string, want, got *hlo.Value) {
+func requireClose(t *testing.T, name string, want, got *eval.Value) {
 	t.Helper()
 	require.Equal(t, len(want.Tuple), len(got.Tuple), name)
 	for i := range want.Tuple {
@@ -99,7 +100,7 @@ func requireClose(t *testing.T, name string, want, got *hlo.Value) {
 	}
 	require.Equal(t, want.Shape.Elem, got.Shape.Elem, name)
 	require.Equal(t, want.Shape.Dims, got.Shape.Dims, name)
-	d := hlo.Compare(got, want)
+	d := eval.Compare(got, want)
 	require.Zero(t, d.Mismatches, "%s: %d elements beyond tolerance; first at %d: %v, want %v", name, d.Mismatches, d.First, d.FirstGot, d.FirstWant)
 }
 
@@ -130,19 +131,19 @@ func TestExpandXLATests(t *testing.T) {
 			again, err := hlo.Parse(name, x.String())
 			require.NoError(t, err, name)
 			require.NoError(t, hlo.Verify(name, again), name)
-			if hlo.ParamElements(m) > 1<<16 {
+			if eval.ParamElements(m) > 1<<16 {
 				return
 			}
-			args, err := hlo.RandomArgs(m, 5)
+			args, err := eval.RandomArgs(m, 5)
 			if err != nil {
 				return
 			}
-			want, err := (&hlo.Evaluator{File: name, M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 100}).Run(args)
+			want, err := (&eval.Evaluator{File: name, M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 100}).Run(args)
 			if err != nil {
 				return
 			}
 			// The expansion adds loops of its own (a convolution's taps).
-			got, err := (&hlo.Evaluator{File: name, M: again, MaxLiveElements: 1 << 22, MaxWhileIterations: 1 << 20}).Run(args)
+			got, err := (&eval.Evaluator{File: name, M: again, MaxLiveElements: 1 << 22, MaxWhileIterations: 1 << 20}).Run(args)
 			require.NoError(t, err, name)
 			requireClose(t, name, want, got)
 			checked++
@@ -164,11 +165,11 @@ func TestExpandConvolutionTapLoops(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m, err := hlo.Parse(c.name, c.text)
 			require.NoError(t, err)
-			args, err := hlo.RandomArgs(m, 7)
+			args, err := eval.RandomArgs(m, 7)
 			require.NoError(t, err)
 			unrolled := m.Clone()
 			require.NoError(t, hlo.ExpandConvolutions(unrolled))
-			want, err := (&hlo.Evaluator{File: c.name, M: unrolled}).Run(args)
+			want, err := (&eval.Evaluator{File: c.name, M: unrolled}).Run(args)
 			require.NoError(t, err)
 
 			defer func(n int64) { hlo.MaxUnrolledTaps = n }(hlo.MaxUnrolledTaps)
@@ -179,7 +180,7 @@ func TestExpandConvolutionTapLoops(t *testing.T) {
 				checkExpanded(t, c.name, c.text, hlo.ExpandConvolutions)
 				looped := m.Clone()
 				require.NoError(t, hlo.ExpandConvolutions(looped))
-				got, err := (&hlo.Evaluator{File: c.name, M: looped}).Run(args)
+				got, err := (&eval.Evaluator{File: c.name, M: looped}).Run(args)
 				require.NoError(t, err)
 				if !perOutput[c.name] {
 					requireSameBits(t, c.name, want, got)

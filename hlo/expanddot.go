@@ -38,7 +38,7 @@ func ExpandVectorDots(m *Module, mxu func(elem string) bool, maxProducts int64) 
 			x.out = append(x.out, in) // the matrix unit's
 			return nil
 		}
-		if a.Shape.Elem != b.Shape.Elem && isFloat(res) && mxu(res) && holdsExactly(res, a.Shape.Elem) && holdsExactly(res, b.Shape.Elem) {
+		if a.Shape.Elem != b.Shape.Elem && IsFloat(res) && mxu(res) && holdsExactly(res, a.Shape.Elem) && holdsExactly(res, b.Shape.Elem) {
 			d := x.emit("dot", res, in.Shape.Dims, []*Instruction{x.convert(a, res), x.convert(b, res)})
 			d.Attrs = in.Attrs
 			return nil
@@ -48,7 +48,7 @@ func ExpandVectorDots(m *Module, mxu func(elem string) bool, maxProducts int64) 
 			d.Attrs = in.Attrs
 			return nil
 		}
-		if a.Shape.Elem == b.Shape.Elem && isFloat(a.Shape.Elem) && a.Shape.Elem != "f64" {
+		if a.Shape.Elem == b.Shape.Elem && IsFloat(a.Shape.Elem) && a.Shape.Elem != "f64" {
 			x.out = append(x.out, in) // bf16/f16 the unit lacks: UpcastDots' or the lowering's to judge
 			return nil
 		}
@@ -57,11 +57,11 @@ func ExpandVectorDots(m *Module, mxu func(elem string) bool, maxProducts int64) 
 			return x.errorf("%v", err)
 		}
 		work := res
-		if res == "pred" || !isFloat(res) && ElemBits(res) < 32 {
+		if res == "pred" || !IsFloat(res) && ElemBits(res) < 32 {
 			work = "s32"
 		}
-		lf := freeDims(len(a.Shape.Dims), lb, lc)
-		rf := freeDims(len(b.Shape.Dims), rb, rc)
+		lf := FreeDims(len(a.Shape.Dims), lb, lc)
+		rf := FreeDims(len(b.Shape.Dims), rb, rc)
 		// The products' dims: batch, lhs free, rhs free, contracting.
 		var P []int64
 		for _, d := range lb {
@@ -153,7 +153,7 @@ func dotDims(in *Instruction) (lb, lc, rb, rc []int64, err error) {
 
 // freeDims are the dims of a rank-r operand that are neither batch nor
 // contracting, in order.
-func freeDims(r int, batch, contr []int64) []int64 {
+func FreeDims(r int, batch, contr []int64) []int64 {
 	var out []int64
 	for d := range r {
 		if !slices.Contains(batch, int64(d)) && !slices.Contains(contr, int64(d)) {
@@ -182,8 +182,8 @@ func CanonicalizeDots(m *Module, awkward func(l, r, lb, lc, rb, rc []int64) bool
 			x.out = append(x.out, in)
 			return nil
 		}
-		lf := freeDims(len(a.Shape.Dims), lb, lc)
-		rf := freeDims(len(b.Shape.Dims), rb, rc)
+		lf := FreeDims(len(a.Shape.Dims), lb, lc)
+		rf := FreeDims(len(b.Shape.Dims), rb, rc)
 		ta := x.transpose(a, slices.Concat(lb, lf, lc))
 		tb := x.transpose(b, slices.Concat(rb, rc, rf))
 		nb, nl, nc := len(lb), len(lf), len(lc)

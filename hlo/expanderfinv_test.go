@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -36,7 +37,7 @@ func TestExpandErfInvs(t *testing.T) {
 			require.NotEqual(t, "erf-inv", in.Opcode)
 		}
 	}
-	got, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run(nil)
+	got, err := (&eval.Evaluator{File: "e.hlo", M: m}).Run(nil)
 	require.NoError(t, err)
 	for i, w := range want {
 		if math.IsInf(w, 0) {
@@ -73,7 +74,7 @@ func TestExpandErfcs(t *testing.T) {
 		m, err := hlo.Parse("e.hlo", src)
 		require.NoError(t, err)
 		require.NoError(t, hlo.ExpandErfcs(m))
-		got, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run(nil)
+		got, err := (&eval.Evaluator{File: "e.hlo", M: m}).Run(nil)
 		require.NoError(t, err)
 		for i, v := range in {
 			w := math.Erfc(v)
@@ -100,11 +101,11 @@ func TestExpandBesselI1es(t *testing.T) {
 		src := fmt.Sprintf("HloModule b\nENTRY e {\n  x = %s[%d] constant({%s})\n  ROOT y = %s[%d] bessel-i1e(x)\n}\n", c.elem, n, strings.Join(xs, ", "), c.elem, n)
 		m, err := hlo.Parse("b.hlo", src)
 		require.NoError(t, err)
-		want, err := (&hlo.Evaluator{File: "b.hlo", M: m}).Run(nil)
+		want, err := (&eval.Evaluator{File: "b.hlo", M: m}).Run(nil)
 		require.NoError(t, err)
 		x := m.Clone()
 		require.NoError(t, hlo.ExpandBesselI1es(x))
-		got, err := (&hlo.Evaluator{File: "b.hlo", M: x}).Run(nil)
+		got, err := (&eval.Evaluator{File: "b.hlo", M: x}).Run(nil)
 		require.NoError(t, err)
 		for i, w := range want.Data {
 			require.InDelta(t, w, got.Data[i], c.tol*math.Abs(w)+1e-30, "%s bessel_i1e(%s)", c.elem, xs[i])
@@ -135,7 +136,7 @@ func TestExpandErf64(t *testing.T) {
 			require.NotEqual(t, "erf", in.Opcode)
 		}
 	}
-	got, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run(nil)
+	got, err := (&eval.Evaluator{File: "e.hlo", M: m}).Run(nil)
 	require.NoError(t, err)
 	for i, v := range in {
 		require.InDelta(t, math.Erf(v), got.Data[i], 1e-15, "erf(%v)", v)
@@ -153,12 +154,12 @@ func TestErfInv64(t *testing.T) {
 		if math.Abs(x) > 0.99 {
 			tol = 1e-11
 		}
-		require.InDelta(t, w, hlo.ErfInv64(x), tol*math.Abs(w)+1e-300, "erfinv(%v)", x)
+		require.InDelta(t, w, eval.ErfInv64(x), tol*math.Abs(w)+1e-300, "erfinv(%v)", x)
 	}
 	for _, x := range []float64{1 - 1e-9, -(1 - 1e-12), 1e-300} {
 		w := math.Erfinv(x)
-		require.InDelta(t, w, hlo.ErfInv64(x), 1e-9*math.Abs(w)+1e-300, "erfinv(%v)", x)
+		require.InDelta(t, w, eval.ErfInv64(x), 1e-9*math.Abs(w)+1e-300, "erfinv(%v)", x)
 	}
-	require.Equal(t, math.Inf(1), hlo.ErfInv64(1))
-	require.Equal(t, math.Inf(-1), hlo.ErfInv64(-1))
+	require.Equal(t, math.Inf(1), eval.ErfInv64(1))
+	require.Equal(t, math.Inf(-1), eval.ErfInv64(-1))
 }

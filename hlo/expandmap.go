@@ -15,7 +15,7 @@ func ExpandMaps(m *Module) error {
 			return nil
 		}
 		for _, o := range ops {
-			if o.Shape.IsTuple || !equalDims(o.Shape.Dims, x.at.Shape.Dims) {
+			if o.Shape.IsTuple || !EqualDims(o.Shape.Dims, x.at.Shape.Dims) {
 				x.out = append(x.out, x.at)
 				return nil
 			}

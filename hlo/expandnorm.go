@@ -26,11 +26,11 @@ func (x *rewriter) expandBatchNorm(ops []*Instruction) error {
 	}
 	xv := ops[0]
 	dims := xv.Shape.Dims
-	fi, err := strconv.ParseInt(attrOr(in, "feature_index"), 10, 64)
+	fi, err := strconv.ParseInt(AttrOr(in, "feature_index"), 10, 64)
 	if err != nil || fi < 0 || int(fi) >= len(dims) {
 		return x.errorf("bad feature_index")
 	}
-	eps, err := parseFloatAttr(attrOr(in, "epsilon"))
+	eps, err := ParseFloatAttr(AttrOr(in, "epsilon"))
 	if err != nil {
 		return x.errorf("bad epsilon")
 	}

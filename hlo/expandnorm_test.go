@@ -1,8 +1,9 @@
 package hlo_test
 
 import (
-	"github.com/pulse-sim/pulse/hlo"
 	"testing"
+
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // TestExpandBatchNorms: each batch norm's expansion verifies and evaluates

@@ -39,7 +39,7 @@ func (x *rewriter) expandRaggedDot(ops []*Instruction) error {
 		return x.errorf("takes lhs, rhs and group_sizes")
 	}
 	lhs, rhs, sizes := ops[0], ops[1], ops[2]
-	d, err := parseRagged(in, lhs.Shape, rhs.Shape, sizes.Shape)
+	d, err := ParseRagged(in, lhs.Shape, rhs.Shape, sizes.Shape)
 	if err != nil {
 		return x.errorf("%v", err)
 	}
@@ -78,7 +78,7 @@ func (x *rewriter) expandRaggedDot(ops []*Instruction) error {
 	zerosLike := func(a *Instruction) *Instruction {
 		return x.broadcast(x.constant(a.Shape.Elem, "0"), a.Shape.Dims, nil)
 	}
-	lf := freeDims(len(lhs.Shape.Dims), d.LhsBatch, d.LhsContracting)
+	lf := FreeDims(len(lhs.Shape.Dims), d.LhsBatch, d.LhsContracting)
 	switch d.Mode {
 	case 1:
 		// The rhs without its group dimension renumbers the dims after it.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -87,7 +88,7 @@ func TestExpandRaggedDots(t *testing.T) {
 		m, err := hlo.Parse(name, text)
 		require.NoError(t, err, text)
 		require.NoError(t, hlo.Verify(name, m), text)
-		args, err := hlo.RandomArgs(m, uint64(i))
+		args, err := eval.RandomArgs(m, uint64(i))
 		require.NoError(t, err)
 		sz := args[2]
 		for j := range sz.Data {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -33,18 +34,18 @@ func TestExpandFloatRemainders(t *testing.T) {
 		m, err := hlo.Parse("r.hlo", src)
 		require.NoError(t, err)
 		require.NoError(t, hlo.Verify("r.hlo", m))
-		round := hlo.Rounder(elem)
-		args := []*hlo.Value{{Shape: &hlo.Shape{Elem: elem, Dims: []int64{int64(n)}}, Data: make([]float64, n)}, {Shape: &hlo.Shape{Elem: elem, Dims: []int64{int64(n)}}, Data: make([]float64, n)}}
+		round := eval.Rounder(elem)
+		args := []*eval.Value{{Shape: &hlo.Shape{Elem: elem, Dims: []int64{int64(n)}}, Data: make([]float64, n)}, {Shape: &hlo.Shape{Elem: elem, Dims: []int64{int64(n)}}, Data: make([]float64, n)}}
 		for i := range xs {
 			args[0].Data[i], args[1].Data[i] = round(xs[i]), round(ys[i])
 		}
-		want, err := (&hlo.Evaluator{File: "r.hlo", M: m}).Run(args)
+		want, err := (&eval.Evaluator{File: "r.hlo", M: m}).Run(args)
 		require.NoError(t, err)
 		x := m.Clone()
 		require.NoError(t, hlo.ExpandFloatRemainders(x))
 		require.NoError(t, hlo.Verify("x.hlo", x), elem)
 		require.NotContains(t, x.String(), "remainder(", elem)
-		got, err := (&hlo.Evaluator{File: "x.hlo", M: x}).Run(args)
+		got, err := (&eval.Evaluator{File: "x.hlo", M: x}).Run(args)
 		require.NoError(t, err, elem)
 		for i := range want.Data {
 			w, g := want.Data[i], got.Data[i]

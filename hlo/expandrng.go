@@ -24,7 +24,7 @@ func ExpandRngBitGenerators(m *Module) error {
 		}
 		outShape := in.Shape.Tuple[1]
 		width := ElemBits(outShape.Elem)
-		if outShape.IsTuple || isFloat(outShape.Elem) || outShape.Elem == "pred" || width != 8 && width != 16 && width != 32 && width != 64 {
+		if outShape.IsTuple || IsFloat(outShape.Elem) || outShape.Elem == "pred" || width != 8 && width != 16 && width != 32 && width != 64 {
 			return x.errorf("bits of %s are not generated (8-, 16-, 32- or 64-bit integers are)", outShape.Elem)
 		}
 		alg, _ := in.Attr("algorithm")

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,23 +23,23 @@ func TestExpandRngBitGenerators(t *testing.T) {
   s = u64[%d] parameter(0)
   ROOT r = (u64[%d], %s) rng-bit-generator(s), algorithm=%s
 }`, n, n, out, alg)
-					state := hlo.Arr("u64", []int64{n}, math.Float64frombits(0x8012345600ABCDEF), math.Float64frombits(0xFFFFFFFE))
+					state := eval.Array("u64", []int64{n}, math.Float64frombits(0x8012345600ABCDEF), math.Float64frombits(0xFFFFFFFE))
 					if n == 3 {
 						state.Data = append(state.Data, math.Float64frombits(77))
 					}
-					want := hlo.EvalText(t, src, state)
+					want := evaltest.Run(t, src, state)
 					m, err := hlo.Parse("e.hlo", src)
 					require.NoError(t, err)
 					require.NoError(t, hlo.ExpandRngBitGenerators(m))
 					require.NoError(t, hlo.Verify("e.hlo", m))
 					require.NotContains(t, m.String(), "rng-bit-generator")
-					got, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run([]*hlo.Value{state})
+					got, err := (&eval.Evaluator{File: "e.hlo", M: m}).Run([]*eval.Value{state})
 					require.NoError(t, err)
 					for k, what := range []string{"state", "bits"} {
 						w, g := want.Tuple[k], got.Tuple[k]
 						require.Len(t, g.Data, len(w.Data))
 						for i := range w.Data {
-							require.Equal(t, hlo.Bits(w.Shape.Elem, w.Data[i]), hlo.Bits(g.Shape.Elem, g.Data[i]), "%s %d", what, i)
+							require.Equal(t, eval.Bits(w.Shape.Elem, w.Data[i]), eval.Bits(g.Shape.Elem, g.Data[i]), "%s %d", what, i)
 						}
 					}
 				})

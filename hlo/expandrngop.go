@@ -43,7 +43,7 @@ func (x *rewriter) expandRng(ops []*Instruction) error {
 	E, S := in.Shape.Elem, in.Shape.Dims
 	a, b := ops[0], ops[1]
 	switch {
-	case isFloat(E) && (dist == "rng_uniform" || dist == "rng_normal"):
+	case IsFloat(E) && (dist == "rng_uniform" || dist == "rng_normal"):
 		W := "f32"
 		if E == "f64" {
 			W = "f64"
@@ -144,7 +144,7 @@ func intLiteral(c *Instruction) (int64, bool) {
 
 // spanPositive reports b > a for the bounds' bits read as elem.
 func spanPositive(elem string, a, b int64) bool {
-	if isUnsigned(elem) {
+	if IsUnsigned(elem) {
 		return uint64(b) > uint64(a)
 	}
 	return b > a

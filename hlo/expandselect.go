@@ -46,7 +46,7 @@ func (x *rewriter) expandSelectAndScatter(ops []*Instruction) error {
 	}
 	n := len(a.Shape.Dims)
 	wv, _ := in.Attr("window")
-	w, err := parseWindow(wv, n)
+	w, err := ParseWindow(wv, n)
 	if err != nil {
 		return x.errorf("%v", err)
 	}

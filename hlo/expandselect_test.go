@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -65,13 +66,13 @@ ENTRY e {
 		require.NoError(t, hlo.Verify(name, m), text)
 		// Few distinct values: windows hold ties, which the first
 		// position must win as in the evaluator.
-		x := hlo.Arr(elem, D)
+		x := eval.Array(elem, D)
 		for range hlo.Prod(D) {
 			x.Data = append(x.Data, float64(r.IntN(4)))
 		}
 		// f32 sources round when summed: the order they are combined
 		// in shows in the bits.
-		s := hlo.Arr(elem, S)
+		s := eval.Array(elem, S)
 		for range hlo.Prod(S) {
 			v := float64(1 + r.IntN(3))
 			if elem == "f32" {
@@ -79,16 +80,16 @@ ENTRY e {
 			}
 			s.Data = append(s.Data, v)
 		}
-		requireExpandsToSameBits(t, name+"\n"+text, m, []*hlo.Value{x, s}, hlo.ExpandSelectAndScatters, "select-and-scatter")
+		requireExpandsToSameBits(t, name+"\n"+text, m, []*eval.Value{x, s}, hlo.ExpandSelectAndScatters, "select-and-scatter")
 	}
 }
 
 // requireExpandsToSameBits checks that expand leaves no opcode in m's
 // entry and that the expanded module, printed and read back, evaluates
 // to the original's bits on args.
-func requireExpandsToSameBits(t *testing.T, name string, m *hlo.Module, args []*hlo.Value, expand func(*hlo.Module) error, opcode string) {
+func requireExpandsToSameBits(t *testing.T, name string, m *hlo.Module, args []*eval.Value, expand func(*hlo.Module) error, opcode string) {
 	t.Helper()
-	want, err := (&hlo.Evaluator{File: name, M: m}).Run(args)
+	want, err := (&eval.Evaluator{File: name, M: m}).Run(args)
 	require.NoError(t, err)
 	e := m.Clone()
 	require.NoError(t, expand(e))
@@ -96,7 +97,7 @@ func requireExpandsToSameBits(t *testing.T, name string, m *hlo.Module, args []*
 	require.NoError(t, err, e.String())
 	require.NoError(t, hlo.Verify(name+".expanded", again), e.String())
 	require.False(t, hlo.HasOpcode(again.Entry, opcode))
-	got, err := (&hlo.Evaluator{File: name, M: again}).Run(args)
+	got, err := (&eval.Evaluator{File: name, M: again}).Run(args)
 	require.NoError(t, err)
 	requireSameBits(t, name, want, got)
 }

@@ -44,7 +44,7 @@ func ExpandSorts(m *Module) error {
 		}
 		d := int(dims[0])
 		for _, o := range ops {
-			if o.Shape.IsTuple || d < 0 || d >= len(o.Shape.Dims) || !equalDims(o.Shape.Dims, ops[0].Shape.Dims) {
+			if o.Shape.IsTuple || d < 0 || d >= len(o.Shape.Dims) || !EqualDims(o.Shape.Dims, ops[0].Shape.Dims) {
 				return x.errorf("operands of one shape and a sort dimension in range are needed")
 			}
 		}
@@ -327,7 +327,7 @@ func (net *bitonicNet) loop(x *rewriter, ops []*Instruction) ([]*Instruction, er
 func ExpandTopKs(m *Module) error {
 	return rewriteEach(m, "topk", func(x *rewriter, ops []*Instruction) error {
 		in := x.at
-		k, err := intAttr(in, "k")
+		k, err := IntAttr(in, "k")
 		v := ops[0]
 		r := len(v.Shape.Dims)
 		if err != nil || r == 0 || k < 0 || k > v.Shape.Dims[r-1] || !in.Shape.IsTuple || len(in.Shape.Tuple) != 2 {
@@ -340,9 +340,9 @@ func ExpandTopKs(m *Module) error {
 		elem := v.Shape.Elem
 		typ := "SIGNED"
 		switch {
-		case isFloat(elem):
+		case IsFloat(elem):
 			typ = "TOTALORDER"
-		case isUnsigned(elem) || elem == "pred":
+		case IsUnsigned(elem) || elem == "pred":
 			typ = "UNSIGNED"
 		}
 		name := in.Name + ".topk_cmp"

@@ -25,13 +25,13 @@ func ExpandStochasticConverts(m *Module) error {
 		op, rnd := ops[0], ops[1]
 		to := in.Shape.Elem
 		switch {
-		case !isFloat(op.Shape.Elem) || strings.HasPrefix(op.Shape.Elem, "c"):
+		case !IsFloat(op.Shape.Elem) || strings.HasPrefix(op.Shape.Elem, "c"):
 			return x.errorf("converts floats, not %s", op.Shape.Elem)
-		case !isUnsigned(rnd.Shape.Elem) || ElemBits(rnd.Shape.Elem) != ElemBits(op.Shape.Elem):
+		case !IsUnsigned(rnd.Shape.Elem) || ElemBits(rnd.Shape.Elem) != ElemBits(op.Shape.Elem):
 			return x.errorf("the random operand must be an unsigned integer as wide as the operand (%s for %s)", rnd.Shape.Elem, op.Shape.Elem)
 		case !slices.Contains([]string{"s8", "s16", "s32", "s64"}, to):
 			return x.errorf("converts to a signed integer type, not %s (as XLA's decomposer)", to)
-		case !equalDims(op.Shape.Dims, rnd.Shape.Dims) || !equalDims(op.Shape.Dims, in.Shape.Dims):
+		case !EqualDims(op.Shape.Dims, rnd.Shape.Dims) || !EqualDims(op.Shape.Dims, in.Shape.Dims):
 			return x.errorf("the operand %s, the random bits %s and the result %s differ in shape", op.Shape, rnd.Shape, in.Shape)
 		}
 		dims, fe := op.Shape.Dims, op.Shape.Elem

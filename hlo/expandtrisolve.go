@@ -40,7 +40,7 @@ func (x *rewriter) expandTriangularSolve(a, b *Instruction) error {
 	}
 	ad, bd := a.Shape.Dims, b.Shape.Dims
 	r := len(ad)
-	if r < 2 || len(bd) != r || ad[r-1] != ad[r-2] || !equalDims(ad[:r-2], bd[:r-2]) || !equalDims(in.Shape.Dims, bd) {
+	if r < 2 || len(bd) != r || ad[r-1] != ad[r-2] || !EqualDims(ad[:r-2], bd[:r-2]) || !EqualDims(in.Shape.Dims, bd) {
 		return x.errorf("a must be [..., m, m] and b and the result [..., rows, cols] with a's batch dims")
 	}
 	n := ad[r-1]

@@ -51,7 +51,7 @@ func (x *rewriter) expandReduceWindow(ops []*Instruction) error {
 	}
 	n := len(a.Shape.Dims)
 	wv, _ := in.Attr("window")
-	w, err := parseWindow(wv, n)
+	w, err := ParseWindow(wv, n)
 	if err != nil {
 		return x.errorf("%v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -123,11 +124,11 @@ decay {
 		t.Run(name+"/loop", func(t *testing.T) {
 			m, err := hlo.Parse(name, text)
 			require.NoError(t, err)
-			args, err := hlo.RandomArgs(m, 9)
+			args, err := eval.RandomArgs(m, 9)
 			require.NoError(t, err)
 			straight := m.Clone()
 			require.NoError(t, hlo.ExpandReduceWindows(straight))
-			want, err := (&hlo.Evaluator{File: name, M: straight}).Run(args)
+			want, err := (&eval.Evaluator{File: name, M: straight}).Run(args)
 			require.NoError(t, err)
 			defer func(w, u int64) { hlo.MaxWindowPositions, hlo.MaxUnrolledTaps = w, u }(hlo.MaxWindowPositions, hlo.MaxUnrolledTaps)
 			hlo.MaxWindowPositions = 0
@@ -137,7 +138,7 @@ decay {
 				looped := m.Clone()
 				require.NoError(t, hlo.ExpandReduceWindows(looped))
 				require.Contains(t, looped.String(), "while(")
-				got, err := (&hlo.Evaluator{File: name, M: looped}).Run(args)
+				got, err := (&eval.Evaluator{File: name, M: looped}).Run(args)
 				require.NoError(t, err)
 				requireSameBits(t, name, want, got)
 			}

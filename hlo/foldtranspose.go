@@ -53,7 +53,7 @@ func foldDotOperands(dot *Instruction, byName map[string]*Instruction, awkward f
 			continue
 		}
 		y := byName[t.Operands[0].Name]
-		perm, ok := IntList(attrOr(t, "dimensions"))
+		perm, ok := IntList(AttrOr(t, "dimensions"))
 		if y == nil || y.Shape == nil || y.Shape.IsTuple || !ok || len(perm) != len(y.Shape.Dims) || len(perm) != len(t.Shape.Dims) {
 			continue
 		}
@@ -67,7 +67,7 @@ func foldDotOperands(dot *Instruction, byName map[string]*Instruction, awkward f
 		}
 		// The transposed operand's free dims, read in y's order, must
 		// come in the same order.
-		free := freeDims(len(perm), *batch, *contr)
+		free := FreeDims(len(perm), *batch, *contr)
 		moved := make([]int64, len(free))
 		for i, d := range free {
 			moved[i] = perm[d]

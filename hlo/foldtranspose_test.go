@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -63,9 +64,9 @@ func TestFoldDotTransposes(t *testing.T) {
 			m, err := hlo.Parse("f.hlo", src)
 			require.NoError(t, err)
 			require.NoError(t, hlo.Verify("f.hlo", m))
-			args, err := hlo.RandomArgs(m, 3)
+			args, err := eval.RandomArgs(m, 3)
 			require.NoError(t, err)
-			want, err := (&hlo.Evaluator{File: "f.hlo", M: m}).Run(args)
+			want, err := (&eval.Evaluator{File: "f.hlo", M: m}).Run(args)
 			require.NoError(t, err)
 			x := m.Clone()
 			require.NoError(t, hlo.FoldDotTransposes(x, tc.awkward))
@@ -77,9 +78,9 @@ func TestFoldDotTransposes(t *testing.T) {
 				require.Equal(t, m.String(), text)
 			}
 			require.Equal(t, tc.kept, strings.Contains(text, "transpose("))
-			got, err := (&hlo.Evaluator{File: "x.hlo", M: x}).Run(args)
+			got, err := (&eval.Evaluator{File: "x.hlo", M: x}).Run(args)
 			require.NoError(t, err)
-			require.Equal(t, hlo.Leaves(want)[0].Data, hlo.Leaves(got)[0].Data)
+			require.Equal(t, eval.Leaves(want)[0].Data, eval.Leaves(got)[0].Data)
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
@@ -131,28 +132,28 @@ func checkFusedModule(t *testing.T, name, src string, fm *hlo.Module, budget int
 	require.NoError(t, err, "%s: the fused module must parse", name)
 	require.NoError(t, hlo.Verify(name+".fused", again), "%s: the fused module must verify", name)
 	require.Equal(t, opCounts(orig), opCounts(again), "%s: fusion must not lose or duplicate work", name)
-	if hlo.ParamElements(orig) > budget {
+	if eval.ParamElements(orig) > budget {
 		return false
 	}
-	args, err := hlo.RandomArgs(orig, 7)
+	args, err := eval.RandomArgs(orig, 7)
 	if err != nil {
 		return false
 	}
-	want, err := (&hlo.Evaluator{File: name, M: orig, MaxLiveElements: budget, MaxWhileIterations: 1000}).Run(args)
+	want, err := (&eval.Evaluator{File: name, M: orig, MaxLiveElements: budget, MaxWhileIterations: 1000}).Run(args)
 	if err != nil {
 		require.NotContains(t, err.Error(), "internal evaluator error", name)
 		return false
 	}
 	// A fused call keeps its operands live until it returns: allow more.
-	got, err := (&hlo.Evaluator{File: name + ".fused", M: again, MaxLiveElements: 8 * budget, MaxWhileIterations: 1000}).Run(args)
+	got, err := (&eval.Evaluator{File: name + ".fused", M: again, MaxLiveElements: 8 * budget, MaxWhileIterations: 1000}).Run(args)
 	require.NoError(t, err, "%s: the original evaluates, the fused module must too", name)
 	requireSameBits(t, name, want, got)
 	return true
 }
 
-func requireSameBits(t *testing.T, name string, want, got *hlo.Value) {
+func requireSameBits(t *testing.T, name string, want, got *eval.Value) {
 	t.Helper()
-	if d := hlo.BitDiff(want, got); d != "" {
+	if d := eval.BitDiff(want, got); d != "" {
 		t.Fatalf("%s: before fusion, against after: %s", name, d)
 	}
 }
@@ -244,7 +245,7 @@ func FuzzEvalFuse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := hlo.Parse("fuzz.hlo", src)
-		if err != nil || hlo.Verify("fuzz.hlo", m) != nil || hlo.ParamElements(m) > 1<<12 {
+		if err != nil || hlo.Verify("fuzz.hlo", m) != nil || eval.ParamElements(m) > 1<<12 {
 			return
 		}
 		fm, _, err := hlo.Fuse(m)
@@ -260,18 +261,18 @@ func FuzzEvalFuse(f *testing.F) {
 		}
 		orig, _ := hlo.Parse("fuzz.hlo", src)
 		_ = hlo.Verify("fuzz.hlo", orig)
-		args, err := hlo.RandomArgsWithin(orig, 1, 1<<12)
+		args, err := eval.RandomArgsWithin(orig, 1, 1<<12)
 		if err != nil {
 			return
 		}
-		want, err := (&hlo.Evaluator{File: "fuzz.hlo", M: orig, MaxLiveElements: 1 << 14, MaxWhileIterations: 50}).Run(args)
+		want, err := (&eval.Evaluator{File: "fuzz.hlo", M: orig, MaxLiveElements: 1 << 14, MaxWhileIterations: 50}).Run(args)
 		if err != nil {
 			if strings.Contains(err.Error(), "internal evaluator error") {
 				t.Fatal(err)
 			}
 			return
 		}
-		got, err := (&hlo.Evaluator{File: "fused.hlo", M: again, MaxLiveElements: 1 << 17, MaxWhileIterations: 50}).Run(args)
+		got, err := (&eval.Evaluator{File: "fused.hlo", M: again, MaxLiveElements: 1 << 17, MaxWhileIterations: 50}).Run(args)
 		if err != nil {
 			t.Fatalf("the original evaluates, the fused module fails: %v", err)
 		}

@@ -52,7 +52,7 @@ func IndexVectorsLast(m *Module) error {
 			if op == "scatter" {
 				k = len(ops) / 2
 			}
-			ivd, err := intAttr(in, "index_vector_dim")
+			ivd, err := IntAttr(in, "index_vector_dim")
 			if len(ops) < 2 || err != nil || ops[k].Shape == nil || ops[k].Shape.IsTuple {
 				x.out = append(x.out, in)
 				return nil
@@ -118,9 +118,9 @@ func TrivialGathersScatters(m *Module) error {
 			x.out = append(x.out, in)
 			return nil
 		}
-		sizes, err1 := listAttr(in, "slice_sizes")
-		offsets, err2 := listAttr(in, "offset_dims")
-		collapsed, _ := optList(in, "collapsed_slice_dims")
+		sizes, err1 := ListAttr(in, "slice_sizes")
+		offsets, err2 := ListAttr(in, "offset_dims")
+		collapsed, _ := OptList(in, "collapsed_slice_dims")
 		op := ops[0]
 		if err1 != nil || err2 != nil || len(sizes) != len(op.Shape.Dims) {
 			return x.errorf("slice_sizes %v for an operand of rank %d", sizes, len(op.Shape.Dims))

@@ -1,8 +1,9 @@
 package hlo_test
 
 import (
-	"github.com/pulse-sim/pulse/hlo"
 	"testing"
+
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // TestGatherIndexRewrites: the index-array rewrites the lowering relies

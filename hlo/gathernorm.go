@@ -32,7 +32,7 @@ func NormalizeGathers(m *Module) error {
 		if idx, attrs, err = x.batchingToIndices(attrs, idx, "operand_batching_dims", "start_indices_batching_dims", "collapsed_slice_dims", "start_index_map"); err != nil {
 			return err
 		}
-		offset, _ := optList(&Instruction{Attrs: attrs}, "offset_dims")
+		offset, _ := OptList(&Instruction{Attrs: attrs}, "offset_dims")
 		R := len(in.Shape.Dims)
 		nb := R - len(offset)
 		dims := in.Shape.Dims
@@ -80,7 +80,7 @@ func NormalizeScatters(m *Module) error {
 		if idx, attrs, err = x.batchingToIndices(attrs, idx, "input_batching_dims", "scatter_indices_batching_dims", "inserted_window_dims", "scatter_dims_to_operand_dims"); err != nil {
 			return err
 		}
-		window, _ := optList(&Instruction{Attrs: attrs}, "update_window_dims")
+		window, _ := OptList(&Instruction{Attrs: attrs}, "update_window_dims")
 		updates := slices.Clone(ops[n+1:])
 		if r := len(updates[0].Shape.Dims); !isTrailing(window, r) {
 			var perm []int64
@@ -144,8 +144,8 @@ func withoutAttr(attrs []Attr, key string) []Attr {
 // and attributes (the old ones when there are no batching dims).
 func (x *rewriter) batchingToIndices(attrs []Attr, idx *Instruction, opKey, idxKey, collapsedKey, mapKey string) (*Instruction, []Attr, error) {
 	probe := &Instruction{Attrs: attrs}
-	opBatch, _ := optList(probe, opKey)
-	idxBatch, _ := optList(probe, idxKey)
+	opBatch, _ := OptList(probe, opKey)
+	idxBatch, _ := OptList(probe, idxKey)
 	if len(opBatch) == 0 {
 		return idx, attrs, nil
 	}
@@ -153,7 +153,7 @@ func (x *rewriter) batchingToIndices(attrs []Attr, idx *Instruction, opKey, idxK
 		return nil, nil, x.errorf("%s and %s differ in length", opKey, idxKey)
 	}
 	orig, mark := idx, len(x.out)
-	ivd, err := intAttr(probe, "index_vector_dim")
+	ivd, err := IntAttr(probe, "index_vector_dim")
 	r := int64(len(idx.Shape.Dims))
 	if err != nil || ivd < 0 || ivd > r {
 		return nil, nil, x.errorf("bad index_vector_dim")
@@ -171,8 +171,8 @@ func (x *rewriter) batchingToIndices(attrs []Attr, idx *Instruction, opKey, idxK
 		parts = append(parts, x.emit("iota", idx.Shape.Elem, one, nil, "iota_dimension", strconv.FormatInt(d, 10)))
 	}
 	idx = x.concatenate(parts, int(ivd))
-	collapsed, _ := optList(probe, collapsedKey)
-	startMap, _ := optList(probe, mapKey)
+	collapsed, _ := OptList(probe, collapsedKey)
+	startMap, _ := OptList(probe, mapKey)
 	for _, d := range opBatch {
 		if slices.Contains(startMap, d) {
 			// An index component for a batching dim (which the batch

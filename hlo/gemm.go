@@ -99,7 +99,7 @@ func gemmOf(in *Instruction) (attrs []string, alpha, beta float64, err error) {
 
 // gemmAsDot is the dot instruction a gemm call describes (for the
 // evaluator).
-func gemmAsDot(in *Instruction) (*Instruction, float64, float64, error) {
+func GemmAsDot(in *Instruction) (*Instruction, float64, float64, error) {
 	attrs, alpha, beta, err := gemmOf(in)
 	if err != nil {
 		return nil, 0, 0, err

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -31,18 +33,18 @@ func TestGemmCalls(t *testing.T) {
   y = f32[2,2] multiply(c, h)
   ROOT s = f32[2,2] add(x, y)
 }`
-	a := hlo.Arr("f32", []int64{2, 3}, 1, 2, 3, 4, 5, 6)
-	b := hlo.Arr("f32", []int64{2, 3}, 1, 0, -1, 2, 1, 0)
-	c := hlo.Arr("f32", []int64{2, 2}, 10, 20, 30, 40)
-	want := hlo.EvalText(t, plain, a, b, c)
+	a := eval.Array("f32", []int64{2, 3}, 1, 2, 3, 4, 5, 6)
+	b := eval.Array("f32", []int64{2, 3}, 1, 0, -1, 2, 1, 0)
+	c := eval.Array("f32", []int64{2, 2}, 10, 20, 30, 40)
+	want := evaltest.Run(t, plain, a, b, c)
 	require.Equal(t, []float64{2*(1-3) + 5, 2*(2+2) + 10, 2*(4-6) + 15, 2*(8+5) + 20}, want.Data)
-	require.Equal(t, want.Data, hlo.EvalText(t, call, a, b, c).Data)
+	require.Equal(t, want.Data, evaltest.Run(t, call, a, b, c).Data)
 
 	m, err := hlo.Parse("e.hlo", call)
 	require.NoError(t, err)
 	require.NoError(t, hlo.ExpandGemmCalls(m))
 	require.NoError(t, hlo.Verify("e.hlo", m))
-	v, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run([]*hlo.Value{a, b, c})
+	v, err := (&eval.Evaluator{File: "e.hlo", M: m}).Run([]*eval.Value{a, b, c})
 	require.NoError(t, err)
 	require.Equal(t, want.Data, v.Data)
 	require.NotContains(t, m.String(), "custom-call")
@@ -73,16 +75,16 @@ func TestGemmCallWithWorkspace(t *testing.T) {
   w = s8[16] get-tuple-element(g), index=1
   ROOT t = (f32[2,2], s8[16]) tuple(p, w)
 }`
-	a := hlo.Arr("f32", []int64{2, 3}, 1, 2, 3, 4, 5, 6)
-	b := hlo.Arr("f32", []int64{3, 2}, 1, 0, 0, 1, 1, 1)
-	direct := hlo.EvalText(t, call, a, b)
+	a := eval.Array("f32", []int64{2, 3}, 1, 2, 3, 4, 5, 6)
+	b := eval.Array("f32", []int64{3, 2}, 1, 0, 0, 1, 1, 1)
+	direct := evaltest.Run(t, call, a, b)
 	require.Equal(t, []float64{4, 5, 10, 11}, direct.Tuple[0].Data)
 	require.Equal(t, make([]float64, 16), direct.Tuple[1].Data)
 	m, err := hlo.Parse("e.hlo", call)
 	require.NoError(t, err)
 	require.NoError(t, hlo.ExpandGemmCalls(m))
 	require.NoError(t, hlo.Verify("e.hlo", m))
-	v, err := (&hlo.Evaluator{File: "e.hlo", M: m}).Run([]*hlo.Value{a, b})
+	v, err := (&eval.Evaluator{File: "e.hlo", M: m}).Run([]*eval.Value{a, b})
 	require.NoError(t, err)
 	require.Equal(t, direct.Tuple[0].Data, v.Tuple[0].Data)
 	require.Equal(t, direct.Tuple[1].Data, v.Tuple[1].Data)

@@ -28,12 +28,12 @@ func SimplifyIdentityViews(m *Module) error {
 // identityView tells whether view instruction in, applied to an operand of
 // shape s, returns its operand unchanged.
 func identityView(in *Instruction, s *Shape) bool {
-	if s == nil || s.IsTuple || in.Shape == nil || !equalDims(in.Shape.Dims, s.Dims) {
+	if s == nil || s.IsTuple || in.Shape == nil || !EqualDims(in.Shape.Dims, s.Dims) {
 		return false
 	}
 	switch in.Opcode {
 	case "reverse":
-		dims, ok := IntList(attrOr(in, "dimensions"))
+		dims, ok := IntList(AttrOr(in, "dimensions"))
 		if !ok {
 			return false
 		}
@@ -44,7 +44,7 @@ func identityView(in *Instruction, s *Shape) bool {
 		}
 		return true
 	case "transpose":
-		perm, ok := IntList(attrOr(in, "dimensions"))
+		perm, ok := IntList(AttrOr(in, "dimensions"))
 		if !ok || len(perm) != len(s.Dims) {
 			return false
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,9 +23,9 @@ func TestNeverEnds(t *testing.T) {
 	require.NoError(t, hlo.Verify("w.hlo", m))
 	w := m.Entry.Root.Operands[0]
 	require.True(t, m.NeverEnds(m.Entry.Instructions[3]), w.Name)
-	args, err := hlo.RandomArgs(m, 1)
+	args, err := eval.RandomArgs(m, 1)
 	require.NoError(t, err)
-	_, err = (&hlo.Evaluator{File: "w.hlo", M: m}).Run(args)
+	_, err = (&eval.Evaluator{File: "w.hlo", M: m}).Run(args)
 	require.EqualError(t, err, "w.hlo:18:3: w: while: the loop never ends: its condition is the constant true, and nothing in its body (no infeed or recv) can stop it")
 
 	fed, err := hlo.Parse("f.hlo", `HloModule m
@@ -99,9 +100,9 @@ ENTRY e {
 		m, err := hlo.Parse("w.hlo", strings.Replace(tmpl, "STEP", step, 1))
 		require.NoError(t, err)
 		require.NoError(t, hlo.Verify("w.hlo", m))
-		args, err := hlo.RandomArgs(m, 1)
+		args, err := eval.RandomArgs(m, 1)
 		require.NoError(t, err)
-		_, err = (&hlo.Evaluator{File: "w.hlo", M: m}).Run(args)
+		_, err = (&eval.Evaluator{File: "w.hlo", M: m}).Run(args)
 		if want == "" {
 			require.NoError(t, err)
 		} else {

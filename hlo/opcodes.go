@@ -115,12 +115,12 @@ func literalToken(f, elem string) string {
 	case "true", "false":
 		return ""
 	case "inf", "nan":
-		if isFloat(elem) {
+		if IsFloat(elem) {
 			return ""
 		}
 		return fmt.Sprintf("%s is not a value of %s", f, elem)
 	}
-	if isFloat(elem) || elem == "" {
+	if IsFloat(elem) || elem == "" {
 		if strings.HasPrefix(f, "0x") {
 			if _, err := strconv.ParseUint(f[2:], 16, 64); err == nil {
 				return ""
@@ -191,7 +191,7 @@ func intRange(elem string) (lo, hi *big.Int) {
 
 // structuralOps are the evaluator's ops that are not elementwise and not
 // collectives (see eval and evalMore).
-const structuralOps = `parameter constant tuple get-tuple-element reshape bitcast copy opt-barrier
+const StructuralOps = `parameter constant tuple get-tuple-element reshape bitcast copy opt-barrier
 	iota broadcast transpose dot ragged-dot convolution pad reduce-window dynamic-slice dynamic-update-slice
 	reduce slice concatenate reverse call fusion while after-all conditional custom-call
 	gather scatter sort topk select-and-scatter batch-norm-training batch-norm-inference batch-norm-grad

@@ -37,14 +37,14 @@ type RaggedDims struct {
 	SizeDims []int64
 }
 
-func parseRagged(in *Instruction, lhs, rhs, sizes *Shape) (RaggedDims, error) {
+func ParseRagged(in *Instruction, lhs, rhs, sizes *Shape) (RaggedDims, error) {
 	var d RaggedDims
-	d.LhsBatch, _ = optList(in, "lhs_batch_dims")
-	d.RhsBatch, _ = optList(in, "rhs_batch_dims")
-	d.LhsContracting, _ = optList(in, "lhs_contracting_dims")
-	d.RhsContracting, _ = optList(in, "rhs_contracting_dims")
-	lr, _ := optList(in, "lhs_ragged_dims")
-	rg, _ := optList(in, "rhs_group_dims")
+	d.LhsBatch, _ = OptList(in, "lhs_batch_dims")
+	d.RhsBatch, _ = OptList(in, "rhs_batch_dims")
+	d.LhsContracting, _ = OptList(in, "lhs_contracting_dims")
+	d.RhsContracting, _ = OptList(in, "rhs_contracting_dims")
+	lr, _ := OptList(in, "lhs_ragged_dims")
+	rg, _ := OptList(in, "rhs_group_dims")
 	if len(lr) != 1 {
 		return d, fmt.Errorf("needs one lhs_ragged_dims, not %d", len(lr))
 	}
@@ -96,7 +96,7 @@ func parseRagged(in *Instruction, lhs, rhs, sizes *Shape) (RaggedDims, error) {
 			}
 		default:
 			ctx = slices.Clone(d.LhsBatch)
-			kind := freeDims(len(lhs.Dims), d.LhsBatch, d.LhsContracting) // mode 1
+			kind := FreeDims(len(lhs.Dims), d.LhsBatch, d.LhsContracting) // mode 1
 			if d.Mode == 2 {
 				kind = slices.Sorted(slices.Values(d.LhsContracting))
 			}
@@ -137,7 +137,7 @@ func parseRagged(in *Instruction, lhs, rhs, sizes *Shape) (RaggedDims, error) {
 }
 
 // rhsFree are the rhs dimensions neither batch, contracting nor group.
-func (d RaggedDims) rhsFree(rank int) []int64 {
+func (d RaggedDims) RhsFree(rank int) []int64 {
 	var out []int64
 	for i := range int64(rank) {
 		if !slices.Contains(d.RhsBatch, i) && !slices.Contains(d.RhsContracting, i) && i != d.RhsGroup {
@@ -149,7 +149,7 @@ func (d RaggedDims) rhsFree(rank int) []int64 {
 
 // outDims is the result shape: [g]+ in mode 2, then the batch dims, the
 // lhs free dims and the rhs free dims, as a dot's.
-func (d RaggedDims) outDims(lhs, rhs *Shape) []int64 {
+func (d RaggedDims) OutDims(lhs, rhs *Shape) []int64 {
 	var out []int64
 	if d.Mode == 2 {
 		out = append(out, d.Groups)
@@ -157,10 +157,10 @@ func (d RaggedDims) outDims(lhs, rhs *Shape) []int64 {
 	for _, b := range d.LhsBatch {
 		out = append(out, lhs.Dims[b])
 	}
-	for _, f := range freeDims(len(lhs.Dims), d.LhsBatch, d.LhsContracting) {
+	for _, f := range FreeDims(len(lhs.Dims), d.LhsBatch, d.LhsContracting) {
 		out = append(out, lhs.Dims[f])
 	}
-	for _, f := range d.rhsFree(len(rhs.Dims)) {
+	for _, f := range d.RhsFree(len(rhs.Dims)) {
 		out = append(out, rhs.Dims[f])
 	}
 	return out
@@ -169,7 +169,7 @@ func (d RaggedDims) outDims(lhs, rhs *Shape) []int64 {
 // groupEnds are the positions along a ragged extent of n where each
 // group ends (exclusive): cumulative sums of the sizes, negative sizes as
 // 0, capped at n.
-func groupEnds(sizes []float64, n int64) []int64 {
+func GroupEnds(sizes []float64, n int64) []int64 {
 	ends := make([]int64, len(sizes))
 	var at int64
 	for i, s := range sizes {

@@ -24,7 +24,7 @@ func ExpandRaggedAllToAll(m *Module) error {
 		}
 		input, out := ops[0], ops[1]
 		id, od := input.Shape.Dims, out.Shape.Dims
-		if len(id) == 0 || len(od) != len(id) || !equalDims(id[1:], od[1:]) || in.Shape.IsTuple || !equalDims(in.Shape.Dims, od) {
+		if len(id) == 0 || len(od) != len(id) || !EqualDims(id[1:], od[1:]) || in.Shape.IsTuple || !EqualDims(in.Shape.Dims, od) {
 			return x.errorf("input %s and output %s must be arrays that differ in dim 0 at most, the result the output's shape", input.Shape, out.Shape)
 		}
 		k := int64(-1)

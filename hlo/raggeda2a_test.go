@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -47,7 +48,7 @@ ENTRY e {
 			m, err := hlo.Parse("r.hlo", c.src)
 			require.NoError(t, err)
 			require.NoError(t, hlo.Verify("r.hlo", m))
-			out, err := (&hlo.Evaluator{File: "r.hlo", M: m}).Run(nil)
+			out, err := (&eval.Evaluator{File: "r.hlo", M: m}).Run(nil)
 			require.NoError(t, err)
 			require.Equal(t, c.want, out.Data)
 		})
@@ -61,8 +62,8 @@ ENTRY e {
   ROOT r = f32[4] ragged-all-to-all(input, output, o, o, o, o), replica_groups={{0,1}}
 }`)
 	require.NoError(t, err)
-	args, err := hlo.RandomArgs(m, 1)
+	args, err := eval.RandomArgs(m, 1)
 	require.NoError(t, err)
-	_, err = (&hlo.Evaluator{File: "r.hlo", M: m}).Run(args)
+	_, err = (&eval.Evaluator{File: "r.hlo", M: m}).Run(args)
 	require.ErrorContains(t, err, "r.hlo:6:3: r: ragged-all-to-all: a collective across 2 devices cannot be evaluated on one host device")
 }

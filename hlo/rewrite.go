@@ -131,7 +131,7 @@ func (x *rewriter) transpose(a *Instruction, perm []int64) *Instruction {
 }
 
 func (x *rewriter) reshape(a *Instruction, dims []int64) *Instruction {
-	if equalDims(a.Shape.Dims, dims) {
+	if EqualDims(a.Shape.Dims, dims) {
 		return a
 	}
 	return x.emit("reshape", a.Shape.Elem, dims, []*Instruction{a})
@@ -179,7 +179,7 @@ func (x *rewriter) binary(op string, a, b *Instruction) *Instruction {
 }
 
 func (x *rewriter) broadcast(a *Instruction, dims, mapping []int64) *Instruction {
-	if equalDims(a.Shape.Dims, dims) {
+	if EqualDims(a.Shape.Dims, dims) {
 		return a
 	}
 	return x.emit("broadcast", a.Shape.Elem, dims, []*Instruction{a}, "dimensions", intsText(mapping))

@@ -2,8 +2,9 @@ package hlo_test
 
 import (
 	"fmt"
-	"github.com/pulse-sim/pulse/hlo"
 	"strings"
+
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // peakBytes replays an order: a value is live from its instruction to its

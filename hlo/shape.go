@@ -77,7 +77,7 @@ func IntList(v string) ([]int64, bool) {
 }
 
 // strides returns row-major strides of dims.
-func strides(dims []int64) []int64 {
+func Strides(dims []int64) []int64 {
 	st := make([]int64, len(dims))
 	n := int64(1)
 	for i := len(dims) - 1; i >= 0; i-- {
@@ -88,7 +88,7 @@ func strides(dims []int64) []int64 {
 }
 
 // unflatten writes the multi-index of flat position i into idx.
-func unflatten(i int64, dims []int64, idx []int64) {
+func Unflatten(i int64, dims []int64, idx []int64) {
 	for d := len(dims) - 1; d >= 0; d-- {
 		if dims[d] > 0 {
 			idx[d] = i % dims[d]
@@ -97,7 +97,7 @@ func unflatten(i int64, dims []int64, idx []int64) {
 	}
 }
 
-func flat(idx, dims []int64) int64 {
+func Flat(idx, dims []int64) int64 {
 	var j int64
 	for d := range dims {
 		j = j*dims[d] + idx[d]
@@ -148,7 +148,7 @@ func sameDims(a, b *Shape) bool {
 }
 
 // free returns dims without the listed indices, in order.
-func free(dims []int64, a, b []int64) []int64 {
+func Free(dims []int64, a, b []int64) []int64 {
 	skip := map[int64]bool{}
 	for _, x := range a {
 		skip[x] = true
@@ -189,7 +189,7 @@ func Prod(v []int64) int64 {
 	return n
 }
 
-func equalDims(a, b []int64) bool {
+func EqualDims(a, b []int64) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -242,7 +242,7 @@ func identityLiteral(op, elem string) string {
 		// minimum's.
 		bits := ElemBits(elem)
 		lo, hi := fmt.Sprint(-(int64(1) << (bits - 1))), fmt.Sprint(uint64(1)<<(bits-1)-1)
-		if isUnsigned(elem) {
+		if IsUnsigned(elem) {
 			lo, hi = "0", fmt.Sprint(^uint64(0)>>(64-bits))
 		}
 		if op == "maximum" {

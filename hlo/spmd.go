@@ -134,7 +134,7 @@ func CollectiveSpan(in *Instruction, operands []*Shape) int64 {
 	base := strings.TrimSuffix(in.Opcode, "-start")
 	if (in.Opcode == "send" || in.Opcode == "recv") && !IsHostTransfer(in) {
 		n := int64(1)
-		pairs, _ := sendRecvPairs(in)
+		pairs, _ := SendRecvPairs(in)
 		for _, p := range pairs {
 			n = max(n, int64(p[0])+1, int64(p[1])+1)
 		}
@@ -310,13 +310,13 @@ func iotaGroups(v string) ([][]int, error) {
 	for i, d := range dims {
 		src[i] = int64(d)
 	}
-	st := strides(src)
+	st := Strides(src)
 	idx := make([]int64, len(dims))
 	ids := make([]int, n)
 	for k := range ids {
 		// Element k of the transposed array is the source element whose
 		// index along perm[i] is the transposed index along i.
-		unflatten(int64(k), tdims, idx)
+		Unflatten(int64(k), tdims, idx)
 		var at int64
 		for i, p := range perm {
 			at += idx[i] * st[p]

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
@@ -37,15 +38,15 @@ func TestXLATestModulesOnDevices(t *testing.T) {
 			}
 			d = need
 		}
-		if d.N() < 2 || hlo.ParamElements(m) > 1<<12 {
+		if d.N() < 2 || eval.ParamElements(m) > 1<<12 {
 			return
 		}
 		multi++
 		// The same arguments on every device, as XLA's test harness gives
 		// replicated runs (a loop whose condition is a parameter runs as
 		// often on each).
-		args := make([][]*hlo.Value, d.N())
-		one, err := hlo.RandomArgsWithin(m, 1, 1<<12)
+		args := make([][]*eval.Value, d.N())
+		one, err := eval.RandomArgsWithin(m, 1, 1<<12)
 		for i := range args {
 			args[i] = one
 		}
@@ -53,7 +54,7 @@ func TestXLATestModulesOnDevices(t *testing.T) {
 			reasons["random arguments: "+err.Error()]++
 			return
 		}
-		ev := &hlo.Evaluator{File: "case.hlo", M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 1000}
+		ev := &eval.Evaluator{File: "case.hlo", M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 1000}
 		if _, err := ev.RunDevices(d, args); err != nil {
 			msg := err.Error()
 			if strings.Contains(msg, "internal evaluator error") {

@@ -9,9 +9,9 @@ package hlo
 func SqueezeTransposes(m *Module) error {
 	return rewriteEach(m, "transpose", func(x *rewriter, ops []*Instruction) error {
 		in, a := x.at, ops[0]
-		perm, ok := IntList(attrOr(in, "dimensions"))
+		perm, ok := IntList(AttrOr(in, "dimensions"))
 		if !ok || len(perm) != len(a.Shape.Dims) || len(perm) <= 4 {
-			x.emit("transpose", in.Shape.Elem, in.Shape.Dims, ops, "dimensions", attrOr(in, "dimensions"))
+			x.emit("transpose", in.Shape.Elem, in.Shape.Dims, ops, "dimensions", AttrOr(in, "dimensions"))
 			return nil
 		}
 		index := map[int64]int64{} // operand dim -> its place among the kept ones
@@ -32,7 +32,7 @@ func SqueezeTransposes(m *Module) error {
 			}
 		}
 		if len(kept) == len(perm) {
-			x.emit("transpose", in.Shape.Elem, in.Shape.Dims, ops, "dimensions", attrOr(in, "dimensions"))
+			x.emit("transpose", in.Shape.Elem, in.Shape.Dims, ops, "dimensions", AttrOr(in, "dimensions"))
 			return nil
 		}
 		t := x.transpose(x.reshape(a, kept), q)

@@ -122,7 +122,7 @@ func (c *Computation) InstructionCost(in *Instruction, ops []*Shape) Cost {
 		// over n elements is n(n+1)/2 additions, not n).
 		positions := int64(1)
 		if v, ok := in.Attr("window"); ok {
-			if w, err := parseWindow(v, len(ops[0].Dims)); err == nil {
+			if w, err := ParseWindow(v, len(ops[0].Dims)); err == nil {
 				positions = Prod(w.Size)
 			}
 		}

@@ -20,7 +20,7 @@ func IsTopKCall(in *Instruction) bool {
 }
 
 // topKOfCall is the topk instruction a TopK custom call stands for.
-func topKOfCall(m *Module, in *Instruction) (*Instruction, error) {
+func TopKOfCall(m *Module, in *Instruction) (*Instruction, error) {
 	s := in.Shape
 	if s == nil || !s.IsTuple || len(s.Tuple) != 2 || len(s.Tuple[0].Dims) == 0 || len(in.Operands) != 1 {
 		return nil, fmt.Errorf("a TopK call takes one array and returns (values, indices)")
@@ -54,7 +54,7 @@ func TopKCallsAsTopK(m *Module) error {
 			x.out = append(x.out, x.at)
 			return nil
 		}
-		t, err := topKOfCall(m, x.at)
+		t, err := TopKOfCall(m, x.at)
 		if err != nil {
 			return x.errorf("%v", err)
 		}

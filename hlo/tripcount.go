@@ -143,7 +143,7 @@ func (c *Computation) paramElement(x *Instruction) (int64, bool) {
 
 // intConstant is the value of an integer scalar constant.
 func intConstant(x *Instruction) (int64, bool) {
-	if x == nil || x.Opcode != "constant" || x.Shape == nil || len(x.Shape.Dims) != 0 || isFloat(x.Shape.Elem) {
+	if x == nil || x.Opcode != "constant" || x.Shape == nil || len(x.Shape.Dims) != 0 || IsFloat(x.Shape.Elem) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(x.Literal, 10, 64)

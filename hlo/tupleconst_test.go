@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -36,7 +38,7 @@ ENTRY e {
   a = (s32[2], f32[2,1]) get-tuple-element(c), index=1
   ROOT b = f32[2,1] get-tuple-element(a), index=1
 }`
-	v := hlo.EvalText(t, src)
+	v := evaltest.Run(t, src)
 	require.Equal(t, []float64{2, 4}, v.Data)
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
@@ -48,6 +50,6 @@ ENTRY e {
 	}
 	bad, err := hlo.Parse("t.hlo", "ENTRY e {\n  ROOT c = (f32[], f32[]) constant((1))\n}\n")
 	require.NoError(t, err)
-	_, err = (&hlo.Evaluator{File: "t.hlo", M: bad}).Run(nil)
+	_, err = (&eval.Evaluator{File: "t.hlo", M: bad}).Run(nil)
 	require.ErrorContains(t, err, "does not hold the 2 elements")
 }

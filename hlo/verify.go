@@ -207,7 +207,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 	out := in.Shape
 	if base, part, ok := ShortAsync(op); ok && part == "start" {
 		// The op it wraps is checked as that op (the evaluator runs it).
-		inner, ok := shortAsyncInner(in, base)
+		inner, ok := ShortAsyncInner(in, base)
 		if !ok {
 			return nil, fmt.Errorf("returns ((operands), result, context...), not %s", in.Shape)
 		}
@@ -285,7 +285,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if err := need(ops, 1); err != nil {
 			return nil, err
 		}
-		idx, err := intAttr(in, "index")
+		idx, err := IntAttr(in, "index")
 		if err != nil {
 			return nil, err
 		}
@@ -297,7 +297,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if err := need(ops, 1); err != nil {
 			return nil, err
 		}
-		dims, err := optList(in, "dimensions") // absent: a scalar operand
+		dims, err := OptList(in, "dimensions") // absent: a scalar operand
 		if err != nil || out == nil {
 			return nil, err
 		}
@@ -326,7 +326,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if err := need(ops, 1); err != nil {
 			return nil, err
 		}
-		perm, err := listAttr(in, "dimensions")
+		perm, err := ListAttr(in, "dimensions")
 		if err != nil {
 			return nil, err
 		}
@@ -354,10 +354,10 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if err := need(ops, 2); err != nil || out == nil {
 			return nil, err
 		}
-		lb, _ := optList(in, "lhs_batch_dims")
-		rb, _ := optList(in, "rhs_batch_dims")
-		lc, _ := optList(in, "lhs_contracting_dims")
-		rc, _ := optList(in, "rhs_contracting_dims")
+		lb, _ := OptList(in, "lhs_batch_dims")
+		rb, _ := OptList(in, "rhs_batch_dims")
+		lc, _ := OptList(in, "lhs_contracting_dims")
+		rc, _ := OptList(in, "rhs_contracting_dims")
 		if len(lb) != len(rb) || len(lc) != len(rc) {
 			return nil, fmt.Errorf("batch or contracting dimension counts differ between lhs and rhs")
 		}
@@ -374,14 +374,14 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 				return nil, fmt.Errorf("contracting dimensions %v of %s and %v of %s do not match", lc, ops[0], rc, ops[1])
 			}
 		}
-		d = append(d, free(l, lb, lc)...)
-		d = append(d, free(r, rb, rc)...)
+		d = append(d, Free(l, lb, lc)...)
+		d = append(d, Free(r, rb, rc)...)
 		return array(out.Elem, d), nil
 	case "reduce":
 		if len(ops)%2 != 0 || len(ops) == 0 || ops[0] == nil {
 			return nil, nil
 		}
-		dims, err := listAttr(in, "dimensions")
+		dims, err := ListAttr(in, "dimensions")
 		if err != nil {
 			return nil, err
 		}
@@ -394,7 +394,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			if ops[n+i].IsTuple || len(ops[n+i].Dims) != 0 {
 				return nil, fmt.Errorf("init value %d is %s, not a scalar", i, ops[n+i])
 			}
-			res = append(res, array(ops[n+i].Elem, free(ops[i].Dims, dims, nil)))
+			res = append(res, array(ops[n+i].Elem, Free(ops[i].Dims, dims, nil)))
 		}
 		if n == 1 {
 			return res[0], nil
@@ -434,7 +434,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if len(ops) == 0 || ops[0] == nil {
 			return nil, nil
 		}
-		dims, err := listAttr(in, "dimensions")
+		dims, err := ListAttr(in, "dimensions")
 		if err != nil || len(dims) != 1 || !in2(dims[0], ops[0].Dims) {
 			return nil, fmt.Errorf("needs one dimension in range")
 		}
@@ -479,7 +479,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			return nil, nil
 		}
 		if op == "reverse" {
-			dims, err := listAttr(in, "dimensions")
+			dims, err := ListAttr(in, "dimensions")
 			if err != nil {
 				return nil, err
 			}
@@ -494,7 +494,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if len(ops) == 0 || ops[0] == nil {
 			return nil, nil
 		}
-		sizes, err := listAttr(in, "dynamic_slice_sizes")
+		sizes, err := ListAttr(in, "dynamic_slice_sizes")
 		if err != nil {
 			return nil, err
 		}

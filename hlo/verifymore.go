@@ -34,7 +34,7 @@ func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
 			return nil, fmt.Errorf("scatter takes operands, indices and as many updates")
 		}
 		for _, k := range []string{"update_window_dims", "inserted_window_dims"} {
-			if d, err := listAttr(in, k); err == nil && !slices.IsSorted(d) {
+			if d, err := ListAttr(in, k); err == nil && !slices.IsSorted(d) {
 				return nil, fmt.Errorf("%s=%v: must be sorted", k, d)
 			}
 		}
@@ -46,7 +46,7 @@ func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
 		if err := need(ops, map[string]int{"batch-norm-training": 3, "batch-norm-grad": 5}[in.Opcode]); err != nil {
 			return nil, err
 		}
-		fi, err := intAttr(in, "feature_index")
+		fi, err := IntAttr(in, "feature_index")
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +62,7 @@ func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
 		if err := need(ops, 5); err != nil {
 			return nil, err
 		}
-		fi, err := intAttr(in, "feature_index")
+		fi, err := IntAttr(in, "feature_index")
 		if err != nil {
 			return nil, err
 		}
@@ -159,7 +159,7 @@ func inferConvolution(in *Instruction, ops []*Shape) (*Shape, error) {
 	if !ok {
 		return nil, fmt.Errorf("no dim_labels")
 	}
-	d, err := parseDimLabels(labels)
+	d, err := ParseDimLabels(labels)
 	if err != nil {
 		return nil, err
 	}
@@ -169,19 +169,19 @@ func inferConvolution(in *Instruction, ops []*Shape) (*Shape, error) {
 		return nil, fmt.Errorf("dim_labels %s for %s and %s", labels, lhs, rhs)
 	}
 	wv, _ := in.Attr("window")
-	w, err := parseWindow(wv, len(d.LhsSpatial))
+	w, err := ParseWindow(wv, len(d.LhsSpatial))
 	if err != nil {
 		return nil, err
 	}
 	groups := int64(1)
 	if _, ok := in.Attr("feature_group_count"); ok {
-		if groups, err = intAttr(in, "feature_group_count"); err != nil {
+		if groups, err = IntAttr(in, "feature_group_count"); err != nil {
 			return nil, err
 		}
 	}
 	batchGroups := int64(1)
 	if _, ok := in.Attr("batch_group_count"); ok {
-		if batchGroups, err = intAttr(in, "batch_group_count"); err != nil {
+		if batchGroups, err = IntAttr(in, "batch_group_count"); err != nil {
 			return nil, err
 		}
 	}
@@ -212,7 +212,7 @@ func inferReduceWindow(in *Instruction, ops []*Shape) (*Shape, error) {
 		}
 	}
 	wv, _ := in.Attr("window")
-	w, err := parseWindow(wv, len(ops[0].Dims))
+	w, err := ParseWindow(wv, len(ops[0].Dims))
 	if err != nil {
 		return nil, err
 	}
@@ -235,16 +235,16 @@ func inferGather(in *Instruction, ops []*Shape) (*Shape, error) {
 		return nil, err
 	}
 	src, idx := ops[0], ops[1]
-	offsetDims, _ := optList(in, "offset_dims")
-	collapsed, _ := optList(in, "collapsed_slice_dims")
-	opBatch, _ := optList(in, "operand_batching_dims")
-	idxBatch, _ := optList(in, "start_indices_batching_dims")
-	startMap, _ := optList(in, "start_index_map")
-	sizes, err := listAttr(in, "slice_sizes")
+	offsetDims, _ := OptList(in, "offset_dims")
+	collapsed, _ := OptList(in, "collapsed_slice_dims")
+	opBatch, _ := OptList(in, "operand_batching_dims")
+	idxBatch, _ := OptList(in, "start_indices_batching_dims")
+	startMap, _ := OptList(in, "start_index_map")
+	sizes, err := ListAttr(in, "slice_sizes")
 	if err != nil {
 		return nil, err
 	}
-	ivd, err := intAttr(in, "index_vector_dim")
+	ivd, err := IntAttr(in, "index_vector_dim")
 	if err != nil {
 		return nil, err
 	}
@@ -266,10 +266,10 @@ func inferGather(in *Instruction, ops []*Shape) (*Shape, error) {
 	if int64(len(startMap)) != nvec {
 		return nil, fmt.Errorf("start_index_map has %d entries for index vectors of %d", len(startMap), nvec)
 	}
-	if err := checkIndexMap("start_index_map", startMap, len(src.Dims)); err != nil {
+	if err := CheckIndexMap("start_index_map", startMap, len(src.Dims)); err != nil {
 		return nil, err
 	}
-	if err := checkBatching(src.Dims, opBatch, idx.Dims, idxBatch); err != nil {
+	if err := CheckBatching(src.Dims, opBatch, idx.Dims, idxBatch); err != nil {
 		return nil, err
 	}
 	var batch []int64
@@ -278,7 +278,7 @@ func inferGather(in *Instruction, ops []*Shape) (*Shape, error) {
 			batch = append(batch, n)
 		}
 	}
-	_, window, err := indexingDims(len(batch)+len(offsetDims), offsetDims, len(src.Dims), collapsed, opBatch)
+	_, window, err := IndexingDims(len(batch)+len(offsetDims), offsetDims, len(src.Dims), collapsed, opBatch)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/sim"
@@ -25,7 +26,7 @@ type Fabric struct {
 	cfg    config.ICI
 	devs   hlo.Devices
 	colls  []lowering.Collective
-	ev     *hlo.Evaluator
+	ev     *eval.Evaluator
 	models []*core.Model
 	seen   []map[int]int // per device: runs of each collective so far
 	free   []sim.Time    // per device: when its link is next free
@@ -56,7 +57,7 @@ type meeting struct {
 // the module in messages. Models join it with Attach.
 func NewFabric(cfg config.ICI, d hlo.Devices, file string, fused *hlo.Module, colls []lowering.Collective) *Fabric {
 	n := d.N()
-	f := &Fabric{cfg: cfg, devs: d, colls: colls, ev: &hlo.Evaluator{File: file, M: fused},
+	f := &Fabric{cfg: cfg, devs: d, colls: colls, ev: &eval.Evaluator{File: file, M: fused},
 		models: make([]*core.Model, n), seen: make([]map[int]int, n), free: make([]sim.Time, n),
 		meets: map[meetKey]*meeting{}, Stats: make([]DeviceStats, n)}
 	for i := range f.seen {
@@ -128,7 +129,7 @@ func (f *Fabric) Doorbell(m *core.Model, now sim.Time) error {
 // complete moves a meeting's values and releases its devices.
 func (f *Fabric) complete(mt *meeting, now sim.Time) {
 	c := f.colls[mt.id]
-	ops := map[int][]*hlo.Value{}
+	ops := map[int][]*eval.Value{}
 	for _, d := range mt.members {
 		a := f.models[d].Arch
 		for _, o := range c.Operands {
@@ -137,7 +138,7 @@ func (f *Fabric) complete(mt *meeting, now sim.Time) {
 				f.fail(mt, f.errorf(c.Op, "reading an operand on device %d: %v", d, err))
 				return
 			}
-			ops[d] = append(ops[d], &hlo.Value{Shape: o.Shape, Data: vals})
+			ops[d] = append(ops[d], &eval.Value{Shape: o.Shape, Data: vals})
 		}
 	}
 	res, err := f.ev.Exchange(c.Op, f.devs, ops)
@@ -146,7 +147,7 @@ func (f *Fabric) complete(mt *meeting, now sim.Time) {
 		return
 	}
 	for _, d := range mt.members {
-		leaves := hlo.Leaves(res[d])
+		leaves := eval.Leaves(res[d])
 		if len(leaves) != len(c.Results) {
 			f.fail(mt, f.errorf(c.Op, "internal error: %d result arrays for %d buffers", len(leaves), len(c.Results)))
 			return
@@ -173,7 +174,7 @@ func (f *Fabric) fail(mt *meeting, err error) {
 }
 
 func (f *Fabric) errorf(in *hlo.Instruction, format string, a ...any) error {
-	return &hlo.EvalError{File: f.ev.File, Pos: in.Pos, Msg: in.Name + ": " + in.Opcode + ": " + fmt.Sprintf(format, a...)}
+	return &eval.EvalError{File: f.ev.File, Pos: in.Pos, Msg: in.Name + ": " + in.Opcode + ": " + fmt.Sprintf(format, a...)}
 }
 
 // members is the group device dev meets at collective in with.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 )
 
 // One device: what moves no data.
@@ -129,7 +130,7 @@ func (c *compiler) collective(in *hlo.Instruction) error {
 			return c.fail(in, "a collective-permute in which device 0 receives nothing is not lowered (its result is zeros)")
 		}
 	}
-	if hlo.WrapsOperands(in, base, len(in.Operands), first.tuple != nil) {
+	if eval.WrapsOperands(in, base, len(in.Operands), first.tuple != nil) {
 		// ((operands), result, contexts...): an all-gather-start's.
 		operands := first
 		if len(in.Operands) > 1 {

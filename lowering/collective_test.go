@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 
 	"github.com/stretchr/testify/require"
 )
@@ -110,9 +111,9 @@ ENTRY e {
 			require.ErrorContains(t, err, "t.hlo:9:3: r: "+c.name+": cannot lower: the module runs on several devices (this "+c.want+")")
 			m, err := hlo.Parse("t.hlo", src)
 			require.NoError(t, err)
-			args, err := hlo.RandomArgs(m, 1)
+			args, err := eval.RandomArgs(m, 1)
 			require.NoError(t, err)
-			_, err = (&hlo.Evaluator{File: "t.hlo", M: m}).Run(args)
+			_, err = (&eval.Evaluator{File: "t.hlo", M: m}).Run(args)
 			require.ErrorContains(t, err, "t.hlo:9:3: r: "+c.name+": a collective across 4 devices: evaluate it on them")
 		})
 	}

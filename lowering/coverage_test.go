@@ -13,6 +13,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
@@ -49,7 +50,7 @@ var hyperparameters = map[string][]struct {
 
 // bindHyperparameters overwrites the random values of file's
 // hyperparameters and returns them as pulse simulate flags.
-func bindHyperparameters(t *testing.T, file string, m *hlo.Module, args []*hlo.Value) string {
+func bindHyperparameters(t *testing.T, file string, m *hlo.Module, args []*eval.Value) string {
 	var flags []string
 	for _, h := range hyperparameters[file] {
 		var p *hlo.Instruction
@@ -59,7 +60,7 @@ func bindHyperparameters(t *testing.T, file string, m *hlo.Module, args []*hlo.V
 			}
 		}
 		require.NotNil(t, p, "%s has no parameter %s", file, h.param)
-		v, err := hlo.Filled(p.Shape, h.value)
+		v, err := eval.Filled(p.Shape, h.value)
 		require.NoError(t, err)
 		args[p.ParamNumber] = v
 		flags = append(flags, fmt.Sprintf("--in %s=%g", h.param, h.value))
@@ -111,7 +112,7 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 	if *full {
 		budget, evalBudget, flopBudget = 1<<31, 1<<31, 1e12
 	}
-	if hlo.ParamElements(m) > budget {
+	if eval.ParamElements(m) > budget {
 		return fmt.Sprintf("compiles, %d kernels%s; not simulated here (parameters beyond the test budget)", len(x.Kernels), note)
 	}
 	if k, unknown := hlo.ExecutedCost(m); float64(k.FLOPs) > flopBudget {
@@ -125,7 +126,7 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 	if devs.N() > 1 {
 		return devicesCoverage(client, file, m, x, devs, budget, evalBudget, note)
 	}
-	args, err := hlo.RandomArgsWithin(m, 1, budget)
+	args, err := eval.RandomArgsWithin(m, 1, budget)
 	if err != nil {
 		return "compiles; " + firstLine(err)
 	}
@@ -135,7 +136,7 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 	// The simulation first, then the evaluator, as pulse simulate --check
 	// does: the two never hold the host's memory together.
 	// Infeed reads random records, as --random-infeed 8 gives them.
-	infeed, _ := hlo.RandomInfeed(m, 1, 8)
+	infeed, _ := eval.RandomInfeed(m, 1, 8)
 	if len(infeed) > 0 {
 		note += fmt.Sprintf(" (with `--random-infeed %d`)", len(infeed))
 	}
@@ -143,9 +144,9 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 	if err != nil {
 		return fmt.Sprintf("compiles, %d kernels%s; simulation fails: %s", len(x.Kernels), note, firstLine(err))
 	}
-	outputs, cycles := append(r.Outputs, hlo.OutfeedLeaves(r.Outfeed)...), r.Report.Cycles // r, and the machine, are dead past here
+	outputs, cycles := append(r.Outputs, eval.OutfeedLeaves(r.Outfeed)...), r.Report.Cycles // r, and the machine, are dead past here
 	debug.FreeOSMemory()
-	rep, err := hlo.Check(&hlo.Evaluator{File: file, M: m, MaxLiveElements: evalBudget, Infeed: infeed}, args, outputs)
+	rep, err := eval.Check(&eval.Evaluator{File: file, M: m, MaxLiveElements: evalBudget, Infeed: infeed}, args, outputs)
 	if err != nil {
 		return fmt.Sprintf("compiles, %d kernels%s; the reference evaluator stops: %s", len(x.Kernels), note, firstLine(err))
 	}
@@ -164,7 +165,7 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 		}
 	}
 	if noisy > 0 {
-		note += fmt.Sprintf(" (%d outputs within %dx their rounding noise)", noisy, hlo.NoiseFactor)
+		note += fmt.Sprintf(" (%d outputs within %dx their rounding noise)", noisy, eval.NoiseFactor)
 	}
 	return fmt.Sprintf("**passes --check**: %d kernels%s, %d cycles", len(x.Kernels), note, cycles)
 }
@@ -314,12 +315,12 @@ func flopText(f int64) string {
 // and checks every device's outputs against the evaluator's RunDevices.
 func devicesCoverage(client *runtime.Client, file string, m *hlo.Module, x *runtime.Executable, d hlo.Devices, budget, evalBudget int64, note string) string {
 	n := int64(d.N())
-	if hlo.ParamElements(m)*n > budget {
+	if eval.ParamElements(m)*n > budget {
 		return fmt.Sprintf("compiles, %d kernels%s; not simulated here (parameters of all devices beyond the test budget)", len(x.Kernels), note)
 	}
-	args := make([][]*hlo.Value, n)
+	args := make([][]*eval.Value, n)
 	for i := range args {
-		a, err := hlo.RandomArgsWithin(m, 1+uint64(i), budget/n)
+		a, err := eval.RandomArgsWithin(m, 1+uint64(i), budget/n)
 		if err != nil {
 			return "compiles" + note + "; " + firstLine(err)
 		}
@@ -329,20 +330,20 @@ func devicesCoverage(client *runtime.Client, file string, m *hlo.Module, x *runt
 	if err != nil {
 		return fmt.Sprintf("compiles, %d kernels%s; simulation fails: %s", len(x.Kernels), note, firstLine(err))
 	}
-	outs := make([][]*hlo.Value, n)
+	outs := make([][]*eval.Value, n)
 	for i, dr := range r.Devices {
 		outs[i] = dr.Outputs
 	}
 	cycles := r.Cycles
 	r = nil
 	debug.FreeOSMemory()
-	want, err := (&hlo.Evaluator{File: file, M: m, MaxLiveElements: evalBudget}).RunDevices(d, args)
+	want, err := (&eval.Evaluator{File: file, M: m, MaxLiveElements: evalBudget}).RunDevices(d, args)
 	if err != nil {
 		return fmt.Sprintf("compiles, %d kernels%s; the reference evaluator stops: %s", len(x.Kernels), note, firstLine(err))
 	}
 	for i := range outs {
-		for k, w := range hlo.Leaves(want[i]) {
-			if df := hlo.Compare(outs[i][k], w); df.Mismatches > 0 {
+		for k, w := range eval.Leaves(want[i]) {
+			if df := eval.Compare(outs[i][k], w); df.Mismatches > 0 {
 				return fmt.Sprintf("FAILS --check: device %d output %d %s: %d elements beyond tolerance, max abs error %.3g (first [%d] %v, want %v)%s",
 					i, k, w.Shape, df.Mismatches, df.MaxAbs, df.First, df.FirstGot, df.FirstWant, note)
 			}

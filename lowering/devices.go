@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/isa"
 )
 
@@ -98,7 +99,7 @@ func (c *compiler) linkCollective(in *hlo.Instruction, base string) error {
 	if base == "collective-permute" && len(ops) != 1 {
 		return c.fail(in, "a collective-permute of %d operands (the combined or in-place form) is not lowered on several devices", len(ops))
 	}
-	wraps := hlo.WrapsOperands(in, base, len(ops), false)
+	wraps := eval.WrapsOperands(in, base, len(ops), false)
 	resShape := in.Shape
 	if wraps {
 		resShape = in.Shape.Tuple[1]

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 )
 
 // Elementwise ops with no vector instruction (sine, cosine, is-finite,
@@ -238,11 +239,11 @@ func TestExpandedElementwise(t *testing.T) {
 				r := runChecked(t, chip, tc.src)
 				m, err := hlo.Parse("t.hlo", tc.src)
 				require.NoError(t, err)
-				args, err := hlo.RandomArgs(m, 5)
+				args, err := eval.RandomArgs(m, 5)
 				require.NoError(t, err)
-				want, err := (&hlo.Evaluator{File: "t.hlo", M: m}).Run(args)
+				want, err := (&eval.Evaluator{File: "t.hlo", M: m}).Run(args)
 				require.NoError(t, err)
-				wants := []*hlo.Value{want}
+				wants := []*eval.Value{want}
 				if want.Shape.IsTuple {
 					wants = want.Tuple
 				}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )
@@ -49,7 +50,7 @@ ENTRY e {
 }`
 
 // compileFed compiles m for chip and runs it on args and infeed records.
-func compileFed(t *testing.T, chip string, m *hlo.Module, args, recs []*hlo.Value) (*runtime.Client, *runtime.Executable, *runtime.Result) {
+func compileFed(t *testing.T, chip string, m *hlo.Module, args, recs []*eval.Value) (*runtime.Client, *runtime.Executable, *runtime.Result) {
 	t.Helper()
 	c, err := config.Load(chip, nil)
 	require.NoError(t, err)
@@ -62,8 +63,8 @@ func compileFed(t *testing.T, chip string, m *hlo.Module, args, recs []*hlo.Valu
 }
 
 // feedRecords makes n records whose flag is true but for the last.
-func feedRecords(t *testing.T, m *hlo.Module, n int) []*hlo.Value {
-	recs, err := hlo.RandomInfeed(m, 3, n)
+func feedRecords(t *testing.T, m *hlo.Module, n int) []*eval.Value {
+	recs, err := eval.RandomInfeed(m, 3, n)
 	require.NoError(t, err)
 	for i, r := range recs {
 		r.Tuple[1].Data[0] = 1
@@ -82,10 +83,10 @@ func TestInfeedOutfeed(t *testing.T) {
 	m, err := hlo.Parse("t.hlo", feedLoop)
 	require.NoError(t, err)
 	require.NoError(t, hlo.Verify("t.hlo", m))
-	args, err := hlo.RandomArgs(m, 5)
+	args, err := eval.RandomArgs(m, 5)
 	require.NoError(t, err)
 	recs := feedRecords(t, m, 4)
-	ev := &hlo.Evaluator{File: "t.hlo", M: m, Infeed: recs}
+	ev := &eval.Evaluator{File: "t.hlo", M: m, Infeed: recs}
 	want, err := ev.Run(args)
 	require.NoError(t, err)
 	require.Len(t, ev.Outfeed, 5, "4 running sums and the count")
@@ -96,7 +97,7 @@ func TestInfeedOutfeed(t *testing.T) {
 			require.Equal(t, want.Data, r.Outputs[0].Data)
 			require.Len(t, r.Outfeed, len(ev.Outfeed))
 			for i, o := range ev.Outfeed {
-				got, want := hlo.Leaves(r.Outfeed[i]), hlo.Leaves(o)
+				got, want := eval.Leaves(r.Outfeed[i]), eval.Leaves(o)
 				require.Len(t, got, len(want), "outfeed record %d", i)
 				for k := range want {
 					require.Equal(t, want[k].Shape.String(), got[k].Shape.String(), "outfeed record %d", i)
@@ -108,11 +109,11 @@ func TestInfeedOutfeed(t *testing.T) {
 			_, err = client.Execute(x, args, runtime.ExecOptions{Infeed: recs[:3]})
 			require.ErrorContains(t, err, "the infeed queue is empty: the program reads past the 3 records supplied")
 			// A record of a shape no infeed reads.
-			_, err = client.Execute(x, args, runtime.ExecOptions{Infeed: []*hlo.Value{args[0]}})
+			_, err = client.Execute(x, args, runtime.ExecOptions{Infeed: []*eval.Value{args[0]}})
 			require.ErrorContains(t, err, "infeed record 0 is f32[3,5]; the program's infeeds read (f32[3,5], pred[])")
 		})
 	}
-	_, err = (&hlo.Evaluator{File: "t.hlo", M: m, Infeed: recs[:3]}).Run(args)
+	_, err = (&eval.Evaluator{File: "t.hlo", M: m, Infeed: recs[:3]}).Run(args)
 	require.ErrorContains(t, err, "in: infeed: the infeed queue is empty: this reads record 3, and 3 were supplied")
 }
 
@@ -152,11 +153,11 @@ ENTRY e {
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
 	require.NoError(t, hlo.Verify("t.hlo", m))
-	args, err := hlo.RandomArgs(m, 5)
+	args, err := eval.RandomArgs(m, 5)
 	require.NoError(t, err)
-	recs, err := hlo.RandomInfeed(m, 1, 3)
+	recs, err := eval.RandomInfeed(m, 1, 3)
 	require.NoError(t, err)
-	ev := &hlo.Evaluator{File: "t.hlo", M: m, Infeed: recs}
+	ev := &eval.Evaluator{File: "t.hlo", M: m, Infeed: recs}
 	want, err := ev.Run(args)
 	require.NoError(t, err)
 	require.Len(t, ev.Outfeed, 3)
@@ -191,9 +192,9 @@ ENTRY e {
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
 	require.NoError(t, hlo.Verify("t.hlo", m))
-	args := []*hlo.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{4}}, Data: []float64{1, 2, 3, 4}}}
-	recs := []*hlo.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{4}}, Data: []float64{10, 20, 30, 40}}}
-	ev := &hlo.Evaluator{File: "t.hlo", M: m, Infeed: recs}
+	args := []*eval.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{4}}, Data: []float64{1, 2, 3, 4}}}
+	recs := []*eval.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{4}}, Data: []float64{10, 20, 30, 40}}}
+	ev := &eval.Evaluator{File: "t.hlo", M: m, Infeed: recs}
 	want, err := ev.Run(args)
 	require.NoError(t, err)
 	require.Equal(t, []float64{121, 484, 1089, 1936}, want.Data)
@@ -245,7 +246,7 @@ ENTRY e {
 	client := &runtime.Client{Chip: c}
 	x, err := client.Compile("t.hlo", m)
 	require.NoError(t, err)
-	args, err := hlo.RandomArgs(m, 1)
+	args, err := eval.RandomArgs(m, 1)
 	require.NoError(t, err)
 	_, err = client.Execute(x, args, runtime.ExecOptions{})
 	require.ErrorContains(t, err, "the outfeed queue is full: the program sends more than its 2048 bytes")

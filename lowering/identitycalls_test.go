@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -52,9 +53,9 @@ ENTRY e {
 	require.ErrorContains(t, err, `t.hlo:4:3: c: custom-call: cannot lower: "SPMDFullToShardShape" changes f32[8,8] into f32[1,8]: a manually sharded region`)
 	m, err := hlo.Parse("t.hlo", manual)
 	require.NoError(t, err)
-	args, err := hlo.RandomArgs(m, 1)
+	args, err := eval.RandomArgs(m, 1)
 	require.NoError(t, err)
-	_, err = (&hlo.Evaluator{File: "t.hlo", M: m}).Run(args)
+	_, err = (&eval.Evaluator{File: "t.hlo", M: m}).Run(args)
 	require.ErrorContains(t, err, `t.hlo:4:3: c: custom-call: "SPMDFullToShardShape" changes f32[8,8] into f32[1,8]: a manually sharded region`)
 
 	_, err = compileErr(t, "teach16", `HloModule m

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 
 	"github.com/stretchr/testify/require"
 )
@@ -154,7 +155,7 @@ ENTRY e {
 }`, elem)
 		m, err := hlo.Parse("t.hlo", src)
 		require.NoError(t, err)
-		want, err := (&hlo.Evaluator{File: "t.hlo", M: m}).Run(nil)
+		want, err := (&eval.Evaluator{File: "t.hlo", M: m}).Run(nil)
 		require.NoError(t, err)
 		for _, chip := range chips {
 			t.Run(elem+"/"+chip, func(t *testing.T) {

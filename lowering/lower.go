@@ -30,6 +30,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/exe"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/isa"
 )
 
@@ -717,7 +718,7 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 				return c.fail(in, "%s changes %s into %s: a manually sharded region, which only XLA's SPMD partitioner reads: dump the partitioned module", t, src.shape, in.Shape)
 			}
 			c.bufs[in.Name] = operand(0)
-			if dir := hlo.HostOffload(in); dir != "" {
+			if dir := eval.HostOffload(in); dir != "" {
 				v, why, err := c.hostOffload(in, operand(0), dir)
 				if err != nil {
 					return err
@@ -952,7 +953,7 @@ func (c *compiler) literalText(in *hlo.Instruction) ([]string, error) {
 		}
 		return toks, nil
 	}
-	vals, err := hlo.LiteralValues(in)
+	vals, err := eval.LiteralValues(in)
 	if err != nil {
 		return nil, c.fail(in, "bad literal %q", in.Literal)
 	}

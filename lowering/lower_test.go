@@ -6,6 +6,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
@@ -23,16 +24,16 @@ func runChecked(t *testing.T, chipName, src string) *runtime.Result {
 	client := &runtime.Client{Chip: c}
 	x, err := client.Compile("t.hlo", m)
 	require.NoError(t, err)
-	args, err := hlo.RandomArgs(m, 5)
+	args, err := eval.RandomArgs(m, 5)
 	require.NoError(t, err)
 	r, err := client.Execute(x, args, runtime.ExecOptions{})
 	require.NoError(t, err)
-	want, err := (&hlo.Evaluator{File: "t.hlo", M: m}).Run(args)
+	want, err := (&eval.Evaluator{File: "t.hlo", M: m}).Run(args)
 	require.NoError(t, err)
-	wants := hlo.Leaves(want)
+	wants := eval.Leaves(want)
 	require.Len(t, r.Outputs, len(wants))
 	for i := range wants {
-		d := hlo.Compare(r.Outputs[i], wants[i])
+		d := eval.Compare(r.Outputs[i], wants[i])
 		require.Zero(t, d.Mismatches, "output %d on %s: first mismatch at %d: got %v, want %v (max abs %g)", i, chipName, d.First, d.FirstGot, d.FirstWant, d.MaxAbs)
 	}
 	return r

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 )
@@ -60,9 +61,9 @@ func BenchmarkSimulateMobileNet(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	args := make([]*hlo.Value, len(x.Inputs))
+	args := make([]*eval.Value, len(x.Inputs))
 	for i, in := range x.Inputs {
-		args[i] = &hlo.Value{Shape: in.Shape}
+		args[i] = &eval.Value{Shape: in.Shape}
 	}
 	limit := int64(1e8)
 	if s := os.Getenv("PULSE_MOBILENET_CYCLES"); s != "" {

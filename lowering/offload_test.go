@@ -6,6 +6,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,11 +33,11 @@ ENTRY e {
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
 	require.NoError(t, hlo.Verify("t.hlo", m))
-	args, err := hlo.RandomArgs(m, 5)
+	args, err := eval.RandomArgs(m, 5)
 	require.NoError(t, err)
-	recs, err := hlo.RandomInfeed(m, 3, 1)
+	recs, err := eval.RandomInfeed(m, 3, 1)
 	require.NoError(t, err)
-	want, err := (&hlo.Evaluator{File: "t.hlo", M: m, Infeed: recs}).Run(args)
+	want, err := (&eval.Evaluator{File: "t.hlo", M: m, Infeed: recs}).Run(args)
 	require.NoError(t, err)
 	for _, chip := range chips {
 		t.Run(chip, func(t *testing.T) {
@@ -96,10 +97,10 @@ ENTRY e {
 	require.NoError(t, err)
 	require.NoError(t, hlo.Verify("t.hlo", m))
 	for _, branch := range []float64{0, 1} {
-		args, err := hlo.RandomArgs(m, 5)
+		args, err := eval.RandomArgs(m, 5)
 		require.NoError(t, err)
 		args[1].Data[0] = branch
-		want, err := (&hlo.Evaluator{File: "t.hlo", M: m}).Run(args)
+		want, err := (&eval.Evaluator{File: "t.hlo", M: m}).Run(args)
 		require.NoError(t, err)
 		for _, chip := range chips {
 			_, _, r := compileFed(t, chip, m, args, nil)

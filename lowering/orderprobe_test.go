@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -66,17 +67,17 @@ func paramElems(body *hlo.Computation, n int) []string {
 // probe evaluates lib plus entry on seeds sets of random arguments; holds
 // says whether a result (a tuple of outs values) keeps the property. A
 // probe that cannot run counts as holding (the module is not set apart).
-func probe(lib, entry string, seeds, outs int, holds func(v []*hlo.Value) bool) bool {
+func probe(lib, entry string, seeds, outs int, holds func(v []*eval.Value) bool) bool {
 	m, err := hlo.Parse("probe.hlo", lib+entry)
 	if err != nil {
 		return true
 	}
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
-		args, err := hlo.RandomArgs(m, seed)
+		args, err := eval.RandomArgs(m, seed)
 		if err != nil {
 			return true
 		}
-		v, err := (&hlo.Evaluator{File: "probe.hlo", M: m}).Run(args)
+		v, err := (&eval.Evaluator{File: "probe.hlo", M: m}).Run(args)
 		if err != nil || len(v.Tuple) != outs {
 			return true
 		}
@@ -124,9 +125,9 @@ func associative(lib string, body *hlo.Computation, k int) bool {
 	left := call("l2", call("l1", vars("a"), vars("b")), vars("c"))
 	right := call("r2", vars("a"), call("r1", vars("b"), vars("c")))
 	fmt.Fprintf(&e, "  ROOT out = (%s) tuple(%s)\n}\n", tupleTypes(elems[:k], 2), strings.Join(append(left, right...), ", "))
-	return probe(lib, e.String(), 4, 2*k, func(v []*hlo.Value) bool {
+	return probe(lib, e.String(), 4, 2*k, func(v []*eval.Value) bool {
 		for i := range k {
-			if hlo.Compare(v[i], v[k+i]).Mismatches > 0 {
+			if eval.Compare(v[i], v[k+i]).Mismatches > 0 {
 				return false
 			}
 		}
@@ -156,7 +157,7 @@ func strictWeakOrder(lib string, cmp *hlo.Computation, k int) bool {
 		outs = append(outs, fmt.Sprintf("q%d", n))
 	}
 	fmt.Fprintf(&e, "  ROOT out = (%s) tuple(%s)\n}\n", tupleTypes([]string{"pred"}, len(pairs)), strings.Join(outs, ", "))
-	return probe(lib, e.String(), 16, len(pairs), func(v []*hlo.Value) bool {
+	return probe(lib, e.String(), 16, len(pairs), func(v []*eval.Value) bool {
 		q := func(i int) bool { return v[i].Data[0] != 0 }
 		return !(q(0) || q(1) && q(2) || q(1) && q(3) && !q(4))
 	})

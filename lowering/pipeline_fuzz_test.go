@@ -13,6 +13,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/internal/hlogen"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
@@ -56,13 +57,13 @@ func checkPipeline(src string) ([]string, error) {
 	if err != nil {
 		return fail("the generator made an invalid module: %v", err)
 	}
-	args, err := hlo.RandomArgsWithin(m, 1, 1<<20)
+	args, err := eval.RandomArgsWithin(m, 1, 1<<20)
 	if err != nil {
 		return fail("arguments: %v", err)
 	}
 	// Random records for the infeeds (which read one shape: hlogen).
-	infeed, _ := hlo.RandomInfeed(m, 1, 16)
-	ev := &hlo.Evaluator{File: "fuzz.hlo", M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 100, Infeed: infeed}
+	infeed, _ := eval.RandomInfeed(m, 1, 16)
+	ev := &eval.Evaluator{File: "fuzz.hlo", M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 100, Infeed: infeed}
 	if _, err := ev.Run(args); err != nil {
 		return fail("the evaluator: %v", err)
 	}
@@ -87,7 +88,7 @@ func checkPipeline(src string) ([]string, error) {
 		if err != nil {
 			return fail("%s: run: %v", c.Chip.Name, err)
 		}
-		rep, err := hlo.Check(ev, args, append(r.Outputs, hlo.OutfeedLeaves(r.Outfeed)...))
+		rep, err := eval.Check(ev, args, append(r.Outputs, eval.OutfeedLeaves(r.Outfeed)...))
 		if err != nil {
 			return fail("%s: check: %v", c.Chip.Name, err)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )
@@ -23,9 +24,9 @@ func timed(t *testing.T, src string) *runtime.Result {
 	client := &runtime.Client{Chip: c}
 	x, err := client.Compile("q.hlo", m)
 	require.NoError(t, err)
-	args := make([]*hlo.Value, len(x.Inputs))
+	args := make([]*eval.Value, len(x.Inputs))
 	for i, b := range x.Inputs {
-		args[i] = &hlo.Value{Shape: b.Shape}
+		args[i] = &eval.Value{Shape: b.Shape}
 	}
 	r, err := client.Execute(x, args, runtime.ExecOptions{TimingOnly: true})
 	require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )
@@ -60,7 +61,7 @@ ENTRY e {
 				m, err := hlo.Parse("r.hlo", c.src)
 				require.NoError(t, err)
 				require.NoError(t, hlo.Verify("r.hlo", m))
-				args, err := hlo.RandomArgs(m, 2)
+				args, err := eval.RandomArgs(m, 2)
 				require.NoError(t, err)
 				args[2].Data = c.sizes
 				cfg, err := config.Load(chip, nil)
@@ -70,7 +71,7 @@ ENTRY e {
 				require.NoError(t, err)
 				r, err := client.Execute(x, args, runtime.ExecOptions{})
 				require.NoError(t, err)
-				rep, err := hlo.Check(&hlo.Evaluator{File: "r.hlo", M: m}, args, r.Outputs)
+				rep, err := eval.Check(&eval.Evaluator{File: "r.hlo", M: m}, args, r.Outputs)
 				require.NoError(t, err)
 				for i, o := range rep.Outputs {
 					require.True(t, o.Pass(), "output %d: %d elements differ, first [%d] got %v want %v", i, o.Diff.Mismatches, o.Diff.First, o.Diff.FirstGot, o.Diff.FirstWant)

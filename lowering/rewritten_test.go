@@ -7,6 +7,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/stretchr/testify/require"
 )
@@ -38,17 +39,17 @@ func TestRewrittenMobileNetMatchesOriginal(t *testing.T) {
 	require.NoError(t, hlo.Verify(mobileNetFile, m))
 	c, err := lowering.Compile(mobileNetFile, m.Clone(), chip)
 	require.NoError(t, err)
-	args, err := hlo.RandomArgs(m, 1)
+	args, err := eval.RandomArgs(m, 1)
 	require.NoError(t, err)
 	bindHyperparameters(t, "torchxla_mobilenet_v2.hlo", m, args)
-	rewritten, err := (&hlo.Evaluator{File: "rewritten", M: c.Fused, MaxLiveElements: 1 << 31}).Run(args)
+	rewritten, err := (&eval.Evaluator{File: "rewritten", M: c.Fused, MaxLiveElements: 1 << 31}).Run(args)
 	require.NoError(t, err)
 	debug.FreeOSMemory()
-	orig, err := (&hlo.Evaluator{File: mobileNetFile, M: m, MaxLiveElements: 1 << 31}).Run(args)
+	orig, err := (&eval.Evaluator{File: mobileNetFile, M: m, MaxLiveElements: 1 << 31}).Run(args)
 	require.NoError(t, err)
 	bad := 0
 	for i := range orig.Tuple {
-		if d := hlo.Compare(rewritten.Tuple[i], orig.Tuple[i]); d.Mismatches > 0 {
+		if d := eval.Compare(rewritten.Tuple[i], orig.Tuple[i]); d.Mismatches > 0 {
 			bad++
 			t.Logf("output %d %s: %d mismatches, max abs %.3g, first [%d] %v want %v", i, orig.Tuple[i].Shape, d.Mismatches, d.MaxAbs, d.First, d.FirstGot, d.FirstWant)
 		}

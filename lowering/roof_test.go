@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )
@@ -45,14 +46,14 @@ func TestNoKernelBeatsItsRoof(t *testing.T) {
 		if d, err := hlo.ModuleDevices(m); err != nil || d.N() > 1 {
 			continue
 		}
-		if k, _ := hlo.ExecutedCost(m); float64(k.FLOPs) > flopBudget || hlo.ParamElements(m) > 1<<24 {
+		if k, _ := hlo.ExecutedCost(m); float64(k.FLOPs) > flopBudget || eval.ParamElements(m) > 1<<24 {
 			continue
 		}
 		x, err := client.Compile(f, m)
 		if err != nil {
 			continue // docs/coverage.md says why
 		}
-		args, err := hlo.RandomArgs(m, 1)
+		args, err := eval.RandomArgs(m, 1)
 		if err != nil {
 			continue
 		}

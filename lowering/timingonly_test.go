@@ -10,6 +10,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )
@@ -30,7 +31,7 @@ func timingOf(t *testing.T, r *runtime.Result) string {
 // bothModes runs x with values and timing-only on the same arguments and
 // requires the same outcome: the same error, or the same report and
 // kernel table to the last figure. It returns the timing-only result.
-func bothModes(t *testing.T, client *runtime.Client, x *runtime.Executable, args []*hlo.Value, maxCycles int64, infeed ...*hlo.Value) (*runtime.Result, error) {
+func bothModes(t *testing.T, client *runtime.Client, x *runtime.Executable, args []*eval.Value, maxCycles int64, infeed ...*eval.Value) (*runtime.Result, error) {
 	t.Helper()
 	v, verr := client.Execute(x, args, runtime.ExecOptions{MaxCycles: maxCycles, Infeed: infeed})
 	tm, terr := client.Execute(x, args, runtime.ExecOptions{MaxCycles: maxCycles, TimingOnly: true, Infeed: infeed})
@@ -130,9 +131,9 @@ func TestTimingOnlyDataDependentLoops(t *testing.T) {
 			client, x, m := compileText(t, chipName, whileFromParam)
 			cycles := map[float64]int64{}
 			for _, start := range []float64{5, 15} {
-				args, err := hlo.RandomArgs(m, 1)
+				args, err := eval.RandomArgs(m, 1)
 				require.NoError(t, err)
-				args[0], err = hlo.Filled(args[0].Shape, start)
+				args[0], err = eval.Filled(args[0].Shape, start)
 				require.NoError(t, err)
 				r, err := bothModes(t, client, x, args, 1e8)
 				require.NoError(t, err)
@@ -147,7 +148,7 @@ func TestTimingOnlyDataDependentLoops(t *testing.T) {
 		})
 		t.Run("until a sum crosses a threshold/"+chipName, func(t *testing.T) {
 			client, x, m := compileText(t, chipName, untilSumCrosses)
-			args, err := hlo.RandomArgs(m, 3)
+			args, err := eval.RandomArgs(m, 3)
 			require.NoError(t, err)
 			r, err := bothModes(t, client, x, args, 1e8)
 			require.NoError(t, err)
@@ -183,19 +184,19 @@ func TestTimingOnlyCorpus(t *testing.T) {
 			if err != nil || hlo.Verify(filepath.Base(f), m) != nil {
 				continue
 			}
-			if hlo.ParamElements(m) > budget || float64(hlo.ComputeStats(m).Total.FLOPs) > float64(budget)*256 {
+			if eval.ParamElements(m) > budget || float64(hlo.ComputeStats(m).Total.FLOPs) > float64(budget)*256 {
 				continue
 			}
 			x, err := client.Compile(filepath.Base(f), m)
 			if err != nil {
 				continue
 			}
-			args, err := hlo.RandomArgsWithin(m, 1, budget)
+			args, err := eval.RandomArgsWithin(m, 1, budget)
 			if err != nil {
 				continue
 			}
 			bindHyperparameters(t, filepath.Base(f), m, args)
-			infeed, _ := hlo.RandomInfeed(m, 1, 8) // as the coverage test feeds it
+			infeed, _ := eval.RandomInfeed(m, 1, 8) // as the coverage test feeds it
 			t.Run(chipName+"/"+filepath.Base(f), func(t *testing.T) {
 				bothModes(t, client, x, args, 2e9, infeed...)
 			})
@@ -239,12 +240,12 @@ func TestTimingOnlyXLAControlFlow(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		args, err := hlo.RandomArgsWithin(m, 2, 1<<16)
+		args, err := eval.RandomArgsWithin(m, 2, 1<<16)
 		if err != nil {
 			continue
 		}
 		name := tc.Source + ":" + strings.TrimSpace(strings.Split(tc.Text, "\n")[0])
-		infeed, _ := hlo.RandomInfeed(m, 2, 8)
+		infeed, _ := eval.RandomInfeed(m, 2, 8)
 		t.Run(name, func(t *testing.T) {
 			r, err := bothModes(t, client, x, args, 2e6, infeed...)
 			if err != nil {
@@ -279,7 +280,7 @@ func TestDataflowsComputeTheSame(t *testing.T) {
 				src, err := os.ReadFile(f)
 				require.NoError(t, err)
 				m, err := hlo.Parse(filepath.Base(f), string(src))
-				if err != nil || hlo.Verify(filepath.Base(f), m) != nil || hlo.ParamElements(m) > 1<<20 {
+				if err != nil || hlo.Verify(filepath.Base(f), m) != nil || eval.ParamElements(m) > 1<<20 {
 					continue
 				}
 				if float64(hlo.ComputeStats(m).Total.FLOPs) > 2e9 {
@@ -289,17 +290,17 @@ func TestDataflowsComputeTheSame(t *testing.T) {
 				if err != nil {
 					continue
 				}
-				args, err := hlo.RandomArgsWithin(m, 1, 1<<20)
+				args, err := eval.RandomArgsWithin(m, 1, 1<<20)
 				if err != nil {
 					continue
 				}
 				bindHyperparameters(t, filepath.Base(f), m, args)
-				infeed, _ := hlo.RandomInfeed(m, 1, 8)
+				infeed, _ := eval.RandomInfeed(m, 1, 8)
 				t.Run(df+"/"+chipName+"/"+filepath.Base(f), func(t *testing.T) {
 					r, err := client.Execute(x, args, runtime.ExecOptions{MaxCycles: 2e9, Infeed: infeed})
 					require.NoError(t, err)
-					got := append(r.Outputs, hlo.OutfeedLeaves(r.Outfeed)...)
-					rep, err := hlo.Check(&hlo.Evaluator{File: filepath.Base(f), M: m, MaxLiveElements: 1 << 26, Infeed: infeed}, args, got)
+					got := append(r.Outputs, eval.OutfeedLeaves(r.Outfeed)...)
+					rep, err := eval.Check(&eval.Evaluator{File: filepath.Base(f), M: m, MaxLiveElements: 1 << 26, Infeed: infeed}, args, got)
 					require.NoError(t, err)
 					for i, o := range rep.Outputs {
 						require.True(t, o.Pass(), "output %d: %d elements beyond tolerance", i, o.Diff.Mismatches)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )
@@ -42,7 +43,7 @@ ENTRY main {
 	require.NoError(t, err)
 	require.Positive(t, r.Report.Cycles)
 	// A tuple argument of the wrong arity is refused, not misread.
-	args, err := hlo.RandomArgs(m, 1)
+	args, err := eval.RandomArgs(m, 1)
 	require.NoError(t, err)
 	args[0].Tuple = args[0].Tuple[:1]
 	_, err = client.Execute(x, args, runtime.ExecOptions{})

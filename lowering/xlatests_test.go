@@ -14,6 +14,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
@@ -81,7 +82,7 @@ func TestXLATestModules(t *testing.T) {
 		// sample of the small ones (all of them: PULSE_XLA_ALL=1; with
 		// PULSE_XLA_BIG=1 the ones of 4K to 128K parameter elements
 		// instead, a few minutes).
-		pe, limit, live, cycles := hlo.ParamElements(m), int64(1<<12), int64(1<<16), int64(1e7)
+		pe, limit, live, cycles := eval.ParamElements(m), int64(1<<12), int64(1<<16), int64(1e7)
 		if big {
 			if pe <= 1<<12 || pe > 1<<17 {
 				continue
@@ -96,15 +97,15 @@ func TestXLATestModules(t *testing.T) {
 			}
 			continue
 		}
-		args, err := hlo.RandomArgsWithin(m, 2, limit)
+		args, err := eval.RandomArgsWithin(m, 2, limit)
 		if err != nil {
 			continue
 		}
 		// A module with infeed reads random records (nil with none, or
 		// with several shapes, whose order random records cannot know:
 		// the evaluator then stops and the module is skipped).
-		infeed, _ := hlo.RandomInfeed(m, 2, 8)
-		ev := &hlo.Evaluator{File: "case.hlo", M: m, MaxLiveElements: live, MaxWhileIterations: 1000, Infeed: infeed}
+		infeed, _ := eval.RandomInfeed(m, 2, 8)
+		ev := &eval.Evaluator{File: "case.hlo", M: m, MaxLiveElements: live, MaxWhileIterations: 1000, Infeed: infeed}
 		want, err := ev.Run(args)
 		if err != nil {
 			continue
@@ -117,15 +118,15 @@ func TestXLATestModules(t *testing.T) {
 		}
 		require.NoError(t, err, "%s:%d", c.Source, c.Line)
 		// The outputs, then what outfeed sent.
-		wants := append(hlo.Leaves(want), hlo.OutfeedLeaves(ev.Outfeed)...)
-		gots := append(r.Outputs, hlo.OutfeedLeaves(r.Outfeed)...)
+		wants := append(eval.Leaves(want), eval.OutfeedLeaves(ev.Outfeed)...)
+		gots := append(r.Outputs, eval.OutfeedLeaves(r.Outfeed)...)
 		require.Len(t, gots, len(wants), "%s:%d", c.Source, c.Line)
 		if len(infeed) > 0 || len(ev.Outfeed) > 0 {
 			fed++
 		}
 		mismatch := false
 		for i := range wants {
-			d := hlo.Compare(gots[i], wants[i])
+			d := eval.Compare(gots[i], wants[i])
 			if d.Mismatches > 0 && orderDependentSort(m) {
 				// A comparator that is no strict weak order (XLA asks
 				// for one): the order a sort gives then depends on its
@@ -246,15 +247,15 @@ var digits = regexp.MustCompile(`[0-9]+`)
 // run it, so there is nothing to check against).
 func simulateOnDevices(t *testing.T, client *runtime.Client, m *hlo.Module, x *runtime.Executable, d hlo.Devices, limit, live, cycles int64, src string, line int) bool {
 	n := d.N()
-	args := make([][]*hlo.Value, n)
+	args := make([][]*eval.Value, n)
 	for i := range n {
-		a, err := hlo.RandomArgsWithin(m, 2+uint64(i), limit)
+		a, err := eval.RandomArgsWithin(m, 2+uint64(i), limit)
 		if err != nil {
 			return false
 		}
 		args[i] = a
 	}
-	ev := &hlo.Evaluator{File: "case.hlo", M: m, MaxLiveElements: live * int64(n), MaxWhileIterations: 1000}
+	ev := &eval.Evaluator{File: "case.hlo", M: m, MaxLiveElements: live * int64(n), MaxWhileIterations: 1000}
 	want, err := ev.RunDevices(d, args)
 	if err != nil {
 		return false
@@ -262,11 +263,11 @@ func simulateOnDevices(t *testing.T, client *runtime.Client, m *hlo.Module, x *r
 	r, err := client.ExecuteDevices(x, args, runtime.ExecOptions{MaxCycles: cycles})
 	require.NoError(t, err, "%s:%d (%s)", src, line, d)
 	for i := range n {
-		wants := hlo.Leaves(want[i])
+		wants := eval.Leaves(want[i])
 		gots := r.Devices[i].Outputs
 		require.Len(t, gots, len(wants), "%s:%d device %d", src, line, i)
 		for k := range wants {
-			df := hlo.Compare(gots[k], wants[k])
+			df := eval.Compare(gots[k], wants[k])
 			if df.Mismatches > 0 && overflowOnly(gots[k], wants[k]) {
 				// f32 arithmetic overflowed where the evaluator's float64
 				// sum did not (it rounds to inf once): the chip's partial
@@ -284,16 +285,16 @@ func simulateOnDevices(t *testing.T, client *runtime.Client, m *hlo.Module, x *r
 // infinite and got is NaN or infinite: where the chip's f32 arithmetic
 // overflowed on the way (partial sums meeting +inf and -inf) and the
 // evaluator's float64 sum rounded to inf once at the end.
-func overflowOnly(got, want *hlo.Value) bool {
+func overflowOnly(got, want *eval.Value) bool {
 	if len(got.Data) != len(want.Data) {
 		return false
 	}
-	g := &hlo.Value{Shape: got.Shape, Data: slices.Clone(got.Data)}
+	g := &eval.Value{Shape: got.Shape, Data: slices.Clone(got.Data)}
 	seen := false
 	for i, w := range want.Data {
 		if math.IsInf(w, 0) && (math.IsNaN(g.Data[i]) || math.IsInf(g.Data[i], 0)) && g.Data[i] != w {
 			g.Data[i], seen = w, true
 		}
 	}
-	return seen && hlo.Compare(g, want).Mismatches == 0
+	return seen && eval.Compare(g, want).Mismatches == 0
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/chip"
 	"github.com/pulse-sim/pulse/core"
-	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/ici"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering"
@@ -32,7 +32,7 @@ type DevicesResult struct {
 // (package ici); args[i] is device i's arguments. Observers watch device
 // 0. Timing-only runs and infeed records are refused: the interconnect
 // moves values, so every device computes them.
-func (c *Client) ExecuteDevices(x *Executable, args [][]*hlo.Value, opt ExecOptions) (*DevicesResult, error) {
+func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOptions) (*DevicesResult, error) {
 	n := x.Devices.N()
 	if opt.TimingOnly {
 		return nil, fmt.Errorf("--timing-only is not available on several devices: their collectives move values, so every device computes them")

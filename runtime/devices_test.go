@@ -7,6 +7,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
@@ -106,24 +107,24 @@ func TestExecuteDevices(t *testing.T) {
 				require.Equal(t, tc.devs, x.Devices)
 				n := tc.devs.N()
 				rng := rand.New(rand.NewPCG(1, 2))
-				args := make([][]*hlo.Value, n)
+				args := make([][]*eval.Value, n)
 				for i := range n {
 					for _, p := range x.Inputs {
-						v := &hlo.Value{Shape: p.Shape, Data: make([]float64, p.Shape.Elems())}
+						v := &eval.Value{Shape: p.Shape, Data: make([]float64, p.Shape.Elems())}
 						for k := range v.Data {
 							v.Data[k] = float64(rng.IntN(17) - 8)
 						}
 						args[i] = append(args[i], v)
 					}
 				}
-				ev := &hlo.Evaluator{File: tc.name, M: m}
+				ev := &eval.Evaluator{File: tc.name, M: m}
 				want, err := ev.RunDevices(tc.devs, args)
 				require.NoError(t, err)
 				got, err := client.ExecuteDevices(x, args, runtime.ExecOptions{})
 				require.NoError(t, err)
 				require.Len(t, got.Devices, n)
 				for i := range n {
-					leaves := hlo.Leaves(want[i])
+					leaves := eval.Leaves(want[i])
 					require.Len(t, got.Devices[i].Outputs, len(leaves))
 					for k, l := range leaves {
 						require.Equal(t, l.Data, got.Devices[i].Outputs[k].Data, "device %d output %d", i, k)
@@ -168,8 +169,8 @@ ENTRY e {
 	require.NoError(t, err)
 	require.NoError(t, hlo.Verify("dl.hlo", m))
 	d := hlo.Devices{Replicas: 2, Partitions: 1}
-	args := [][]*hlo.Value{{{Shape: m.Entry.Instructions[0].Shape, Data: make([]float64, 8)}}, {{Shape: m.Entry.Instructions[0].Shape, Data: make([]float64, 8)}}}
-	_, evErr := (&hlo.Evaluator{File: "dl.hlo", M: m}).RunDevices(d, args)
+	args := [][]*eval.Value{{{Shape: m.Entry.Instructions[0].Shape, Data: make([]float64, 8)}}, {{Shape: m.Entry.Instructions[0].Shape, Data: make([]float64, 8)}}}
+	_, evErr := (&eval.Evaluator{File: "dl.hlo", M: m}).RunDevices(d, args)
 	require.ErrorContains(t, evErr, "devices [0] wait for devices [1]")
 	for _, name := range []string{"teach16", "tpuv4core"} {
 		chip, err := config.Load(name, nil)
@@ -215,9 +216,9 @@ ENTRY e {
 	client := &runtime.Client{Chip: chip}
 	x, err := client.Compile("b.hlo", m)
 	require.NoError(b, err)
-	args := make([][]*hlo.Value, x.Devices.N())
+	args := make([][]*eval.Value, x.Devices.N())
 	for i := range args {
-		a, err := hlo.RandomArgs(m, uint64(i+1))
+		a, err := eval.RandomArgs(m, uint64(i+1))
 		require.NoError(b, err)
 		args[i] = a
 	}

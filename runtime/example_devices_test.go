@@ -5,6 +5,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/runtime"
 )
 
@@ -36,7 +37,7 @@ ENTRY e {
 		panic(err)
 	}
 	s := &hlo.Shape{Elem: "f32", Dims: []int64{4}}
-	args := [][]*hlo.Value{
+	args := [][]*eval.Value{
 		{{Shape: s, Data: []float64{1, 2, 3, 4}}},
 		{{Shape: s, Data: []float64{10, 20, 30, 40}}},
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/ref"
@@ -19,7 +20,7 @@ import (
 // record must have one of their shapes, and all of them must fit the
 // queue. (Which infeed reads which record is the program's order; with
 // several shapes, the reference evaluator checks it.)
-func checkInfeed(f *lowering.Feeds, recs []*hlo.Value) error {
+func checkInfeed(f *lowering.Feeds, recs []*eval.Value) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -58,7 +59,7 @@ func checkInfeed(f *lowering.Feeds, recs []*hlo.Value) error {
 }
 
 // writeInfeed lays the records into the infeed queue, one after another.
-func writeInfeed(a *ref.Machine, f *lowering.Feeds, recs []*hlo.Value) error {
+func writeInfeed(a *ref.Machine, f *lowering.Feeds, recs []*eval.Value) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -68,8 +69,8 @@ func writeInfeed(a *ref.Machine, f *lowering.Feeds, recs []*hlo.Value) error {
 		if err != nil {
 			return err
 		}
-		var vals []*hlo.Value
-		for _, v := range hlo.Leaves(r) {
+		var vals []*eval.Value
+		for _, v := range eval.Leaves(r) {
 			if v.Shape == nil || v.Shape.Elem != "token" {
 				vals = append(vals, v)
 			}
@@ -88,7 +89,7 @@ func writeInfeed(a *ref.Machine, f *lowering.Feeds, recs []*hlo.Value) error {
 }
 
 // readOutfeed reads the records the program's outfeeds sent.
-func readOutfeed(a *ref.Machine, f *lowering.Feeds) ([]*hlo.Value, error) {
+func readOutfeed(a *ref.Machine, f *lowering.Feeds) ([]*eval.Value, error) {
 	if f == nil || len(f.Outfeed) == 0 {
 		return nil, nil
 	}
@@ -97,7 +98,7 @@ func readOutfeed(a *ref.Machine, f *lowering.Feeds) ([]*hlo.Value, error) {
 		return nil, err
 	}
 	used := int64(cur[1])
-	var out []*hlo.Value
+	var out []*eval.Value
 	for at := int64(0); at < used; {
 		id, err := a.ReadAt(isa.HOST, f.OutfeedBase+at, isa.S32, 1)
 		if err != nil {
@@ -112,15 +113,15 @@ func readOutfeed(a *ref.Machine, f *lowering.Feeds) ([]*hlo.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		var vals []*hlo.Value
+		var vals []*eval.Value
 		for _, l := range leaves {
 			d, err := a.ReadAt(isa.HOST, f.OutfeedBase+at+lowering.OutfeedHeader+l.Offset, l.DType, l.Shape.Elems())
 			if err != nil {
 				return nil, err
 			}
-			vals = append(vals, &hlo.Value{Shape: l.Shape, Data: d})
+			vals = append(vals, &eval.Value{Shape: l.Shape, Data: d})
 		}
-		out = append(out, hlo.Assemble(s, vals))
+		out = append(out, eval.Assemble(s, vals))
 		at += lowering.OutfeedHeader + n
 	}
 	return out, nil

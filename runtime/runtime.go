@@ -22,6 +22,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/ref"
@@ -115,7 +116,7 @@ type ExecOptions struct {
 	Observers []core.Observer
 	// Infeed is the host's infeed queue: the records the program's
 	// infeeds read, in order (feed.go).
-	Infeed []*hlo.Value
+	Infeed []*eval.Value
 }
 
 // KernelStats is a row of the per-kernel table (traces.KernelStats).
@@ -141,8 +142,8 @@ func (e *NeedsInputError) Error() string {
 
 // Result is what Execute returns.
 type Result struct {
-	Outputs  []*hlo.Value // one per result tuple element (nil values in timing-only runs)
-	Outfeed  []*hlo.Value // what the program's outfeeds sent, in order
+	Outputs  []*eval.Value // one per result tuple element (nil values in timing-only runs)
+	Outfeed  []*eval.Value // what the program's outfeeds sent, in order
 	Model    *core.Model
 	Report   *chip.Report
 	Kernels  []KernelStats
@@ -153,9 +154,9 @@ type Result struct {
 }
 
 // Execute runs x on args (one per entry parameter, in parameter order).
-func (c *Client) Execute(x *Executable, args []*hlo.Value, opt ExecOptions) (*Result, error) {
+func (c *Client) Execute(x *Executable, args []*eval.Value, opt ExecOptions) (*Result, error) {
 	if opt.TimingOnly && args == nil {
-		args = make([]*hlo.Value, len(x.Inputs)) // no values: none are read
+		args = make([]*eval.Value, len(x.Inputs)) // no values: none are read
 	}
 	if x.Devices.N() > 1 {
 		return nil, fmt.Errorf("the program runs on %d devices (%s) and this run is one chip's (runtime.ExecuteDevices and pulse simulate run several; pulse sweep and pulse bench do not yet)", x.Devices.N(), x.Devices)
@@ -244,7 +245,7 @@ var buildID = sync.OnceValue(func() string {
 // bindInputs turns the arguments into the tensors' values; in a
 // timing-only run, the tensors of arguments given no values are listed in
 // unknown, with the parameter each belongs to in param.
-func (x *Executable) bindInputs(args []*hlo.Value, timingOnly bool) (inputs []chip.Input, unknown []string, param map[string]string, err error) {
+func (x *Executable) bindInputs(args []*eval.Value, timingOnly bool) (inputs []chip.Input, unknown []string, param map[string]string, err error) {
 	param = map[string]string{}
 	if len(args) != len(x.Inputs) {
 		return nil, nil, nil, fmt.Errorf("%d arguments for %d parameters", len(args), len(x.Inputs))
@@ -252,9 +253,9 @@ func (x *Executable) bindInputs(args []*hlo.Value, timingOnly bool) (inputs []ch
 	for i, b := range x.Inputs {
 		a := args[i]
 		if len(b.Leaves) > 0 { // a tuple parameter: its arrays, depth first
-			var vals []*hlo.Value
+			var vals []*eval.Value
 			if a != nil {
-				vals = hlo.Leaves(a)
+				vals = eval.Leaves(a)
 			}
 			if timingOnly && len(vals) != len(b.Leaves) {
 				for _, l := range b.Leaves {
@@ -304,11 +305,11 @@ func (x *Executable) bindInputs(args []*hlo.Value, timingOnly bool) (inputs []ch
 }
 
 // readOutputs reads the results from a finished run's memory.
-func (x *Executable) readOutputs(model *core.Model) ([]*hlo.Value, error) {
-	var outs []*hlo.Value
+func (x *Executable) readOutputs(model *core.Model) ([]*eval.Value, error) {
+	var outs []*eval.Value
 	for _, b := range x.Outputs {
 		if b.Tensor == "" { // an empty array
-			outs = append(outs, &hlo.Value{Shape: b.Shape, Data: []float64{}})
+			outs = append(outs, &eval.Value{Shape: b.Shape, Data: []float64{}})
 			continue
 		}
 		// The result may be a bitcast view: read it as its own dtype.
@@ -316,7 +317,7 @@ func (x *Executable) readOutputs(model *core.Model) ([]*hlo.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, &hlo.Value{Shape: b.Shape, Data: vals})
+		outs = append(outs, &eval.Value{Shape: b.Shape, Data: vals})
 	}
 	return outs, nil
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/stablehlo"
 )
 
@@ -9,7 +10,7 @@ import (
 // chip (compiled, simulated, its outputs read back), for
 // stablehlo.TestFile: `pulse stablehlo test --sim CHIP`.
 func (c *Client) StableHLORunner() stablehlo.Runner {
-	return func(r *stablehlo.Result) ([]*hlo.Value, error) {
+	return func(r *stablehlo.Result) ([]*eval.Value, error) {
 		if err := hlo.Verify(r.File, r.Module); err != nil {
 			return nil, err
 		}

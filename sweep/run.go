@@ -12,7 +12,7 @@ import (
 	"github.com/pulse-sim/pulse/chip"
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
-	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/internal/host"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
@@ -207,9 +207,9 @@ func (r *runner) run(p *Point) *Row {
 		}
 		release := r.reserve(est)
 		defer release()
-		var args []*hlo.Value
+		var args []*eval.Value
 		if s.Values {
-			if args, err = hlo.RandomArgsWithin(w.module, 1, r.budget); err != nil {
+			if args, err = eval.RandomArgsWithin(w.module, 1, r.budget); err != nil {
 				return fail(StatusError, err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 )
 
 // Status of a test file.
@@ -30,18 +31,18 @@ type Outcome struct {
 }
 
 // Evaluate computes the entry's root tuple on the host evaluator.
-func Evaluate(r *Result) ([]*hlo.Value, error) {
+func Evaluate(r *Result) ([]*eval.Value, error) {
 	if err := hlo.Verify(r.File, r.Module); err != nil {
 		return nil, err
 	}
-	v, err := (&hlo.Evaluator{File: r.File, M: r.Module}).Run(nil)
+	v, err := (&eval.Evaluator{File: r.File, M: r.Module}).Run(nil)
 	if err != nil {
 		return nil, err
 	}
 	if v.Tuple != nil {
 		return v.Tuple, nil
 	}
-	return []*hlo.Value{v}, nil
+	return []*eval.Value{v}, nil
 }
 
 // CheckFailure is a check that did not hold: its line, and the first
@@ -57,18 +58,18 @@ func (f *CheckFailure) Error() string { return f.msg }
 
 // CheckAll applies the module's checks to its computed root values; the
 // first failure is returned (a *CheckFailure when numbers differ).
-func CheckAll(r *Result, vals []*hlo.Value) error {
+func CheckAll(r *Result, vals []*eval.Value) error {
 	return checkWithin(r, vals, nil)
 }
 
 // checkWithin is CheckAll with each value's elements also accepted within
 // slack[value index] of the expected (nil: no slack).
-func checkWithin(r *Result, vals []*hlo.Value, slack map[int]float64) error {
+func checkWithin(r *Result, vals []*eval.Value, slack map[int]float64) error {
 	if len(r.Checks) == 0 {
 		return fmt.Errorf("no check.expect_* call: nothing to compare")
 	}
 	for _, c := range r.Checks {
-		var got []*hlo.Value
+		var got []*eval.Value
 		var idx []int
 		for _, i := range c.Outputs {
 			k := r.Outputs + i
@@ -90,7 +91,7 @@ func checkWithin(r *Result, vals []*hlo.Value, slack map[int]float64) error {
 			x, y := a.Data[i], b.Data[i]
 			if elem := a.Shape.Elem; hlo.IsWide(elem) {
 				// Carried as bits (hlo.IsWide): equal or not.
-				if hlo.Bits(elem, x) != hlo.Bits(elem, y) {
+				if eval.Bits(elem, x) != eval.Bits(elem, y) {
 					return &CheckFailure{Line: c.Line, Kind: c.Kind, Element: i,
 						msg: fmt.Sprintf("line %d: check.%s: element %d is %s, expected %s", c.Line, c.Kind, i, wideText(elem, x), wideText(elem, y))}
 				}
@@ -117,17 +118,17 @@ func RoundingNoise(r *Result) (map[int]float64, error) {
 		return nil, err
 	}
 	noise := map[int]float64{}
-	for seed := uint64(1); seed <= hlo.NoiseSamples; seed++ {
-		v, err := (&hlo.Evaluator{File: r.File, M: r.Module, Perturb: seed}).Run(nil)
+	for seed := uint64(1); seed <= eval.NoiseSamples; seed++ {
+		v, err := (&eval.Evaluator{File: r.File, M: r.Module, Perturb: seed}).Run(nil)
 		if err != nil {
 			return nil, err
 		}
-		vals := []*hlo.Value{v}
+		vals := []*eval.Value{v}
 		if v.Tuple != nil {
 			vals = v.Tuple
 		}
 		for i := range min(len(vals), len(ref)) {
-			noise[i] = max(noise[i], hlo.Noise(vals[i], ref[i]))
+			noise[i] = max(noise[i], eval.Noise(vals[i], ref[i]))
 		}
 	}
 	return noise, nil
@@ -137,7 +138,7 @@ func RoundingNoise(r *Result) (map[int]float64, error) {
 // rounding: every check holds once each value may also differ by
 // hlo.NoiseFactor times its measured rounding noise. Exact checks
 // (expect_eq) are never explained so.
-func withinRounding(r *Result, vals []*hlo.Value, f *CheckFailure) (bool, float64, error) {
+func withinRounding(r *Result, vals []*eval.Value, f *CheckFailure) (bool, float64, error) {
 	if f.Kind != "expect_close" && f.Kind != "expect_almost_eq" && f.Kind != "expect_almost_eq_const" {
 		return false, 0, nil
 	}
@@ -148,7 +149,7 @@ func withinRounding(r *Result, vals []*hlo.Value, f *CheckFailure) (bool, float6
 	slack := map[int]float64{}
 	most := 0.0
 	for k, n := range noise {
-		slack[k] = hlo.NoiseFactor * n
+		slack[k] = eval.NoiseFactor * n
 		most = max(most, n)
 	}
 	return most > 0 && checkWithin(r, vals, slack) == nil, most, nil
@@ -221,7 +222,7 @@ func ulps(elem string, x, y float64) int64 {
 // wideText prints an s64/u64 value exactly.
 func wideText(elem string, x float64) string {
 	if elem == "u64" {
-		return strconv.FormatUint(hlo.Bits(elem, x), 10)
+		return strconv.FormatUint(eval.Bits(elem, x), 10)
 	}
-	return strconv.FormatInt(int64(hlo.Bits(elem, x)), 10)
+	return strconv.FormatInt(int64(eval.Bits(elem, x)), 10)
 }

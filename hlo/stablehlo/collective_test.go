@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,11 +39,11 @@ func TestCollectives(t *testing.T) {
 	d, err := hlo.ModuleDevices(r.Module)
 	require.NoError(t, err)
 	require.Equal(t, hlo.Devices{Replicas: 1, Partitions: 2}, d)
-	args := [][]*hlo.Value{}
+	args := [][]*eval.Value{}
 	for i := range 2 {
-		args = append(args, []*hlo.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{2}}, Data: []float64{float64(10 * i), float64(10*i + 1)}}})
+		args = append(args, []*eval.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{2}}, Data: []float64{float64(10 * i), float64(10*i + 1)}}})
 	}
-	out, err := (&hlo.Evaluator{File: "c.mlir", M: r.Module}).RunDevices(d, args)
+	out, err := (&eval.Evaluator{File: "c.mlir", M: r.Module}).RunDevices(d, args)
 	require.NoError(t, err)
 	want := [][][]float64{
 		{{10, 12}, {10, 11, 0, 1}, {10}, {0, 10}, {0, 0}, {10, 11}, {0}, {0, 2}},
@@ -50,7 +51,7 @@ func TestCollectives(t *testing.T) {
 	}
 	for i, w := range want {
 		var got [][]float64
-		for _, l := range hlo.Leaves(out[i]) {
+		for _, l := range eval.Leaves(out[i]) {
 			got = append(got, l.Data)
 		}
 		require.Equal(t, w, got, "device %d", i)

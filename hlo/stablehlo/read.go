@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 )
 
 // Check is a check.expect_* call of a test module: its kind, the values
@@ -17,7 +18,7 @@ type Check struct {
 	Line     int
 	Outputs  []int // indices into the entry's root tuple: actual, expected (one for _const)
 	MaxULP   int64 // expect_close (default 3)
-	Const    *hlo.Value
+	Const    *eval.Value
 	ConstLit string
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -135,6 +136,6 @@ func TestHugeSplat(t *testing.T) {
 		}
 	}
 	require.Equal(t, "1.0", lit)
-	_, err = (&hlo.Evaluator{File: "t.mlir", M: m.Module}).Run(nil)
+	_, err = (&eval.Evaluator{File: "t.mlir", M: m.Module}).Run(nil)
 	require.ErrorContains(t, err, "the host evaluator stops here")
 }

@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/internal/inputs"
 )
 
 // Runner computes a read module's root values (the host evaluator, or a
 // simulated chip).
-type Runner func(r *Result) ([]*hlo.Value, error)
+type Runner func(r *Result) ([]*eval.Value, error)
 
 // TestFile reads a StableHLO test file, runs it and applies its checks.
 func TestFile(path string, run Runner) Outcome {
@@ -54,7 +55,7 @@ func TestFile(path string, run Runner) Outcome {
 			}
 			// Explained by rounding; the file's later modules still run.
 			o.Status = Rounding
-			o.Message = fmt.Sprintf("%s; within rounding noise: Monte Carlo arithmetic moves the computed values by up to %.3g, and each differs by at most %d times that", err, noise, hlo.NoiseFactor)
+			o.Message = fmt.Sprintf("%s; within rounding noise: Monte Carlo arithmetic moves the computed values by up to %.3g, and each differs by at most %d times that", err, noise, eval.NoiseFactor)
 		}
 	}
 	if o.Status == "" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/spf13/cobra"
 )
 
@@ -66,7 +67,7 @@ func evalDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, i
 		return err
 	}
 	bar := newRunProgress(errw, fmt.Sprintf("hlo eval (device 0 of %d)", n), len(m.Entry.Instructions))
-	ev := &hlo.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb,
+	ev := &eval.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb,
 		Progress: func(done, total int) { bar.set(done, "") }}
 	outs, err := ev.RunDevices(d, args)
 	bar.finish()
@@ -75,7 +76,7 @@ func evalDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, i
 	}
 	fmt.Fprintf(w, "%d devices (%s)\n", n, d)
 	for i, out := range outs {
-		if err := writeDeviceOutputs(w, d, i, hlo.Leaves(out), out.Tuple != nil, dir); err != nil {
+		if err := writeDeviceOutputs(w, d, i, eval.Leaves(out), out.Tuple != nil, dir); err != nil {
 			return err
 		}
 	}
@@ -85,8 +86,8 @@ func evalDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, i
 // deviceArgs gives each of n devices its arguments: its --in bindings
 // (deviceBindings), the rest random from seed+i, within an even share of
 // limit float64 elements.
-func deviceArgs(m *hlo.Module, n int, ins []string, seed int64, random bool, limit int64) ([][]*hlo.Value, error) {
-	args := make([][]*hlo.Value, n)
+func deviceArgs(m *hlo.Module, n int, ins []string, seed int64, random bool, limit int64) ([][]*eval.Value, error) {
+	args := make([][]*eval.Value, n)
 	for i := range n {
 		mine, err := deviceBindings(ins, i, n)
 		if err != nil {
@@ -103,7 +104,7 @@ func deviceArgs(m *hlo.Module, n int, ins []string, seed int64, random bool, lim
 
 // writeDeviceOutputs writes device i's outputs, under a heading naming
 // its replica and partition, into dir/deviceI when dir is given.
-func writeDeviceOutputs(w io.Writer, d hlo.Devices, i int, outs []*hlo.Value, tuple bool, dir string) error {
+func writeDeviceOutputs(w io.Writer, d hlo.Devices, i int, outs []*eval.Value, tuple bool, dir string) error {
 	sub := ""
 	if dir != "" {
 		sub = filepath.Join(dir, fmt.Sprintf("device%d", i))

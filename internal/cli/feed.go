@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/internal/npy"
 	"github.com/pulse-sim/pulse/isa"
@@ -34,8 +35,8 @@ const maxRecords = 1 << 20
 // records returns the infeed records the flags give, checked against the
 // module's infeed shapes and, with the arguments, against limit float64
 // elements (the --max-memory budget).
-func (f *feedFlags) records(m *hlo.Module, seed, limit int64) ([]*hlo.Value, error) {
-	shapes := hlo.InfeedShapes(m)
+func (f *feedFlags) records(m *hlo.Module, seed, limit int64) ([]*eval.Value, error) {
+	shapes := eval.InfeedShapes(m)
 	switch {
 	case f.dir != "" && f.random != 0:
 		return nil, usagef("--infeed and --random-infeed both give the infeed records: give one")
@@ -47,7 +48,7 @@ func (f *feedFlags) records(m *hlo.Module, seed, limit int64) ([]*hlo.Value, err
 		if n := shapes[0].Elems(); len(shapes) == 1 && n > 0 && int64(f.random) > limit/n {
 			return nil, fmt.Errorf("--random-infeed %d: records of %s (%d elements each) beyond %d take more than --max-memory allows", f.random, shapes[0], n, limit/n)
 		}
-		recs, err := hlo.RandomInfeed(m, uint64(seed), f.random)
+		recs, err := eval.RandomInfeed(m, uint64(seed), f.random)
 		if err != nil {
 			return nil, fmt.Errorf("--random-infeed: %v", err)
 		}
@@ -58,7 +59,7 @@ func (f *feedFlags) records(m *hlo.Module, seed, limit int64) ([]*hlo.Value, err
 	if st, err := os.Stat(f.dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("--infeed %s: not a directory of .npy records", f.dir)
 	}
-	var recs []*hlo.Value
+	var recs []*eval.Value
 	var elems int64
 	for i := 0; ; i++ {
 		r, err := readRecord(f.dir, i, shapes)
@@ -84,7 +85,7 @@ func (f *feedFlags) records(m *hlo.Module, seed, limit int64) ([]*hlo.Value, err
 
 // readRecord reads record i (nil, nil when it has no file) and gives it
 // the infeed shape its arrays have.
-func readRecord(dir string, i int, shapes []*hlo.Shape) (*hlo.Value, error) {
+func readRecord(dir string, i int, shapes []*hlo.Shape) (*eval.Value, error) {
 	var arrs []*npy.Array
 	var names []string
 	one := filepath.Join(dir, fmt.Sprintf("%d.npy", i))
@@ -131,7 +132,7 @@ func readRecord(dir string, i int, shapes []*hlo.Shape) (*hlo.Value, error) {
 
 // recordOf gives the arrays shape s when they have its arrays' dims and
 // kinds, depth first; nil otherwise.
-func recordOf(s *hlo.Shape, arrs []*npy.Array) *hlo.Value {
+func recordOf(s *hlo.Shape, arrs []*npy.Array) *eval.Value {
 	var leaves []*hlo.Shape
 	var walk func(s *hlo.Shape)
 	walk = func(s *hlo.Shape) {
@@ -147,7 +148,7 @@ func recordOf(s *hlo.Shape, arrs []*npy.Array) *hlo.Value {
 	if len(leaves) != len(arrs) {
 		return nil
 	}
-	var vals []*hlo.Value
+	var vals []*eval.Value
 	for i, l := range leaves {
 		a := arrs[i]
 		if len(a.Shape) != len(l.Dims) || int64(len(a.Values)) != l.Elems() || elemKind(l.Elem) != descrKind(a.Descr) {
@@ -162,14 +163,14 @@ func recordOf(s *hlo.Shape, arrs []*npy.Array) *hlo.Value {
 		if d, ok := isa.ParseDType(l.Elem); ok && d.IsWide() {
 			data = a.ValuesAs(d)
 		}
-		vals = append(vals, &hlo.Value{Shape: l, Data: data})
+		vals = append(vals, &eval.Value{Shape: l, Data: data})
 	}
-	return hlo.Assemble(s, vals)
+	return eval.Assemble(s, vals)
 }
 
 // writeOutfeed lists the outfeed records and writes them into dir as
 // outfeed.N.npy (outfeed.N.K.npy for a tuple record's arrays).
-func writeOutfeed(w io.Writer, recs []*hlo.Value, dir string) error {
+func writeOutfeed(w io.Writer, recs []*eval.Value, dir string) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -180,7 +181,7 @@ func writeOutfeed(w io.Writer, recs []*hlo.Value, dir string) error {
 	}
 	fmt.Fprintf(w, " -> %s\n", filepath.Join(dir, "outfeed.*.npy"))
 	for i, r := range recs {
-		leaves := hlo.Leaves(r)
+		leaves := eval.Leaves(r)
 		for k, v := range leaves {
 			name := fmt.Sprintf("outfeed.%d.npy", i)
 			if r.Tuple != nil || len(leaves) > 1 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/internal/npy"
 	"github.com/pulse-sim/pulse/isa"
@@ -92,14 +93,14 @@ outputs beyond the dtype tolerance (docs/hlo.md).`,
 				return err
 			}
 			bar := newRunProgress(cmd.ErrOrStderr(), "hlo eval", len(m.Entry.Instructions))
-			ev := &hlo.Evaluator{File: args[0], M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb, Infeed: infeed,
+			ev := &eval.Evaluator{File: args[0], M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb, Infeed: infeed,
 				Progress: func(done, total int) { bar.set(done, "") }}
 			out, err := ev.Run(vals)
 			bar.finish()
 			if err != nil {
 				return err
 			}
-			if err := writeOutputs(cmd.OutOrStdout(), hlo.Leaves(out), out.Tuple != nil, outDir); err != nil {
+			if err := writeOutputs(cmd.OutOrStdout(), eval.Leaves(out), out.Tuple != nil, outDir); err != nil {
 				return err
 			}
 			return writeOutfeed(cmd.OutOrStdout(), ev.Outfeed, outDir)
@@ -138,14 +139,14 @@ func parseBytes(s string) (int64, error) {
 
 // hloArgs binds the entry parameters to --in files or numbers (by name or
 // number), filling the others with random values when random is set.
-func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) ([]*hlo.Value, error) {
+func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) ([]*eval.Value, error) {
 	var params []*hlo.Instruction
 	for _, in := range m.Entry.Instructions {
 		if in.Opcode == "parameter" {
 			params = append(params, in)
 		}
 	}
-	vals, err := hlo.RandomArgsWithin(m, uint64(seed), limit)
+	vals, err := eval.RandomArgsWithin(m, uint64(seed), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +175,7 @@ func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) 
 		// step to compute anything meaningful. A file named like a number
 		// is read as ./6.
 		if x, err := strconv.ParseFloat(path, 64); err == nil {
-			v, err := hlo.Filled(p.Shape, x)
+			v, err := eval.Filled(p.Shape, x)
 			if err != nil {
 				return nil, fmt.Errorf("--in %s=%s: parameter %s is %s: %v", name, path, p.Name, p.Shape, err)
 			}
@@ -208,7 +209,7 @@ func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) 
 		if d, ok := isa.ParseDType(p.Shape.Elem); ok && d.IsWide() {
 			data = arr.ValuesAs(d) // carried as bits (hlo.IsWide)
 		}
-		vals[p.ParamNumber] = &hlo.Value{Shape: p.Shape, Data: data}
+		vals[p.ParamNumber] = &eval.Value{Shape: p.Shape, Data: data}
 		bound[p.ParamNumber] = true
 	}
 	if !random {
@@ -251,7 +252,7 @@ func descrKind(descr string) string {
 }
 
 // writeOutputs lists the results and writes them as .npy into dir.
-func writeOutputs(w io.Writer, outs []*hlo.Value, tuple bool, dir string) error {
+func writeOutputs(w io.Writer, outs []*eval.Value, tuple bool, dir string) error {
 	for i, v := range outs {
 		name := "out.npy"
 		if tuple {
@@ -272,7 +273,7 @@ func writeOutputs(w io.Writer, outs []*hlo.Value, tuple bool, dir string) error 
 	return nil
 }
 
-func encodeValue(v *hlo.Value) []byte {
+func encodeValue(v *eval.Value) []byte {
 	shape := make([]int, len(v.Shape.Dims))
 	for i, d := range v.Shape.Dims {
 		shape[i] = int(d)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/pulse-sim/pulse/traces"
 	"github.com/spf13/cobra"
@@ -83,10 +84,10 @@ func writeDevicesTable(w io.Writer, d hlo.Devices, r *runtime.DevicesResult) err
 // checkDevices evaluates the module on its devices and compares each
 // device's outputs with the simulated ones (hlo.Compare's dtype-aware
 // tolerance).
-func checkDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, args [][]*hlo.Value, r *runtime.DevicesResult, limit int64) error {
+func checkDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, args [][]*eval.Value, r *runtime.DevicesResult, limit int64) error {
 	start := time.Now()
 	bar := newRunProgress(errw, fmt.Sprintf("check (reference evaluator, device 0 of %d)", d.N()), len(m.Entry.Instructions))
-	ev := &hlo.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: hlo.HeapBytes() + limit*8 + evalOverhead,
+	ev := &eval.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: eval.HeapBytes() + limit*8 + evalOverhead,
 		Progress: func(done, total int) { bar.set(done, "") }}
 	want, err := ev.RunDevices(d, args)
 	bar.finish()
@@ -97,13 +98,13 @@ func checkDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, 
 	t.Header("DEVICE", "OUTPUT", "SHAPE", "MAX ABS ERR", "MAX REL ERR", "MISMATCHES", "FIRST MISMATCH", "RESULT")
 	failed, total := 0, 0
 	for i, dr := range r.Devices {
-		wants := hlo.Leaves(want[i])
+		wants := eval.Leaves(want[i])
 		if len(wants) != len(dr.Outputs) {
 			return fmt.Errorf("--check: device %d has %d outputs, the evaluator %d", i, len(dr.Outputs), len(wants))
 		}
 		for k, wv := range wants {
 			total++
-			df := hlo.Compare(dr.Outputs[k], wv)
+			df := eval.Compare(dr.Outputs[k], wv)
 			first, res := "-", "ok"
 			if df.Mismatches > 0 {
 				first = fmt.Sprintf("[%d] %v, want %v", df.First, df.FirstGot, df.FirstWant)

@@ -10,6 +10,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/pulse-sim/pulse/traces"
@@ -211,7 +212,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 			}
 			// Timing-only runs take inputs when given: control flow may
 			// depend on them (without them such a run refuses).
-			var vals []*hlo.Value
+			var vals []*eval.Value
 			if !timingOnly || len(ins) > 0 || cmd.Flags().Changed("random-inputs") {
 				if vals, err = hloArgs(m, ins, seed, cmd.Flags().Changed("random-inputs"), limit); err != nil {
 					return err
@@ -259,7 +260,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 				// so that the two never hold the host's memory together
 				// (MobileNet-v2's --check needs this to fit 24 GB).
 				// (r is dead past this point; the observers hold the model.)
-				outputs := append(r.Outputs, hlo.OutfeedLeaves(r.Outfeed)...)
+				outputs := append(r.Outputs, eval.OutfeedLeaves(r.Outfeed)...)
 				obs.timeline, obs.profile, obs.explainer = nil, nil, nil
 				debug.FreeOSMemory()
 				return checkOutputs(w, cmd.ErrOrStderr(), args[0], m, vals, infeed, outputs, len(r.Outputs), limit)
@@ -317,7 +318,7 @@ func writeKernelTable(w io.Writer, ks []runtime.KernelStats) error {
 // reference evaluator is sure to pass its budget (each device's share of
 // it): found after a long simulation, that failure wasted the run.
 func checkBudgetFirst(file string, m *hlo.Module, memory string, limit int64) error {
-	need, at := hlo.EvalLowerBound(m)
+	need, at := eval.EvalLowerBound(m)
 	if need <= limit || at == nil {
 		return nil
 	}
@@ -329,13 +330,13 @@ func checkBudgetFirst(file string, m *hlo.Module, memory string, limit int64) er
 // output beyond its dtype tolerance is measured against up to
 // hlo.NoiseSamples perturbed reference runs, and passes when rounding
 // alone moves it nearly as far.
-func checkOutputs(w, errw io.Writer, file string, m *hlo.Module, args, infeed, got []*hlo.Value, nout int, limit int64) error {
+func checkOutputs(w, errw io.Writer, file string, m *hlo.Module, args, infeed, got []*eval.Value, nout int, limit int64) error {
 	start := time.Now()
 	// The heap may grow by the values' budget and the evaluator's working
 	// room over what the simulation left in it.
-	heap := hlo.HeapBytes() + limit*8 + evalOverhead
+	heap := eval.HeapBytes() + limit*8 + evalOverhead
 	bar := newRunProgress(errw, "check (reference evaluator)", len(m.Entry.Instructions))
-	rep, err := hlo.Check(&hlo.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Infeed: infeed,
+	rep, err := eval.Check(&eval.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Infeed: infeed,
 		Progress: func(done, total int) { bar.set(done, "") }}, args, got)
 	bar.finish()
 	if err != nil {
@@ -383,7 +384,7 @@ func checkOutputs(w, errw io.Writer, file string, m *hlo.Module, args, infeed, g
 			runs = fmt.Sprintf("%d reference runs", rep.PerturbedRuns)
 		}
 		fmt.Fprintf(w, "check: %d outputs beyond the dtype tolerance were measured against %s with Monte Carlo arithmetic (every rounded result moved by up to an ulp); %d of them are within %d times the largest rounding noise measured there (docs/hlo.md)\n",
-			noisy+rep.Failed, runs, noisy, hlo.NoiseFactor)
+			noisy+rep.Failed, runs, noisy, eval.NoiseFactor)
 	}
 	if rep.Failed > 0 {
 		return fmt.Errorf("--check: %d of %d outputs differ from the reference beyond tolerance", rep.Failed, len(rep.Outputs))

@@ -1,0 +1,137 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/isa"
+)
+
+// Tolerance bounds how far a result may be from the reference evaluator's:
+// |got - want| <= Abs*scale + Rel*|want|, where scale is the largest
+// finite |want| of the whole output (at least 1). NaN must meet NaN,
+// infinities must meet the same infinity, integers and pred must be equal.
+//
+// The absolute term scales with the output because a sum computed in
+// another order (MXU tiles, f32 instead of float64) errs by a few ulps of
+// its largest terms, not of its result: an element that cancels to a
+// small value keeps the absolute error of the big ones (docs/RATIONALE.md,
+// "Normwise tolerances").
+type Tolerance struct{ Rel, Abs float64 }
+
+// ToleranceFor is the documented tolerance of an element type (docs/hlo.md):
+// a few units in the last place for a result computed with a different
+// summation order or in f32 instead of float64.
+func ToleranceFor(elem string) Tolerance {
+	switch elem {
+	case "f64", "c128":
+		return Tolerance{Rel: 1e-12, Abs: 1e-12}
+	case "f32", "c64":
+		return Tolerance{Rel: 2e-5, Abs: 2e-5}
+	case "bf16":
+		return Tolerance{Rel: 1.0 / 64, Abs: 1.0 / 64} // 2 ulps
+	case "f16":
+		return Tolerance{Rel: 1.0 / 512, Abs: 1.0 / 512}
+	}
+	if _, ok := isa.Minifloats[elem]; ok {
+		return Tolerance{Rel: 0.25, Abs: 0.25}
+	}
+	return Tolerance{} // integers (s64 and u64 carried as bits), pred: exact
+}
+
+// Diff summarizes how an output differs from the reference.
+type Diff struct {
+	MaxAbs, MaxRel      float64
+	Mismatches          int // elements beyond tolerance
+	First               int // index of the first one (-1: none)
+	FirstGot, FirstWant float64
+}
+
+// Compare checks got against want element by element with want's
+// element type's tolerance.
+func Compare(got, want *Value) Diff { return CompareWithin(got, want, 0) }
+
+// CompareWithin is Compare with an absolute allowance added to every
+// element's tolerance: the output's measured rounding noise (check.go).
+func CompareWithin(got, want *Value, allowance float64) Diff {
+	d := Diff{First: -1}
+	tol := ToleranceFor(want.Shape.Elem)
+	n := len(want.Data)
+	if len(got.Data) != n {
+		d.Mismatches = max(n, len(got.Data))
+		d.First = 0
+		return d
+	}
+	if elem := want.Shape.Elem; hlo.IsWide(elem) {
+		// Carried bits (IsWide): equal or not; the errors as numbers.
+		for i, w := range want.Data {
+			if math.Float64bits(got.Data[i]) == math.Float64bits(w) {
+				continue
+			}
+			g, x := WideNumber(elem, got.Data[i]), WideNumber(elem, w)
+			d.MaxAbs = math.Max(d.MaxAbs, math.Abs(g-x))
+			if d.Mismatches == 0 {
+				d.First, d.FirstGot, d.FirstWant = i, g, x
+			}
+			d.Mismatches++
+		}
+		return d
+	}
+	scale := 1.0
+	for _, w := range want.Data {
+		if a := math.Abs(w); a > scale && !math.IsInf(a, 0) {
+			scale = a
+		}
+	}
+	for i, w := range want.Data {
+		g := got.Data[i]
+		ok := true
+		switch {
+		case math.IsNaN(w) || math.IsNaN(g):
+			ok = math.IsNaN(w) && math.IsNaN(g)
+		case math.IsInf(w, 0) || math.IsInf(g, 0):
+			ok = g == w
+		default:
+			e := math.Abs(g - w)
+			d.MaxAbs = math.Max(d.MaxAbs, e)
+			if w != 0 {
+				d.MaxRel = math.Max(d.MaxRel, e/math.Abs(w))
+			}
+			ok = e <= tol.Abs*scale+tol.Rel*math.Abs(w)+allowance
+		}
+		if !ok {
+			if d.Mismatches == 0 {
+				d.First, d.FirstGot, d.FirstWant = i, g, w
+			}
+			d.Mismatches++
+		}
+	}
+	return d
+}
+
+// BitDiff describes the first element where a and b differ in their bits,
+// tuples element by element (any two NaNs are equal: payloads are not
+// values); "" when they are the same bits. Transforms that must not change
+// a value (fusion, expansions exact by construction, a device split) are
+// checked with it.
+func BitDiff(a, b *Value) string {
+	if len(a.Tuple) != len(b.Tuple) {
+		return fmt.Sprintf("a tuple of %d, against %d", len(a.Tuple), len(b.Tuple))
+	}
+	for i := range a.Tuple {
+		if d := BitDiff(a.Tuple[i], b.Tuple[i]); d != "" {
+			return fmt.Sprintf("{%d}: %s", i, d)
+		}
+	}
+	if len(a.Data) != len(b.Data) {
+		return fmt.Sprintf("%d elements, against %d", len(a.Data), len(b.Data))
+	}
+	for i, x := range a.Data {
+		y := b.Data[i]
+		if math.Float64bits(x) != math.Float64bits(y) && !(math.IsNaN(x) && math.IsNaN(y)) {
+			return fmt.Sprintf("element %d: %v, against %v", i, x, y)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,38 @@
+package eval
+
+import (
+	"errors"
+	"github.com/pulse-sim/pulse/hlo"
+)
+
+// byExpansion evaluates instruction in as the module text (in alone, over
+// parameters args) becomes once expand rewrites it: the program the chips
+// run. The expanded modules are kept by text; they share the evaluator's
+// generator state.
+func (e *Evaluator) byExpansion(in *hlo.Instruction, text string, expand func(*hlo.Module) error, args []*Value) (*Value, error) {
+	m := e.expansions[text]
+	if m == nil {
+		var err error
+		if m, err = hlo.Parse(e.File+" ("+in.Opcode+")", text); err != nil {
+			return nil, e.fail(in, "%v", err)
+		}
+		if err := expand(m); err != nil {
+			var x *hlo.ExpandError
+			if errors.As(err, &x) {
+				return nil, e.fail(in, "%s", x.Reason)
+			}
+			return nil, e.fail(in, "%v", err)
+		}
+		if e.expansions == nil {
+			e.expansions = map[string]*hlo.Module{}
+		}
+		e.expansions[text] = m
+	}
+	sub := &Evaluator{File: e.File, M: m, MaxLiveElements: e.MaxLiveElements, MaxHeapBytes: e.MaxHeapBytes,
+		Perturb: e.Perturb, rngs: e.rngStateOf(), rngShared: true}
+	v, err := sub.Run(args)
+	if err != nil {
+		return nil, e.fail(in, "%v", err)
+	}
+	return v, nil
+}

@@ -1,0 +1,186 @@
+package eval
+
+import (
+	"github.com/pulse-sim/pulse/hlo"
+	"math"
+	"math/bits"
+)
+
+// wideElementwise evaluates an elementwise op whose computation type ct is
+// s64 or u64 on the values' carried bits (IsWide): exact and wrapping, as
+// XLA's integer arithmetic, where a float64 number would round beyond
+// 2^53. Division follows XLA: x/0 is -1 (all ones), MIN/-1 is MIN, x%0 is
+// x.
+func (e *Evaluator) wideElementwise(in *hlo.Instruction, ops []*Value, ct string, out *Value) (*Value, error) {
+	signed := ct == "s64"
+	less := func(a, b uint64) bool {
+		if signed {
+			return int64(a) < int64(b)
+		}
+		return a < b
+	}
+	dir, _ := in.Attr("direction")
+	at := func(k, i int) uint64 { return math.Float64bits(ops[k].Data[i]) }
+	for i := range out.Data {
+		var a, b uint64
+		if len(ops) > 0 && hlo.IsWide(ops[0].Shape.Elem) {
+			a = at(0, i)
+		}
+		if len(ops) > 1 && hlo.IsWide(ops[1].Shape.Elem) {
+			b = at(1, i)
+		}
+		var r uint64
+		switch in.Opcode {
+		case "add":
+			r = a + b
+		case "subtract":
+			r = a - b
+		case "multiply":
+			r = a * b
+		case "divide":
+			switch {
+			case b == 0:
+				r = math.MaxUint64
+			case signed && a == 1<<63 && int64(b) == -1:
+				r = a
+			case signed:
+				r = uint64(int64(a) / int64(b))
+			default:
+				r = a / b
+			}
+		case "remainder":
+			switch {
+			case b == 0:
+				r = a
+			case signed && a == 1<<63 && int64(b) == -1:
+				r = 0
+			case signed:
+				r = uint64(int64(a) % int64(b))
+			default:
+				r = a % b
+			}
+		case "maximum":
+			r = a
+			if less(a, b) {
+				r = b
+			}
+		case "minimum":
+			r = a
+			if less(b, a) {
+				r = b
+			}
+		case "and":
+			r = a & b
+		case "or":
+			r = a | b
+		case "xor":
+			r = a ^ b
+		case "not":
+			r = ^a
+		case "negate":
+			r = -a
+		case "abs":
+			r = a
+			if signed && int64(a) < 0 {
+				r = -a
+			}
+		case "sign":
+			switch {
+			case a == 0:
+			case signed && int64(a) < 0:
+				r = math.MaxUint64
+			default:
+				r = 1
+			}
+		case "power":
+			r = widePower(a, b, signed)
+		case "shift-left", "shift-right-logical", "shift-right-arithmetic":
+			n := uint64(64)
+			switch {
+			case in.Opcode == "shift-left" && b < n:
+				r = a << b
+			case in.Opcode == "shift-right-logical" && b < n:
+				r = a >> b
+			case in.Opcode == "shift-right-arithmetic":
+				r = uint64(int64(a) >> min(b, n-1))
+			}
+		case "popcnt":
+			r = uint64(bits.OnesCount64(a))
+		case "count-leading-zeros":
+			r = uint64(bits.LeadingZeros64(a))
+		case "compare":
+			var ok bool
+			switch dir {
+			case "EQ":
+				ok = a == b
+			case "NE":
+				ok = a != b
+			case "LT":
+				ok = less(a, b)
+			case "LE":
+				ok = !less(b, a)
+			case "GT":
+				ok = less(b, a)
+			case "GE":
+				ok = !less(a, b)
+			default:
+				return nil, e.fail(in, "unknown direction %q", dir)
+			}
+			if ok {
+				out.Data[i] = 1
+			}
+			continue
+		case "convert":
+			out.Data[i] = convert(ct, out.Shape.Elem, ops[0].Data[i])
+			continue
+		case "copy":
+			out.Data[i] = ops[0].Data[i]
+			continue
+		case "select":
+			if ops[0].Data[i] != 0 {
+				out.Data[i] = ops[1].Data[i]
+			} else {
+				out.Data[i] = ops[2].Data[i]
+			}
+			continue
+		case "clamp":
+			lo, x, hi := a, b, at(2, i)
+			r = x
+			if less(r, lo) {
+				r = lo
+			}
+			if less(hi, r) {
+				r = hi
+			}
+		default:
+			return nil, e.fail(in, "not defined for %s", ct)
+		}
+		out.Data[i] = math.Float64frombits(r)
+	}
+	return out, nil
+}
+
+// widePower is XLA's integer power on 64 bits: by squaring, wrapping; a
+// negative exponent gives 0 except for bases 1 and -1.
+func widePower(a, b uint64, signed bool) uint64 {
+	if signed && int64(b) < 0 {
+		switch int64(a) {
+		case 1:
+			return 1
+		case -1:
+			if b%2 == 0 {
+				return 1
+			}
+			return math.MaxUint64
+		}
+		return 0
+	}
+	r := uint64(1)
+	for ; b > 0; b >>= 1 {
+		if b&1 == 1 {
+			r *= a
+		}
+		a *= a
+	}
+	return r
+}
