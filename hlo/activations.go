@@ -2,7 +2,6 @@ package hlo
 
 import (
 	"math"
-	"strconv"
 	"strings"
 )
 
@@ -48,11 +47,6 @@ func NeuronActivation(in *Instruction) string {
 	return t
 }
 
-func (x *rewriter) scalarLike(a *Instruction, v float64) *Instruction {
-	c := x.constant(a.Shape.Elem, strconv.FormatFloat(v, 'g', -1, 64))
-	return x.broadcast(c, a.Shape.Dims, nil)
-}
-
 // erf is XLA's f32 erf of a (f32).
 func (x *rewriter) erf(a *Instruction) *Instruction {
 	c := x.emit("clamp", a.Shape.Elem, a.Shape.Dims, []*Instruction{x.scalarLike(a, -4), a, x.scalarLike(a, 4)})
@@ -65,12 +59,6 @@ func (x *rewriter) erf(a *Instruction) *Instruction {
 		return p
 	}
 	return x.binary("divide", x.binary("multiply", c, poly(erfAlpha)), poly(erfBeta))
-}
-
-// inF32 computes f on a converted to f32 and converts the result back.
-func (x *rewriter) inF32(a *Instruction, f func(*Instruction) *Instruction) *Instruction {
-	elem := a.Shape.Elem
-	return x.convert(f(x.convert(a, "f32")), elem)
 }
 
 // ExpandErfAndActivations rewrites erf and the activation custom calls
@@ -133,24 +121,4 @@ func ExpandErfAndActivations(m *Module) error {
 		x.finish(r)
 		return nil
 	})
-}
-
-// finishAll ends the replacement with its results: a tuple of them when
-// the replaced instruction returns a tuple, else the one result.
-func (x *rewriter) finishAll(res []*Instruction) {
-	if x.at.Shape.IsTuple {
-		t := x.emit("tuple", "", nil, res)
-		t.Shape = x.at.Shape
-		return
-	}
-	x.finish(res[0])
-}
-
-// finish makes r the rewritten instruction's value: rewriteEach names the
-// last emitted instruction after the original, so r must be last (a copy
-// when an expansion ends elsewhere, e.g. when no conversion was needed).
-func (x *rewriter) finish(r *Instruction) {
-	if len(x.out) == 0 || x.out[len(x.out)-1] != r {
-		x.emit("copy", r.Shape.Elem, r.Shape.Dims, []*Instruction{r})
-	}
 }

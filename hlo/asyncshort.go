@@ -2,7 +2,6 @@ package hlo
 
 import (
 	"fmt"
-	"strings"
 )
 
 // XLA prints an op run asynchronously in a short form: "negate-start",
@@ -11,46 +10,6 @@ import (
 // async-done around a computation that applies the op to its parameters;
 // the -start returns ((operands), result, context...). The collectives and
 // copy, which have -start and -done ops of their own, are not this form.
-
-// ownAsyncForms are the ops whose -start/-done are ops of their own.
-var ownAsyncForms = map[string]bool{"all-reduce": true, "all-gather": true, "collective-permute": true, "copy": true, "send": true, "recv": true}
-
-// ShortAsync splits an opcode of the short async form into the wrapped op
-// and the part ("start", "update" or "done"); ok is false for any other
-// opcode.
-func ShortAsync(opcode string) (base, part string, ok bool) {
-	for _, p := range []string{"start", "update", "done"} {
-		if b, found := strings.CutSuffix(opcode, "-"+p); found && b != "async" && !ownAsyncForms[b] && knownOp(b) {
-			return b, p, true
-		}
-	}
-	return "", "", false
-}
-
-// knownOp: the evaluator or a collective implements op.
-func knownOp(op string) bool {
-	return elementwise[op] || collectives[op] || strings.Contains(" "+strings.Join(strings.Fields(StructuralOps), " ")+" ", " "+op+" ") ||
-		op == "all-to-all" || op == "reduce-scatter" || op == "ragged-all-to-all" || op == "collective-broadcast"
-}
-
-// shortAsyncInner is the op a short-form -start runs: the instruction with
-// the wrapped opcode, the result's shape and the op's own attributes.
-func ShortAsyncInner(in *Instruction, base string) (*Instruction, bool) {
-	if in.Shape == nil || !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {
-		return nil, false
-	}
-	inner := *in
-	inner.Opcode = base
-	inner.Shape = in.Shape.Tuple[1]
-	inner.IsRoot = true
-	inner.Attrs = nil
-	for _, a := range in.Attrs {
-		if !strings.HasPrefix(a.Key, "async_") {
-			inner.Attrs = append(inner.Attrs, a)
-		}
-	}
-	return &inner, true
-}
 
 // ExpandShortAsync rewrites the short async forms into async-start (calls=
 // a new computation applying the op to its parameters), async-update and

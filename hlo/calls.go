@@ -128,3 +128,58 @@ func IsIdentityCall(in *Instruction) bool {
 	t, _ := in.Attr("custom_call_target")
 	return in.Opcode == "custom-call" && IdentityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1
 }
+
+// calledBy lists the computations an instruction names.
+func (m *Module) calledBy(in *Instruction) []*Computation {
+	var out []*Computation
+	for _, a := range in.Attrs {
+		switch a.Key {
+		case "to_apply", "calls", "condition", "body", "select", "scatter", "true_computation",
+			"false_computation", "branch_computations", "comparator":
+			for _, n := range strings.Split(strings.Trim(a.Value, "{}"), ",") {
+				if callee := m.Computation(strings.TrimPrefix(strings.TrimSpace(n), "%")); callee != nil {
+					out = append(out, callee)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// calleesFirst orders m's computations so that each follows those it
+// calls, otherwise keeping the module's order; a cycle (which the verifier
+// refuses) is broken where it closes, and onCycle, when not nil, is told
+// the computation called again and the instruction that calls it.
+func (m *Module) calleesFirst(onCycle func(c *Computation, at *Instruction)) []*Computation {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[*Computation]int{}
+	var order []*Computation
+	var visit func(c *Computation, at *Instruction)
+	visit = func(c *Computation, at *Instruction) {
+		switch state[c] {
+		case active:
+			if onCycle != nil {
+				onCycle(c, at)
+			}
+			return
+		case done:
+			return
+		}
+		state[c] = active
+		for _, in := range c.Instructions {
+			for _, callee := range m.calledBy(in) {
+				visit(callee, in)
+			}
+		}
+		state[c] = done
+		order = append(order, c)
+	}
+	for _, c := range m.Computations {
+		visit(c, nil)
+	}
+	return order
+}

@@ -2,6 +2,7 @@ package hlo
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/pulse-sim/pulse/isa"
@@ -101,4 +102,63 @@ func WideFromNumber(elem string, v float64) float64 {
 		b = uint64(int64(v))
 	}
 	return math.Float64frombits(b)
+}
+
+// IsComplex reports whether elem is a complex type.
+func IsComplex(elem string) bool { return elem == "c64" || elem == "c128" }
+
+// ComplexPart is the part type of a complex type (f32 for c64).
+func ComplexPart(elem string) string {
+	if elem == "c128" {
+		return "f64"
+	}
+	return "f32"
+}
+
+// HasComplex reports whether any instruction of m has a complex shape.
+func HasComplex(m *Module) bool {
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if ShapeHasComplex(in.Shape) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func ShapeHasComplex(s *Shape) bool {
+	if s == nil {
+		return false
+	}
+	if s.IsTuple {
+		return slices.ContainsFunc(s.Tuple, ShapeHasComplex)
+	}
+	return IsComplex(s.Elem)
+}
+
+// RealShape is s with each complex array made an array of its part type
+// with a trailing dimension of 2 (innermost in the layout); other shapes
+// are returned as they are.
+func RealShape(s *Shape) *Shape {
+	if !ShapeHasComplex(s) {
+		return s
+	}
+	if s.IsTuple {
+		t := &Shape{IsTuple: true}
+		for _, e := range s.Tuple {
+			t.Tuple = append(t.Tuple, RealShape(e))
+		}
+		return t
+	}
+	r := &Shape{Elem: ComplexPart(s.Elem), Dims: append(append([]int64{}, s.Dims...), 2)}
+	if s.DimKinds != nil {
+		r.DimKinds = append(append([]DimKind{}, s.DimKinds...), Static)
+	}
+	if s.Layout != nil {
+		l := *s.Layout
+		l.MinorToMajor = append([]int64{int64(len(s.Dims))}, s.Layout.MinorToMajor...)
+		r.Layout = &l
+	}
+	return r
 }

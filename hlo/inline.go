@@ -28,44 +28,6 @@ func InlineCalls(m *Module) {
 	}
 }
 
-// calleesFirst orders m's computations so that each follows those it
-// calls, otherwise keeping the module's order; a cycle (which the verifier
-// refuses) is broken where it closes, and onCycle, when not nil, is told
-// the computation called again and the instruction that calls it.
-func (m *Module) calleesFirst(onCycle func(c *Computation, at *Instruction)) []*Computation {
-	const (
-		unseen = iota
-		active
-		done
-	)
-	state := map[*Computation]int{}
-	var order []*Computation
-	var visit func(c *Computation, at *Instruction)
-	visit = func(c *Computation, at *Instruction) {
-		switch state[c] {
-		case active:
-			if onCycle != nil {
-				onCycle(c, at)
-			}
-			return
-		case done:
-			return
-		}
-		state[c] = active
-		for _, in := range c.Instructions {
-			for _, callee := range m.calledBy(in) {
-				visit(callee, in)
-			}
-		}
-		state[c] = done
-		order = append(order, c)
-	}
-	for _, c := range m.Computations {
-		visit(c, nil)
-	}
-	return order
-}
-
 func hasCall(comp *Computation) bool {
 	for _, in := range comp.Instructions {
 		if in.Opcode == "call" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -198,3 +199,116 @@ const StructuralOps = `parameter constant tuple get-tuple-element reshape bitcas
 	bitcast-convert map rng rng-bit-generator rng-get-and-update-state scaled-dot stochastic-convert get-dimension-size
 	set-dimension-size async-start async-update async-done partition-id replica-id add-dependency domain
 	copy-start copy-done`
+
+// elementwise holds the ops applied element by element. It is built by a
+// variable initializer (not init) so that other tables may be derived from
+// it in theirs.
+var elementwise = opSet(`add subtract multiply divide remainder power maximum minimum atan2 next-after and or xor not
+	shift-left shift-right-logical shift-right-arithmetic popcnt count-leading-zeros compare select clamp
+	abs negate sign floor ceil round-nearest-afz round-nearest-even sqrt rsqrt cbrt exponential exponential-minus-one
+	log log-plus-one logistic sine cosine tan tanh erf is-finite convert reduce-precision acos acosh asin asinh atanh sinh cosh lgamma digamma erf-inv erfc bessel-i1e`)
+
+// IsElementwise reports whether op is applied element by element.
+func IsElementwise(op string) bool { return elementwise[op] }
+
+// ElementwiseOps lists IsElementwise's opcodes, sorted.
+func ElementwiseOps() []string { return sortedOps(elementwise) }
+
+// sortedOps lists a set of opcodes, sorted.
+func sortedOps(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for op := range set {
+		out = append(out, op)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// opSet makes a set of the space-separated opcodes, plus those of extra sets.
+func opSet(ops string, extra ...map[string]bool) map[string]bool {
+	s := map[string]bool{}
+	for _, op := range strings.Fields(ops) {
+		s[op] = true
+	}
+	for _, e := range extra {
+		for op := range e {
+			s[op] = true
+		}
+	}
+	return s
+}
+
+// splitTupleLiteral splits a tuple constant's literal, "(1, {2, 3}, (4,
+// 5))", into its elements' literals; false when it is not one.
+func SplitTupleLiteral(lit string) ([]string, bool) {
+	lit = strings.TrimSpace(lit)
+	if len(lit) < 2 || lit[0] != '(' || lit[len(lit)-1] != ')' {
+		return nil, false
+	}
+	inner := strings.TrimSpace(lit[1 : len(lit)-1])
+	if inner == "" {
+		return nil, true
+	}
+	var parts []string
+	depth, start := 0, 0
+	for i, r := range inner {
+		switch r {
+		case '(', '{':
+			depth++
+		case ')', '}':
+			depth--
+			if depth < 0 {
+				return nil, false
+			}
+		case ',':
+			if depth == 0 {
+				parts = append(parts, strings.TrimSpace(inner[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	if depth != 0 {
+		return nil, false
+	}
+	return append(parts, strings.TrimSpace(inner[start:])), true
+}
+
+// ownAsyncForms are the ops whose -start/-done are ops of their own.
+var ownAsyncForms = map[string]bool{"all-reduce": true, "all-gather": true, "collective-permute": true, "copy": true, "send": true, "recv": true}
+
+// ShortAsync splits an opcode of the short async form into the wrapped op
+// and the part ("start", "update" or "done"); ok is false for any other
+// opcode.
+func ShortAsync(opcode string) (base, part string, ok bool) {
+	for _, p := range []string{"start", "update", "done"} {
+		if b, found := strings.CutSuffix(opcode, "-"+p); found && b != "async" && !ownAsyncForms[b] && knownOp(b) {
+			return b, p, true
+		}
+	}
+	return "", "", false
+}
+
+// knownOp: the evaluator or a collective implements op.
+func knownOp(op string) bool {
+	return elementwise[op] || collectives[op] || strings.Contains(" "+strings.Join(strings.Fields(StructuralOps), " ")+" ", " "+op+" ") ||
+		op == "all-to-all" || op == "reduce-scatter" || op == "ragged-all-to-all" || op == "collective-broadcast"
+}
+
+// shortAsyncInner is the op a short-form -start runs: the instruction with
+// the wrapped opcode, the result's shape and the op's own attributes.
+func ShortAsyncInner(in *Instruction, base string) (*Instruction, bool) {
+	if in.Shape == nil || !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {
+		return nil, false
+	}
+	inner := *in
+	inner.Opcode = base
+	inner.Shape = in.Shape.Tuple[1]
+	inner.IsRoot = true
+	inner.Attrs = nil
+	for _, a := range in.Attrs {
+		if !strings.HasPrefix(a.Key, "async_") {
+			inner.Attrs = append(inner.Attrs, a)
+		}
+	}
+	return &inner, true
+}

@@ -2,6 +2,7 @@ package hlo
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -222,4 +223,35 @@ func (x *rewriter) concatenate(parts []*Instruction, dim int) *Instruction {
 		dims[dim] += p.Shape.Dims[dim]
 	}
 	return x.emit("concatenate", parts[0].Shape.Elem, dims, parts, "dimensions", intsText([]int64{int64(dim)}))
+}
+
+func (x *rewriter) scalarLike(a *Instruction, v float64) *Instruction {
+	c := x.constant(a.Shape.Elem, strconv.FormatFloat(v, 'g', -1, 64))
+	return x.broadcast(c, a.Shape.Dims, nil)
+}
+
+// inF32 computes f on a converted to f32 and converts the result back.
+func (x *rewriter) inF32(a *Instruction, f func(*Instruction) *Instruction) *Instruction {
+	elem := a.Shape.Elem
+	return x.convert(f(x.convert(a, "f32")), elem)
+}
+
+// finishAll ends the replacement with its results: a tuple of them when
+// the replaced instruction returns a tuple, else the one result.
+func (x *rewriter) finishAll(res []*Instruction) {
+	if x.at.Shape.IsTuple {
+		t := x.emit("tuple", "", nil, res)
+		t.Shape = x.at.Shape
+		return
+	}
+	x.finish(res[0])
+}
+
+// finish makes r the rewritten instruction's value: rewriteEach names the
+// last emitted instruction after the original, so r must be last (a copy
+// when an expansion ends elsewhere, e.g. when no conversion was needed).
+func (x *rewriter) finish(r *Instruction) {
+	if len(x.out) == 0 || x.out[len(x.out)-1] != r {
+		x.emit("copy", r.Shape.Elem, r.Shape.Dims, []*Instruction{r})
+	}
 }

@@ -5,44 +5,6 @@ import (
 	"strings"
 )
 
-// elementwise holds the ops applied element by element. It is built by a
-// variable initializer (not init) so that other tables may be derived from
-// it in theirs.
-var elementwise = opSet(`add subtract multiply divide remainder power maximum minimum atan2 next-after and or xor not
-	shift-left shift-right-logical shift-right-arithmetic popcnt count-leading-zeros compare select clamp
-	abs negate sign floor ceil round-nearest-afz round-nearest-even sqrt rsqrt cbrt exponential exponential-minus-one
-	log log-plus-one logistic sine cosine tan tanh erf is-finite convert reduce-precision acos acosh asin asinh atanh sinh cosh lgamma digamma erf-inv erfc bessel-i1e`)
-
-// IsElementwise reports whether op is applied element by element.
-func IsElementwise(op string) bool { return elementwise[op] }
-
-// ElementwiseOps lists IsElementwise's opcodes, sorted.
-func ElementwiseOps() []string { return sortedOps(elementwise) }
-
-// sortedOps lists a set of opcodes, sorted.
-func sortedOps(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for op := range set {
-		out = append(out, op)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// opSet makes a set of the space-separated opcodes, plus those of extra sets.
-func opSet(ops string, extra ...map[string]bool) map[string]bool {
-	s := map[string]bool{}
-	for _, op := range strings.Fields(ops) {
-		s[op] = true
-	}
-	for _, e := range extra {
-		for op := range e {
-			s[op] = true
-		}
-	}
-	return s
-}
-
 // OperandShapes returns each operand's shape: printed with the operand, or
 // the shape of the instruction it names in computation c (nil if unknown).
 func (c *Computation) OperandShapes(in *Instruction) []*Shape {

@@ -2,41 +2,6 @@ package hlo
 
 import "strings"
 
-// splitTupleLiteral splits a tuple constant's literal, "(1, {2, 3}, (4,
-// 5))", into its elements' literals; false when it is not one.
-func SplitTupleLiteral(lit string) ([]string, bool) {
-	lit = strings.TrimSpace(lit)
-	if len(lit) < 2 || lit[0] != '(' || lit[len(lit)-1] != ')' {
-		return nil, false
-	}
-	inner := strings.TrimSpace(lit[1 : len(lit)-1])
-	if inner == "" {
-		return nil, true
-	}
-	var parts []string
-	depth, start := 0, 0
-	for i, r := range inner {
-		switch r {
-		case '(', '{':
-			depth++
-		case ')', '}':
-			depth--
-			if depth < 0 {
-				return nil, false
-			}
-		case ',':
-			if depth == 0 {
-				parts = append(parts, strings.TrimSpace(inner[start:i]))
-				start = i + 1
-			}
-		}
-	}
-	if depth != 0 {
-		return nil, false
-	}
-	return append(parts, strings.TrimSpace(inner[start:])), true
-}
-
 // SplitTupleConstants rewrites every tuple constant with values into a
 // constant per element and a tuple of them (nested tuples likewise), for a
 // lowering that places arrays, not tuples, in memory.

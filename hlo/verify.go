@@ -47,23 +47,6 @@ func (v *verifier) errorf(pos Pos, format string, a ...any) {
 // callAttrs name computations.
 var callAttrs = []string{"to_apply", "calls", "condition", "body", "select", "scatter", "true_computation", "false_computation"}
 
-// calledBy lists the computations an instruction names.
-func (m *Module) calledBy(in *Instruction) []*Computation {
-	var out []*Computation
-	for _, a := range in.Attrs {
-		switch a.Key {
-		case "to_apply", "calls", "condition", "body", "select", "scatter", "true_computation",
-			"false_computation", "branch_computations", "comparator":
-			for _, n := range strings.Split(strings.Trim(a.Value, "{}"), ",") {
-				if callee := m.Computation(strings.TrimPrefix(strings.TrimSpace(n), "%")); callee != nil {
-					out = append(out, callee)
-				}
-			}
-		}
-	}
-	return out
-}
-
 // calleesFirst orders the computations so that every callee precedes its
 // callers (otherwise keeping the module's order), reporting call cycles.
 func (v *verifier) calleesFirst() []*Computation {
