@@ -2,6 +2,8 @@ package hlo
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -239,4 +241,48 @@ func CheckBatching(opDims, opBatch, idxDims, idxBatch []int64) error {
 		}
 	}
 	return nil
+}
+
+func attrIntOr(in *Instruction, key string, def int64) int64 {
+	v, ok := in.Attr(key)
+	if !ok {
+		return def
+	}
+	x, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return def
+	}
+	return x
+}
+
+// unquotedKey finds a JSON object key written without quotes (XLA's tests
+// write backend_config as proto text in braces, {conv_result_scale:1}).
+var unquotedKey = regexp.MustCompile(`([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:`)
+
+// dotDims reads a dot's batch and contracting dimension lists.
+func dotDims(in *Instruction) (lb, lc, rb, rc []int64, err error) {
+	get := func(k string) []int64 {
+		v, _ := in.Attr(k)
+		if v == "" {
+			return nil
+		}
+		l, ok := IntList(v)
+		if !ok && err == nil {
+			err = fmt.Errorf("bad %s %q", k, v)
+		}
+		return l
+	}
+	return get("lhs_batch_dims"), get("lhs_contracting_dims"), get("rhs_batch_dims"), get("rhs_contracting_dims"), err
+}
+
+// freeDims are the dims of a rank-r operand that are neither batch nor
+// contracting, in order.
+func FreeDims(r int, batch, contr []int64) []int64 {
+	var out []int64
+	for d := range r {
+		if !slices.Contains(batch, int64(d)) && !slices.Contains(contr, int64(d)) {
+			out = append(out, int64(d))
+		}
+	}
+	return out
 }

@@ -183,3 +183,12 @@ func (m *Module) calleesFirst(onCycle func(c *Computation, at *Instruction)) []*
 	}
 	return order
 }
+
+// callee is the computation named by w's attribute key, or nil.
+func (m *Module) callee(w *Instruction, key string) *Computation {
+	v, ok := w.Attr(key)
+	if !ok {
+		return nil
+	}
+	return m.Computation(strings.TrimPrefix(v, "%"))
+}

@@ -3,7 +3,6 @@ package hlo
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -51,10 +50,6 @@ type cudnnConfig struct {
 	scale, sideScale, leakyAlpha float64
 	activation                   string // "" for none, else the mode's name without its k
 }
-
-// unquotedKey finds a JSON object key written without quotes (XLA's tests
-// write backend_config as proto text in braces, {conv_result_scale:1}).
-var unquotedKey = regexp.MustCompile(`([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:`)
 
 // cudnnActivations are the activation modes by their number in
 // stream_executor's dnn.proto (the ones whose numbers have not moved) and

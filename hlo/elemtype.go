@@ -162,3 +162,7 @@ func RealShape(s *Shape) *Shape {
 	}
 	return r
 }
+
+func isFloatElem(elem string) bool {
+	return strings.HasPrefix(elem, "f") || strings.HasPrefix(elem, "bf")
+}

@@ -2,7 +2,6 @@ package hlo
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -49,25 +48,6 @@ func accumulationType(elem string) string {
 		return "s32"
 	}
 	return elem
-}
-
-func isFloatElem(elem string) bool {
-	return strings.HasPrefix(elem, "f") || strings.HasPrefix(elem, "bf")
-}
-
-// positions lists every index of a box of the given extents, row-major.
-func positions(ext []int64) [][]int64 {
-	out := [][]int64{{}}
-	for _, e := range ext {
-		var next [][]int64
-		for _, p := range out {
-			for i := int64(0); i < e; i++ {
-				next = append(next, append(append([]int64{}, p...), i))
-			}
-		}
-		out = next
-	}
-	return out
 }
 
 // geometry is a canonical convolution: Lp[B, S..., F] (padded and
@@ -224,30 +204,6 @@ func ints64(v []int) []int64 {
 	return out
 }
 
-func attrIntOr(in *Instruction, key string, def int64) int64 {
-	v, ok := in.Attr(key)
-	if !ok {
-		return def
-	}
-	x, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil {
-		return def
-	}
-	return x
-}
-
-// sliceDim takes count elements from start along one dimension.
-func (x *rewriter) sliceDim(a *Instruction, dim int, start, count int64) *Instruction {
-	st := make([]int64, len(a.Shape.Dims))
-	cnt := append([]int64{}, a.Shape.Dims...)
-	one := make([]int64, len(st))
-	for i := range one {
-		one[i] = 1
-	}
-	st[dim], cnt[dim] = start, count
-	return x.slice(a, st, cnt, one)
-}
-
 // windowSlice is Lp's slice at kernel position k (its output positions) or
 // at output position p (its kernel window).
 func (x *rewriter) windowSlice(g geometry, Lp *Instruction, pos []int64, perKernel bool) *Instruction {
@@ -318,14 +274,6 @@ func (x *rewriter) dense(g geometry, Lp, R *Instruction) *Instruction {
 		pieces = append(pieces, x.reshape(D, append(append([]int64{B}, ones(n)...), O)))
 	}
 	return x.stack(g, pieces, 1)
-}
-
-func ones(n int) []int64 {
-	v := make([]int64, n)
-	for i := range v {
-		v[i] = 1
-	}
-	return v
 }
 
 // stack concatenates pieces listed row-major over the output positions

@@ -1,7 +1,6 @@
 package hlo
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -133,34 +132,6 @@ func holdsExactly(into, elem string) bool {
 		return elem == into || elem == "pred" || elem == "s8" || elem == "u8" || elem == "s4" || elem == "u4"
 	}
 	return false
-}
-
-// dotDims reads a dot's batch and contracting dimension lists.
-func dotDims(in *Instruction) (lb, lc, rb, rc []int64, err error) {
-	get := func(k string) []int64 {
-		v, _ := in.Attr(k)
-		if v == "" {
-			return nil
-		}
-		l, ok := IntList(v)
-		if !ok && err == nil {
-			err = fmt.Errorf("bad %s %q", k, v)
-		}
-		return l
-	}
-	return get("lhs_batch_dims"), get("lhs_contracting_dims"), get("rhs_batch_dims"), get("rhs_contracting_dims"), err
-}
-
-// freeDims are the dims of a rank-r operand that are neither batch nor
-// contracting, in order.
-func FreeDims(r int, batch, contr []int64) []int64 {
-	var out []int64
-	for d := range r {
-		if !slices.Contains(batch, int64(d)) && !slices.Contains(contr, int64(d)) {
-			out = append(out, int64(d))
-		}
-	}
-	return out
 }
 
 // CanonicalizeDots transposes the operands of every dot for which

@@ -255,3 +255,81 @@ func (x *rewriter) finish(r *Instruction) {
 		x.emit("copy", r.Shape.Elem, r.Shape.Dims, []*Instruction{r})
 	}
 }
+
+// sliceDim takes count elements from start along one dimension.
+func (x *rewriter) sliceDim(a *Instruction, dim int, start, count int64) *Instruction {
+	st := make([]int64, len(a.Shape.Dims))
+	cnt := append([]int64{}, a.Shape.Dims...)
+	one := make([]int64, len(st))
+	for i := range one {
+		one[i] = 1
+	}
+	st[dim], cnt[dim] = start, count
+	return x.slice(a, st, cnt, one)
+}
+
+// apply emits body's instructions elementwise over args (arrays of one
+// shape, in parameter order): scalar constants are broadcast, every other
+// instruction takes the arrays' dimensions. It returns the body's results.
+func (x *rewriter) apply(body *Computation, args []*Instruction) ([]*Instruction, error) {
+	if len(args) == 0 {
+		return nil, x.errorf("a reducer applied to nothing")
+	}
+	dims := args[0].Shape.Dims
+	val := map[string]*Instruction{}
+	used := liveInstructions(body)
+	for _, b := range body.Instructions {
+		if !used[b] && b.Opcode != "parameter" {
+			continue
+		}
+		switch b.Opcode {
+		case "parameter":
+			val[b.Name] = args[b.ParamNumber]
+			continue
+		case "constant":
+			c := x.constant(b.Shape.Elem, b.Literal)
+			val[b.Name] = x.broadcast(c, dims, nil)
+			continue
+		}
+		ops := make([]*Instruction, len(b.Operands))
+		for i, o := range b.Operands {
+			if ops[i] = val[o.Name]; ops[i] == nil {
+				return nil, x.errorf("the reducer's %s reads %s before it is defined", b.Name, o.Name)
+			}
+		}
+		if b == body.Root && b.Opcode == "tuple" {
+			return ops, nil
+		}
+		e := x.emit(b.Opcode, b.Shape.Elem, dims, ops)
+		for _, a := range b.Attrs {
+			e.Attrs = append(e.Attrs, Attr{Pos: x.at.Pos, Key: a.Key, Value: a.Value})
+		}
+		val[b.Name] = e
+	}
+	r := val[body.Root.Name]
+	if r == nil {
+		return nil, x.errorf("the reducer has no result")
+	}
+	return []*Instruction{r}, nil
+}
+
+// liveInstructions are the instructions of c its root depends on.
+func liveInstructions(c *Computation) map[*Instruction]bool {
+	byName := map[string]*Instruction{}
+	for _, in := range c.Instructions {
+		byName[in.Name] = in
+	}
+	live := map[*Instruction]bool{}
+	var visit func(in *Instruction)
+	visit = func(in *Instruction) {
+		if in == nil || live[in] {
+			return
+		}
+		live[in] = true
+		for _, o := range in.Operands {
+			visit(byName[o.Name])
+		}
+	}
+	visit(c.Root)
+	return live
+}

@@ -200,3 +200,26 @@ func EqualDims(a, b []int64) bool {
 	}
 	return true
 }
+
+// positions lists every index of a box of the given extents, row-major.
+func positions(ext []int64) [][]int64 {
+	out := [][]int64{{}}
+	for _, e := range ext {
+		var next [][]int64
+		for _, p := range out {
+			for i := int64(0); i < e; i++ {
+				next = append(next, append(append([]int64{}, p...), i))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+func ones(n int) []int64 {
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = 1
+	}
+	return v
+}

@@ -168,15 +168,6 @@ func (x *Instruction) defOperand(c *Computation, i int64) *Instruction {
 	return c.Def(x.Operands[i].Name)
 }
 
-// callee is the computation named by w's attribute key, or nil.
-func (m *Module) callee(w *Instruction, key string) *Computation {
-	v, ok := w.Attr(key)
-	if !ok {
-		return nil
-	}
-	return m.Computation(strings.TrimPrefix(v, "%"))
-}
-
 // ExecutedCost is the module's work as a run does it, where ComputeStats
 // counts each computation once: a while's body and condition count their
 // trip count times, a computation counts once per call site that runs it,
