@@ -201,3 +201,8 @@ func (m *Module) Clone() *Module {
 	}
 	return &n
 }
+
+func (in *Instruction) withLiteral(lit string) *Instruction {
+	in.Literal = lit
+	return in
+}

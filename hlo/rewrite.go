@@ -167,11 +167,6 @@ func (x *rewriter) constant(elem, lit string) *Instruction {
 	return x.emit("constant", elem, nil, nil).withLiteral(lit)
 }
 
-func (in *Instruction) withLiteral(lit string) *Instruction {
-	in.Literal = lit
-	return in
-}
-
 func (x *rewriter) binary(op string, a, b *Instruction) *Instruction {
 	if a == nil {
 		return b
