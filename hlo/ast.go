@@ -202,7 +202,7 @@ func (m *Module) Clone() *Module {
 	return &n
 }
 
-func (in *Instruction) withLiteral(lit string) *Instruction {
+func (in *Instruction) WithLiteral(lit string) *Instruction {
 	in.Literal = lit
 	return in
 }

@@ -243,7 +243,7 @@ func CheckBatching(opDims, opBatch, idxDims, idxBatch []int64) error {
 	return nil
 }
 
-func attrIntOr(in *Instruction, key string, def int64) int64 {
+func AttrIntOr(in *Instruction, key string, def int64) int64 {
 	v, ok := in.Attr(key)
 	if !ok {
 		return def
@@ -257,10 +257,10 @@ func attrIntOr(in *Instruction, key string, def int64) int64 {
 
 // unquotedKey finds a JSON object key written without quotes (XLA's tests
 // write backend_config as proto text in braces, {conv_result_scale:1}).
-var unquotedKey = regexp.MustCompile(`([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:`)
+var UnquotedKey = regexp.MustCompile(`([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:`)
 
 // dotDims reads a dot's batch and contracting dimension lists.
-func dotDims(in *Instruction) (lb, lc, rb, rc []int64, err error) {
+func DotDims(in *Instruction) (lb, lc, rb, rc []int64, err error) {
 	get := func(k string) []int64 {
 		v, _ := in.Attr(k)
 		if v == "" {

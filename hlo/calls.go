@@ -150,7 +150,7 @@ func (m *Module) calledBy(in *Instruction) []*Computation {
 // calls, otherwise keeping the module's order; a cycle (which the verifier
 // refuses) is broken where it closes, and onCycle, when not nil, is told
 // the computation called again and the instruction that calls it.
-func (m *Module) calleesFirst(onCycle func(c *Computation, at *Instruction)) []*Computation {
+func (m *Module) CalleesFirst(onCycle func(c *Computation, at *Instruction)) []*Computation {
 	const (
 		unseen = iota
 		active
@@ -185,7 +185,7 @@ func (m *Module) calleesFirst(onCycle func(c *Computation, at *Instruction)) []*
 }
 
 // callee is the computation named by w's attribute key, or nil.
-func (m *Module) callee(w *Instruction, key string) *Computation {
+func (m *Module) Callee(w *Instruction, key string) *Computation {
 	v, ok := w.Attr(key)
 	if !ok {
 		return nil

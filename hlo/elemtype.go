@@ -163,6 +163,6 @@ func RealShape(s *Shape) *Shape {
 	return r
 }
 
-func isFloatElem(elem string) bool {
+func IsFloatElem(elem string) bool {
 	return strings.HasPrefix(elem, "f") || strings.HasPrefix(elem, "bf")
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/stretchr/testify/require"
 )
 
@@ -63,7 +64,7 @@ func TestDeepNestedCalls(t *testing.T) {
 	m, err := hlo.Parse("n.hlo", b.String())
 	require.NoError(t, err)
 	require.NoError(t, hlo.Verify("n.hlo", m))
-	hlo.InlineCalls(m)
+	expand.InlineCalls(m)
 	for _, in := range m.Entry.Instructions {
 		require.NotEqual(t, "call", in.Opcode)
 	}

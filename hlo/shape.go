@@ -165,7 +165,7 @@ func Free(dims []int64, a, b []int64) []int64 {
 	return out
 }
 
-func intsText(v []int64) string {
+func IntsText(v []int64) string {
 	s := make([]string, len(v))
 	for i, x := range v {
 		s[i] = strconv.FormatInt(x, 10)
@@ -173,7 +173,7 @@ func intsText(v []int64) string {
 	return "{" + strings.Join(s, ",") + "}"
 }
 
-func iota64(lo, hi int) []int64 {
+func Iota64(lo, hi int) []int64 {
 	var v []int64
 	for i := lo; i < hi; i++ {
 		v = append(v, int64(i))
@@ -202,7 +202,7 @@ func EqualDims(a, b []int64) bool {
 }
 
 // positions lists every index of a box of the given extents, row-major.
-func positions(ext []int64) [][]int64 {
+func Positions(ext []int64) [][]int64 {
 	out := [][]int64{{}}
 	for _, e := range ext {
 		var next [][]int64
@@ -216,7 +216,7 @@ func positions(ext []int64) [][]int64 {
 	return out
 }
 
-func ones(n int) []int64 {
+func Ones(n int) []int64 {
 	v := make([]int64, n)
 	for i := range v {
 		v[i] = 1

@@ -42,7 +42,7 @@ func (m *Module) TripCount(c *Computation, w *Instruction) (int64, bool) {
 	if n, ok := KnownTripCount(w); ok {
 		return n, true
 	}
-	cond, body := m.callee(w, "condition"), m.callee(w, "body")
+	cond, body := m.Callee(w, "condition"), m.Callee(w, "body")
 	if cond == nil || body == nil || len(w.Operands) != 1 {
 		return 0, false
 	}
@@ -250,7 +250,7 @@ func satMul(a, n int64) int64 {
 // dry ends the run) or is unknown to Pulse (custom calls). A module with
 // such a loop ran to the 10^10-cycle limit (67-130 s) before it was told.
 func (m *Module) NeverEnds(w *Instruction) bool {
-	cond, body := m.callee(w, "condition"), m.callee(w, "body")
+	cond, body := m.Callee(w, "condition"), m.Callee(w, "body")
 	if cond == nil || body == nil || cond.Root == nil || cond.Root.Opcode != "constant" {
 		return false
 	}

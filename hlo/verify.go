@@ -50,7 +50,7 @@ var callAttrs = []string{"to_apply", "calls", "condition", "body", "select", "sc
 // calleesFirst orders the computations so that every callee precedes its
 // callers (otherwise keeping the module's order), reporting call cycles.
 func (v *verifier) calleesFirst() []*Computation {
-	return v.m.calleesFirst(func(c *Computation, at *Instruction) {
+	return v.m.CalleesFirst(func(c *Computation, at *Instruction) {
 		v.errorf(at.Pos, "%s: computation %s calls itself (computations form a cycle)", at.Name, c.Name)
 	})
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/pulse-sim/pulse/exe"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/pulse-sim/pulse/isa"
 )
 
@@ -164,36 +165,36 @@ func CompileDevices(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices
 	// Concatenate and pad are DMA kernels of their own here.
 	orig := m
 	m = m.Clone()
-	if err := hlo.ExpandComplex(m); err != nil {
-		e := err.(*hlo.ExpandError)
+	if err := expand.ExpandComplex(m); err != nil {
+		e := err.(*expand.ExpandError)
 		return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
 	}
-	if err := hlo.ExpandShortAsync(m); err != nil {
-		e := err.(*hlo.ExpandError)
+	if err := expand.ExpandShortAsync(m); err != nil {
+		e := err.(*expand.ExpandError)
 		return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
 	}
-	hlo.InlineCalls(m)
-	splitReductions := func(m *hlo.Module) error { return hlo.SplitReductionRuns(m, maxReduceRun(chip)) }
+	expand.InlineCalls(m)
+	splitReductions := func(m *hlo.Module) error { return expand.SplitReductionRuns(m, maxReduceRun(chip)) }
 	upcastDots := func(m *hlo.Module) error {
-		return hlo.UpcastDots(m, func(elem string) bool {
+		return expand.UpcastDots(m, func(elem string) bool {
 			return !slices.Contains(chip.MXU.DTypes, elem) && slices.Contains(chip.MXU.DTypes, "f32")
 		})
 	}
 	vectorDots := func(m *hlo.Module) error {
-		return hlo.ExpandVectorDots(m, func(elem string) bool {
+		return expand.ExpandVectorDots(m, func(elem string) bool {
 			dt, ok := dtypeOf(elem)
 			return ok && chip.MXUSupports(dt)
 		}, maxVectorDotProducts)
 	}
-	canonicalDots := func(m *hlo.Module) error { return hlo.CanonicalizeDots(m, awkwardDot) }
-	foldTransposes := func(m *hlo.Module) error { return hlo.FoldDotTransposes(m, awkwardDot) }
-	raggedAllToAll := hlo.ExpandRaggedAllToAll // on one device: updates to itself
+	canonicalDots := func(m *hlo.Module) error { return expand.CanonicalizeDots(m, awkwardDot) }
+	foldTransposes := func(m *hlo.Module) error { return expand.FoldDotTransposes(m, awkwardDot) }
+	raggedAllToAll := expand.ExpandRaggedAllToAll // on one device: updates to itself
 	if d.N() > 1 {
 		raggedAllToAll = func(*hlo.Module) error { return nil } // the interconnect's
 	}
-	for _, expand := range []func(*hlo.Module) error{hlo.SplitTupleConstants, hlo.ExpandGemmCalls, hlo.ExpandCudnnConvs, hlo.ExpandCubSorts, raggedAllToAll, hlo.TopKCallsAsTopK, hlo.ExpandBlockScaledDots, hlo.ExpandStochasticConverts, hlo.ExpandDynamicGte, hlo.BroadcastClampBounds, hlo.ExpandRngs, hlo.ExpandRngBitGenerators, hlo.ExpandMaps, hlo.ExpandTopKs, hlo.TypedBitcasts, hlo.ExpandWidthBitcasts, hlo.TrivialGathersScatters, hlo.WidenNarrowIndices, hlo.IndexVectorsLast, hlo.NormalizeGathers, hlo.SplitVariadicScatters, hlo.NormalizeScatters, hlo.ExpandSelectAndScatters, hlo.ExpandRaggedDots, hlo.ExpandScaledDots, hlo.ExpandSorts, hlo.ExpandTotalOrderCompares, hlo.SimplifyIdentityViews, hlo.SplitNegativePads, hlo.ExpandErfAndActivations, hlo.ExpandNextAfters, hlo.ExpandErfInvs, hlo.ExpandErfcs, hlo.ExpandBesselI1es, hlo.ExpandFloatRemainders, hlo.StaticDimensionSizes, hlo.SqueezeTransposes, hlo.ExpandConvolutions, hlo.ExpandReduceWindows, hlo.ExpandBatchNorms, hlo.ExpandCholeskys, hlo.ExpandTriangularSolves, upcastDots, vectorDots, foldTransposes, canonicalDots, hlo.ExpandGeneralReduces, splitReductions} {
-		if err := expand(m); err != nil {
-			if e, ok := err.(*hlo.ExpandError); ok {
+	for _, pass := range []func(*hlo.Module) error{expand.SplitTupleConstants, expand.ExpandGemmCalls, expand.ExpandCudnnConvs, expand.ExpandCubSorts, raggedAllToAll, expand.TopKCallsAsTopK, expand.ExpandBlockScaledDots, expand.ExpandStochasticConverts, expand.ExpandDynamicGte, expand.BroadcastClampBounds, expand.ExpandRngs, expand.ExpandRngBitGenerators, expand.ExpandMaps, expand.ExpandTopKs, expand.TypedBitcasts, expand.ExpandWidthBitcasts, expand.TrivialGathersScatters, expand.WidenNarrowIndices, expand.IndexVectorsLast, expand.NormalizeGathers, expand.SplitVariadicScatters, expand.NormalizeScatters, expand.ExpandSelectAndScatters, expand.ExpandRaggedDots, expand.ExpandScaledDots, expand.ExpandSorts, expand.ExpandTotalOrderCompares, expand.SimplifyIdentityViews, expand.SplitNegativePads, expand.ExpandErfAndActivations, expand.ExpandNextAfters, expand.ExpandErfInvs, expand.ExpandErfcs, expand.ExpandBesselI1es, expand.ExpandFloatRemainders, expand.StaticDimensionSizes, expand.SqueezeTransposes, expand.ExpandConvolutions, expand.ExpandReduceWindows, expand.ExpandBatchNorms, expand.ExpandCholeskys, expand.ExpandTriangularSolves, upcastDots, vectorDots, foldTransposes, canonicalDots, expand.ExpandGeneralReduces, splitReductions} {
+		if err := pass(m); err != nil {
+			if e, ok := err.(*expand.ExpandError); ok {
 				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
 			}
 			return nil, err

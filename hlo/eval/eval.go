@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/pulse-sim/pulse/isa"
 )
 
@@ -740,29 +741,29 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			// shards and back, which is the SPMD partitioner's work.
 			return nil, e.fail(in, "%s changes %s into %s: a manually sharded region, whose per-device shards are not evaluated (evaluate the partitioned module, as XLA's SPMD partitioner writes it)", t, ops[0].Shape, s)
 		}
-		if hlo.IsGemmCall(in) {
+		if expand.IsGemmCall(in) {
 			return e.gemm(in, ops)
 		}
-		if hlo.IsBlockScaledDot(in) {
+		if expand.IsBlockScaledDot(in) {
 			return e.blockScaledDot(in, ops)
 		}
-		if hlo.IsCubSort(in) {
-			return e.byExpansion(in, soloText(in, ops), hlo.ExpandCubSorts, ops)
+		if expand.IsCubSort(in) {
+			return e.byExpansion(in, soloText(in, ops), expand.ExpandCubSorts, ops)
 		}
-		if hlo.IsCudnnConv(in) {
-			return e.byExpansion(in, soloText(in, ops), hlo.ExpandCudnnConvs, ops)
+		if expand.IsCudnnConv(in) {
+			return e.byExpansion(in, soloText(in, ops), expand.ExpandCudnnConvs, ops)
 		}
-		if hlo.IsTopKCall(in) {
-			t, err := hlo.TopKOfCall(e.M, in)
+		if expand.IsTopKCall(in) {
+			t, err := expand.TopKOfCall(e.M, in)
 			if err != nil {
 				return nil, e.fail(in, "%v", err)
 			}
 			return e.topkOp(t, ops)
 		}
-		if hlo.IsDynamicGte(in) {
+		if expand.IsDynamicGte(in) {
 			return e.dynamicGte(in, ops)
 		}
-		if hlo.NeuronActivation(in) != "" {
+		if expand.NeuronActivation(in) != "" {
 			return e.neuronActivation(in, ops)
 		}
 		return nil, e.fail(in, "custom-call target %s cannot be evaluated", t)

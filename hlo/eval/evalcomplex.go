@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/expand"
 )
 
 // runComplex runs a module with complex values as its ExpandComplex
@@ -12,8 +13,8 @@ func (e *Evaluator) runComplex(args []*Value) (*Value, error) {
 	orig := e.M
 	if e.complexOf != orig {
 		x := orig.Clone()
-		if err := hlo.ExpandComplex(x); err != nil {
-			var xe *hlo.ExpandError
+		if err := expand.ExpandComplex(x); err != nil {
+			var xe *expand.ExpandError
 			if errors.As(err, &xe) {
 				return nil, &EvalError{e.File, xe.Pos, xe.Name + ": " + xe.Opcode + ": " + xe.Reason}
 			}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/expand"
 	"slices"
 )
 
@@ -9,7 +10,7 @@ func (e *Evaluator) neuronActivation(in *hlo.Instruction, ops []*Value) (*Value,
 	if len(ops) != 1 || ops[0].Shape.IsTuple || !hlo.SameShape(ops[0].Shape, in.Shape) {
 		return nil, e.fail(in, "an activation custom call takes one array of the result's shape")
 	}
-	f := hlo.NeuronActivations[hlo.NeuronActivation(in)]
+	f := expand.NeuronActivations[expand.NeuronActivation(in)]
 	out := &Value{Shape: in.Shape, Data: make([]float64, len(ops[0].Data))}
 	for i, x := range ops[0].Data {
 		out.Data[i] = hlo.Round(in.Shape.Elem, f(x))
@@ -21,7 +22,7 @@ func (e *Evaluator) dynamicGte(in *hlo.Instruction, ops []*Value) (*Value, error
 	if len(ops) != 2 {
 		return nil, e.fail(in, "DynamicGte takes a tuple and an index")
 	}
-	if err := hlo.DynamicGteCheck(in, ops[0].Shape, ops[1].Shape); err != nil {
+	if err := expand.DynamicGteCheck(in, ops[0].Shape, ops[1].Shape); err != nil {
 		return nil, e.fail(in, "%v", err)
 	}
 	i := int(intAt(ops[1], 0))
@@ -32,7 +33,7 @@ func (e *Evaluator) dynamicGte(in *hlo.Instruction, ops []*Value) (*Value, error
 // gemm evaluates a cuBLAS gemm call: alpha * dot(lhs, rhs) + beta * c,
 // rounded to the result's type once, as the expanded form rounds each op.
 func (e *Evaluator) gemm(in *hlo.Instruction, ops []*Value) (*Value, error) {
-	d, alpha, beta, err := hlo.GemmAsDot(in)
+	d, alpha, beta, err := expand.GemmAsDot(in)
 	if err != nil {
 		return nil, e.fail(in, "%v", err)
 	}

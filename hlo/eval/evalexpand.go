@@ -3,21 +3,22 @@ package eval
 import (
 	"errors"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/expand"
 )
 
 // byExpansion evaluates instruction in as the module text (in alone, over
 // parameters args) becomes once expand rewrites it: the program the chips
 // run. The expanded modules are kept by text; they share the evaluator's
 // generator state.
-func (e *Evaluator) byExpansion(in *hlo.Instruction, text string, expand func(*hlo.Module) error, args []*Value) (*Value, error) {
+func (e *Evaluator) byExpansion(in *hlo.Instruction, text string, expansion func(*hlo.Module) error, args []*Value) (*Value, error) {
 	m := e.expansions[text]
 	if m == nil {
 		var err error
 		if m, err = hlo.Parse(e.File+" ("+in.Opcode+")", text); err != nil {
 			return nil, e.fail(in, "%v", err)
 		}
-		if err := expand(m); err != nil {
-			var x *hlo.ExpandError
+		if err := expansion(m); err != nil {
+			var x *expand.ExpandError
 			if errors.As(err, &x) {
 				return nil, e.fail(in, "%s", x.Reason)
 			}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/expand"
 	"sort"
 	"strconv"
 	"strings"
@@ -296,7 +297,7 @@ func (e *Evaluator) evalMore(in *hlo.Instruction, ops []*Value) (*Value, bool, e
 		if n := max(e.devices(), hlo.GroupSize(in)); n > 1 && e.spmd == nil {
 			return nil, true, e.fail(in, "a collective across %d devices cannot be evaluated on one host device", n)
 		}
-		v, err = e.byExpansion(in, soloText(in, ops), hlo.ExpandRaggedAllToAll, ops)
+		v, err = e.byExpansion(in, soloText(in, ops), expand.ExpandRaggedAllToAll, ops)
 	case op == "gather":
 		v, err = e.gather(in, ops)
 	case op == "scatter":
@@ -308,9 +309,9 @@ func (e *Evaluator) evalMore(in *hlo.Instruction, ops []*Value) (*Value, bool, e
 	case op == "select-and-scatter":
 		v, err = e.selectAndScatter(in, ops)
 	case op == "triangular-solve":
-		v, err = e.byExpansion(in, soloText(in, ops), hlo.ExpandTriangularSolves, ops)
+		v, err = e.byExpansion(in, soloText(in, ops), expand.ExpandTriangularSolves, ops)
 	case op == "cholesky":
-		v, err = e.byExpansion(in, soloText(in, ops), hlo.ExpandCholeskys, ops)
+		v, err = e.byExpansion(in, soloText(in, ops), expand.ExpandCholeskys, ops)
 	case op == "batch-norm-training" || op == "batch-norm-inference" || op == "batch-norm-grad":
 		v, err = e.batchNorm(in, ops)
 	case op == "bitcast-convert":

@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/expand"
 	"math"
 	"strconv"
 	"strings"
@@ -63,7 +64,7 @@ func (e *Evaluator) rngOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
 		fmt.Fprintf(&b, "  p%d = %s[] constant(%s)\n", i, o.Shape.Elem, intText(o.Shape.Elem, o.Data[0]))
 	}
 	fmt.Fprintf(&b, "  ROOT r = %s rng(p0, p1), distribution=%s\n}\n", in.Shape, dist)
-	v, err := e.byExpansion(in, b.String(), hlo.ExpandRngs, args)
+	v, err := e.byExpansion(in, b.String(), expand.ExpandRngs, args)
 	if err == nil && v.Shape.Elem != E {
 		return nil, e.fail(in, "internal error: rng's expansion returned %s", v.Shape)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/stretchr/testify/require"
 )
 
@@ -159,11 +160,11 @@ ENTRY e {
 			want, err := (&Evaluator{File: "r.hlo", M: m}).Run(nil)
 			require.NoError(t, err)
 			x := m.Clone()
-			require.NoError(t, hlo.ExpandRngs(x))
+			require.NoError(t, expand.ExpandRngs(x))
 			again, err := hlo.Parse("r.expanded", x.String())
 			require.NoError(t, err, x.String())
 			require.NoError(t, hlo.Verify("r.expanded", again), x.String())
-			require.False(t, hlo.HasOpcode(again.Entry, "rng"))
+			require.False(t, expand.HasOpcode(again.Entry, "rng"))
 			got, err := (&Evaluator{File: "r.expanded", M: again}).Run(nil)
 			require.NoError(t, err)
 			require.Empty(t, BitDiff(want, got), name)

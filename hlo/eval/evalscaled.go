@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/expand"
 )
 
 // scaledDot evaluates scaled-dot as its expansion (ExpandScaledDots), the
@@ -11,7 +12,7 @@ func (e *Evaluator) scaledDot(in *hlo.Instruction, ops []*Value) (*Value, error)
 	if len(ops) != 4 {
 		return nil, e.fail(in, "takes lhs, rhs and their scales")
 	}
-	return e.byExpansion(in, soloText(in, ops), hlo.ExpandScaledDots, ops)
+	return e.byExpansion(in, soloText(in, ops), expand.ExpandScaledDots, ops)
 }
 
 // blockScaledDot evaluates a block-scaled dot custom call as its
@@ -20,7 +21,7 @@ func (e *Evaluator) blockScaledDot(in *hlo.Instruction, ops []*Value) (*Value, e
 	if len(ops) < 3 || len(ops) > 5 {
 		return nil, e.fail(in, "takes lhs, rhs, lhs_scale and optionally rhs_scale and a global scale")
 	}
-	return e.byExpansion(in, soloText(in, ops), hlo.ExpandBlockScaledDots, ops)
+	return e.byExpansion(in, soloText(in, ops), expand.ExpandBlockScaledDots, ops)
 }
 
 // stochasticConvert evaluates stochastic-convert as its expansion
@@ -29,7 +30,7 @@ func (e *Evaluator) stochasticConvert(in *hlo.Instruction, ops []*Value) (*Value
 	if len(ops) != 2 {
 		return nil, e.fail(in, "takes an operand and random bits")
 	}
-	return e.byExpansion(in, soloText(in, ops), hlo.ExpandStochasticConverts, ops)
+	return e.byExpansion(in, soloText(in, ops), expand.ExpandStochasticConverts, ops)
 }
 
 // soloText is a module of in alone (a scaled-dot, a block-scaled dot)

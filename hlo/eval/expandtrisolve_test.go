@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/stretchr/testify/require"
 )
 
@@ -100,7 +101,7 @@ ENTRY e {
 		require.InDelta(t, want.Data[k], got.Data[k], 1e-11*(1+math.Abs(want.Data[k])), "element %d", k)
 	}
 	x := m.Clone()
-	require.NoError(t, hlo.ExpandTriangularSolves(x))
+	require.NoError(t, expand.ExpandTriangularSolves(x))
 	require.NoError(t, hlo.Verify("ts.hlo", x))
 	for _, c := range x.Computations {
 		for _, in := range c.Instructions {

@@ -1,0 +1,125 @@
+package expand
+
+import (
+	"github.com/pulse-sim/pulse/hlo"
+	"math"
+	"strings"
+)
+
+// The error function and the activation custom calls torch-neuronx emits
+// (AwsNeuronGelu for torch's exact GELU, AwsNeuronGeluApprxTanh for its
+// tanh form, AwsNeuronGeluBackward for the exact GELU's derivative,
+// AwsNeuronErf, AwsNeuronSilu), computed by the evaluator with
+// the math library and expanded for the lowering into elementwise ops the
+// vector unit has. erf is XLA's own f32 approximation (ErfImpl32: x times
+// a degree-6 over degree-4 rational function of x^2 on x clamped to
+// [-4, 4]; within 7e-8 of erf everywhere), evaluated in f32.
+
+var erfAlpha = []float64{-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
+	-5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03, -1.60960333262415e-02}
+var erfBeta = []float64{-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
+	-7.37332916720468e-03, -1.42647390514189e-02}
+
+// neuronActivations maps the torch-neuronx activation targets to their
+// functions (for the evaluator).
+var NeuronActivations = map[string]func(float64) float64{
+	"AwsNeuronGelu":          func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) },
+	"AwsNeuronGeluApprxTanh": func(x float64) float64 { return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x))) },
+	"AwsNeuronErf":           math.Erf,
+	"AwsNeuronSilu":          func(x float64) float64 { return x / (1 + math.Exp(-x)) },
+	// The derivative of the exact GELU, d/dx x*Phi(x) = Phi(x) + x*phi(x):
+	// torch-xla's GeluBackward multiplies it by the incoming gradient.
+	"AwsNeuronGeluBackward": func(x float64) float64 {
+		return 0.5*(1+math.Erf(x/math.Sqrt2)) + x*math.Exp(-x*x/2)/math.Sqrt(2*math.Pi)
+	},
+}
+
+// NeuronActivation returns the target of an activation custom call, "" for
+// other instructions.
+func NeuronActivation(in *hlo.Instruction) string {
+	if in.Opcode != "custom-call" {
+		return ""
+	}
+	t, _ := in.Attr("custom_call_target")
+	t = strings.Trim(t, `"`)
+	if NeuronActivations[t] == nil {
+		return ""
+	}
+	return t
+}
+
+// erf is XLA's f32 erf of a (f32).
+func (x *rewriter) erf(a *hlo.Instruction) *hlo.Instruction {
+	c := x.emit("clamp", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{x.scalarLike(a, -4), a, x.scalarLike(a, 4)})
+	x2 := x.binary("multiply", c, c)
+	poly := func(cs []float64) *hlo.Instruction {
+		p := x.scalarLike(a, cs[0])
+		for _, k := range cs[1:] {
+			p = x.binary("add", x.binary("multiply", p, x2), x.scalarLike(a, k))
+		}
+		return p
+	}
+	return x.binary("divide", x.binary("multiply", c, poly(erfAlpha)), poly(erfBeta))
+}
+
+// ExpandErfAndActivations rewrites erf and the activation custom calls
+// into elementwise ops (see above).
+func ExpandErfAndActivations(m *hlo.Module) error {
+	if err := rewriteEach(m, "erf", func(x *rewriter, ops []*hlo.Instruction) error {
+		if x.at.Shape.Elem == "f64" {
+			// XLA's f64 erf: Cephes' rational function within [-1, 1],
+			// 1 - erfc beyond (expanderfc.go).
+			x.finish(x.erf64(ops[0]))
+			return nil
+		}
+		r := x.inF32(ops[0], x.erf)
+		x.finish(r)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return rewriteEach(m, "custom-call", func(x *rewriter, ops []*hlo.Instruction) error {
+		in := x.at
+		t := NeuronActivation(in)
+		if t == "" {
+			x.out = append(x.out, in)
+			return nil
+		}
+		if len(ops) != 1 || ops[0].Shape.IsTuple || !hlo.SameShape(ops[0].Shape, in.Shape) {
+			return x.errorf("an activation custom call takes one array of the result's shape")
+		}
+		var r *hlo.Instruction
+		switch t {
+		case "AwsNeuronErf":
+			r = x.inF32(ops[0], x.erf)
+		case "AwsNeuronGelu":
+			r = x.inF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction {
+				e := x.erf(x.binary("multiply", a, x.scalarLike(a, 1/math.Sqrt2)))
+				h := x.binary("multiply", a, x.scalarLike(a, 0.5))
+				return x.binary("multiply", h, x.binary("add", e, x.scalarLike(a, 1)))
+			})
+		case "AwsNeuronGeluApprxTanh":
+			r = x.inF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction {
+				a3 := x.binary("multiply", x.binary("multiply", a, a), a)
+				in := x.binary("add", a, x.binary("multiply", a3, x.scalarLike(a, 0.044715)))
+				t := x.emit("tanh", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{x.binary("multiply", in, x.scalarLike(a, math.Sqrt(2/math.Pi)))})
+				h := x.binary("multiply", a, x.scalarLike(a, 0.5))
+				return x.binary("multiply", h, x.binary("add", t, x.scalarLike(a, 1)))
+			})
+		case "AwsNeuronGeluBackward":
+			r = x.inF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction {
+				e := x.erf(x.binary("multiply", a, x.scalarLike(a, 1/math.Sqrt2)))
+				cdf := x.binary("multiply", x.binary("add", e, x.scalarLike(a, 1)), x.scalarLike(a, 0.5))
+				g := x.emit("exponential", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{x.binary("multiply", x.binary("multiply", a, a), x.scalarLike(a, -0.5))})
+				pdf := x.binary("multiply", g, x.scalarLike(a, 1/math.Sqrt(2*math.Pi)))
+				return x.binary("add", cdf, x.binary("multiply", a, pdf))
+			})
+		case "AwsNeuronSilu":
+			r = x.inF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction {
+				return x.binary("multiply", a, x.emit("logistic", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{a}))
+			})
+		}
+		x.finish(r)
+		return nil
+	})
+}
