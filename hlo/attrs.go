@@ -184,7 +184,7 @@ func AttrOr(in *Instruction, key string) string {
 	return v
 }
 
-// indexingDims marks the window dimensions among n result (gather) or
+// IndexingDims marks the window dimensions among n result (gather) or
 // update (scatter) dimensions, and lists the operand dimensions that are
 // neither collapsed/inserted nor batching, in increasing order: the ones the
 // window dimensions walk.
@@ -215,7 +215,7 @@ func IndexingDims(n int, windowDims []int64, rank int, collapsed, batching []int
 	return isWindow, window, nil
 }
 
-// checkIndexMap: the dimensions start indices address are distinct
+// CheckIndexMap: the dimensions start indices address are distinct
 // operand dimensions.
 func CheckIndexMap(name string, m []int64, rank int) error {
 	seen := make([]bool, rank)
@@ -228,7 +228,7 @@ func CheckIndexMap(name string, m []int64, rank int) error {
 	return nil
 }
 
-// checkBatching: the operand's and the indices' batching dimensions pair
+// CheckBatching: the operand's and the indices' batching dimensions pair
 // up with equal sizes.
 func CheckBatching(opDims, opBatch, idxDims, idxBatch []int64) error {
 	if len(opBatch) != len(idxBatch) {
@@ -255,11 +255,11 @@ func AttrIntOr(in *Instruction, key string, def int64) int64 {
 	return x
 }
 
-// unquotedKey finds a JSON object key written without quotes (XLA's tests
+// UnquotedKey finds a JSON object key written without quotes (XLA's tests
 // write backend_config as proto text in braces, {conv_result_scale:1}).
 var UnquotedKey = regexp.MustCompile(`([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:`)
 
-// dotDims reads a dot's batch and contracting dimension lists.
+// DotDims reads a dot's batch and contracting dimension lists.
 func DotDims(in *Instruction) (lb, lc, rb, rc []int64, err error) {
 	get := func(k string) []int64 {
 		v, _ := in.Attr(k)
@@ -275,7 +275,7 @@ func DotDims(in *Instruction) (lb, lc, rb, rc []int64, err error) {
 	return get("lhs_batch_dims"), get("lhs_contracting_dims"), get("rhs_batch_dims"), get("rhs_contracting_dims"), err
 }
 
-// freeDims are the dims of a rank-r operand that are neither batch nor
+// FreeDims are the dims of a rank-r operand that are neither batch nor
 // contracting, in order.
 func FreeDims(r int, batch, contr []int64) []int64 {
 	var out []int64

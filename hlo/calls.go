@@ -72,7 +72,7 @@ var collectives = opSet(`all-reduce all-gather reduce-scatter all-to-all collect
 	all-reduce-start all-reduce-done all-gather-start all-gather-done collective-permute-start
 	collective-permute-done collective-broadcast`)
 
-// sendRecvPairs reads a send's or recv's pairs.
+// SendRecvPairs reads a send's or recv's pairs.
 func SendRecvPairs(in *Instruction) ([][]int, error) {
 	fa, _ := in.Attr("frontend_attributes")
 	const key = "_xla_send_recv_source_target_pairs"
@@ -122,7 +122,7 @@ var IdentityCustomCalls = map[string]bool{
 	"LayoutConstraint": true, "AssumeGatherIndicesInBound": true,
 }
 
-// isIdentityCall reports whether in is a custom call of
+// IsIdentityCall reports whether in is a custom call of
 // IdentityCustomCalls, whose value is its operand.
 func IsIdentityCall(in *Instruction) bool {
 	t, _ := in.Attr("custom_call_target")
@@ -146,7 +146,7 @@ func (m *Module) calledBy(in *Instruction) []*Computation {
 	return out
 }
 
-// calleesFirst orders m's computations so that each follows those it
+// CalleesFirst orders m's computations so that each follows those it
 // calls, otherwise keeping the module's order; a cycle (which the verifier
 // refuses) is broken where it closes, and onCycle, when not nil, is told
 // the computation called again and the instruction that calls it.
@@ -184,7 +184,7 @@ func (m *Module) CalleesFirst(onCycle func(c *Computation, at *Instruction)) []*
 	return order
 }
 
-// callee is the computation named by w's attribute key, or nil.
+// Callee is the computation named by w's attribute key, or nil.
 func (m *Module) Callee(w *Instruction, key string) *Computation {
 	v, ok := w.Attr(key)
 	if !ok {

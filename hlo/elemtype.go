@@ -14,7 +14,7 @@ func IsFloat(elem string) bool {
 
 func IsUnsigned(elem string) bool { return strings.HasPrefix(elem, "u") }
 
-// round brings an arithmetic result to the element type: floats round to
+// Round brings an arithmetic result to the element type: floats round to
 // nearest even (through f32 for bf16 and f16), integers wrap, pred is x != 0.
 func Round(elem string, x float64) float64 {
 	switch elem {
@@ -81,7 +81,7 @@ func ElemBits(elem string) int {
 	return 0
 }
 
-// wideFromNumber carries number v as a value of s64 or u64: truncated,
+// WideFromNumber carries number v as a value of s64 or u64: truncated,
 // saturated to the type's range (NaN is 0), as a conversion from a float
 // does.
 func WideFromNumber(elem string, v float64) float64 {

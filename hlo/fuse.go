@@ -40,7 +40,7 @@ type FuseStats struct {
 var producerOps = opSet(`broadcast reshape bitcast transpose iota constant slice
 	concatenate pad reverse dynamic-slice copy gather`, elementwise)
 
-// cheapOps are duplicated into every fusion that reads them.
+// CheapOps are duplicated into every fusion that reads them.
 var CheapOps = map[string]bool{"broadcast": true, "iota": true, "constant": true}
 
 // maxDuplicatedConstant is the largest constant (in elements) copied into

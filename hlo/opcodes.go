@@ -190,7 +190,7 @@ func intRange(elem string) (lo, hi *big.Int) {
 	return nil, nil
 }
 
-// structuralOps are the evaluator's ops that are not elementwise and not
+// StructuralOps are the evaluator's ops that are not elementwise and not
 // collectives (see eval and evalMore).
 const StructuralOps = `parameter constant tuple get-tuple-element reshape bitcast copy opt-barrier
 	iota broadcast transpose dot ragged-dot convolution pad reduce-window dynamic-slice dynamic-update-slice
@@ -238,7 +238,7 @@ func opSet(ops string, extra ...map[string]bool) map[string]bool {
 	return s
 }
 
-// splitTupleLiteral splits a tuple constant's literal, "(1, {2, 3}, (4,
+// SplitTupleLiteral splits a tuple constant's literal, "(1, {2, 3}, (4,
 // 5))", into its elements' literals; false when it is not one.
 func SplitTupleLiteral(lit string) ([]string, bool) {
 	lit = strings.TrimSpace(lit)
@@ -294,7 +294,7 @@ func knownOp(op string) bool {
 		op == "all-to-all" || op == "reduce-scatter" || op == "ragged-all-to-all" || op == "collective-broadcast"
 }
 
-// shortAsyncInner is the op a short-form -start runs: the instruction with
+// ShortAsyncInner is the op a short-form -start runs: the instruction with
 // the wrapped opcode, the result's shape and the op's own attributes.
 func ShortAsyncInner(in *Instruction, base string) (*Instruction, bool) {
 	if in.Shape == nil || !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {

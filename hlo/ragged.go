@@ -136,7 +136,7 @@ func ParseRagged(in *Instruction, lhs, rhs, sizes *Shape) (RaggedDims, error) {
 	return d, nil
 }
 
-// rhsFree are the rhs dimensions neither batch, contracting nor group.
+// RhsFree are the rhs dimensions neither batch, contracting nor group.
 func (d RaggedDims) RhsFree(rank int) []int64 {
 	var out []int64
 	for i := range int64(rank) {
@@ -147,7 +147,7 @@ func (d RaggedDims) RhsFree(rank int) []int64 {
 	return out
 }
 
-// outDims is the result shape: [g]+ in mode 2, then the batch dims, the
+// OutDims is the result shape: [g]+ in mode 2, then the batch dims, the
 // lhs free dims and the rhs free dims, as a dot's.
 func (d RaggedDims) OutDims(lhs, rhs *Shape) []int64 {
 	var out []int64
@@ -166,7 +166,7 @@ func (d RaggedDims) OutDims(lhs, rhs *Shape) []int64 {
 	return out
 }
 
-// groupEnds are the positions along a ragged extent of n where each
+// GroupEnds are the positions along a ragged extent of n where each
 // group ends (exclusive): cumulative sums of the sizes, negative sizes as
 // 0, capped at n.
 func GroupEnds(sizes []float64, n int64) []int64 {

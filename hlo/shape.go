@@ -76,7 +76,7 @@ func IntList(v string) ([]int64, bool) {
 	return out, true
 }
 
-// strides returns row-major strides of dims.
+// Strides returns row-major strides of dims.
 func Strides(dims []int64) []int64 {
 	st := make([]int64, len(dims))
 	n := int64(1)
@@ -87,7 +87,7 @@ func Strides(dims []int64) []int64 {
 	return st
 }
 
-// unflatten writes the multi-index of flat position i into idx.
+// Unflatten writes the multi-index of flat position i into idx.
 func Unflatten(i int64, dims []int64, idx []int64) {
 	for d := len(dims) - 1; d >= 0; d-- {
 		if dims[d] > 0 {
@@ -147,7 +147,7 @@ func sameDims(a, b *Shape) bool {
 	return true
 }
 
-// free returns dims without the listed indices, in order.
+// Free returns dims without the listed indices, in order.
 func Free(dims []int64, a, b []int64) []int64 {
 	skip := map[int64]bool{}
 	for _, x := range a {
@@ -201,7 +201,7 @@ func EqualDims(a, b []int64) bool {
 	return true
 }
 
-// positions lists every index of a box of the given extents, row-major.
+// Positions lists every index of a box of the given extents, row-major.
 func Positions(ext []int64) [][]int64 {
 	out := [][]int64{{}}
 	for _, e := range ext {

@@ -150,7 +150,7 @@ func intConstant(x *Instruction) (int64, bool) {
 	return n, err == nil
 }
 
-// def is the instruction of c named name, or nil.
+// Def is the instruction of c named name, or nil.
 func (c *Computation) Def(name string) *Instruction {
 	for _, in := range c.Instructions {
 		if in.Name == name {

@@ -32,6 +32,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 	"github.com/pulse-sim/pulse/isa"
 )
 
@@ -166,11 +167,11 @@ func CompileDevices(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices
 	orig := m
 	m = m.Clone()
 	if err := expand.ExpandComplex(m); err != nil {
-		e := err.(*expand.ExpandError)
+		e := err.(*rewrite.ExpandError)
 		return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
 	}
 	if err := expand.ExpandShortAsync(m); err != nil {
-		e := err.(*expand.ExpandError)
+		e := err.(*rewrite.ExpandError)
 		return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
 	}
 	expand.InlineCalls(m)
@@ -194,7 +195,7 @@ func CompileDevices(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices
 	}
 	for _, pass := range []func(*hlo.Module) error{expand.SplitTupleConstants, expand.ExpandGemmCalls, expand.ExpandCudnnConvs, expand.ExpandCubSorts, raggedAllToAll, expand.TopKCallsAsTopK, expand.ExpandBlockScaledDots, expand.ExpandStochasticConverts, expand.ExpandDynamicGte, expand.BroadcastClampBounds, expand.ExpandRngs, expand.ExpandRngBitGenerators, expand.ExpandMaps, expand.ExpandTopKs, expand.TypedBitcasts, expand.ExpandWidthBitcasts, expand.TrivialGathersScatters, expand.WidenNarrowIndices, expand.IndexVectorsLast, expand.NormalizeGathers, expand.SplitVariadicScatters, expand.NormalizeScatters, expand.ExpandSelectAndScatters, expand.ExpandRaggedDots, expand.ExpandScaledDots, expand.ExpandSorts, expand.ExpandTotalOrderCompares, expand.SimplifyIdentityViews, expand.SplitNegativePads, expand.ExpandErfAndActivations, expand.ExpandNextAfters, expand.ExpandErfInvs, expand.ExpandErfcs, expand.ExpandBesselI1es, expand.ExpandFloatRemainders, expand.StaticDimensionSizes, expand.SqueezeTransposes, expand.ExpandConvolutions, expand.ExpandReduceWindows, expand.ExpandBatchNorms, expand.ExpandCholeskys, expand.ExpandTriangularSolves, upcastDots, vectorDots, foldTransposes, canonicalDots, expand.ExpandGeneralReduces, splitReductions} {
 		if err := pass(m); err != nil {
-			if e, ok := err.(*expand.ExpandError); ok {
+			if e, ok := err.(*rewrite.ExpandError); ok {
 				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
 			}
 			return nil, err

@@ -2,7 +2,7 @@ package eval
 
 import "math"
 
-// erfInv64 is f64 erf-inv as XLA computes it (its ErfInv64: Giles'
+// ErfInv64 is f64 erf-inv as XLA computes it (its ErfInv64: Giles'
 // double-precision polynomials in w = -log1p(-x^2), shifted by 3.125 for
 // w < 6.25, in sqrt(w) - 3.25 for w < 16 and sqrt(w) - 5 beyond; ±inf at
 // ±1). The evaluator uses it, not math.Erfinv, so that what depends on

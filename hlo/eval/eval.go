@@ -242,7 +242,7 @@ func intPower(x, y float64) float64 {
 	return float64(int64(r))
 }
 
-// rounder returns round for one element type, decided once.
+// Rounder returns round for one element type, decided once.
 func Rounder(elem string) func(float64) float64 {
 	switch elem {
 	case "f32":

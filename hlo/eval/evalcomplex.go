@@ -4,6 +4,7 @@ import (
 	"errors"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 )
 
 // runComplex runs a module with complex values as its ExpandComplex
@@ -14,7 +15,7 @@ func (e *Evaluator) runComplex(args []*Value) (*Value, error) {
 	if e.complexOf != orig {
 		x := orig.Clone()
 		if err := expand.ExpandComplex(x); err != nil {
-			var xe *expand.ExpandError
+			var xe *rewrite.ExpandError
 			if errors.As(err, &xe) {
 				return nil, &EvalError{e.File, xe.Pos, xe.Name + ": " + xe.Opcode + ": " + xe.Reason}
 			}

@@ -81,7 +81,7 @@ func TestEvalConvolution(t *testing.T) {
 			}
 		})
 	}
-	// A convolution with no spatial dimensions is a matmul (how TPU dumps print dots).
+	// a convolution with no spatial dimensions is a matmul (how TPU dumps print dots).
 	a, b := randArr(r, "f32", 3, 4), randArr(r, "f32", 4, 2)
 	conv := evalText(t, `ENTRY e {
   a = f32[3,4] parameter(0)

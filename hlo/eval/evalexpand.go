@@ -3,7 +3,7 @@ package eval
 import (
 	"errors"
 	"github.com/pulse-sim/pulse/hlo"
-	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 )
 
 // byExpansion evaluates instruction in as the module text (in alone, over
@@ -18,7 +18,7 @@ func (e *Evaluator) byExpansion(in *hlo.Instruction, text string, expansion func
 			return nil, e.fail(in, "%v", err)
 		}
 		if err := expansion(m); err != nil {
-			var x *expand.ExpandError
+			var x *rewrite.ExpandError
 			if errors.As(err, &x) {
 				return nil, e.fail(in, "%s", x.Reason)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 	"github.com/stretchr/testify/require"
 )
 
@@ -164,7 +165,7 @@ ENTRY e {
 			again, err := hlo.Parse("r.expanded", x.String())
 			require.NoError(t, err, x.String())
 			require.NoError(t, hlo.Verify("r.expanded", again), x.String())
-			require.False(t, expand.HasOpcode(again.Entry, "rng"))
+			require.False(t, rewrite.HasOpcode(again.Entry, "rng"))
 			got, err := (&Evaluator{File: "r.expanded", M: again}).Run(nil)
 			require.NoError(t, err)
 			require.Empty(t, BitDiff(want, got), name)

@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// triangularSolveDirect solves triangular-solve(a, b) directly, the
+// TriangularSolveDirect solves triangular-solve(a, b) directly, the
 // reference TestExpandTriangularSolves checks hlo.ExpandTriangularSolves
 // (what the evaluator and the chips compute, as XLA does) against: X with
 // op(a) X = b

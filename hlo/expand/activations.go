@@ -20,7 +20,7 @@ var erfAlpha = []float64{-2.72614225801306e-10, 2.77068142495902e-08, -2.1010240
 var erfBeta = []float64{-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
 	-7.37332916720468e-03, -1.42647390514189e-02}
 
-// neuronActivations maps the torch-neuronx activation targets to their
+// NeuronActivations maps the torch-neuronx activation targets to their
 // functions (for the evaluator).
 var NeuronActivations = map[string]func(float64) float64{
 	"AwsNeuronGelu":          func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) },
@@ -50,76 +50,76 @@ func NeuronActivation(in *hlo.Instruction) string {
 
 // erf is XLA's f32 erf of a (f32).
 func (x *rewriter) erf(a *hlo.Instruction) *hlo.Instruction {
-	c := x.emit("clamp", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{x.scalarLike(a, -4), a, x.scalarLike(a, 4)})
-	x2 := x.binary("multiply", c, c)
+	c := x.Emit("clamp", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{x.ScalarLike(a, -4), a, x.ScalarLike(a, 4)})
+	x2 := x.Binary("multiply", c, c)
 	poly := func(cs []float64) *hlo.Instruction {
-		p := x.scalarLike(a, cs[0])
+		p := x.ScalarLike(a, cs[0])
 		for _, k := range cs[1:] {
-			p = x.binary("add", x.binary("multiply", p, x2), x.scalarLike(a, k))
+			p = x.Binary("add", x.Binary("multiply", p, x2), x.ScalarLike(a, k))
 		}
 		return p
 	}
-	return x.binary("divide", x.binary("multiply", c, poly(erfAlpha)), poly(erfBeta))
+	return x.Binary("divide", x.Binary("multiply", c, poly(erfAlpha)), poly(erfBeta))
 }
 
 // ExpandErfAndActivations rewrites erf and the activation custom calls
 // into elementwise ops (see above).
 func ExpandErfAndActivations(m *hlo.Module) error {
 	if err := rewriteEach(m, "erf", func(x *rewriter, ops []*hlo.Instruction) error {
-		if x.at.Shape.Elem == "f64" {
+		if x.At.Shape.Elem == "f64" {
 			// XLA's f64 erf: Cephes' rational function within [-1, 1],
 			// 1 - erfc beyond (expanderfc.go).
-			x.finish(x.erf64(ops[0]))
+			x.Finish(x.erf64(ops[0]))
 			return nil
 		}
-		r := x.inF32(ops[0], x.erf)
-		x.finish(r)
+		r := x.InF32(ops[0], x.erf)
+		x.Finish(r)
 		return nil
 	}); err != nil {
 		return err
 	}
 	return rewriteEach(m, "custom-call", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		t := NeuronActivation(in)
 		if t == "" {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		if len(ops) != 1 || ops[0].Shape.IsTuple || !hlo.SameShape(ops[0].Shape, in.Shape) {
-			return x.errorf("an activation custom call takes one array of the result's shape")
+			return x.Errorf("an activation custom call takes one array of the result's shape")
 		}
 		var r *hlo.Instruction
 		switch t {
 		case "AwsNeuronErf":
-			r = x.inF32(ops[0], x.erf)
+			r = x.InF32(ops[0], x.erf)
 		case "AwsNeuronGelu":
-			r = x.inF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction {
-				e := x.erf(x.binary("multiply", a, x.scalarLike(a, 1/math.Sqrt2)))
-				h := x.binary("multiply", a, x.scalarLike(a, 0.5))
-				return x.binary("multiply", h, x.binary("add", e, x.scalarLike(a, 1)))
+			r = x.InF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction {
+				e := x.erf(x.Binary("multiply", a, x.ScalarLike(a, 1/math.Sqrt2)))
+				h := x.Binary("multiply", a, x.ScalarLike(a, 0.5))
+				return x.Binary("multiply", h, x.Binary("add", e, x.ScalarLike(a, 1)))
 			})
 		case "AwsNeuronGeluApprxTanh":
-			r = x.inF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction {
-				a3 := x.binary("multiply", x.binary("multiply", a, a), a)
-				in := x.binary("add", a, x.binary("multiply", a3, x.scalarLike(a, 0.044715)))
-				t := x.emit("tanh", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{x.binary("multiply", in, x.scalarLike(a, math.Sqrt(2/math.Pi)))})
-				h := x.binary("multiply", a, x.scalarLike(a, 0.5))
-				return x.binary("multiply", h, x.binary("add", t, x.scalarLike(a, 1)))
+			r = x.InF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction {
+				a3 := x.Binary("multiply", x.Binary("multiply", a, a), a)
+				in := x.Binary("add", a, x.Binary("multiply", a3, x.ScalarLike(a, 0.044715)))
+				t := x.Emit("tanh", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{x.Binary("multiply", in, x.ScalarLike(a, math.Sqrt(2/math.Pi)))})
+				h := x.Binary("multiply", a, x.ScalarLike(a, 0.5))
+				return x.Binary("multiply", h, x.Binary("add", t, x.ScalarLike(a, 1)))
 			})
 		case "AwsNeuronGeluBackward":
-			r = x.inF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction {
-				e := x.erf(x.binary("multiply", a, x.scalarLike(a, 1/math.Sqrt2)))
-				cdf := x.binary("multiply", x.binary("add", e, x.scalarLike(a, 1)), x.scalarLike(a, 0.5))
-				g := x.emit("exponential", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{x.binary("multiply", x.binary("multiply", a, a), x.scalarLike(a, -0.5))})
-				pdf := x.binary("multiply", g, x.scalarLike(a, 1/math.Sqrt(2*math.Pi)))
-				return x.binary("add", cdf, x.binary("multiply", a, pdf))
+			r = x.InF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction {
+				e := x.erf(x.Binary("multiply", a, x.ScalarLike(a, 1/math.Sqrt2)))
+				cdf := x.Binary("multiply", x.Binary("add", e, x.ScalarLike(a, 1)), x.ScalarLike(a, 0.5))
+				g := x.Emit("exponential", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{x.Binary("multiply", x.Binary("multiply", a, a), x.ScalarLike(a, -0.5))})
+				pdf := x.Binary("multiply", g, x.ScalarLike(a, 1/math.Sqrt(2*math.Pi)))
+				return x.Binary("add", cdf, x.Binary("multiply", a, pdf))
 			})
 		case "AwsNeuronSilu":
-			r = x.inF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction {
-				return x.binary("multiply", a, x.emit("logistic", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{a}))
+			r = x.InF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction {
+				return x.Binary("multiply", a, x.Emit("logistic", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{a}))
 			})
 		}
-		x.finish(r)
+		x.Finish(r)
 		return nil
 	})
 }

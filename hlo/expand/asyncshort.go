@@ -3,6 +3,7 @@ package expand
 import (
 	"fmt"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 )
 
 // XLA prints an op run asynchronously in a short form: "negate-start",
@@ -30,14 +31,14 @@ func ExpandShortAsync(m *hlo.Module) error {
 			}
 			if part != "start" {
 				if len(in.Operands) != 1 {
-					return &ExpandError{Pos: in.Pos, Name: in.Name, Opcode: in.Opcode, Reason: "takes the " + base + "-start result"}
+					return &rewrite.ExpandError{Pos: in.Pos, Name: in.Name, Opcode: in.Opcode, Reason: "takes the " + base + "-start result"}
 				}
 				cp.Opcode = "async-" + part
 				continue
 			}
 			inner, ok := hlo.ShortAsyncInner(in, base)
 			if !ok || !in.Shape.Tuple[0].IsTuple || len(in.Shape.Tuple[0].Tuple) != len(in.Operands) {
-				return &ExpandError{Pos: in.Pos, Name: in.Name, Opcode: in.Opcode, Reason: "should return ((operands), result, context...)"}
+				return &rewrite.ExpandError{Pos: in.Pos, Name: in.Name, Opcode: in.Opcode, Reason: "should return ((operands), result, context...)"}
 			}
 			name := in.Name + ".wrapped"
 			for k := 0; m.Computation(name) != nil; k++ {

@@ -30,17 +30,17 @@ func IsBlockScaledDot(in *hlo.Instruction) bool {
 // evaluates the same expansion.
 func ExpandBlockScaledDots(m *hlo.Module) error {
 	return rewriteEach(m, "custom-call", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		if !IsBlockScaledDot(in) {
-			x.out = append(x.out, in) // another custom call: unchanged
+			x.Out = append(x.Out, in) // another custom call: unchanged
 			return nil
 		}
 		if len(ops) < 3 || len(ops) > 5 || in.Shape == nil || in.Shape.IsTuple {
-			return x.errorf("a block-scaled dot takes lhs, rhs, lhs_scale and optionally rhs_scale and a global scale, and returns an array (here %d operands)", len(ops))
+			return x.Errorf("a block-scaled dot takes lhs, rhs, lhs_scale and optionally rhs_scale and a global scale, and returns an array (here %d operands)", len(ops))
 		}
 		rank := len(ops[0].Shape.Dims)
 		if rank != 2 && rank != 3 || len(ops[1].Shape.Dims) != rank {
-			return x.errorf("a block-scaled dot multiplies operands of rank 2 or 3 (here %s and %s)", ops[0].Shape, ops[1].Shape)
+			return x.Errorf("a block-scaled dot multiplies operands of rank 2 or 3 (here %s and %s)", ops[0].Shape, ops[1].Shape)
 		}
 		l, r := ops[0].Shape.Dims, ops[1].Shape.Dims
 		want := []int64{l[rank-2], r[rank-2]}
@@ -52,18 +52,18 @@ func ExpandBlockScaledDots(m *hlo.Module) error {
 			if rank == 3 {
 				batched = ", batched over the first"
 			}
-			return x.errorf("%s and %s (contracting their last dims%s) make %s%v, not %s", ops[0].Shape, ops[1].Shape, batched, in.Shape.Elem, want, in.Shape)
+			return x.Errorf("%s and %s (contracting their last dims%s) make %s%v, not %s", ops[0].Shape, ops[1].Shape, batched, in.Shape.Elem, want, in.Shape)
 		}
 		block, err := blockSizeOf(in)
 		if err != nil {
-			return x.errorf("%v", err)
+			return x.Errorf("%v", err)
 		}
 		elem := in.Shape.Elem
 		lhs, err := x.blockDequantize(ops[0], ops[2], elem, block, "lhs")
 		if err != nil {
 			return err
 		}
-		rhs := x.convert(ops[1], elem)
+		rhs := x.Convert(ops[1], elem)
 		if len(ops) >= 4 {
 			if rhs, err = x.blockDequantize(ops[1], ops[3], elem, block, "rhs"); err != nil {
 				return err
@@ -74,15 +74,15 @@ func ExpandBlockScaledDots(m *hlo.Module) error {
 		if rank == 3 {
 			attrs = append(attrs, "lhs_batch_dims", "{0}", "rhs_batch_dims", "{0}")
 		}
-		d := x.emit("dot", elem, in.Shape.Dims, []*hlo.Instruction{lhs, rhs}, attrs...)
+		d := x.Emit("dot", elem, in.Shape.Dims, []*hlo.Instruction{lhs, rhs}, attrs...)
 		if len(ops) == 5 {
 			g := ops[4]
 			if len(g.Shape.Dims) != 0 || g.Shape.IsTuple || g.Shape.Elem != elem {
-				return x.errorf("the global scale %s is not a scalar of the result's type %s", g.Shape, elem)
+				return x.Errorf("the global scale %s is not a scalar of the result's type %s", g.Shape, elem)
 			}
-			d = x.binary("multiply", d, x.broadcast(g, d.Shape.Dims, nil))
+			d = x.Binary("multiply", d, x.Broadcast(g, d.Shape.Dims, nil))
 		}
-		x.finish(d)
+		x.Finish(d)
 		return nil
 	})
 }
@@ -112,7 +112,7 @@ func (x *rewriter) blockDequantize(op, scale *hlo.Instruction, elem string, bloc
 	d, s := op.Shape.Dims, append([]int64{}, scale.Shape.Dims...)
 	n := len(d)
 	bad := func() error {
-		return x.errorf("the %s scale %s does not block the %s operand %s along its last dim", side, scale.Shape, side, op.Shape)
+		return x.Errorf("the %s scale %s does not block the %s operand %s along its last dim", side, scale.Shape, side, op.Shape)
 	}
 	if len(s) != n || n == 3 && s[0] != d[0] || s[n-2] < d[n-2] {
 		return nil, bad()
@@ -132,10 +132,10 @@ func (x *rewriter) blockDequantize(op, scale *hlo.Instruction, elem string, bloc
 		for i := range ones {
 			ones[i] = 1
 		}
-		scale = x.slice(scale, make([]int64, n), s, ones)
+		scale = x.Slice(scale, make([]int64, n), s, ones)
 	}
-	op, scale = x.convert(op, elem), x.convert(scale, elem)
+	op, scale = x.Convert(op, elem), x.Convert(scale, elem)
 	wide := append(append([]int64{}, s...), d[n-1]/s[n-1])
-	b := x.reshape(x.broadcast(scale, wide, hlo.Iota64(0, n)), d)
-	return x.binary("multiply", op, b), nil
+	b := x.Reshape(x.Broadcast(scale, wide, hlo.Iota64(0, n)), d)
+	return x.Binary("multiply", op, b), nil
 }

@@ -16,15 +16,15 @@ func BroadcastClampBounds(m *hlo.Module) error {
 }
 
 func broadcastScalarOperands(x *rewriter, ops []*hlo.Instruction) error {
-	c := *x.at
+	c := *x.At
 	c.Operands = make([]*hlo.Operand, len(ops))
 	for i, o := range ops {
-		c.Operands[i] = x.at.Operands[i]
-		if len(o.Shape.Dims) == 0 && len(x.at.Shape.Dims) > 0 && !o.Shape.IsTuple {
-			b := x.emit("broadcast", o.Shape.Elem, x.at.Shape.Dims, []*hlo.Instruction{o}, "dimensions", "{}")
-			c.Operands[i] = &hlo.Operand{Pos: x.at.Pos, Name: b.Name}
+		c.Operands[i] = x.At.Operands[i]
+		if len(o.Shape.Dims) == 0 && len(x.At.Shape.Dims) > 0 && !o.Shape.IsTuple {
+			b := x.Emit("broadcast", o.Shape.Elem, x.At.Shape.Dims, []*hlo.Instruction{o}, "dimensions", "{}")
+			c.Operands[i] = &hlo.Operand{Pos: x.At.Pos, Name: b.Name}
 		}
 	}
-	x.out = append(x.out, &c)
+	x.Out = append(x.Out, &c)
 	return nil
 }

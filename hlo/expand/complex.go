@@ -2,10 +2,12 @@ package expand
 
 import (
 	"fmt"
-	"github.com/pulse-sim/pulse/hlo"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 )
 
 // Complex numbers. c64 and c128 arrays are carried as arrays of their
@@ -58,17 +60,17 @@ func ExpandComplex(m *hlo.Module) error {
 				out = append(out, in)
 				continue
 			}
-			x := &rewriter{m: m, at: in, taken: taken}
+			x := &rewriter{&rewrite.Rewriter{M: m, At: in, Taken: taken}}
 			for i, o := range ops {
 				if o == nil || o.Shape == nil {
-					return x.errorf("operand %s is not defined before it", in.Operands[i].Name)
+					return x.Errorf("operand %s is not defined before it", in.Operands[i].Name)
 				}
 			}
 			if err := x.expandComplex(ops, origOps); err != nil {
 				return err
 			}
-			byName[in.Name] = x.splice(c)
-			out = append(out, x.out...)
+			byName[in.Name] = x.Splice(c)
+			out = append(out, x.Out...)
 		}
 		c.Instructions = out
 	}
@@ -79,21 +81,21 @@ func ExpandComplex(m *hlo.Module) error {
 // complex result. ops are the rewritten operands, origOps their shapes
 // before.
 func (x *rewriter) expandComplex(ops []*hlo.Instruction, origOps []*hlo.Shape) error {
-	in := x.at
+	in := x.At
 	s := in.Shape
 	rs := hlo.RealShape(s)
 	cx := func(i int) bool {
 		return i < len(origOps) && origOps[i] != nil && !origOps[i].IsTuple && hlo.IsComplex(origOps[i].Elem)
 	}
 	unsupported := func() error {
-		return x.errorf("%s of complex values is not supported (Pulse rewrites complex arithmetic into real: docs/hlo.md)", in.Opcode)
+		return x.Errorf("%s of complex values is not supported (Pulse rewrites complex arithmetic into real: docs/hlo.md)", in.Opcode)
 	}
 	same := func() {
 		cp := *in
 		cp.Shape = rs
 		cp.Operands = append([]*hlo.Operand{}, in.Operands...)
 		cp.Attrs = append([]hlo.Attr{}, in.Attrs...)
-		x.out = append(x.out, &cp)
+		x.Out = append(x.Out, &cp)
 	}
 	switch op := in.Opcode; {
 	case op == "custom-call" && !hlo.IsIdentityCall(in):
@@ -106,49 +108,49 @@ func (x *rewriter) expandComplex(ops []*hlo.Instruction, origOps []*hlo.Shape) e
 	case op == "constant":
 		lit, err := complexLiteral(in.Literal, s)
 		if err != nil {
-			return x.errorf("%v", err)
+			return x.Errorf("%v", err)
 		}
 		if len(s.Dims) > 0 && !strings.HasPrefix(strings.TrimSpace(lit), "{{") && strings.TrimSpace(in.Literal) != "{...}" && !strings.HasPrefix(strings.TrimSpace(in.Literal), "{") {
 			// One value for the whole array: a pair, broadcast.
-			c := x.emit("constant", rs.Elem, []int64{2}, nil)
+			c := x.Emit("constant", rs.Elem, []int64{2}, nil)
 			c.Literal = lit
-			x.broadcast(c, rs.Dims, []int64{int64(len(s.Dims))})
+			x.Broadcast(c, rs.Dims, []int64{int64(len(s.Dims))})
 			return nil
 		}
 		cp := *in
 		cp.Shape, cp.Literal = rs, lit
-		x.out = append(x.out, &cp)
+		x.Out = append(x.Out, &cp)
 	case op == "broadcast":
 		v, _ := in.Attr("dimensions")
 		dims := parseIntList(v)
-		x.emit("broadcast", rs.Elem, rs.Dims, ops[:1], "dimensions", hlo.IntsText(append(dims, int64(len(s.Dims)))))
+		x.Emit("broadcast", rs.Elem, rs.Dims, ops[:1], "dimensions", hlo.IntsText(append(dims, int64(len(s.Dims)))))
 	case op == "transpose":
 		v, _ := in.Attr("dimensions")
 		perm := parseIntList(v)
-		x.emit("transpose", rs.Elem, rs.Dims, ops[:1], "dimensions", hlo.IntsText(append(perm, int64(len(s.Dims)))))
+		x.Emit("transpose", rs.Elem, rs.Dims, ops[:1], "dimensions", hlo.IntsText(append(perm, int64(len(s.Dims)))))
 	case op == "slice":
 		v, _ := in.Attr("slice")
-		x.emit("slice", rs.Elem, rs.Dims, ops[:1], "slice", strings.TrimSuffix(strings.TrimSpace(v), "}")+", [0:2]}")
+		x.Emit("slice", rs.Elem, rs.Dims, ops[:1], "slice", strings.TrimSuffix(strings.TrimSpace(v), "}")+", [0:2]}")
 	case op == "dynamic-slice":
 		v, _ := in.Attr("dynamic_slice_sizes")
-		idx := append(append([]*hlo.Instruction{}, ops...), x.constant("s32", "0"))
+		idx := append(append([]*hlo.Instruction{}, ops...), x.Constant("s32", "0"))
 		if len(ops) > 1 && ops[1].Shape != nil && ops[1].Shape.Elem != "" {
-			idx[len(idx)-1] = x.constant(ops[1].Shape.Elem, "0")
+			idx[len(idx)-1] = x.Constant(ops[1].Shape.Elem, "0")
 		}
-		x.emit("dynamic-slice", rs.Elem, rs.Dims, idx, "dynamic_slice_sizes", hlo.IntsText(append(parseIntList(v), 2)))
+		x.Emit("dynamic-slice", rs.Elem, rs.Dims, idx, "dynamic_slice_sizes", hlo.IntsText(append(parseIntList(v), 2)))
 	case op == "dynamic-update-slice":
 		idx := append([]*hlo.Instruction{}, ops...)
-		zero := x.constant("s32", "0")
+		zero := x.Constant("s32", "0")
 		if len(ops) > 2 && ops[2].Shape != nil {
-			zero = x.constant(ops[2].Shape.Elem, "0")
+			zero = x.Constant(ops[2].Shape.Elem, "0")
 		}
-		x.emit("dynamic-update-slice", rs.Elem, rs.Dims, append(idx, zero))
+		x.Emit("dynamic-update-slice", rs.Elem, rs.Dims, append(idx, zero))
 	case op == "select":
 		pred := ops[0]
 		if len(pred.Shape.Dims) > 0 {
-			pred = x.broadcast(pred, append(append([]int64{}, pred.Shape.Dims...), 2), hlo.Iota64(0, len(pred.Shape.Dims)))
+			pred = x.Broadcast(pred, append(append([]int64{}, pred.Shape.Dims...), 2), hlo.Iota64(0, len(pred.Shape.Dims)))
 		}
-		x.emit("select", rs.Elem, rs.Dims, []*hlo.Instruction{pred, ops[1], ops[2]})
+		x.Emit("select", rs.Elem, rs.Dims, []*hlo.Instruction{pred, ops[1], ops[2]})
 	case op == "real" || op == "imag":
 		if !cx(0) {
 			return unsupported()
@@ -157,64 +159,64 @@ func (x *rewriter) expandComplex(ops []*hlo.Instruction, origOps []*hlo.Shape) e
 		if op == "imag" {
 			k = 1
 		}
-		x.finish(x.complexPart(ops[0], k))
+		x.Finish(x.complexPart(ops[0], k))
 	case op == "complex":
-		x.finish(x.complexJoin(ops[0], ops[1]))
+		x.Finish(x.complexJoin(ops[0], ops[1]))
 	case op == "multiply":
 		a, b := ops[0], ops[1]
 		ar, ai, br, bi := x.complexPart(a, 0), x.complexPart(a, 1), x.complexPart(b, 0), x.complexPart(b, 1)
-		re := x.binary("subtract", x.binary("multiply", ar, br), x.binary("multiply", ai, bi))
-		im := x.binary("add", x.binary("multiply", ar, bi), x.binary("multiply", ai, br))
-		x.finish(x.complexJoin(re, im))
+		re := x.Binary("subtract", x.Binary("multiply", ar, br), x.Binary("multiply", ai, bi))
+		im := x.Binary("add", x.Binary("multiply", ar, bi), x.Binary("multiply", ai, br))
+		x.Finish(x.complexJoin(re, im))
 	case op == "divide":
-		x.finish(x.complexDivide(ops[0], ops[1]))
+		x.Finish(x.complexDivide(ops[0], ops[1]))
 	case op == "abs":
-		x.finish(x.complexAbs(ops[0]))
+		x.Finish(x.complexAbs(ops[0]))
 	case op == "exponential" || op == "log" || op == "sqrt" || op == "power":
 		if !hlo.IsComplex(s.Elem) {
 			return unsupported()
 		}
-		x.finish(x.complexMath(op, ops))
+		x.Finish(x.complexMath(op, ops))
 	case op == "convert":
 		switch {
 		case cx(0) && hlo.IsComplex(s.Elem):
-			x.finish(x.convert(ops[0], rs.Elem))
+			x.Finish(x.Convert(ops[0], rs.Elem))
 		case !cx(0) && hlo.IsComplex(s.Elem):
-			re := x.convert(ops[0], rs.Elem)
-			x.finish(x.complexJoin(re, x.broadcast(x.constant(rs.Elem, "0"), re.Shape.Dims, nil)))
+			re := x.Convert(ops[0], rs.Elem)
+			x.Finish(x.complexJoin(re, x.Broadcast(x.Constant(rs.Elem, "0"), re.Shape.Dims, nil)))
 		default:
-			return x.errorf("convert from %s to %s: XLA converts complex to real with real(), not convert", origOps[0].Elem, s.Elem)
+			return x.Errorf("convert from %s to %s: XLA converts complex to real with real(), not convert", origOps[0].Elem, s.Elem)
 		}
 	case op == "compare":
 		dir, _ := in.Attr("direction")
 		if dir != "EQ" && dir != "NE" {
-			return x.errorf("complex values compare only for EQ and NE (here %s)", dir)
+			return x.Errorf("complex values compare only for EQ and NE (here %s)", dir)
 		}
 		a, b := ops[0], ops[1]
 		d := a.Shape.Dims[:len(a.Shape.Dims)-1]
 		cmp := func(k int64) *hlo.Instruction {
-			return x.emit("compare", "pred", d, []*hlo.Instruction{x.complexPart(a, k), x.complexPart(b, k)}, "direction", dir)
+			return x.Emit("compare", "pred", d, []*hlo.Instruction{x.complexPart(a, k), x.complexPart(b, k)}, "direction", dir)
 		}
 		join := "and"
 		if dir == "NE" {
 			join = "or"
 		}
-		x.emit(join, "pred", d, []*hlo.Instruction{cmp(0), cmp(1)})
+		x.Emit(join, "pred", d, []*hlo.Instruction{cmp(0), cmp(1)})
 	case op == "pad":
 		v, _ := in.Attr("padding")
 		parts := [2]*hlo.Instruction{}
 		for k := range int64(2) {
 			pv := x.complexPart(ops[1], k)
-			parts[k] = x.emit("pad", rs.Elem, s.Dims, []*hlo.Instruction{x.complexPart(ops[0], k), pv}, "padding", v)
+			parts[k] = x.Emit("pad", rs.Elem, s.Dims, []*hlo.Instruction{x.complexPart(ops[0], k), pv}, "padding", v)
 		}
-		x.finish(x.complexJoin(parts[0], parts[1]))
+		x.Finish(x.complexJoin(parts[0], parts[1]))
 	case op == "dot":
 		if !cx(0) || !cx(1) {
-			return x.errorf("a dot of %s and %s: both operands must be complex", origOps[0].Elem, origOps[1].Elem)
+			return x.Errorf("a dot of %s and %s: both operands must be complex", origOps[0].Elem, origOps[1].Elem)
 		}
 		a, b := ops[0], ops[1]
 		dot := func(p, q *hlo.Instruction) *hlo.Instruction {
-			d := x.emit("dot", rs.Elem, s.Dims, []*hlo.Instruction{p, q})
+			d := x.Emit("dot", rs.Elem, s.Dims, []*hlo.Instruction{p, q})
 			for _, at := range in.Attrs {
 				if strings.HasSuffix(at.Key, "_dims") {
 					d.Attrs = append(d.Attrs, hlo.Attr{Pos: in.Pos, Key: at.Key, Value: at.Value})
@@ -223,22 +225,22 @@ func (x *rewriter) expandComplex(ops []*hlo.Instruction, origOps []*hlo.Shape) e
 			return d
 		}
 		ar, ai, br, bi := x.complexPart(a, 0), x.complexPart(a, 1), x.complexPart(b, 0), x.complexPart(b, 1)
-		re := x.binary("subtract", dot(ar, br), dot(ai, bi))
-		im := x.binary("add", dot(ar, bi), dot(ai, br))
-		x.finish(x.complexJoin(re, im))
+		re := x.Binary("subtract", dot(ar, br), dot(ai, bi))
+		im := x.Binary("add", dot(ar, bi), dot(ai, br))
+		x.Finish(x.complexJoin(re, im))
 	case op == "reduce":
-		if len(ops) != 2 || !reducesWithAdd(x.m, in) {
-			return x.errorf("a reduce of complex values is supported with one operand and an add reducer")
+		if len(ops) != 2 || !reducesWithAdd(x.M, in) {
+			return x.Errorf("a reduce of complex values is supported with one operand and an add reducer")
 		}
 		v, _ := in.Attr("dimensions")
 		dims := parseIntList(v)
 		parts := [2]*hlo.Instruction{}
 		for k := range int64(2) {
-			sum := x.reduceSum(x.complexPart(ops[0], k), dims)
-			init := x.broadcast(x.complexPart(ops[1], k), sum.Shape.Dims, nil)
-			parts[k] = x.binary("add", sum, init)
+			sum := x.ReduceSum(x.complexPart(ops[0], k), dims)
+			init := x.Broadcast(x.complexPart(ops[1], k), sum.Shape.Dims, nil)
+			parts[k] = x.Binary("add", sum, init)
 		}
-		x.finish(x.complexJoin(parts[0], parts[1]))
+		x.Finish(x.complexJoin(parts[0], parts[1]))
 	case op == "fft":
 		return x.expandFFT(ops[0], origOps[0])
 	default:
@@ -274,13 +276,13 @@ func (x *rewriter) complexPart(z *hlo.Instruction, k int64) *hlo.Instruction {
 	start := make([]int64, r)
 	start[r-1] = k
 	count := append(append([]int64{}, d[:r-1]...), 1)
-	return x.reshape(x.slice(z, start, count, hlo.Ones(r)), d[:r-1])
+	return x.Reshape(x.Slice(z, start, count, hlo.Ones(r)), d[:r-1])
 }
 
 // complexJoin pairs re and im (one shape) into [..., 2].
 func (x *rewriter) complexJoin(re, im *hlo.Instruction) *hlo.Instruction {
 	d := append(append([]int64{}, re.Shape.Dims...), 1)
-	return x.concatenate([]*hlo.Instruction{x.reshape(re, d), x.reshape(im, d)}, len(d)-1)
+	return x.Concatenate([]*hlo.Instruction{x.Reshape(re, d), x.Reshape(im, d)}, len(d)-1)
 }
 
 // complexDivide is a/b by Smith's algorithm, as XLA's elemental emitter
@@ -290,14 +292,14 @@ func (x *rewriter) complexJoin(re, im *hlo.Instruction) *hlo.Instruction {
 func (x *rewriter) complexDivide(a, b *hlo.Instruction) *hlo.Instruction {
 	ar, ai, br, bi := x.complexPart(a, 0), x.complexPart(a, 1), x.complexPart(b, 0), x.complexPart(b, 1)
 	abs := func(v *hlo.Instruction) *hlo.Instruction {
-		return x.emit("abs", v.Shape.Elem, v.Shape.Dims, []*hlo.Instruction{v})
+		return x.Emit("abs", v.Shape.Elem, v.Shape.Dims, []*hlo.Instruction{v})
 	}
 	d := ar.Shape.Dims
-	rGe := x.emit("compare", "pred", d, []*hlo.Instruction{abs(br), abs(bi)}, "direction", "GE")
-	mul, add, sub, div := func(p, q *hlo.Instruction) *hlo.Instruction { return x.binary("multiply", p, q) },
-		func(p, q *hlo.Instruction) *hlo.Instruction { return x.binary("add", p, q) },
-		func(p, q *hlo.Instruction) *hlo.Instruction { return x.binary("subtract", p, q) },
-		func(p, q *hlo.Instruction) *hlo.Instruction { return x.binary("divide", p, q) }
+	rGe := x.Emit("compare", "pred", d, []*hlo.Instruction{abs(br), abs(bi)}, "direction", "GE")
+	mul, add, sub, div := func(p, q *hlo.Instruction) *hlo.Instruction { return x.Binary("multiply", p, q) },
+		func(p, q *hlo.Instruction) *hlo.Instruction { return x.Binary("add", p, q) },
+		func(p, q *hlo.Instruction) *hlo.Instruction { return x.Binary("subtract", p, q) },
+		func(p, q *hlo.Instruction) *hlo.Instruction { return x.Binary("divide", p, q) }
 	// |br| >= |bi|
 	t1 := div(bi, br)
 	den1 := add(br, mul(bi, t1))
@@ -307,7 +309,7 @@ func (x *rewriter) complexDivide(a, b *hlo.Instruction) *hlo.Instruction {
 	den2 := add(bi, mul(br, t2))
 	re2, im2 := div(add(mul(ar, t2), ai), den2), div(sub(mul(ai, t2), ar), den2)
 	sel := func(p, q *hlo.Instruction) *hlo.Instruction {
-		return x.emit("select", p.Shape.Elem, d, []*hlo.Instruction{rGe, p, q})
+		return x.Emit("select", p.Shape.Elem, d, []*hlo.Instruction{rGe, p, q})
 	}
 	return x.complexJoin(sel(re1, re2), sel(im1, im2))
 }
@@ -317,16 +319,16 @@ func (x *rewriter) complexDivide(a, b *hlo.Instruction) *hlo.Instruction {
 func (x *rewriter) complexAbs(z *hlo.Instruction) *hlo.Instruction {
 	re, im := x.complexPart(z, 0), x.complexPart(z, 1)
 	d, elem := re.Shape.Dims, re.Shape.Elem
-	ar := x.emit("abs", elem, d, []*hlo.Instruction{re})
-	ai := x.emit("abs", elem, d, []*hlo.Instruction{im})
-	hi := x.binary("maximum", ar, ai)
-	lo := x.binary("minimum", ar, ai)
-	q := x.binary("divide", lo, hi)
-	one := x.broadcast(x.constant(elem, "1"), d, nil)
-	r := x.binary("multiply", hi, x.emit("sqrt", elem, d, []*hlo.Instruction{x.binary("add", one, x.binary("multiply", q, q))}))
-	zero := x.broadcast(x.constant(elem, "0"), d, nil)
-	isZero := x.emit("compare", "pred", d, []*hlo.Instruction{hi, zero}, "direction", "EQ")
-	return x.emit("select", elem, d, []*hlo.Instruction{isZero, zero, r})
+	ar := x.Emit("abs", elem, d, []*hlo.Instruction{re})
+	ai := x.Emit("abs", elem, d, []*hlo.Instruction{im})
+	hi := x.Binary("maximum", ar, ai)
+	lo := x.Binary("minimum", ar, ai)
+	q := x.Binary("divide", lo, hi)
+	one := x.Broadcast(x.Constant(elem, "1"), d, nil)
+	r := x.Binary("multiply", hi, x.Emit("sqrt", elem, d, []*hlo.Instruction{x.Binary("add", one, x.Binary("multiply", q, q))}))
+	zero := x.Broadcast(x.Constant(elem, "0"), d, nil)
+	isZero := x.Emit("compare", "pred", d, []*hlo.Instruction{hi, zero}, "direction", "EQ")
+	return x.Emit("select", elem, d, []*hlo.Instruction{isZero, zero, r})
 }
 
 // complexPair matches one "(re, im)" of a complex literal.
@@ -359,9 +361,9 @@ func complexLiteral(lit string, s *hlo.Shape) (string, error) {
 // without cancellation); power(z, w) = exp(w log z).
 func (x *rewriter) complexMath(op string, ops []*hlo.Instruction) *hlo.Instruction {
 	unary := func(name string, v *hlo.Instruction) *hlo.Instruction {
-		return x.emit(name, v.Shape.Elem, v.Shape.Dims, []*hlo.Instruction{v})
+		return x.Emit(name, v.Shape.Elem, v.Shape.Dims, []*hlo.Instruction{v})
 	}
-	mul := func(p, q *hlo.Instruction) *hlo.Instruction { return x.binary("multiply", p, q) }
+	mul := func(p, q *hlo.Instruction) *hlo.Instruction { return x.Binary("multiply", p, q) }
 	exp := func(z *hlo.Instruction) *hlo.Instruction {
 		a, b := x.complexPart(z, 0), x.complexPart(z, 1)
 		e := unary("exponential", a)
@@ -369,7 +371,7 @@ func (x *rewriter) complexMath(op string, ops []*hlo.Instruction) *hlo.Instructi
 	}
 	log := func(z *hlo.Instruction) *hlo.Instruction {
 		a, b := x.complexPart(z, 0), x.complexPart(z, 1)
-		return x.complexJoin(unary("log", x.complexAbs(z)), x.emit("atan2", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{b, a}))
+		return x.complexJoin(unary("log", x.complexAbs(z)), x.Emit("atan2", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{b, a}))
 	}
 	switch op {
 	case "exponential":
@@ -379,26 +381,26 @@ func (x *rewriter) complexMath(op string, ops []*hlo.Instruction) *hlo.Instructi
 	case "power":
 		w, l := ops[1], log(ops[0])
 		wr, wi, lr, li := x.complexPart(w, 0), x.complexPart(w, 1), x.complexPart(l, 0), x.complexPart(l, 1)
-		re := x.binary("subtract", mul(wr, lr), mul(wi, li))
-		im := x.binary("add", mul(wr, li), mul(wi, lr))
+		re := x.Binary("subtract", mul(wr, lr), mul(wi, li))
+		im := x.Binary("add", mul(wr, li), mul(wi, lr))
 		return exp(x.complexJoin(re, im))
 	}
 	// sqrt
 	z := ops[0]
 	a, b := x.complexPart(z, 0), x.complexPart(z, 1)
 	d, elem := a.Shape.Dims, a.Shape.Elem
-	scalar := func(v string) *hlo.Instruction { return x.broadcast(x.constant(elem, v), d, nil) }
-	t := unary("sqrt", mul(x.binary("add", x.complexAbs(z), unary("abs", a)), scalar("0.5")))
+	scalar := func(v string) *hlo.Instruction { return x.Broadcast(x.Constant(elem, v), d, nil) }
+	t := unary("sqrt", mul(x.Binary("add", x.complexAbs(z), unary("abs", a)), scalar("0.5")))
 	// u = b / (2t); 0 when t is 0 (z = 0).
-	u := x.binary("divide", b, mul(t, scalar("2")))
-	zero := x.emit("compare", "pred", d, []*hlo.Instruction{t, scalar("0")}, "direction", "EQ")
-	u = x.emit("select", elem, d, []*hlo.Instruction{zero, scalar("0"), u})
-	nonneg := x.emit("compare", "pred", d, []*hlo.Instruction{a, scalar("0")}, "direction", "GE")
+	u := x.Binary("divide", b, mul(t, scalar("2")))
+	zero := x.Emit("compare", "pred", d, []*hlo.Instruction{t, scalar("0")}, "direction", "EQ")
+	u = x.Emit("select", elem, d, []*hlo.Instruction{zero, scalar("0"), u})
+	nonneg := x.Emit("compare", "pred", d, []*hlo.Instruction{a, scalar("0")}, "direction", "GE")
 	// a >= 0: (t, u); a < 0: (|u|, copysign(t, b)).
 	absU := unary("abs", u)
-	signB := x.emit("select", elem, d, []*hlo.Instruction{x.emit("compare", "pred", d, []*hlo.Instruction{b, scalar("0")}, "direction", "LT"),
+	signB := x.Emit("select", elem, d, []*hlo.Instruction{x.Emit("compare", "pred", d, []*hlo.Instruction{b, scalar("0")}, "direction", "LT"),
 		unary("negate", t), t})
-	re := x.emit("select", elem, d, []*hlo.Instruction{nonneg, t, absU})
-	im := x.emit("select", elem, d, []*hlo.Instruction{nonneg, u, signB})
+	re := x.Emit("select", elem, d, []*hlo.Instruction{nonneg, t, absU})
+	im := x.Emit("select", elem, d, []*hlo.Instruction{nonneg, u, signB})
 	return x.complexJoin(re, im)
 }

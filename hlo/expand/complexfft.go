@@ -33,7 +33,7 @@ const (
 // of the DC and Nyquist terms are ignored). op is the rewritten operand,
 // orig its shape before.
 func (x *rewriter) expandFFT(op *hlo.Instruction, orig *hlo.Shape) error {
-	in := x.at
+	in := x.At
 	typ, _ := in.Attr("fft_type")
 	lv, _ := in.Attr("fft_length")
 	lengths := parseIntList(lv)
@@ -41,14 +41,14 @@ func (x *rewriter) expandFFT(op *hlo.Instruction, orig *hlo.Shape) error {
 	r := len(orig.Dims)
 	k := len(lengths)
 	if k < 1 || k > 3 || k > r {
-		return x.errorf("fft_length %s: 1 to 3 transformed dims of a rank-%d operand", lv, r)
+		return x.Errorf("fft_length %s: 1 to 3 transformed dims of a rank-%d operand", lv, r)
 	}
 	for _, n := range lengths {
 		if n < 1 || n > maxFFTLength {
-			return x.errorf("an FFT of length %d: lengths 1 to %d are supported", n, maxFFTLength)
+			return x.Errorf("an FFT of length %d: lengths 1 to %d are supported", n, maxFFTLength)
 		}
 		if p := largestPrimeFactor(n); p > maxDirectDFT {
-			return x.errorf("an FFT of length %d: its prime factor %d is above %d, the longest DFT Pulse computes as one matrix product", n, p, maxDirectDFT)
+			return x.Errorf("an FFT of length %d: its prime factor %d is above %d, the longest DFT Pulse computes as one matrix product", n, p, maxDirectDFT)
 		}
 	}
 	first := r - k
@@ -56,51 +56,51 @@ func (x *rewriter) expandFFT(op *hlo.Instruction, orig *hlo.Shape) error {
 	switch typ {
 	case "FFT", "IFFT":
 		if !hlo.IsComplex(orig.Elem) || !hlo.EqualDims(orig.Dims, s.Dims) {
-			return x.errorf("%s maps a complex array to one of its shape", typ)
+			return x.Errorf("%s maps a complex array to one of its shape", typ)
 		}
 		re, im := x.complexPart(op, 0), x.complexPart(op, 1)
 		for d := first; d < r; d++ {
 			if orig.Dims[d] != lengths[d-first] {
-				return x.errorf("dim %d is %d, fft_length says %d", d, orig.Dims[d], lengths[d-first])
+				return x.Errorf("dim %d is %d, fft_length says %d", d, orig.Dims[d], lengths[d-first])
 			}
 			re, im = x.dft(re, im, d, typ == "IFFT")
 		}
-		x.finish(x.complexJoin(re, im))
+		x.Finish(x.complexJoin(re, im))
 	case "RFFT":
 		last := lengths[k-1]
 		if hlo.IsComplex(orig.Elem) || orig.Dims[r-1] != last || s.Dims[r-1] != last/2+1 {
-			return x.errorf("RFFT maps a real array whose last dim is fft_length's last (%d) to %d complex values", last, last/2+1)
+			return x.Errorf("RFFT maps a real array whose last dim is fft_length's last (%d) to %d complex values", last, last/2+1)
 		}
 		var re, im *hlo.Instruction
 		if last <= directDFT {
 			re, im = x.realDFT(op, r-1, last)
 		} else {
-			zero := x.broadcast(x.constant(op.Shape.Elem, "0"), op.Shape.Dims, nil)
+			zero := x.Broadcast(x.Constant(op.Shape.Elem, "0"), op.Shape.Dims, nil)
 			re, im = x.dft(op, zero, r-1, false)
-			re, im = x.sliceDim(re, r-1, 0, last/2+1), x.sliceDim(im, r-1, 0, last/2+1)
+			re, im = x.SliceDim(re, r-1, 0, last/2+1), x.SliceDim(im, r-1, 0, last/2+1)
 		}
 		for d := first; d < r-1; d++ {
 			re, im = x.dft(re, im, d, false)
 		}
-		x.finish(x.complexJoin(re, im))
+		x.Finish(x.complexJoin(re, im))
 	case "IRFFT":
 		last := lengths[k-1]
 		if !hlo.IsComplex(orig.Elem) || hlo.IsComplex(s.Elem) || orig.Dims[r-1] != last/2+1 || s.Dims[r-1] != last {
-			return x.errorf("IRFFT maps %d complex values along the last dim to a real array of fft_length's last (%d)", last/2+1, last)
+			return x.Errorf("IRFFT maps %d complex values along the last dim to a real array of fft_length's last (%d)", last/2+1, last)
 		}
 		re, im := x.complexPart(op, 0), x.complexPart(op, 1)
 		for d := first; d < r-1; d++ {
 			re, im = x.dft(re, im, d, true)
 		}
 		if last <= directDFT {
-			x.finish(x.inverseRealDFT(re, im, r-1, last))
+			x.Finish(x.inverseRealDFT(re, im, r-1, last))
 		} else {
 			re, im = x.hermitian(re, im, r-1, last)
 			re, _ = x.dft(re, im, r-1, true)
-			x.finish(re)
+			x.Finish(re)
 		}
 	default:
-		err = x.errorf("fft_type %q", typ)
+		err = x.Errorf("fft_type %q", typ)
 	}
 	return err
 }
@@ -149,7 +149,7 @@ func (x *rewriter) matrixConstant(elem string, n, m int64, f func(i, j int64) fl
 		b.WriteString("}")
 	}
 	b.WriteString("}")
-	c := x.emit("constant", elem, []int64{n, m}, nil)
+	c := x.Emit("constant", elem, []int64{n, m}, nil)
 	c.Literal = b.String()
 	return c
 }
@@ -166,7 +166,7 @@ func (x *rewriter) along(a *hlo.Instruction, d int, M *hlo.Instruction) *hlo.Ins
 		}
 	}
 	dims = append(dims, M.Shape.Dims[1])
-	p := x.emit("dot", a.Shape.Elem, dims, []*hlo.Instruction{a, M},
+	p := x.Emit("dot", a.Shape.Elem, dims, []*hlo.Instruction{a, M},
 		"lhs_contracting_dims", fmt.Sprintf("{%d}", d), "rhs_contracting_dims", "{0}")
 	// The result's dims: a's without d, then the new one; put it at d.
 	perm := make([]int64, 0, r)
@@ -180,7 +180,7 @@ func (x *rewriter) along(a *hlo.Instruction, d int, M *hlo.Instruction) *hlo.Ins
 			perm = append(perm, int64(i-1))
 		}
 	}
-	return x.transpose(p, perm)
+	return x.Transpose(p, perm)
 }
 
 // angle is 2 pi ((i j) mod n) / n: exact in the product's reduction.
@@ -202,9 +202,9 @@ func (x *rewriter) dft(re, im *hlo.Instruction, d int, inverse bool) (*hlo.Instr
 	S := x.matrixConstant(elem, n, n, func(i, j int64) float64 { return scale * math.Sin(angle(i, j, n)) })
 	rc, rs, ic, is := x.along(re, d, C), x.along(re, d, S), x.along(im, d, C), x.along(im, d, S)
 	if inverse {
-		return x.binary("subtract", rc, is), x.binary("add", ic, rs)
+		return x.Binary("subtract", rc, is), x.Binary("add", ic, rs)
 	}
-	return x.binary("add", rc, is), x.binary("subtract", ic, rs)
+	return x.Binary("add", rc, is), x.Binary("subtract", ic, rs)
 }
 
 // fourStep is the DFT of length n = n1 n2 along d: with j = j1 n2 + j2
@@ -214,7 +214,7 @@ func (x *rewriter) fourStep(re, im *hlo.Instruction, d int, n1, n2 int64, invers
 	dims := re.Shape.Dims
 	n := n1 * n2
 	two := append(append(append([]int64{}, dims[:d]...), n1, n2), dims[d+1:]...)
-	re, im = x.reshape(re, two), x.reshape(im, two)
+	re, im = x.Reshape(re, two), x.Reshape(im, two)
 	re, im = x.dft(re, im, d, inverse) // over j1, for each j2: [k1, j2]
 	// The twiddles w_n^(k1 j2) = cos - i sin (forward), cos + i sin.
 	sign := -1.0
@@ -225,9 +225,9 @@ func (x *rewriter) fourStep(re, im *hlo.Instruction, d int, n1, n2 int64, invers
 	tc := x.matrixConstant(elem, n1, n2, func(k1, j2 int64) float64 { return math.Cos(angle(k1, j2, n)) })
 	ts := x.matrixConstant(elem, n1, n2, func(k1, j2 int64) float64 { return sign * math.Sin(angle(k1, j2, n)) })
 	at := []int64{int64(d), int64(d + 1)}
-	c, s := x.broadcast(tc, two, at), x.broadcast(ts, two, at)
-	re, im = x.binary("subtract", x.binary("multiply", re, c), x.binary("multiply", im, s)),
-		x.binary("add", x.binary("multiply", re, s), x.binary("multiply", im, c))
+	c, s := x.Broadcast(tc, two, at), x.Broadcast(ts, two, at)
+	re, im = x.Binary("subtract", x.Binary("multiply", re, c), x.Binary("multiply", im, s)),
+		x.Binary("add", x.Binary("multiply", re, s), x.Binary("multiply", im, c))
 	re, im = x.dft(re, im, d+1, inverse) // over j2, for each k1: [k1, k2]
 	// k = k1 + n1 k2: k2 major.
 	perm := make([]int64, len(two))
@@ -235,8 +235,8 @@ func (x *rewriter) fourStep(re, im *hlo.Instruction, d int, n1, n2 int64, invers
 		perm[i] = int64(i)
 	}
 	perm[d], perm[d+1] = int64(d+1), int64(d)
-	re, im = x.transpose(re, perm), x.transpose(im, perm)
-	return x.reshape(re, dims), x.reshape(im, dims)
+	re, im = x.Transpose(re, perm), x.Transpose(im, perm)
+	return x.Reshape(re, dims), x.Reshape(im, dims)
 }
 
 // realDFT is the half spectrum (n/2+1 terms) of real a along d.
@@ -261,7 +261,7 @@ func (x *rewriter) inverseRealDFT(re, im *hlo.Instruction, d int, n int64) *hlo.
 	}
 	C := x.matrixConstant(elem, m, n, func(k, j int64) float64 { return w(k) * math.Cos(angle(k, j, n)) / float64(n) })
 	S := x.matrixConstant(elem, m, n, func(k, j int64) float64 { return w(k) * math.Sin(angle(k, j, n)) / float64(n) })
-	return x.binary("subtract", x.along(re, d, C), x.along(im, d, S))
+	return x.Binary("subtract", x.along(re, d, C), x.along(im, d, S))
 }
 
 // hermitian is the full spectrum of n terms a half spectrum (n/2+1 terms
@@ -272,10 +272,10 @@ func (x *rewriter) hermitian(re, im *hlo.Instruction, d int, n int64) (*hlo.Inst
 		return re, im
 	}
 	tail := func(v *hlo.Instruction) *hlo.Instruction {
-		t := x.sliceDim(v, d, 1, n-m)
-		return x.emit("reverse", v.Shape.Elem, t.Shape.Dims, []*hlo.Instruction{t}, "dimensions", hlo.IntsText([]int64{int64(d)}))
+		t := x.SliceDim(v, d, 1, n-m)
+		return x.Emit("reverse", v.Shape.Elem, t.Shape.Dims, []*hlo.Instruction{t}, "dimensions", hlo.IntsText([]int64{int64(d)}))
 	}
 	tr, ti := tail(re), tail(im)
-	ti = x.emit("negate", ti.Shape.Elem, ti.Shape.Dims, []*hlo.Instruction{ti})
-	return x.concatenate([]*hlo.Instruction{re, tr}, d), x.concatenate([]*hlo.Instruction{im, ti}, d)
+	ti = x.Emit("negate", ti.Shape.Elem, ti.Shape.Dims, []*hlo.Instruction{ti})
+	return x.Concatenate([]*hlo.Instruction{re, tr}, d), x.Concatenate([]*hlo.Instruction{im, ti}, d)
 }

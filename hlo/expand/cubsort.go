@@ -56,27 +56,27 @@ func cubDescending(in *hlo.Instruction) (bool, error) {
 // operands along their last dimension, keyed on the first.
 func ExpandCubSorts(m *hlo.Module) error {
 	return rewriteEach(m, "custom-call", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		if !IsCubSort(in) {
-			x.out = append(x.out, in) // another custom call: unchanged
+			x.Out = append(x.Out, in) // another custom call: unchanged
 			return nil
 		}
 		desc, err := cubDescending(in)
 		if err != nil {
-			return x.errorf("%v", err)
+			return x.Errorf("%v", err)
 		}
 		s := in.Shape
 		if len(ops) < 1 || len(ops) > 2 || !s.IsTuple || len(s.Tuple) != len(ops)+1 {
-			return x.errorf("a radix sort takes keys and optionally values and returns them sorted and a scratch buffer")
+			return x.Errorf("a radix sort takes keys and optionally values and returns them sorted and a scratch buffer")
 		}
 		keys := ops[0].Shape
 		for i, o := range ops {
 			if o.Shape.IsTuple || len(o.Shape.Dims) == 0 || !hlo.EqualDims(o.Shape.Dims, keys.Dims) || !hlo.SameShape(s.Tuple[i], o.Shape) {
-				return x.errorf("operand %d %s: a radix sort's operands are arrays of one shape, returned as they are", i, o.Shape)
+				return x.Errorf("operand %d %s: a radix sort's operands are arrays of one shape, returned as they are", i, o.Shape)
 			}
 		}
 		if keys.Elem == "pred" || strings.HasPrefix(keys.Elem, "c") {
-			return x.errorf("a radix sort of %s keys is not supported", keys.Elem)
+			return x.Errorf("a radix sort of %s keys is not supported", keys.Elem)
 		}
 		dir := "LT"
 		if desc {
@@ -107,17 +107,17 @@ func ExpandCubSorts(m *hlo.Module) error {
 		last := hlo.IntsText([]int64{int64(len(keys.Dims) - 1)})
 		var sorted []*hlo.Instruction
 		if len(ops) == 1 {
-			sorted = []*hlo.Instruction{x.emit("sort", keys.Elem, keys.Dims, ops, "dimensions", last, "is_stable", "true", "to_apply", "%"+name)}
+			sorted = []*hlo.Instruction{x.Emit("sort", keys.Elem, keys.Dims, ops, "dimensions", last, "is_stable", "true", "to_apply", "%"+name)}
 		} else {
-			t := x.emit("sort", "", nil, ops, "dimensions", last, "is_stable", "true", "to_apply", "%"+name)
+			t := x.Emit("sort", "", nil, ops, "dimensions", last, "is_stable", "true", "to_apply", "%"+name)
 			t.Shape = &hlo.Shape{IsTuple: true, Tuple: []*hlo.Shape{{Elem: keys.Elem, Dims: keys.Dims}, {Elem: ops[1].Shape.Elem, Dims: keys.Dims}}}
 			for i, o := range ops {
-				sorted = append(sorted, x.emit("get-tuple-element", o.Shape.Elem, keys.Dims, []*hlo.Instruction{t}, "index", strconv.Itoa(i)))
+				sorted = append(sorted, x.Emit("get-tuple-element", o.Shape.Elem, keys.Dims, []*hlo.Instruction{t}, "index", strconv.Itoa(i)))
 			}
 		}
 		ws := s.Tuple[len(ops)]
-		z := x.broadcast(x.constant(ws.Elem, "0"), ws.Dims, nil)
-		x.emit("tuple", "", nil, append(sorted, z)).Shape = s
+		z := x.Broadcast(x.Constant(ws.Elem, "0"), ws.Dims, nil)
+		x.Emit("tuple", "", nil, append(sorted, z)).Shape = s
 		return nil
 	})
 }

@@ -135,38 +135,38 @@ func cudnnConfigOf(in *hlo.Instruction) (cudnnConfig, error) {
 // cuDNN does, and rounded once.
 func ExpandCudnnConvs(m *hlo.Module) error {
 	return rewriteEach(m, "custom-call", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		if !IsCudnnConv(in) {
-			x.out = append(x.out, in) // another custom call: unchanged
+			x.Out = append(x.Out, in) // another custom call: unchanged
 			return nil
 		}
 		t, _ := in.Attr("custom_call_target")
 		kind := strings.Trim(t, `"`)
 		cfg, err := cudnnConfigOf(in)
 		if err != nil {
-			return x.errorf("%v", err)
+			return x.Errorf("%v", err)
 		}
 		out := in.Shape
 		if out.IsTuple {
 			if len(out.Tuple) != 2 || out.Tuple[0].IsTuple || out.Tuple[1].IsTuple {
-				return x.errorf("a cuDNN convolution returns its result, or its result and a workspace")
+				return x.Errorf("a cuDNN convolution returns its result, or its result and a workspace")
 			}
 			out = out.Tuple[0]
 		}
 		if !hlo.IsFloatElem(out.Elem) {
-			return x.errorf("a cuDNN convolution into %s is not supported (float results are)", out.Elem)
+			return x.Errorf("a cuDNN convolution into %s is not supported (float results are)", out.Elem)
 		}
 		want := map[string][2]int{cudnnForward: {2, 2}, cudnnBiasActivation: {3, 4}, cudnnBackwardInput: {2, 2}, cudnnBackwardFilter: {2, 2}}[kind]
 		if len(ops) < want[0] || len(ops) > want[1] {
-			return x.errorf("%s takes %d to %d operands, not %d", kind, want[0], want[1], len(ops))
+			return x.Errorf("%s takes %d to %d operands, not %d", kind, want[0], want[1], len(ops))
 		}
 		for _, o := range ops {
 			if o.Shape.IsTuple {
-				return x.errorf("%s's operands are arrays", kind)
+				return x.Errorf("%s's operands are arrays", kind)
 			}
 		}
 		if kind != cudnnBiasActivation && cfg.activation != "" {
-			return x.errorf("%s with activation %s: only convBiasActivationForward applies one", kind, cfg.activation)
+			return x.Errorf("%s with activation %s: only convBiasActivationForward applies one", kind, cfg.activation)
 		}
 		compute := out.Elem
 		if compute == "f16" || compute == "bf16" || strings.HasPrefix(compute, "f8") {
@@ -176,7 +176,7 @@ func ExpandCudnnConvs(m *hlo.Module) error {
 		var r *hlo.Instruction
 		switch kind {
 		case cudnnForward, cudnnBiasActivation:
-			r = x.emit("convolution", compute, out.Dims, []*hlo.Instruction{lhs, rhs}, convAttrs(in)...)
+			r = x.Emit("convolution", compute, out.Dims, []*hlo.Instruction{lhs, rhs}, convAttrs(in)...)
 		case cudnnBackwardInput:
 			r, err = x.convBackwardInput(lhs, rhs, out.Dims, compute)
 		case cudnnBackwardFilter:
@@ -186,21 +186,21 @@ func ExpandCudnnConvs(m *hlo.Module) error {
 			return err
 		}
 		if cfg.scale != 1 {
-			r = x.binary("multiply", r, x.scalarLike(r, cfg.scale))
+			r = x.Binary("multiply", r, x.ScalarLike(r, cfg.scale))
 		}
 		if kind == cudnnBiasActivation {
 			if r, err = x.biasActivation(r, ops[2:], cfg); err != nil {
 				return err
 			}
 		}
-		r = x.convert(r, out.Elem)
+		r = x.Convert(r, out.Elem)
 		if in.Shape.IsTuple {
 			ws := in.Shape.Tuple[1]
-			z := x.broadcast(x.constant(ws.Elem, "0"), ws.Dims, nil)
-			x.emit("tuple", "", nil, []*hlo.Instruction{r, z}).Shape = in.Shape
+			z := x.Broadcast(x.Constant(ws.Elem, "0"), ws.Dims, nil)
+			x.Emit("tuple", "", nil, []*hlo.Instruction{r, z}).Shape = in.Shape
 			return nil
 		}
-		x.finish(r)
+		x.Finish(r)
 		return nil
 	})
 }
@@ -210,7 +210,7 @@ func (x *rewriter) toCompute(a *hlo.Instruction, elem string) *hlo.Instruction {
 	if a.Shape.Elem == elem {
 		return a
 	}
-	return x.convert(a, elem)
+	return x.Convert(a, elem)
 }
 
 // convAttrs are the call's attributes a convolution has.
@@ -227,52 +227,52 @@ func convAttrs(in *hlo.Instruction) []string {
 // biasActivation is activation(r + side_input_scale * side + bias), the
 // bias broadcast along the output's feature dim.
 func (x *rewriter) biasActivation(r *hlo.Instruction, extra []*hlo.Instruction, cfg cudnnConfig) (*hlo.Instruction, error) {
-	labels, _ := x.at.Attr("dim_labels")
+	labels, _ := x.At.Attr("dim_labels")
 	d, err := hlo.ParseDimLabels(labels)
 	if err != nil {
-		return nil, x.errorf("%v", err)
+		return nil, x.Errorf("%v", err)
 	}
 	if len(d.OutSpatial) != len(r.Shape.Dims)-2 {
-		return nil, x.errorf("dim_labels %s does not fit the result %s", labels, r.Shape)
+		return nil, x.Errorf("dim_labels %s does not fit the result %s", labels, r.Shape)
 	}
 	bias := extra[0]
 	features := r.Shape.Dims[d.OutFeature]
 	if len(bias.Shape.Dims) != 1 || bias.Shape.Dims[0] != features {
-		return nil, x.errorf("the bias %s is not one value per output feature (%d)", bias.Shape, features)
+		return nil, x.Errorf("the bias %s is not one value per output feature (%d)", bias.Shape, features)
 	}
 	if len(extra) == 2 && cfg.sideScale != 0 {
 		side := extra[1]
 		if !hlo.EqualDims(side.Shape.Dims, r.Shape.Dims) {
-			return nil, x.errorf("the side input %s is not of the result's shape %v", side.Shape, r.Shape.Dims)
+			return nil, x.Errorf("the side input %s is not of the result's shape %v", side.Shape, r.Shape.Dims)
 		}
 		s := x.toCompute(side, r.Shape.Elem)
 		if cfg.sideScale != 1 {
-			s = x.binary("multiply", s, x.scalarLike(s, cfg.sideScale))
+			s = x.Binary("multiply", s, x.ScalarLike(s, cfg.sideScale))
 		}
-		r = x.binary("add", r, s)
+		r = x.Binary("add", r, s)
 	}
-	r = x.binary("add", r, x.broadcast(x.toCompute(bias, r.Shape.Elem), r.Shape.Dims, []int64{int64(d.OutFeature)}))
+	r = x.Binary("add", r, x.Broadcast(x.toCompute(bias, r.Shape.Elem), r.Shape.Dims, []int64{int64(d.OutFeature)}))
 	unary := func(op string, a *hlo.Instruction) *hlo.Instruction {
-		return x.emit(op, a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{a})
+		return x.Emit(op, a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{a})
 	}
 	positive := func(a *hlo.Instruction) *hlo.Instruction {
-		return x.emit("compare", "pred", a.Shape.Dims, []*hlo.Instruction{a, x.scalarLike(a, 0)}, "direction", "GT")
+		return x.Emit("compare", "pred", a.Shape.Dims, []*hlo.Instruction{a, x.ScalarLike(a, 0)}, "direction", "GT")
 	}
 	switch cfg.activation {
 	case "":
 	case "Sigmoid":
 		r = unary("logistic", r)
 	case "Relu":
-		r = x.binary("maximum", r, x.scalarLike(r, 0))
+		r = x.Binary("maximum", r, x.ScalarLike(r, 0))
 	case "Relu6":
-		r = x.emit("clamp", r.Shape.Elem, r.Shape.Dims, []*hlo.Instruction{x.scalarLike(r, 0), r, x.scalarLike(r, 6)})
+		r = x.Emit("clamp", r.Shape.Elem, r.Shape.Dims, []*hlo.Instruction{x.ScalarLike(r, 0), r, x.ScalarLike(r, 6)})
 	case "Tanh":
 		r = unary("tanh", r)
 	case "Elu":
-		r = x.emit("select", r.Shape.Elem, r.Shape.Dims, []*hlo.Instruction{positive(r), r, unary("exponential-minus-one", r)})
+		r = x.Emit("select", r.Shape.Elem, r.Shape.Dims, []*hlo.Instruction{positive(r), r, unary("exponential-minus-one", r)})
 	case "LeakyRelu":
-		scaled := x.binary("multiply", r, x.scalarLike(r, cfg.leakyAlpha))
-		r = x.emit("select", r.Shape.Elem, r.Shape.Dims, []*hlo.Instruction{positive(r), r, scaled})
+		scaled := x.Binary("multiply", r, x.ScalarLike(r, cfg.leakyAlpha))
+		r = x.Emit("select", r.Shape.Elem, r.Shape.Dims, []*hlo.Instruction{positive(r), r, scaled})
 	}
 	return r, nil
 }
@@ -281,22 +281,22 @@ func (x *rewriter) biasActivation(r *hlo.Instruction, extra []*hlo.Instruction, 
 // its dimension numbers and window, refusing what the transposes below do
 // not cover (groups, base dilation).
 func (x *rewriter) forwardGeometry() (hlo.ConvDims, hlo.Window, string, error) {
-	labels, _ := x.at.Attr("dim_labels")
+	labels, _ := x.At.Attr("dim_labels")
 	d, err := hlo.ParseDimLabels(labels)
 	if err != nil {
-		return d, hlo.Window{}, "", x.errorf("%v", err)
+		return d, hlo.Window{}, "", x.Errorf("%v", err)
 	}
-	wv, _ := x.at.Attr("window")
+	wv, _ := x.At.Attr("window")
 	w, err := hlo.ParseWindow(wv, len(d.LhsSpatial))
 	if err != nil {
-		return d, w, "", x.errorf("%v", err)
+		return d, w, "", x.Errorf("%v", err)
 	}
-	if hlo.AttrIntOr(x.at, "feature_group_count", 1) != 1 || hlo.AttrIntOr(x.at, "batch_group_count", 1) != 1 {
-		return d, w, "", x.errorf("a grouped cuDNN backward convolution is not supported")
+	if hlo.AttrIntOr(x.At, "feature_group_count", 1) != 1 || hlo.AttrIntOr(x.At, "batch_group_count", 1) != 1 {
+		return d, w, "", x.Errorf("a grouped cuDNN backward convolution is not supported")
 	}
 	for i := range w.Size {
 		if w.LhsDil[i] != 1 || w.RhsRev != nil && w.RhsRev[i] {
-			return d, w, "", x.errorf("a cuDNN backward convolution with base dilation or a reversed kernel is not supported")
+			return d, w, "", x.Errorf("a cuDNN backward convolution with base dilation or a reversed kernel is not supported")
 		}
 	}
 	return d, w, labels, nil
@@ -313,7 +313,7 @@ func (x *rewriter) backwardGeometry(a, b *hlo.Instruction, res []int64) (hlo.Con
 	parts := strings.Split(labels, "->")
 	n := len(d.LhsSpatial)
 	if len(res) != n+2 || len(a.Shape.Dims) != n+2 || len(b.Shape.Dims) != n+2 {
-		return d, win, nil, "", x.errorf("dim_labels %s does not fit %s and %s", labels, a.Shape, b.Shape)
+		return d, win, nil, "", x.Errorf("dim_labels %s does not fit %s and %s", labels, a.Shape, b.Shape)
 	}
 	return d, win, strings.Split(parts[0], "_"), parts[1], nil
 }
@@ -364,16 +364,16 @@ func (x *rewriter) convBackwardInput(dy, w *hlo.Instruction, dxDims []int64, ele
 		I, O, K := dxDims[d.LhsSpatial[j]], dy.Shape.Dims[d.OutSpatial[j]], w.Shape.Dims[d.RhsSpatial[j]]
 		s, r := win.Stride[j], win.RhsDil[j]
 		if K != win.Size[j] {
-			return nil, x.errorf("the filter's spatial dim %d is %d, the window's %d", j, K, win.Size[j])
+			return nil, x.Errorf("the filter's spatial dim %d is %d, the window's %d", j, K, win.Size[j])
 		}
 		lo[j] = (K-1)*r - win.PadLo[j]
 		hi[j] = I + win.PadLo[j] - (O-1)*s - 1
 		ones[j] = 1
 		rev = append(rev, int64(d.RhsSpatial[j]))
 	}
-	wr := x.emit("reverse", w.Shape.Elem, w.Shape.Dims, []*hlo.Instruction{w}, "dimensions", hlo.IntsText(rev))
+	wr := x.Emit("reverse", w.Shape.Elem, w.Shape.Dims, []*hlo.Instruction{w}, "dimensions", hlo.IntsText(rev))
 	dl := out + "_" + relabel(io[1], map[byte]byte{'i': 'o', 'o': 'i'}) + "->" + io[0]
-	return x.emit("convolution", elem, dxDims, []*hlo.Instruction{dy, wr},
+	return x.Emit("convolution", elem, dxDims, []*hlo.Instruction{dy, wr},
 		"window", windowText(win.Size, ones, lo, hi, win.Stride, win.RhsDil), "dim_labels", dl), nil
 }
 
@@ -392,13 +392,13 @@ func (x *rewriter) convBackwardFilter(xIn, dy *hlo.Instruction, dwDims []int64, 
 		I, O, K := xIn.Shape.Dims[d.LhsSpatial[j]], dy.Shape.Dims[d.OutSpatial[j]], dwDims[d.RhsSpatial[j]]
 		s, r := win.Stride[j], win.RhsDil[j]
 		if K != win.Size[j] {
-			return nil, x.errorf("the filter's spatial dim %d is %d, the window's %d", j, K, win.Size[j])
+			return nil, x.Errorf("the filter's spatial dim %d is %d, the window's %d", j, K, win.Size[j])
 		}
 		size[j], lo[j], ones[j] = O, win.PadLo[j], 1
 		hi[j] = (K-1)*r + (O-1)*s + 1 - I - win.PadLo[j]
 	}
 	dl := relabel(io[0], map[byte]byte{'b': 'f', 'f': 'b'}) + "_" + relabel(out, map[byte]byte{'b': 'i', 'f': 'o'}) +
 		"->" + relabel(io[1], map[byte]byte{'i': 'b', 'o': 'f'})
-	return x.emit("convolution", elem, dwDims, []*hlo.Instruction{xIn, dy},
+	return x.Emit("convolution", elem, dwDims, []*hlo.Instruction{xIn, dy},
 		"window", windowText(size, win.RhsDil, lo, hi, ones, win.Stride), "dim_labels", dl), nil
 }

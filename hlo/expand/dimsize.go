@@ -14,19 +14,19 @@ import (
 // same choice.
 func StaticDimensionSizes(m *hlo.Module) error {
 	if err := rewriteEach(m, "set-dimension-size", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
-		x.emit("bitcast", in.Shape.Elem, in.Shape.Dims, ops[:1])
+		in := x.At
+		x.Emit("bitcast", in.Shape.Elem, in.Shape.Dims, ops[:1])
 		return nil
 	}); err != nil {
 		return err
 	}
 	return rewriteEach(m, "get-dimension-size", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		dims, ok := hlo.IntList(hlo.AttrOr(in, "dimensions"))
 		if !ok || len(dims) != 1 || dims[0] < 0 || int(dims[0]) >= len(ops[0].Shape.Dims) {
-			return x.errorf("needs one dimension of the operand")
+			return x.Errorf("needs one dimension of the operand")
 		}
-		x.constant(in.Shape.Elem, strconv.FormatInt(ops[0].Shape.Dims[dims[0]], 10))
+		x.Constant(in.Shape.Elem, strconv.FormatInt(ops[0].Shape.Dims[dims[0]], 10))
 		return nil
 	})
 }

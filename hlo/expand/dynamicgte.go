@@ -22,7 +22,7 @@ func IsDynamicGte(in *hlo.Instruction) bool {
 	return strings.Trim(t, `"`) == "DynamicGte"
 }
 
-// dynamicGteCheck checks a DynamicGte's operands: a tuple of arrays of the
+// DynamicGteCheck checks a DynamicGte's operands: a tuple of arrays of the
 // result's shape and a scalar integer index.
 func DynamicGteCheck(in *hlo.Instruction, tuple, index *hlo.Shape) error {
 	if tuple == nil || !tuple.IsTuple || len(tuple.Tuple) == 0 {
@@ -42,32 +42,32 @@ func DynamicGteCheck(in *hlo.Instruction, tuple, index *hlo.Shape) error {
 // ExpandDynamicGte rewrites every DynamicGte custom call (see above).
 func ExpandDynamicGte(m *hlo.Module) error {
 	return rewriteEach(m, "custom-call", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		if !IsDynamicGte(in) {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		if len(ops) != 2 {
-			return x.errorf("DynamicGte takes a tuple and an index")
+			return x.Errorf("DynamicGte takes a tuple and an index")
 		}
 		if err := DynamicGteCheck(in, ops[0].Shape, ops[1].Shape); err != nil {
-			return x.errorf("%v", err)
+			return x.Errorf("%v", err)
 		}
 		s := in.Shape
 		one := append([]int64{1}, s.Dims...)
 		var parts []*hlo.Instruction
 		for i := range ops[0].Shape.Tuple {
-			g := x.emit("get-tuple-element", s.Elem, s.Dims, ops[:1], "index", fmt.Sprint(i))
-			parts = append(parts, x.reshape(g, one))
+			g := x.Emit("get-tuple-element", s.Elem, s.Dims, ops[:1], "index", fmt.Sprint(i))
+			parts = append(parts, x.Reshape(g, one))
 		}
-		stacked := x.concatenate(parts, 0)
+		stacked := x.Concatenate(parts, 0)
 		starts := []*hlo.Instruction{ops[1]}
-		zero := x.constant(ops[1].Shape.Elem, "0")
+		zero := x.Constant(ops[1].Shape.Elem, "0")
 		for range s.Dims {
 			starts = append(starts, zero)
 		}
-		sl := x.emit("dynamic-slice", s.Elem, one, append([]*hlo.Instruction{stacked}, starts...), "dynamic_slice_sizes", hlo.IntsText(one))
-		x.reshape(sl, s.Dims)
+		sl := x.Emit("dynamic-slice", s.Elem, one, append([]*hlo.Instruction{stacked}, starts...), "dynamic_slice_sizes", hlo.IntsText(one))
+		x.Reshape(sl, s.Dims)
 		return nil
 	})
 }

@@ -47,23 +47,23 @@ func ExpandBesselI1es(m *hlo.Module) error {
 func (x *rewriter) besselI1e(a *hlo.Instruction, ca, cb []float64, bits int) *hlo.Instruction {
 	d, elem := a.Shape.Dims, a.Shape.Elem
 	c := func(v float64) *hlo.Instruction {
-		return x.broadcast(x.constant(elem, strconv.FormatFloat(v, 'g', -1, bits)), d, nil)
+		return x.Broadcast(x.Constant(elem, strconv.FormatFloat(v, 'g', -1, bits)), d, nil)
 	}
-	mul := func(p, q *hlo.Instruction) *hlo.Instruction { return x.binary("multiply", p, q) }
-	sub := func(p, q *hlo.Instruction) *hlo.Instruction { return x.binary("subtract", p, q) }
+	mul := func(p, q *hlo.Instruction) *hlo.Instruction { return x.Binary("multiply", p, q) }
+	sub := func(p, q *hlo.Instruction) *hlo.Instruction { return x.Binary("subtract", p, q) }
 	// chebyshev is Cephes' chbevl: the series in t, halved.
 	chebyshev := func(t *hlo.Instruction, cs []float64) *hlo.Instruction {
 		b0, b1, b2 := c(0), c(0), c(0)
 		for _, k := range cs {
 			b2, b1 = b1, b0
-			b0 = x.binary("add", sub(mul(t, b1), b2), c(k))
+			b0 = x.Binary("add", sub(mul(t, b1), b2), c(k))
 		}
 		return mul(c(0.5), sub(b0, b2))
 	}
-	z := x.emit("abs", elem, d, []*hlo.Instruction{a})
+	z := x.Emit("abs", elem, d, []*hlo.Instruction{a})
 	near := mul(z, chebyshev(sub(mul(c(0.5), z), c(2)), ca))
-	far := x.binary("divide", chebyshev(sub(x.binary("divide", c(32), z), c(2)), cb), x.emit("sqrt", elem, d, []*hlo.Instruction{z}))
-	le := x.emit("compare", "pred", d, []*hlo.Instruction{z, c(8)}, "direction", "LE")
-	r := x.emit("select", elem, d, []*hlo.Instruction{le, near, far})
-	return mul(x.emit("sign", elem, d, []*hlo.Instruction{a}), r)
+	far := x.Binary("divide", chebyshev(sub(x.Binary("divide", c(32), z), c(2)), cb), x.Emit("sqrt", elem, d, []*hlo.Instruction{z}))
+	le := x.Emit("compare", "pred", d, []*hlo.Instruction{z, c(8)}, "direction", "LE")
+	r := x.Emit("select", elem, d, []*hlo.Instruction{le, near, far})
+	return mul(x.Emit("sign", elem, d, []*hlo.Instruction{a}), r)
 }

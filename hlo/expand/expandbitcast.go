@@ -13,22 +13,22 @@ import (
 // wide element shifted right and masked. pred takes part in neither.
 func ExpandWidthBitcasts(m *hlo.Module) error {
 	return rewriteEach(m, "bitcast-convert", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		from, to := ops[0].Shape.Elem, in.Shape.Elem
 		fb, tb := hlo.ElemBits(from), hlo.ElemBits(to)
 		uf, ut := unsignedOf(fb), unsignedOf(tb)
 		if fb == tb || uf == "" || ut == "" || from == "pred" || to == "pred" || in.Shape.IsTuple || ops[0].Shape.IsTuple {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		same := func(a *hlo.Instruction, elem string) *hlo.Instruction {
 			if a.Shape.Elem == elem {
 				return a
 			}
-			return x.emit("bitcast-convert", elem, a.Shape.Dims, []*hlo.Instruction{a})
+			return x.Emit("bitcast-convert", elem, a.Shape.Dims, []*hlo.Instruction{a})
 		}
 		splat := func(elem string, v uint64, dims []int64) *hlo.Instruction {
-			return x.broadcast(x.constant(elem, strconv.FormatUint(v, 10)), dims, nil)
+			return x.Broadcast(x.Constant(elem, strconv.FormatUint(v, 10)), dims, nil)
 		}
 		src := same(ops[0], uf)
 		dims := src.Shape.Dims
@@ -37,7 +37,7 @@ func ExpandWidthBitcasts(m *hlo.Module) error {
 			// Narrow to wide: the trailing dim's k parts, low first.
 			k := tb / fb
 			if r == 0 || dims[r-1] != int64(k) {
-				return x.errorf("%s to %s needs a trailing dimension of %d", ops[0].Shape, in.Shape, k)
+				return x.Errorf("%s to %s needs a trailing dimension of %d", ops[0].Shape, in.Shape, k)
 			}
 			out := dims[:r-1]
 			var acc *hlo.Instruction
@@ -47,13 +47,13 @@ func ExpandWidthBitcasts(m *hlo.Module) error {
 					str[d] = 1
 				}
 				st[r-1], cnt[r-1] = int64(j), 1
-				p := x.convert(x.reshape(x.slice(src, st, cnt, str), out), ut)
+				p := x.Convert(x.Reshape(x.Slice(src, st, cnt, str), out), ut)
 				if j > 0 {
-					p = x.binary("shift-left", p, splat(ut, uint64(j*fb), out))
+					p = x.Binary("shift-left", p, splat(ut, uint64(j*fb), out))
 				}
-				acc = x.binary("or", acc, p)
+				acc = x.Binary("or", acc, p)
 			}
-			x.finish(same(acc, to))
+			x.Finish(same(acc, to))
 			return nil
 		}
 		// Wide to narrow: each part the element shifted and masked.
@@ -63,12 +63,12 @@ func ExpandWidthBitcasts(m *hlo.Module) error {
 		for j := range k {
 			v := src
 			if j > 0 {
-				v = x.binary("shift-right-logical", v, splat(uf, uint64(j*tb), dims))
+				v = x.Binary("shift-right-logical", v, splat(uf, uint64(j*tb), dims))
 			}
-			v = x.binary("and", v, splat(uf, 1<<tb-1, dims))
-			parts = append(parts, x.reshape(same(x.convert(v, ut), to), part))
+			v = x.Binary("and", v, splat(uf, 1<<tb-1, dims))
+			parts = append(parts, x.Reshape(same(x.Convert(v, ut), to), part))
 		}
-		x.finish(x.concatenate(parts, r))
+		x.Finish(x.Concatenate(parts, r))
 		return nil
 	})
 }
@@ -88,19 +88,19 @@ func unsignedOf(bits int) string {
 // too: the kernels read a bitcast as a view in its operand's type.
 func TypedBitcasts(m *hlo.Module) error {
 	return rewriteEach(m, "bitcast", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		if len(ops) != 1 || in.Shape == nil || ops[0].Shape == nil || in.Shape.IsTuple || ops[0].Shape.IsTuple ||
 			in.Shape.Elem == ops[0].Shape.Elem || hlo.ElemBits(in.Shape.Elem) != hlo.ElemBits(ops[0].Shape.Elem) ||
 			in.Shape.Elems() != ops[0].Shape.Elems() {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
-		bc := x.emit("bitcast-convert", in.Shape.Elem, ops[0].Shape.Dims, ops)
+		bc := x.Emit("bitcast-convert", in.Shape.Elem, ops[0].Shape.Dims, ops)
 		if hlo.EqualDims(bc.Shape.Dims, in.Shape.Dims) {
-			x.finish(bc)
+			x.Finish(bc)
 			return nil
 		}
-		x.emit("reshape", in.Shape.Elem, in.Shape.Dims, []*hlo.Instruction{bc})
+		x.Emit("reshape", in.Shape.Elem, in.Shape.Dims, []*hlo.Instruction{bc})
 		return nil
 	})
 }

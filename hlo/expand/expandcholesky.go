@@ -1,8 +1,10 @@
 package expand
 
 import (
-	"github.com/pulse-sim/pulse/hlo"
 	"strconv"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 )
 
 // ExpandCholeskys rewrites cholesky(a) as XLA's CholeskyExpander computes
@@ -16,18 +18,18 @@ import (
 // own. The evaluator evaluates the same expansion.
 func ExpandCholeskys(m *hlo.Module) error {
 	return rewriteEach(m, "cholesky", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		if len(ops) != 1 || ops[0].Shape.IsTuple || in.Shape.IsTuple {
-			return x.errorf("cholesky takes one array")
+			return x.Errorf("cholesky takes one array")
 		}
 		a := ops[0]
 		d := a.Shape.Dims
 		r := len(d)
 		if r < 2 || d[r-1] != d[r-2] || !hlo.EqualDims(in.Shape.Dims, d) {
-			return x.errorf("cholesky takes [..., n, n] and returns its shape (here %s)", a.Shape)
+			return x.Errorf("cholesky takes [..., n, n] and returns its shape (here %s)", a.Shape)
 		}
 		if !hlo.IsFloatElem(a.Shape.Elem) {
-			return x.errorf("cholesky of %s: a float type is needed", a.Shape.Elem)
+			return x.Errorf("cholesky of %s: a float type is needed", a.Shape.Elem)
 		}
 		lower := true
 		if v, ok := in.Attr("lower"); ok {
@@ -35,13 +37,13 @@ func ExpandCholeskys(m *hlo.Module) error {
 		}
 		swap := append(hlo.Iota64(0, r-2), int64(r-1), int64(r-2))
 		if !lower {
-			a = x.transpose(a, swap)
+			a = x.Transpose(a, swap)
 		}
 		l := x.cholesky(a)
 		if !lower {
-			l = x.transpose(l, swap)
+			l = x.Transpose(l, swap)
 		}
-		x.finish(l)
+		x.Finish(l)
 		return nil
 	})
 }
@@ -54,7 +56,7 @@ func (x *rewriter) cholesky(a *hlo.Instruction) *hlo.Instruction {
 	elem := a.Shape.Elem
 	batch := d[:r-2]
 	errDims := append(append([]int64{}, batch...), 1, 1)
-	l := x.broadcast(x.constant(elem, "0"), d, nil)
+	l := x.Broadcast(x.Constant(elem, "0"), d, nil)
 	var seen *hlo.Instruction
 	for i := int64(0); i < n; i += trsmBlock {
 		k := min(int64(trsmBlock), n-i)
@@ -62,12 +64,12 @@ func (x *rewriter) cholesky(a *hlo.Instruction) *hlo.Instruction {
 		if i > 0 {
 			lhs := x.minorSlice(l, [2]int64{i, 0}, [2]int64{n, i})
 			rhs := x.minorSlice(l, [2]int64{i, 0}, [2]int64{i + k, i})
-			panel = x.binary("subtract", panel, x.batchDot(lhs, false, rhs, true))
+			panel = x.Binary("subtract", panel, x.batchDot(lhs, false, rhs, true))
 		}
 		blk := x.minorSlice(panel, [2]int64{0, 0}, [2]int64{k, k})
 		var f, bad *hlo.Instruction
 		if k == 1 {
-			f = x.emit("sqrt", elem, blk.Shape.Dims, []*hlo.Instruction{blk})
+			f = x.Emit("sqrt", elem, blk.Shape.Dims, []*hlo.Instruction{blk})
 			bad = x.isNaN(f)
 		} else {
 			f, bad = x.choleskyUnblocked(blk)
@@ -75,24 +77,24 @@ func (x *rewriter) cholesky(a *hlo.Instruction) *hlo.Instruction {
 		if seen == nil {
 			seen = bad
 		} else {
-			seen = x.emit("or", "pred", errDims, []*hlo.Instruction{seen, bad})
+			seen = x.Emit("or", "pred", errDims, []*hlo.Instruction{seen, bad})
 		}
 		l = x.updateMinor(l, f, i, i)
 		if i+k < n {
 			below := x.minorSlice(panel, [2]int64{k, 0}, [2]int64{n - i, k})
-			u := x.emit("triangular-solve", elem, below.Shape.Dims, []*hlo.Instruction{f, below},
+			u := x.Emit("triangular-solve", elem, below.Shape.Dims, []*hlo.Instruction{f, below},
 				"left_side", "false", "lower", "true", "unit_diagonal", "false", "transpose_a", "ADJOINT")
 			l = x.updateMinor(l, u, i+k, i)
 		}
 	}
-	nan := x.broadcast(x.constant(elem, "nan"), d, nil)
-	mask := x.broadcast(x.reshape(seen, batch), d, hlo.Iota64(0, r-2))
-	return x.emit("select", elem, d, []*hlo.Instruction{mask, nan, l})
+	nan := x.Broadcast(x.Constant(elem, "nan"), d, nil)
+	mask := x.Broadcast(x.Reshape(seen, batch), d, hlo.Iota64(0, r-2))
+	return x.Emit("select", elem, d, []*hlo.Instruction{mask, nan, l})
 }
 
 // isNaN is pred [..., 1, 1]: whether v (of that shape) is NaN.
 func (x *rewriter) isNaN(v *hlo.Instruction) *hlo.Instruction {
-	return x.emit("compare", "pred", v.Shape.Dims, []*hlo.Instruction{v, v}, "direction", "NE")
+	return x.Emit("compare", "pred", v.Shape.Dims, []*hlo.Instruction{v, v}, "direction", "NE")
 }
 
 // updateMinor writes u into a at (row, col) of its last two dims.
@@ -100,10 +102,10 @@ func (x *rewriter) updateMinor(a, u *hlo.Instruction, row, col int64) *hlo.Instr
 	r := len(a.Shape.Dims)
 	idx := []*hlo.Instruction{a, u}
 	for range r - 2 {
-		idx = append(idx, x.constant("s32", "0"))
+		idx = append(idx, x.Constant("s32", "0"))
 	}
-	idx = append(idx, x.constant("s32", strconv.FormatInt(row, 10)), x.constant("s32", strconv.FormatInt(col, 10)))
-	return x.emit("dynamic-update-slice", a.Shape.Elem, a.Shape.Dims, idx)
+	idx = append(idx, x.Constant("s32", strconv.FormatInt(row, 10)), x.Constant("s32", strconv.FormatInt(col, 10)))
+	return x.Emit("dynamic-update-slice", a.Shape.Elem, a.Shape.Dims, idx)
 }
 
 // choleskyUnblocked factors a [..., k, k] column by column: column j of L
@@ -115,28 +117,29 @@ func (x *rewriter) choleskyUnblocked(a *hlo.Instruction) (*hlo.Instruction, *hlo
 	k := d[r-1]
 	elem := a.Shape.Elem
 	errDims := append(append([]int64{}, d[:r-2]...), 1, 1)
-	l0 := x.broadcast(x.constant(elem, "0"), d, nil)
-	e0 := x.broadcast(x.constant("pred", "false"), errDims, nil)
-	out := x.counted("cholesky", k, []*hlo.Instruction{a, l0, e0}, func(y *rewriter, i *hlo.Instruction, v []*hlo.Instruction) []*hlo.Instruction {
+	l0 := x.Broadcast(x.Constant(elem, "0"), d, nil)
+	e0 := x.Broadcast(x.Constant("pred", "false"), errDims, nil)
+	out := x.Counted("cholesky", k, []*hlo.Instruction{a, l0, e0}, func(ry *rewrite.Rewriter, i *hlo.Instruction, v []*hlo.Instruction) []*hlo.Instruction {
+		y := &rewriter{ry}
 		a, l, seen := v[0], v[1], v[2]
-		col := y.emit("iota", "s32", d, nil, "iota_dimension", strconv.Itoa(r-1))
-		row := y.emit("iota", "s32", d, nil, "iota_dimension", strconv.Itoa(r-2))
-		ib := y.broadcast(i, d, nil)
-		mask := y.emit("and", "pred", d, []*hlo.Instruction{
-			y.emit("compare", "pred", d, []*hlo.Instruction{row, col}, "direction", "GE"),
-			y.emit("compare", "pred", d, []*hlo.Instruction{col, ib}, "direction", "EQ")})
-		rest := y.binary("subtract", a, y.batchDot(l, false, l, true))
+		col := y.Emit("iota", "s32", d, nil, "iota_dimension", strconv.Itoa(r-1))
+		row := y.Emit("iota", "s32", d, nil, "iota_dimension", strconv.Itoa(r-2))
+		ib := y.Broadcast(i, d, nil)
+		mask := y.Emit("and", "pred", d, []*hlo.Instruction{
+			y.Emit("compare", "pred", d, []*hlo.Instruction{row, col}, "direction", "GE"),
+			y.Emit("compare", "pred", d, []*hlo.Instruction{col, ib}, "direction", "EQ")})
+		rest := y.Binary("subtract", a, y.batchDot(l, false, l, true))
 		idx := []*hlo.Instruction{rest}
 		for range r - 2 {
-			idx = append(idx, y.constant("s32", "0"))
+			idx = append(idx, y.Constant("s32", "0"))
 		}
 		idx = append(idx, i, i)
-		lii := y.emit("dynamic-slice", elem, errDims, idx, "dynamic_slice_sizes", hlo.IntsText(errDims))
-		lii = y.emit("sqrt", elem, errDims, []*hlo.Instruction{lii})
-		seen = y.emit("or", "pred", errDims, []*hlo.Instruction{seen, y.isNaN(lii)})
-		div := y.binary("divide", rest, y.broadcast(y.reshape(lii, d[:r-2]), d, hlo.Iota64(0, r-2)))
-		zeros := y.broadcast(y.constant(elem, "0"), d, nil)
-		l = y.binary("add", y.emit("select", elem, d, []*hlo.Instruction{mask, div, zeros}), l)
+		lii := y.Emit("dynamic-slice", elem, errDims, idx, "dynamic_slice_sizes", hlo.IntsText(errDims))
+		lii = y.Emit("sqrt", elem, errDims, []*hlo.Instruction{lii})
+		seen = y.Emit("or", "pred", errDims, []*hlo.Instruction{seen, y.isNaN(lii)})
+		div := y.Binary("divide", rest, y.Broadcast(y.Reshape(lii, d[:r-2]), d, hlo.Iota64(0, r-2)))
+		zeros := y.Broadcast(y.Constant(elem, "0"), d, nil)
+		l = y.Binary("add", y.Emit("select", elem, d, []*hlo.Instruction{mask, div, zeros}), l)
 		return []*hlo.Instruction{a, l, seen}
 	})
 	return out[1], out[2]

@@ -3,6 +3,7 @@ package expand
 import (
 	"fmt"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 	"strings"
 )
 
@@ -28,8 +29,8 @@ import (
 // (TestExpandConvolutions).
 func ExpandConvolutions(m *hlo.Module) error {
 	return rewriteEach(m, "convolution", func(x *rewriter, ops []*hlo.Instruction) error {
-		if len(ops) != 2 || x.at.Shape == nil || x.at.Shape.IsTuple {
-			return x.errorf("a convolution takes two arrays")
+		if len(ops) != 2 || x.At.Shape == nil || x.At.Shape.IsTuple {
+			return x.Errorf("a convolution takes two arrays")
 		}
 		return x.expandConv(ops[0], ops[1])
 	})
@@ -61,39 +62,39 @@ type geometry struct {
 }
 
 func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
-	in := x.at
+	in := x.At
 	labels, ok := in.Attr("dim_labels")
 	if !ok {
-		return x.errorf("no dim_labels")
+		return x.Errorf("no dim_labels")
 	}
 	d, err := hlo.ParseDimLabels(labels)
 	if err != nil {
-		return x.errorf("%v", err)
+		return x.Errorf("%v", err)
 	}
 	n := len(d.LhsSpatial)
 	wv, _ := in.Attr("window")
 	w, err := hlo.ParseWindow(wv, n)
 	if err != nil {
-		return x.errorf("%v", err)
+		return x.Errorf("%v", err)
 	}
 	G, Gb := hlo.AttrIntOr(in, "feature_group_count", 1), hlo.AttrIntOr(in, "batch_group_count", 1)
 	if G < 1 || Gb < 1 || (G > 1 && Gb > 1) {
-		return x.errorf("feature_group_count %d with batch_group_count %d", G, Gb)
+		return x.Errorf("feature_group_count %d with batch_group_count %d", G, Gb)
 	}
 	if len(lhs.Shape.Dims) != n+2 || len(rhs.Shape.Dims) != n+2 || len(in.Shape.Dims) != n+2 {
-		return x.errorf("operand ranks do not match dim_labels %s", labels)
+		return x.Errorf("operand ranks do not match dim_labels %s", labels)
 	}
 	for i := 0; i < n; i++ {
 		if w.Stride[i] < 1 || w.LhsDil[i] < 1 || w.RhsDil[i] < 1 {
-			return x.errorf("window strides and dilations must be positive")
+			return x.Errorf("window strides and dilations must be positive")
 		}
 	}
 	g := geometry{n: n, stride: w.Stride, rhsDil: w.RhsDil, acc: accumulationType(in.Shape.Elem)}
 
 	// Canonical operands.
 	lperm := append(append([]int64{int64(d.LhsBatch)}, ints64(d.LhsSpatial)...), int64(d.LhsFeature))
-	L := x.transpose(lhs, lperm)
-	R := x.transpose(rhs, append(ints64(d.RhsSpatial), int64(d.RhsIn), int64(d.RhsOut)))
+	L := x.Transpose(lhs, lperm)
+	R := x.Transpose(rhs, append(ints64(d.RhsSpatial), int64(d.RhsIn), int64(d.RhsOut)))
 	var rev []int64
 	for i, r := range w.RhsRev {
 		if r {
@@ -101,7 +102,7 @@ func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
 		}
 	}
 	if len(rev) > 0 {
-		R = x.emit("reverse", R.Shape.Elem, R.Shape.Dims, []*hlo.Instruction{R}, "dimensions", hlo.IntsText(rev))
+		R = x.Emit("reverse", R.Shape.Elem, R.Shape.Dims, []*hlo.Instruction{R}, "dimensions", hlo.IntsText(rev))
 	}
 	Lp := L
 	needPad := false
@@ -122,8 +123,8 @@ func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
 		needPad = needPad || w.PadLo[i] != 0 || w.PadHi[i] != 0 || w.LhsDil[i] != 1
 	}
 	if needPad {
-		zero := x.constant(L.Shape.Elem, "0")
-		Lp = x.emit("pad", L.Shape.Elem, pdims, []*hlo.Instruction{L, zero}, "padding", strings.Join(cfg, "x"))
+		zero := x.Constant(L.Shape.Elem, "0")
+		Lp = x.Emit("pad", L.Shape.Elem, pdims, []*hlo.Instruction{L, zero}, "padding", strings.Join(cfg, "x"))
 	}
 	B, F := Lp.Shape.Dims[0], Lp.Shape.Dims[n+1]
 	g.K = append([]int64{}, R.Shape.Dims[:n]...)
@@ -147,52 +148,52 @@ func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
 	}
 	got := append(append([]int64{B / Gb}, g.P...), O)
 	if F != I*G || B%Gb != 0 || O%(G*Gb) != 0 || !hlo.EqualDims(got, want) {
-		return x.errorf("shapes do not agree with dim_labels %s, the window and the group counts", labels)
+		return x.Errorf("shapes do not agree with dim_labels %s, the window and the group counts", labels)
 	}
 
 	var res *hlo.Instruction
 	switch {
 	case hlo.Prod(got) == 0 || I == 0:
-		zero := x.constant(g.acc, "0")
-		res = x.broadcast(zero, got, nil)
+		zero := x.Constant(g.acc, "0")
+		res = x.Broadcast(zero, got, nil)
 	case G > 1 && I == 1:
 		res = x.depthwise(g, Lp, R, G)
 	case G > 1:
 		var parts []*hlo.Instruction
 		for k := int64(0); k < G; k++ {
-			Lg := x.sliceDim(Lp, n+1, k*I, I)
-			Rg := x.sliceDim(R, n+1, k*(O/G), O/G)
+			Lg := x.SliceDim(Lp, n+1, k*I, I)
+			Rg := x.SliceDim(R, n+1, k*(O/G), O/G)
 			parts = append(parts, x.dense(g, Lg, Rg))
-			if x.n > maxExpandedOps {
-				return x.errorf("%d feature groups expand into more than %d ops", G, maxExpandedOps)
+			if x.N > rewrite.MaxExpandedOps {
+				return x.Errorf("%d feature groups expand into more than %d ops", G, rewrite.MaxExpandedOps)
 			}
 		}
-		res = x.concatenate(parts, n+1)
+		res = x.Concatenate(parts, n+1)
 	case Gb > 1 && B == Gb && O == Gb:
 		res = x.depthwiseBatchGroups(g, Lp, R)
 	case Gb > 1:
 		var parts []*hlo.Instruction
 		for k := int64(0); k < Gb; k++ {
-			Lg := x.sliceDim(Lp, 0, k*(B/Gb), B/Gb)
-			Rg := x.sliceDim(R, n+1, k*(O/Gb), O/Gb)
+			Lg := x.SliceDim(Lp, 0, k*(B/Gb), B/Gb)
+			Rg := x.SliceDim(R, n+1, k*(O/Gb), O/Gb)
 			parts = append(parts, x.dense(g, Lg, Rg))
-			if x.n > maxExpandedOps {
-				return x.errorf("%d batch groups expand into more than %d ops", Gb, maxExpandedOps)
+			if x.N > rewrite.MaxExpandedOps {
+				return x.Errorf("%d batch groups expand into more than %d ops", Gb, rewrite.MaxExpandedOps)
 			}
 		}
-		res = x.concatenate(parts, n+1)
+		res = x.Concatenate(parts, n+1)
 	default:
 		res = x.dense(g, Lp, R)
 	}
-	if x.n > maxExpandedOps {
-		return x.errorf("expands into more than %d ops", maxExpandedOps)
+	if x.N > rewrite.MaxExpandedOps {
+		return x.Errorf("expands into more than %d ops", rewrite.MaxExpandedOps)
 	}
-	res = x.convert(res, in.Shape.Elem)
-	res = x.transpose(res, operm)
-	if len(x.out) == 0 || x.out[len(x.out)-1] != res {
+	res = x.Convert(res, in.Shape.Elem)
+	res = x.Transpose(res, operm)
+	if len(x.Out) == 0 || x.Out[len(x.Out)-1] != res {
 		// The result is an operand as it is (a 1x1 convolution of ones is
 		// not, but keep the name): copy it under the convolution's name.
-		x.emit("copy", res.Shape.Elem, res.Shape.Dims, []*hlo.Instruction{res})
+		x.Emit("copy", res.Shape.Elem, res.Shape.Dims, []*hlo.Instruction{res})
 	}
 	return nil
 }
@@ -218,7 +219,7 @@ func (x *rewriter) windowSlice(g geometry, Lp *hlo.Instruction, pos []int64, per
 			start[1+i], count[1+i], stride[1+i] = pos[i]*g.stride[i], g.K[i], g.rhsDil[i]
 		}
 	}
-	return x.slice(Lp, start, count, stride)
+	return x.Slice(Lp, start, count, stride)
 }
 
 // kernelAt is R[k] as [I, O].
@@ -231,15 +232,15 @@ func (x *rewriter) kernelAt(g geometry, R *hlo.Instruction, k []int64) *hlo.Inst
 	for i := 0; i < g.n; i++ {
 		start[i], count[i] = k[i], 1
 	}
-	s := x.slice(R, start, count, one)
-	return x.reshape(s, R.Shape.Dims[g.n:])
+	s := x.Slice(R, start, count, one)
+	return x.Reshape(s, R.Shape.Dims[g.n:])
 }
 
 // dotOperands converts operands of different types to the accumulation
 // type (the MXU multiplies one type).
 func (x *rewriter) dotOperands(a, b *hlo.Instruction, acc string) (*hlo.Instruction, *hlo.Instruction) {
 	if a.Shape.Elem != b.Shape.Elem {
-		return x.convert(a, acc), x.convert(b, acc)
+		return x.Convert(a, acc), x.Convert(b, acc)
 	}
 	return a, b
 }
@@ -254,7 +255,7 @@ func (x *rewriter) dense(g geometry, Lp, R *hlo.Instruction) *hlo.Instruction {
 	dims := append(append([]int64{B}, g.P...), O)
 	term := func(b *rewriter, X, W *hlo.Instruction) *hlo.Instruction {
 		X, W = b.dotOperands(X, W, g.acc)
-		return b.emit("dot", g.acc, dims, []*hlo.Instruction{X, W},
+		return b.Emit("dot", g.acc, dims, []*hlo.Instruction{X, W},
 			"lhs_contracting_dims", hlo.IntsText([]int64{int64(n + 1)}), "rhs_contracting_dims", "{0}")
 	}
 	if min(hlo.Prod(g.K), hlo.Prod(g.P)) > MaxUnrolledTaps {
@@ -263,16 +264,16 @@ func (x *rewriter) dense(g geometry, Lp, R *hlo.Instruction) *hlo.Instruction {
 	if hlo.Prod(g.K) <= hlo.Prod(g.P) {
 		var sum *hlo.Instruction
 		for _, k := range hlo.Positions(g.K) {
-			sum = x.binary("add", sum, term(x, x.windowSlice(g, Lp, k, true), x.kernelAt(g, R, k)))
+			sum = x.Binary("add", sum, term(x, x.windowSlice(g, Lp, k, true), x.kernelAt(g, R, k)))
 		}
 		return sum
 	}
 	var pieces []*hlo.Instruction
 	for _, p := range hlo.Positions(g.P) {
 		X, W := x.dotOperands(x.windowSlice(g, Lp, p, false), R, g.acc)
-		D := x.emit("dot", g.acc, []int64{B, O}, []*hlo.Instruction{X, W},
+		D := x.Emit("dot", g.acc, []int64{B, O}, []*hlo.Instruction{X, W},
 			"lhs_contracting_dims", hlo.IntsText(hlo.Iota64(1, n+2)), "rhs_contracting_dims", hlo.IntsText(hlo.Iota64(0, n+1)))
-		pieces = append(pieces, x.reshape(D, append(append([]int64{B}, hlo.Ones(n)...), O)))
+		pieces = append(pieces, x.Reshape(D, append(append([]int64{B}, hlo.Ones(n)...), O)))
 	}
 	return x.stack(g, pieces, 1)
 }
@@ -283,7 +284,7 @@ func (x *rewriter) stack(g geometry, pieces []*hlo.Instruction, first int) *hlo.
 	for i := g.n - 1; i >= 0; i-- {
 		var next []*hlo.Instruction
 		for j := 0; j < len(pieces); j += int(g.P[i]) {
-			next = append(next, x.concatenate(pieces[j:j+int(g.P[i])], first+i))
+			next = append(next, x.Concatenate(pieces[j:j+int(g.P[i])], first+i))
 		}
 		pieces = next
 	}
@@ -299,22 +300,22 @@ func (x *rewriter) depthwise(g geometry, Lp, R *hlo.Instruction, G int64) *hlo.I
 	Og := O / G
 	out := append(append([]int64{B}, g.P...), O)
 	term := func(b *rewriter, X, W *hlo.Instruction) *hlo.Instruction {
-		X = b.convert(X, g.acc)
-		W = b.convert(b.reshape(W, []int64{O}), g.acc)
+		X = b.Convert(X, g.acc)
+		W = b.Convert(b.Reshape(W, []int64{O}), g.acc)
 		if Og == 1 {
-			return b.binary("multiply", X, b.broadcast(W, out, []int64{int64(n + 1)}))
+			return b.Binary("multiply", X, b.Broadcast(W, out, []int64{int64(n + 1)}))
 		}
 		wide := append(append([]int64{B}, g.P...), G, Og)
-		Xb := b.broadcast(X, wide, hlo.Iota64(0, n+2))
-		Wb := b.broadcast(b.reshape(W, []int64{G, Og}), wide, []int64{int64(n + 1), int64(n + 2)})
-		return b.reshape(b.binary("multiply", Xb, Wb), out)
+		Xb := b.Broadcast(X, wide, hlo.Iota64(0, n+2))
+		Wb := b.Broadcast(b.Reshape(W, []int64{G, Og}), wide, []int64{int64(n + 1), int64(n + 2)})
+		return b.Reshape(b.Binary("multiply", Xb, Wb), out)
 	}
 	if hlo.Prod(g.K) > MaxUnrolledTaps {
 		return x.tapLoop(g, Lp, R, out, term)
 	}
 	var sum *hlo.Instruction
 	for _, k := range hlo.Positions(g.K) {
-		sum = x.binary("add", sum, term(x, x.windowSlice(g, Lp, k, true), x.kernelAt(g, R, k)))
+		sum = x.Binary("add", sum, term(x, x.windowSlice(g, Lp, k, true), x.kernelAt(g, R, k)))
 	}
 	return sum
 }
@@ -328,32 +329,32 @@ func (x *rewriter) depthwiseBatchGroups(g geometry, Lp, R *hlo.Instruction) *hlo
 	G := Lp.Shape.Dims[0]
 	if hlo.Prod(g.P) <= hlo.Prod(g.K) && hlo.Prod(g.P) <= MaxUnrolledTaps {
 		// Per output position: the whole window at once.
-		Rt := x.convert(x.transpose(R, append(append([]int64{int64(n + 1)}, hlo.Iota64(0, n)...), int64(n))), g.acc)
+		Rt := x.Convert(x.Transpose(R, append(append([]int64{int64(n + 1)}, hlo.Iota64(0, n)...), int64(n))), g.acc)
 		var pieces []*hlo.Instruction
 		for _, p := range hlo.Positions(g.P) {
-			X := x.convert(x.windowSlice(g, Lp, p, false), g.acc)
-			r := x.reduceSum(x.binary("multiply", X, Rt), hlo.Iota64(1, n+2))
-			pieces = append(pieces, x.reshape(r, append(append([]int64{1}, hlo.Ones(n)...), G)))
+			X := x.Convert(x.windowSlice(g, Lp, p, false), g.acc)
+			r := x.ReduceSum(x.Binary("multiply", X, Rt), hlo.Iota64(1, n+2))
+			pieces = append(pieces, x.Reshape(r, append(append([]int64{1}, hlo.Ones(n)...), G)))
 		}
 		return x.stack(g, pieces, 1)
 	}
 	// Per kernel position: every output position at once.
 	wide := append(append([]int64{G}, g.P...), Lp.Shape.Dims[n+1])
 	term := func(b *rewriter, X, W *hlo.Instruction) *hlo.Instruction {
-		X = b.convert(X, g.acc)
-		W = b.convert(b.transpose(W, []int64{1, 0}), g.acc) // [G, F]
-		prodK := b.binary("multiply", X, b.broadcast(W, wide, []int64{0, int64(n + 1)}))
-		return b.reduceSum(prodK, []int64{int64(n + 1)})
+		X = b.Convert(X, g.acc)
+		W = b.Convert(b.Transpose(W, []int64{1, 0}), g.acc) // [G, F]
+		prodK := b.Binary("multiply", X, b.Broadcast(W, wide, []int64{0, int64(n + 1)}))
+		return b.ReduceSum(prodK, []int64{int64(n + 1)})
 	}
 	var sum *hlo.Instruction
 	if hlo.Prod(g.K) > MaxUnrolledTaps {
 		sum = x.tapLoop(g, Lp, R, append([]int64{G}, g.P...), term)
 	} else {
 		for _, k := range hlo.Positions(g.K) {
-			sum = x.binary("add", sum, term(x, x.windowSlice(g, Lp, k, true), x.kernelAt(g, R, k)))
+			sum = x.Binary("add", sum, term(x, x.windowSlice(g, Lp, k, true), x.kernelAt(g, R, k)))
 		}
 	}
 	// [G, P...] -> [1, P..., G]
-	t := x.transpose(sum, append(hlo.Iota64(1, n+1), 0))
-	return x.reshape(t, append(append([]int64{1}, g.P...), G))
+	t := x.Transpose(sum, append(hlo.Iota64(1, n+1), 0))
+	return x.Reshape(t, append(append([]int64{1}, g.P...), G))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
@@ -85,7 +86,7 @@ func checkExpanded(t *testing.T, name, text string, expansion func(*hlo.Module) 
 	require.NoError(t, hlo.Verify(name+".expanded", again), x.String())
 	for _, c := range again.Computations {
 		for _, op := range []string{"convolution", "batch-norm-training", "batch-norm-inference", "batch-norm-grad", "reduce-window"} {
-			require.False(t, expand.HasOpcode(c, op), "a %s is left", op)
+			require.False(t, rewrite.HasOpcode(c, op), "a %s is left", op)
 		}
 	}
 	got, err := (&eval.Evaluator{File: name + ".expanded", M: again, MaxWhileIterations: 1000}).Run(args)

@@ -1,11 +1,13 @@
 package expand
 
 import (
-	"github.com/pulse-sim/pulse/hlo"
 	"strconv"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 )
 
-// maxUnrolledTaps is the most kernel positions a convolution expands into
+// MaxUnrolledTaps is the most kernel positions a convolution expands into
 // straight-line code; one with more (a 30x30 window, a 3-D weight
 // gradient) runs its taps as a while loop, so that the program's size does
 // not grow with the window (issue 21). A variable so that tests can send
@@ -33,10 +35,11 @@ func (x *rewriter) tapLoop(g geometry, Lp, R *hlo.Instruction, dims []int64,
 	if hlo.IsFloatElem(g.acc) {
 		zeroLit = "-0"
 	}
-	acc := x.broadcast(x.constant(g.acc, zeroLit), dims, nil)
-	out := x.counted("taps", hlo.Prod(g.K[:lead]), []*hlo.Instruction{acc, Lp, R}, func(b *rewriter, t *hlo.Instruction, v []*hlo.Instruction) []*hlo.Instruction {
+	acc := x.Broadcast(x.Constant(g.acc, zeroLit), dims, nil)
+	out := x.Counted("taps", hlo.Prod(g.K[:lead]), []*hlo.Instruction{acc, Lp, R}, func(rb *rewrite.Rewriter, t *hlo.Instruction, v []*hlo.Instruction) []*hlo.Instruction {
+		b := &rewriter{rb}
 		sum, lp, r := v[0], v[1], v[2]
-		s32 := func(c int64) *hlo.Instruction { return b.constant("s32", strconv.FormatInt(c, 10)) }
+		s32 := func(c int64) *hlo.Instruction { return b.Constant("s32", strconv.FormatInt(c, 10)) }
 		zero := s32(0)
 		k := append(b.digits(t, g.K[:lead]), make([]*hlo.Instruction, n-lead)...)
 		for i := lead; i < n; i++ {
@@ -52,17 +55,17 @@ func (x *rewriter) tapLoop(g geometry, Lp, R *hlo.Instruction, dims []int64,
 			if i >= lead {
 				size += (g.K[i] - 1) * g.rhsDil[i]
 			} else if g.rhsDil[i] != 1 {
-				st = b.binary("multiply", st, s32(g.rhsDil[i]))
+				st = b.Binary("multiply", st, s32(g.rhsDil[i]))
 			}
 			starts = append(starts, st)
 			sizes = append(sizes, size)
 		}
 		starts = append(starts, zero)
 		sizes = append(sizes, Lp.Shape.Dims[n+1])
-		win := b.emit("dynamic-slice", lp.Shape.Elem, sizes, append([]*hlo.Instruction{lp}, starts...), "dynamic_slice_sizes", hlo.IntsText(sizes))
+		win := b.Emit("dynamic-slice", lp.Shape.Elem, sizes, append([]*hlo.Instruction{lp}, starts...), "dynamic_slice_sizes", hlo.IntsText(sizes))
 		// R at the leading position, every unrolled tap.
 		wsizes := append(append(hlo.Ones(lead), g.K[lead:]...), R.Shape.Dims[n:]...)
-		kern := b.emit("dynamic-slice", r.Shape.Elem, wsizes, append(append([]*hlo.Instruction{r}, k...), zero, zero), "dynamic_slice_sizes", hlo.IntsText(wsizes))
+		kern := b.Emit("dynamic-slice", r.Shape.Elem, wsizes, append(append([]*hlo.Instruction{r}, k...), zero, zero), "dynamic_slice_sizes", hlo.IntsText(wsizes))
 		for _, in := range hlo.Positions(g.K[lead:]) {
 			// The tap: its window slice of win, its [I, O] of kern.
 			pos := append(make([]int64, lead), in...)
@@ -71,9 +74,9 @@ func (x *rewriter) tapLoop(g geometry, Lp, R *hlo.Instruction, dims []int64,
 			for i := 0; i < n; i++ {
 				st[1+i], cnt[1+i], stride[1+i] = pos[i]*g.rhsDil[i], g.P[i], g.stride[i]
 			}
-			X := b.slice(win, st, cnt, stride)
+			X := b.Slice(win, st, cnt, stride)
 			W := b.kernelAt(g, kern, pos)
-			sum = b.binary("add", sum, term(b, X, W))
+			sum = b.Binary("add", sum, term(b, X, W))
 		}
 		return []*hlo.Instruction{sum, lp, r}
 	})
@@ -88,10 +91,10 @@ func (x *rewriter) digits(t *hlo.Instruction, ext []int64) []*hlo.Instruction {
 	for i := range ext {
 		d := t
 		if inner := hlo.Prod(ext[i+1:]); inner > 1 {
-			d = x.binary("divide", d, x.constant("s32", strconv.FormatInt(inner, 10)))
+			d = x.Binary("divide", d, x.Constant("s32", strconv.FormatInt(inner, 10)))
 		}
 		if i > 0 {
-			d = x.binary("remainder", d, x.constant("s32", strconv.FormatInt(ext[i], 10)))
+			d = x.Binary("remainder", d, x.Constant("s32", strconv.FormatInt(ext[i], 10)))
 		}
 		out[i] = d
 	}

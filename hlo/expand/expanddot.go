@@ -27,34 +27,34 @@ import (
 //     maxProducts of them is an error naming the count.
 func ExpandVectorDots(m *hlo.Module, mxu func(elem string) bool, maxProducts int64) error {
 	return rewriteEach(m, "dot", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		if !arrayDot(in, ops) {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		a, b := ops[0], ops[1]
 		res := in.Shape.Elem
 		if a.Shape.Elem == b.Shape.Elem && mxu(a.Shape.Elem) {
-			x.out = append(x.out, in) // the matrix unit's
+			x.Out = append(x.Out, in) // the matrix unit's
 			return nil
 		}
 		if a.Shape.Elem != b.Shape.Elem && hlo.IsFloat(res) && mxu(res) && holdsExactly(res, a.Shape.Elem) && holdsExactly(res, b.Shape.Elem) {
-			d := x.emit("dot", res, in.Shape.Dims, []*hlo.Instruction{x.convert(a, res), x.convert(b, res)})
+			d := x.Emit("dot", res, in.Shape.Dims, []*hlo.Instruction{x.Convert(a, res), x.Convert(b, res)})
 			d.Attrs = in.Attrs
 			return nil
 		}
 		if int4(a.Shape.Elem, b.Shape.Elem) && mxu("s8") {
-			d := x.emit("dot", res, in.Shape.Dims, []*hlo.Instruction{x.convert(a, "s8"), x.convert(b, "s8")})
+			d := x.Emit("dot", res, in.Shape.Dims, []*hlo.Instruction{x.Convert(a, "s8"), x.Convert(b, "s8")})
 			d.Attrs = in.Attrs
 			return nil
 		}
 		if a.Shape.Elem == b.Shape.Elem && hlo.IsFloat(a.Shape.Elem) && a.Shape.Elem != "f64" {
-			x.out = append(x.out, in) // bf16/f16 the unit lacks: UpcastDots' or the lowering's to judge
+			x.Out = append(x.Out, in) // bf16/f16 the unit lacks: UpcastDots' or the lowering's to judge
 			return nil
 		}
 		lb, lc, rb, rc, err := hlo.DotDims(in)
 		if err != nil {
-			return x.errorf("%v", err)
+			return x.Errorf("%v", err)
 		}
 		work := res
 		if res == "pred" || !hlo.IsFloat(res) && hlo.ElemBits(res) < 32 {
@@ -77,7 +77,7 @@ func ExpandVectorDots(m *hlo.Module, mxu func(elem string) bool, maxProducts int
 			P = append(P, a.Shape.Dims[d])
 		}
 		if n := hlo.Prod(P); n > maxProducts {
-			return x.errorf("a %s dot the matrix unit cannot multiply runs on the vector unit, and its %d products exceed the %d it may hold", a.Shape.Elem, n, maxProducts)
+			return x.Errorf("a %s dot the matrix unit cannot multiply runs on the vector unit, and its %d products exceed the %d it may hold", a.Shape.Elem, n, maxProducts)
 		}
 		nb, nl, nr := len(lb), len(lf), len(rf)
 		// Each operand transposed to (batch, free, contracting) and
@@ -94,12 +94,12 @@ func ExpandVectorDots(m *hlo.Module, mxu func(elem string) bool, maxProducts int
 			for i := range contr {
 				mapping = append(mapping, int64(nb+nl+nr+i))
 			}
-			t := x.convert(x.transpose(v, perm), work)
-			return x.emit("broadcast", work, P, []*hlo.Instruction{t}, "dimensions", hlo.IntsText(mapping))
+			t := x.Convert(x.Transpose(v, perm), work)
+			return x.Emit("broadcast", work, P, []*hlo.Instruction{t}, "dimensions", hlo.IntsText(mapping))
 		}
 		pa := spread(a, lb, lf, lc, nb)
 		pb := spread(b, rb, rf, rc, nb+nl)
-		p := x.binary("multiply", pa, pb)
+		p := x.Binary("multiply", pa, pb)
 		var sumDims []int64
 		for i := range lc {
 			sumDims = append(sumDims, int64(nb+nl+nr+i))
@@ -108,9 +108,9 @@ func ExpandVectorDots(m *hlo.Module, mxu func(elem string) bool, maxProducts int
 		if len(sumDims) == 0 {
 			s = p
 		} else {
-			s = x.reduceSum(p, sumDims)
+			s = x.ReduceSum(p, sumDims)
 		}
-		x.finish(x.convert(s, res))
+		x.Finish(x.Convert(s, res))
 		return nil
 	})
 }
@@ -143,23 +143,23 @@ func holdsExactly(into, elem string) bool {
 // result's dims (batch, lhs free, rhs free) keep their order.
 func CanonicalizeDots(m *hlo.Module, awkward func(l, r, lb, lc, rb, rc []int64) bool) error {
 	return rewriteEach(m, "dot", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		if !arrayDot(in, ops) {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		a, b := ops[0], ops[1]
 		lb, lc, rb, rc, err := hlo.DotDims(in)
 		if err != nil || len(lb) != len(rb) || len(lc) != len(rc) || !awkward(a.Shape.Dims, b.Shape.Dims, lb, lc, rb, rc) {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		lf := hlo.FreeDims(len(a.Shape.Dims), lb, lc)
 		rf := hlo.FreeDims(len(b.Shape.Dims), rb, rc)
-		ta := x.transpose(a, slices.Concat(lb, lf, lc))
-		tb := x.transpose(b, slices.Concat(rb, rc, rf))
+		ta := x.Transpose(a, slices.Concat(lb, lf, lc))
+		tb := x.Transpose(b, slices.Concat(rb, rc, rf))
 		nb, nl, nc := len(lb), len(lf), len(lc)
-		d := x.emit("dot", in.Shape.Elem, in.Shape.Dims, []*hlo.Instruction{ta, tb})
+		d := x.Emit("dot", in.Shape.Elem, in.Shape.Dims, []*hlo.Instruction{ta, tb})
 		for _, at := range in.Attrs {
 			switch at.Key {
 			case "lhs_batch_dims", "rhs_batch_dims":

@@ -46,21 +46,21 @@ func ExpandErfcs(m *hlo.Module) error { return rewriteUnaryFloat(m, "erfc", (*re
 // that returns nil leaves the instruction as it is.
 func rewriteUnaryFloat(m *hlo.Module, opcode string, f func(x *rewriter, a *hlo.Instruction, wide bool) *hlo.Instruction) error {
 	return rewriteEach(m, opcode, func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		elem := in.Shape.Elem
 		if len(ops) != 1 || in.Shape.IsTuple || !hlo.IsFloatElem(elem) {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		if elem == "f64" {
 			if r := f(x, ops[0], true); r != nil {
-				x.finish(r)
+				x.Finish(r)
 				return nil
 			}
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
-		x.finish(x.inF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction { return f(x, a, false) }))
+		x.Finish(x.InF32(ops[0], func(a *hlo.Instruction) *hlo.Instruction { return f(x, a, false) }))
 		return nil
 	})
 }
@@ -70,16 +70,16 @@ func rewriteUnaryFloat(m *hlo.Module, opcode string, f func(x *rewriter, a *hlo.
 func (x *rewriter) erfc(a *hlo.Instruction, wide bool) *hlo.Instruction {
 	d, elem := a.Shape.Dims, a.Shape.Elem
 	c := x.scalarsOf(elem, d)
-	x2 := x.binary("multiply", a, a)
+	x2 := x.Binary("multiply", a, a)
 	var near *hlo.Instruction
 	if wide {
-		near = x.binary("subtract", c(1), x.binary("divide", x.binary("multiply", a, x.horner(x2, erfT64)), x.horner(x2, erfU64)))
+		near = x.Binary("subtract", c(1), x.Binary("divide", x.Binary("multiply", a, x.horner(x2, erfT64)), x.horner(x2, erfU64)))
 	} else {
-		near = x.binary("subtract", c(1), x.binary("multiply", a, x.horner(x2, erfT32)))
+		near = x.Binary("subtract", c(1), x.Binary("multiply", a, x.horner(x2, erfT32)))
 	}
-	abs := x.emit("abs", elem, d, []*hlo.Instruction{a})
-	far := x.emit("compare", "pred", d, []*hlo.Instruction{abs, c(1)}, "direction", "GT")
-	return x.emit("select", elem, d, []*hlo.Instruction{far, x.erfcTail(a, wide), near})
+	abs := x.Emit("abs", elem, d, []*hlo.Instruction{a})
+	far := x.Emit("compare", "pred", d, []*hlo.Instruction{abs, c(1)}, "direction", "GT")
+	return x.Emit("select", elem, d, []*hlo.Instruction{far, x.erfcTail(a, wide), near})
 }
 
 // erfcTail is XLA's ErfcImpl: Cephes' erfc for |x| >= 1 (2 - it for
@@ -88,25 +88,25 @@ func (x *rewriter) erfcTail(a *hlo.Instruction, wide bool) *hlo.Instruction {
 	d, elem := a.Shape.Dims, a.Shape.Elem
 	c := x.scalarsOf(elem, d)
 	lt := func(p, q *hlo.Instruction) *hlo.Instruction {
-		return x.emit("compare", "pred", d, []*hlo.Instruction{p, q}, "direction", "LT")
+		return x.Emit("compare", "pred", d, []*hlo.Instruction{p, q}, "direction", "LT")
 	}
 	sel := func(cnd, p, q *hlo.Instruction) *hlo.Instruction {
-		return x.emit("select", elem, d, []*hlo.Instruction{cnd, p, q})
+		return x.Emit("select", elem, d, []*hlo.Instruction{cnd, p, q})
 	}
-	abs := x.emit("abs", elem, d, []*hlo.Instruction{a})
-	z := x.emit("exponential", elem, d, []*hlo.Instruction{x.emit("negate", elem, d, []*hlo.Instruction{x.binary("multiply", a, a)})})
+	abs := x.Emit("abs", elem, d, []*hlo.Instruction{a})
+	z := x.Emit("exponential", elem, d, []*hlo.Instruction{x.Emit("negate", elem, d, []*hlo.Instruction{x.Binary("multiply", a, a)})})
 	var tail *hlo.Instruction
 	if wide {
-		tail = x.binary("multiply", z, sel(lt(abs, c(8)),
-			x.binary("divide", x.horner(abs, erfcP64), x.horner(abs, erfcQ64)),
-			x.binary("divide", x.horner(abs, erfcR64), x.horner(abs, erfcS64))))
+		tail = x.Binary("multiply", z, sel(lt(abs, c(8)),
+			x.Binary("divide", x.horner(abs, erfcP64), x.horner(abs, erfcQ64)),
+			x.Binary("divide", x.horner(abs, erfcR64), x.horner(abs, erfcS64))))
 	} else {
-		q := x.binary("divide", c(1), abs)
-		y := x.binary("multiply", q, q)
+		q := x.Binary("divide", c(1), abs)
+		y := x.Binary("multiply", q, q)
 		p := sel(lt(abs, c(2)), x.horner(y, erfcP32), x.horner(y, erfcR32))
-		tail = x.binary("multiply", x.binary("multiply", z, q), p)
+		tail = x.Binary("multiply", x.Binary("multiply", z, q), p)
 	}
-	return sel(lt(a, c(0)), x.binary("subtract", c(2), tail), tail)
+	return sel(lt(a, c(0)), x.Binary("subtract", c(2), tail), tail)
 }
 
 // scalarsOf makes constants of elem broadcast to d, printed exactly for
@@ -117,7 +117,7 @@ func (x *rewriter) scalarsOf(elem string, d []int64) func(float64) *hlo.Instruct
 		bits = 64
 	}
 	return func(v float64) *hlo.Instruction {
-		return x.broadcast(x.constant(elem, strconv.FormatFloat(v, 'g', -1, bits)), d, nil)
+		return x.Broadcast(x.Constant(elem, strconv.FormatFloat(v, 'g', -1, bits)), d, nil)
 	}
 }
 
@@ -127,7 +127,7 @@ func (x *rewriter) horner(v *hlo.Instruction, cs []float64) *hlo.Instruction {
 	c := x.scalarsOf(v.Shape.Elem, v.Shape.Dims)
 	p := c(cs[0])
 	for _, k := range cs[1:] {
-		p = x.binary("add", x.binary("multiply", p, v), c(k))
+		p = x.Binary("add", x.Binary("multiply", p, v), c(k))
 	}
 	return p
 }
@@ -137,9 +137,9 @@ func (x *rewriter) horner(v *hlo.Instruction, cs []float64) *hlo.Instruction {
 func (x *rewriter) erf64(a *hlo.Instruction) *hlo.Instruction {
 	d := a.Shape.Dims
 	c := x.scalarsOf("f64", d)
-	x2 := x.binary("multiply", a, a)
-	near := x.binary("divide", x.binary("multiply", a, x.horner(x2, erfT64)), x.horner(x2, erfU64))
-	abs := x.emit("abs", "f64", d, []*hlo.Instruction{a})
-	lt := x.emit("compare", "pred", d, []*hlo.Instruction{abs, c(1)}, "direction", "LT")
-	return x.emit("select", "f64", d, []*hlo.Instruction{lt, near, x.binary("subtract", c(1), x.erfcTail(a, true))})
+	x2 := x.Binary("multiply", a, a)
+	near := x.Binary("divide", x.Binary("multiply", a, x.horner(x2, erfT64)), x.horner(x2, erfU64))
+	abs := x.Emit("abs", "f64", d, []*hlo.Instruction{a})
+	lt := x.Emit("compare", "pred", d, []*hlo.Instruction{abs, c(1)}, "direction", "LT")
+	return x.Emit("select", "f64", d, []*hlo.Instruction{lt, near, x.Binary("subtract", c(1), x.erfcTail(a, true))})
 }

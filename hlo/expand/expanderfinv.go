@@ -32,19 +32,19 @@ func (x *rewriter) erfInv32(a *hlo.Instruction) *hlo.Instruction {
 	d := a.Shape.Dims
 	c := x.scalarsOf("f32", d)
 	unary := func(op string, v *hlo.Instruction) *hlo.Instruction {
-		return x.emit(op, "f32", d, []*hlo.Instruction{v})
+		return x.Emit(op, "f32", d, []*hlo.Instruction{v})
 	}
-	w := unary("negate", unary("log-plus-one", unary("negate", x.binary("multiply", a, a))))
-	lt := x.emit("compare", "pred", d, []*hlo.Instruction{w, c(5)}, "direction", "LT")
+	w := unary("negate", unary("log-plus-one", unary("negate", x.Binary("multiply", a, a))))
+	lt := x.Emit("compare", "pred", d, []*hlo.Instruction{w, c(5)}, "direction", "LT")
 	sel := func(p, q *hlo.Instruction) *hlo.Instruction {
-		return x.emit("select", "f32", d, []*hlo.Instruction{lt, p, q})
+		return x.Emit("select", "f32", d, []*hlo.Instruction{lt, p, q})
 	}
-	w = sel(x.binary("subtract", w, c(2.5)), x.binary("subtract", unary("sqrt", w), c(3)))
+	w = sel(x.Binary("subtract", w, c(2.5)), x.Binary("subtract", unary("sqrt", w), c(3)))
 	p := sel(c(erfInvSmall[0]), c(erfInvLarge[0]))
 	for i := 1; i < len(erfInvSmall); i++ {
-		p = x.binary("add", sel(c(erfInvSmall[i]), c(erfInvLarge[i])), x.binary("multiply", p, w))
+		p = x.Binary("add", sel(c(erfInvSmall[i]), c(erfInvLarge[i])), x.Binary("multiply", p, w))
 	}
-	res := x.binary("multiply", p, a)
-	one := x.emit("compare", "pred", d, []*hlo.Instruction{unary("abs", a), c(1)}, "direction", "EQ")
-	return x.emit("select", "f32", d, []*hlo.Instruction{one, x.binary("multiply", a, x.broadcast(x.constant("f32", "inf"), d, nil)), res})
+	res := x.Binary("multiply", p, a)
+	one := x.Emit("compare", "pred", d, []*hlo.Instruction{unary("abs", a), c(1)}, "direction", "EQ")
+	return x.Emit("select", "f32", d, []*hlo.Instruction{one, x.Binary("multiply", a, x.Broadcast(x.Constant("f32", "inf"), d, nil)), res})
 }

@@ -11,23 +11,23 @@ import (
 // whose computation is anything else is left for the lowering to name.
 func ExpandMaps(m *hlo.Module) error {
 	return rewriteEach(m, "map", func(x *rewriter, ops []*hlo.Instruction) error {
-		name, _ := x.at.Attr("to_apply")
+		name, _ := x.At.Attr("to_apply")
 		f := m.Computation(strings.TrimPrefix(name, "%"))
 		if f == nil || len(ops) == 0 || !scalarBody(f, len(ops)) {
-			x.out = append(x.out, x.at)
+			x.Out = append(x.Out, x.At)
 			return nil
 		}
 		for _, o := range ops {
-			if o.Shape.IsTuple || !hlo.EqualDims(o.Shape.Dims, x.at.Shape.Dims) {
-				x.out = append(x.out, x.at)
+			if o.Shape.IsTuple || !hlo.EqualDims(o.Shape.Dims, x.At.Shape.Dims) {
+				x.Out = append(x.Out, x.At)
 				return nil
 			}
 		}
-		r, err := x.apply(f, ops)
+		r, err := x.Apply(f, ops)
 		if err != nil {
 			return err
 		}
-		x.finish(r[0])
+		x.Finish(r[0])
 		return nil
 	})
 }

@@ -22,24 +22,24 @@ func ExpandBatchNorms(m *hlo.Module) error {
 }
 
 func (x *rewriter) expandBatchNorm(ops []*hlo.Instruction) error {
-	in := x.at
+	in := x.At
 	want := map[string]int{"batch-norm-training": 3, "batch-norm-inference": 5, "batch-norm-grad": 5}[in.Opcode]
 	if len(ops) != want {
-		return x.errorf("takes %d operands", want)
+		return x.Errorf("takes %d operands", want)
 	}
 	xv := ops[0]
 	dims := xv.Shape.Dims
 	fi, err := strconv.ParseInt(hlo.AttrOr(in, "feature_index"), 10, 64)
 	if err != nil || fi < 0 || int(fi) >= len(dims) {
-		return x.errorf("bad feature_index")
+		return x.Errorf("bad feature_index")
 	}
 	eps, err := hlo.ParseFloatAttr(hlo.AttrOr(in, "epsilon"))
 	if err != nil {
-		return x.errorf("bad epsilon")
+		return x.Errorf("bad epsilon")
 	}
 	elem := xv.Shape.Elem
 	if !hlo.IsFloatElem(elem) {
-		return x.errorf("operand type %s is not a float type", elem)
+		return x.Errorf("operand type %s is not a float type", elem)
 	}
 	var others []int64
 	for d := range dims {
@@ -50,24 +50,24 @@ func (x *rewriter) expandBatchNorm(ops []*hlo.Instruction) error {
 	n := hlo.Prod(dims) / max(dims[fi], 1)
 	C := []int64{dims[fi]}
 	scalar := func(v float64) *hlo.Instruction {
-		return x.constant(elem, strconv.FormatFloat(v, 'g', -1, 64))
+		return x.Constant(elem, strconv.FormatFloat(v, 'g', -1, 64))
 	}
-	perFeature := func(v float64) *hlo.Instruction { return x.broadcast(scalar(v), C, nil) }
-	spread := func(v *hlo.Instruction) *hlo.Instruction { return x.broadcast(v, dims, []int64{fi}) }
-	sum := func(v *hlo.Instruction) *hlo.Instruction { return x.reduceSum(v, others) }
-	mul := func(a, b *hlo.Instruction) *hlo.Instruction { return x.binary("multiply", a, b) }
-	sub := func(a, b *hlo.Instruction) *hlo.Instruction { return x.binary("subtract", a, b) }
-	add := func(a, b *hlo.Instruction) *hlo.Instruction { return x.binary("add", a, b) }
-	div := func(a, b *hlo.Instruction) *hlo.Instruction { return x.binary("divide", a, b) }
+	perFeature := func(v float64) *hlo.Instruction { return x.Broadcast(scalar(v), C, nil) }
+	spread := func(v *hlo.Instruction) *hlo.Instruction { return x.Broadcast(v, dims, []int64{fi}) }
+	sum := func(v *hlo.Instruction) *hlo.Instruction { return x.ReduceSum(v, others) }
+	mul := func(a, b *hlo.Instruction) *hlo.Instruction { return x.Binary("multiply", a, b) }
+	sub := func(a, b *hlo.Instruction) *hlo.Instruction { return x.Binary("subtract", a, b) }
+	add := func(a, b *hlo.Instruction) *hlo.Instruction { return x.Binary("add", a, b) }
+	div := func(a, b *hlo.Instruction) *hlo.Instruction { return x.Binary("divide", a, b) }
 	rsqrt := func(a *hlo.Instruction) *hlo.Instruction {
-		return x.emit("rsqrt", elem, a.Shape.Dims, []*hlo.Instruction{a})
+		return x.Emit("rsqrt", elem, a.Shape.Dims, []*hlo.Instruction{a})
 	}
 	tuple := func(parts ...*hlo.Instruction) {
 		s := &hlo.Shape{IsTuple: true}
 		for _, p := range parts {
 			s.Tuple = append(s.Tuple, p.Shape)
 		}
-		x.emit("tuple", "", nil, parts).Shape = s
+		x.Emit("tuple", "", nil, parts).Shape = s
 	}
 
 	switch in.Opcode {
@@ -94,7 +94,7 @@ func (x *rewriter) expandBatchNorm(ops []*hlo.Instruction) error {
 		N := float64(n)
 		// dx = scale*inv/N * (N*dy - sum(dy) - xc*sum(dy*xc)*inv^2)
 		k := spread(div(mul(scale, inv), perFeature(N)))
-		inner := sub(sub(mul(dy, x.broadcast(scalar(N), dims, nil)), spread(sumDy)), mul(xc, spread(mul(sumDyXc, mul(inv, inv)))))
+		inner := sub(sub(mul(dy, x.Broadcast(scalar(N), dims, nil)), spread(sumDy)), mul(xc, spread(mul(sumDyXc, mul(inv, inv)))))
 		dx := mul(k, inner)
 		tuple(dx, dScale, sumDy)
 	}

@@ -35,17 +35,17 @@ func ExpandRaggedDots(m *hlo.Module) error {
 }
 
 func (x *rewriter) expandRaggedDot(ops []*hlo.Instruction) error {
-	in := x.at
+	in := x.At
 	if len(ops) != 3 || in.Shape == nil || in.Shape.IsTuple {
-		return x.errorf("takes lhs, rhs and group_sizes")
+		return x.Errorf("takes lhs, rhs and group_sizes")
 	}
 	lhs, rhs, sizes := ops[0], ops[1], ops[2]
 	d, err := hlo.ParseRagged(in, lhs.Shape, rhs.Shape, sizes.Shape)
 	if err != nil {
-		return x.errorf("%v", err)
+		return x.Errorf("%v", err)
 	}
 	if d.Groups > maxRaggedGroups {
-		return x.errorf("%d groups: at most %d are lowered (one dot per group)", d.Groups, maxRaggedGroups)
+		return x.Errorf("%d groups: at most %d are lowered (one dot per group)", d.Groups, maxRaggedGroups)
 	}
 	out := in.Shape.Dims
 	elem := in.Shape.Elem
@@ -56,16 +56,16 @@ func (x *rewriter) expandRaggedDot(ops []*hlo.Instruction) error {
 		if len(lb) > 0 {
 			attrs = append(attrs, "lhs_batch_dims", hlo.IntsText(lb), "rhs_batch_dims", hlo.IntsText(rb))
 		}
-		return x.emit("dot", elem, dims, []*hlo.Instruction{l, r}, attrs...)
+		return x.Emit("dot", elem, dims, []*hlo.Instruction{l, r}, attrs...)
 	}
 	// within is the pred array of shape dims saying whether each position
 	// along dimension dim lies in [lo, hi): s32 arrays over the context
 	// dims, which ctxAt places among dims (scalars when there are none).
 	within := func(dims []int64, dim int, lo, hi *hlo.Instruction, ctxAt []int64) *hlo.Instruction {
-		pos := x.emit("iota", "s32", dims, nil, "iota_dimension", strconv.Itoa(dim))
-		ge := x.emit("compare", "pred", dims, []*hlo.Instruction{pos, x.broadcastAt(lo, dims, ctxAt)}, "direction", "GE")
-		lt := x.emit("compare", "pred", dims, []*hlo.Instruction{pos, x.broadcastAt(hi, dims, ctxAt)}, "direction", "LT")
-		return x.binary("and", ge, lt)
+		pos := x.Emit("iota", "s32", dims, nil, "iota_dimension", strconv.Itoa(dim))
+		ge := x.Emit("compare", "pred", dims, []*hlo.Instruction{pos, x.broadcastAt(lo, dims, ctxAt)}, "direction", "GE")
+		lt := x.Emit("compare", "pred", dims, []*hlo.Instruction{pos, x.broadcastAt(hi, dims, ctxAt)}, "direction", "LT")
+		return x.Binary("and", ge, lt)
 	}
 	// at places the context dims among the dims of a target whose
 	// dimension for lhs dim c is where(c).
@@ -77,7 +77,7 @@ func (x *rewriter) expandRaggedDot(ops []*hlo.Instruction) error {
 		return o
 	}
 	zerosLike := func(a *hlo.Instruction) *hlo.Instruction {
-		return x.broadcast(x.constant(a.Shape.Elem, "0"), a.Shape.Dims, nil)
+		return x.Broadcast(x.Constant(a.Shape.Elem, "0"), a.Shape.Dims, nil)
 	}
 	lf := hlo.FreeDims(len(lhs.Shape.Dims), d.LhsBatch, d.LhsContracting)
 	switch d.Mode {
@@ -101,18 +101,18 @@ func (x *rewriter) expandRaggedDot(ops []*hlo.Instruction) error {
 		}
 		rowDim := int(outAt(d.LhsRagged))
 		ctxOut := at(outAt)
-		acc := x.broadcast(x.constant(elem, "0"), out, nil)
+		acc := x.Broadcast(x.Constant(elem, "0"), out, nil)
 		for j := range d.Groups {
 			start, count, stride := make([]int64, len(rhs.Shape.Dims)), slices.Clone(rhs.Shape.Dims), make([]int64, len(rhs.Shape.Dims))
 			for i := range stride {
 				stride[i] = 1
 			}
 			start[d.RhsGroup], count[d.RhsGroup] = j, 1
-			rj := x.reshape(x.slice(rhs, start, count, stride), rdims)
+			rj := x.Reshape(x.Slice(rhs, start, count, stride), rdims)
 			dj := dot(lhs, rj, d.LhsBatch, drop(d.RhsBatch), d.LhsContracting, drop(d.RhsContracting), out)
-			acc = x.emit("select", elem, out, []*hlo.Instruction{within(out, rowDim, starts[j], ends[j], ctxOut), dj, acc})
+			acc = x.Emit("select", elem, out, []*hlo.Instruction{within(out, rowDim, starts[j], ends[j], ctxOut), dj, acc})
 		}
-		x.finish(acc)
+		x.Finish(acc)
 	case 2:
 		// The rhs dimension that pairs with an lhs batch or contracting dim.
 		rhsOf := func(c int64) int64 {
@@ -126,20 +126,20 @@ func (x *rewriter) expandRaggedDot(ops []*hlo.Instruction) error {
 		one := slices.Clone(out[1:])
 		pieces := make([]*hlo.Instruction, d.Groups)
 		for j := range d.Groups {
-			lm := x.emit("select", lhs.Shape.Elem, lhs.Shape.Dims, []*hlo.Instruction{within(lhs.Shape.Dims, int(d.LhsRagged), starts[j], ends[j], ctxL), lhs, zerosLike(lhs)})
-			rm := x.emit("select", rhs.Shape.Elem, rhs.Shape.Dims, []*hlo.Instruction{within(rhs.Shape.Dims, int(rr), starts[j], ends[j], ctxR), rhs, zerosLike(rhs)})
-			pieces[j] = x.reshape(dot(lm, rm, d.LhsBatch, d.RhsBatch, d.LhsContracting, d.RhsContracting, one), append([]int64{1}, one...))
+			lm := x.Emit("select", lhs.Shape.Elem, lhs.Shape.Dims, []*hlo.Instruction{within(lhs.Shape.Dims, int(d.LhsRagged), starts[j], ends[j], ctxL), lhs, zerosLike(lhs)})
+			rm := x.Emit("select", rhs.Shape.Elem, rhs.Shape.Dims, []*hlo.Instruction{within(rhs.Shape.Dims, int(rr), starts[j], ends[j], ctxR), rhs, zerosLike(rhs)})
+			pieces[j] = x.Reshape(dot(lm, rm, d.LhsBatch, d.RhsBatch, d.LhsContracting, d.RhsContracting, one), append([]int64{1}, one...))
 		}
 		if len(pieces) == 1 {
-			x.finish(pieces[0])
+			x.Finish(pieces[0])
 			return nil
 		}
-		x.emit("concatenate", elem, out, pieces, "dimensions", "{0}")
+		x.Emit("concatenate", elem, out, pieces, "dimensions", "{0}")
 	case 3:
 		full := dot(lhs, rhs, d.LhsBatch, d.RhsBatch, d.LhsContracting, d.RhsContracting, out)
 		batchAt := func(c int64) int64 { return int64(slices.Index(d.LhsBatch, c)) }
 		keep := within(out, int(batchAt(d.LhsRagged)), starts[0], ends[len(ends)-1], at(batchAt))
-		x.emit("select", elem, out, []*hlo.Instruction{keep, full, x.broadcast(x.constant(elem, "0"), out, nil)})
+		x.Emit("select", elem, out, []*hlo.Instruction{keep, full, x.Broadcast(x.Constant(elem, "0"), out, nil)})
 	}
 	return nil
 }
@@ -151,21 +151,21 @@ func (x *rewriter) expandRaggedDot(ops []*hlo.Instruction) error {
 func (x *rewriter) groupBounds(sizes *hlo.Instruction, n, g int64, ctx int) (starts, ends []*hlo.Instruction) {
 	e, all := sizes.Shape.Elem, sizes.Shape.Dims
 	cdims := all[:ctx]
-	lo := x.broadcast(x.constant(e, "0"), all, nil)
-	hi := x.broadcast(x.constant(e, strconv.FormatInt(n, 10)), all, nil)
-	clamped := x.emit("clamp", e, all, []*hlo.Instruction{lo, sizes, hi})
-	s32 := x.convert(clamped, "s32")
-	nc := x.broadcast(x.constant("s32", strconv.FormatInt(n, 10)), cdims, nil)
-	cur := x.broadcast(x.constant("s32", "0"), cdims, nil)
+	lo := x.Broadcast(x.Constant(e, "0"), all, nil)
+	hi := x.Broadcast(x.Constant(e, strconv.FormatInt(n, 10)), all, nil)
+	clamped := x.Emit("clamp", e, all, []*hlo.Instruction{lo, sizes, hi})
+	s32 := x.Convert(clamped, "s32")
+	nc := x.Broadcast(x.Constant("s32", strconv.FormatInt(n, 10)), cdims, nil)
+	cur := x.Broadcast(x.Constant("s32", "0"), cdims, nil)
 	start, count, stride := make([]int64, len(all)), slices.Clone(all), make([]int64, len(all))
 	for i := range stride {
 		stride[i] = 1
 	}
 	for j := range g {
 		start[ctx], count[ctx] = j, 1
-		sj := x.reshape(x.slice(s32, start, count, stride), cdims)
+		sj := x.Reshape(x.Slice(s32, start, count, stride), cdims)
 		starts = append(starts, cur)
-		cur = x.emit("minimum", "s32", cdims, []*hlo.Instruction{x.emit("add", "s32", cdims, []*hlo.Instruction{cur, sj}), nc})
+		cur = x.Emit("minimum", "s32", cdims, []*hlo.Instruction{x.Emit("add", "s32", cdims, []*hlo.Instruction{cur, sj}), nc})
 		ends = append(ends, cur)
 	}
 	return starts, ends
@@ -184,5 +184,5 @@ func (x *rewriter) broadcastAt(a *hlo.Instruction, dims, at []int64) *hlo.Instru
 	for i, p := range perm {
 		sorted[i] = at[p]
 	}
-	return x.broadcast(x.transpose(a, perm), dims, sorted)
+	return x.Broadcast(x.Transpose(a, perm), dims, sorted)
 }

@@ -2,6 +2,7 @@ package expand
 
 import (
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 	"strings"
 )
 
@@ -23,26 +24,26 @@ import (
 // elementwise (or has no body) is left as it is, for the lowering to name.
 func ExpandGeneralReduces(m *hlo.Module) error {
 	return rewriteEach(m, "reduce", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		name, _ := in.Attr("to_apply")
 		body := m.Computation(strings.TrimPrefix(name, "%"))
 		k := len(ops) / 2
 		dimsAttr, _ := in.Attr("dimensions")
 		dims, ok := hlo.IntList(dimsAttr)
 		if !ok {
-			return x.errorf("bad dimensions %q", dimsAttr)
+			return x.Errorf("bad dimensions %q", dimsAttr)
 		}
 		// A reduce of no dimensions folds each element into the init
 		// value once: elementwise, whatever its reducer.
 		if body == nil || k == 0 || len(ops) != 2*k || simpleReducer(body, k) && len(dims) > 0 || !elementwiseBody(body, 2*k, k) {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		res, err := x.treeReduce(body, ops[:k], ops[k:], dims)
 		if err != nil {
 			return err
 		}
-		x.finishAll(res)
+		x.FinishAll(res)
 		return nil
 	})
 }
@@ -67,7 +68,7 @@ func elementwiseBody(body *hlo.Computation, nparams, k int) bool {
 		return false
 	}
 	params := 0
-	used := liveInstructions(body)
+	used := rewrite.LiveInstructions(body)
 	for _, b := range body.Instructions {
 		switch {
 		case b.Opcode != "parameter" && !used[b]:
@@ -103,7 +104,7 @@ func (x *rewriter) treeReduce(body *hlo.Computation, inputs, inits []*hlo.Instru
 	reduced := map[int64]bool{}
 	for _, d := range dims {
 		if d < 0 || int(d) >= rank || reduced[d] {
-			return nil, x.errorf("bad reduce dimension %d", d)
+			return nil, x.Errorf("bad reduce dimension %d", d)
 		}
 		reduced[d] = true
 	}
@@ -124,7 +125,7 @@ func (x *rewriter) treeReduce(body *hlo.Computation, inputs, inits []*hlo.Instru
 	initsAt := func(shape []int64) []*hlo.Instruction {
 		out := make([]*hlo.Instruction, len(inits))
 		for i, v := range inits {
-			out[i] = x.broadcast(v, shape, nil)
+			out[i] = x.Broadcast(v, shape, nil)
 		}
 		return out
 	}
@@ -134,7 +135,7 @@ func (x *rewriter) treeReduce(body *hlo.Computation, inputs, inits []*hlo.Instru
 	cur := make([]*hlo.Instruction, len(inputs))
 	work := append(append([]int64{}, kept...), n)
 	for i, a := range inputs {
-		cur[i] = x.reshape(x.transpose(a, perm), work)
+		cur[i] = x.Reshape(x.Transpose(a, perm), work)
 	}
 	// Slices [lo, lo+count) of the last dimension of every operand.
 	part := func(vs []*hlo.Instruction, lo, count int64) []*hlo.Instruction {
@@ -146,7 +147,7 @@ func (x *rewriter) treeReduce(body *hlo.Computation, inputs, inits []*hlo.Instru
 				stride[j] = 1
 			}
 			start[len(d)-1], cnt[len(d)-1] = lo, count
-			out[i] = x.slice(v, start, cnt, stride)
+			out[i] = x.Slice(v, start, cnt, stride)
 		}
 		return out
 	}
@@ -157,18 +158,18 @@ func (x *rewriter) treeReduce(body *hlo.Computation, inputs, inits []*hlo.Instru
 			odd = append(odd, part(cur, 2*h, 1))
 		}
 		var err error
-		if cur, err = x.apply(body, append(part(cur, 0, h), part(cur, h, h)...)); err != nil {
+		if cur, err = x.Apply(body, append(part(cur, 0, h), part(cur, h, h)...)); err != nil {
 			return nil, err
 		}
 	}
 	for _, o := range odd {
 		var err error
-		if cur, err = x.apply(body, append(cur, o...)); err != nil {
+		if cur, err = x.Apply(body, append(cur, o...)); err != nil {
 			return nil, err
 		}
 	}
 	for i := range cur {
-		cur[i] = x.reshape(cur[i], kept)
+		cur[i] = x.Reshape(cur[i], kept)
 	}
-	return x.apply(body, append(initsAt(kept), cur...))
+	return x.Apply(body, append(initsAt(kept), cur...))
 }

@@ -18,15 +18,15 @@ import (
 // dropout masks with vector instructions it has.
 func ExpandRngBitGenerators(m *hlo.Module) error {
 	return rewriteEach(m, "rng-bit-generator", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		st := ops[0].Shape
 		if !in.Shape.IsTuple || len(in.Shape.Tuple) != 2 || st.IsTuple || st.Elem != "u64" || len(st.Dims) != 1 || st.Dims[0] < 2 {
-			return x.errorf("takes a u64[n] state (n >= 2) and returns (state, bits)")
+			return x.Errorf("takes a u64[n] state (n >= 2) and returns (state, bits)")
 		}
 		outShape := in.Shape.Tuple[1]
 		width := hlo.ElemBits(outShape.Elem)
 		if outShape.IsTuple || hlo.IsFloat(outShape.Elem) || outShape.Elem == "pred" || width != 8 && width != 16 && width != 32 && width != 64 {
-			return x.errorf("bits of %s are not generated (8-, 16-, 32- or 64-bit integers are)", outShape.Elem)
+			return x.Errorf("bits of %s are not generated (8-, 16-, 32- or 64-bit integers are)", outShape.Elem)
 		}
 		alg, _ := in.Attr("algorithm")
 		perBlock := int64(4) // Philox: four words per counter value
@@ -35,7 +35,7 @@ func ExpandRngBitGenerators(m *hlo.Module) error {
 		case "rng_three_fry":
 			perBlock = 2
 		default:
-			return x.errorf("unknown algorithm %q", alg)
+			return x.Errorf("unknown algorithm %q", alg)
 		}
 		n := outShape.Elems()
 		words := n
@@ -44,11 +44,11 @@ func ExpandRngBitGenerators(m *hlo.Module) error {
 		}
 		blocks := max((words+perBlock-1)/perBlock, 1)
 		g := &rngGen{x: x, dims: []int64{blocks}}
-		key := x.reshape(x.slice(ops[0], []int64{0}, []int64{1}, []int64{1}), nil)
-		ctr := x.reshape(x.slice(ops[0], []int64{1}, []int64{1}, []int64{1}), nil)
+		key := x.Reshape(x.Slice(ops[0], []int64{0}, []int64{1}, []int64{1}), nil)
+		ctr := x.Reshape(x.Slice(ops[0], []int64{1}, []int64{1}, []int64{1}), nil)
 		k0, k1 := g.lo(key), g.hi(key)
-		iota := x.emit("iota", "u64", g.dims, nil, "iota_dimension", "0")
-		c := x.binary("add", x.broadcast(ctr, g.dims, nil), iota)
+		iota := x.Emit("iota", "u64", g.dims, nil, "iota_dimension", "0")
+		c := x.Binary("add", x.Broadcast(ctr, g.dims, nil), iota)
 		var block []*hlo.Instruction
 		if perBlock == 4 {
 			block = g.philox([4]*hlo.Instruction{g.lo(c), g.hi(c), g.splat("u32", 0), g.splat("u32", 0)}, k0, k1)
@@ -58,33 +58,33 @@ func ExpandRngBitGenerators(m *hlo.Module) error {
 		// The word stream: block b's words at b*perBlock, ...
 		cols := make([]*hlo.Instruction, len(block))
 		for i, w := range block {
-			cols[i] = x.reshape(w, []int64{blocks, 1})
+			cols[i] = x.Reshape(w, []int64{blocks, 1})
 		}
-		stream := x.reshape(x.concatenate(cols, 1), []int64{blocks * perBlock})
-		stream = x.slice(stream, []int64{0}, []int64{words}, []int64{1})
+		stream := x.Reshape(x.Concatenate(cols, 1), []int64{blocks * perBlock})
+		stream = x.Slice(stream, []int64{0}, []int64{words}, []int64{1})
 		var bits *hlo.Instruction
 		if width == 64 {
-			pairs := x.reshape(stream, []int64{n, 2})
+			pairs := x.Reshape(stream, []int64{n, 2})
 			// Combined in the output type (s64 or u64): each word
 			// converts exactly, and the one rounding of the
 			// evaluator's float64 is the same as its own.
 			e := outShape.Elem
-			lo := x.convert(x.reshape(x.slice(pairs, []int64{0, 0}, []int64{n, 1}, []int64{1, 1}), []int64{n}), e)
-			hi := x.convert(x.reshape(x.slice(pairs, []int64{0, 1}, []int64{n, 1}, []int64{1, 1}), []int64{n}), e)
+			lo := x.Convert(x.Reshape(x.Slice(pairs, []int64{0, 0}, []int64{n, 1}, []int64{1, 1}), []int64{n}), e)
+			hi := x.Convert(x.Reshape(x.Slice(pairs, []int64{0, 1}, []int64{n, 1}, []int64{1, 1}), []int64{n}), e)
 			g.dims = []int64{n}
-			bits = x.binary("or", lo, x.binary("shift-left", hi, g.splat(e, 32)))
+			bits = x.Binary("or", lo, x.Binary("shift-left", hi, g.splat(e, 32)))
 		} else {
 			bits = stream
 		}
-		bits = x.reshape(x.convert(bits, outShape.Elem), outShape.Dims) // narrower: the low bits
+		bits = x.Reshape(x.Convert(bits, outShape.Elem), outShape.Dims) // narrower: the low bits
 		// The new state: the counter advanced past the blocks used.
-		next := x.binary("add", ctr, x.constant("u64", strconv.FormatInt(blocks, 10)))
-		parts := []*hlo.Instruction{x.slice(ops[0], []int64{0}, []int64{1}, []int64{1}), x.reshape(next, []int64{1})}
+		next := x.Binary("add", ctr, x.Constant("u64", strconv.FormatInt(blocks, 10)))
+		parts := []*hlo.Instruction{x.Slice(ops[0], []int64{0}, []int64{1}, []int64{1}), x.Reshape(next, []int64{1})}
 		if st.Dims[0] > 2 {
-			parts = append(parts, x.slice(ops[0], []int64{2}, []int64{st.Dims[0] - 2}, []int64{1}))
+			parts = append(parts, x.Slice(ops[0], []int64{2}, []int64{st.Dims[0] - 2}, []int64{1}))
 		}
-		state := x.concatenate(parts, 0)
-		t := x.emit("tuple", "", nil, []*hlo.Instruction{state, bits})
+		state := x.Concatenate(parts, 0)
+		t := x.Emit("tuple", "", nil, []*hlo.Instruction{state, bits})
 		t.Shape = in.Shape
 		return nil
 	})
@@ -99,22 +99,22 @@ type rngGen struct {
 
 // splat is a constant of elem broadcast to g.dims.
 func (g *rngGen) splat(elem string, v uint64) *hlo.Instruction {
-	return g.x.broadcast(g.x.constant(elem, strconv.FormatUint(v, 10)), g.dims, nil)
+	return g.x.Broadcast(g.x.Constant(elem, strconv.FormatUint(v, 10)), g.dims, nil)
 }
 
 // lo and hi are the low and high 32-bit halves of a u64 array or scalar.
-func (g *rngGen) lo(a *hlo.Instruction) *hlo.Instruction { return g.x.convert(a, "u32") }
+func (g *rngGen) lo(a *hlo.Instruction) *hlo.Instruction { return g.x.Convert(a, "u32") }
 func (g *rngGen) hi(a *hlo.Instruction) *hlo.Instruction {
-	s := g.x.broadcast(g.x.constant("u64", "32"), a.Shape.Dims, nil)
-	return g.x.convert(g.x.binary("shift-right-logical", a, s), "u32")
+	s := g.x.Broadcast(g.x.Constant("u64", "32"), a.Shape.Dims, nil)
+	return g.x.Convert(g.x.Binary("shift-right-logical", a, s), "u32")
 }
 
 // bcast broadcasts a u32 scalar to g.dims.
-func (g *rngGen) bcast(a *hlo.Instruction) *hlo.Instruction { return g.x.broadcast(a, g.dims, nil) }
+func (g *rngGen) bcast(a *hlo.Instruction) *hlo.Instruction { return g.x.Broadcast(a, g.dims, nil) }
 
 // addScalar is a + v for a u32 scalar a (wrapping).
 func (g *rngGen) addScalar(a *hlo.Instruction, v uint32) *hlo.Instruction {
-	return g.x.binary("add", a, g.x.constant("u32", strconv.FormatUint(uint64(v), 10)))
+	return g.x.Binary("add", a, g.x.Constant("u32", strconv.FormatUint(uint64(v), 10)))
 }
 
 // philox is Philox-4x32-10 of the counters c under key (k0, k1) (u32
@@ -128,14 +128,14 @@ func (g *rngGen) philox(c [4]*hlo.Instruction, k0, k1 *hlo.Instruction) []*hlo.I
 	// product beyond 2^53 it would not).
 	mul := func(m uint64, a *hlo.Instruction) (hi, lo *hlo.Instruction) {
 		k16, mask := g.splat("u32", 16), g.splat("u32", 0xFFFF)
-		al, ah := x.binary("and", a, mask), x.binary("shift-right-logical", a, k16)
+		al, ah := x.Binary("and", a, mask), x.Binary("shift-right-logical", a, k16)
 		ml, mh := g.splat("u32", m&0xFFFF), g.splat("u32", m>>16)
-		ll, hl := x.binary("multiply", al, ml), x.binary("multiply", ah, ml)
-		lh, hh := x.binary("multiply", al, mh), x.binary("multiply", ah, mh)
-		mid := x.binary("add", x.binary("add", x.binary("shift-right-logical", ll, k16), x.binary("and", hl, mask)), x.binary("and", lh, mask))
-		hi = x.binary("add", x.binary("add", hh, x.binary("shift-right-logical", hl, k16)),
-			x.binary("add", x.binary("shift-right-logical", lh, k16), x.binary("shift-right-logical", mid, k16)))
-		lo = x.binary("multiply", a, g.splat("u32", m)) // wraps: the low word
+		ll, hl := x.Binary("multiply", al, ml), x.Binary("multiply", ah, ml)
+		lh, hh := x.Binary("multiply", al, mh), x.Binary("multiply", ah, mh)
+		mid := x.Binary("add", x.Binary("add", x.Binary("shift-right-logical", ll, k16), x.Binary("and", hl, mask)), x.Binary("and", lh, mask))
+		hi = x.Binary("add", x.Binary("add", hh, x.Binary("shift-right-logical", hl, k16)),
+			x.Binary("add", x.Binary("shift-right-logical", lh, k16), x.Binary("shift-right-logical", mid, k16)))
+		lo = x.Binary("multiply", a, g.splat("u32", m)) // wraps: the low word
 		return hi, lo
 	}
 	for r := 0; r < 10; r++ {
@@ -145,8 +145,8 @@ func (g *rngGen) philox(c [4]*hlo.Instruction, k0, k1 *hlo.Instruction) []*hlo.I
 		hi0, lo0 := mul(m0, c[0])
 		hi1, lo1 := mul(m1, c[2])
 		c = [4]*hlo.Instruction{
-			x.binary("xor", x.binary("xor", hi1, c[1]), g.bcast(k0)), lo1,
-			x.binary("xor", x.binary("xor", hi0, c[3]), g.bcast(k1)), lo0,
+			x.Binary("xor", x.Binary("xor", hi1, c[1]), g.bcast(k0)), lo1,
+			x.Binary("xor", x.Binary("xor", hi0, c[3]), g.bcast(k1)), lo0,
 		}
 	}
 	return c[:]
@@ -157,19 +157,19 @@ func (g *rngGen) philox(c [4]*hlo.Instruction, k0, k1 *hlo.Instruction) []*hlo.I
 func (g *rngGen) threefry(c0, c1, k0, k1 *hlo.Instruction) []*hlo.Instruction {
 	x := g.x
 	rot := [8]uint64{13, 15, 26, 6, 17, 29, 16, 24}
-	k2 := x.binary("xor", x.binary("xor", k0, k1), x.constant("u32", fmt.Sprint(0x1BD11BDA)))
+	k2 := x.Binary("xor", x.Binary("xor", k0, k1), x.Constant("u32", fmt.Sprint(0x1BD11BDA)))
 	ks := [3]*hlo.Instruction{k0, k1, k2}
-	x0 := x.binary("add", c0, g.bcast(k0))
-	x1 := x.binary("add", c1, g.bcast(k1))
+	x0 := x.Binary("add", c0, g.bcast(k0))
+	x1 := x.Binary("add", c1, g.bcast(k1))
 	for r := 0; r < 20; r++ {
-		x0 = x.binary("add", x0, x1)
-		left := x.binary("shift-left", x1, g.splat("u32", rot[r%8]))
-		right := x.binary("shift-right-logical", x1, g.splat("u32", 32-rot[r%8]))
-		x1 = x.binary("xor", x.binary("or", left, right), x0)
+		x0 = x.Binary("add", x0, x1)
+		left := x.Binary("shift-left", x1, g.splat("u32", rot[r%8]))
+		right := x.Binary("shift-right-logical", x1, g.splat("u32", 32-rot[r%8]))
+		x1 = x.Binary("xor", x.Binary("or", left, right), x0)
 		if r%4 == 3 {
 			s := uint32(r/4 + 1)
-			x0 = x.binary("add", x0, g.bcast(ks[s%3]))
-			x1 = x.binary("add", x1, g.bcast(g.addScalar(ks[(s+1)%3], s)))
+			x0 = x.Binary("add", x0, g.bcast(ks[s%3]))
+			x1 = x.Binary("add", x1, g.bcast(g.addScalar(ks[(s+1)%3], s)))
 		}
 	}
 	return []*hlo.Instruction{x0, x1}

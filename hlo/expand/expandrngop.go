@@ -36,9 +36,9 @@ var rngIntElems = map[string]bool{"s4": true, "s8": true, "s16": true, "s32": tr
 	"u4": true, "u8": true, "u16": true, "u32": true, "u64": true}
 
 func (x *rewriter) expandRng(ops []*hlo.Instruction) error {
-	in := x.at
+	in := x.At
 	if len(ops) != 2 || in.Shape == nil || in.Shape.IsTuple {
-		return x.errorf("takes two scalars and returns an array")
+		return x.Errorf("takes two scalars and returns an array")
 	}
 	dist, _ := in.Attr("distribution")
 	E, S := in.Shape.Elem, in.Shape.Dims
@@ -51,49 +51,49 @@ func (x *rewriter) expandRng(ops []*hlo.Instruction) error {
 		}
 		if dist == "rng_uniform" {
 			u := x.uniforms(W, S, 1)[0]
-			aw, bw := x.convert(a, W), x.convert(b, W)
-			v := x.binary("add", x.broadcast(aw, S, nil), x.binary("multiply", x.broadcast(x.binary("subtract", bw, aw), S, nil), u))
-			v = x.convert(v, E)
-			ae, be := x.broadcast(a, S, nil), x.broadcast(b, S, nil)
-			up := x.emit("compare", "pred", S, []*hlo.Instruction{v, be}, "direction", "GE")
-			x.finish(x.emit("select", E, S, []*hlo.Instruction{up, ae, v}))
+			aw, bw := x.Convert(a, W), x.Convert(b, W)
+			v := x.Binary("add", x.Broadcast(aw, S, nil), x.Binary("multiply", x.Broadcast(x.Binary("subtract", bw, aw), S, nil), u))
+			v = x.Convert(v, E)
+			ae, be := x.Broadcast(a, S, nil), x.Broadcast(b, S, nil)
+			up := x.Emit("compare", "pred", S, []*hlo.Instruction{v, be}, "direction", "GE")
+			x.Finish(x.Emit("select", E, S, []*hlo.Instruction{up, ae, v}))
 			return nil
 		}
 		u := x.uniforms(W, S, 2)
-		one := x.broadcast(x.constant(W, "1"), S, nil)
-		u1 := x.binary("subtract", one, u[0]) // (0, 1]: its log is finite
-		minus2 := x.broadcast(x.constant(W, "-2"), S, nil)
-		r := x.emit("sqrt", W, S, []*hlo.Instruction{x.binary("multiply", minus2, x.emit("log", W, S, []*hlo.Instruction{u1}))})
-		twoPi := x.broadcast(x.constant(W, strconv.FormatFloat(2*math.Pi, 'g', -1, 64)), S, nil)
-		z := x.binary("multiply", r, x.emit("cosine", W, S, []*hlo.Instruction{x.binary("multiply", twoPi, u[1])}))
-		v := x.binary("add", x.broadcast(x.convert(a, W), S, nil), x.binary("multiply", x.broadcast(x.convert(b, W), S, nil), z))
-		x.finish(x.convert(v, E))
+		one := x.Broadcast(x.Constant(W, "1"), S, nil)
+		u1 := x.Binary("subtract", one, u[0]) // (0, 1]: its log is finite
+		minus2 := x.Broadcast(x.Constant(W, "-2"), S, nil)
+		r := x.Emit("sqrt", W, S, []*hlo.Instruction{x.Binary("multiply", minus2, x.Emit("log", W, S, []*hlo.Instruction{u1}))})
+		twoPi := x.Broadcast(x.Constant(W, strconv.FormatFloat(2*math.Pi, 'g', -1, 64)), S, nil)
+		z := x.Binary("multiply", r, x.Emit("cosine", W, S, []*hlo.Instruction{x.Binary("multiply", twoPi, u[1])}))
+		v := x.Binary("add", x.Broadcast(x.Convert(a, W), S, nil), x.Binary("multiply", x.Broadcast(x.Convert(b, W), S, nil), z))
+		x.Finish(x.Convert(v, E))
 		return nil
 	case rngIntElems[E] && dist == "rng_uniform":
 		lo, okA := intLiteral(a)
 		hi, okB := intLiteral(b)
 		if !okA || !okB {
-			return x.errorf("an integer rng's bounds must be constants to be expanded (these are computed)")
+			return x.Errorf("an integer rng's bounds must be constants to be expanded (these are computed)")
 		}
-		loE := x.broadcast(a, S, nil)
+		loE := x.Broadcast(a, S, nil)
 		span := uint64(hi) - uint64(lo) // the count of values, in two's complement
 		if !spanPositive(E, lo, hi) {
-			x.finish(loE)
+			x.Finish(loE)
 			return nil
 		}
 		var r *hlo.Instruction
 		if span < 1<<31 {
 			w := x.bitWords("u32", S)
-			v := x.convert(x.binary("shift-right-logical", w, x.broadcast(x.constant("u32", "1"), S, nil)), "s32")
-			r = x.binary("remainder", v, x.broadcast(x.constant("s32", strconv.FormatUint(span, 10)), S, nil))
+			v := x.Convert(x.Binary("shift-right-logical", w, x.Broadcast(x.Constant("u32", "1"), S, nil)), "s32")
+			r = x.Binary("remainder", v, x.Broadcast(x.Constant("s32", strconv.FormatUint(span, 10)), S, nil))
 		} else {
 			w := x.bitWords("u64", S)
-			r = x.binary("remainder", w, x.broadcast(x.constant("u64", strconv.FormatUint(span, 10)), S, nil))
+			r = x.Binary("remainder", w, x.Broadcast(x.Constant("u64", strconv.FormatUint(span, 10)), S, nil))
 		}
-		x.finish(x.binary("add", x.convert(r, E), loE))
+		x.Finish(x.Binary("add", x.Convert(r, E), loE))
 		return nil
 	}
-	return x.errorf("%s of %s is not expanded (uniform and normal floats, uniform integers are)", dist, E)
+	return x.Errorf("%s of %s is not expanded (uniform and normal floats, uniform integers are)", dist, E)
 }
 
 // uniforms draws k arrays of dims in [0, 1) of float type W (f32 or f64):
@@ -107,11 +107,11 @@ func (x *rewriter) uniforms(W string, dims []int64, k int64) []*hlo.Instruction 
 	n := hlo.Prod(dims)
 	w := x.bitWords(word, []int64{k * n})
 	flat := []int64{k * n}
-	m := x.binary("or", x.binary("shift-right-logical", w, x.broadcast(x.constant(word, shift), flat, nil)), x.broadcast(x.constant(word, one), flat, nil))
-	f := x.binary("subtract", x.emit("bitcast-convert", W, flat, []*hlo.Instruction{m}), x.broadcast(x.constant(W, "1"), flat, nil))
+	m := x.Binary("or", x.Binary("shift-right-logical", w, x.Broadcast(x.Constant(word, shift), flat, nil)), x.Broadcast(x.Constant(word, one), flat, nil))
+	f := x.Binary("subtract", x.Emit("bitcast-convert", W, flat, []*hlo.Instruction{m}), x.Broadcast(x.Constant(W, "1"), flat, nil))
 	out := make([]*hlo.Instruction, k)
 	for i := range out {
-		out[i] = x.reshape(x.slice(f, []int64{int64(i) * n}, []int64{n}, []int64{1}), dims)
+		out[i] = x.Reshape(x.Slice(f, []int64{int64(i) * n}, []int64{n}, []int64{1}), dims)
 	}
 	return out
 }
@@ -124,10 +124,10 @@ func (x *rewriter) bitWords(word string, dims []int64) *hlo.Instruction {
 		words *= 2
 	}
 	blocks := max((words+3)/4, 1)
-	st := x.emit("rng-get-and-update-state", "u64", []int64{2}, nil, "delta", strconv.FormatInt(blocks, 10))
-	g := x.emit("rng-bit-generator", "", nil, []*hlo.Instruction{st}, "algorithm", "rng_philox")
+	st := x.Emit("rng-get-and-update-state", "u64", []int64{2}, nil, "delta", strconv.FormatInt(blocks, 10))
+	g := x.Emit("rng-bit-generator", "", nil, []*hlo.Instruction{st}, "algorithm", "rng_philox")
 	g.Shape = &hlo.Shape{IsTuple: true, Tuple: []*hlo.Shape{{Elem: "u64", Dims: []int64{2}}, {Elem: word, Dims: append([]int64{}, dims...)}}}
-	return x.emit("get-tuple-element", word, dims, []*hlo.Instruction{g}, "index", "1")
+	return x.Emit("get-tuple-element", word, dims, []*hlo.Instruction{g}, "index", "1")
 }
 
 // intLiteral reads an integer scalar constant, an unsigned one above

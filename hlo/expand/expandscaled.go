@@ -14,8 +14,8 @@ import "github.com/pulse-sim/pulse/hlo"
 // evaluator evaluates the same expansion (evalscaled.go).
 func ExpandScaledDots(m *hlo.Module) error {
 	return rewriteEach(m, "scaled-dot", func(x *rewriter, ops []*hlo.Instruction) error {
-		if len(ops) != 4 || x.at.Shape == nil || x.at.Shape.IsTuple {
-			return x.errorf("takes lhs, rhs and their scales, and returns an array")
+		if len(ops) != 4 || x.At.Shape == nil || x.At.Shape.IsTuple {
+			return x.Errorf("takes lhs, rhs and their scales, and returns an array")
 		}
 		lhs, err := x.dequantize(ops[0], ops[2], "lhs")
 		if err != nil {
@@ -26,11 +26,11 @@ func ExpandScaledDots(m *hlo.Module) error {
 			return err
 		}
 		t := scaledType(lhs.Shape.Elem, rhs.Shape.Elem)
-		lhs, rhs = x.convert(lhs, t), x.convert(rhs, t)
-		work := scaledType(t, x.at.Shape.Elem)
-		d := x.emit("dot", work, x.at.Shape.Dims, []*hlo.Instruction{lhs, rhs})
-		d.Attrs = x.at.Attrs
-		x.finish(x.convert(d, x.at.Shape.Elem))
+		lhs, rhs = x.Convert(lhs, t), x.Convert(rhs, t)
+		work := scaledType(t, x.At.Shape.Elem)
+		d := x.Emit("dot", work, x.At.Shape.Dims, []*hlo.Instruction{lhs, rhs})
+		d.Attrs = x.At.Attrs
+		x.Finish(x.Convert(d, x.At.Shape.Elem))
 		return nil
 	})
 }
@@ -57,9 +57,9 @@ func (x *rewriter) dequantize(op, scale *hlo.Instruction, side string) (*hlo.Ins
 		return op, nil
 	}
 	t := scaledType(op.Shape.Elem, scale.Shape.Elem)
-	op, scale = x.convert(op, t), x.convert(scale, t)
+	op, scale = x.Convert(op, t), x.Convert(scale, t)
 	if len(op.Shape.Dims) != len(scale.Shape.Dims) {
-		return nil, x.errorf("the %s scale %s is not of the %s operand's rank (%s)", side, scale.Shape, side, op.Shape)
+		return nil, x.Errorf("the %s scale %s is not of the %s operand's rank (%s)", side, scale.Shape, side, op.Shape)
 	}
 	// scale [s0, s1] over [s0*b0, s1*b1]: broadcast to [s0, b0, s1, b1],
 	// reshaped.
@@ -67,7 +67,7 @@ func (x *rewriter) dequantize(op, scale *hlo.Instruction, side string) (*hlo.Ins
 	for i, d := range op.Shape.Dims {
 		s := scale.Shape.Dims[i]
 		if s <= 0 || d%s != 0 {
-			return nil, x.errorf("the %s scale's dim %d (%d) does not divide the operand's (%d)", side, i, s, d)
+			return nil, x.Errorf("the %s scale's dim %d (%d) does not divide the operand's (%d)", side, i, s, d)
 		}
 		mapping = append(mapping, int64(len(wide)))
 		wide = append(wide, s)
@@ -75,6 +75,6 @@ func (x *rewriter) dequantize(op, scale *hlo.Instruction, side string) (*hlo.Ins
 			wide = append(wide, d/s)
 		}
 	}
-	b := x.reshape(x.emit("broadcast", t, wide, []*hlo.Instruction{scale}, "dimensions", hlo.IntsText(mapping)), op.Shape.Dims)
-	return x.emit("multiply", t, op.Shape.Dims, []*hlo.Instruction{op, b}), nil
+	b := x.Reshape(x.Emit("broadcast", t, wide, []*hlo.Instruction{scale}, "dimensions", hlo.IntsText(mapping)), op.Shape.Dims)
+	return x.Emit("multiply", t, op.Shape.Dims, []*hlo.Instruction{op, b}), nil
 }

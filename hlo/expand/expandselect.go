@@ -33,35 +33,35 @@ func ExpandSelectAndScatters(m *hlo.Module) error {
 }
 
 func (x *rewriter) expandSelectAndScatter(ops []*hlo.Instruction) error {
-	in := x.at
+	in := x.At
 	if len(ops) != 3 || in.Shape == nil || in.Shape.IsTuple {
-		return x.errorf("takes an operand, a source and an init value")
+		return x.Errorf("takes an operand, a source and an init value")
 	}
 	a, src, init := ops[0], ops[1], ops[2]
-	sel, scat := x.m.Callee(in, "select"), x.m.Callee(in, "scatter")
+	sel, scat := x.M.Callee(in, "select"), x.M.Callee(in, "scatter")
 	if sel == nil || scat == nil {
-		return x.errorf("needs select and scatter computations")
+		return x.Errorf("needs select and scatter computations")
 	}
 	if sel.Root == nil || sel.Root.Shape == nil || sel.Root.Shape.Elem != "pred" {
-		return x.errorf("the select computation %s does not return pred", sel.Name)
+		return x.Errorf("the select computation %s does not return pred", sel.Name)
 	}
 	n := len(a.Shape.Dims)
 	wv, _ := in.Attr("window")
 	w, err := hlo.ParseWindow(wv, n)
 	if err != nil {
-		return x.errorf("%v", err)
+		return x.Errorf("%v", err)
 	}
 	for d := 0; d < n; d++ {
 		if w.LhsDil[d] != 1 || w.RhsDil[d] != 1 {
-			return x.errorf("a dilated window is not lowered")
+			return x.Errorf("a dilated window is not lowered")
 		}
 	}
 	if k := hlo.Prod(w.Size); k > MaxWindowPositions {
-		return x.errorf("a window of %d positions is not lowered (at most %d)", k, MaxWindowPositions)
+		return x.Errorf("a window of %d positions is not lowered (at most %d)", k, MaxWindowPositions)
 	}
 	S := src.Shape.Dims
 	if len(S) != n {
-		return x.errorf("source rank %d, operand rank %d", len(S), n)
+		return x.Errorf("source rank %d, operand rank %d", len(S), n)
 	}
 	D := a.Shape.Dims
 	pdims := make([]int64, n)
@@ -70,62 +70,62 @@ func (x *rewriter) expandSelectAndScatter(ops []*hlo.Instruction) error {
 	for d := 0; d < n; d++ {
 		pdims[d] = w.PadLo[d] + D[d] + w.PadHi[d]
 		if S[d] != 0 && (S[d]-1)*w.Stride[d]+w.Size[d] > pdims[d] {
-			return x.errorf("the source's %d windows along dimension %d do not fit the padded operand", S[d], d)
+			return x.Errorf("the source's %d windows along dimension %d do not fit the padded operand", S[d], d)
 		}
 		cfg = append(cfg, fmt.Sprintf("%d_%d", w.PadLo[d], w.PadHi[d]))
 		padded = padded || w.PadLo[d] != 0 || w.PadHi[d] != 0
 	}
 	elem := a.Shape.Elem
-	out := x.broadcast(init, D, nil)
+	out := x.Broadcast(init, D, nil)
 	if hlo.Prod(S) == 0 || hlo.Prod(D) == 0 {
-		x.finish(x.emit("copy", in.Shape.Elem, D, []*hlo.Instruction{out}))
+		x.Finish(x.Emit("copy", in.Shape.Elem, D, []*hlo.Instruction{out}))
 		return nil
 	}
 	pa, pvalid := a, (*hlo.Instruction)(nil)
 	if padded {
-		pa = x.emit("pad", elem, pdims, []*hlo.Instruction{a, x.constant(elem, "0")}, "padding", strings.Join(cfg, "x"))
-		ones := x.broadcast(x.constant("pred", "true"), D, nil)
-		pvalid = x.emit("pad", "pred", pdims, []*hlo.Instruction{ones, x.constant("pred", "false")}, "padding", strings.Join(cfg, "x"))
+		pa = x.Emit("pad", elem, pdims, []*hlo.Instruction{a, x.Constant(elem, "0")}, "padding", strings.Join(cfg, "x"))
+		ones := x.Broadcast(x.Constant("pred", "true"), D, nil)
+		pvalid = x.Emit("pad", "pred", pdims, []*hlo.Instruction{ones, x.Constant("pred", "false")}, "padding", strings.Join(cfg, "x"))
 	}
 	ks := hlo.Positions(w.Size)
 	// Select: the preferred element of each window and its position.
 	var best, idx, has *hlo.Instruction
 	for i, k := range ks {
-		s := x.slice(pa, k, S, w.Stride)
+		s := x.Slice(pa, k, S, w.Stride)
 		var valid *hlo.Instruction
 		if pvalid != nil {
-			valid = x.slice(pvalid, k, S, w.Stride)
+			valid = x.Slice(pvalid, k, S, w.Stride)
 		}
-		kc := x.broadcast(x.constant("s32", strconv.Itoa(i)), S, nil)
+		kc := x.Broadcast(x.Constant("s32", strconv.Itoa(i)), S, nil)
 		if i == 0 {
 			best, idx, has = s, kc, valid
 			continue
 		}
-		keep, err := x.apply(sel, []*hlo.Instruction{best, s})
+		keep, err := x.Apply(sel, []*hlo.Instruction{best, s})
 		if err != nil {
 			return err
 		}
 		// take: a valid element where no earlier one was, or one the
 		// select computation prefers to the one kept.
-		take := x.emit("not", "pred", S, []*hlo.Instruction{keep[0]})
+		take := x.Emit("not", "pred", S, []*hlo.Instruction{keep[0]})
 		if has != nil {
-			take = x.binary("or", take, x.emit("not", "pred", S, []*hlo.Instruction{has}))
+			take = x.Binary("or", take, x.Emit("not", "pred", S, []*hlo.Instruction{has}))
 		}
 		if valid != nil {
-			take = x.binary("and", take, valid)
-			has = x.binary("or", has, valid)
+			take = x.Binary("and", take, valid)
+			has = x.Binary("or", has, valid)
 		}
-		best = x.emit("select", elem, S, []*hlo.Instruction{take, s, best})
-		idx = x.emit("select", "s32", S, []*hlo.Instruction{take, kc, idx})
+		best = x.Emit("select", elem, S, []*hlo.Instruction{take, s, best})
+		idx = x.Emit("select", "s32", S, []*hlo.Instruction{take, kc, idx})
 	}
 	// Scatter, positions in reverse row-major order (see above).
-	zero := x.constant(src.Shape.Elem, "0")
+	zero := x.Constant(src.Shape.Elem, "0")
 	for i := len(ks) - 1; i >= 0; i-- {
 		k := ks[i]
-		chose := x.emit("compare", "pred", S, []*hlo.Instruction{idx, x.broadcast(x.constant("s32", strconv.Itoa(i)), S, nil)},
+		chose := x.Emit("compare", "pred", S, []*hlo.Instruction{idx, x.Broadcast(x.Constant("s32", strconv.Itoa(i)), S, nil)},
 			"direction", "EQ")
 		if has != nil {
-			chose = x.binary("and", chose, has) // a window all padding chooses nothing
+			chose = x.Binary("and", chose, has) // a window all padding chooses nothing
 		}
 		// Back where the window's elements came from: position k of
 		// window o is o*stride + k in the padded operand.
@@ -135,21 +135,21 @@ func (x *rewriter) expandSelectAndScatter(ops []*hlo.Instruction) error {
 			place[d] = fmt.Sprintf("%d_%d_%d", k[d], hi, w.Stride[d]-1)
 		}
 		cfgPlace := strings.Join(place, "x")
-		vals := x.emit("select", src.Shape.Elem, S, []*hlo.Instruction{chose, src, x.broadcast(zero, S, nil)})
-		vals = x.emit("pad", src.Shape.Elem, pdims, []*hlo.Instruction{vals, zero}, "padding", cfgPlace)
-		hit := x.emit("pad", "pred", pdims, []*hlo.Instruction{chose, x.constant("pred", "false")}, "padding", cfgPlace)
+		vals := x.Emit("select", src.Shape.Elem, S, []*hlo.Instruction{chose, src, x.Broadcast(zero, S, nil)})
+		vals = x.Emit("pad", src.Shape.Elem, pdims, []*hlo.Instruction{vals, zero}, "padding", cfgPlace)
+		hit := x.Emit("pad", "pred", pdims, []*hlo.Instruction{chose, x.Constant("pred", "false")}, "padding", cfgPlace)
 		ones := make([]int64, n)
 		for d := range ones {
 			ones[d] = 1
 		}
-		vals = x.slice(vals, w.PadLo, D, ones)
-		hit = x.slice(hit, w.PadLo, D, ones)
-		combined, err := x.apply(scat, []*hlo.Instruction{out, vals})
+		vals = x.Slice(vals, w.PadLo, D, ones)
+		hit = x.Slice(hit, w.PadLo, D, ones)
+		combined, err := x.Apply(scat, []*hlo.Instruction{out, vals})
 		if err != nil {
 			return err
 		}
-		out = x.emit("select", in.Shape.Elem, D, []*hlo.Instruction{hit, combined[0], out})
+		out = x.Emit("select", in.Shape.Elem, D, []*hlo.Instruction{hit, combined[0], out})
 	}
-	x.finish(out)
+	x.Finish(out)
 	return nil
 }

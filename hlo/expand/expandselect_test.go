@@ -9,6 +9,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 	"github.com/stretchr/testify/require"
 )
 
@@ -97,7 +98,7 @@ func requireExpandsToSameBits(t *testing.T, name string, m *hlo.Module, args []*
 	again, err := hlo.Parse(name+".expanded", e.String())
 	require.NoError(t, err, e.String())
 	require.NoError(t, hlo.Verify(name+".expanded", again), e.String())
-	require.False(t, expand.HasOpcode(again.Entry, opcode))
+	require.False(t, rewrite.HasOpcode(again.Entry, opcode))
 	got, err := (&eval.Evaluator{File: name, M: again}).Run(args)
 	require.NoError(t, err)
 	require.Empty(t, eval.BitDiff(want, got), name)

@@ -2,9 +2,11 @@ package expand
 
 import (
 	"fmt"
-	"github.com/pulse-sim/pulse/hlo"
 	"strconv"
 	"strings"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 )
 
 // ExpandSorts rewrites every sort into a bitonic sorting network over the
@@ -28,25 +30,25 @@ import (
 // phases: code does not grow with N.
 func ExpandSorts(m *hlo.Module) error {
 	return rewriteEach(m, "sort", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		name, _ := in.Attr("to_apply")
 		cmp := m.Computation(strings.TrimPrefix(name, "%"))
 		dimsAttr, _ := in.Attr("dimensions")
 		dims, ok := hlo.IntList(dimsAttr)
 		if cmp == nil || !ok || len(dims) != 1 || len(ops) == 0 {
-			x.out = append(x.out, in) // malformed: left for the verifier and the lowering to name
+			x.Out = append(x.Out, in) // malformed: left for the verifier and the lowering to name
 			return nil
 		}
 		if cmp.Root != nil && cmp.Root.Shape != nil && cmp.Root.Shape.Elem != "pred" {
-			return x.errorf("the comparator %s returns %s, not pred", cmp.Name, cmp.Root.Shape.Elem)
+			return x.Errorf("the comparator %s returns %s, not pred", cmp.Name, cmp.Root.Shape.Elem)
 		}
 		if !scalarBody(cmp, 2*len(ops)) {
-			return x.errorf("the comparator %s is not scalar elementwise ops of its %d parameters", cmp.Name, 2*len(ops))
+			return x.Errorf("the comparator %s is not scalar elementwise ops of its %d parameters", cmp.Name, 2*len(ops))
 		}
 		d := int(dims[0])
 		for _, o := range ops {
 			if o.Shape.IsTuple || d < 0 || d >= len(o.Shape.Dims) || !hlo.EqualDims(o.Shape.Dims, ops[0].Shape.Dims) {
-				return x.errorf("operands of one shape and a sort dimension in range are needed")
+				return x.Errorf("operands of one shape and a sort dimension in range are needed")
 			}
 		}
 		res := ops
@@ -56,7 +58,7 @@ func ExpandSorts(m *hlo.Module) error {
 				return err
 			}
 		}
-		x.finishAll(res)
+		x.FinishAll(res)
 		return nil
 	})
 }
@@ -119,17 +121,17 @@ func (x *rewriter) bitonic(cmp *hlo.Computation, ops []*hlo.Instruction, d int) 
 				spec[i] = "0_0"
 			}
 			spec[d] = fmt.Sprintf("0_%d", net.N-net.n)
-			a = x.emit("pad", a.Shape.Elem, net.padded, []*hlo.Instruction{a, x.constant(a.Shape.Elem, "0")}, "padding", strings.Join(spec, "x"))
+			a = x.Emit("pad", a.Shape.Elem, net.padded, []*hlo.Instruction{a, x.Constant(a.Shape.Elem, "0")}, "padding", strings.Join(spec, "x"))
 		}
 		cur = append(cur, a)
 	}
 	// The original position and validity of every element, carried along.
-	cur = append(cur, net.pos(x), net.cmpS(x, net.pos(x), net.splat(x, x.constant("s32", strconv.FormatInt(net.n, 10))), "LT"))
+	cur = append(cur, net.pos(x), net.cmpS(x, net.pos(x), net.splat(x, x.Constant("s32", strconv.FormatInt(net.n, 10))), "LT"))
 	var err error
 	if net.N <= unrolledBitonicLength {
 		for size := int64(2); size <= net.N && err == nil; size *= 2 {
 			for j := size / 2; j >= 1 && err == nil; j /= 2 {
-				cur, err = net.phase(x, cur, x.constant("s32", strconv.FormatInt(j, 10)), x.constant("s32", strconv.FormatInt(size, 10)), j)
+				cur, err = net.phase(x, cur, x.Constant("s32", strconv.FormatInt(j, 10)), x.Constant("s32", strconv.FormatInt(size, 10)), j)
 			}
 		}
 	} else {
@@ -146,15 +148,15 @@ func (x *rewriter) bitonic(cmp *hlo.Computation, ops []*hlo.Instruction, d int) 
 }
 
 func (net *bitonicNet) pos(x *rewriter) *hlo.Instruction {
-	return x.emit("iota", "s32", net.padded, nil, "iota_dimension", strconv.Itoa(net.d))
+	return x.Emit("iota", "s32", net.padded, nil, "iota_dimension", strconv.Itoa(net.d))
 }
 
 func (net *bitonicNet) splat(x *rewriter, s *hlo.Instruction) *hlo.Instruction {
-	return x.broadcast(s, net.padded, nil)
+	return x.Broadcast(s, net.padded, nil)
 }
 
 func (net *bitonicNet) cmpS(x *rewriter, a, b *hlo.Instruction, dir string) *hlo.Instruction {
-	return x.emit("compare", "pred", net.padded, []*hlo.Instruction{a, b}, "direction", dir, "type", "SIGNED")
+	return x.Emit("compare", "pred", net.padded, []*hlo.Instruction{a, b}, "direction", dir, "type", "SIGNED")
 }
 
 // along is a's positions [lo, lo+count) of the sort dimension.
@@ -165,7 +167,7 @@ func (net *bitonicNet) along(x *rewriter, a *hlo.Instruction, lo, count int64) *
 		str[i] = 1
 	}
 	st[net.d], cnt[net.d] = lo, count
-	return x.slice(a, st, cnt, str)
+	return x.Slice(a, st, cnt, str)
 }
 
 // shifted is a rotated by r positions along the sort dimension (result[i]
@@ -178,16 +180,16 @@ func (net *bitonicNet) shifted(x *rewriter, a, r *hlo.Instruction, static int64)
 		if static == 0 {
 			return a
 		}
-		return x.concatenate([]*hlo.Instruction{net.along(x, a, static, N-static), net.along(x, a, 0, static)}, net.d)
+		return x.Concatenate([]*hlo.Instruction{net.along(x, a, static, N-static), net.along(x, a, 0, static)}, net.d)
 	}
-	twice := x.concatenate([]*hlo.Instruction{a, a}, net.d)
+	twice := x.Concatenate([]*hlo.Instruction{a, a}, net.d)
 	starts := make([]*hlo.Instruction, len(net.padded))
-	zero := x.constant("s32", "0")
+	zero := x.Constant("s32", "0")
 	for i := range starts {
 		starts[i] = zero
 	}
 	starts[net.d] = r
-	return x.emit("dynamic-slice", a.Shape.Elem, net.padded, append([]*hlo.Instruction{twice}, starts...),
+	return x.Emit("dynamic-slice", a.Shape.Elem, net.padded, append([]*hlo.Instruction{twice}, starts...),
 		"dynamic_slice_sizes", hlo.IntsText(net.padded))
 }
 
@@ -202,19 +204,19 @@ func (net *bitonicNet) before(x *rewriter, a, b []*hlo.Instruction) (*hlo.Instru
 		ab = append(ab, a[i], b[i])
 		ba = append(ba, b[i], a[i])
 	}
-	lt, err := x.apply(net.cmp, ab)
+	lt, err := x.Apply(net.cmp, ab)
 	if err != nil {
 		return nil, err
 	}
-	gt, err := x.apply(net.cmp, ba)
+	gt, err := x.Apply(net.cmp, ba)
 	if err != nil {
 		return nil, err
 	}
 	not := func(v *hlo.Instruction) *hlo.Instruction {
-		return x.emit("not", "pred", net.padded, []*hlo.Instruction{v})
+		return x.Emit("not", "pred", net.padded, []*hlo.Instruction{v})
 	}
-	and := func(v, w *hlo.Instruction) *hlo.Instruction { return x.binary("and", v, w) }
-	or := func(v, w *hlo.Instruction) *hlo.Instruction { return x.binary("or", v, w) }
+	and := func(v, w *hlo.Instruction) *hlo.Instruction { return x.Binary("and", v, w) }
+	or := func(v, w *hlo.Instruction) *hlo.Instruction { return x.Binary("or", v, w) }
 	idx, valid := k, k+1
 	earlier := net.cmpS(x, a[idx], b[idx], "LT")
 	byCmp := or(lt[0], and(not(gt[0]), earlier))
@@ -227,12 +229,12 @@ func (net *bitonicNet) before(x *rewriter, a, b []*hlo.Instruction) (*hlo.Instru
 // compared with its partner i XOR j.
 func (net *bitonicNet) phase(x *rewriter, cur []*hlo.Instruction, j, size *hlo.Instruction, static int64) ([]*hlo.Instruction, error) {
 	p := net.pos(x)
-	zero := net.splat(x, x.constant("s32", "0"))
-	lower := net.cmpS(x, x.binary("and", p, net.splat(x, j)), zero, "EQ")
-	ascending := net.cmpS(x, x.binary("and", p, net.splat(x, size)), zero, "EQ")
+	zero := net.splat(x, x.Constant("s32", "0"))
+	lower := net.cmpS(x, x.Binary("and", p, net.splat(x, j)), zero, "EQ")
+	ascending := net.cmpS(x, x.Binary("and", p, net.splat(x, size)), zero, "EQ")
 	// Partners: a[i+j] for the lower element of a pair (bit j of i
 	// clear), a[i-j] for the upper, read from rotated copies.
-	back := x.binary("subtract", x.constant("s32", strconv.FormatInt(net.N, 10)), j)
+	back := x.Binary("subtract", x.Constant("s32", strconv.FormatInt(net.N, 10)), j)
 	backStatic := int64(-1)
 	if static >= 0 {
 		backStatic = net.N - static
@@ -241,7 +243,7 @@ func (net *bitonicNet) phase(x *rewriter, cur []*hlo.Instruction, j, size *hlo.I
 	for i, a := range cur {
 		up := net.shifted(x, a, j, static)
 		down := net.shifted(x, a, back, backStatic)
-		partner[i] = x.emit("select", a.Shape.Elem, net.padded, []*hlo.Instruction{lower, up, down})
+		partner[i] = x.Emit("select", a.Shape.Elem, net.padded, []*hlo.Instruction{lower, up, down})
 	}
 	// The lower element of a pair keeps the earlier of the two where its
 	// block sorts ascending, the later where it sorts descending, and
@@ -253,10 +255,10 @@ func (net *bitonicNet) phase(x *rewriter, cur []*hlo.Instruction, j, size *hlo.I
 	if err != nil {
 		return nil, err
 	}
-	take := x.binary("xor", pf, x.binary("xor", lower, ascending))
+	take := x.Binary("xor", pf, x.Binary("xor", lower, ascending))
 	out := make([]*hlo.Instruction, len(cur))
 	for i, a := range cur {
-		out[i] = x.emit("select", a.Shape.Elem, net.padded, []*hlo.Instruction{take, partner[i], a})
+		out[i] = x.Emit("select", a.Shape.Elem, net.padded, []*hlo.Instruction{take, partner[i], a})
 	}
 	return out, nil
 }
@@ -270,24 +272,24 @@ func (net *bitonicNet) loop(x *rewriter, ops []*hlo.Instruction) ([]*hlo.Instruc
 	for _, o := range ops {
 		state.Tuple = append(state.Tuple, &hlo.Shape{Elem: o.Shape.Elem, Dims: append([]int64{}, o.Shape.Dims...)})
 	}
-	base := x.at.Name + ".sort"
-	for i := 0; x.m.Computation(base+".body") != nil; i++ {
-		base = fmt.Sprintf("%s.sort%d", x.at.Name, i)
+	base := x.At.Name + ".sort"
+	for i := 0; x.M.Computation(base+".body") != nil; i++ {
+		base = fmt.Sprintf("%s.sort%d", x.At.Name, i)
 	}
-	sub := func() *rewriter { return &rewriter{m: x.m, at: x.at, taken: map[string]bool{}} }
+	sub := func() *rewriter { return &rewriter{&rewrite.Rewriter{M: x.M, At: x.At, Taken: map[string]bool{}}} }
 	param := func(b *rewriter) *hlo.Instruction {
-		p := b.emit("parameter", "", nil, nil)
+		p := b.Emit("parameter", "", nil, nil)
 		p.Shape = state
 		return p
 	}
 	gte := func(b *rewriter, t *hlo.Instruction, i int) *hlo.Instruction {
 		s := state.Tuple[i]
-		return b.emit("get-tuple-element", s.Elem, s.Dims, []*hlo.Instruction{t}, "index", strconv.Itoa(i))
+		return b.Emit("get-tuple-element", s.Elem, s.Dims, []*hlo.Instruction{t}, "index", strconv.Itoa(i))
 	}
 	// The condition: size <= N.
 	c := sub()
 	cp := param(c)
-	c.emit("compare", "pred", nil, []*hlo.Instruction{gte(c, cp, 0), c.constant("s32", strconv.FormatInt(net.N, 10))}, "direction", "LE")
+	c.Emit("compare", "pred", nil, []*hlo.Instruction{gte(c, cp, 0), c.Constant("s32", strconv.FormatInt(net.N, 10))}, "direction", "LE")
 	// The body: one phase, then the next (size, j).
 	b := sub()
 	bp := param(b)
@@ -300,20 +302,20 @@ func (net *bitonicNet) loop(x *rewriter, ops []*hlo.Instruction) ([]*hlo.Instruc
 	if err != nil {
 		return nil, err
 	}
-	one, two := b.constant("s32", "1"), b.constant("s32", "2")
-	last := b.emit("compare", "pred", nil, []*hlo.Instruction{j, one}, "direction", "EQ")
-	nextSize := b.emit("select", "s32", nil, []*hlo.Instruction{last, b.binary("multiply", size, two), size})
-	nextJ := b.emit("select", "s32", nil, []*hlo.Instruction{last, size, b.binary("divide", j, two)})
-	t := b.emit("tuple", "", nil, append([]*hlo.Instruction{nextSize, nextJ}, cur...))
+	one, two := b.Constant("s32", "1"), b.Constant("s32", "2")
+	last := b.Emit("compare", "pred", nil, []*hlo.Instruction{j, one}, "direction", "EQ")
+	nextSize := b.Emit("select", "s32", nil, []*hlo.Instruction{last, b.Binary("multiply", size, two), size})
+	nextJ := b.Emit("select", "s32", nil, []*hlo.Instruction{last, size, b.Binary("divide", j, two)})
+	t := b.Emit("tuple", "", nil, append([]*hlo.Instruction{nextSize, nextJ}, cur...))
 	t.Shape = state
-	c.out[len(c.out)-1].IsRoot = true
+	c.Out[len(c.Out)-1].IsRoot = true
 	t.IsRoot = true
-	cond := &hlo.Computation{Pos: x.at.Pos, Name: base + ".cond", Instructions: c.out, Root: c.out[len(c.out)-1]}
-	body := &hlo.Computation{Pos: x.at.Pos, Name: base + ".body", Instructions: b.out, Root: t}
-	x.m.Computations = append([]*hlo.Computation{cond, body}, x.m.Computations...)
-	init := x.emit("tuple", "", nil, append([]*hlo.Instruction{x.constant("s32", "2"), x.constant("s32", "1")}, ops...))
+	cond := &hlo.Computation{Pos: x.At.Pos, Name: base + ".cond", Instructions: c.Out, Root: c.Out[len(c.Out)-1]}
+	body := &hlo.Computation{Pos: x.At.Pos, Name: base + ".body", Instructions: b.Out, Root: t}
+	x.M.Computations = append([]*hlo.Computation{cond, body}, x.M.Computations...)
+	init := x.Emit("tuple", "", nil, append([]*hlo.Instruction{x.Constant("s32", "2"), x.Constant("s32", "1")}, ops...))
 	init.Shape = state
-	w := x.emit("while", "", nil, []*hlo.Instruction{init}, "condition", "%"+cond.Name, "body", "%"+body.Name)
+	w := x.Emit("while", "", nil, []*hlo.Instruction{init}, "condition", "%"+cond.Name, "body", "%"+body.Name)
 	w.Shape = state
 	out := make([]*hlo.Instruction, len(ops))
 	for i := range ops {
@@ -329,12 +331,12 @@ func (net *bitonicNet) loop(x *rewriter, ops []*hlo.Instruction) ([]*hlo.Instruc
 // network; ties keep the lower index first, as the evaluator's topk.
 func ExpandTopKs(m *hlo.Module) error {
 	return rewriteEach(m, "topk", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		k, err := hlo.IntAttr(in, "k")
 		v := ops[0]
 		r := len(v.Shape.Dims)
 		if err != nil || r == 0 || k < 0 || k > v.Shape.Dims[r-1] || !in.Shape.IsTuple || len(in.Shape.Tuple) != 2 {
-			return x.errorf("needs k (at most the last dimension) and a (values, indices) result")
+			return x.Errorf("needs k (at most the last dimension) and a (values, indices) result")
 		}
 		dir := "GT"
 		if l, ok := in.Attr("largest"); ok && l != "true" {
@@ -363,20 +365,20 @@ func ExpandTopKs(m *hlo.Module) error {
 			Operands: []*hlo.Operand{{Pos: in.Pos, Name: ps[0].Name}, {Pos: in.Pos, Name: ps[1].Name}},
 			Attrs:    []hlo.Attr{{Pos: in.Pos, Key: "direction", Value: dir}, {Pos: in.Pos, Key: "type", Value: typ}}}
 		m.Computations = append([]*hlo.Computation{{Pos: in.Pos, Name: name, Instructions: append(ps, root), Root: root}}, m.Computations...)
-		iota := x.emit("iota", "s32", v.Shape.Dims, nil, "iota_dimension", strconv.Itoa(r-1))
-		t := x.emit("sort", "", nil, []*hlo.Instruction{v, iota}, "dimensions", hlo.IntsText([]int64{int64(r - 1)}), "is_stable", "true", "to_apply", "%"+name)
+		iota := x.Emit("iota", "s32", v.Shape.Dims, nil, "iota_dimension", strconv.Itoa(r-1))
+		t := x.Emit("sort", "", nil, []*hlo.Instruction{v, iota}, "dimensions", hlo.IntsText([]int64{int64(r - 1)}), "is_stable", "true", "to_apply", "%"+name)
 		t.Shape = &hlo.Shape{IsTuple: true, Tuple: []*hlo.Shape{{Elem: elem, Dims: v.Shape.Dims}, {Elem: "s32", Dims: v.Shape.Dims}}}
 		var outs []*hlo.Instruction
 		for i, e := range []string{elem, "s32"} {
-			g := x.emit("get-tuple-element", e, v.Shape.Dims, []*hlo.Instruction{t}, "index", strconv.Itoa(i))
+			g := x.Emit("get-tuple-element", e, v.Shape.Dims, []*hlo.Instruction{t}, "index", strconv.Itoa(i))
 			st, cnt, str := make([]int64, r), append([]int64{}, v.Shape.Dims...), make([]int64, r)
 			for d := range str {
 				str[d] = 1
 			}
 			cnt[r-1] = k
-			outs = append(outs, x.slice(g, st, cnt, str))
+			outs = append(outs, x.Slice(g, st, cnt, str))
 		}
-		x.finishAll(outs)
+		x.FinishAll(outs)
 		return nil
 	})
 }

@@ -19,50 +19,50 @@ import (
 // same expansion.
 func ExpandStochasticConverts(m *hlo.Module) error {
 	return rewriteEach(m, "stochastic-convert", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		if len(ops) != 2 || in.Shape == nil || in.Shape.IsTuple {
-			return x.errorf("takes an operand and random bits, and returns an array")
+			return x.Errorf("takes an operand and random bits, and returns an array")
 		}
 		op, rnd := ops[0], ops[1]
 		to := in.Shape.Elem
 		switch {
 		case !hlo.IsFloat(op.Shape.Elem) || strings.HasPrefix(op.Shape.Elem, "c"):
-			return x.errorf("converts floats, not %s", op.Shape.Elem)
+			return x.Errorf("converts floats, not %s", op.Shape.Elem)
 		case !hlo.IsUnsigned(rnd.Shape.Elem) || hlo.ElemBits(rnd.Shape.Elem) != hlo.ElemBits(op.Shape.Elem):
-			return x.errorf("the random operand must be an unsigned integer as wide as the operand (%s for %s)", rnd.Shape.Elem, op.Shape.Elem)
+			return x.Errorf("the random operand must be an unsigned integer as wide as the operand (%s for %s)", rnd.Shape.Elem, op.Shape.Elem)
 		case !slices.Contains([]string{"s8", "s16", "s32", "s64"}, to):
-			return x.errorf("converts to a signed integer type, not %s (as XLA's decomposer)", to)
+			return x.Errorf("converts to a signed integer type, not %s (as XLA's decomposer)", to)
 		case !hlo.EqualDims(op.Shape.Dims, rnd.Shape.Dims) || !hlo.EqualDims(op.Shape.Dims, in.Shape.Dims):
-			return x.errorf("the operand %s, the random bits %s and the result %s differ in shape", op.Shape, rnd.Shape, in.Shape)
+			return x.Errorf("the operand %s, the random bits %s and the result %s differ in shape", op.Shape, rnd.Shape, in.Shape)
 		}
 		dims, fe := op.Shape.Dims, op.Shape.Elem
 		scalar := func(elem string, v float64) *hlo.Instruction {
-			return x.broadcast(x.constant(elem, fmt.Sprint(v)), dims, nil)
+			return x.Broadcast(x.Constant(elem, fmt.Sprint(v)), dims, nil)
 		}
 		cmp := func(a, b *hlo.Instruction, dir string) *hlo.Instruction {
-			return x.emit("compare", "pred", dims, []*hlo.Instruction{a, b}, "direction", dir)
+			return x.Emit("compare", "pred", dims, []*hlo.Instruction{a, b}, "direction", dir)
 		}
 		sel := func(p, a, b *hlo.Instruction) *hlo.Instruction {
-			return x.emit("select", a.Shape.Elem, dims, []*hlo.Instruction{p, a, b})
+			return x.Emit("select", a.Shape.Elem, dims, []*hlo.Instruction{p, a, b})
 		}
-		sign := x.emit("sign", fe, dims, []*hlo.Instruction{op})
+		sign := x.Emit("sign", fe, dims, []*hlo.Instruction{op})
 		neg := cmp(sign, scalar(fe, 0), "LT")
-		abs := x.emit("abs", fe, dims, []*hlo.Instruction{op})
-		trunc := x.emit("floor", fe, dims, []*hlo.Instruction{abs})
-		frac := x.binary("subtract", abs, trunc)
+		abs := x.Emit("abs", fe, dims, []*hlo.Instruction{op})
+		trunc := x.Emit("floor", fe, dims, []*hlo.Instruction{abs})
+		frac := x.Binary("subtract", abs, trunc)
 		if fe == "f16" {
-			frac = x.convert(frac, "f32") // 2^16 is beyond f16
+			frac = x.Convert(frac, "f32") // 2^16 is beyond f16
 		}
-		fixed := x.binary("multiply", frac, scalar(frac.Shape.Elem, math.Ldexp(1, hlo.ElemBits(rnd.Shape.Elem))))
-		up := cmp(rnd, x.convert(fixed, rnd.Shape.Elem), "LT")
-		ti := x.convert(trunc, to)
-		ti = sel(up, x.binary("add", ti, scalar(to, 1)), ti)
-		res := sel(neg, x.emit("negate", to, dims, []*hlo.Instruction{ti}), ti)
+		fixed := x.Binary("multiply", frac, scalar(frac.Shape.Elem, math.Ldexp(1, hlo.ElemBits(rnd.Shape.Elem))))
+		up := cmp(rnd, x.Convert(fixed, rnd.Shape.Elem), "LT")
+		ti := x.Convert(trunc, to)
+		ti = sel(up, x.Binary("add", ti, scalar(to, 1)), ti)
+		res := sel(neg, x.Emit("negate", to, dims, []*hlo.Instruction{ti}), ti)
 		bits := hlo.ElemBits(to)
 		lo, hi := -math.Ldexp(1, bits-1), math.Ldexp(1, bits-1)-1
 		res = sel(cmp(op, scalar(fe, lo), "LE"), scalar(to, lo), res)
 		res = sel(cmp(op, scalar(fe, hi), "GE"), scalar(to, hi), res)
-		x.finish(res)
+		x.Finish(res)
 		return nil
 	})
 }

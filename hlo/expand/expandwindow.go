@@ -10,7 +10,7 @@ import (
 	"github.com/pulse-sim/pulse/isa"
 )
 
-// maxWindowPositions bounds the windows that expand into straight-line
+// MaxWindowPositions bounds the windows that expand into straight-line
 // code, one slice and one elementwise op per position: a reduce-window's
 // (beyond it a single-op reducer runs as a loop, windowLoop, any other is
 // an error) and a select-and-scatter's. A variable so that tests can send
@@ -33,15 +33,15 @@ func ExpandReduceWindows(m *hlo.Module) error {
 }
 
 func (x *rewriter) expandReduceWindow(ops []*hlo.Instruction) error {
-	in := x.at
+	in := x.At
 	if len(ops) < 2 || len(ops)%2 != 0 || in.Shape == nil {
-		return x.errorf("takes operands and as many init values")
+		return x.Errorf("takes operands and as many init values")
 	}
 	a, init := ops[0], ops[1]
 	name, _ := in.Attr("to_apply")
-	c := x.m.Computation(strings.TrimPrefix(name, "%"))
+	c := x.M.Computation(strings.TrimPrefix(name, "%"))
 	if c == nil {
-		return x.errorf("no reducer computation %s", name)
+		return x.Errorf("no reducer computation %s", name)
 	}
 	op := ""
 	if len(ops) == 2 && len(c.Instructions) == 3 && c.Root != nil && len(c.Root.Operands) == 2 {
@@ -54,11 +54,11 @@ func (x *rewriter) expandReduceWindow(ops []*hlo.Instruction) error {
 	wv, _ := in.Attr("window")
 	w, err := hlo.ParseWindow(wv, n)
 	if err != nil {
-		return x.errorf("%v", err)
+		return x.Errorf("%v", err)
 	}
 	if op == "" {
 		if k := hlo.Prod(w.Size); k > MaxWindowPositions {
-			return x.errorf("a window of %d positions folded by %s is not lowered (at most %d; one elementwise add, multiply, maximum, minimum, and or or runs any window as a loop)", k, c.Name, MaxWindowPositions)
+			return x.Errorf("a window of %d positions folded by %s is not lowered (at most %d; one elementwise add, multiply, maximum, minimum, and or or runs any window as a loop)", k, c.Name, MaxWindowPositions)
 		}
 		return x.generalReduceWindow(ops, c, w)
 	}
@@ -79,22 +79,22 @@ func (x *rewriter) expandReduceWindow(ops []*hlo.Instruction) error {
 		// HloEvaluator), whatever the init value.
 		lit, ok := identity(op, a.Shape.Elem)
 		if !ok {
-			return x.errorf("no identity of %s for %s padding", op, a.Shape.Elem)
+			return x.Errorf("no identity of %s for %s padding", op, a.Shape.Elem)
 		}
-		id := x.constant(a.Shape.Elem, lit)
-		padded = x.emit("pad", a.Shape.Elem, pdims, []*hlo.Instruction{a, id}, "padding", strings.Join(cfg, "x"))
+		id := x.Constant(a.Shape.Elem, lit)
+		padded = x.Emit("pad", a.Shape.Elem, pdims, []*hlo.Instruction{a, id}, "padding", strings.Join(cfg, "x"))
 	}
 	out := in.Shape.Dims
-	acc := x.broadcast(init, out, nil)
+	acc := x.Broadcast(init, out, nil)
 	if len(out) == 0 {
 		acc = init
 	}
 	switch {
 	case hlo.Prod(out) == 0:
-		x.emit("copy", in.Shape.Elem, out, []*hlo.Instruction{acc}) // no windows
+		x.Emit("copy", in.Shape.Elem, out, []*hlo.Instruction{acc}) // no windows
 		return nil
 	case hlo.Prod(w.Size) > MaxWindowPositions:
-		x.finish(x.windowLoop(op, padded, acc, w, out))
+		x.Finish(x.windowLoop(op, padded, acc, w, out))
 		return nil
 	}
 	for _, k := range hlo.Positions(w.Size) {
@@ -102,11 +102,11 @@ func (x *rewriter) expandReduceWindow(ops []*hlo.Instruction) error {
 		for d := range start {
 			start[d] = k[d] * w.RhsDil[d]
 		}
-		s := x.slice(padded, start, out, w.Stride)
-		acc = x.emit(op, in.Shape.Elem, out, []*hlo.Instruction{acc, s})
+		s := x.Slice(padded, start, out, w.Stride)
+		acc = x.Emit(op, in.Shape.Elem, out, []*hlo.Instruction{acc, s})
 	}
 	if acc == init || acc.Opcode == "broadcast" {
-		acc = x.emit("copy", in.Shape.Elem, out, []*hlo.Instruction{acc}) // an empty window: the init value
+		acc = x.Emit("copy", in.Shape.Elem, out, []*hlo.Instruction{acc}) // an empty window: the init value
 	}
 	return nil
 }
@@ -180,17 +180,17 @@ func identity(op, elem string) (string, bool) {
 // (a padded "valid" mask, base dilation included): padding takes no part,
 // as in the evaluator, since a general reducer has no identity.
 func (x *rewriter) generalReduceWindow(ops []*hlo.Instruction, c *hlo.Computation, w hlo.Window) error {
-	in := x.at
+	in := x.At
 	k := len(ops) / 2
 	operands, inits := ops[:k], ops[k:]
 	outShapes := []*hlo.Shape{in.Shape}
 	if k > 1 {
 		if !in.Shape.IsTuple || len(in.Shape.Tuple) != k {
-			return x.errorf("a reduce-window of %d operands returns a tuple of %d arrays", k, k)
+			return x.Errorf("a reduce-window of %d operands returns a tuple of %d arrays", k, k)
 		}
 		outShapes = in.Shape.Tuple
 	} else if in.Shape.IsTuple {
-		return x.errorf("a reduce-window of one operand returns an array")
+		return x.Errorf("a reduce-window of one operand returns an array")
 	}
 	out := outShapes[0].Dims
 	n := len(operands[0].Shape.Dims)
@@ -208,14 +208,14 @@ func (x *rewriter) generalReduceWindow(ops []*hlo.Instruction, c *hlo.Computatio
 	var valid *hlo.Instruction
 	if changed {
 		for i, a := range operands {
-			padded[i] = x.emit("pad", a.Shape.Elem, pdims, []*hlo.Instruction{a, x.constant(a.Shape.Elem, "0")}, "padding", strings.Join(cfg, "x"))
+			padded[i] = x.Emit("pad", a.Shape.Elem, pdims, []*hlo.Instruction{a, x.Constant(a.Shape.Elem, "0")}, "padding", strings.Join(cfg, "x"))
 		}
-		ones := x.broadcast(x.constant("pred", "true"), operands[0].Shape.Dims, nil)
-		valid = x.emit("pad", "pred", pdims, []*hlo.Instruction{ones, x.constant("pred", "false")}, "padding", strings.Join(cfg, "x"))
+		ones := x.Broadcast(x.Constant("pred", "true"), operands[0].Shape.Dims, nil)
+		valid = x.Emit("pad", "pred", pdims, []*hlo.Instruction{ones, x.Constant("pred", "false")}, "padding", strings.Join(cfg, "x"))
 	}
 	acc := make([]*hlo.Instruction, k)
 	for i, init := range inits {
-		acc[i] = x.broadcast(init, out, nil)
+		acc[i] = x.Broadcast(init, out, nil)
 	}
 	for _, p := range hlo.Positions(w.Size) {
 		start := make([]int64, n)
@@ -224,32 +224,32 @@ func (x *rewriter) generalReduceWindow(ops []*hlo.Instruction, c *hlo.Computatio
 		}
 		args := slices.Clone(acc)
 		for _, a := range padded {
-			args = append(args, x.slice(a, start, out, w.Stride))
+			args = append(args, x.Slice(a, start, out, w.Stride))
 		}
-		r, err := x.apply(c, args)
+		r, err := x.Apply(c, args)
 		if err != nil {
 			return err
 		}
 		if len(r) != k {
-			return x.errorf("the reducer %s returns %d values for %d operands", c.Name, len(r), k)
+			return x.Errorf("the reducer %s returns %d values for %d operands", c.Name, len(r), k)
 		}
 		var v *hlo.Instruction
 		if valid != nil {
-			v = x.slice(valid, start, out, w.Stride)
+			v = x.Slice(valid, start, out, w.Stride)
 		}
 		for i := range acc {
 			if v == nil {
 				acc[i] = r[i]
 				continue
 			}
-			acc[i] = x.emit("select", outShapes[i].Elem, out, []*hlo.Instruction{v, r[i], acc[i]})
+			acc[i] = x.Emit("select", outShapes[i].Elem, out, []*hlo.Instruction{v, r[i], acc[i]})
 		}
 	}
 	if k == 1 {
-		x.finish(acc[0])
+		x.Finish(acc[0])
 		return nil
 	}
-	t := x.emit("tuple", "", nil, acc)
+	t := x.Emit("tuple", "", nil, acc)
 	t.Shape = &hlo.Shape{IsTuple: true, Tuple: outShapes}
 	return nil
 }

@@ -1,8 +1,10 @@
 package expand
 
 import (
-	"github.com/pulse-sim/pulse/hlo"
 	"strconv"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 )
 
 // windowLoop folds a window of more than maxWindowPositions positions
@@ -36,9 +38,10 @@ func (x *rewriter) windowLoop(op string, padded, acc *hlo.Instruction, w hlo.Win
 	if lead > 0 {
 		ext = append(append(ext, K[:lead-1]...), K[lead-1]/c)
 	}
-	res := x.counted("window", hlo.Prod(ext), []*hlo.Instruction{acc, padded}, func(b *rewriter, t *hlo.Instruction, v []*hlo.Instruction) []*hlo.Instruction {
+	res := x.Counted("window", hlo.Prod(ext), []*hlo.Instruction{acc, padded}, func(rb *rewrite.Rewriter, t *hlo.Instruction, v []*hlo.Instruction) []*hlo.Instruction {
+		b := &rewriter{rb}
 		sum, src := v[0], v[1]
-		s32 := func(c int64) *hlo.Instruction { return b.constant("s32", strconv.FormatInt(c, 10)) }
+		s32 := func(c int64) *hlo.Instruction { return b.Constant("s32", strconv.FormatInt(c, 10)) }
 		k := b.digits(t, ext)
 		starts := make([]*hlo.Instruction, n)
 		sizes := make([]int64, n)
@@ -48,15 +51,15 @@ func (x *rewriter) windowLoop(op string, padded, acc *hlo.Instruction, w hlo.Win
 			case i < lead-1:
 				starts[i], sizes[i] = k[i], span
 			case i == lead-1:
-				starts[i], sizes[i] = b.binary("multiply", k[i], s32(c)), span+(c-1)*w.RhsDil[i]
+				starts[i], sizes[i] = b.Binary("multiply", k[i], s32(c)), span+(c-1)*w.RhsDil[i]
 			default:
 				starts[i], sizes[i] = s32(0), span+(K[i]-1)*w.RhsDil[i]
 			}
 			if i < lead && w.RhsDil[i] != 1 {
-				starts[i] = b.binary("multiply", starts[i], s32(w.RhsDil[i]))
+				starts[i] = b.Binary("multiply", starts[i], s32(w.RhsDil[i]))
 			}
 		}
-		win := b.emit("dynamic-slice", src.Shape.Elem, sizes, append([]*hlo.Instruction{src}, starts...), "dynamic_slice_sizes", hlo.IntsText(sizes))
+		win := b.Emit("dynamic-slice", src.Shape.Elem, sizes, append([]*hlo.Instruction{src}, starts...), "dynamic_slice_sizes", hlo.IntsText(sizes))
 		chunk := append([]int64{}, K...)
 		for i := 0; i < lead; i++ {
 			chunk[i] = 1
@@ -69,7 +72,7 @@ func (x *rewriter) windowLoop(op string, padded, acc *hlo.Instruction, w hlo.Win
 			for i := range st {
 				st[i] = p[i] * w.RhsDil[i]
 			}
-			sum = b.emit(op, sum.Shape.Elem, out, []*hlo.Instruction{sum, b.slice(win, st, out, w.Stride)})
+			sum = b.Emit(op, sum.Shape.Elem, out, []*hlo.Instruction{sum, b.Slice(win, st, out, w.Stride)})
 		}
 		return []*hlo.Instruction{sum, src}
 	})

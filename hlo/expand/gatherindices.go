@@ -13,9 +13,9 @@ import (
 func WidenNarrowIndices(m *hlo.Module) error {
 	for _, op := range []string{"gather", "scatter"} {
 		if err := rewriteEach(m, op, func(x *rewriter, ops []*hlo.Instruction) error {
-			in := x.at
+			in := x.At
 			if len(ops) < 2 {
-				x.out = append(x.out, in)
+				x.Out = append(x.Out, in)
 				return nil
 			}
 			k := 1 // gather(operand, indices); scatter(operands..., indices, updates...)
@@ -24,13 +24,13 @@ func WidenNarrowIndices(m *hlo.Module) error {
 			}
 			switch ops[k].Shape.Elem {
 			case "s8", "u8", "s16", "u16":
-				w := x.convert(ops[k], "s32")
+				w := x.Convert(ops[k], "s32")
 				cp := *in
 				cp.Operands = append([]*hlo.Operand(nil), in.Operands...)
 				cp.Operands[k] = &hlo.Operand{Pos: in.Operands[k].Pos, Name: w.Name, Shape: w.Shape}
-				x.out = append(x.out, &cp)
+				x.Out = append(x.Out, &cp)
 			default:
-				x.out = append(x.out, in)
+				x.Out = append(x.Out, in)
 			}
 			return nil
 		}); err != nil {
@@ -48,19 +48,19 @@ func WidenNarrowIndices(m *hlo.Module) error {
 func IndexVectorsLast(m *hlo.Module) error {
 	for _, op := range []string{"gather", "scatter"} {
 		if err := rewriteEach(m, op, func(x *rewriter, ops []*hlo.Instruction) error {
-			in := x.at
+			in := x.At
 			k := 1
 			if op == "scatter" {
 				k = len(ops) / 2
 			}
 			ivd, err := hlo.IntAttr(in, "index_vector_dim")
 			if len(ops) < 2 || err != nil || ops[k].Shape == nil || ops[k].Shape.IsTuple {
-				x.out = append(x.out, in)
+				x.Out = append(x.Out, in)
 				return nil
 			}
 			rank := int64(len(ops[k].Shape.Dims))
 			if ivd < 0 || ivd >= rank-1 {
-				x.out = append(x.out, in) // last already, or implicit (rank)
+				x.Out = append(x.Out, in) // last already, or implicit (rank)
 				return nil
 			}
 			var perm []int64
@@ -70,7 +70,7 @@ func IndexVectorsLast(m *hlo.Module) error {
 				}
 			}
 			perm = append(perm, ivd)
-			t := x.transpose(ops[k], perm)
+			t := x.Transpose(ops[k], perm)
 			cp := *in
 			cp.Operands = append([]*hlo.Operand(nil), in.Operands...)
 			cp.Operands[k] = &hlo.Operand{Pos: in.Operands[k].Pos, Name: t.Name, Shape: t.Shape}
@@ -81,7 +81,7 @@ func IndexVectorsLast(m *hlo.Module) error {
 				}
 				cp.Attrs = append(cp.Attrs, a)
 			}
-			x.out = append(x.out, &cp)
+			x.Out = append(x.Out, &cp)
 			return nil
 		}); err != nil {
 			return err
@@ -97,26 +97,26 @@ func IndexVectorsLast(m *hlo.Module) error {
 // the operand's window, broadcast over the batch dims.
 func TrivialGathersScatters(m *hlo.Module) error {
 	if err := rewriteEach(m, "scatter", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		n := len(ops) / 2
 		if len(ops) < 3 || len(ops)%2 != 1 || ops[len(ops)-1].Shape == nil || ops[len(ops)-1].Shape.Elems() != 0 {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		var outs []*hlo.Instruction
 		for _, o := range ops[:n] {
-			outs = append(outs, x.emit("copy", o.Shape.Elem, o.Shape.Dims, []*hlo.Instruction{o}))
+			outs = append(outs, x.Emit("copy", o.Shape.Elem, o.Shape.Dims, []*hlo.Instruction{o}))
 		}
-		x.finishAll(outs)
+		x.FinishAll(outs)
 		return nil
 	}); err != nil {
 		return err
 	}
 	return rewriteEach(m, "gather", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		sim, _ := in.Attr("start_index_map")
 		if len(ops) != 2 || in.Shape == nil || in.Shape.IsTuple || strings.TrimSpace(strings.Trim(sim, "{}")) != "" {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		sizes, err1 := hlo.ListAttr(in, "slice_sizes")
@@ -124,24 +124,24 @@ func TrivialGathersScatters(m *hlo.Module) error {
 		collapsed, _ := hlo.OptList(in, "collapsed_slice_dims")
 		op := ops[0]
 		if err1 != nil || err2 != nil || len(sizes) != len(op.Shape.Dims) {
-			return x.errorf("slice_sizes %v for an operand of rank %d", sizes, len(op.Shape.Dims))
+			return x.Errorf("slice_sizes %v for an operand of rank %d", sizes, len(op.Shape.Dims))
 		}
 		ones := make([]int64, len(sizes))
 		for i := range ones {
 			ones[i] = 1
 		}
-		w := x.slice(op, make([]int64, len(sizes)), sizes, ones)
+		w := x.Slice(op, make([]int64, len(sizes)), sizes, ones)
 		var kept []int64
 		for d, n := range sizes {
 			if !slices.Contains(collapsed, int64(d)) {
 				kept = append(kept, n)
 			}
 		}
-		w = x.reshape(w, kept)
+		w = x.Reshape(w, kept)
 		if len(offsets) != len(kept) {
-			return x.errorf("offset_dims %v for a window of rank %d", offsets, len(kept))
+			return x.Errorf("offset_dims %v for a window of rank %d", offsets, len(kept))
 		}
-		x.finish(x.emit("broadcast", in.Shape.Elem, in.Shape.Dims, []*hlo.Instruction{w}, "dimensions", hlo.IntsText(offsets)))
+		x.Finish(x.Emit("broadcast", in.Shape.Elem, in.Shape.Dims, []*hlo.Instruction{w}, "dimensions", hlo.IntsText(offsets)))
 		return nil
 	})
 }

@@ -22,9 +22,9 @@ import (
 // NormalizeGathers rewrites every gather (see above).
 func NormalizeGathers(m *hlo.Module) error {
 	return rewriteEach(m, "gather", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		if len(ops) != 2 || in.Shape.IsTuple {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		attrs := slices.Clone(in.Attrs)
@@ -54,13 +54,13 @@ func NormalizeGathers(m *hlo.Module) error {
 			attrs = withAttr(attrs, "offset_dims", hlo.IntsText(hlo.Iota64(nb, R)))
 		}
 		if len(perm) == 0 && idx == ops[1] {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
-		g := x.emit("gather", in.Shape.Elem, dims, []*hlo.Instruction{ops[0], idx})
+		g := x.Emit("gather", in.Shape.Elem, dims, []*hlo.Instruction{ops[0], idx})
 		g.Attrs = attrs
 		if perm != nil {
-			x.transpose(g, perm)
+			x.Transpose(g, perm)
 		}
 		return nil
 	})
@@ -69,10 +69,10 @@ func NormalizeGathers(m *hlo.Module) error {
 // NormalizeScatters rewrites every scatter (see above).
 func NormalizeScatters(m *hlo.Module) error {
 	return rewriteEach(m, "scatter", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		n := (len(ops) - 1) / 2
 		if n < 1 || len(ops) != 2*n+1 {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		attrs := slices.Clone(in.Attrs)
@@ -92,22 +92,22 @@ func NormalizeScatters(m *hlo.Module) error {
 			}
 			perm = append(perm, window...)
 			for i, u := range updates {
-				updates[i] = x.transpose(u, perm)
+				updates[i] = x.Transpose(u, perm)
 			}
 			attrs = withAttr(attrs, "update_window_dims", hlo.IntsText(hlo.Iota64(r-len(window), r)))
 		}
 		if idx == ops[n] && updates[0] == ops[n+1] {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		s := *in
-		s.Name = x.at.Name + ".normalized"
+		s.Name = x.At.Name + ".normalized"
 		s.Attrs = attrs
 		s.Operands = nil
 		for _, o := range slices.Concat(ops[:n], []*hlo.Instruction{idx}, updates) {
 			s.Operands = append(s.Operands, &hlo.Operand{Pos: in.Pos, Name: o.Name})
 		}
-		x.out = append(x.out, &s)
+		x.Out = append(x.Out, &s)
 		return nil
 	})
 }
@@ -151,27 +151,27 @@ func (x *rewriter) batchingToIndices(attrs []hlo.Attr, idx *hlo.Instruction, opK
 		return idx, attrs, nil
 	}
 	if len(opBatch) != len(idxBatch) {
-		return nil, nil, x.errorf("%s and %s differ in length", opKey, idxKey)
+		return nil, nil, x.Errorf("%s and %s differ in length", opKey, idxKey)
 	}
-	orig, mark := idx, len(x.out)
+	orig, mark := idx, len(x.Out)
 	ivd, err := hlo.IntAttr(probe, "index_vector_dim")
 	r := int64(len(idx.Shape.Dims))
 	if err != nil || ivd < 0 || ivd > r {
-		return nil, nil, x.errorf("bad index_vector_dim")
+		return nil, nil, x.Errorf("bad index_vector_dim")
 	}
 	if ivd == r {
-		idx = x.reshape(idx, append(slices.Clone(idx.Shape.Dims), 1))
+		idx = x.Reshape(idx, append(slices.Clone(idx.Shape.Dims), 1))
 	}
 	one := slices.Clone(idx.Shape.Dims)
 	one[ivd] = 1
 	parts := []*hlo.Instruction{idx}
 	for _, d := range idxBatch {
 		if d < 0 || d >= r || d == ivd {
-			return nil, nil, x.errorf("bad %s", idxKey)
+			return nil, nil, x.Errorf("bad %s", idxKey)
 		}
-		parts = append(parts, x.emit("iota", idx.Shape.Elem, one, nil, "iota_dimension", strconv.FormatInt(d, 10)))
+		parts = append(parts, x.Emit("iota", idx.Shape.Elem, one, nil, "iota_dimension", strconv.FormatInt(d, 10)))
 	}
-	idx = x.concatenate(parts, int(ivd))
+	idx = x.Concatenate(parts, int(ivd))
 	collapsed, _ := hlo.OptList(probe, collapsedKey)
 	startMap, _ := hlo.OptList(probe, mapKey)
 	for _, d := range opBatch {
@@ -179,7 +179,7 @@ func (x *rewriter) batchingToIndices(attrs []hlo.Attr, idx *hlo.Instruction, opK
 			// An index component for a batching dim (which the batch
 			// position overrides, as in the evaluator): not expressible
 			// with the dim collapsed; left for the lowering to name.
-			x.out = x.out[:mark]
+			x.Out = x.Out[:mark]
 			return orig, attrs, nil
 		}
 	}

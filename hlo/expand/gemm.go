@@ -98,7 +98,7 @@ func gemmOf(in *hlo.Instruction) (attrs []string, alpha, beta float64, err error
 	return attrs, g.AlphaReal, g.Beta, nil
 }
 
-// gemmAsDot is the dot instruction a gemm call describes (for the
+// GemmAsDot is the dot instruction a gemm call describes (for the
 // evaluator).
 func GemmAsDot(in *hlo.Instruction) (*hlo.Instruction, float64, float64, error) {
 	attrs, alpha, beta, err := gemmOf(in)
@@ -116,36 +116,36 @@ func GemmAsDot(in *hlo.Instruction) (*hlo.Instruction, float64, float64, error) 
 // describes, scaled by alpha and plus beta times its third operand.
 func ExpandGemmCalls(m *hlo.Module) error {
 	return rewriteEach(m, "custom-call", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		if !IsGemmCall(in) {
-			x.out = append(x.out, in) // another custom call: unchanged
+			x.Out = append(x.Out, in) // another custom call: unchanged
 			return nil
 		}
 		attrs, alpha, beta, err := gemmOf(in)
 		if err != nil {
-			return x.errorf("%v", err)
+			return x.Errorf("%v", err)
 		}
 		if len(ops) < 2 || beta != 0 && len(ops) < 3 {
-			return x.errorf("a gemm call needs lhs and rhs (and c when beta is not 0)")
+			return x.Errorf("a gemm call needs lhs and rhs (and c when beta is not 0)")
 		}
 		s := productShape(in.Shape)
-		d := x.emit("dot", s.Elem, s.Dims, ops[:2], attrs...)
+		d := x.Emit("dot", s.Elem, s.Dims, ops[:2], attrs...)
 		if alpha != 1 {
-			a := x.broadcast(x.constant(s.Elem, strconv.FormatFloat(alpha, 'g', -1, 64)), s.Dims, nil)
-			d = x.binary("multiply", d, a)
+			a := x.Broadcast(x.Constant(s.Elem, strconv.FormatFloat(alpha, 'g', -1, 64)), s.Dims, nil)
+			d = x.Binary("multiply", d, a)
 		}
 		if beta != 0 {
 			c := ops[2]
 			if beta != 1 {
-				b := x.broadcast(x.constant(s.Elem, strconv.FormatFloat(beta, 'g', -1, 64)), s.Dims, nil)
-				c = x.binary("multiply", c, b)
+				b := x.Broadcast(x.Constant(s.Elem, strconv.FormatFloat(beta, 'g', -1, 64)), s.Dims, nil)
+				c = x.Binary("multiply", c, b)
 			}
-			d = x.binary("add", d, c)
+			d = x.Binary("add", d, c)
 		}
 		if in.Shape.IsTuple {
 			ws := in.Shape.Tuple[1]
-			z := x.broadcast(x.constant(ws.Elem, "0"), ws.Dims, nil)
-			x.emit("tuple", "", nil, []*hlo.Instruction{d, z}).Shape = in.Shape
+			z := x.Broadcast(x.Constant(ws.Elem, "0"), ws.Dims, nil)
+			x.Emit("tuple", "", nil, []*hlo.Instruction{d, z}).Shape = in.Shape
 		}
 		return nil
 	})

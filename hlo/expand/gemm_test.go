@@ -7,6 +7,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/rewrite"
 	"github.com/stretchr/testify/require"
 )
 
@@ -59,7 +60,7 @@ func TestGemmCalls(t *testing.T) {
 	require.NoError(t, err)
 	err = expand.ExpandGemmCalls(m)
 	require.ErrorContains(t, err, "epilogue RELU is not supported")
-	var ee *expand.ExpandError
+	var ee *rewrite.ExpandError
 	require.ErrorAs(t, err, &ee)
 	require.Equal(t, 3, ee.Pos.Line)
 }

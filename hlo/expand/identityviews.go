@@ -14,11 +14,11 @@ import (
 func SimplifyIdentityViews(m *hlo.Module) error {
 	for _, op := range []string{"reverse", "transpose", "slice"} {
 		err := rewriteEach(m, op, func(x *rewriter, ops []*hlo.Instruction) error {
-			c := *x.at
+			c := *x.At
 			if len(ops[0].Shape.Dims) == 0 && identityView(&c, ops[0].Shape) {
 				c.Opcode, c.Attrs = "copy", nil
 			}
-			x.out = append(x.out, &c)
+			x.Out = append(x.Out, &c)
 			return nil
 		})
 		if err != nil {

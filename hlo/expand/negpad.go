@@ -13,12 +13,12 @@ import (
 // padding, and two kernels the chips have.
 func SplitNegativePads(m *hlo.Module) error {
 	return rewriteEach(m, "pad", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		pv, _ := in.Attr("padding")
 		dims := ops[0].Shape.Dims
 		per := strings.Split(pv, "x")
 		if pv == "" || len(per) != len(dims) || in.Shape.IsTuple || len(in.Shape.Dims) != len(dims) {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		cfg := make([]string, len(per))
@@ -29,7 +29,7 @@ func SplitNegativePads(m *hlo.Module) error {
 		for i, p := range per {
 			f := strings.Split(p, "_")
 			if len(f) < 2 || len(f) > 3 {
-				return x.errorf("bad padding %q", pv)
+				return x.Errorf("bad padding %q", pv)
 			}
 			lo, err1 := strconv.ParseInt(f[0], 10, 64)
 			hi, err2 := strconv.ParseInt(f[1], 10, 64)
@@ -39,7 +39,7 @@ func SplitNegativePads(m *hlo.Module) error {
 				interior, err3 = strconv.ParseInt(f[2], 10, 64)
 			}
 			if err1 != nil || err2 != nil || err3 != nil {
-				return x.errorf("bad padding %q", pv)
+				return x.Errorf("bad padding %q", pv)
 			}
 			negative = negative || lo < 0 || hi < 0
 			cfg[i] = fmt.Sprintf("%d_%d_%d", max(lo, 0), max(hi, 0), interior)
@@ -50,13 +50,13 @@ func SplitNegativePads(m *hlo.Module) error {
 			start[i], stride[i] = max(-lo, 0), 1
 		}
 		if !negative {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
-		p := x.emit("pad", in.Shape.Elem, pdims, ops, "padding", strings.Join(cfg, "x"))
-		s := x.slice(p, start, in.Shape.Dims, stride)
-		x.finish(s)
-		x.out[len(x.out)-1].Shape = in.Shape
+		p := x.Emit("pad", in.Shape.Elem, pdims, ops, "padding", strings.Join(cfg, "x"))
+		s := x.Slice(p, start, in.Shape.Dims, stride)
+		x.Finish(s)
+		x.Out[len(x.Out)-1].Shape = in.Shape
 		return nil
 	})
 }

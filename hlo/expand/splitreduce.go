@@ -32,11 +32,11 @@ func SplitReductions(m *hlo.Module) error { return SplitReductionRuns(m, 0) }
 // f32 on teach16, more than its SRAM holds, is 25 blocks of 4,000.
 func SplitReductionRuns(m *hlo.Module, maxRun int64) error {
 	return rewriteEach(m, "reduce", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		op := reducerOp(m, in)
 		leave := func() error { // left as it is: re-emitted under a copy of itself
 			cp := *in
-			x.out = append(x.out, &cp)
+			x.Out = append(x.Out, &cp)
 			return nil
 		}
 		if len(ops) != 2 || in.Shape == nil || in.Shape.IsTuple {
@@ -61,7 +61,7 @@ func SplitReductionRuns(m *hlo.Module, maxRun int64) error {
 		for i := len(runs) - 1; i >= 0; i-- {
 			init := ops[1]
 			if i > 0 {
-				init = x.constant(ops[1].Shape.Elem, ident)
+				init = x.Constant(ops[1].Shape.Elem, ident)
 			}
 			drop := map[int64]bool{}
 			for _, d := range runs[i] {
@@ -73,7 +73,7 @@ func SplitReductionRuns(m *hlo.Module, maxRun int64) error {
 					dims = append(dims, n)
 				}
 			}
-			cur = x.emit("reduce", in.Shape.Elem, dims, []*hlo.Instruction{cur, init}, "dimensions", hlo.IntsText(runs[i]), "to_apply", toApply)
+			cur = x.Emit("reduce", in.Shape.Elem, dims, []*hlo.Instruction{cur, init}, "dimensions", hlo.IntsText(runs[i]), "to_apply", toApply)
 		}
 		return nil
 	})
@@ -128,10 +128,10 @@ func (x *rewriter) blockLongDims(a *hlo.Instruction, reduced []int64, ident stri
 				}
 				cfg[d] = fmt.Sprintf("0_%d", pad)
 				dims[d] += pad
-				a = x.emit("pad", a.Shape.Elem, dims, []*hlo.Instruction{a, x.constant(a.Shape.Elem, ident)}, "padding", strings.Join(cfg, "x"))
+				a = x.Emit("pad", a.Shape.Elem, dims, []*hlo.Instruction{a, x.Constant(a.Shape.Elem, ident)}, "padding", strings.Join(cfg, "x"))
 			}
 			dims := append(append(append([]int64{}, a.Shape.Dims[:d]...), blocks, size), a.Shape.Dims[d+1:]...)
-			a = x.reshape(a, dims)
+			a = x.Reshape(a, dims)
 			var next []int64
 			for _, r := range reduced {
 				switch {

@@ -48,7 +48,7 @@ ENTRY e {
 	}
 	require.Equal(t, 3, n)
 
-	// Long runs split when a limit is given, and only then.
+	// long runs split when a limit is given, and only then.
 	long := mod("f32", "[3,8,6,5]", "[3]", "{1,2,3}", "add", "1.5")
 	t.Run("long run", func(t *testing.T) {
 		checkExpanded(t, "long run", long, func(m *hlo.Module) error { return expand.SplitReductionRuns(m, 32) })

@@ -17,26 +17,26 @@ import (
 // lowering to name.
 func SplitVariadicScatters(m *hlo.Module) error {
 	return rewriteEach(m, "scatter", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		n := (len(ops) - 1) / 2
 		name, _ := in.Attr("to_apply")
 		body := m.Computation(strings.TrimPrefix(name, "%"))
 		if n < 2 || len(ops) != 2*n+1 || body == nil || !in.Shape.IsTuple || len(in.Shape.Tuple) != n ||
 			body.Root == nil || body.Root.Opcode != "tuple" || len(body.Root.Operands) != n {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		parts := make([]*hlo.Computation, n)
 		for i := range n {
 			if parts[i] = combinerPart(body, i, n, fmt.Sprintf("%s.part%d", body.Name, i), m); parts[i] == nil {
-				x.out = append(x.out, in)
+				x.Out = append(x.Out, in)
 				return nil
 			}
 		}
 		var outs []*hlo.Instruction
 		for i, c := range parts {
 			m.Computations = append([]*hlo.Computation{c}, m.Computations...)
-			s := x.emit("scatter", in.Shape.Tuple[i].Elem, in.Shape.Tuple[i].Dims, []*hlo.Instruction{ops[i], ops[n], ops[n+1+i]})
+			s := x.Emit("scatter", in.Shape.Tuple[i].Elem, in.Shape.Tuple[i].Dims, []*hlo.Instruction{ops[i], ops[n], ops[n+1+i]})
 			for _, a := range in.Attrs {
 				if a.Key == "to_apply" {
 					a.Value = "%" + c.Name
@@ -45,7 +45,7 @@ func SplitVariadicScatters(m *hlo.Module) error {
 			}
 			outs = append(outs, s)
 		}
-		t := x.emit("tuple", "", nil, outs)
+		t := x.Emit("tuple", "", nil, outs)
 		t.Shape = in.Shape
 		return nil
 	})

@@ -10,10 +10,10 @@ import "github.com/pulse-sim/pulse/hlo"
 // tiles have at most 4 dimensions.
 func SqueezeTransposes(m *hlo.Module) error {
 	return rewriteEach(m, "transpose", func(x *rewriter, ops []*hlo.Instruction) error {
-		in, a := x.at, ops[0]
+		in, a := x.At, ops[0]
 		perm, ok := hlo.IntList(hlo.AttrOr(in, "dimensions"))
 		if !ok || len(perm) != len(a.Shape.Dims) || len(perm) <= 4 {
-			x.emit("transpose", in.Shape.Elem, in.Shape.Dims, ops, "dimensions", hlo.AttrOr(in, "dimensions"))
+			x.Emit("transpose", in.Shape.Elem, in.Shape.Dims, ops, "dimensions", hlo.AttrOr(in, "dimensions"))
 			return nil
 		}
 		index := map[int64]int64{} // operand dim -> its place among the kept ones
@@ -27,18 +27,18 @@ func SqueezeTransposes(m *hlo.Module) error {
 		var q []int64
 		for _, p := range perm {
 			if p < 0 || int(p) >= len(a.Shape.Dims) {
-				return x.errorf("transpose dimension %d out of range", p)
+				return x.Errorf("transpose dimension %d out of range", p)
 			}
 			if a.Shape.Dims[p] != 1 {
 				q = append(q, index[p])
 			}
 		}
 		if len(kept) == len(perm) {
-			x.emit("transpose", in.Shape.Elem, in.Shape.Dims, ops, "dimensions", hlo.AttrOr(in, "dimensions"))
+			x.Emit("transpose", in.Shape.Elem, in.Shape.Dims, ops, "dimensions", hlo.AttrOr(in, "dimensions"))
 			return nil
 		}
-		t := x.transpose(x.reshape(a, kept), q)
-		x.emit("reshape", in.Shape.Elem, in.Shape.Dims, []*hlo.Instruction{t})
+		t := x.Transpose(x.Reshape(a, kept), q)
+		x.Emit("reshape", in.Shape.Elem, in.Shape.Dims, []*hlo.Instruction{t})
 		return nil
 	})
 }

@@ -20,7 +20,7 @@ func IsTopKCall(in *hlo.Instruction) bool {
 	return in.Opcode == "custom-call" && (t == "TopK" || t == "__gpu$TopK")
 }
 
-// topKOfCall is the topk instruction a TopK custom call stands for.
+// TopKOfCall is the topk instruction a TopK custom call stands for.
 func TopKOfCall(m *hlo.Module, in *hlo.Instruction) (*hlo.Instruction, error) {
 	s := in.Shape
 	if s == nil || !s.IsTuple || len(s.Tuple) != 2 || len(s.Tuple[0].Dims) == 0 || len(in.Operands) != 1 {
@@ -51,15 +51,15 @@ func TopKOfCall(m *hlo.Module, in *hlo.Instruction) (*hlo.Instruction, error) {
 // TopKCallsAsTopK rewrites TopK custom calls as topk instructions.
 func TopKCallsAsTopK(m *hlo.Module) error {
 	return rewriteEach(m, "custom-call", func(x *rewriter, ops []*hlo.Instruction) error {
-		if !IsTopKCall(x.at) {
-			x.out = append(x.out, x.at)
+		if !IsTopKCall(x.At) {
+			x.Out = append(x.Out, x.At)
 			return nil
 		}
-		t, err := TopKOfCall(m, x.at)
+		t, err := TopKOfCall(m, x.At)
 		if err != nil {
-			return x.errorf("%v", err)
+			return x.Errorf("%v", err)
 		}
-		x.out = append(x.out, t)
+		x.Out = append(x.Out, t)
 		return nil
 	})
 }

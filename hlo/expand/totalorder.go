@@ -15,26 +15,26 @@ import (
 // compare, select.
 func ExpandTotalOrderCompares(m *hlo.Module) error {
 	return rewriteEach(m, "compare", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		t, _ := in.Attr("type")
 		elem := ops[0].Shape.Elem
 		bits := map[string]string{"f64": "s64", "f32": "s32", "bf16": "s16", "f16": "s16"}[elem]
 		if t != "TOTALORDER" || bits == "" || ops[0].Shape.IsTuple {
-			x.out = append(x.out, in)
+			x.Out = append(x.Out, in)
 			return nil
 		}
 		dims := ops[0].Shape.Dims
 		maxInt := strconv.FormatUint(1<<(hlo.ElemBits(bits)-1)-1, 10)
 		key := func(a *hlo.Instruction) *hlo.Instruction {
-			i := x.emit("bitcast-convert", bits, dims, []*hlo.Instruction{a})
-			neg := x.emit("compare", "pred", dims, []*hlo.Instruction{i, x.broadcast(x.constant(bits, "0"), dims, nil)},
+			i := x.Emit("bitcast-convert", bits, dims, []*hlo.Instruction{a})
+			neg := x.Emit("compare", "pred", dims, []*hlo.Instruction{i, x.Broadcast(x.Constant(bits, "0"), dims, nil)},
 				"direction", "LT", "type", "SIGNED")
-			flipped := x.binary("xor", i, x.broadcast(x.constant(bits, maxInt), dims, nil))
-			return x.emit("select", bits, dims, []*hlo.Instruction{neg, flipped, i})
+			flipped := x.Binary("xor", i, x.Broadcast(x.Constant(bits, maxInt), dims, nil))
+			return x.Emit("select", bits, dims, []*hlo.Instruction{neg, flipped, i})
 		}
 		a, b := key(ops[0]), key(ops[1])
 		dir, _ := in.Attr("direction")
-		x.emit("compare", "pred", in.Shape.Dims, []*hlo.Instruction{a, b}, "direction", dir, "type", "SIGNED")
+		x.Emit("compare", "pred", in.Shape.Dims, []*hlo.Instruction{a, b}, "direction", dir, "type", "SIGNED")
 		return nil
 	})
 }

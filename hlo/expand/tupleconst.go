@@ -10,10 +10,10 @@ import (
 // lowering that places arrays, not tuples, in memory.
 func SplitTupleConstants(m *hlo.Module) error {
 	return rewriteEach(m, "constant", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		if in.Shape == nil || !in.Shape.IsTuple || strings.TrimSpace(in.Literal) == "{...}" {
 			cp := *in
-			x.out = append(x.out, &cp)
+			x.Out = append(x.Out, &cp)
 			return nil
 		}
 		if _, err := x.tupleConstant(in.Shape, in.Literal); err != nil {
@@ -26,13 +26,13 @@ func SplitTupleConstants(m *hlo.Module) error {
 // tupleConstant emits the constants of a tuple literal and their tuple.
 func (x *rewriter) tupleConstant(s *hlo.Shape, lit string) (*hlo.Instruction, error) {
 	if !s.IsTuple {
-		c := x.emit("constant", s.Elem, s.Dims, nil).WithLiteral(lit)
+		c := x.Emit("constant", s.Elem, s.Dims, nil).WithLiteral(lit)
 		c.Shape.Layout = s.Layout
 		return c, nil
 	}
 	parts, ok := hlo.SplitTupleLiteral(lit)
 	if !ok || len(parts) != len(s.Tuple) {
-		return nil, x.errorf("the literal %q does not hold the %d elements of %s", lit, len(s.Tuple), s)
+		return nil, x.Errorf("the literal %q does not hold the %d elements of %s", lit, len(s.Tuple), s)
 	}
 	elems := make([]*hlo.Instruction, len(parts))
 	for i, p := range parts {
@@ -42,7 +42,7 @@ func (x *rewriter) tupleConstant(s *hlo.Shape, lit string) (*hlo.Instruction, er
 		}
 		elems[i] = e
 	}
-	t := x.emit("tuple", "", nil, elems)
+	t := x.Emit("tuple", "", nil, elems)
 	t.Shape = s
 	return t, nil
 }

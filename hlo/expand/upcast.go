@@ -13,18 +13,18 @@ import (
 // Other dots (mixed, integer) are left for the lowering to judge.
 func UpcastDots(m *hlo.Module, upcast func(elem string) bool) error {
 	return rewriteEach(m, "dot", func(x *rewriter, ops []*hlo.Instruction) error {
-		in := x.at
+		in := x.At
 		a, b := ops[0], ops[1]
 		low := func(e string) bool {
 			return (e == "f16" || e == "bf16" || isa.Minifloats[e] != nil && e != "f4e2m1fn") && upcast(e)
 		}
 		if len(ops) != 2 || !low(a.Shape.Elem) || !low(b.Shape.Elem) || in.Shape.IsTuple {
-			x.out = append(x.out, in) // unchanged
+			x.Out = append(x.Out, in) // unchanged
 			return nil
 		}
-		d := x.emit("dot", "f32", in.Shape.Dims, []*hlo.Instruction{x.convert(a, "f32"), x.convert(b, "f32")})
+		d := x.Emit("dot", "f32", in.Shape.Dims, []*hlo.Instruction{x.Convert(a, "f32"), x.Convert(b, "f32")})
 		d.Attrs = in.Attrs
-		x.emit("convert", in.Shape.Elem, in.Shape.Dims, []*hlo.Instruction{d})
+		x.Emit("convert", in.Shape.Elem, in.Shape.Dims, []*hlo.Instruction{d})
 		return nil
 	})
 }
