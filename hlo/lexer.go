@@ -1,8 +1,3 @@
-// Package hlo reads XLA HLO text, the format JAX, TensorFlow and
-// PyTorch/XLA dump: a lexer and parser with positions on every node and
-// positioned errors, and a printer whose output parses back to the same
-// module. The grammar is ../shared/reference/hlo-text.md, after XLA's own
-// hlo_parser.cc.
 package hlo
 
 import (

@@ -8,7 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
-	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/lowering/legalize"
 	"github.com/stretchr/testify/require"
 )
 
@@ -64,7 +64,7 @@ func TestDeepNestedCalls(t *testing.T) {
 	m, err := hlo.Parse("n.hlo", b.String())
 	require.NoError(t, err)
 	require.NoError(t, hlo.Verify("n.hlo", m))
-	expand.InlineCalls(m)
+	legalize.InlineCalls(m)
 	for _, in := range m.Entry.Instructions {
 		require.NotEqual(t, "call", in.Opcode)
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/pulse-sim/pulse/hlo/rewrite"
 	"github.com/pulse-sim/pulse/isa"
+	"github.com/pulse-sim/pulse/lowering/legalize"
 )
 
 // Version identifies the code generator; compiled programs are cached
@@ -174,26 +175,26 @@ func CompileDevices(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices
 		e := err.(*rewrite.ExpandError)
 		return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
 	}
-	expand.InlineCalls(m)
-	splitReductions := func(m *hlo.Module) error { return expand.SplitReductionRuns(m, maxReduceRun(chip)) }
+	legalize.InlineCalls(m)
+	splitReductions := func(m *hlo.Module) error { return legalize.SplitReductionRuns(m, maxReduceRun(chip)) }
 	upcastDots := func(m *hlo.Module) error {
-		return expand.UpcastDots(m, func(elem string) bool {
+		return legalize.UpcastDots(m, func(elem string) bool {
 			return !slices.Contains(chip.MXU.DTypes, elem) && slices.Contains(chip.MXU.DTypes, "f32")
 		})
 	}
 	vectorDots := func(m *hlo.Module) error {
-		return expand.ExpandVectorDots(m, func(elem string) bool {
+		return legalize.ExpandVectorDots(m, func(elem string) bool {
 			dt, ok := dtypeOf(elem)
 			return ok && chip.MXUSupports(dt)
 		}, maxVectorDotProducts)
 	}
-	canonicalDots := func(m *hlo.Module) error { return expand.CanonicalizeDots(m, awkwardDot) }
-	foldTransposes := func(m *hlo.Module) error { return expand.FoldDotTransposes(m, awkwardDot) }
+	canonicalDots := func(m *hlo.Module) error { return legalize.CanonicalizeDots(m, awkwardDot) }
+	foldTransposes := func(m *hlo.Module) error { return legalize.FoldDotTransposes(m, awkwardDot) }
 	raggedAllToAll := expand.ExpandRaggedAllToAll // on one device: updates to itself
 	if d.N() > 1 {
 		raggedAllToAll = func(*hlo.Module) error { return nil } // the interconnect's
 	}
-	for _, pass := range []func(*hlo.Module) error{expand.SplitTupleConstants, expand.ExpandGemmCalls, expand.ExpandCudnnConvs, expand.ExpandCubSorts, raggedAllToAll, expand.TopKCallsAsTopK, expand.ExpandBlockScaledDots, expand.ExpandStochasticConverts, expand.ExpandDynamicGte, expand.BroadcastClampBounds, expand.ExpandRngs, expand.ExpandRngBitGenerators, expand.ExpandMaps, expand.ExpandTopKs, expand.TypedBitcasts, expand.ExpandWidthBitcasts, expand.TrivialGathersScatters, expand.WidenNarrowIndices, expand.IndexVectorsLast, expand.NormalizeGathers, expand.SplitVariadicScatters, expand.NormalizeScatters, expand.ExpandSelectAndScatters, expand.ExpandRaggedDots, expand.ExpandScaledDots, expand.ExpandSorts, expand.ExpandTotalOrderCompares, expand.SimplifyIdentityViews, expand.SplitNegativePads, expand.ExpandErfAndActivations, expand.ExpandNextAfters, expand.ExpandErfInvs, expand.ExpandErfcs, expand.ExpandBesselI1es, expand.ExpandFloatRemainders, expand.StaticDimensionSizes, expand.SqueezeTransposes, expand.ExpandConvolutions, expand.ExpandReduceWindows, expand.ExpandBatchNorms, expand.ExpandCholeskys, expand.ExpandTriangularSolves, upcastDots, vectorDots, foldTransposes, canonicalDots, expand.ExpandGeneralReduces, splitReductions} {
+	for _, pass := range []func(*hlo.Module) error{legalize.SplitTupleConstants, expand.ExpandGemmCalls, expand.ExpandCudnnConvs, expand.ExpandCubSorts, raggedAllToAll, expand.TopKCallsAsTopK, expand.ExpandBlockScaledDots, expand.ExpandStochasticConverts, expand.ExpandDynamicGte, legalize.BroadcastClampBounds, expand.ExpandRngs, expand.ExpandRngBitGenerators, legalize.ExpandMaps, legalize.ExpandTopKs, expand.TypedBitcasts, expand.ExpandWidthBitcasts, legalize.TrivialGathersScatters, legalize.WidenNarrowIndices, legalize.IndexVectorsLast, legalize.NormalizeGathers, legalize.SplitVariadicScatters, legalize.NormalizeScatters, legalize.ExpandSelectAndScatters, expand.ExpandRaggedDots, expand.ExpandScaledDots, legalize.ExpandSorts, legalize.ExpandTotalOrderCompares, legalize.SimplifyIdentityViews, legalize.SplitNegativePads, expand.ExpandErfAndActivations, expand.ExpandNextAfters, expand.ExpandErfInvs, expand.ExpandErfcs, expand.ExpandBesselI1es, expand.ExpandFloatRemainders, legalize.StaticDimensionSizes, legalize.SqueezeTransposes, legalize.ExpandConvolutions, legalize.ExpandReduceWindows, expand.ExpandBatchNorms, expand.ExpandCholeskys, expand.ExpandTriangularSolves, upcastDots, vectorDots, foldTransposes, canonicalDots, legalize.ExpandGeneralReduces, splitReductions} {
 		if err := pass(m); err != nil {
 			if e, ok := err.(*rewrite.ExpandError); ok {
 				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}

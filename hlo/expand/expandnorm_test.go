@@ -3,6 +3,7 @@ package expand_test
 import (
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/pulse-sim/pulse/hlo/expand"
 )
 
@@ -56,6 +57,6 @@ ENTRY e {
 }`,
 	}
 	for name, text := range cases {
-		t.Run(name, func(t *testing.T) { checkExpanded(t, name, text, expand.ExpandBatchNorms) })
+		t.Run(name, func(t *testing.T) { evaltest.CheckExpanded(t, name, text, expand.ExpandBatchNorms) })
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/stretchr/testify/require"
 )
@@ -102,6 +103,6 @@ func TestExpandRaggedDots(t *testing.T) {
 		if r.IntN(3) == 0 { // an infinity in the rhs
 			args[1].Data[r.IntN(len(args[1].Data))] = math.Inf(1)
 		}
-		requireExpandsToSameBits(t, name+"\n"+text, m, args, expand.ExpandRaggedDots, "ragged-dot")
+		evaltest.RequireExpandsToSameBits(t, name+"\n"+text, m, args, expand.ExpandRaggedDots, "ragged-dot")
 	}
 }
