@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/bench"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,7 +25,7 @@ func TestDotWorkloads(t *testing.T) {
 			name := fmt.Sprintf("%s_%s.hlo", f.Name, bench.SizeNames[i])
 			m, err := hlo.Parse(name, src)
 			require.NoError(t, err, name)
-			require.NoError(t, hlo.Verify(name, m), name)
+			require.NoError(t, verify.Verify(name, m), name)
 			want["workloads/dots/"+name] = src
 		}
 	}

@@ -17,9 +17,9 @@ import (
 	"github.com/pulse-sim/pulse/chip"
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
-	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/stablehlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/host"
 	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/runtime"
@@ -191,7 +191,7 @@ func measure(e *Entry, c *config.Chip) (map[string]float64, []Kernel, []lowering
 	t0 := time.Now()
 	mod, err := stablehlo.ParseFile(e.file, e.src)
 	if err == nil {
-		err = hlo.Verify(e.file, mod)
+		err = verify.Verify(e.file, mod)
 	}
 	t[0] = time.Since(t0)
 	if err != nil {

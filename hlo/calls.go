@@ -68,7 +68,7 @@ func IsCollective(op string) bool { return collectives[op] }
 // CollectiveOps lists IsCollective's opcodes, sorted.
 func CollectiveOps() []string { return sortedOps(collectives) }
 
-var collectives = opSet(`all-reduce all-gather reduce-scatter all-to-all collective-permute
+var collectives = OpSet(`all-reduce all-gather reduce-scatter all-to-all collective-permute
 	all-reduce-start all-reduce-done all-gather-start all-gather-done collective-permute-start
 	collective-permute-done collective-broadcast`)
 

@@ -1,4 +1,4 @@
-package hlo
+package hlo_test
 
 import (
 	"os"
@@ -8,25 +8,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
 
 // stripPos zeroes every position so that structures can be compared.
-func stripPos(m *Module) {
-	m.Pos = Pos{}
+func stripPos(m *hlo.Module) {
+	m.Pos = hlo.Pos{}
 	for i := range m.Attrs {
-		m.Attrs[i].Pos = Pos{}
+		m.Attrs[i].Pos = hlo.Pos{}
 	}
 	for _, c := range m.Computations {
-		c.Pos = Pos{}
+		c.Pos = hlo.Pos{}
 		for _, in := range c.Instructions {
-			in.Pos = Pos{}
+			in.Pos = hlo.Pos{}
 			for _, o := range in.Operands {
-				o.Pos = Pos{}
+				o.Pos = hlo.Pos{}
 			}
 			for i := range in.Attrs {
-				in.Attrs[i].Pos = Pos{}
+				in.Attrs[i].Pos = hlo.Pos{}
 			}
 		}
 	}
@@ -41,11 +43,11 @@ func TestCorpusParsesAndRoundTrips(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)
-			m, err := Parse(f, string(src))
+			m, err := hlo.Parse(f, string(src))
 			if strings.Contains(f, "TRUNCATED") {
 				require.Error(t, err)
 				require.Contains(t, err.Error(), "no ENTRY computation")
-				require.Len(t, err.(ErrorList), 1, "only the missing ENTRY: %v", err)
+				require.Len(t, err.(hlo.ErrorList), 1, "only the missing ENTRY: %v", err)
 				require.Greater(t, len(m.Computations), 10)
 			} else {
 				require.NoError(t, err)
@@ -53,7 +55,7 @@ func TestCorpusParsesAndRoundTrips(t *testing.T) {
 			}
 			total += m.NumInstructions()
 			text := m.String()
-			m2, err2 := Parse("printed", text)
+			m2, err2 := hlo.Parse("printed", text)
 			if strings.Contains(f, "TRUNCATED") {
 				require.Error(t, err2)
 			} else {
@@ -80,12 +82,12 @@ func TestXLATestsCorpus(t *testing.T) {
 	corpus.ForEachXLACase(t, func(c corpus.XLACase) {
 		n++
 		start := time.Now()
-		m, err := Parse("case.hlo", c.Text)
+		m, err := hlo.Parse("case.hlo", c.Text)
 		if err == nil {
-			if verr := Verify("case.hlo", m); verr == nil {
+			if verr := verify.Verify("case.hlo", m); verr == nil {
 				verified++
 			} else {
-				for _, e := range verr.(ErrorList) {
+				for _, e := range verr.(hlo.ErrorList) {
 					require.Greater(t, e.Pos.Line, 0, "%s:%d: %v", c.Source, c.Line, e)
 				}
 			}
@@ -97,7 +99,7 @@ func TestXLATestsCorpus(t *testing.T) {
 			ok++
 			return
 		}
-		list, isList := err.(ErrorList)
+		list, isList := err.(hlo.ErrorList)
 		require.True(t, isList, "%s:%d: %T", c.Source, c.Line, err)
 		for _, e := range list {
 			require.Greater(t, e.Pos.Line, 0)
@@ -116,7 +118,7 @@ func BenchmarkParseMixtral(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, err := Parse("mixtral.hlo", string(src)); err != nil {
+		if _, err := hlo.Parse("mixtral.hlo", string(src)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,7 +31,7 @@ func TestTripCount(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m, err := hlo.Parse("m.hlo", c.src)
 			require.NoError(t, err)
-			require.NoError(t, hlo.Verify("m.hlo", m))
+			require.NoError(t, verify.Verify("m.hlo", m))
 			entry := m.Computation("e")
 			n, ok := m.TripCount(entry, entry.Def("w"))
 			if c.want < 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering/legalize"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +22,7 @@ func TestNeverEnds(t *testing.T) {
 	require.NoError(t, err)
 	m, err := hlo.Parse("w.hlo", string(src))
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("w.hlo", m))
+	require.NoError(t, verify.Verify("w.hlo", m))
 	w := m.Entry.Root.Operands[0]
 	require.True(t, m.NeverEnds(m.Entry.Instructions[3]), w.Name)
 	args, err := eval.RandomArgs(m, 1)
@@ -63,7 +64,7 @@ func TestDeepNestedCalls(t *testing.T) {
 	b.WriteString("c0 {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n")
 	m, err := hlo.Parse("n.hlo", b.String())
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("n.hlo", m))
+	require.NoError(t, verify.Verify("n.hlo", m))
 	legalize.InlineCalls(m)
 	for _, in := range m.Entry.Instructions {
 		require.NotEqual(t, "call", in.Opcode)
@@ -100,7 +101,7 @@ ENTRY e {
 	for step, want := range map[string]string{"0": "w.hlo:20:3: w: while: the loop never ends: its state did not change in iteration 1 and its condition still holds", "1": ""} {
 		m, err := hlo.Parse("w.hlo", strings.Replace(tmpl, "STEP", step, 1))
 		require.NoError(t, err)
-		require.NoError(t, hlo.Verify("w.hlo", m))
+		require.NoError(t, verify.Verify("w.hlo", m))
 		args, err := eval.RandomArgs(m, 1)
 		require.NoError(t, err)
 		_, err = (&eval.Evaluator{File: "w.hlo", M: m}).Run(args)

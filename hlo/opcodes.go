@@ -16,7 +16,7 @@ var nanPayload = regexp.MustCompile(`nan\([^)]*\)`)
 // ones Pulse adds for StableHLO's CHLO ops it evaluates directly. Any other
 // opcode is a verifier error: a module with "$0" or a misspelt op is not
 // HLO (XLA's tests hold templates whose opcodes are placeholders).
-var hloOpcodes = opSet(`abs acos acosh add add-dependency after-all all-gather all-gather-done
+var hloOpcodes = OpSet(`abs acos acosh add add-dependency after-all all-gather all-gather-done
 	all-gather-start all-reduce all-reduce-done all-reduce-start all-to-all and asin asinh async-done
 	async-start async-update atan atan2 atanh batch-norm-grad batch-norm-inference batch-norm-training
 	bitcast bitcast-convert broadcast call cbrt ceil cholesky clamp count-leading-zeros
@@ -33,7 +33,7 @@ var hloOpcodes = opSet(`abs acos acosh add add-dependency after-all all-gather a
 	shift-right-logical shuffle sign sine sinh slice sort sqrt stochastic-convert subtract tan tanh
 	topk transpose triangular-solve tuple while xor trace`)
 
-var pulseOpcodes = opSet(`lgamma digamma erf-inv erfc next-after bessel-i1e`)
+var pulseOpcodes = OpSet(`lgamma digamma erf-inv erfc next-after bessel-i1e`)
 
 // KnownOpcode reports whether op is an HLO opcode (or one of its short
 // asynchronous forms, op-start/-update/-done).
@@ -54,7 +54,7 @@ func KnownOpcode(op string) bool {
 // has elements (pairs for complex ones, element by element for tuples),
 // each a number, true, false, inf or nan (with or without a payload). It
 // allocates nothing per element: a large constant costs a scan.
-func checkLiteral(lit string, s *Shape) error {
+func CheckLiteral(lit string, s *Shape) error {
 	t := strings.TrimSpace(lit)
 	if t == "{...}" || t == "" && s.Elems() == 0 {
 		return nil
@@ -65,7 +65,7 @@ func checkLiteral(lit string, s *Shape) error {
 			return fmt.Errorf("the literal does not hold the %d elements of %s", len(s.Tuple), s)
 		}
 		for i, p := range parts {
-			if err := checkLiteral(p, s.Tuple[i]); err != nil {
+			if err := CheckLiteral(p, s.Tuple[i]); err != nil {
 				return err
 			}
 		}
@@ -203,16 +203,16 @@ const StructuralOps = `parameter constant tuple get-tuple-element reshape bitcas
 // elementwise holds the ops applied element by element. It is built by a
 // variable initializer (not init) so that other tables may be derived from
 // it in theirs.
-var elementwise = opSet(`add subtract multiply divide remainder power maximum minimum atan2 next-after and or xor not
+var Elementwise = OpSet(`add subtract multiply divide remainder power maximum minimum atan2 next-after and or xor not
 	shift-left shift-right-logical shift-right-arithmetic popcnt count-leading-zeros compare select clamp
 	abs negate sign floor ceil round-nearest-afz round-nearest-even sqrt rsqrt cbrt exponential exponential-minus-one
 	log log-plus-one logistic sine cosine tan tanh erf is-finite convert reduce-precision acos acosh asin asinh atanh sinh cosh lgamma digamma erf-inv erfc bessel-i1e`)
 
 // IsElementwise reports whether op is applied element by element.
-func IsElementwise(op string) bool { return elementwise[op] }
+func IsElementwise(op string) bool { return Elementwise[op] }
 
 // ElementwiseOps lists IsElementwise's opcodes, sorted.
-func ElementwiseOps() []string { return sortedOps(elementwise) }
+func ElementwiseOps() []string { return sortedOps(Elementwise) }
 
 // sortedOps lists a set of opcodes, sorted.
 func sortedOps(set map[string]bool) []string {
@@ -225,7 +225,7 @@ func sortedOps(set map[string]bool) []string {
 }
 
 // opSet makes a set of the space-separated opcodes, plus those of extra sets.
-func opSet(ops string, extra ...map[string]bool) map[string]bool {
+func OpSet(ops string, extra ...map[string]bool) map[string]bool {
 	s := map[string]bool{}
 	for _, op := range strings.Fields(ops) {
 		s[op] = true
@@ -290,7 +290,7 @@ func ShortAsync(opcode string) (base, part string, ok bool) {
 
 // knownOp: the evaluator or a collective implements op.
 func knownOp(op string) bool {
-	return elementwise[op] || collectives[op] || strings.Contains(" "+strings.Join(strings.Fields(StructuralOps), " ")+" ", " "+op+" ") ||
+	return Elementwise[op] || collectives[op] || strings.Contains(" "+strings.Join(strings.Fields(StructuralOps), " ")+" ", " "+op+" ") ||
 		op == "all-to-all" || op == "reduce-scatter" || op == "ragged-all-to-all" || op == "collective-broadcast"
 }
 

@@ -1,4 +1,4 @@
-package hlo
+package hlo_test
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
@@ -30,7 +32,7 @@ ENTRY main {
   ROOT v = negate(r), sharding={devices=[2,1]<=[2]}
 }
 `
-	m, err := Parse("m.hlo", src)
+	m, err := hlo.Parse("m.hlo", src)
 	require.NoError(t, err)
 	require.Equal(t, "m", m.Name)
 	require.Len(t, m.Computations, 2)
@@ -55,11 +57,11 @@ ENTRY main {
 	require.Equal(t, []int64{1, 4, 4, 8}, cv.Operands[0].Shape.Dims)
 	require.Equal(t, 14, cv.Operands[0].Pos.Line)
 	require.True(t, e.Instructions[4].Shape.IsTuple)
-	require.Equal(t, []DimKind{Bounded, Unbounded}, e.Instructions[5].Shape.DimKinds)
+	require.Equal(t, []hlo.DimKind{hlo.Bounded, hlo.Unbounded}, e.Instructions[5].Shape.DimKinds)
 	require.Nil(t, e.Root.Shape, "left to inference")
 	require.Equal(t, "-inf", e.Instructions[1].Literal)
 	// Printing gives text that parses back to the same module.
-	m2, err := Parse("printed", m.String())
+	m2, err := hlo.Parse("printed", m.String())
 	require.NoError(t, err)
 	require.Equal(t, m.String(), m2.String())
 }
@@ -87,22 +89,22 @@ func TestParseErrors(t *testing.T) {
 		{"ENTRY e {\n  ROOT a = f32[] parameter(0), x=" + strings.Repeat("{", 300) + "\n}\n", "brackets nested more than 256 deep"},
 	}
 	for _, c := range cases {
-		_, err := Parse("t.hlo", c.src)
+		_, err := hlo.Parse("t.hlo", c.src)
 		require.Error(t, err, c.src)
 		require.Contains(t, err.Error(), c.msg, c.src)
 		require.Contains(t, err.Error(), "t.hlo:")
 	}
 	// The largest real array of the corpus still parses (Llama-2's scores).
-	_, err := Parse("t.hlo", "ENTRY e {\n  ROOT a = f32[1024,32,4096,4096] parameter(0)\n}\n")
+	_, err := hlo.Parse("t.hlo", "ENTRY e {\n  ROOT a = f32[1024,32,4096,4096] parameter(0)\n}\n")
 	require.NoError(t, err)
 	// Five million open parentheses end in well under a second.
 	start := time.Now()
-	_, err = Parse("t.hlo", "ENTRY e {\n  ROOT a = "+strings.Repeat("(", 5_000_000)+"f32[]"+strings.Repeat(")", 5_000_000)+" parameter(0)\n}\n")
+	_, err = hlo.Parse("t.hlo", "ENTRY e {\n  ROOT a = "+strings.Repeat("(", 5_000_000)+"f32[]"+strings.Repeat(")", 5_000_000)+" parameter(0)\n}\n")
 	require.ErrorContains(t, err, "nested more than")
 	require.Less(t, time.Since(start), 2*time.Second)
 	// Several errors, each positioned, in one pass.
-	_, err = Parse("t.hlo", "ENTRY e {\n a = f32[2 parameter(0)\n b = q[] parameter(1)\n c = f32[] add(a, b)\n}\n")
-	require.Len(t, err.(ErrorList), 2)
+	_, err = hlo.Parse("t.hlo", "ENTRY e {\n a = f32[2 parameter(0)\n b = q[] parameter(1)\n c = f32[] add(a, b)\n}\n")
+	require.Len(t, err.(hlo.ErrorList), 2)
 }
 
 func FuzzParse(f *testing.F) {
@@ -126,16 +128,16 @@ func FuzzParse(f *testing.F) {
 		f.Add("ENTRY e {\n  ROOT c = " + c + "\n}\n")
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		m, err := Parse("fuzz.hlo", src)
+		m, err := hlo.Parse("fuzz.hlo", src)
 		if err != nil {
-			if list, ok := err.(ErrorList); !ok || len(list) == 0 || len(list) > MaxErrors {
+			if list, ok := err.(hlo.ErrorList); !ok || len(list) == 0 || len(list) > hlo.MaxErrors {
 				t.Fatalf("bad error list: %v", err)
 			}
 			return
 		}
-		_ = Verify("fuzz.hlo", m) // must not panic
+		_ = verify.Verify("fuzz.hlo", m) // must not panic
 		// What parses prints to text that parses to the same text.
-		m2, err := Parse("printed", m.String())
+		m2, err := hlo.Parse("printed", m.String())
 		if err != nil {
 			t.Fatalf("printed module does not parse: %v\n%s", err, m.String())
 		}

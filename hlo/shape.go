@@ -133,9 +133,9 @@ func SameShape(a, b *Shape) bool {
 	return true
 }
 
-func array(elem string, dims []int64) *Shape { return &Shape{Elem: elem, Dims: dims} }
+func Array(elem string, dims []int64) *Shape { return &Shape{Elem: elem, Dims: dims} }
 
-func sameDims(a, b *Shape) bool {
+func SameDims(a, b *Shape) bool {
 	if len(a.Dims) != len(b.Dims) {
 		return false
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
@@ -25,7 +26,7 @@ func TestXLATestModulesOnDevices(t *testing.T) {
 	reasons := map[string]int{}
 	corpus.ForEachXLACase(t, func(c corpus.XLACase) {
 		m, err := hlo.Parse("case.hlo", c.Text)
-		if err != nil || hlo.Verify("case.hlo", m) != nil {
+		if err != nil || verify.Verify("case.hlo", m) != nil {
 			return
 		}
 		d, err := hlo.ModuleDevices(m)

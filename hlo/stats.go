@@ -48,7 +48,7 @@ func (c *Computation) InstructionCost(in *Instruction, ops []*Shape) Cost {
 	}
 	out := in.Shape.Elems()
 	switch {
-	case elementwise[in.Opcode]:
+	case Elementwise[in.Opcode]:
 		k.FLOPs = out
 	case in.Opcode == "dot" && len(ops) == 2 && ops[0] != nil:
 		contract := int64(1)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/stretchr/testify/require"
 )
@@ -66,7 +67,7 @@ func TestXLATestCodeSize(t *testing.T) {
 		}
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
 		m, err := hlo.Parse("case.hlo", c.Text)
-		if err != nil || hlo.Verify("case.hlo", m) != nil {
+		if err != nil || verify.Verify("case.hlo", m) != nil {
 			continue
 		}
 		for _, chip := range chips {

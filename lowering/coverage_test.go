@@ -14,6 +14,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
@@ -79,7 +80,7 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 	if err != nil {
 		return "does not parse: " + firstLine(err)
 	}
-	if err := hlo.Verify(file, m); err != nil {
+	if err := verify.Verify(file, m); err != nil {
 		return "does not verify: " + firstLine(err)
 	}
 	c, err := config.Load(chipName, nil)

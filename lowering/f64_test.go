@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 )
 
@@ -112,7 +113,7 @@ func TestF64Refused(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m, err := hlo.Parse("t.hlo", c.src)
 			require.NoError(t, err)
-			require.NoError(t, hlo.Verify("t.hlo", m))
+			require.NoError(t, verify.Verify("t.hlo", m))
 			chip, err := config.Load(c.chip, nil)
 			require.NoError(t, err)
 			_, err = lowering.Compile("t.hlo", m, chip)

@@ -7,6 +7,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )
@@ -82,7 +83,7 @@ func feedRecords(t *testing.T, m *hlo.Module, n int) []*eval.Value {
 func TestInfeedOutfeed(t *testing.T) {
 	m, err := hlo.Parse("t.hlo", feedLoop)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("t.hlo", m))
+	require.NoError(t, verify.Verify("t.hlo", m))
 	args, err := eval.RandomArgs(m, 5)
 	require.NoError(t, err)
 	recs := feedRecords(t, m, 4)
@@ -152,7 +153,7 @@ ENTRY e {
 }`
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("t.hlo", m))
+	require.NoError(t, verify.Verify("t.hlo", m))
 	args, err := eval.RandomArgs(m, 5)
 	require.NoError(t, err)
 	recs, err := eval.RandomInfeed(m, 1, 3)
@@ -191,7 +192,7 @@ ENTRY e {
 }`
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("t.hlo", m))
+	require.NoError(t, verify.Verify("t.hlo", m))
 	args := []*eval.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{4}}, Data: []float64{1, 2, 3, 4}}}
 	recs := []*eval.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{4}}, Data: []float64{10, 20, 30, 40}}}
 	ev := &eval.Evaluator{File: "t.hlo", M: m, Infeed: recs}
@@ -240,7 +241,7 @@ ENTRY e {
 }`
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("t.hlo", m))
+	require.NoError(t, verify.Verify("t.hlo", m))
 	c, err := config.Load("teach16", []string{"memory.host_bytes=4096"})
 	require.NoError(t, err)
 	client := &runtime.Client{Chip: c}

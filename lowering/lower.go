@@ -32,6 +32,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/fusion"
 	"github.com/pulse-sim/pulse/hlo/rewrite"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering/legalize"
@@ -202,13 +203,13 @@ func CompileDevices(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices
 			return nil, err
 		}
 	}
-	fm, _, err := hlo.FuseWith(m, hlo.FuseOptions{Exclude: []string{"concatenate", "pad"}})
+	fm, _, err := fusion.FuseWith(m, fusion.FuseOptions{Exclude: []string{"concatenate", "pad"}})
 	if err != nil {
 		return nil, err
 	}
 	for _, comp := range fm.Computations {
 		if comp.IsEntry {
-			hlo.ScheduleForMemory(comp)
+			fusion.ScheduleForMemory(comp)
 		}
 	}
 	c := &compiler{file: file, m: fm, chip: chip, devs: d, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[*value]string{}, offloadTotal: -1}

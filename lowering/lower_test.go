@@ -7,6 +7,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
@@ -18,7 +19,7 @@ func runChecked(t *testing.T, chipName, src string) *runtime.Result {
 	t.Helper()
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("t.hlo", m))
+	require.NoError(t, verify.Verify("t.hlo", m))
 	c, err := config.Load(chipName, nil)
 	require.NoError(t, err)
 	client := &runtime.Client{Chip: c}
@@ -48,7 +49,7 @@ func rawOutputs(t *testing.T, chipName, src string) ([][]float64, []lowering.Bin
 	t.Helper()
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("t.hlo", m))
+	require.NoError(t, verify.Verify("t.hlo", m))
 	chip, err := config.Load(chipName, nil)
 	require.NoError(t, err)
 	client := &runtime.Client{Chip: chip}

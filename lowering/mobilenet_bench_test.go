@@ -8,6 +8,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 )
@@ -39,7 +40,7 @@ func BenchmarkCompileMobileNet(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := hlo.Verify(mobileNetFile, m); err != nil {
+		if err := verify.Verify(mobileNetFile, m); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := lowering.Compile(mobileNetFile, m, chip); err != nil {

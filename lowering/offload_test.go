@@ -7,6 +7,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,7 +33,7 @@ ENTRY e {
 }`
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("t.hlo", m))
+	require.NoError(t, verify.Verify("t.hlo", m))
 	args, err := eval.RandomArgs(m, 5)
 	require.NoError(t, err)
 	recs, err := eval.RandomInfeed(m, 3, 1)
@@ -95,7 +96,7 @@ ENTRY e {
 }`
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("t.hlo", m))
+	require.NoError(t, verify.Verify("t.hlo", m))
 	for _, branch := range []float64{0, 1} {
 		args, err := eval.RandomArgs(m, 5)
 		require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -180,7 +181,7 @@ func TestOrderProbes(t *testing.T) {
 	parse := func(src string) *hlo.Module {
 		m, err := hlo.Parse("p.hlo", src)
 		require.NoError(t, err)
-		require.NoError(t, hlo.Verify("p.hlo", m))
+		require.NoError(t, verify.Verify("p.hlo", m))
 		return m
 	}
 	reduce := func(root string) *hlo.Module {

@@ -14,6 +14,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/hlogen"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
@@ -52,7 +53,7 @@ func checkPipeline(src string) ([]string, error) {
 	}
 	m, err := hlo.Parse("fuzz.hlo", src)
 	if err == nil {
-		err = hlo.Verify("fuzz.hlo", m)
+		err = verify.Verify("fuzz.hlo", m)
 	}
 	if err != nil {
 		return fail("the generator made an invalid module: %v", err)

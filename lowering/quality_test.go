@@ -6,6 +6,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,7 @@ func timed(t *testing.T, src string) *runtime.Result {
 	t.Helper()
 	m, err := hlo.Parse("q.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("q.hlo", m))
+	require.NoError(t, verify.Verify("q.hlo", m))
 	c, err := config.Load("tpuv4core", nil)
 	require.NoError(t, err)
 	client := &runtime.Client{Chip: c}

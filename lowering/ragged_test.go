@@ -6,6 +6,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )
@@ -60,7 +61,7 @@ ENTRY e {
 			t.Run(c.name+"/"+chip, func(t *testing.T) {
 				m, err := hlo.Parse("r.hlo", c.src)
 				require.NoError(t, err)
-				require.NoError(t, hlo.Verify("r.hlo", m))
+				require.NoError(t, verify.Verify("r.hlo", m))
 				args, err := eval.RandomArgs(m, 2)
 				require.NoError(t, err)
 				args[2].Data = c.sizes

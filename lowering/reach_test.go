@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
@@ -61,7 +62,7 @@ func TestBeyondRegisterReach(t *testing.T) {
 		t.Run(k.name, func(t *testing.T) {
 			m, err := hlo.Parse("big.hlo", beyondReachModule(k.params, k.root, 24000))
 			require.NoError(t, err)
-			require.NoError(t, hlo.Verify("big.hlo", m))
+			require.NoError(t, verify.Verify("big.hlo", m))
 			x, err := client.Compile("big.hlo", m)
 			require.NoError(t, err)
 			r, err := client.Execute(x, nil, runtime.ExecOptions{TimingOnly: true})

@@ -8,6 +8,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/stretchr/testify/require"
 )
@@ -36,7 +37,7 @@ func TestRewrittenMobileNetMatchesOriginal(t *testing.T) {
 	require.NoError(t, err)
 	m, err := hlo.Parse(mobileNetFile, string(src))
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify(mobileNetFile, m))
+	require.NoError(t, verify.Verify(mobileNetFile, m))
 	c, err := lowering.Compile(mobileNetFile, m.Clone(), chip)
 	require.NoError(t, err)
 	args, err := eval.RandomArgs(m, 1)

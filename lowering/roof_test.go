@@ -9,6 +9,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +41,7 @@ func TestNoKernelBeatsItsRoof(t *testing.T) {
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
 		m, err := hlo.Parse(f, string(src))
-		if err != nil || hlo.Verify(f, m) != nil {
+		if err != nil || verify.Verify(f, m) != nil {
 			continue
 		}
 		if d, err := hlo.ModuleDevices(m); err != nil || d.N() > 1 {

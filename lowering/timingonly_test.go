@@ -11,6 +11,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
 )
@@ -49,7 +50,7 @@ func compileText(t *testing.T, chipName, text string) (*runtime.Client, *runtime
 	t.Helper()
 	m, err := hlo.Parse("m.hlo", text)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("m.hlo", m))
+	require.NoError(t, verify.Verify("m.hlo", m))
 	c, err := config.Load(chipName, nil)
 	require.NoError(t, err)
 	client := &runtime.Client{Chip: c}
@@ -181,7 +182,7 @@ func TestTimingOnlyCorpus(t *testing.T) {
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)
 			m, err := hlo.Parse(filepath.Base(f), string(src))
-			if err != nil || hlo.Verify(filepath.Base(f), m) != nil {
+			if err != nil || verify.Verify(filepath.Base(f), m) != nil {
 				continue
 			}
 			if eval.ParamElements(m) > budget || float64(hlo.ComputeStats(m).Total.FLOPs) > float64(budget)*256 {
@@ -233,7 +234,7 @@ func TestTimingOnlyXLAControlFlow(t *testing.T) {
 			continue
 		}
 		m, err := hlo.Parse("case.hlo", tc.Text)
-		if err != nil || hlo.Verify("case.hlo", m) != nil || largest(m) > 1<<16 {
+		if err != nil || verify.Verify("case.hlo", m) != nil || largest(m) > 1<<16 {
 			continue
 		}
 		x, err := client.Compile("case.hlo", m)
@@ -280,7 +281,7 @@ func TestDataflowsComputeTheSame(t *testing.T) {
 				src, err := os.ReadFile(f)
 				require.NoError(t, err)
 				m, err := hlo.Parse(filepath.Base(f), string(src))
-				if err != nil || hlo.Verify(filepath.Base(f), m) != nil || eval.ParamElements(m) > 1<<20 {
+				if err != nil || verify.Verify(filepath.Base(f), m) != nil || eval.ParamElements(m) > 1<<20 {
 					continue
 				}
 				if float64(hlo.ComputeStats(m).Total.FLOPs) > 2e9 {

@@ -15,6 +15,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
@@ -47,7 +48,7 @@ func TestXLATestModules(t *testing.T) {
 		}
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
 		m, err := hlo.Parse("case.hlo", c.Text)
-		if err != nil || hlo.Verify("case.hlo", m) != nil {
+		if err != nil || verify.Verify("case.hlo", m) != nil {
 			continue
 		}
 		if largest(m) > 1<<20 {

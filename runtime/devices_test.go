@@ -8,6 +8,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
@@ -100,7 +101,7 @@ func TestExecuteDevices(t *testing.T) {
 			t.Run(chipName+"/"+tc.name, func(t *testing.T) {
 				m, err := hlo.Parse(tc.name+".hlo", tc.src)
 				require.NoError(t, err)
-				require.NoError(t, hlo.Verify(tc.name+".hlo", m))
+				require.NoError(t, verify.Verify(tc.name+".hlo", m))
 				comp, err := lowering.CompileDevices(tc.name+".hlo", m, chip, tc.devs)
 				require.NoError(t, err)
 				x := &runtime.Executable{Compiled: comp}
@@ -167,7 +168,7 @@ ENTRY e {
 }`
 	m, err := hlo.Parse("dl.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("dl.hlo", m))
+	require.NoError(t, verify.Verify("dl.hlo", m))
 	d := hlo.Devices{Replicas: 2, Partitions: 1}
 	args := [][]*eval.Value{{{Shape: m.Entry.Instructions[0].Shape, Data: make([]float64, 8)}}, {{Shape: m.Entry.Instructions[0].Shape, Data: make([]float64, 8)}}}
 	_, evErr := (&eval.Evaluator{File: "dl.hlo", M: m}).RunDevices(d, args)
@@ -210,7 +211,7 @@ ENTRY e {
 }`
 	m, err := hlo.Parse("b.hlo", src)
 	require.NoError(b, err)
-	require.NoError(b, hlo.Verify("b.hlo", m))
+	require.NoError(b, verify.Verify("b.hlo", m))
 	chip, err := config.Load("tpuv4core", nil)
 	require.NoError(b, err)
 	client := &runtime.Client{Chip: chip}

@@ -1,9 +1,9 @@
 package runtime
 
 import (
-	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/stablehlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 )
 
 // StableHLORunner runs a StableHLO test module's entry on the client's
@@ -11,7 +11,7 @@ import (
 // stablehlo.TestFile: `pulse stablehlo test --sim CHIP`.
 func (c *Client) StableHLORunner() stablehlo.Runner {
 	return func(r *stablehlo.Result) ([]*eval.Value, error) {
-		if err := hlo.Verify(r.File, r.Module); err != nil {
+		if err := verify.Verify(r.File, r.Module); err != nil {
 			return nil, err
 		}
 		x, err := c.Compile(r.File, r.Module)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/runtime"
 )
 
@@ -90,7 +91,7 @@ func RunPulse(ch *config.Chip, layers []Layer, dir string, progress func(done in
 		if err != nil {
 			return out, err
 		}
-		if err := hlo.Verify(file, m); err != nil {
+		if err := verify.Verify(file, m); err != nil {
 			return out, err
 		}
 		x, err := client.Compile(file, m)

@@ -11,6 +11,7 @@ import (
 	"github.com/pulse-sim/pulse/exe"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/stablehlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/pulse-sim/pulse/scalesim"
 )
@@ -74,7 +75,7 @@ func loadWorkload(path string, b []byte) ([]*Workload, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := hlo.Verify(path, m); err != nil {
+		if err := verify.Verify(path, m); err != nil {
 			return nil, err
 		}
 		return []*Workload{{Name: path, Kind: "hlo", Hash: contentHash(b), module: m, file: path}}, nil
@@ -101,7 +102,7 @@ func loadWorkload(path string, b []byte) ([]*Workload, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := hlo.Verify(file, m); err != nil {
+			if err := verify.Verify(file, m); err != nil {
 				return nil, err
 			}
 			out = append(out, &Workload{Name: file, Kind: "layer", Hash: contentHash([]byte(text)), module: m, file: file})

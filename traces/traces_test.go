@@ -17,6 +17,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/pulse-sim/pulse/sim"
 	"github.com/pulse-sim/pulse/traces"
@@ -58,7 +59,7 @@ func runHLO(t testing.TB, text string, c *config.Chip, obs func(*traces.Source) 
 	t.Helper()
 	m, err := hlo.Parse("m.hlo", text)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("m.hlo", m))
+	require.NoError(t, verify.Verify("m.hlo", m))
 	client := &runtime.Client{Chip: c}
 	x, err := client.Compile("m.hlo", m)
 	require.NoError(t, err)

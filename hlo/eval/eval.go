@@ -11,6 +11,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/isa"
 )
 
@@ -448,7 +449,7 @@ func EvaluateText(file, src string, args ...*Value) (*Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := hlo.Verify(file, m); err != nil {
+	if err := verify.Verify(file, m); err != nil {
 		return nil, err
 	}
 	return (&Evaluator{File: file, M: m}).Run(args)

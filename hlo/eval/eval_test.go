@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -106,7 +107,7 @@ func TestEvalDotAgainstGonum(t *testing.T) {
   ROOT d = f32[2,5,3] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
 }`)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("d.hlo", m))
+	require.NoError(t, verify.Verify("d.hlo", m))
 	args, err := RandomArgs(m, 3)
 	require.NoError(t, err)
 	v, err := (&Evaluator{File: "d.hlo", M: m}).Run(args)
@@ -137,7 +138,7 @@ func TestEvalCorpus(t *testing.T) {
 			require.NoError(t, err)
 			m, err := hlo.Parse(f, string(src))
 			require.NoError(t, err)
-			require.NoError(t, hlo.Verify(f, m))
+			require.NoError(t, verify.Verify(f, m))
 			args, err := RandomArgs(m, 1)
 			require.NoError(t, err)
 			v, err := (&Evaluator{File: f, M: m}).Run(args)
@@ -235,7 +236,7 @@ func TestEvalLiveAccounting(t *testing.T) {
 			packMin = tc.packMin
 			m, err := hlo.Parse("m.hlo", tc.src)
 			require.NoError(t, err)
-			require.NoError(t, hlo.Verify("m.hlo", m))
+			require.NoError(t, verify.Verify("m.hlo", m))
 			args, _ := RandomArgs(m, 1)
 			e := &Evaluator{File: "m.hlo", M: m}
 			v, err := e.Run(args)

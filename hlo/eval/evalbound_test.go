@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,7 +18,7 @@ func TestEvalLowerBound(t *testing.T) {
 	} {
 		m, err := hlo.Parse("t.hlo", src)
 		require.NoError(t, err)
-		require.NoError(t, hlo.Verify("t.hlo", m))
+		require.NoError(t, verify.Verify("t.hlo", m))
 		bound, at := EvalLowerBound(m)
 		require.NotNil(t, at)
 		args, err := RandomArgs(m, 1)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -105,7 +106,7 @@ func testEvalCase(t *testing.T, f string) {
 	c := loadEvalCase(t, f)
 	m, err := hlo.Parse(f, c.src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify(f, m))
+	require.NoError(t, verify.Verify(f, m))
 	v, err := (&Evaluator{File: f, M: m, Seed: 1}).Run(c.in)
 	require.NoError(t, err)
 	results := []*Value{v}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
@@ -122,7 +123,7 @@ func TestEvalCorpusConvolutions(t *testing.T) {
 			require.NoError(t, err)
 			m, err := hlo.Parse(f, string(src))
 			require.NoError(t, err)
-			require.NoError(t, hlo.Verify(f, m))
+			require.NoError(t, verify.Verify(f, m))
 			args, err := RandomArgs(m, 1)
 			require.NoError(t, err)
 			_, err = (&Evaluator{File: f, M: m}).Run(args)

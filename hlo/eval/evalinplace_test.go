@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,7 +43,7 @@ ENTRY e {
   ROOT r = f32[1000] get-tuple-element(w), index=1
 }`)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("loop.hlo", m))
+	require.NoError(t, verify.Verify("loop.hlo", m))
 	e := &Evaluator{File: "loop.hlo", M: m}
 	v, err := e.Run([]*Value{{Shape: &hlo.Shape{Elem: "f32"}, Data: []float64{-1}}})
 	require.NoError(t, err)

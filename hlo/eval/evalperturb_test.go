@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -98,7 +99,7 @@ func moduleWithArgs(t *testing.T, src string, seed uint64) (*hlo.Module, []*Valu
 	t.Helper()
 	m, err := hlo.Parse("e.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("e.hlo", m))
+	require.NoError(t, verify.Verify("e.hlo", m))
 	args, err := RandomArgs(m, seed)
 	require.NoError(t, err)
 	return m, args

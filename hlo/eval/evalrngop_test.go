@@ -8,6 +8,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/pulse-sim/pulse/hlo/rewrite"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -36,7 +37,7 @@ ENTRY e {
   ROOT t = (f32[4096], f32[4096], f32[4096], s8[4096], s64[256], s32[8]) tuple(u, u2, n, k, w, e)
 }`)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("r.hlo", m))
+	require.NoError(t, verify.Verify("r.hlo", m))
 	run := func(seed uint64) *Value {
 		v, err := (&Evaluator{File: "r.hlo", M: m, Seed: seed}).Run(nil)
 		require.NoError(t, err)
@@ -157,14 +158,14 @@ ENTRY e {
 }`, tc.elem, tc.dims, tc.a, tc.b, tc.dist)
 			m, err := hlo.Parse("r.hlo", src)
 			require.NoError(t, err)
-			require.NoError(t, hlo.Verify("r.hlo", m))
+			require.NoError(t, verify.Verify("r.hlo", m))
 			want, err := (&Evaluator{File: "r.hlo", M: m}).Run(nil)
 			require.NoError(t, err)
 			x := m.Clone()
 			require.NoError(t, expand.ExpandRngs(x))
 			again, err := hlo.Parse("r.expanded", x.String())
 			require.NoError(t, err, x.String())
-			require.NoError(t, hlo.Verify("r.expanded", again), x.String())
+			require.NoError(t, verify.Verify("r.expanded", again), x.String())
 			require.False(t, rewrite.HasOpcode(again.Entry, "rng"))
 			got, err := (&Evaluator{File: "r.expanded", M: again}).Run(nil)
 			require.NoError(t, err)

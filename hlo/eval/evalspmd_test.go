@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,7 @@ func spmdRun(t *testing.T, src string, d hlo.Devices, fill func(dev int) *Value)
 	t.Helper()
 	m, err := hlo.Parse("s.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("s.hlo", m))
+	require.NoError(t, verify.Verify("s.hlo", m))
 	args := make([][]*Value, d.N())
 	for i := range args {
 		if fill != nil {
@@ -340,7 +341,7 @@ func TestSPMDRaggedAllToAll(t *testing.T) {
 `
 		m, err := hlo.Parse("r.hlo", src)
 		require.NoError(t, err)
-		require.NoError(t, hlo.Verify("r.hlo", m))
+		require.NoError(t, verify.Verify("r.hlo", m))
 		got, err := (&Evaluator{File: "r.hlo", M: m}).RunDevices(hlo.Devices{Replicas: len(tc.args), Partitions: 1}, tc.args)
 		require.NoError(t, err, tc.groups)
 		for i, w := range tc.want {
@@ -360,7 +361,7 @@ func TestStartFormsNeedTheirDevices(t *testing.T) {
 	} {
 		m, err := hlo.Parse("a.hlo", "ENTRY e {\n a = u32[1,2] parameter(0)\n "+body+"\n}\n")
 		require.NoError(t, err)
-		require.NoError(t, hlo.Verify("a.hlo", m))
+		require.NoError(t, verify.Verify("a.hlo", m))
 		_, err = (&Evaluator{File: "a.hlo", M: m}).Run([]*Value{{Shape: &hlo.Shape{Elem: "u32", Dims: []int64{1, 2}}, Data: []float64{1, 2}}})
 		require.ErrorContains(t, err, "a collective across", body)
 		require.Greater(t, hlo.ImpliedDevices(m).N(), 1, body)
@@ -382,7 +383,7 @@ func FuzzEvalDevices(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := hlo.Parse("fuzz.hlo", src)
-		if err != nil || hlo.Verify("fuzz.hlo", m) != nil || ParamElements(m) > 1<<10 {
+		if err != nil || verify.Verify("fuzz.hlo", m) != nil || ParamElements(m) > 1<<10 {
 			return
 		}
 		d, err := hlo.ModuleDevices(m)
@@ -437,7 +438,7 @@ func BenchmarkRunDevices(b *testing.B) {
 }`
 	m, err := hlo.Parse("b.hlo", src)
 	require.NoError(b, err)
-	require.NoError(b, hlo.Verify("b.hlo", m))
+	require.NoError(b, verify.Verify("b.hlo", m))
 	d, _ := hlo.ModuleDevices(m)
 	args := make([][]*Value, d.N())
 	for i := range args {

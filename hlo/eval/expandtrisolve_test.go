@@ -9,6 +9,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -75,7 +76,7 @@ ENTRY e {
 `, ad, bd, rank-2, rank-1, left, lower, tr, unit, map[bool]string{true: "LT", false: "GT"}[lower], 1/float64(n))
 	m, err := hlo.Parse("ts.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("ts.hlo", m))
+	require.NoError(t, verify.Verify("ts.hlo", m))
 	args, err := eval.RandomArgs(m, 11)
 	require.NoError(t, err)
 	ev := &eval.Evaluator{File: "ts.hlo", M: m}
@@ -102,7 +103,7 @@ ENTRY e {
 	}
 	x := m.Clone()
 	require.NoError(t, expand.ExpandTriangularSolves(x))
-	require.NoError(t, hlo.Verify("ts.hlo", x))
+	require.NoError(t, verify.Verify("ts.hlo", x))
 	for _, c := range x.Computations {
 		for _, in := range c.Instructions {
 			require.NotEqual(t, "triangular-solve", in.Opcode)

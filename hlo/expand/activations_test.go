@@ -8,6 +8,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -35,7 +36,7 @@ func TestErfAndActivationsExpansion(t *testing.T) {
 	m, err := hlo.Parse("e.hlo", src)
 	require.NoError(t, err)
 	require.NoError(t, expand.ExpandErfAndActivations(m))
-	require.NoError(t, hlo.Verify("e.hlo", m))
+	require.NoError(t, verify.Verify("e.hlo", m))
 	require.NotContains(t, m.String(), "custom-call")
 	require.NotContains(t, m.String(), " erf(")
 	got, err := (&eval.Evaluator{File: "e.hlo", M: m}).Run([]*eval.Value{x})

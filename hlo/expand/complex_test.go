@@ -9,6 +9,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -72,7 +73,7 @@ ENTRY e {
 `
 	m, err := hlo.Parse("cx.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("cx.hlo", m))
+	require.NoError(t, verify.Verify("cx.hlo", m))
 	args, err := eval.RandomArgs(m, 3)
 	require.NoError(t, err)
 	out, err := (&eval.Evaluator{File: "cx.hlo", M: m}).Run(args)
@@ -194,7 +195,7 @@ func TestComplexFFT(t *testing.T) {
 			src := fmt.Sprintf("HloModule f\nENTRY e {\n  z = %s parameter(0)\n  ROOT f = %s fft(z), fft_type=%s, fft_length=%s\n}\n", c.in, c.out, c.typ, c.lengths)
 			m, err := hlo.Parse("f.hlo", src)
 			require.NoError(t, err)
-			require.NoError(t, hlo.Verify("f.hlo", m))
+			require.NoError(t, verify.Verify("f.hlo", m))
 			args, err := eval.RandomArgs(m, 5)
 			require.NoError(t, err)
 			out, err := (&eval.Evaluator{File: "f.hlo", M: m}).Run(args)
@@ -289,7 +290,7 @@ ENTRY e {
 `
 	m, err := hlo.Parse("cm.hlo", src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("cm.hlo", m))
+	require.NoError(t, verify.Verify("cm.hlo", m))
 	out, err := (&eval.Evaluator{File: "cm.hlo", M: m}).Run(nil)
 	require.NoError(t, err)
 	z := []complex128{1 + 2i, -3 + 4i, -0.5 - 0.25i, 2 - 7i, 1i, -2i, -4, 4, 1e-3 + 5i, -2 + 1e-4i}

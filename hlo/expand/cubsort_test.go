@@ -7,6 +7,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -40,7 +41,7 @@ ENTRY e {
 		t.Run(c.name, func(t *testing.T) {
 			m, err := hlo.Parse("s.hlo", c.src)
 			require.NoError(t, err)
-			require.NoError(t, hlo.Verify("s.hlo", m))
+			require.NoError(t, verify.Verify("s.hlo", m))
 			out, err := (&eval.Evaluator{File: "s.hlo", M: m}).Run(nil)
 			require.NoError(t, err)
 			require.Len(t, out.Tuple, len(c.want))

@@ -8,6 +8,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,7 +47,7 @@ ENTRY e {
 `, c.x, c.w, c.y, c.window, c.dimLabels)
 			m, err := hlo.Parse("adjoint.hlo", src)
 			require.NoError(t, err)
-			require.NoError(t, hlo.Verify("adjoint.hlo", m))
+			require.NoError(t, verify.Verify("adjoint.hlo", m))
 			args, err := eval.RandomArgs(m, 7)
 			require.NoError(t, err)
 			out, err := (&eval.Evaluator{File: "adjoint.hlo", M: m}).Run(args)
@@ -119,7 +120,7 @@ ENTRY e {
 `, elem, c.extra, c.target, c.config)
 				m, err := hlo.Parse("fwd.hlo", src)
 				require.NoError(t, err)
-				require.NoError(t, hlo.Verify("fwd.hlo", m))
+				require.NoError(t, verify.Verify("fwd.hlo", m))
 				args, err := eval.RandomArgs(m, 3)
 				require.NoError(t, err)
 				out, err := (&eval.Evaluator{File: "fwd.hlo", M: m}).Run(args)

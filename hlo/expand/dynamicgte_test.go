@@ -7,6 +7,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -33,7 +34,7 @@ func TestDynamicGte(t *testing.T) {
 		m, err := hlo.Parse("e.hlo", src)
 		require.NoError(t, err)
 		require.NoError(t, expand.ExpandDynamicGte(m))
-		require.NoError(t, hlo.Verify("e.hlo", m))
+		require.NoError(t, verify.Verify("e.hlo", m))
 		require.NotContains(t, m.String(), "custom-call")
 		v, err := (&eval.Evaluator{File: "e.hlo", M: m}).Run([]*eval.Value{a, b, c, idx})
 		require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -67,7 +68,7 @@ ENTRY e {
 `, shape, batchList(c.batch), r-1, c.n, r-2, c.batch, dir, c.lower)
 			m, err := hlo.Parse("ch.hlo", src)
 			require.NoError(t, err)
-			require.NoError(t, hlo.Verify("ch.hlo", m))
+			require.NoError(t, verify.Verify("ch.hlo", m))
 			args, err := eval.RandomArgs(m, 4)
 			require.NoError(t, err)
 			// The SPD matrix, evaluated apart.

@@ -10,6 +10,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -89,7 +90,7 @@ func TestExpandRaggedDots(t *testing.T) {
 		name := fmt.Sprintf("case %d", i)
 		m, err := hlo.Parse(name, text)
 		require.NoError(t, err, text)
-		require.NoError(t, hlo.Verify(name, m), text)
+		require.NoError(t, verify.Verify(name, m), text)
 		args, err := eval.RandomArgs(m, uint64(i))
 		require.NoError(t, err)
 		sz := args[2]

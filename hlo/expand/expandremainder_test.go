@@ -9,6 +9,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,7 +35,7 @@ func TestExpandFloatRemainders(t *testing.T) {
 		src := fmt.Sprintf("ENTRY e {\n x = %s[%d] parameter(0)\n y = %s[%d] parameter(1)\n ROOT r = %s[%d] remainder(x, y)\n}\n", elem, n, elem, n, elem, n)
 		m, err := hlo.Parse("r.hlo", src)
 		require.NoError(t, err)
-		require.NoError(t, hlo.Verify("r.hlo", m))
+		require.NoError(t, verify.Verify("r.hlo", m))
 		round := eval.Rounder(elem)
 		args := []*eval.Value{{Shape: &hlo.Shape{Elem: elem, Dims: []int64{int64(n)}}, Data: make([]float64, n)}, {Shape: &hlo.Shape{Elem: elem, Dims: []int64{int64(n)}}, Data: make([]float64, n)}}
 		for i := range xs {
@@ -44,7 +45,7 @@ func TestExpandFloatRemainders(t *testing.T) {
 		require.NoError(t, err)
 		x := m.Clone()
 		require.NoError(t, expand.ExpandFloatRemainders(x))
-		require.NoError(t, hlo.Verify("x.hlo", x), elem)
+		require.NoError(t, verify.Verify("x.hlo", x), elem)
 		require.NotContains(t, x.String(), "remainder(", elem)
 		got, err := (&eval.Evaluator{File: "x.hlo", M: x}).Run(args)
 		require.NoError(t, err, elem)

@@ -9,6 +9,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,7 +33,7 @@ func TestExpandRngBitGenerators(t *testing.T) {
 					m, err := hlo.Parse("e.hlo", src)
 					require.NoError(t, err)
 					require.NoError(t, expand.ExpandRngBitGenerators(m))
-					require.NoError(t, hlo.Verify("e.hlo", m))
+					require.NoError(t, verify.Verify("e.hlo", m))
 					require.NotContains(t, m.String(), "rng-bit-generator")
 					got, err := (&eval.Evaluator{File: "e.hlo", M: m}).Run([]*eval.Value{state})
 					require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/pulse-sim/pulse/hlo/rewrite"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -45,7 +46,7 @@ func TestGemmCalls(t *testing.T) {
 	m, err := hlo.Parse("e.hlo", call)
 	require.NoError(t, err)
 	require.NoError(t, expand.ExpandGemmCalls(m))
-	require.NoError(t, hlo.Verify("e.hlo", m))
+	require.NoError(t, verify.Verify("e.hlo", m))
 	v, err := (&eval.Evaluator{File: "e.hlo", M: m}).Run([]*eval.Value{a, b, c})
 	require.NoError(t, err)
 	require.Equal(t, want.Data, v.Data)
@@ -85,7 +86,7 @@ func TestGemmCallWithWorkspace(t *testing.T) {
 	m, err := hlo.Parse("e.hlo", call)
 	require.NoError(t, err)
 	require.NoError(t, expand.ExpandGemmCalls(m))
-	require.NoError(t, hlo.Verify("e.hlo", m))
+	require.NoError(t, verify.Verify("e.hlo", m))
 	v, err := (&eval.Evaluator{File: "e.hlo", M: m}).Run([]*eval.Value{a, b})
 	require.NoError(t, err)
 	require.Equal(t, direct.Tuple[0].Data, v.Tuple[0].Data)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -47,7 +48,7 @@ ENTRY e {
 		t.Run(c.name, func(t *testing.T) {
 			m, err := hlo.Parse("r.hlo", c.src)
 			require.NoError(t, err)
-			require.NoError(t, hlo.Verify("r.hlo", m))
+			require.NoError(t, verify.Verify("r.hlo", m))
 			out, err := (&eval.Evaluator{File: "r.hlo", M: m}).Run(nil)
 			require.NoError(t, err)
 			require.Equal(t, c.want, out.Data)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 )
 
 // Status of a test file.
@@ -32,7 +33,7 @@ type Outcome struct {
 
 // Evaluate computes the entry's root tuple on the host evaluator.
 func Evaluate(r *Result) ([]*eval.Value, error) {
-	if err := hlo.Verify(r.File, r.Module); err != nil {
+	if err := verify.Verify(r.File, r.Module); err != nil {
 		return nil, err
 	}
 	v, err := (&eval.Evaluator{File: r.File, M: r.Module}).Run(nil)

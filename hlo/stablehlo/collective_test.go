@@ -5,6 +5,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -35,7 +36,7 @@ func TestCollectives(t *testing.T) {
 }`
 	r, err := Read("c.mlir", []byte(src))
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("c.mlir", r.Module))
+	require.NoError(t, verify.Verify("c.mlir", r.Module))
 	d, err := hlo.ModuleDevices(r.Module)
 	require.NoError(t, err)
 	require.Equal(t, hlo.Devices{Replicas: 1, Partitions: 2}, d)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 )
 
 // FuzzRead: any text is a module or a positioned error, never a panic or
@@ -30,6 +31,6 @@ func FuzzRead(f *testing.F) {
 			}
 			return
 		}
-		_ = hlo.Verify("f.mlir", r.Module) // must not panic
+		_ = verify.Verify("f.mlir", r.Module) // must not panic
 	})
 }

@@ -6,7 +6,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/fusion"
 	"github.com/pulse-sim/pulse/hlo/stablehlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/inputs"
 	"github.com/spf13/cobra"
 )
@@ -20,7 +22,7 @@ func readHLO(path string) (*hlo.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m, hlo.Verify(path, m)
+	return m, verify.Verify(path, m)
 }
 
 func newHLO() *cobra.Command {
@@ -43,7 +45,7 @@ A summary goes to standard error.`,
 			if err != nil {
 				return err
 			}
-			fm, st, err := hlo.Fuse(m)
+			fm, st, err := fusion.Fuse(m)
 			if err != nil {
 				return err
 			}

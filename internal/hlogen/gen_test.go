@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,7 +29,7 @@ func TestGenerate(t *testing.T) {
 		require.Equal(t, src, Generate(b), "deterministic")
 		m, err := hlo.Parse("g.hlo", src)
 		require.NoError(t, err, src)
-		require.NoError(t, hlo.Verify("g.hlo", m), src)
+		require.NoError(t, verify.Verify("g.hlo", m), src)
 		for _, c := range m.Computations {
 			for _, in := range c.Instructions {
 				seen[in.Opcode] = true

@@ -9,6 +9,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/pulse-sim/pulse/hlo/expand"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/pulse-sim/pulse/lowering/legalize"
 	"github.com/stretchr/testify/require"
@@ -81,7 +82,7 @@ func TestExpandXLATests(t *testing.T) {
 				return
 			}
 			m, err := hlo.Parse("case.hlo", c.Text)
-			if err != nil || hlo.Verify("case.hlo", m) != nil {
+			if err != nil || verify.Verify("case.hlo", m) != nil {
 				return
 			}
 			n++
@@ -93,7 +94,7 @@ func TestExpandXLATests(t *testing.T) {
 			}
 			again, err := hlo.Parse(name, x.String())
 			require.NoError(t, err, name)
-			require.NoError(t, hlo.Verify(name, again), name)
+			require.NoError(t, verify.Verify(name, again), name)
 			if eval.ParamElements(m) > 1<<16 {
 				return
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering/legalize"
 	"github.com/stretchr/testify/require"
 )
@@ -65,7 +66,7 @@ ENTRY e {
 		name := fmt.Sprintf("case %d", i)
 		m, err := hlo.Parse(name, text)
 		require.NoError(t, err, text)
-		require.NoError(t, hlo.Verify(name, m), text)
+		require.NoError(t, verify.Verify(name, m), text)
 		// Few distinct values: windows hold ties, which the first
 		// position must win as in the evaluator.
 		x := eval.Array(elem, D)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering/legalize"
 	"github.com/stretchr/testify/require"
 )
@@ -64,14 +65,14 @@ func TestFoldDotTransposes(t *testing.T) {
 			src := "HloModule m\nENTRY e {" + tc.body + "\n}\n"
 			m, err := hlo.Parse("f.hlo", src)
 			require.NoError(t, err)
-			require.NoError(t, hlo.Verify("f.hlo", m))
+			require.NoError(t, verify.Verify("f.hlo", m))
 			args, err := eval.RandomArgs(m, 3)
 			require.NoError(t, err)
 			want, err := (&eval.Evaluator{File: "f.hlo", M: m}).Run(args)
 			require.NoError(t, err)
 			x := m.Clone()
 			require.NoError(t, legalize.FoldDotTransposes(x, tc.awkward))
-			require.NoError(t, hlo.Verify("x.hlo", x))
+			require.NoError(t, verify.Verify("x.hlo", x))
 			text := x.String()
 			if tc.want != "" {
 				require.Contains(t, text, tc.want)

@@ -11,6 +11,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/rewrite"
+	"github.com/pulse-sim/pulse/hlo/verify"
 )
 
 // Run evaluates the HLO module src on args, failing t on any error.
@@ -28,7 +29,7 @@ func CheckExpanded(t testing.TB, name, text string, expansion func(*hlo.Module) 
 	t.Helper()
 	m, err := hlo.Parse(name, text)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify(name, m))
+	require.NoError(t, verify.Verify(name, m))
 	args, err := eval.RandomArgs(m, 3)
 	require.NoError(t, err)
 	want, err := (&eval.Evaluator{File: name, M: m, MaxWhileIterations: 1000}).Run(args)
@@ -38,7 +39,7 @@ func CheckExpanded(t testing.TB, name, text string, expansion func(*hlo.Module) 
 	require.NoError(t, expansion(x))
 	again, err := hlo.Parse(name+".expanded", x.String())
 	require.NoError(t, err, x.String())
-	require.NoError(t, hlo.Verify(name+".expanded", again), x.String())
+	require.NoError(t, verify.Verify(name+".expanded", again), x.String())
 	for _, c := range again.Computations {
 		for _, op := range []string{"convolution", "batch-norm-training", "batch-norm-inference", "batch-norm-grad", "reduce-window"} {
 			require.False(t, rewrite.HasOpcode(c, op), "a %s is left", op)
@@ -74,7 +75,7 @@ func RequireExpandsToSameBits(t testing.TB, name string, m *hlo.Module, args []*
 	require.NoError(t, expansion(e))
 	again, err := hlo.Parse(name+".expanded", e.String())
 	require.NoError(t, err, e.String())
-	require.NoError(t, hlo.Verify(name+".expanded", again), e.String())
+	require.NoError(t, verify.Verify(name+".expanded", again), e.String())
 	require.False(t, rewrite.HasOpcode(again.Entry, opcode))
 	got, err := (&eval.Evaluator{File: name, M: again}).Run(args)
 	require.NoError(t, err)

@@ -1,7 +1,8 @@
-package hlo
+package verify
 
 import (
 	"fmt"
+	"github.com/pulse-sim/pulse/hlo"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // inferred from its operands for the ops Pulse knows (dimensions and element
 // types; layouts are not compared). An instruction whose shape the text left
 // out gets the inferred one. Errors are positioned, like parse errors.
-func Verify(filename string, m *Module) error {
+func Verify(filename string, m *hlo.Module) error {
 	v := &verifier{file: filename, m: m}
 	// Callees first, so that a caller's inference sees their root shapes;
 	// a computation that calls itself, directly or not, is an error (and
@@ -28,20 +29,20 @@ func Verify(filename string, m *Module) error {
 		a, b := v.errs[i].Pos, v.errs[j].Pos
 		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
 	})
-	if len(v.errs) > MaxErrors {
-		v.errs = append(v.errs[:MaxErrors-1], &Error{filename, v.errs[MaxErrors-1].Pos, "too many errors"})
+	if len(v.errs) > hlo.MaxErrors {
+		v.errs = append(v.errs[:hlo.MaxErrors-1], &hlo.Error{File: filename, Pos: v.errs[hlo.MaxErrors-1].Pos, Msg: "too many errors"})
 	}
 	return v.errs
 }
 
 type verifier struct {
 	file string
-	m    *Module
-	errs ErrorList
+	m    *hlo.Module
+	errs hlo.ErrorList
 }
 
-func (v *verifier) errorf(pos Pos, format string, a ...any) {
-	v.errs = append(v.errs, &Error{v.file, pos, fmt.Sprintf(format, a...)})
+func (v *verifier) errorf(pos hlo.Pos, format string, a ...any) {
+	v.errs = append(v.errs, &hlo.Error{File: v.file, Pos: pos, Msg: fmt.Sprintf(format, a...)})
 }
 
 // callAttrs name computations.
@@ -49,17 +50,17 @@ var callAttrs = []string{"to_apply", "calls", "condition", "body", "select", "sc
 
 // calleesFirst orders the computations so that every callee precedes its
 // callers (otherwise keeping the module's order), reporting call cycles.
-func (v *verifier) calleesFirst() []*Computation {
-	return v.m.CalleesFirst(func(c *Computation, at *Instruction) {
+func (v *verifier) calleesFirst() []*hlo.Computation {
+	return v.m.CalleesFirst(func(c *hlo.Computation, at *hlo.Instruction) {
 		v.errorf(at.Pos, "%s: computation %s calls itself (computations form a cycle)", at.Name, c.Name)
 	})
 }
 
-func (v *verifier) computation(c *Computation) {
-	defined := map[string]*Instruction{}
+func (v *verifier) computation(c *hlo.Computation) {
+	defined := map[string]*hlo.Instruction{}
 	params := map[int64]bool{}
 	for _, in := range c.Instructions {
-		ops := make([]*Shape, len(in.Operands))
+		ops := make([]*hlo.Shape, len(in.Operands))
 		ok := true
 		for i, o := range in.Operands {
 			d := defined[o.Name]
@@ -69,7 +70,7 @@ func (v *verifier) computation(c *Computation) {
 				continue
 			}
 			ops[i] = d.Shape
-			if o.Shape != nil && d.Shape != nil && !SameShape(o.Shape, d.Shape) {
+			if o.Shape != nil && d.Shape != nil && !hlo.SameShape(o.Shape, d.Shape) {
 				v.errorf(o.Pos, "%s: operand %s is written as %s but defined as %s", in.Name, o.Name, o.Shape, d.Shape)
 			}
 		}
@@ -87,12 +88,12 @@ func (v *verifier) computation(c *Computation) {
 			params[in.ParamNumber] = true
 		}
 		defined[in.Name] = in
-		if !KnownOpcode(in.Opcode) {
+		if !hlo.KnownOpcode(in.Opcode) {
 			v.errorf(in.Pos, "%s: unknown opcode %q", in.Name, in.Opcode)
 			continue
 		}
 		if in.Opcode == "constant" && in.Shape != nil {
-			if err := checkLiteral(in.Literal, in.Shape); err != nil {
+			if err := hlo.CheckLiteral(in.Literal, in.Shape); err != nil {
 				v.errorf(in.Pos, "%s: constant: %v", in.Name, err)
 				continue
 			}
@@ -115,7 +116,7 @@ func (v *verifier) computation(c *Computation) {
 		case want == nil:
 		case in.Shape == nil:
 			in.Shape = want
-		case !SameShape(in.Shape, want):
+		case !hlo.SameShape(in.Shape, want):
 			v.errorf(in.Pos, "%s: %s produces %s, but the instruction says %s", in.Name, in.Opcode, want, in.Shape)
 		}
 		if in.Shape == nil {
@@ -130,7 +131,7 @@ func (v *verifier) computation(c *Computation) {
 	}
 }
 
-func (v *verifier) calleeRoot(in *Instruction, attr string) *Shape {
+func (v *verifier) calleeRoot(in *hlo.Instruction, attr string) *hlo.Shape {
 	name, ok := in.Attr(attr)
 	if !ok || strings.HasPrefix(name, "{") {
 		return nil
@@ -144,7 +145,7 @@ func (v *verifier) calleeRoot(in *Instruction, attr string) *Shape {
 
 // calleeParams checks that a call's or fusion's operands have its
 // computation's parameter shapes (layouts aside).
-func (v *verifier) calleeParams(in *Instruction, attr string, ops []*Shape) error {
+func (v *verifier) calleeParams(in *hlo.Instruction, attr string, ops []*hlo.Shape) error {
 	name, ok := in.Attr(attr)
 	if !ok {
 		return nil
@@ -157,14 +158,14 @@ func (v *verifier) calleeParams(in *Instruction, attr string, ops []*Shape) erro
 		if p.Opcode != "parameter" || p.Shape == nil || p.ParamNumber < 0 || int(p.ParamNumber) >= len(ops) || ops[p.ParamNumber] == nil {
 			continue
 		}
-		if !SameShape(ops[p.ParamNumber], p.Shape) {
+		if !hlo.SameShape(ops[p.ParamNumber], p.Shape) {
 			return fmt.Errorf("operand %d is %s, and %s's parameter %d is %s", p.ParamNumber, ops[p.ParamNumber], c.Name, p.ParamNumber, p.Shape)
 		}
 	}
 	return nil
 }
 
-func need(ops []*Shape, n int) error {
+func need(ops []*hlo.Shape, n int) error {
 	if len(ops) != n {
 		return fmt.Errorf("takes %d operands, has %d", n, len(ops))
 	}
@@ -176,7 +177,7 @@ func need(ops []*Shape, n int) error {
 	return nil
 }
 
-func arrayOp(s *Shape, i int) error {
+func arrayOp(s *hlo.Shape, i int) error {
 	if s.IsTuple {
 		return fmt.Errorf("operand %d is a tuple", i)
 	}
@@ -185,17 +186,17 @@ func arrayOp(s *Shape, i int) error {
 
 // infer returns the shape an instruction must have, nil when Pulse does not
 // infer it, or an error when the operands are inconsistent.
-func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
+func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, error) {
 	op := in.Opcode
 	out := in.Shape
-	if base, part, ok := ShortAsync(op); ok && part == "start" {
+	if base, part, ok := hlo.ShortAsync(op); ok && part == "start" {
 		// The op it wraps is checked as that op (the evaluator runs it).
-		inner, ok := ShortAsyncInner(in, base)
+		inner, ok := hlo.ShortAsyncInner(in, base)
 		if !ok {
 			return nil, fmt.Errorf("returns ((operands), result, context...), not %s", in.Shape)
 		}
 		want, err := v.infer(inner, ops)
-		if err == nil && want != nil && !SameShape(want, inner.Shape) {
+		if err == nil && want != nil && !hlo.SameShape(want, inner.Shape) {
 			err = fmt.Errorf("its %s produces %s, but the result says %s", base, want, inner.Shape)
 		}
 		return nil, err
@@ -205,18 +206,18 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if err := need(ops, 2); err != nil {
 			return nil, err
 		}
-		if !SameShape(ops[0], ops[1]) {
+		if !hlo.SameShape(ops[0], ops[1]) {
 			return nil, fmt.Errorf("operand shapes differ: %s and %s", ops[0], ops[1])
 		}
-		return array("pred", ops[0].Dims), nil
-	case op == "convert" || op == "bitcast-convert" && out != nil && ElemBits(out.Elem) == ElemBits(ops0(ops).Elem):
+		return hlo.Array("pred", ops[0].Dims), nil
+	case op == "convert" || op == "bitcast-convert" && out != nil && hlo.ElemBits(out.Elem) == hlo.ElemBits(ops0(ops).Elem):
 		if err := need(ops, 1); err != nil {
 			return nil, err
 		}
 		if out == nil {
 			return nil, nil
 		}
-		return array(out.Elem, ops[0].Dims), nil
+		return hlo.Array(out.Elem, ops[0].Dims), nil
 	case op == "select":
 		if err := need(ops, 3); err != nil {
 			return nil, err
@@ -224,16 +225,16 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if ops[1].IsTuple {
 			return ops[1], nil
 		}
-		if !sameDims(ops[1], ops[2]) {
+		if !hlo.SameDims(ops[1], ops[2]) {
 			return nil, fmt.Errorf("on_true %s and on_false %s differ", ops[1], ops[2])
 		}
-		return array(ops[1].Elem, ops[1].Dims), nil
+		return hlo.Array(ops[1].Elem, ops[1].Dims), nil
 	case op == "clamp":
 		if err := need(ops, 3); err != nil {
 			return nil, err
 		}
-		return array(ops[1].Elem, ops[1].Dims), nil
-	case elementwise[op]:
+		return hlo.Array(ops[1].Elem, ops[1].Dims), nil
+	case hlo.Elementwise[op]:
 		if len(ops) == 0 || ops[0] == nil {
 			return nil, nil
 		}
@@ -241,7 +242,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			if s == nil || s.IsTuple {
 				return nil, nil
 			}
-			if !sameDims(s, ops[0]) {
+			if !hlo.SameDims(s, ops[0]) {
 				return nil, fmt.Errorf("operand %d is %s, operand 0 is %s (HLO does not broadcast implicitly)", i, s, ops[0])
 			}
 		}
@@ -249,12 +250,12 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		switch {
 		case op == "is-finite":
 			elem = "pred"
-		case (op == "abs" || op == "real" || op == "imag") && IsComplex(elem):
-			elem = ComplexPart(elem) // a complex value's magnitude or part
-		case op == "complex" && !IsComplex(elem):
+		case (op == "abs" || op == "real" || op == "imag") && hlo.IsComplex(elem):
+			elem = hlo.ComplexPart(elem) // a complex value's magnitude or part
+		case op == "complex" && !hlo.IsComplex(elem):
 			elem = map[string]string{"f32": "c64", "f64": "c128"}[elem]
 		}
-		return array(elem, ops[0].Dims), nil
+		return hlo.Array(elem, ops[0].Dims), nil
 	}
 	switch op {
 	case "tuple":
@@ -263,12 +264,12 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 				return nil, nil
 			}
 		}
-		return &Shape{IsTuple: true, Tuple: append([]*Shape{}, ops...)}, nil
+		return &hlo.Shape{IsTuple: true, Tuple: append([]*hlo.Shape{}, ops...)}, nil
 	case "get-tuple-element":
 		if err := need(ops, 1); err != nil {
 			return nil, err
 		}
-		idx, err := IntAttr(in, "index")
+		idx, err := hlo.IntAttr(in, "index")
 		if err != nil {
 			return nil, err
 		}
@@ -280,7 +281,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if err := need(ops, 1); err != nil {
 			return nil, err
 		}
-		dims, err := OptList(in, "dimensions") // absent: a scalar operand
+		dims, err := hlo.OptList(in, "dimensions") // absent: a scalar operand
 		if err != nil || out == nil {
 			return nil, err
 		}
@@ -296,7 +297,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 				return nil, fmt.Errorf("operand dimension %d (size %d) does not map to output dimension %d of %s", i, ops[0].Dims[i], d, out)
 			}
 		}
-		return array(ops[0].Elem, out.Dims), nil
+		return hlo.Array(ops[0].Elem, out.Dims), nil
 	case "reshape":
 		if err := need(ops, 1); err != nil || out == nil {
 			return nil, err
@@ -304,12 +305,12 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if ops[0].Elems() != out.Elems() {
 			return nil, fmt.Errorf("reshape of %s (%d elements) to %s (%d elements)", ops[0], ops[0].Elems(), out, out.Elems())
 		}
-		return array(ops[0].Elem, out.Dims), nil
+		return hlo.Array(ops[0].Elem, out.Dims), nil
 	case "transpose":
 		if err := need(ops, 1); err != nil {
 			return nil, err
 		}
-		perm, err := ListAttr(in, "dimensions")
+		perm, err := hlo.ListAttr(in, "dimensions")
 		if err != nil {
 			return nil, err
 		}
@@ -325,7 +326,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			seen[p] = true
 			d[i] = ops[0].Dims[p]
 		}
-		return array(ops[0].Elem, d), nil
+		return hlo.Array(ops[0].Elem, d), nil
 	case "dot", "scaled-dot":
 		if in.Opcode == "scaled-dot" {
 			// lhs, rhs and their scales: the product's shape is the dot's.
@@ -337,10 +338,10 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if err := need(ops, 2); err != nil || out == nil {
 			return nil, err
 		}
-		lb, _ := OptList(in, "lhs_batch_dims")
-		rb, _ := OptList(in, "rhs_batch_dims")
-		lc, _ := OptList(in, "lhs_contracting_dims")
-		rc, _ := OptList(in, "rhs_contracting_dims")
+		lb, _ := hlo.OptList(in, "lhs_batch_dims")
+		rb, _ := hlo.OptList(in, "rhs_batch_dims")
+		lc, _ := hlo.OptList(in, "lhs_contracting_dims")
+		rc, _ := hlo.OptList(in, "rhs_contracting_dims")
 		if len(lb) != len(rb) || len(lc) != len(rc) {
 			return nil, fmt.Errorf("batch or contracting dimension counts differ between lhs and rhs")
 		}
@@ -357,19 +358,19 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 				return nil, fmt.Errorf("contracting dimensions %v of %s and %v of %s do not match", lc, ops[0], rc, ops[1])
 			}
 		}
-		d = append(d, Free(l, lb, lc)...)
-		d = append(d, Free(r, rb, rc)...)
-		return array(out.Elem, d), nil
+		d = append(d, hlo.Free(l, lb, lc)...)
+		d = append(d, hlo.Free(r, rb, rc)...)
+		return hlo.Array(out.Elem, d), nil
 	case "reduce":
 		if len(ops)%2 != 0 || len(ops) == 0 || ops[0] == nil {
 			return nil, nil
 		}
-		dims, err := ListAttr(in, "dimensions")
+		dims, err := hlo.ListAttr(in, "dimensions")
 		if err != nil {
 			return nil, err
 		}
 		n := len(ops) / 2
-		var res []*Shape
+		var res []*hlo.Shape
 		for i := 0; i < n; i++ {
 			if ops[i] == nil || ops[n+i] == nil {
 				return nil, nil
@@ -377,12 +378,12 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			if ops[n+i].IsTuple || len(ops[n+i].Dims) != 0 {
 				return nil, fmt.Errorf("init value %d is %s, not a scalar", i, ops[n+i])
 			}
-			res = append(res, array(ops[n+i].Elem, Free(ops[i].Dims, dims, nil)))
+			res = append(res, hlo.Array(ops[n+i].Elem, hlo.Free(ops[i].Dims, dims, nil)))
 		}
 		if n == 1 {
 			return res[0], nil
 		}
-		return &Shape{IsTuple: true, Tuple: res}, nil
+		return &hlo.Shape{IsTuple: true, Tuple: res}, nil
 	case "slice":
 		if err := need(ops, 1); err != nil {
 			return nil, err
@@ -412,12 +413,12 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			}
 			d[i] = (hi - lo + st - 1) / st
 		}
-		return array(ops[0].Elem, d), nil
+		return hlo.Array(ops[0].Elem, d), nil
 	case "concatenate":
 		if len(ops) == 0 || ops[0] == nil {
 			return nil, nil
 		}
-		dims, err := ListAttr(in, "dimensions")
+		dims, err := hlo.ListAttr(in, "dimensions")
 		if err != nil || len(dims) != 1 || !in2(dims[0], ops[0].Dims) {
 			return nil, fmt.Errorf("needs one dimension in range")
 		}
@@ -433,7 +434,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			}
 			d[dims[0]] += s.Dims[dims[0]]
 		}
-		return array(ops[0].Elem, d), nil
+		return hlo.Array(ops[0].Elem, d), nil
 	case "pad":
 		if err := need(ops, 2); err != nil {
 			return nil, err
@@ -456,13 +457,13 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			s := ops[0].Dims[i]
 			d[i] = n[0] + n[1] + s + max(s-1, 0)*n[2]
 		}
-		return array(ops[0].Elem, d), nil
+		return hlo.Array(ops[0].Elem, d), nil
 	case "reverse", "copy", "sort", "dynamic-update-slice", "opt-barrier", "cbrt":
 		if len(ops) == 0 || ops[0] == nil || op == "sort" && len(ops) > 1 {
 			return nil, nil
 		}
 		if op == "reverse" {
-			dims, err := ListAttr(in, "dimensions")
+			dims, err := hlo.ListAttr(in, "dimensions")
 			if err != nil {
 				return nil, err
 			}
@@ -477,14 +478,14 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 		if len(ops) == 0 || ops[0] == nil {
 			return nil, nil
 		}
-		sizes, err := ListAttr(in, "dynamic_slice_sizes")
+		sizes, err := hlo.ListAttr(in, "dynamic_slice_sizes")
 		if err != nil {
 			return nil, err
 		}
 		if len(sizes) != len(ops[0].Dims) || len(ops) != 1+len(sizes) && len(ops) != 2 {
 			return nil, fmt.Errorf("dynamic_slice_sizes %v for %s with %d index operands", sizes, ops[0], len(ops)-1)
 		}
-		return array(ops[0].Elem, sizes), nil
+		return hlo.Array(ops[0].Elem, sizes), nil
 	case "iota":
 		return nil, nil
 	case "fusion", "call":
@@ -501,7 +502,7 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 			return nil, fmt.Errorf("the condition returns %s, not pred[]", c)
 		}
 		b := v.calleeRoot(in, "body")
-		if b != nil && len(ops) == 1 && ops[0] != nil && !SameShape(b, ops[0]) {
+		if b != nil && len(ops) == 1 && ops[0] != nil && !hlo.SameShape(b, ops[0]) {
 			return nil, fmt.Errorf("the body returns %s, the loop state is %s", b, ops[0])
 		}
 		return b, nil
@@ -509,11 +510,11 @@ func (v *verifier) infer(in *Instruction, ops []*Shape) (*Shape, error) {
 	return v.inferMore(in, ops)
 }
 
-func ops0(ops []*Shape) *Shape {
+func ops0(ops []*hlo.Shape) *hlo.Shape {
 	if len(ops) > 0 && ops[0] != nil {
 		return ops[0]
 	}
-	return &Shape{}
+	return &hlo.Shape{}
 }
 
 func in2(d int64, dims []int64) bool { return d >= 0 && int(d) < len(dims) }

@@ -1,4 +1,4 @@
-package hlo
+package verify
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,7 @@ func TestCorpusVerifies(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)
-			m, err := Parse(f, string(src))
+			m, err := hlo.Parse(f, string(src))
 			require.NoError(t, err)
 			require.NoError(t, Verify(f, m))
 		})
@@ -78,14 +79,14 @@ func TestVerifyErrors(t *testing.T) {
 		{"ENTRY e {\n ROOT c = pred[] constant(2)\n}\n", "c: constant: 2 is out of range for pred (0..1)"},
 	}
 	for _, c := range cases {
-		m, err := Parse("v.hlo", c.src)
+		m, err := hlo.Parse("v.hlo", c.src)
 		require.NoError(t, err, c.src)
 		err = Verify("v.hlo", m)
 		require.Error(t, err, c.src)
 		require.Contains(t, err.Error(), c.msg)
 	}
 	// Shapes left to inference are filled in.
-	m, err := Parse("v.hlo", "ENTRY e {\n a = f32[2,3] parameter(0)\n ROOT b = negate(a)\n}\n")
+	m, err := hlo.Parse("v.hlo", "ENTRY e {\n a = f32[2,3] parameter(0)\n ROOT b = negate(a)\n}\n")
 	require.NoError(t, err)
 	require.NoError(t, Verify("v.hlo", m))
 	require.Equal(t, "f32[2,3]", m.Entry.Root.Shape.String())

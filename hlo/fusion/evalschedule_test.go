@@ -1,10 +1,12 @@
-package hlo_test
+package fusion_test
 
 import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/fusion"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -12,11 +14,11 @@ func TestScheduleForMemory(t *testing.T) {
 	const layers = 12
 	m, err := hlo.Parse("b.hlo", backwardModule(layers))
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("b.hlo", m))
+	require.NoError(t, verify.Verify("b.hlo", m))
 	c := m.Entry
 	before := peakBytes(c)
 	orig := append([]*hlo.Instruction(nil), c.Instructions...)
-	hlo.ScheduleForMemory(c)
+	fusion.ScheduleForMemory(c)
 	after := peakBytes(c)
 	t.Logf("peak live bytes: %d printed order, %d scheduled", before, after)
 	// Printed: every a_i and g_i live at once (2 x 12 x 16 KiB); scheduled:
@@ -39,7 +41,7 @@ func TestScheduleForMemory(t *testing.T) {
 	require.Less(t, pos["s0"], pos["s1"], "side effects keep their order")
 	// Deterministic.
 	m2, _ := hlo.Parse("b.hlo", backwardModule(layers))
-	hlo.ScheduleForMemory(m2.Entry)
+	fusion.ScheduleForMemory(m2.Entry)
 	for i := range c.Instructions {
 		require.Equal(t, c.Instructions[i].Name, m2.Entry.Instructions[i].Name)
 	}

@@ -1,7 +1,8 @@
-package hlo
+package verify
 
 import (
 	"fmt"
+	"github.com/pulse-sim/pulse/hlo"
 	"slices"
 	"strings"
 )
@@ -10,7 +11,7 @@ import (
 // single-operand collectives (XLA's ShapeInference, the parts the corpus
 // uses). A nil shape means "not inferred": the written one is taken.
 
-func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
+func (v *verifier) inferMore(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, error) {
 	for _, s := range ops {
 		if s == nil {
 			return nil, nil
@@ -34,45 +35,45 @@ func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
 			return nil, fmt.Errorf("scatter takes operands, indices and as many updates")
 		}
 		for _, k := range []string{"update_window_dims", "inserted_window_dims"} {
-			if d, err := ListAttr(in, k); err == nil && !slices.IsSorted(d) {
+			if d, err := hlo.ListAttr(in, k); err == nil && !slices.IsSorted(d) {
 				return nil, fmt.Errorf("%s=%v: must be sorted", k, d)
 			}
 		}
 		if n == 1 {
 			return ops[0], nil
 		}
-		return &Shape{IsTuple: true, Tuple: append([]*Shape{}, ops[:n]...)}, nil
+		return &hlo.Shape{IsTuple: true, Tuple: append([]*hlo.Shape{}, ops[:n]...)}, nil
 	case "batch-norm-training", "batch-norm-grad":
 		if err := need(ops, map[string]int{"batch-norm-training": 3, "batch-norm-grad": 5}[in.Opcode]); err != nil {
 			return nil, err
 		}
-		fi, err := IntAttr(in, "feature_index")
+		fi, err := hlo.IntAttr(in, "feature_index")
 		if err != nil {
 			return nil, err
 		}
 		if fi < 0 || int(fi) >= len(ops[0].Dims) {
 			return nil, fmt.Errorf("feature_index %d out of range of %s", fi, ops[0])
 		}
-		f := array(ops[0].Elem, []int64{ops[0].Dims[fi]})
+		f := hlo.Array(ops[0].Elem, []int64{ops[0].Dims[fi]})
 		if err := checkFeatureOperands(ops, f); err != nil {
 			return nil, err
 		}
-		return &Shape{IsTuple: true, Tuple: []*Shape{array(ops[0].Elem, ops[0].Dims), f, f}}, nil
+		return &hlo.Shape{IsTuple: true, Tuple: []*hlo.Shape{hlo.Array(ops[0].Elem, ops[0].Dims), f, f}}, nil
 	case "batch-norm-inference":
 		if err := need(ops, 5); err != nil {
 			return nil, err
 		}
-		fi, err := IntAttr(in, "feature_index")
+		fi, err := hlo.IntAttr(in, "feature_index")
 		if err != nil {
 			return nil, err
 		}
 		if fi < 0 || int(fi) >= len(ops[0].Dims) {
 			return nil, fmt.Errorf("feature_index %d out of range of %s", fi, ops[0])
 		}
-		if err := checkFeatureOperands(ops, array(ops[0].Elem, []int64{ops[0].Dims[fi]})); err != nil {
+		if err := checkFeatureOperands(ops, hlo.Array(ops[0].Elem, []int64{ops[0].Dims[fi]})); err != nil {
 			return nil, err
 		}
-		return array(ops[0].Elem, ops[0].Dims), nil
+		return hlo.Array(ops[0].Elem, ops[0].Dims), nil
 	case "map":
 		if len(ops) == 0 {
 			return nil, fmt.Errorf("map takes operands")
@@ -98,16 +99,16 @@ func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
 				}
 			}
 		}
-		return array(r.Elem, ops[0].Dims), nil
+		return hlo.Array(r.Elem, ops[0].Dims), nil
 	case "get-dimension-size":
-		return array("s32", nil), nil
+		return hlo.Array("s32", nil), nil
 	case "after-all":
-		return array("token", nil), nil
+		return hlo.Array("token", nil), nil
 	case "rng-get-and-update-state":
 		if len(ops) != 0 {
 			return nil, fmt.Errorf("takes no operands, has %d", len(ops))
 		}
-		return array("u64", []int64{2}), nil
+		return hlo.Array("u64", []int64{2}), nil
 
 	case "rng":
 		for i, s := range ops {
@@ -126,12 +127,12 @@ func (v *verifier) inferMore(in *Instruction, ops []*Shape) (*Shape, error) {
 
 // checkFeatureOperands: a batch norm's per-feature operands (all but the
 // first, and but a gradient the operand's shape) have one value per feature.
-func checkFeatureOperands(ops []*Shape, f *Shape) error {
+func checkFeatureOperands(ops []*hlo.Shape, f *hlo.Shape) error {
 	for i, s := range ops[1:] {
-		if i == 3 && sameDims(s, ops[0]) {
+		if i == 3 && hlo.SameDims(s, ops[0]) {
 			continue // batch-norm-grad's grad_output
 		}
-		if !sameDims(s, f) {
+		if !hlo.SameDims(s, f) {
 			return fmt.Errorf("operand %d is %s, want one value per feature: %s", i+1, s, f)
 		}
 	}
@@ -139,7 +140,7 @@ func checkFeatureOperands(ops []*Shape, f *Shape) error {
 }
 
 // outputSize is a window's output extent over an input of n elements.
-func outputSize(n int64, w Window, i int) int64 {
+func outputSize(n int64, w hlo.Window, i int) int64 {
 	if n > 0 {
 		n = (n-1)*w.LhsDil[i] + 1
 	}
@@ -151,7 +152,7 @@ func outputSize(n int64, w Window, i int) int64 {
 	return (n-k)/w.Stride[i] + 1
 }
 
-func inferConvolution(in *Instruction, ops []*Shape) (*Shape, error) {
+func inferConvolution(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, error) {
 	if err := need(ops, 2); err != nil || in.Shape == nil {
 		return nil, err
 	}
@@ -159,7 +160,7 @@ func inferConvolution(in *Instruction, ops []*Shape) (*Shape, error) {
 	if !ok {
 		return nil, fmt.Errorf("no dim_labels")
 	}
-	d, err := ParseDimLabels(labels)
+	d, err := hlo.ParseDimLabels(labels)
 	if err != nil {
 		return nil, err
 	}
@@ -169,19 +170,19 @@ func inferConvolution(in *Instruction, ops []*Shape) (*Shape, error) {
 		return nil, fmt.Errorf("dim_labels %s for %s and %s", labels, lhs, rhs)
 	}
 	wv, _ := in.Attr("window")
-	w, err := ParseWindow(wv, len(d.LhsSpatial))
+	w, err := hlo.ParseWindow(wv, len(d.LhsSpatial))
 	if err != nil {
 		return nil, err
 	}
 	groups := int64(1)
 	if _, ok := in.Attr("feature_group_count"); ok {
-		if groups, err = IntAttr(in, "feature_group_count"); err != nil {
+		if groups, err = hlo.IntAttr(in, "feature_group_count"); err != nil {
 			return nil, err
 		}
 	}
 	batchGroups := int64(1)
 	if _, ok := in.Attr("batch_group_count"); ok {
-		if batchGroups, err = IntAttr(in, "batch_group_count"); err != nil {
+		if batchGroups, err = hlo.IntAttr(in, "batch_group_count"); err != nil {
 			return nil, err
 		}
 	}
@@ -198,10 +199,10 @@ func inferConvolution(in *Instruction, ops []*Shape) (*Shape, error) {
 		}
 		out[d.OutSpatial[i]] = outputSize(lhs.Dims[d.LhsSpatial[i]], w, i)
 	}
-	return array(in.Shape.Elem, out), nil
+	return hlo.Array(in.Shape.Elem, out), nil
 }
 
-func inferReduceWindow(in *Instruction, ops []*Shape) (*Shape, error) {
+func inferReduceWindow(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, error) {
 	n := len(ops) / 2
 	if n == 0 || len(ops) != 2*n {
 		return nil, fmt.Errorf("reduce-window takes operands and as many init values, not %d operands", len(ops))
@@ -212,7 +213,7 @@ func inferReduceWindow(in *Instruction, ops []*Shape) (*Shape, error) {
 		}
 	}
 	wv, _ := in.Attr("window")
-	w, err := ParseWindow(wv, len(ops[0].Dims))
+	w, err := hlo.ParseWindow(wv, len(ops[0].Dims))
 	if err != nil {
 		return nil, err
 	}
@@ -221,30 +222,30 @@ func inferReduceWindow(in *Instruction, ops []*Shape) (*Shape, error) {
 		out[i] = outputSize(d, w, i)
 	}
 	if n == 1 {
-		return array(ops[1].Elem, out), nil
+		return hlo.Array(ops[1].Elem, out), nil
 	}
-	t := &Shape{IsTuple: true}
+	t := &hlo.Shape{IsTuple: true}
 	for _, init := range ops[n:] {
-		t.Tuple = append(t.Tuple, array(init.Elem, out))
+		t.Tuple = append(t.Tuple, hlo.Array(init.Elem, out))
 	}
 	return t, nil
 }
 
-func inferGather(in *Instruction, ops []*Shape) (*Shape, error) {
+func inferGather(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, error) {
 	if err := need(ops, 2); err != nil {
 		return nil, err
 	}
 	src, idx := ops[0], ops[1]
-	offsetDims, _ := OptList(in, "offset_dims")
-	collapsed, _ := OptList(in, "collapsed_slice_dims")
-	opBatch, _ := OptList(in, "operand_batching_dims")
-	idxBatch, _ := OptList(in, "start_indices_batching_dims")
-	startMap, _ := OptList(in, "start_index_map")
-	sizes, err := ListAttr(in, "slice_sizes")
+	offsetDims, _ := hlo.OptList(in, "offset_dims")
+	collapsed, _ := hlo.OptList(in, "collapsed_slice_dims")
+	opBatch, _ := hlo.OptList(in, "operand_batching_dims")
+	idxBatch, _ := hlo.OptList(in, "start_indices_batching_dims")
+	startMap, _ := hlo.OptList(in, "start_index_map")
+	sizes, err := hlo.ListAttr(in, "slice_sizes")
 	if err != nil {
 		return nil, err
 	}
-	ivd, err := IntAttr(in, "index_vector_dim")
+	ivd, err := hlo.IntAttr(in, "index_vector_dim")
 	if err != nil {
 		return nil, err
 	}
@@ -266,10 +267,10 @@ func inferGather(in *Instruction, ops []*Shape) (*Shape, error) {
 	if int64(len(startMap)) != nvec {
 		return nil, fmt.Errorf("start_index_map has %d entries for index vectors of %d", len(startMap), nvec)
 	}
-	if err := CheckIndexMap("start_index_map", startMap, len(src.Dims)); err != nil {
+	if err := hlo.CheckIndexMap("start_index_map", startMap, len(src.Dims)); err != nil {
 		return nil, err
 	}
-	if err := CheckBatching(src.Dims, opBatch, idx.Dims, idxBatch); err != nil {
+	if err := hlo.CheckBatching(src.Dims, opBatch, idx.Dims, idxBatch); err != nil {
 		return nil, err
 	}
 	var batch []int64
@@ -278,7 +279,7 @@ func inferGather(in *Instruction, ops []*Shape) (*Shape, error) {
 			batch = append(batch, n)
 		}
 	}
-	_, window, err := IndexingDims(len(batch)+len(offsetDims), offsetDims, len(src.Dims), collapsed, opBatch)
+	_, window, err := hlo.IndexingDims(len(batch)+len(offsetDims), offsetDims, len(src.Dims), collapsed, opBatch)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +297,7 @@ func inferGather(in *Instruction, ops []*Shape) (*Shape, error) {
 			b++
 		}
 	}
-	return array(src.Elem, out), nil
+	return hlo.Array(src.Elem, out), nil
 }
 
 // arity is the operand count of the ops that have a fixed one (min, max;
@@ -304,7 +305,7 @@ func inferGather(in *Instruction, ops []*Shape) (*Shape, error) {
 var arity = func() map[string][2]int {
 	a := map[string][2]int{}
 	set := func(ops string, lo, hi int) {
-		for op := range opSet(ops) {
+		for op := range hlo.OpSet(ops) {
 			a[op] = [2]int{lo, hi}
 		}
 	}
@@ -331,7 +332,7 @@ var arity = func() map[string][2]int {
 	return a
 }()
 
-func checkArity(in *Instruction) error {
+func checkArity(in *hlo.Instruction) error {
 	r, ok := arity[in.Opcode]
 	if !ok {
 		return nil
@@ -351,7 +352,7 @@ func checkArity(in *Instruction) error {
 // checkApplied checks a per-element computation named by attr: it takes
 // nparams scalar parameters and returns a scalar (results == 1) or a tuple
 // of that many scalars.
-func (v *verifier) checkApplied(in *Instruction, attr string, nparams, results int) error {
+func (v *verifier) checkApplied(in *hlo.Instruction, attr string, nparams, results int) error {
 	name, ok := in.Attr(attr)
 	if !ok {
 		return nil
@@ -373,7 +374,7 @@ func (v *verifier) checkApplied(in *Instruction, attr string, nparams, results i
 		return fmt.Errorf("%s=%s takes %d parameters, want %d", attr, c.Name, np, nparams)
 	}
 	r := c.Root.Shape
-	scalar := func(s *Shape) bool { return !s.IsTuple && len(s.Dims) == 0 && s.Elem != "" }
+	scalar := func(s *hlo.Shape) bool { return !s.IsTuple && len(s.Dims) == 0 && s.Elem != "" }
 	switch {
 	case results == 1 && scalar(r):
 	case results > 1 && r.IsTuple && len(r.Tuple) == results:
@@ -390,7 +391,7 @@ func (v *verifier) checkApplied(in *Instruction, attr string, nparams, results i
 
 // checkAppliedComputations checks the per-element computations of the ops
 // that have them, and that reductions start from scalars.
-func (v *verifier) checkAppliedComputations(in *Instruction) error {
+func (v *verifier) checkAppliedComputations(in *hlo.Instruction) error {
 	n := len(in.Operands)
 	switch in.Opcode {
 	case "reduce", "reduce-window":

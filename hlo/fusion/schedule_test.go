@@ -1,4 +1,4 @@
-package hlo_test
+package fusion_test
 
 import (
 	"fmt"

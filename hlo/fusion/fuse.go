@@ -1,7 +1,8 @@
-package hlo
+package fusion
 
 import (
 	"fmt"
+	"github.com/pulse-sim/pulse/hlo"
 	"sort"
 	"strings"
 )
@@ -37,8 +38,8 @@ type FuseStats struct {
 }
 
 // producerOps may join a consumer's loop or input fusion.
-var producerOps = opSet(`broadcast reshape bitcast transpose iota constant slice
-	concatenate pad reverse dynamic-slice copy gather`, elementwise)
+var producerOps = hlo.OpSet(`broadcast reshape bitcast transpose iota constant slice
+	concatenate pad reverse dynamic-slice copy gather`, hlo.Elementwise)
 
 // CheapOps are duplicated into every fusion that reads them.
 var CheapOps = map[string]bool{"broadcast": true, "iota": true, "constant": true}
@@ -50,7 +51,7 @@ const maxDuplicatedConstant = 16
 // Fuse returns the module with its computations fused, and what it did.
 // The module must have been verified (every instruction has its shape).
 // Modules that already contain fusions are returned unchanged.
-func Fuse(m *Module) (*Module, FuseStats, error) {
+func Fuse(m *hlo.Module) (*hlo.Module, FuseStats, error) {
 	return FuseWith(m, FuseOptions{})
 }
 
@@ -63,7 +64,7 @@ type FuseOptions struct {
 }
 
 // FuseWith is Fuse with backend options.
-func FuseWith(m *Module, opt FuseOptions) (*Module, FuseStats, error) {
+func FuseWith(m *hlo.Module, opt FuseOptions) (*hlo.Module, FuseStats, error) {
 	st := FuseStats{Fusions: map[string]int{}}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
@@ -87,7 +88,7 @@ func FuseWith(m *Module, opt FuseOptions) (*Module, FuseStats, error) {
 		}
 	}
 	embedded := embeddedComputations(m)
-	var out []*Computation
+	var out []*hlo.Computation
 	for _, c := range m.Computations {
 		if !embedded[c.Name] {
 			out = append(out, f.computation(c)...)
@@ -101,7 +102,7 @@ func FuseWith(m *Module, opt FuseOptions) (*Module, FuseStats, error) {
 // embeddedComputations are the scalar computations applied per element
 // (reducers, comparators, selectors, map functions, a custom call's
 // called computations): they are not kernels.
-func embeddedComputations(m *Module) map[string]bool {
+func embeddedComputations(m *hlo.Module) map[string]bool {
 	emb := map[string]bool{}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
@@ -127,7 +128,7 @@ func embeddedComputations(m *Module) map[string]bool {
 }
 
 type fuser struct {
-	m       *Module
+	m       *hlo.Module
 	st      *FuseStats
 	names   map[string]bool
 	next    int
@@ -150,15 +151,15 @@ func (f *fuser) fresh(base string) string {
 // group is one fusion being built: its root and members (instructions of
 // the computation, in their original order once sorted).
 type group struct {
-	root    *Instruction
-	members map[*Instruction]bool
+	root    *hlo.Instruction
+	members map[*hlo.Instruction]bool
 	kind    string
 }
 
-func (f *fuser) computation(c *Computation) []*Computation {
+func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 	f.duplicateCheapProducers(c)
-	users := map[string][]*Instruction{}
-	byName := map[string]*Instruction{}
+	users := map[string][]*hlo.Instruction{}
+	byName := map[string]*hlo.Instruction{}
 	pinned := map[string]bool{} // named in control-predecessors: keep as is
 	for _, in := range c.Instructions {
 		byName[in.Name] = in
@@ -172,7 +173,7 @@ func (f *fuser) computation(c *Computation) []*Computation {
 			}
 		}
 	}
-	groupOf := map[*Instruction]*group{}
+	groupOf := map[*hlo.Instruction]*group{}
 	var groups []*group
 	for i := len(c.Instructions) - 1; i >= 0; i-- {
 		in := c.Instructions[i]
@@ -188,10 +189,10 @@ func (f *fuser) computation(c *Computation) []*Computation {
 		default:
 			continue
 		}
-		g := &group{root: in, members: map[*Instruction]bool{in: true}, kind: kind}
+		g := &group{root: in, members: map[*hlo.Instruction]bool{in: true}, kind: kind}
 		groupOf[in] = g
 		// Grow the group through producers whose users are all inside it.
-		work := []*Instruction{in}
+		work := []*hlo.Instruction{in}
 		for len(work) > 0 {
 			m := work[len(work)-1]
 			work = work[:len(work)-1]
@@ -231,13 +232,13 @@ func (f *fuser) computation(c *Computation) []*Computation {
 		}
 	}
 	// Replace each group by a fusion instruction calling a new computation.
-	order := make(map[*Instruction]int, len(c.Instructions))
+	order := make(map[*hlo.Instruction]int, len(c.Instructions))
 	for i, in := range c.Instructions {
 		order[in] = i
 	}
-	var fused []*Computation
-	replaced := map[*Instruction]*Instruction{} // group root -> fusion
-	for k := len(groups) - 1; k >= 0; k-- {     // in program order
+	var fused []*hlo.Computation
+	replaced := map[*hlo.Instruction]*hlo.Instruction{} // group root -> fusion
+	for k := len(groups) - 1; k >= 0; k-- {             // in program order
 		g := groups[k]
 		fc, call := f.outline(g, order, byName)
 		fused = append(fused, fc)
@@ -245,7 +246,7 @@ func (f *fuser) computation(c *Computation) []*Computation {
 		f.st.Fusions[g.kind]++
 		f.st.Fused += len(g.members)
 	}
-	var kept []*Instruction
+	var kept []*hlo.Instruction
 	for _, in := range c.Instructions {
 		if call := replaced[in]; call != nil {
 			kept = append(kept, call)
@@ -277,16 +278,16 @@ func (f *fuser) computation(c *Computation) []*Computation {
 
 // outline builds the fused computation of g and the fusion instruction
 // that calls it.
-func (f *fuser) outline(g *group, order map[*Instruction]int, byName map[string]*Instruction) (*Computation, *Instruction) {
-	members := make([]*Instruction, 0, len(g.members))
+func (f *fuser) outline(g *group, order map[*hlo.Instruction]int, byName map[string]*hlo.Instruction) (*hlo.Computation, *hlo.Instruction) {
+	members := make([]*hlo.Instruction, 0, len(g.members))
 	names := make(map[string]bool, len(g.members))
 	for in := range g.members {
 		members = append(members, in)
 		names[in.Name] = true
 	}
 	sort.Slice(members, func(i, j int) bool { return order[members[i]] < order[members[j]] })
-	fc := &Computation{Pos: g.root.Pos, Name: f.fresh("fused_computation")}
-	call := &Instruction{Pos: g.root.Pos, Name: f.fresh("fusion"), IsRoot: g.root.IsRoot, Shape: g.root.Shape, Opcode: "fusion"}
+	fc := &hlo.Computation{Pos: g.root.Pos, Name: f.fresh("fused_computation")}
+	call := &hlo.Instruction{Pos: g.root.Pos, Name: f.fresh("fusion"), IsRoot: g.root.IsRoot, Shape: g.root.Shape, Opcode: "fusion"}
 	params := map[string]string{} // outer operand -> parameter name
 	for _, in := range members {
 		for _, o := range in.Operands {
@@ -296,9 +297,9 @@ func (f *fuser) outline(g *group, order map[*Instruction]int, byName map[string]
 			pn := f.fresh("param")
 			params[o.Name] = pn
 			shape := byName[o.Name].Shape
-			fc.Instructions = append(fc.Instructions, &Instruction{
+			fc.Instructions = append(fc.Instructions, &hlo.Instruction{
 				Pos: o.Pos, Name: pn, Shape: shape, Opcode: "parameter", ParamNumber: int64(len(call.Operands))})
-			call.Operands = append(call.Operands, &Operand{Pos: o.Pos, Name: o.Name})
+			call.Operands = append(call.Operands, &hlo.Operand{Pos: o.Pos, Name: o.Name})
 		}
 	}
 	for _, in := range members {
@@ -312,7 +313,7 @@ func (f *fuser) outline(g *group, order map[*Instruction]int, byName map[string]
 		fc.Instructions = append(fc.Instructions, in)
 	}
 	fc.Root = g.root
-	call.Attrs = []Attr{{Pos: g.root.Pos, Key: "kind", Value: g.kind}, {Pos: g.root.Pos, Key: "calls", Value: fc.Name}}
+	call.Attrs = []hlo.Attr{{Pos: g.root.Pos, Key: "kind", Value: g.kind}, {Pos: g.root.Pos, Key: "calls", Value: fc.Name}}
 	return fc, call
 }
 
@@ -320,12 +321,12 @@ func (f *fuser) outline(g *group, order map[*Instruction]int, byName map[string]
 // by them from cheap values only (a mask: compare(broadcast(ids), iota),
 // converted) is recomputed in every fusion that reads it, as XLA
 // duplicates such producers, rather than stored at full size.
-var cheapElementwise = opSet(`convert compare select and or not xor negate add subtract
+var cheapElementwise = hlo.OpSet(`convert compare select and or not xor negate add subtract
 	multiply maximum minimum abs sign clamp`)
 
 // cheapValue: in is a broadcast, iota or small constant, a reshape of a
 // cheap value, or a cheap elementwise op of cheap values.
-func cheapValue(in *Instruction, cheap map[string]bool) bool {
+func cheapValue(in *hlo.Instruction, cheap map[string]bool) bool {
 	if in.Shape == nil || in.Shape.IsTuple {
 		return false
 	}
@@ -353,13 +354,13 @@ func cheapValue(in *Instruction, cheap map[string]bool) bool {
 // without the others losing it. Users come first, so a copy's own cheap
 // operands are copied for it in turn. Copies are placed right before the
 // original.
-func (f *fuser) duplicateCheapProducers(c *Computation) {
+func (f *fuser) duplicateCheapProducers(c *hlo.Computation) {
 	cheap := map[string]bool{}
 	for _, in := range c.Instructions {
 		cheap[in.Name] = cheapValue(in, cheap)
 	}
-	users := map[string][]*Instruction{}
-	addUser := func(u *Instruction) {
+	users := map[string][]*hlo.Instruction{}
+	addUser := func(u *hlo.Instruction) {
 		seen := map[string]bool{}
 		for _, o := range u.Operands {
 			if !seen[o.Name] {
@@ -371,7 +372,7 @@ func (f *fuser) duplicateCheapProducers(c *Computation) {
 	for _, in := range c.Instructions {
 		addUser(in)
 	}
-	copiesOf := map[*Instruction][]*Instruction{}
+	copiesOf := map[*hlo.Instruction][]*hlo.Instruction{}
 	for i := len(c.Instructions) - 1; i >= 0; i-- {
 		in := c.Instructions[i]
 		us := users[in.Name]
@@ -384,7 +385,7 @@ func (f *fuser) duplicateCheapProducers(c *Computation) {
 				originalTaken = true
 			}
 		}
-		var copies []*Instruction
+		var copies []*hlo.Instruction
 		for _, u := range us {
 			if !fusibleUser(u) {
 				continue
@@ -396,7 +397,7 @@ func (f *fuser) duplicateCheapProducers(c *Computation) {
 			cp := *in
 			cp.Name = f.fresh(in.Name + ".clone")
 			cp.Operands = cloneOperands(in.Operands)
-			cp.Attrs = append([]Attr{}, in.Attrs...)
+			cp.Attrs = append([]hlo.Attr{}, in.Attrs...)
 			for _, o := range u.Operands {
 				if o.Name == in.Name {
 					o.Name = cp.Name
@@ -412,7 +413,7 @@ func (f *fuser) duplicateCheapProducers(c *Computation) {
 	}
 	// Keep definitions before uses: copies sit just before the original,
 	// after the original's operands (and their copies).
-	var out []*Instruction
+	var out []*hlo.Instruction
 	for _, in := range c.Instructions {
 		out = append(out, copiesOf[in]...)
 		out = append(out, in)
@@ -420,12 +421,12 @@ func (f *fuser) duplicateCheapProducers(c *Computation) {
 	c.Instructions = out
 }
 
-func fusibleUser(u *Instruction) bool {
+func fusibleUser(u *hlo.Instruction) bool {
 	return !u.Shape.IsTuple && (producerOps[u.Opcode] || u.Opcode == "reduce" || u.Opcode == "dynamic-update-slice")
 }
 
-func cloneOperands(ops []*Operand) []*Operand {
-	out := make([]*Operand, len(ops))
+func cloneOperands(ops []*hlo.Operand) []*hlo.Operand {
+	out := make([]*hlo.Operand, len(ops))
 	for i, o := range ops {
 		c := *o
 		out[i] = &c

@@ -1,4 +1,4 @@
-package hlo_test
+package fusion_test
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/fusion"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
@@ -52,8 +54,8 @@ ENTRY e {
 func TestFuseKernels(t *testing.T) {
 	m, err := hlo.Parse("mlp.hlo", mlpSoftmax)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("mlp.hlo", m))
-	fm, st, err := hlo.Fuse(m)
+	require.NoError(t, verify.Verify("mlp.hlo", m))
+	fm, st, err := fusion.Fuse(m)
 	require.NoError(t, err)
 	require.Equal(t, map[string]int{"kOutput": 1, "kInput": 2, "kLoop": 2}, st.Fusions)
 	var entry []string
@@ -90,14 +92,14 @@ func mustAttr(t *testing.T, in *hlo.Instruction, key string) string {
 func TestFuseLeavesFusedModules(t *testing.T) {
 	m, err := hlo.Parse("mlp.hlo", mlpSoftmax)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("mlp.hlo", m))
-	fm, _, err := hlo.Fuse(m)
+	require.NoError(t, verify.Verify("mlp.hlo", m))
+	fm, _, err := fusion.Fuse(m)
 	require.NoError(t, err)
 	text := fm.String()
 	again, err := hlo.Parse("fused.hlo", text)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("fused.hlo", again))
-	out, st, err := hlo.Fuse(again)
+	require.NoError(t, verify.Verify("fused.hlo", again))
+	out, st, err := fusion.Fuse(again)
 	require.NoError(t, err)
 	require.True(t, st.AlreadyFused)
 	require.Equal(t, text, out.String())
@@ -111,7 +113,7 @@ func opCounts(m *hlo.Module) map[string]int {
 	n := map[string]int{}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			if !hlo.CheapOps[in.Opcode] && in.Opcode != "parameter" && in.Opcode != "fusion" && !strings.Contains(in.Name, ".clone") {
+			if !fusion.CheapOps[in.Opcode] && in.Opcode != "parameter" && in.Opcode != "fusion" && !strings.Contains(in.Name, ".clone") {
 				n[in.Opcode]++
 			}
 		}
@@ -126,11 +128,11 @@ func checkFusedModule(t *testing.T, name, src string, fm *hlo.Module, budget int
 	t.Helper()
 	orig, err := hlo.Parse(name, src)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify(name, orig))
+	require.NoError(t, verify.Verify(name, orig))
 	text := fm.String()
 	again, err := hlo.Parse(name+".fused", text)
 	require.NoError(t, err, "%s: the fused module must parse", name)
-	require.NoError(t, hlo.Verify(name+".fused", again), "%s: the fused module must verify", name)
+	require.NoError(t, verify.Verify(name+".fused", again), "%s: the fused module must verify", name)
 	require.Equal(t, opCounts(orig), opCounts(again), "%s: fusion must not lose or duplicate work", name)
 	if eval.ParamElements(orig) > budget {
 		return false
@@ -171,9 +173,9 @@ func TestFuseCorpus(t *testing.T) {
 		if err != nil {
 			continue // the two truncated dumps (TestCorpusParsesAndRoundTrips)
 		}
-		require.NoError(t, hlo.Verify(f, m))
+		require.NoError(t, verify.Verify(f, m))
 		start := time.Now()
-		fm, st, err := hlo.Fuse(m)
+		fm, st, err := fusion.Fuse(m)
 		require.NoError(t, err, f)
 		d := time.Since(start)
 		if st.AlreadyFused {
@@ -195,11 +197,11 @@ func TestFuseXLATestsCorpus(t *testing.T) {
 	var n, changed, evaluated int
 	corpus.ForEachXLACase(t, func(c corpus.XLACase) {
 		m, err := hlo.Parse("case.hlo", c.Text)
-		if err != nil || hlo.Verify("case.hlo", m) != nil {
+		if err != nil || verify.Verify("case.hlo", m) != nil {
 			return
 		}
 		n++
-		fm, st, err := hlo.Fuse(m)
+		fm, st, err := fusion.Fuse(m)
 		require.NoError(t, err, "%s:%d", c.Source, c.Line)
 		if st.Fused > 0 {
 			changed++
@@ -221,9 +223,9 @@ func BenchmarkFuseMixtral(b *testing.B) {
 		b.StopTimer()
 		m, err := hlo.Parse("mixtral.hlo", string(src))
 		require.NoError(b, err)
-		require.NoError(b, hlo.Verify("mixtral.hlo", m))
+		require.NoError(b, verify.Verify("mixtral.hlo", m))
 		b.StartTimer()
-		_, _, err = hlo.Fuse(m)
+		_, _, err = fusion.Fuse(m)
 		require.NoError(b, err)
 	}
 }
@@ -245,10 +247,10 @@ func FuzzEvalFuse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := hlo.Parse("fuzz.hlo", src)
-		if err != nil || hlo.Verify("fuzz.hlo", m) != nil || eval.ParamElements(m) > 1<<12 {
+		if err != nil || verify.Verify("fuzz.hlo", m) != nil || eval.ParamElements(m) > 1<<12 {
 			return
 		}
-		fm, _, err := hlo.Fuse(m)
+		fm, _, err := fusion.Fuse(m)
 		if err != nil {
 			t.Fatalf("fuse: %v", err)
 		}
@@ -256,11 +258,11 @@ func FuzzEvalFuse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("fused module does not parse: %v\n%s", err, fm.String())
 		}
-		if err := hlo.Verify("fused.hlo", again); err != nil {
+		if err := verify.Verify("fused.hlo", again); err != nil {
 			t.Fatalf("fused module does not verify: %v\n%s", err, fm.String())
 		}
 		orig, _ := hlo.Parse("fuzz.hlo", src)
-		_ = hlo.Verify("fuzz.hlo", orig)
+		_ = verify.Verify("fuzz.hlo", orig)
 		args, err := eval.RandomArgsWithin(orig, 1, 1<<12)
 		if err != nil {
 			return
@@ -284,9 +286,9 @@ func FuzzEvalFuse(f *testing.F) {
 func TestCloneIsDeep(t *testing.T) {
 	m, err := hlo.Parse("mlp.hlo", mlpSoftmax)
 	require.NoError(t, err)
-	require.NoError(t, hlo.Verify("mlp.hlo", m))
+	require.NoError(t, verify.Verify("mlp.hlo", m))
 	before := m.String()
-	_, _, err = hlo.Fuse(m.Clone())
+	_, _, err = fusion.Fuse(m.Clone())
 	require.NoError(t, err)
 	require.Equal(t, before, m.String())
 }

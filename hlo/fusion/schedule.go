@@ -1,6 +1,9 @@
-package hlo
+package fusion
 
-import "strings"
+import (
+	"github.com/pulse-sim/pulse/hlo"
+	"strings"
+)
 
 // ScheduleForMemory reorders a computation's instructions to lower the
 // peak of bytes live at once, greedily, as XLA's list scheduler does
@@ -19,7 +22,7 @@ import "strings"
 // send/recv, custom calls, rng, collectives) and control-predecessors in
 // their original relative order. get-tuple-element, tuple and bitcast
 // allocate nothing: they keep their operands' buffers alive.
-func ScheduleForMemory(c *Computation) {
+func ScheduleForMemory(c *hlo.Computation) {
 	n := len(c.Instructions)
 	if n < 3 {
 		return
@@ -96,7 +99,7 @@ func ScheduleForMemory(c *Computation) {
 		pending[i] = len(deps[i])
 	}
 	done := make([]bool, n)
-	var order []*Instruction
+	var order []*hlo.Instruction
 	var ready []int
 	take := func(i int) {
 		done[i] = true
@@ -158,7 +161,7 @@ func ScheduleForMemory(c *Computation) {
 var aliasOps = map[string]bool{"get-tuple-element": true, "tuple": true, "bitcast": true}
 
 // bufferUses lists the buffers an instruction reads, each once.
-func bufferUses(in *Instruction, idx map[string]int, owners [][]int) []int {
+func bufferUses(in *hlo.Instruction, idx map[string]int, owners [][]int) []int {
 	var out []int
 	for _, o := range in.Operands {
 		j, ok := idx[o.Name]
@@ -179,7 +182,7 @@ func bufferUses(in *Instruction, idx map[string]int, owners [][]int) []int {
 }
 
 // hasSideEffect: instructions whose relative order is observable.
-func hasSideEffect(in *Instruction) bool {
+func hasSideEffect(in *hlo.Instruction) bool {
 	switch in.Opcode {
 	case "infeed", "outfeed", "send", "send-done", "recv", "recv-done", "custom-call", "rng",
 		"after-all", "add-dependency", "all-reduce", "all-gather", "all-to-all", "reduce-scatter",
