@@ -3,11 +3,11 @@ package chip
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/pulse-sim/pulse/config"
-	"github.com/pulse-sim/pulse/energy"
-	"github.com/pulse-sim/pulse/ici"
 	"io"
 	"strings"
+
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/energy"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/pulse-sim/pulse/core"
@@ -47,7 +47,7 @@ type Report struct {
 	// Interconnect is this device's link in a multi-device run: its
 	// collectives, their bytes, the link's busy time and the time the
 	// device waited for its group (docs/devices.md).
-	Interconnect *ici.DeviceStats    `json:"interconnect,omitempty"`
+	Interconnect *core.LinkStats     `json:"interconnect,omitempty"`
 	Stalls       map[string]StallsOf `json:"stalls"`
 	// Bank-conflict stall cycles in on-chip memories: time requests waited
 	// beyond what a perfect spread over the banks would take.

@@ -26,6 +26,19 @@ type Link interface {
 	Doorbell(m *Model, now sim.Time) error
 }
 
+// LinkStats is what one device's link did in a run (kept here, beside
+// Link, so that reports need not import the interconnect, which imports
+// the compiler).
+type LinkStats struct {
+	Collectives int64    `json:"collectives"`
+	BytesIn     int64    `json:"bytes_in"`  // operand bytes handed to the link
+	BytesOut    int64    `json:"bytes_out"` // result bytes it wrote back
+	Busy        sim.Time `json:"-"`         // time the link spent on this device's collectives
+	BusyCycles  int64    `json:"link_cycles"`
+	WaitCycles  int64    `json:"wait_cycles"` // from ringing to the collective's start (the group's stragglers, a busy link)
+	Wait        sim.Time `json:"-"`           // time waited so far, in the fabric's units
+}
+
 // LinkDone signals isa.SemLinkDone on m at time at (not before now): the
 // link's part of a collective is done there.
 func (m *Model) LinkDone(at sim.Time) {

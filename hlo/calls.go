@@ -130,7 +130,7 @@ func IsIdentityCall(in *Instruction) bool {
 }
 
 // calledBy lists the computations an instruction names.
-func (m *Module) calledBy(in *Instruction) []*Computation {
+func (m *Module) CalledBy(in *Instruction) []*Computation {
 	var out []*Computation
 	for _, a := range in.Attrs {
 		switch a.Key {
@@ -171,7 +171,7 @@ func (m *Module) CalleesFirst(onCycle func(c *Computation, at *Instruction)) []*
 		}
 		state[c] = active
 		for _, in := range c.Instructions {
-			for _, callee := range m.calledBy(in) {
+			for _, callee := range m.CalledBy(in) {
 				visit(callee, in)
 			}
 		}

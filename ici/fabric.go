@@ -31,18 +31,7 @@ type Fabric struct {
 	seen   []map[int]int // per device: runs of each collective so far
 	free   []sim.Time    // per device: when its link is next free
 	meets  map[meetKey]*meeting
-	Stats  []DeviceStats // per device
-}
-
-// DeviceStats is what one device's link did.
-type DeviceStats struct {
-	Collectives int64    `json:"collectives"`
-	BytesIn     int64    `json:"bytes_in"`  // operand bytes handed to the link
-	BytesOut    int64    `json:"bytes_out"` // result bytes it wrote back
-	Busy        sim.Time `json:"-"`         // time the link spent on this device's collectives
-	BusyCycles  int64    `json:"link_cycles"`
-	WaitCycles  int64    `json:"wait_cycles"` // from ringing to the collective's start (the group's stragglers, a busy link)
-	wait        sim.Time
+	Stats  []core.LinkStats // per device
 }
 
 type meetKey struct{ id, k, first int }
@@ -59,7 +48,7 @@ func NewFabric(cfg config.ICI, d hlo.Devices, file string, fused *hlo.Module, co
 	n := d.N()
 	f := &Fabric{cfg: cfg, devs: d, colls: colls, ev: &eval.Evaluator{File: file, M: fused},
 		models: make([]*core.Model, n), seen: make([]map[int]int, n), free: make([]sim.Time, n),
-		meets: map[meetKey]*meeting{}, Stats: make([]DeviceStats, n)}
+		meets: map[meetKey]*meeting{}, Stats: make([]core.LinkStats, n)}
 	for i := range f.seen {
 		f.seen[i] = map[int]int{}
 	}
@@ -120,7 +109,7 @@ func (f *Fabric) Doorbell(m *core.Model, now sim.Time) error {
 		s.BytesIn += in1
 		s.BytesOut += out1
 		s.Busy += end - start
-		s.wait += start - mt.arrived[d]
+		s.Wait += start - mt.arrived[d]
 	}
 	m.Eng.Schedule(end, sim.HandlerFunc(func(now sim.Time) { f.complete(mt, now) }))
 	return nil
@@ -191,7 +180,7 @@ func (f *Fabric) Finish(clock sim.Clock) {
 	for i := range f.Stats {
 		s := &f.Stats[i]
 		s.BusyCycles = clock.CyclesCeil(s.Busy)
-		s.WaitCycles = clock.CyclesCeil(s.wait)
+		s.WaitCycles = clock.CyclesCeil(s.Wait)
 	}
 }
 

@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"fmt"
+	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/isa"
 	"maps"
 	"strings"
@@ -239,7 +240,7 @@ func (c *compiler) loadIntFrom(at *hlo.Instruction, base string, addr int64, dt 
 
 // whileLoop: state = init; loop: if !cond(state) exit; state = body(state).
 func (c *compiler) whileLoop(in *hlo.Instruction) error {
-	if c.m.NeverEnds(in) {
+	if analysis.NeverEnds(c.m, in) {
 		return c.fail(in, "the loop never ends: its condition is the constant true, and nothing in its body (no infeed or recv) can stop it")
 	}
 	cond, err := c.called(in, "condition")
@@ -265,7 +266,7 @@ func (c *compiler) whileLoop(in *hlo.Instruction) error {
 	c.nlabel++
 	top, exit := fmt.Sprintf("w%d", c.nlabel), fmt.Sprintf("w%d_end", c.nlabel)
 	trip := ""
-	if n, ok := hlo.KnownTripCount(in); ok {
+	if n, ok := analysis.KnownTripCount(in); ok {
 		trip = fmt.Sprintf(", known trip count %d", n)
 	}
 	fmt.Fprintf(&c.out, "\n; ==== while %s (%s:%d)%s: condition %s, body %s\n%s:\n", in.Name, c.file, in.Pos.Line, trip, cond.Name, body.Name, top)

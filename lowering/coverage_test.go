@@ -13,6 +13,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
@@ -116,7 +117,7 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 	if eval.ParamElements(m) > budget {
 		return fmt.Sprintf("compiles, %d kernels%s; not simulated here (parameters beyond the test budget)", len(x.Kernels), note)
 	}
-	if k, unknown := hlo.ExecutedCost(m); float64(k.FLOPs) > flopBudget {
+	if k, unknown := analysis.ExecutedCost(m); float64(k.FLOPs) > flopBudget {
 		loops := ""
 		if len(unknown) > 0 {
 			loops = fmt.Sprintf(", counting %d loops of unknown trip count once", len(unknown))

@@ -30,6 +30,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/exe"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/pulse-sim/pulse/hlo/fusion"
@@ -1060,7 +1061,7 @@ func (c *compiler) kernelCost(in *hlo.Instruction, body []*hlo.Instruction) (flo
 				ops[i] = shapeOf[o.Name]
 			}
 		}
-		flops += bc.InstructionCost(b, ops).FLOPs
+		flops += analysis.InstructionCost(bc, b, ops).FLOPs
 	}
 	// An operand the body only slices is read only in part.
 	sliced := map[int64]int64{} // parameter number -> bytes its slices read, -1 if used whole

@@ -112,7 +112,7 @@ func replaceDims(s string) string {
 // TestWhileTrueRefused (issue 44, 6): a loop that provably never ends is a
 // compile error naming it; it ran to the 10^10-cycle limit (67-130 s).
 func TestWhileTrueRefused(t *testing.T) {
-	src, err := os.ReadFile("../hlo/testdata/while_true.hlo") // hlo's TestNeverEnds reads it too
+	src, err := os.ReadFile("../hlo/analysis/testdata/while_true.hlo") // analysis.TestNeverEnds reads it too
 	require.NoError(t, err)
 	_, err = compileErr(t, "teach16", string(src))
 	require.ErrorContains(t, err, "t.hlo:18:3: w: while: cannot lower: the loop never ends")

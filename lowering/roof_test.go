@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/runtime"
@@ -47,7 +48,7 @@ func TestNoKernelBeatsItsRoof(t *testing.T) {
 		if d, err := hlo.ModuleDevices(m); err != nil || d.N() > 1 {
 			continue
 		}
-		if k, _ := hlo.ExecutedCost(m); float64(k.FLOPs) > flopBudget || eval.ParamElements(m) > 1<<24 {
+		if k, _ := analysis.ExecutedCost(m); float64(k.FLOPs) > flopBudget || eval.ParamElements(m) > 1<<24 {
 			continue
 		}
 		x, err := client.Compile(f, m)

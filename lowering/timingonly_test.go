@@ -10,6 +10,7 @@ import (
 
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/runtime"
@@ -185,7 +186,7 @@ func TestTimingOnlyCorpus(t *testing.T) {
 			if err != nil || verify.Verify(filepath.Base(f), m) != nil {
 				continue
 			}
-			if eval.ParamElements(m) > budget || float64(hlo.ComputeStats(m).Total.FLOPs) > float64(budget)*256 {
+			if eval.ParamElements(m) > budget || float64(analysis.ComputeStats(m).Total.FLOPs) > float64(budget)*256 {
 				continue
 			}
 			x, err := client.Compile(filepath.Base(f), m)
@@ -284,7 +285,7 @@ func TestDataflowsComputeTheSame(t *testing.T) {
 				if err != nil || verify.Verify(filepath.Base(f), m) != nil || eval.ParamElements(m) > 1<<20 {
 					continue
 				}
-				if float64(hlo.ComputeStats(m).Total.FLOPs) > 2e9 {
+				if float64(analysis.ComputeStats(m).Total.FLOPs) > 2e9 {
 					continue
 				}
 				x, err := client.Compile(filepath.Base(f), m)

@@ -125,7 +125,13 @@ type KernelStats = traces.KernelStats
 // Source describes x's program for the recorders of traces/: its kernels,
 // and its assembly, which is (or will be) written to asmFile.
 func (x *Executable) Source(hloFile, asmFile string) *traces.Source {
-	return traces.CompiledSource(x.Compiled, hloFile, asmFile)
+	c := x.Compiled
+	kernels := make([]traces.Kernel, 0, len(c.Kernels))
+	for i, k := range c.Kernels {
+		kernels = append(kernels, traces.Kernel{Name: k.Name, Label: fmt.Sprintf("k%d", i+1), Kind: k.Kind, File: hloFile, Line: k.Pos.Line,
+			FLOPs: k.FLOPs, Bytes: k.Bytes, FirstPC: k.FirstPC, EndPC: k.EndPC})
+	}
+	return traces.NewSource(c.Program, asmFile, c.AsmLines, kernels, true)
 }
 
 // NeedsInputError stops a timing-only run whose control flow depends on

@@ -6,11 +6,9 @@
 package traces
 
 import (
-	"fmt"
 	"path/filepath"
 
 	"github.com/pulse-sim/pulse/exe"
-	"github.com/pulse-sim/pulse/lowering"
 )
 
 // Kernel is a range of instructions that implement one piece of work: an
@@ -54,14 +52,12 @@ func ProgramSource(prog *exe.Program, file string) *Source {
 	return s
 }
 
-// CompiledSource describes a module lowered by lowering.Compile whose
-// assembly (c.Asm) is, or will be, written to asmFile.
-func CompiledSource(c *lowering.Compiled, hloFile, asmFile string) *Source {
-	s := &Source{Prog: c.Program, AsmFile: asmFile, AsmLines: c.AsmLines, HLO: true}
-	for i, k := range c.Kernels {
-		s.Kernels = append(s.Kernels, Kernel{Name: k.Name, Label: fmt.Sprintf("k%d", i+1), Kind: k.Kind, File: hloFile, Line: k.Pos.Line,
-			FLOPs: k.FLOPs, Bytes: k.Bytes, FirstPC: k.FirstPC, EndPC: k.EndPC})
-	}
+// NewSource describes a program whose kernels are known (a compiled HLO
+// module's, hlo set: runtime builds them from the compiler's kernels, so
+// that traces need not import the compiler); asmLines is each
+// instruction's line in asmFile, nil for the debug map's.
+func NewSource(prog *exe.Program, asmFile string, asmLines []int32, kernels []Kernel, hlo bool) *Source {
+	s := &Source{Prog: prog, AsmFile: asmFile, AsmLines: asmLines, Kernels: kernels, HLO: hlo}
 	s.index()
 	return s
 }

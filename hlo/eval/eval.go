@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/isa"
@@ -649,10 +650,10 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		if err != nil {
 			return nil, err
 		}
-		if e.M.NeverEnds(in) {
+		if analysis.NeverEnds(e.M, in) {
 			return nil, e.fail(in, "the loop never ends: its condition is the constant true, and nothing in its body (no infeed or recv) can stop it")
 		}
-		quiet := e.M.Quiet(body) && e.M.Quiet(cond) && ops[0].Shape.Elems() <= maxWatchedState
+		quiet := analysis.Quiet(e.M, body) && analysis.Quiet(e.M, cond) && ops[0].Shape.Elems() <= maxWatchedState
 		limit := e.MaxWhileIterations
 		if limit <= 0 {
 			limit = 1_000_000

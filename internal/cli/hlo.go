@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/hlo/fusion"
 	"github.com/pulse-sim/pulse/hlo/stablehlo"
 	"github.com/pulse-sim/pulse/hlo/verify"
@@ -89,7 +90,7 @@ its source position.`,
 			if err != nil {
 				return err
 			}
-			st := hlo.ComputeStats(m)
+			st := analysis.ComputeStats(m)
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d computations, %d instructions, entry %s\n", m.Name, len(m.Computations), st.N, m.Entry.Name)
 			fmt.Fprintln(w, "OPCODE\tCOUNT\tFLOPS\tBYTES\t")
@@ -100,7 +101,7 @@ its source position.`,
 			if err := w.Flush(); err != nil {
 				return err
 			}
-			run, unknown := hlo.ExecutedCost(m)
+			run, unknown := analysis.ExecutedCost(m)
 			fmt.Fprintf(cmd.OutOrStdout(), "as run: %d FLOPs, %d bytes", run.FLOPs, run.Bytes)
 			if len(unknown) > 0 {
 				fmt.Fprintf(cmd.OutOrStdout(), " (counting once the loops whose trip count a run decides: %s)", strings.Join(unknown, ", "))
@@ -114,7 +115,7 @@ its source position.`,
 			fmt.Fprintln(w, "POSITION\tCOMPUTATION\tINSTRUCTION\tOPCODE\tSHAPE\tFLOPS\tBYTES")
 			for _, c := range m.Computations {
 				for _, in := range c.Instructions {
-					k := c.InstructionCost(in, c.OperandShapes(in))
+					k := analysis.InstructionCost(c, in, analysis.OperandShapes(c, in))
 					fmt.Fprintf(w, "%s:%s\t%s\t%s\t%s\t%s\t%d\t%d\n", args[0], in.Pos, c.Name, in.Name, in.Opcode, in.Shape, k.FLOPs, k.Bytes)
 				}
 			}

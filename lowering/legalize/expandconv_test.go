@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/pulse-sim/pulse/hlo/expand"
@@ -170,7 +171,7 @@ func TestExpandConvolutionLoopSize(t *testing.T) {
 				dots++
 			case "while":
 				whiles++
-				n, ok := hlo.KnownTripCount(in)
+				n, ok := analysis.KnownTripCount(in)
 				require.True(t, ok)
 				require.EqualValues(t, 30, n)
 			}

@@ -1,10 +1,11 @@
-package hlo_test
+package analysis_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
@@ -33,7 +34,7 @@ func TestTripCount(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, verify.Verify("m.hlo", m))
 			entry := m.Computation("e")
-			n, ok := m.TripCount(entry, entry.Def("w"))
+			n, ok := analysis.TripCount(m, entry, analysis.Def(entry, "w"))
 			if c.want < 0 {
 				require.False(t, ok, "trip count %d", n)
 				return

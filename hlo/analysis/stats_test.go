@@ -1,8 +1,9 @@
-package hlo
+package analysis
 
 import (
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,13 +23,13 @@ func TestCosts(t *testing.T) {
   ROOT e = f32[64,32]{1,0} exponential(d)
 }
 `
-	m, err := Parse("c.hlo", src)
+	m, err := hlo.Parse("c.hlo", src)
 	require.NoError(t, err)
 	c := m.Entry
 	cost := func(name string) Cost {
 		for _, in := range c.Instructions {
 			if in.Name == name {
-				return c.InstructionCost(in, c.OperandShapes(in))
+				return InstructionCost(c, in, OperandShapes(c, in))
 			}
 		}
 		t.Fatalf("no %s", name)

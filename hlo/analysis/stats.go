@@ -1,14 +1,15 @@
-package hlo
+package analysis
 
 import (
+	"github.com/pulse-sim/pulse/hlo"
 	"sort"
 	"strings"
 )
 
 // OperandShapes returns each operand's shape: printed with the operand, or
 // the shape of the instruction it names in computation c (nil if unknown).
-func (c *Computation) OperandShapes(in *Instruction) []*Shape {
-	out := make([]*Shape, len(in.Operands))
+func OperandShapes(c *hlo.Computation, in *hlo.Instruction) []*hlo.Shape {
+	out := make([]*hlo.Shape, len(in.Operands))
 	for i, o := range in.Operands {
 		if o.Shape != nil {
 			out[i] = o.Shape
@@ -33,7 +34,7 @@ type Cost struct {
 
 // InstructionCost estimates an instruction's FLOPs and bytes from its shapes.
 // Data movement costs bytes only; unknown shapes cost nothing.
-func (c *Computation) InstructionCost(in *Instruction, ops []*Shape) Cost {
+func InstructionCost(c *hlo.Computation, in *hlo.Instruction, ops []*hlo.Shape) Cost {
 	var k Cost
 	if in.Shape == nil {
 		return k
@@ -48,12 +49,12 @@ func (c *Computation) InstructionCost(in *Instruction, ops []*Shape) Cost {
 	}
 	out := in.Shape.Elems()
 	switch {
-	case Elementwise[in.Opcode]:
+	case hlo.Elementwise[in.Opcode]:
 		k.FLOPs = out
 	case in.Opcode == "dot" && len(ops) == 2 && ops[0] != nil:
 		contract := int64(1)
 		if v, ok := in.Attr("lhs_contracting_dims"); ok {
-			dims, _ := IntList(v)
+			dims, _ := hlo.IntList(v)
 			for _, d := range dims {
 				if d >= 0 && int(d) < len(ops[0].Dims) {
 					contract *= ops[0].Dims[d]
@@ -84,8 +85,8 @@ func (c *Computation) InstructionCost(in *Instruction, ops []*Shape) Cost {
 		// over n elements is n(n+1)/2 additions, not n).
 		positions := int64(1)
 		if v, ok := in.Attr("window"); ok {
-			if w, err := ParseWindow(v, len(ops[0].Dims)); err == nil {
-				positions = Prod(w.Size)
+			if w, err := hlo.ParseWindow(v, len(ops[0].Dims)); err == nil {
+				positions = hlo.Prod(w.Size)
 			}
 		}
 		outs := out
@@ -113,12 +114,12 @@ type Stats struct {
 }
 
 // ComputeStats builds the op histogram of a module.
-func ComputeStats(m *Module) Stats {
+func ComputeStats(m *hlo.Module) Stats {
 	by := map[string]*OpStats{}
 	var st Stats
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			k := c.InstructionCost(in, c.OperandShapes(in))
+			k := InstructionCost(c, in, OperandShapes(c, in))
 			s := by[in.Opcode]
 			if s == nil {
 				s = &OpStats{Opcode: in.Opcode}

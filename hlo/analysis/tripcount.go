@@ -1,7 +1,8 @@
-package hlo
+package analysis
 
 import (
 	"encoding/json"
+	"github.com/pulse-sim/pulse/hlo"
 	"math"
 	"strconv"
 	"strings"
@@ -9,7 +10,7 @@ import (
 
 // KnownTripCount reads a while's backend_config={"known_trip_count":{"n":"N"}},
 // the trip count XLA's WhileLoopTripCountAnnotator records.
-func KnownTripCount(w *Instruction) (int64, bool) {
+func KnownTripCount(w *hlo.Instruction) (int64, bool) {
 	v, ok := w.Attr("backend_config")
 	if !ok {
 		return 0, false
@@ -38,7 +39,7 @@ func KnownTripCount(w *Instruction) (int64, bool) {
 // tuple element that starts at an integer constant, is compared LT/LE/GT/GE
 // with an integer constant by the condition, and steps by a constant in
 // the body (i = c0; i < N; i += k).
-func (m *Module) TripCount(c *Computation, w *Instruction) (int64, bool) {
+func TripCount(m *hlo.Module, c *hlo.Computation, w *hlo.Instruction) (int64, bool) {
 	if n, ok := KnownTripCount(w); ok {
 		return n, true
 	}
@@ -46,7 +47,7 @@ func (m *Module) TripCount(c *Computation, w *Instruction) (int64, bool) {
 	if cond == nil || body == nil || len(w.Operands) != 1 {
 		return 0, false
 	}
-	init := c.Def(w.Operands[0].Name)
+	init := Def(c, w.Operands[0].Name)
 	if init == nil || init.Opcode != "tuple" {
 		return 0, false
 	}
@@ -55,23 +56,23 @@ func (m *Module) TripCount(c *Computation, w *Instruction) (int64, bool) {
 		return 0, false
 	}
 	dir, _ := r.Attr("direction")
-	a, b := cond.Def(r.Operands[0].Name), cond.Def(r.Operands[1].Name)
-	k, ok := cond.paramElement(a)
+	a, b := Def(cond, r.Operands[0].Name), Def(cond, r.Operands[1].Name)
+	k, ok := paramElement(cond, a)
 	limit, lok := intConstant(b)
 	if !ok {
 		// N > i is i < N.
-		k, ok = cond.paramElement(b)
+		k, ok = paramElement(cond, b)
 		limit, lok = intConstant(a)
 		dir = map[string]string{"GT": "LT", "GE": "LE", "LT": "GT", "LE": "GE"}[dir]
 	}
 	if !ok || !lok || k >= int64(len(init.Operands)) {
 		return 0, false
 	}
-	start, ok := intConstant(init.defOperand(c, k))
+	start, ok := intConstant(defOperand(init, c, k))
 	if !ok {
 		return 0, false
 	}
-	step, ok := body.counterStep(k)
+	step, ok := counterStep(body, k)
 	if !ok {
 		return 0, false
 	}
@@ -100,17 +101,17 @@ func ceilDiv(a, b int64) int64 {
 
 // counterStep is k in "i' = i + k" for tuple element i of the body's
 // parameter, when the body's root tuple computes it so.
-func (body *Computation) counterStep(i int64) (int64, bool) {
+func counterStep(body *hlo.Computation, i int64) (int64, bool) {
 	r := body.Root
 	if r == nil || r.Opcode != "tuple" || i >= int64(len(r.Operands)) {
 		return 0, false
 	}
-	next := r.defOperand(body, i)
+	next := defOperand(r, body, i)
 	if next == nil || (next.Opcode != "add" && next.Opcode != "subtract") || len(next.Operands) != 2 {
 		return 0, false
 	}
-	x, y := body.Def(next.Operands[0].Name), body.Def(next.Operands[1].Name)
-	if j, ok := body.paramElement(x); ok && j == i {
+	x, y := Def(body, next.Operands[0].Name), Def(body, next.Operands[1].Name)
+	if j, ok := paramElement(body, x); ok && j == i {
 		if k, ok := intConstant(y); ok {
 			if next.Opcode == "subtract" {
 				k = -k
@@ -118,18 +119,18 @@ func (body *Computation) counterStep(i int64) (int64, bool) {
 			return k, true
 		}
 	}
-	if j, ok := body.paramElement(y); ok && j == i && next.Opcode == "add" {
+	if j, ok := paramElement(body, y); ok && j == i && next.Opcode == "add" {
 		return intConstant(x)
 	}
 	return 0, false
 }
 
 // paramElement is i when x is get-tuple-element(parameter(0)), index=i.
-func (c *Computation) paramElement(x *Instruction) (int64, bool) {
+func paramElement(c *hlo.Computation, x *hlo.Instruction) (int64, bool) {
 	if x == nil || x.Opcode != "get-tuple-element" || len(x.Operands) != 1 {
 		return 0, false
 	}
-	p := c.Def(x.Operands[0].Name)
+	p := Def(c, x.Operands[0].Name)
 	if p == nil || p.Opcode != "parameter" || p.ParamNumber != 0 {
 		return 0, false
 	}
@@ -142,8 +143,8 @@ func (c *Computation) paramElement(x *Instruction) (int64, bool) {
 }
 
 // intConstant is the value of an integer scalar constant.
-func intConstant(x *Instruction) (int64, bool) {
-	if x == nil || x.Opcode != "constant" || x.Shape == nil || len(x.Shape.Dims) != 0 || IsFloat(x.Shape.Elem) {
+func intConstant(x *hlo.Instruction) (int64, bool) {
+	if x == nil || x.Opcode != "constant" || x.Shape == nil || len(x.Shape.Dims) != 0 || hlo.IsFloat(x.Shape.Elem) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(x.Literal, 10, 64)
@@ -151,7 +152,7 @@ func intConstant(x *Instruction) (int64, bool) {
 }
 
 // Def is the instruction of c named name, or nil.
-func (c *Computation) Def(name string) *Instruction {
+func Def(c *hlo.Computation, name string) *hlo.Instruction {
 	for _, in := range c.Instructions {
 		if in.Name == name {
 			return in
@@ -161,11 +162,11 @@ func (c *Computation) Def(name string) *Instruction {
 }
 
 // defOperand is the instruction that x's operand i names in c, or nil.
-func (x *Instruction) defOperand(c *Computation, i int64) *Instruction {
+func defOperand(x *hlo.Instruction, c *hlo.Computation, i int64) *hlo.Instruction {
 	if i < 0 || i >= int64(len(x.Operands)) {
 		return nil
 	}
-	return c.Def(x.Operands[i].Name)
+	return Def(c, x.Operands[i].Name)
 }
 
 // ExecutedCost is the module's work as a run does it, where ComputeStats
@@ -173,23 +174,23 @@ func (x *Instruction) defOperand(c *Computation, i int64) *Instruction {
 // trip count times, a computation counts once per call site that runs it,
 // a conditional counts its costliest branch. unknown lists the whiles
 // whose trip count is not known without running them (counted once).
-func ExecutedCost(m *Module) (total Cost, unknown []string) {
+func ExecutedCost(m *hlo.Module) (total Cost, unknown []string) {
 	entry := m.Entry
 	if entry == nil {
 		return total, nil
 	}
-	var walk func(c *Computation, depth int) Cost
-	walk = func(c *Computation, depth int) Cost {
+	var walk func(c *hlo.Computation, depth int) Cost
+	walk = func(c *hlo.Computation, depth int) Cost {
 		var sum Cost
 		if depth > maxCallDepth {
 			return sum // a cycle; Verify reports it
 		}
 		for _, in := range c.Instructions {
-			k := c.InstructionCost(in, c.OperandShapes(in))
-			callees := m.calledBy(in)
+			k := InstructionCost(c, in, OperandShapes(c, in))
+			callees := m.CalledBy(in)
 			switch {
 			case in.Opcode == "while":
-				n, ok := m.TripCount(c, in)
+				n, ok := TripCount(m, c, in)
 				if !ok {
 					n = 1
 					unknown = append(unknown, in.Name)
@@ -249,7 +250,7 @@ func satMul(a, n int64) int64 {
 // (transitively) can stop it from outside (infeed, recv: a feed that runs
 // dry ends the run) or is unknown to Pulse (custom calls). A module with
 // such a loop ran to the 10^10-cycle limit (67-130 s) before it was told.
-func (m *Module) NeverEnds(w *Instruction) bool {
+func NeverEnds(m *hlo.Module, w *hlo.Instruction) bool {
 	cond, body := m.Callee(w, "condition"), m.Callee(w, "body")
 	if cond == nil || body == nil || cond.Root == nil || cond.Root.Opcode != "constant" {
 		return false
@@ -260,7 +261,7 @@ func (m *Module) NeverEnds(w *Instruction) bool {
 	// Only what could end the run from outside keeps the loop possible:
 	// a feed or a peer that runs dry, or a custom call Pulse cannot see.
 	stoppable := false
-	m.walk(body, func(in *Instruction) {
+	walk(m, body, func(in *hlo.Instruction) {
 		switch strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done") {
 		case "infeed", "recv", "custom-call", "send":
 			stoppable = true
@@ -270,17 +271,17 @@ func (m *Module) NeverEnds(w *Instruction) bool {
 }
 
 // walk visits every instruction of c and of what it calls, once each.
-func (m *Module) walk(c *Computation, f func(*Instruction)) {
-	seen := map[*Computation]bool{}
-	var visit func(c *Computation)
-	visit = func(c *Computation) {
+func walk(m *hlo.Module, c *hlo.Computation, f func(*hlo.Instruction)) {
+	seen := map[*hlo.Computation]bool{}
+	var visit func(c *hlo.Computation)
+	visit = func(c *hlo.Computation) {
 		if c == nil || seen[c] {
 			return
 		}
 		seen[c] = true
 		for _, in := range c.Instructions {
 			f(in)
-			for _, callee := range m.calledBy(in) {
+			for _, callee := range m.CalledBy(in) {
 				visit(callee)
 			}
 		}
@@ -293,9 +294,9 @@ func (m *Module) walk(c *Computation, f func(*Instruction)) {
 // out (outfeed, send), calls nothing Pulse does not know (custom calls),
 // and meets no other device (collectives). A loop of such a body whose
 // state comes back unchanged runs forever.
-func (m *Module) Quiet(c *Computation) bool {
+func Quiet(m *hlo.Module, c *hlo.Computation) bool {
 	quiet := true
-	m.walk(c, func(in *Instruction) {
+	walk(m, c, func(in *hlo.Instruction) {
 		switch strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done"), "-update") {
 		case "infeed", "outfeed", "recv", "send", "custom-call", "rng", "rng-get-and-update-state",
 			"all-reduce", "all-gather", "reduce-scatter", "all-to-all", "ragged-all-to-all", "collective-permute", "collective-broadcast":

@@ -1,4 +1,4 @@
-package hlo_test
+package analysis_test
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering/legalize"
@@ -24,7 +25,7 @@ func TestNeverEnds(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, verify.Verify("w.hlo", m))
 	w := m.Entry.Root.Operands[0]
-	require.True(t, m.NeverEnds(m.Entry.Instructions[3]), w.Name)
+	require.True(t, analysis.NeverEnds(m, m.Entry.Instructions[3]), w.Name)
 	args, err := eval.RandomArgs(m, 1)
 	require.NoError(t, err)
 	_, err = (&eval.Evaluator{File: "w.hlo", M: m}).Run(args)
@@ -46,7 +47,7 @@ ENTRY e {
   ROOT w = f32[4] while(a), condition=cond, body=body
 }`)
 	require.NoError(t, err)
-	require.False(t, fed.NeverEnds(fed.Entry.Root))
+	require.False(t, analysis.NeverEnds(fed, fed.Entry.Root))
 }
 
 // TestDeepNestedCalls (issue 44, 7): 20,000 nested calls, callers first,

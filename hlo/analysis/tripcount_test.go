@@ -1,10 +1,11 @@
-package hlo_test
+package analysis_test
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/stretchr/testify/require"
 )
 
@@ -51,8 +52,8 @@ ENTRY e {
 func TestExecutedCost(t *testing.T) {
 	m, err := hlo.Parse("m.hlo", counted(0, 20, 1, "LT", false, ""))
 	require.NoError(t, err)
-	once := hlo.ComputeStats(m).Total.FLOPs
-	k, unknown := hlo.ExecutedCost(m)
+	once := analysis.ComputeStats(m).Total.FLOPs
+	k, unknown := analysis.ExecutedCost(m)
 	require.Empty(t, unknown)
 	const dot = 2 * 4 * 16 * 8
 	require.Greater(t, once, int64(dot))
@@ -62,7 +63,7 @@ func TestExecutedCost(t *testing.T) {
 
 	m, err = hlo.Parse("m.hlo", counted(0, 20, 1, "NE", false, ""))
 	require.NoError(t, err)
-	k, unknown = hlo.ExecutedCost(m)
+	k, unknown = analysis.ExecutedCost(m)
 	require.Equal(t, []string{"w"}, unknown)
 	require.Equal(t, int64(dot+1+8*16+1), k.FLOPs)
 
@@ -83,6 +84,6 @@ ENTRY e {
   ROOT r = f32[] negate(c)
 }`)
 	require.NoError(t, err)
-	k, _ = hlo.ExecutedCost(m)
+	k, _ = analysis.ExecutedCost(m)
 	require.Equal(t, int64(8+1), k.FLOPs)
 }
