@@ -62,6 +62,7 @@ var allowedImports = map[string][]string{
 	"hlo/analysis":      {"hlo"},
 	"hlo/rewrite":       {"hlo"},
 	"hlo/fusion":        {"hlo"},
+	"hlo/pass":          {"hlo", "hlo/verify"},
 	"hlo/expand":        {"hlo", "hlo/rewrite"},
 	"hlo/eval":          {"hlo", "hlo/analysis", "hlo/expand", "hlo/rewrite", "hlo/verify", "isa"},
 	"hlo/eval/evaltest": {"hlo", "hlo/eval", "hlo/rewrite", "hlo/verify"},
@@ -69,7 +70,7 @@ var allowedImports = map[string][]string{
 
 	// The compiler, the interconnect and what runs them.
 	"lowering/legalize": {"hlo", "hlo/rewrite", "isa"},
-	"lowering":          {"asm", "config", "exe", "hlo", "hlo/analysis", "hlo/eval", "hlo/expand", "hlo/fusion", "hlo/rewrite", "isa", "lowering/legalize"},
+	"lowering":          {"asm", "config", "exe", "hlo", "hlo/analysis", "hlo/eval", "hlo/expand", "hlo/fusion", "hlo/pass", "hlo/rewrite", "isa", "lowering/legalize"},
 	"scalesim":          {"config", "hlo", "hlo/verify", "runtime"},
 	"ici":               {"config", "core", "hlo", "hlo/eval", "isa", "lowering", "sim"},
 	"runtime":           {"chip", "config", "core", "exe", "hlo", "hlo/eval", "hlo/stablehlo", "hlo/verify", "ici", "internal/inputs", "isa", "lowering", "ref", "sim", "traces"},

@@ -32,11 +32,8 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/hlo/eval"
-	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/pulse-sim/pulse/hlo/fusion"
-	"github.com/pulse-sim/pulse/hlo/rewrite"
 	"github.com/pulse-sim/pulse/isa"
-	"github.com/pulse-sim/pulse/lowering/legalize"
 )
 
 // Version identifies the code generator; compiled programs are cached
@@ -148,7 +145,13 @@ func Compile(file string, m *hlo.Module, chip *config.Chip) (*Compiled, error) {
 
 // CompileDevices lowers m to the program every device of d runs (d.N() == 1:
 // one chip; DeviceCount gives the devices a module implies).
-func CompileDevices(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices) (res *Compiled, err error) {
+func CompileDevices(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices) (*Compiled, error) {
+	return CompileWith(file, m, chip, d, Options{})
+}
+
+// CompileWith is CompileDevices with options: verification after every
+// pass, dumps after the passes a pattern names.
+func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, opts Options) (res *Compiled, err error) {
 	// A lowering bug must not crash the caller: it becomes an error
 	// (PULSE_DEBUG_PANIC=1 lets it crash, with its stack, to debug it).
 	defer func() {
@@ -169,40 +172,8 @@ func CompileDevices(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices
 	// Concatenate and pad are DMA kernels of their own here.
 	orig := m
 	m = m.Clone()
-	if err := expand.ExpandComplex(m); err != nil {
-		e := err.(*rewrite.ExpandError)
-		return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
-	}
-	if err := expand.ExpandShortAsync(m); err != nil {
-		e := err.(*rewrite.ExpandError)
-		return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
-	}
-	legalize.InlineCalls(m)
-	splitReductions := func(m *hlo.Module) error { return legalize.SplitReductionRuns(m, maxReduceRun(chip)) }
-	upcastDots := func(m *hlo.Module) error {
-		return legalize.UpcastDots(m, func(elem string) bool {
-			return !slices.Contains(chip.MXU.DTypes, elem) && slices.Contains(chip.MXU.DTypes, "f32")
-		})
-	}
-	vectorDots := func(m *hlo.Module) error {
-		return legalize.ExpandVectorDots(m, func(elem string) bool {
-			dt, ok := dtypeOf(elem)
-			return ok && chip.MXUSupports(dt)
-		}, maxVectorDotProducts)
-	}
-	canonicalDots := func(m *hlo.Module) error { return legalize.CanonicalizeDots(m, awkwardDot) }
-	foldTransposes := func(m *hlo.Module) error { return legalize.FoldDotTransposes(m, awkwardDot) }
-	raggedAllToAll := expand.ExpandRaggedAllToAll // on one device: updates to itself
-	if d.N() > 1 {
-		raggedAllToAll = func(*hlo.Module) error { return nil } // the interconnect's
-	}
-	for _, pass := range []func(*hlo.Module) error{legalize.SplitTupleConstants, expand.ExpandGemmCalls, expand.ExpandCudnnConvs, expand.ExpandCubSorts, raggedAllToAll, expand.TopKCallsAsTopK, expand.ExpandBlockScaledDots, expand.ExpandStochasticConverts, expand.ExpandDynamicGte, legalize.BroadcastClampBounds, expand.ExpandRngs, expand.ExpandRngBitGenerators, legalize.ExpandMaps, legalize.ExpandTopKs, expand.TypedBitcasts, expand.ExpandWidthBitcasts, legalize.TrivialGathersScatters, legalize.WidenNarrowIndices, legalize.IndexVectorsLast, legalize.NormalizeGathers, legalize.SplitVariadicScatters, legalize.NormalizeScatters, legalize.ExpandSelectAndScatters, expand.ExpandRaggedDots, expand.ExpandScaledDots, legalize.ExpandSorts, legalize.ExpandTotalOrderCompares, legalize.SimplifyIdentityViews, legalize.SplitNegativePads, expand.ExpandErfAndActivations, expand.ExpandNextAfters, expand.ExpandErfInvs, expand.ExpandErfcs, expand.ExpandBesselI1es, expand.ExpandFloatRemainders, legalize.StaticDimensionSizes, legalize.SqueezeTransposes, legalize.ExpandConvolutions, legalize.ExpandReduceWindows, expand.ExpandBatchNorms, expand.ExpandCholeskys, expand.ExpandTriangularSolves, upcastDots, vectorDots, foldTransposes, canonicalDots, legalize.ExpandGeneralReduces, splitReductions} {
-		if err := pass(m); err != nil {
-			if e, ok := err.(*rewrite.ExpandError); ok {
-				return nil, &Error{File: file, Pos: e.Pos, Op: e.Name, Opcode: e.Opcode, Reason: e.Reason}
-			}
-			return nil, err
-		}
+	if err := runPipeline(file, m, Pipeline(chip, d), opts); err != nil {
+		return nil, err
 	}
 	fm, _, err := fusion.FuseWith(m, fusion.FuseOptions{Exclude: []string{"concatenate", "pad"}})
 	if err != nil {

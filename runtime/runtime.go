@@ -37,6 +37,8 @@ type Client struct {
 	// CacheBytes bounds the cache: beyond it the least recently used
 	// executables are removed (0: DefaultCacheBytes).
 	CacheBytes int64
+	// Options are the compiler's: verification after every pass, dumps.
+	Options lowering.Options
 }
 
 // NewClient makes a client for chip, caching under the user cache
@@ -75,7 +77,7 @@ func (c *Client) Compile(file string, m *hlo.Module) (*Executable, error) {
 func (c *Client) CompileDevices(file string, m *hlo.Module, d hlo.Devices) (*Executable, error) {
 	start := time.Now()
 	key := cacheKey(m, c.Chip, d)
-	comp, err := lowering.CompileDevices(file, m, c.Chip, d)
+	comp, err := lowering.CompileWith(file, m, c.Chip, d, c.Options)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ type compileFlags struct {
 	noCache bool
 	emitAsm string
 	devices deviceFlags
+	passes  passFlags
 }
 
 func (f *compileFlags) register(cmd *cobra.Command) {
@@ -32,6 +33,7 @@ func (f *compileFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "compile afresh, neither reading nor writing the executable cache")
 	cmd.Flags().StringVar(&f.emitAsm, "emit-asm", "", "write the generated assembly to this file")
 	f.devices.register(cmd)
+	f.passes.register(cmd)
 }
 
 // compile reads, verifies and compiles an HLO file through the runtime API.
@@ -45,6 +47,9 @@ func (f *compileFlags) compile(path string) (*runtime.Client, *hlo.Module, *runt
 		return nil, nil, nil, err
 	}
 	client := runtime.NewClient(c)
+	if client.Options, err = f.passes.options(path); err != nil {
+		return nil, nil, nil, err
+	}
 	if f.noCache {
 		client.CacheDir = ""
 	}

@@ -99,6 +99,9 @@ func foldDotOperands(dot *hlo.Instruction, byName map[string]*hlo.Instruction, a
 			continue
 		}
 		dot.Operands[side].Name = y.Name
+		if dot.Operands[side].Shape != nil { // the long form writes the operand's shape: it is y's now
+			dot.Operands[side].Shape = y.Shape
+		}
 		for i := range dot.Attrs {
 			switch dot.Attrs[i].Key {
 			case "lhs_batch_dims":
