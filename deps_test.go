@@ -255,3 +255,114 @@ func TestPackageGraphCatches(t *testing.T) {
 		}
 	}
 }
+
+// The package graph section of docs/architecture.md is generated from the
+// module's imports, so that it matches go list for every package.
+const (
+	graphBegin = "<!-- package graph: generated from the imports by TestArchitectureGraph (go test . -run TestArchitectureGraph -update) -->"
+	graphEnd   = "<!-- end of package graph -->"
+)
+
+// graphDoc draws graph: a Mermaid diagram of its transitive reduction (an
+// edge only where no longer path exists) and, level by level, every
+// package's direct imports.
+func graphDoc(graph map[string][]string) string {
+	show := func(p string) string {
+		if p == "" {
+			return "pulse"
+		}
+		return p
+	}
+	level := map[string]int{}
+	var levelOf func(p string) int
+	levelOf = func(p string) int {
+		if l, ok := level[p]; ok {
+			return l
+		}
+		level[p] = 0
+		l := 0
+		for _, imp := range graph[p] {
+			l = max(l, levelOf(imp)+1)
+		}
+		level[p] = l
+		return l
+	}
+	pkgs := make([]string, 0, len(graph))
+	for p := range graph {
+		pkgs = append(pkgs, p)
+		levelOf(p)
+	}
+	sort.Slice(pkgs, func(i, j int) bool {
+		if level[pkgs[i]] != level[pkgs[j]] {
+			return level[pkgs[i]] < level[pkgs[j]]
+		}
+		return pkgs[i] < pkgs[j]
+	})
+	reach := func(from, to string, skip string) bool { // a path from -> to not using the edge from -> skip first
+		seen := map[string]bool{}
+		var walk func(p string, first bool) bool
+		walk = func(p string, first bool) bool {
+			for _, imp := range graph[p] {
+				if first && imp == skip {
+					continue
+				}
+				if imp == to {
+					return true
+				}
+				if !seen[imp] {
+					seen[imp] = true
+					if walk(imp, false) {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		return walk(from, true)
+	}
+	id := func(p string) string { return "p_" + strings.ReplaceAll(show(p), "/", "_") }
+	var b strings.Builder
+	b.WriteString(graphBegin + "\n\n")
+	b.WriteString("Each package's direct imports of Pulse's packages, level by level (a\npackage imports only packages of lower levels):\n\n")
+	b.WriteString("| level | package | imports |\n|---|---|---|\n")
+	for _, p := range pkgs {
+		deps := slices.Clone(graph[p])
+		for i := range deps {
+			deps[i] = show(deps[i])
+		}
+		sort.Strings(deps)
+		fmt.Fprintf(&b, "| %d | `%s` | %s |\n", level[p], show(p), strings.Join(deps, ", "))
+	}
+	b.WriteString("\nThe same graph drawn without the edges a longer path implies:\n\n```mermaid\ngraph BT\n")
+	for _, p := range pkgs {
+		deps := slices.Clone(graph[p])
+		sort.Strings(deps)
+		for _, imp := range deps {
+			if !reach(p, imp, imp) {
+				fmt.Fprintf(&b, "  %s[%s] --> %s[%s]\n", id(p), show(p), id(imp), show(imp))
+			}
+		}
+	}
+	b.WriteString("```\n\n" + graphEnd)
+	return b.String()
+}
+
+// TestArchitectureGraph: docs/architecture.md draws the graph the imports
+// make.
+func TestArchitectureGraph(t *testing.T) {
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	want := graphDoc(moduleGraph(t, wd))
+	path := filepath.Join("docs", "architecture.md")
+	doc, err := os.ReadFile(path)
+	require.NoError(t, err)
+	text := string(doc)
+	a, b := strings.Index(text, graphBegin), strings.Index(text, graphEnd)
+	require.True(t, a >= 0 && b > a, "docs/architecture.md has no generated package graph section")
+	got := text[a : b+len(graphEnd)]
+	if *updateDocs {
+		require.NoError(t, os.WriteFile(path, []byte(text[:a]+want+text[b+len(graphEnd):]), 0o644))
+		return
+	}
+	require.Equal(t, want, got, "docs/architecture.md's package graph is stale: go test . -run TestArchitectureGraph -update")
+}

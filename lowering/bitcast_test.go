@@ -3,7 +3,7 @@ package lowering_test
 import "testing"
 
 // TestWidthBitcastsOnChips: bitcast-converts between types of different
-// widths (hlo.ExpandWidthBitcasts) give the evaluator's bits, both ways,
+// widths (expand.ExpandWidthBitcasts) give the evaluator's bits, both ways,
 // floats and signed types included.
 func TestWidthBitcastsOnChips(t *testing.T) {
 	src := `ENTRY e {

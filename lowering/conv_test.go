@@ -6,7 +6,7 @@ import (
 )
 
 // TestConvolutionKernels: convolutions expand into transposes, pads,
-// slices, dots and vector multiply-adds (hlo.ExpandConvolutions) that run
+// slices, dots and vector multiply-adds (legalize.ExpandConvolutions) that run
 // on both chips and match the evaluator.
 func TestConvolutionKernels(t *testing.T) {
 	conv := func(lhs, rhs, out, attrs string) string {

@@ -107,7 +107,7 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 	// within minutes on 2 cores. -full lifts the budgets to what a 24 GB
 	// host holds and to 1 TFLOP, five times MobileNet-v2's 0.19 TFLOP, the
 	// largest module the corpus simulates. The work is counted as the run does
-	// it, while bodies times their trip counts (hlo.ExecutedCost): counted
+	// it, while bodies times their trip counts (analysis.ExecutedCost): counted
 	// once, a 20-trip loop of a 0.55 TFLOP dot passed a 1 PFLOP budget and
 	// ran for hours.
 	budget, evalBudget, flopBudget := int64(1<<26), int64(1<<28), 20e9

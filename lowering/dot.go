@@ -461,7 +461,7 @@ func batchOffsets(shape, strides []int64) []int64 {
 // awkwardDot reports whether the lowering cannot read a dot's operands
 // (logical row-major, dims l and r) as strided runs: the contracting dims
 // of either, the rhs free dims, or the lhs free dims do not group;
-// hlo.CanonicalizeDots transposes such operands first. The kernel can walk
+// legalize.CanonicalizeDots transposes such operands first. The kernel can walk
 // lhs free dims before a suffix that groups like batch dims, a run of them
 // per batch, but transposing is the faster program wherever it was
 // measured (tpuv4core: [4x3x16x8] by [4x32x16] 7,620 -> 6,546 cycles, the

@@ -125,7 +125,7 @@ func TestF64Refused(t *testing.T) {
 }
 
 // TestF64Erf: f64 erf runs as XLA's f64 approximation (Cephes' rational
-// functions, hlo.ExpandErfAndActivations), not the f32 polynomial, on
+// functions, expand.ExpandErfAndActivations), not the f32 polynomial, on
 // both chips against the evaluator's math.Erf.
 func TestF64Erf(t *testing.T) {
 	src := `ENTRY e {

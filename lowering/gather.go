@@ -54,7 +54,7 @@ func (c *compiler) newWalk(in *hlo.Instruction, idx *value, mapTo, dims, sizes [
 	switch idx.dt {
 	case isa.S32, isa.U32, isa.S64, isa.U64:
 	default:
-		return nil, c.fail(in, "%s indices are not lowered (s32, u32, s64, u64 are; hlo.WidenNarrowIndices widens 8- and 16-bit ones)", idx.dt)
+		return nil, c.fail(in, "%s indices are not lowered (s32, u32, s64, u64 are; legalize.WidenNarrowIndices widens 8- and 16-bit ones)", idx.dt)
 	}
 	I := idx.shape.Dims
 	if ivd < 0 || ivd > int64(len(I)) {

@@ -93,7 +93,7 @@ max {
 
 // TestIndexVectorsInside: index vectors along an inner dimension of the
 // index array (index_vector_dim between batch dims, once refused as
-// "batch dims not one strided run") are moved last (hlo.IndexVectorsLast),
+// "batch dims not one strided run") are moved last (legalize.IndexVectorsLast),
 // for gathers and scatters, on both chips against the evaluator.
 func TestIndexVectorsInside(t *testing.T) {
 	for _, src := range []string{`HloModule g
@@ -148,7 +148,7 @@ ENTRY e {
 }
 
 // TestNarrowIndices: gathers and scatters with 8- and 16-bit indices
-// (hlo.WidenNarrowIndices) on both chips against the evaluator, indices
+// (legalize.WidenNarrowIndices) on both chips against the evaluator, indices
 // out of range included (a gather clamps them, a scatter skips them).
 func TestNarrowIndices(t *testing.T) {
 	for _, src := range []string{`HloModule m
@@ -176,7 +176,7 @@ ENTRY e {
 
 // TestTrivialGathersScatters: a scatter without updates is its operand, a
 // gather of index vectors of no entries is the operand's window at the
-// origin (hlo.TrivialGathersScatters; XLA's scatter_test EmptyIndices and
+// origin (legalize.TrivialGathersScatters; XLA's scatter_test EmptyIndices and
 // gather_operation_test GatherFromScalar), on both chips.
 func TestTrivialGathersScatters(t *testing.T) {
 	for _, src := range []string{`HloModule s

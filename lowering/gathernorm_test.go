@@ -4,7 +4,7 @@ import "testing"
 
 // TestNormalizedGatherScatterOnChips: gathers and scatters with batching
 // dims, and with offset or window dims that are not trailing
-// (hlo.NormalizeGathers, hlo.NormalizeScatters), give the evaluator's
+// (legalize.NormalizeGathers, legalize.NormalizeScatters), give the evaluator's
 // results.
 func TestNormalizedGatherScatterOnChips(t *testing.T) {
 	const add = `add {

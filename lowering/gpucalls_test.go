@@ -3,7 +3,7 @@ package lowering_test
 import "testing"
 
 // TestCudnnConvCalls: XLA's GPU convolution custom calls
-// (hlo.ExpandCudnnConvs) on both chips against the evaluator: forward
+// (expand.ExpandCudnnConvs) on both chips against the evaluator: forward
 // with a scale, bias and side input with an activation, and both
 // backward kinds with strides and uneven padding (their kernels read
 // negative padding and a dilated operand).
@@ -45,7 +45,7 @@ ENTRY e {
 }
 
 // TestCubSortCalls: XLA's GPU radix-sort custom calls
-// (hlo.ExpandCubSorts) on both chips against the evaluator.
+// (expand.ExpandCubSorts) on both chips against the evaluator.
 func TestCubSortCalls(t *testing.T) {
 	for name, src := range map[string]string{
 		"pairs": `HloModule m

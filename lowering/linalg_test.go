@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestTriangularSolve: triangular-solve (hlo.ExpandTriangularSolves'
+// TestTriangularSolve: triangular-solve (expand.ExpandTriangularSolves'
 // substitution loop) on both chips against the evaluator's direct solve,
 // left and right, lower and upper, transposed, unit diagonal, batched. The
 // diagonal is kept away from zero: a well-conditioned f32 system, whose
@@ -45,7 +45,7 @@ ENTRY e {
 	}
 }
 
-// TestComplex: complex arrays (hlo.ExpandComplex: (real, imaginary)
+// TestComplex: complex arrays (expand.ExpandComplex: (real, imaginary)
 // pairs) on both chips against the evaluator: arithmetic, a dot, a sum,
 // layout ops and each FFT type, complex parameters and results included.
 func TestComplex(t *testing.T) {
@@ -110,7 +110,7 @@ ENTRY e {
 	}
 }
 
-// TestCholesky: cholesky (hlo.ExpandCholeskys, XLA's blocked algorithm)
+// TestCholesky: cholesky (expand.ExpandCholeskys, XLA's blocked algorithm)
 // on both chips against the evaluator, lower and upper, of B B^T + n I.
 func TestCholesky(t *testing.T) {
 	for _, c := range []struct {
@@ -140,7 +140,7 @@ ENTRY e {
 	}
 }
 
-// TestNextAfter: next-after (hlo.ExpandNextAfters, on the bits) on both
+// TestNextAfter: next-after (expand.ExpandNextAfters, on the bits) on both
 // chips against the evaluator's math.Nextafter, bit for bit (a step the
 // wrong way is one ulp, inside any tolerance): towards and away from
 // zero, from and to zero (-0 too), equal values, infinities, NaN, in f32,
@@ -174,7 +174,7 @@ ENTRY e {
 	}
 }
 
-// TestErfInv: erf-inv (hlo.ExpandErfInvs, Giles' approximation in f32) on
+// TestErfInv: erf-inv (expand.ExpandErfInvs, Giles' approximation in f32) on
 // both chips against the evaluator's math.Erfinv, f32 and f16, ±1
 // included.
 func TestErfInv(t *testing.T) {
@@ -193,7 +193,7 @@ ENTRY e {
 	}
 }
 
-// TestErfc: erfc (hlo.ExpandErfcs, Cephes as XLA computes it) on both
+// TestErfc: erfc (expand.ExpandErfcs, Cephes as XLA computes it) on both
 // chips against the evaluator's math.Erfc, f32 and bf16.
 func TestErfc(t *testing.T) {
 	for _, elem := range []string{"f32", "bf16"} {
@@ -212,7 +212,7 @@ ENTRY e {
 	}
 }
 
-// TestBesselI1e: bessel-i1e (hlo.ExpandBesselI1es, Cephes as XLA computes
+// TestBesselI1e: bessel-i1e (expand.ExpandBesselI1es, Cephes as XLA computes
 // it) on both chips against the evaluator's own series, f32 and bf16.
 func TestBesselI1e(t *testing.T) {
 	for _, elem := range []string{"f32", "bf16"} {

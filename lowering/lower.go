@@ -1,6 +1,6 @@
 // Package lowering compiles XLA HLO modules to Pulse programs, kernel by
 // kernel, the way XLA compiles for a TPU: the module is fused
-// (hlo.Fuse), every entry-computation buffer is placed in HBM, and
+// (fusion.Fuse), every entry-computation buffer is placed in HBM, and
 // every fusion or unfused op becomes a kernel that streams its operands
 // through SRAM in tiles, computes on the vector unit or the MXU, and stores
 // its result back to HBM.
@@ -210,7 +210,7 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 
 // complexBindings gives the bindings of complex parameters and results
 // their complex shapes back: the program holds each as its (real,
-// imaginary) pairs (hlo.ExpandComplex), the numbers an hlo.Value of the
+// imaginary) pairs (expand.ExpandComplex), the numbers an eval.Value of the
 // complex shape holds, in the same order.
 func complexBindings(orig *hlo.Module, res *Compiled) {
 	if !hlo.HasComplex(orig) {
@@ -297,7 +297,7 @@ func (c *compiler) unsupportedTile(src string, err error) error {
 }
 
 // maxVectorDotProducts bounds the products a dot the matrix unit cannot
-// multiply may expand into (hlo.ExpandVectorDots): 4M, 16 MiB of s32.
+// multiply may expand into (legalize.ExpandVectorDots): 4M, 16 MiB of s32.
 const maxVectorDotProducts = 1 << 22
 
 // checkDevices refuses a module whose collectives need more devices than
@@ -621,7 +621,7 @@ func (c *compiler) entry() error {
 		return c.fail(e.Root, "the result has no value")
 	}
 	if root.tuple != nil || root.shape != nil && root.shape.IsTuple {
-		// Nested tuples flattened, depth first, as hlo.Leaves numbers
+		// Nested tuples flattened, depth first, as eval.Leaves numbers
 		// the evaluator's outputs.
 		for i, t := range leaves(root) {
 			c.res.Outputs = append(c.res.Outputs, Binding{HLOName: e.Root.Name, Number: i, Tensor: t.tensor, Shape: t.shape, DType: t.dt})

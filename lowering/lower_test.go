@@ -753,7 +753,7 @@ ENTRY e {
 }
 
 // set-dimension-size and get-dimension-size compute on bounded shapes, as
-// the evaluator does (hlo.StaticDimensionSizes).
+// the evaluator does (legalize.StaticDimensionSizes).
 func TestDimensionSizes(t *testing.T) {
 	src := `ENTRY e {
   x = f32[8] parameter(0)
@@ -769,7 +769,7 @@ func TestDimensionSizes(t *testing.T) {
 }
 
 // erf and the torch-neuronx activation calls compile (expanded into
-// elementwise ops, hlo.ExpandErfAndActivations) and match the evaluator.
+// elementwise ops, expand.ExpandErfAndActivations) and match the evaluator.
 func TestErfAndNeuronActivations(t *testing.T) {
 	src := `ENTRY e {
   x = f32[64,48] parameter(0)
@@ -788,7 +788,7 @@ func TestErfAndNeuronActivations(t *testing.T) {
 }
 
 // rng-bit-generator runs on the chips (expanded into u32 arithmetic,
-// hlo.ExpandRngBitGenerators): the same bits and state as the evaluator,
+// expand.ExpandRngBitGenerators): the same bits and state as the evaluator,
 // here as BERT's dropout uses them, for both algorithms.
 func TestRngBitGeneratorOnChips(t *testing.T) {
 	src := `ENTRY e {

@@ -2,7 +2,7 @@ package lowering_test
 
 import "testing"
 
-// TestMapOnChips: maps (hlo.ExpandMaps) compute their function's scalar
+// TestMapOnChips: maps (legalize.ExpandMaps) compute their function's scalar
 // ops over the arrays, constants and type changes included.
 func TestMapOnChips(t *testing.T) {
 	src := `f {

@@ -12,7 +12,7 @@ import (
 )
 
 // TestRaggedDotsOnChips: the grouped matmuls of mixtures of experts
-// (hlo.ExpandRaggedDots), the three modes, bf16 and f32, on both chips
+// (expand.ExpandRaggedDots), the three modes, bf16 and f32, on both chips
 // against the evaluator, with group sizes that leave rows out, skip a
 // group and overrun the extent.
 func TestRaggedDotsOnChips(t *testing.T) {

@@ -79,7 +79,7 @@ func TestReduceKernels(t *testing.T) {
 
 // TestLongRowReductions: rows longer than a reduce kernel holds (4,096
 // f32 elements on teach16) are cut into blocks and reduced in two steps
-// (hlo.SplitReductionRuns): a divisor of the length when there is one, else
+// (legalize.SplitReductionRuns): a divisor of the length when there is one, else
 // padded with the reducer's identity (a prime length); on both chips
 // against the evaluator.
 func TestLongRowReductions(t *testing.T) {

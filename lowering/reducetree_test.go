@@ -4,7 +4,7 @@ import "testing"
 
 // Reductions with no vector-unit instruction (several operands, products,
 // comparator bodies) become trees of the reducer's body
-// (hlo.ExpandGeneralReduces), checked against the evaluator's sequential
+// (legalize.ExpandGeneralReduces), checked against the evaluator's sequential
 // fold: their reducers are associative and commutative, so the bits agree.
 func TestGeneralReduces(t *testing.T) {
 	argmax := `argmax {

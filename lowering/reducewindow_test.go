@@ -3,7 +3,7 @@ package lowering_test
 import "testing"
 
 // TestGeneralReduceWindowsOnChips: reduce-windows whose reducer is no one
-// vector op, of one operand or several together (hlo.ExpandReduceWindows'
+// vector op, of one operand or several together (legalize.ExpandReduceWindows'
 // general fold, padding masked out), on both chips against the evaluator.
 func TestGeneralReduceWindowsOnChips(t *testing.T) {
 	const comps = `HloModule m

@@ -2,7 +2,7 @@ package lowering_test
 
 import "testing"
 
-// TestRng: rng (hlo.ExpandRngs) on both chips gives the evaluator's
+// TestRng: rng (expand.ExpandRngs) on both chips gives the evaluator's
 // numbers bit for bit: uniform and normal floats, uniform integers, an rng
 // in a loop body drawing anew each iteration (the state's counter in HBM),
 // and the counter's carry into its high word.

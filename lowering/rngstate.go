@@ -8,7 +8,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 )
 
-// The generator state rng draws from (hlo.ExpandRngs) is one u64[2] array
+// The generator state rng draws from (expand.ExpandRngs) is one u64[2] array
 // for the whole program, (key 0, counter 0) in zeroed bytes loaded with it,
 // as the evaluator's starts (its key is Evaluator.Seed, 0 unless set).
 // rng-get-and-update-state copies it out and advances its counter on the

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestScaledDot: block-scaled dots (hlo.ExpandScaledDots) on both chips
+// TestScaledDot: block-scaled dots (expand.ExpandScaledDots) on both chips
 // against the evaluator: f32 with per-block scales, f8 values with bf16
 // scales (meeting in bf16) into f32, and a rank-0 scale.
 func TestScaledDot(t *testing.T) {
@@ -45,7 +45,7 @@ ENTRY e {
 
 // TestMXFormats: the MX types are chip dtypes (f8e8m0fnu scales, f4e2m1fn
 // values, one per byte): converts to and from them, and jax's
-// block-scaled dot custom call (hlo.ExpandBlockScaledDots) with f8 and f4
+// block-scaled dot custom call (expand.ExpandBlockScaledDots) with f8 and f4
 // values, batched and not, on both chips against the evaluator; the
 // result is numbers, not NaN (the random scales are powers of two).
 func TestMXFormats(t *testing.T) {
@@ -101,7 +101,7 @@ ENTRY e {
 	}
 }
 
-// TestStochasticConvert: stochastic-convert (hlo.ExpandStochasticConverts)
+// TestStochasticConvert: stochastic-convert (expand.ExpandStochasticConverts)
 // on both chips against the evaluator, from f32, bf16 and f16.
 func TestStochasticConvert(t *testing.T) {
 	for _, src := range []string{`HloModule m

@@ -6,7 +6,7 @@ import (
 )
 
 // TestSelectAndScatterOnChips: the gradients of max and min pooling
-// (hlo.ExpandSelectAndScatters) on both chips against the evaluator:
+// (legalize.ExpandSelectAndScatters) on both chips against the evaluator:
 // non-overlapping and overlapping windows, padding, NHWC and NCHW, float
 // and integer types.
 func TestSelectAndScatterOnChips(t *testing.T) {

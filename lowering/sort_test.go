@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestSortOnChips: sorts (hlo.ExpandSorts, a bitonic network) give the
+// TestSortOnChips: sorts (legalize.ExpandSorts, a bitonic network) give the
 // evaluator's results on both chips: ascending and descending, along the
 // last and an inner dimension, lengths that are and are not powers of two,
 // several operands (argsort: the keys' ties resolved stably, as the
@@ -83,7 +83,7 @@ ENTRY e {
 	}
 }
 
-// TestTopKOnChips: topk (hlo.ExpandTopKs: a sort with an iota, sliced)
+// TestTopKOnChips: topk (legalize.ExpandTopKs: a sort with an iota, sliced)
 // gives the evaluator's values and indices, ties included.
 func TestTopKOnChips(t *testing.T) {
 	src := `ENTRY e {
@@ -119,7 +119,7 @@ ENTRY e {
 	require.ErrorContains(t, err, "the comparator c returns f32, not pred")
 }
 
-// TestTopKCall: XLA's TopK custom call (hlo.TopKCallsAsTopK; the GPU
+// TestTopKCall: XLA's TopK custom call (expand.TopKCallsAsTopK; the GPU
 // backend's __gpu$TopK too), largest by default and smallest under an LT
 // comparator, on both chips against the evaluator.
 func TestTopKCall(t *testing.T) {

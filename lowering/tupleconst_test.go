@@ -2,7 +2,7 @@ package lowering_test
 
 import "testing"
 
-// Tuple constants with values (hlo.SplitTupleConstants) on both chips.
+// Tuple constants with values (legalize.SplitTupleConstants) on both chips.
 func TestTupleConstantsOnChips(t *testing.T) {
 	src := `HloModule m
 ENTRY e {

@@ -51,7 +51,7 @@ ENTRY main {
 }
 
 // TestNestedTupleResult: a nested tuple result's arrays are the outputs,
-// depth first, as hlo.Leaves numbers the evaluator's.
+// depth first, as eval.Leaves numbers the evaluator's.
 func TestNestedTupleResult(t *testing.T) {
 	src := `ENTRY e {
   p = f32[4,8] parameter(0)

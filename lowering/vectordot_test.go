@@ -3,7 +3,7 @@ package lowering_test
 import "testing"
 
 // TestVectorDotsOnChips: dots the matrix units do not multiply
-// (hlo.ExpandVectorDots) give the evaluator's results: integer dots of
+// (legalize.ExpandVectorDots) give the evaluator's results: integer dots of
 // every width (wrapping), pred, batch dims, mixed operand types.
 func TestVectorDotsOnChips(t *testing.T) {
 	cases := []struct{ name, src string }{

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 )
 
-// Random numbers. rng is what hlo.ExpandRngs makes of it (evalrngop.go),
+// Random numbers. rng is what expand.ExpandRngs makes of it (evalrngop.go),
 // drawing from the state rng-get-and-update-state hands out: key
 // Evaluator.Seed, a counter from 0; rng-bit-generator is a
 // pure function of its state operand: Philox-4x32-10 (rng_default,

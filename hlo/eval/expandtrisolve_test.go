@@ -14,7 +14,7 @@ import (
 )
 
 // TestExpandTriangularSolves: XLA's algorithms as the evaluator and the
-// chips run them (hlo.ExpandTriangularSolves) against a direct float64
+// chips run them (expand.ExpandTriangularSolves) against a direct float64
 // substitution (triangularSolveDirect), for every side, triangle,
 // transpose and diagonal, on each of XLA's paths: one inverted block
 // (n=5), several with a padded last one (n=300: 128+128+44), the direct

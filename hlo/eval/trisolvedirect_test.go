@@ -6,7 +6,7 @@ import (
 )
 
 // TriangularSolveDirect solves triangular-solve(a, b) directly, the
-// reference TestExpandTriangularSolves checks hlo.ExpandTriangularSolves
+// reference TestExpandTriangularSolves checks expand.ExpandTriangularSolves
 // (what the evaluator and the chips compute, as XLA does) against: X with
 // op(a) X = b
 // (left_side=true) or X op(a) = b (left_side=false), op(a) being a or its

@@ -109,7 +109,7 @@ func checkWithin(r *Result, vals []*eval.Value, slack map[int]float64) error {
 
 // RoundingNoise measures, for each root value of the module, how far
 // rounding alone moves it: the module evaluated with Monte Carlo
-// arithmetic (hlo.Evaluator.Perturb, seeds 1 to hlo.NoiseSamples, each
+// arithmetic (eval.Evaluator.Perturb, seeds 1 to eval.NoiseSamples, each
 // rounded result moved by up to an ulp) against the plain evaluation, the
 // largest move per value (0 for constants and integers). The same
 // measure --check uses (docs/hlo.md).
@@ -137,7 +137,7 @@ func RoundingNoise(r *Result) (map[int]float64, error) {
 
 // withinRounding reports whether a failed close check is explained by
 // rounding: every check holds once each value may also differ by
-// hlo.NoiseFactor times its measured rounding noise. Exact checks
+// eval.NoiseFactor times its measured rounding noise. Exact checks
 // (expect_eq) are never explained so.
 func withinRounding(r *Result, vals []*eval.Value, f *CheckFailure) (bool, float64, error) {
 	if f.Kind != "expect_close" && f.Kind != "expect_almost_eq" && f.Kind != "expect_almost_eq_const" {

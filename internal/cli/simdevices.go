@@ -82,7 +82,7 @@ func writeDevicesTable(w io.Writer, d hlo.Devices, r *runtime.DevicesResult) err
 }
 
 // checkDevices evaluates the module on its devices and compares each
-// device's outputs with the simulated ones (hlo.Compare's dtype-aware
+// device's outputs with the simulated ones (eval.Compare's dtype-aware
 // tolerance).
 func checkDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, args [][]*eval.Value, r *runtime.DevicesResult, limit int64) error {
 	start := time.Now()

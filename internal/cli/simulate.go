@@ -333,7 +333,7 @@ func checkBudgetFirst(file string, m *hlo.Module, memory string, limit int64) er
 
 // checkOutputs runs the reference evaluator and compares (hlo.Check): an
 // output beyond its dtype tolerance is measured against up to
-// hlo.NoiseSamples perturbed reference runs, and passes when rounding
+// eval.NoiseSamples perturbed reference runs, and passes when rounding
 // alone moves it nearly as far.
 func checkOutputs(w, errw io.Writer, file string, m *hlo.Module, args, infeed, got []*eval.Value, nout int, limit int64) error {
 	start := time.Now()

@@ -1023,7 +1023,7 @@ func sortOp(g *gen) {
 
 // feed reads an array from the host's infeed queue or sends a value to
 // the outfeed queue. Every infeed of a module reads one shape (g.infeed),
-// so that the harness's random records (hlo.RandomInfeed) fit them all.
+// so that the harness's random records (eval.RandomInfeed) fit them all.
 func feed(g *gen) {
 	tok := g.name("tok")
 	g.body = append(g.body, fmt.Sprintf("  %s = token[] after-all()", tok))
@@ -1042,7 +1042,7 @@ func feed(g *gen) {
 	g.emit("fed", value{elem: g.infeed.elem, dims: g.infeed.dims, typ: g.infeed.typ}, "get-tuple-element(%s), index=0", in)
 }
 
-// complexOp builds a chain of complex arithmetic (hlo.ExpandComplex's
+// complexOp builds a chain of complex arithmetic (expand.ExpandComplex's
 // pairs) from f32 values and ends it real again (real, imag or abs), so
 // that the other ops never meet a complex operand. Its results are
 // inexact: complex products and quotients round differently in each

@@ -29,7 +29,7 @@ type Array struct {
 	Bits []uint64
 	// Complex: a complex64 or complex128 file (<c8, <c16), whose Values
 	// hold each element's real and imaginary parts, interleaved (2 per
-	// element, as hlo.Value holds complex arrays).
+	// element, as eval.Value holds complex arrays).
 	Complex bool
 }
 
