@@ -107,14 +107,14 @@ func SendRecvPairs(in *Instruction) ([][]int, error) {
 	return pairs, nil
 }
 
-// IdentityCustomCalls are custom-call targets that move or annotate data
+// identityCustomCalls are custom-call targets that move or annotate data
 // without changing it on a single device: sharding annotations and
 // Shardy's propagation barriers, host offload markers and placements,
 // Neuron's transfers, layout constraints, XLA's promise that gather
 // indices are in bounds (a promise: clamping them is still right).
 // (The lowering keeps a host-offloaded array in HBM and lists the host
 // link transfer as not modelled, HostOffload; docs/lowering.md.)
-var IdentityCustomCalls = map[string]bool{
+var identityCustomCalls = map[string]bool{
 	"Sharding": true, "SPMDFullToShardShape": true, "SPMDShardToFullShape": true,
 	"ShardBarrierFrom": true, "ShardBarrierTo": true,
 	"MoveToHost": true, "MoveToDevice": true, "AwsNeuronTransferWithStaticRing": true,
@@ -122,14 +122,21 @@ var IdentityCustomCalls = map[string]bool{
 	"LayoutConstraint": true, "AssumeGatherIndicesInBound": true,
 }
 
-// IsIdentityCall reports whether in is a custom call of
-// IdentityCustomCalls, whose value is its operand.
+// IsIdentityTarget reports whether a custom call to target (unquoted)
+// moves or annotates data without changing it on one device: sharding
+// annotations and Shardy's propagation barriers, host offload markers and
+// placements, Neuron's transfers, layout constraints, XLA's promise that
+// gather indices are in bounds.
+func IsIdentityTarget(target string) bool { return identityCustomCalls[target] }
+
+// IsIdentityCall reports whether in is a custom call of an identity target
+// (IsIdentityTarget) with one operand, whose value is its operand.
 func IsIdentityCall(in *Instruction) bool {
 	t, _ := in.Attr("custom_call_target")
-	return in.Opcode == "custom-call" && IdentityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1
+	return in.Opcode == "custom-call" && identityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1
 }
 
-// calledBy lists the computations an instruction names.
+// CalledBy lists the computations an instruction names.
 func (m *Module) CalledBy(in *Instruction) []*Computation {
 	var out []*Computation
 	for _, a := range in.Attrs {

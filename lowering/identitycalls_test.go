@@ -10,7 +10,7 @@ import (
 )
 
 // TestIdentityCustomCalls: the annotation custom calls are their operand on
-// both chips (hlo.IdentityCustomCalls); a move to the host is a copy kernel
+// both chips (hlo.IsIdentityTarget); a move to the host is a copy kernel
 // through the host link; one that is not an annotation stays a positioned
 // refusal.
 func TestIdentityCustomCalls(t *testing.T) {

@@ -686,7 +686,7 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		return nil
 	case op == "custom-call":
 		t, _ := in.Attr("custom_call_target")
-		if hlo.IdentityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1 {
+		if hlo.IsIdentityTarget(strings.Trim(t, `"`)) && len(in.Operands) == 1 {
 			if src := operand(0); src != nil && src.shape != nil && in.Shape != nil && !src.shape.IsTuple && !in.Shape.IsTuple && src.shape.Elems() != in.Shape.Elems() {
 				// SPMDFullToShardShape and SPMDShardToFullShape cut a
 				// manually sharded region's arrays into each device's

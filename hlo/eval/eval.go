@@ -734,10 +734,10 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		return e.call(c, []*Value{ops[k]})
 	case "custom-call":
 		t, _ := in.Attr("custom_call_target")
-		if hlo.IdentityCustomCalls[strings.Trim(t, `"`)] && len(ops) == 1 && ops[0].Shape != nil && hlo.SameShape(ops[0].Shape, s) {
+		if hlo.IsIdentityTarget(strings.Trim(t, `"`)) && len(ops) == 1 && ops[0].Shape != nil && hlo.SameShape(ops[0].Shape, s) {
 			return ops[0], nil
 		}
-		if hlo.IdentityCustomCalls[strings.Trim(t, `"`)] && len(ops) == 1 && ops[0].Shape != nil && s != nil {
+		if hlo.IsIdentityTarget(strings.Trim(t, `"`)) && len(ops) == 1 && ops[0].Shape != nil && s != nil {
 			// SPMDFullToShardShape and SPMDShardToFullShape of a manually
 			// sharded region (shard_map) cut arrays into the devices'
 			// shards and back, which is the SPMD partitioner's work.

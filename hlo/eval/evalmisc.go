@@ -366,7 +366,7 @@ func (e *Evaluator) evalMore(in *hlo.Instruction, ops []*Value) (*Value, bool, e
 }
 
 // EvaluatorOps lists, sorted, the opcodes the reference evaluator
-// implements (custom-call for the IdentityCustomCalls targets only).
+// implements (custom-call for hlo.IsIdentityTarget's targets only).
 func EvaluatorOps() []string {
 	set := map[string]bool{}
 	for _, op := range strings.Fields(hlo.StructuralOps) {

@@ -18,8 +18,8 @@ import (
 // whatever a holds there), a right-side solve becomes a left-side one of
 // the transposes, an upper one a lower one by reversing rows and columns,
 // and a counted loop computes row i of X as (b_i - L_i . X) / L_ii. The
-// evaluator solves directly in float64 (evallinalg.go): the oracle the
-// expansion is checked against.
+// evaluator runs this expansion too; its tests check it against a direct
+// float64 solve (hlo/eval's trisolvedirect_test.go).
 func ExpandTriangularSolves(m *hlo.Module) error {
 	return rewriteEach(m, "triangular-solve", func(x *rewriter, ops []*hlo.Instruction) error {
 		if len(ops) != 2 || ops[0].Shape.IsTuple || ops[1].Shape.IsTuple || x.At.Shape.IsTuple {

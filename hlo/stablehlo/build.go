@@ -110,8 +110,12 @@ func (r *reader) build() (*Result, error) {
 	}
 	text := strings.Join(append(b.lines, b.extra...), "\n") + "\n"
 	m, err := hlo.Parse(r.file, text)
+	// PULSE_DEBUG_STABLEHLO=FILE writes the translation there, for a bug
+	// report (docs/hlo.md).
 	if f := os.Getenv("PULSE_DEBUG_STABLEHLO"); f != "" {
-		os.WriteFile(f, []byte(text), 0o644) // the translation, for a bug report
+		if werr := os.WriteFile(f, []byte(text), 0o644); werr != nil {
+			return nil, fmt.Errorf("%s: PULSE_DEBUG_STABLEHLO: %v", r.file, werr)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: internal error: the translated HLO does not parse (please report): %v", r.file, err)

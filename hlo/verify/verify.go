@@ -177,13 +177,6 @@ func need(ops []*hlo.Shape, n int) error {
 	return nil
 }
 
-func arrayOp(s *hlo.Shape, i int) error {
-	if s.IsTuple {
-		return fmt.Errorf("operand %d is a tuple", i)
-	}
-	return nil
-}
-
 // infer returns the shape an instruction must have, nil when Pulse does not
 // infer it, or an error when the operands are inconsistent.
 func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, error) {

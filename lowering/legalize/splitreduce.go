@@ -79,8 +79,6 @@ func SplitReductionRuns(m *hlo.Module, maxRun int64) error {
 	})
 }
 
-// reducedRuns groups a reduce's dimensions into runs of consecutive ones.
-func reducedRuns(in *hlo.Instruction) [][]int64 { return runsOf(reducedDims(in)) }
 
 // reducedDims is a reduce's dimensions, ascending.
 func reducedDims(in *hlo.Instruction) []int64 {
