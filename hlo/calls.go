@@ -38,12 +38,12 @@ func GroupSize(in *Instruction) int64 {
 	return size
 }
 
-// CollectiveShards is how many devices an all-gather or reduce-scatter
+// collectiveShards is how many devices an all-gather or reduce-scatter
 // spans by its shapes, whatever its replica_groups say (empty ones mean
 // every device): an all-gather's result holds that many of its operand, a
 // reduce-scatter's operand that many of its result. 1 when the shapes do
 // not say (other ops, tuples, counts that do not divide).
-func CollectiveShards(base string, operand, result *Shape) int64 {
+func collectiveShards(base string, operand, result *Shape) int64 {
 	if operand == nil || result == nil || operand.IsTuple || result.IsTuple {
 		return 1
 	}

@@ -2,17 +2,96 @@ package hlo
 
 import (
 	"math"
+	"math/big"
 	"slices"
-	"strings"
 
 	"github.com/pulse-sim/pulse/isa"
 )
 
-func IsFloat(elem string) bool {
-	return strings.HasPrefix(elem, "f") || strings.HasPrefix(elem, "bf") || strings.HasPrefix(elem, "c")
+// ElemKind is the kind of an element type.
+type ElemKind uint8
+
+const (
+	KindOther    ElemKind = iota // token, opaque: no numbers
+	KindPred                     // pred: 0 or 1
+	KindSigned                   // s1 ... s64
+	KindUnsigned                 // u1 ... u64
+	KindFloat                    // f16, bf16, f32, f64 and the minifloats (f8..., f4e2m1fn)
+	KindComplex                  // c64, c128: pairs of f32 or f64
+)
+
+// ElemType is one row of the element-type table: every element type HLO
+// text may name, its size and its kind. The parser, the predicates below,
+// literal checks and integer ranges all read this one table.
+type ElemType struct {
+	Name string
+	Bits int // 0 for token and opaque
+	Kind ElemKind
 }
 
-func IsUnsigned(elem string) bool { return strings.HasPrefix(elem, "u") }
+var elemTable = []ElemType{
+	{"pred", 8, KindPred},
+	{"s1", 1, KindSigned}, {"s2", 2, KindSigned}, {"s4", 4, KindSigned}, {"s8", 8, KindSigned},
+	{"s16", 16, KindSigned}, {"s32", 32, KindSigned}, {"s64", 64, KindSigned},
+	{"u1", 1, KindUnsigned}, {"u2", 2, KindUnsigned}, {"u4", 4, KindUnsigned}, {"u8", 8, KindUnsigned},
+	{"u16", 16, KindUnsigned}, {"u32", 32, KindUnsigned}, {"u64", 64, KindUnsigned},
+	{"f16", 16, KindFloat}, {"bf16", 16, KindFloat}, {"f32", 32, KindFloat}, {"f64", 64, KindFloat},
+	{"f8e5m2", 8, KindFloat}, {"f8e4m3", 8, KindFloat}, {"f8e4m3fn", 8, KindFloat}, {"f8e4m3b11fnuz", 8, KindFloat},
+	{"f8e3m4", 8, KindFloat}, {"f8e5m2fnuz", 8, KindFloat}, {"f8e4m3fnuz", 8, KindFloat}, {"f8e8m0fnu", 8, KindFloat},
+	{"f4e2m1fn", 4, KindFloat},
+	{"c64", 64, KindComplex}, {"c128", 128, KindComplex},
+	{"token", 0, KindOther}, {"opaque", 0, KindOther}, {"opaque_type", 0, KindOther},
+}
+
+var elemByName = func() map[string]ElemType {
+	m := make(map[string]ElemType, len(elemTable))
+	for _, t := range elemTable {
+		m[t.Name] = t
+	}
+	return m
+}()
+
+// LookupElem gives the table's row for elem; ok is false for a name that
+// is no element type.
+func LookupElem(elem string) (t ElemType, ok bool) {
+	t, ok = elemByName[elem]
+	return t, ok
+}
+
+// IsInteger reports whether t is a signed or unsigned integer type (pred
+// is not).
+func (t ElemType) IsInteger() bool { return t.Kind == KindSigned || t.Kind == KindUnsigned }
+
+// IntRange is the range of pred (0..1) or an integer type; nil for the
+// others.
+func (t ElemType) IntRange() (lo, hi *big.Int) {
+	one := big.NewInt(1)
+	switch t.Kind {
+	case KindPred:
+		return big.NewInt(0), big.NewInt(1)
+	case KindUnsigned:
+		return big.NewInt(0), new(big.Int).Sub(new(big.Int).Lsh(one, uint(t.Bits)), one)
+	case KindSigned:
+		h := new(big.Int).Lsh(one, uint(t.Bits-1))
+		return new(big.Int).Neg(h), h.Sub(h, one)
+	}
+	return nil, nil
+}
+
+func kindOf(elem string) ElemKind { return elemByName[elem].Kind }
+
+// IsFloat reports whether elem is a floating-point or complex type (both
+// hold non-integer values; IsRealFloat excludes complex).
+func IsFloat(elem string) bool { k := kindOf(elem); return k == KindFloat || k == KindComplex }
+
+// IsRealFloat reports whether elem is a floating-point type, not complex.
+func IsRealFloat(elem string) bool { return kindOf(elem) == KindFloat }
+
+// IsUnsigned reports whether elem is an unsigned integer type.
+func IsUnsigned(elem string) bool { return kindOf(elem) == KindUnsigned }
+
+// IsInteger reports whether elem is a signed or unsigned integer type.
+func IsInteger(elem string) bool { t := elemByName[elem]; return t.IsInteger() }
 
 // Round brings an arithmetic result to the element type: floats round to
 // nearest even (through f32 for bf16 and f16), integers wrap, pred is x != 0.
@@ -58,28 +137,9 @@ func Round(elem string, x float64) float64 {
 // them as numbers. Ops that read numbers decode them (WideNumber).
 func IsWide(elem string) bool { return elem == "s64" || elem == "u64" }
 
-// ElemBits is the size of an element type in bits (0 for token/opaque).
-func ElemBits(elem string) int {
-	switch elem {
-	case "pred", "s8", "u8", "f8e5m2", "f8e4m3", "f8e4m3fn", "f8e4m3b11fnuz", "f8e3m4", "f8e5m2fnuz", "f8e4m3fnuz", "f8e8m0fnu":
-		return 8
-	case "s1", "u1":
-		return 1
-	case "s2", "u2":
-		return 2
-	case "s4", "u4", "f4e2m1fn":
-		return 4
-	case "s16", "u16", "f16", "bf16":
-		return 16
-	case "s32", "u32", "f32":
-		return 32
-	case "s64", "u64", "f64", "c64":
-		return 64
-	case "c128":
-		return 128
-	}
-	return 0
-}
+// ElemBits is the size of an element type in bits (0 for token, opaque
+// and names that are no element type).
+func ElemBits(elem string) int { return elemByName[elem].Bits }
 
 // WideFromNumber carries number v as a value of s64 or u64: truncated,
 // saturated to the type's range (NaN is 0), as a conversion from a float
@@ -105,7 +165,7 @@ func WideFromNumber(elem string, v float64) float64 {
 }
 
 // IsComplex reports whether elem is a complex type.
-func IsComplex(elem string) bool { return elem == "c64" || elem == "c128" }
+func IsComplex(elem string) bool { return kindOf(elem) == KindComplex }
 
 // ComplexPart is the part type of a complex type (f32 for c64).
 func ComplexPart(elem string) string {
@@ -161,8 +221,4 @@ func RealShape(s *Shape) *Shape {
 		r.Layout = &l
 	}
 	return r
-}
-
-func IsFloatElem(elem string) bool {
-	return strings.HasPrefix(elem, "f") || strings.HasPrefix(elem, "bf")
 }

@@ -45,9 +45,9 @@ func isWordChar(c byte) bool {
 		c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// MaxNesting bounds how deeply brackets nest in HLO text (XLA's own dumps
+// maxNesting bounds how deeply brackets nest in HLO text (XLA's own dumps
 // nest a handful of levels).
-const MaxNesting = 256
+const maxNesting = 256
 
 // lex splits src into tokens. It never fails: bad characters and unclosed
 // strings or comments become tBad tokens that the parser reports.
@@ -139,8 +139,8 @@ func lex(src string) []token {
 			case '{', '[', '(':
 				// Brackets nested absurdly deep end the lexing here: the
 				// parser reports it at once, without millions of tokens.
-				if depth++; depth > MaxNesting {
-					tok.kind, tok.text = tBad, fmt.Sprintf("brackets nested more than %d deep", MaxNesting)
+				if depth++; depth > maxNesting {
+					tok.kind, tok.text = tBad, fmt.Sprintf("brackets nested more than %d deep", maxNesting)
 					return append(toks, tok, token{kind: tEOF, pos: tok.pos, space: true, bol: true})
 				}
 			case '}', ']', ')':

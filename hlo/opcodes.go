@@ -49,7 +49,7 @@ func KnownOpcode(op string) bool {
 	return false
 }
 
-// checkLiteral tells whether a constant's literal can be one of shape s:
+// CheckLiteral tells whether a constant's literal can be one of shape s:
 // elided ({...}), one value for the whole array, or as many values as it
 // has elements (pairs for complex ones, element by element for tuples),
 // each a number, true, false, inf or nan (with or without a payload). It
@@ -137,7 +137,7 @@ func literalToken(f, elem string) string {
 	if bits := ElemBits(elem); bits > 0 && bits < 64 && elem != "pred" {
 		if v, err := strconv.ParseInt(f, 10, 64); err == nil {
 			lo, hi := int64(0), int64(1)<<bits-1
-			if !strings.HasPrefix(elem, "u") {
+			if !IsUnsigned(elem) {
 				lo, hi = -(int64(1) << (bits - 1)), int64(1)<<(bits-1)-1
 			}
 			if v >= lo && v <= hi {
@@ -175,19 +175,8 @@ func literalToken(f, elem string) string {
 // intRange is the range of an integer element type (pred: 0..1); nil for
 // a type that is not one.
 func intRange(elem string) (lo, hi *big.Int) {
-	bits := ElemBits(elem)
-	switch {
-	case elem == "pred":
-		return big.NewInt(0), big.NewInt(1)
-	case bits == 0:
-		return nil, nil
-	case strings.HasPrefix(elem, "u"):
-		return big.NewInt(0), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(bits)), big.NewInt(1))
-	case strings.HasPrefix(elem, "s"):
-		h := new(big.Int).Lsh(big.NewInt(1), uint(bits-1))
-		return new(big.Int).Neg(h), h.Sub(h, big.NewInt(1))
-	}
-	return nil, nil
+	t, _ := LookupElem(elem)
+	return t.IntRange()
 }
 
 // StructuralOps are the evaluator's ops that are not elementwise and not
@@ -200,7 +189,7 @@ const StructuralOps = `parameter constant tuple get-tuple-element reshape bitcas
 	set-dimension-size async-start async-update async-done partition-id replica-id add-dependency domain
 	copy-start copy-done`
 
-// elementwise holds the ops applied element by element. It is built by a
+// Elementwise holds the ops applied element by element. It is built by a
 // variable initializer (not init) so that other tables may be derived from
 // it in theirs.
 var Elementwise = OpSet(`add subtract multiply divide remainder power maximum minimum atan2 next-after and or xor not
@@ -224,7 +213,7 @@ func sortedOps(set map[string]bool) []string {
 	return out
 }
 
-// opSet makes a set of the space-separated opcodes, plus those of extra sets.
+// OpSet makes a set of the space-separated opcodes, plus those of extra sets.
 func OpSet(ops string, extra ...map[string]bool) map[string]bool {
 	s := map[string]bool{}
 	for _, op := range strings.Fields(ops) {

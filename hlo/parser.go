@@ -60,18 +60,18 @@ type parser struct {
 	names    map[string]bool // the names the computation has defined so far
 }
 
-// MaxInlineDepth bounds how deeply inline computations nest, and
+// maxInlineDepth bounds how deeply inline computations nest, and
 // instructions written as operands of instructions.
-const MaxInlineDepth = 32
+const maxInlineDepth = 32
 
-// MaxTupleDepth bounds how deeply tuple shapes nest (XLA's own modules nest
+// maxTupleDepth bounds how deeply tuple shapes nest (XLA's own modules nest
 // a few levels): deeper input is an error, not a stack overflow.
-const MaxTupleDepth = 64
+const maxTupleDepth = 64
 
-// MaxElements bounds an array's elements: 2^50, a petabyte of bytes,
+// maxElements bounds an array's elements: 2^50, a petabyte of bytes,
 // beyond what any chip or host could hold (the largest array of the
 // corpus, Llama-2's attention scores, has 2^39).
-const MaxElements = 1 << 50
+const maxElements = 1 << 50
 
 // Parse parses HLO text. filename names it in errors. On failure it returns
 // an ErrorList (every error found, sorted, at most MaxErrors) and whatever
@@ -333,8 +333,8 @@ func (p *parser) body(c *Computation) {
 // returns the name.
 func (p *parser) inlineComputation(key string) string {
 	open := p.expect("{")
-	if p.inlineAt >= MaxInlineDepth {
-		p.fail(open, "inline computations nest more than %d deep", MaxInlineDepth)
+	if p.inlineAt >= maxInlineDepth {
+		p.fail(open, "inline computations nest more than %d deep", maxInlineDepth)
 	}
 	if p.named == nil {
 		p.named = map[string]bool{}
@@ -444,8 +444,8 @@ func (p *parser) operand() *Operand {
 // given shape (nil: left out, inferred as for any instruction), names it
 // after its holder and opcode, and queues it to precede its holder.
 func (p *parser) nestedInstruction(shape *Shape, at token) *Instruction {
-	if p.nestedAt >= MaxInlineDepth {
-		p.fail(at, "instructions written as operands nest more than %d deep", MaxInlineDepth)
+	if p.nestedAt >= maxInlineDepth {
+		p.fail(at, "instructions written as operands nest more than %d deep", maxInlineDepth)
 	}
 	in := &Instruction{Pos: at.pos, Shape: shape}
 	p.nestedAt++
@@ -578,23 +578,14 @@ func (p *parser) until(closer string) string {
 	}
 }
 
-var elemTypes = map[string]bool{}
-
-func init() {
-	for _, t := range strings.Fields(`pred s1 s2 s4 s8 s16 s32 s64 u1 u2 u4 u8 u16 u32 u64 f16 bf16 f32 f64
-		f8e5m2 f8e4m3 f8e4m3fn f8e4m3b11fnuz f8e3m4 f8e5m2fnuz f8e4m3fnuz f4e2m1fn f8e8m0fnu c64 c128
-		token opaque opaque_type`) {
-		elemTypes[t] = true
-	}
-}
-
-func isElemType(s string) bool { return elemTypes[s] }
+// isElemType: s names an element type (the table of elemtype.go).
+func isElemType(s string) bool { _, ok := LookupElem(s); return ok }
 
 func (p *parser) shape() *Shape {
 	t := p.peek()
 	if p.accept("(") {
-		if p.depth++; p.depth > MaxTupleDepth {
-			p.fail(t, "tuple shapes nested more than %d deep", MaxTupleDepth)
+		if p.depth++; p.depth > maxTupleDepth {
+			p.fail(t, "tuple shapes nested more than %d deep", maxTupleDepth)
 		}
 		s := &Shape{IsTuple: true}
 		for !p.accept(")") {
@@ -638,7 +629,7 @@ func (p *parser) shape() *Shape {
 			s.setKind(len(s.Dims)-1, kind)
 		}
 	}
-	if n, ok := elemsWithin(s.Dims, MaxElements); !ok {
+	if n, ok := elemsWithin(s.Dims, maxElements); !ok {
 		who := ""
 		if p.inst != "" {
 			who = p.inst + ": "

@@ -179,10 +179,5 @@ func GroupEnds(sizes []float64, n int64) []int64 {
 	return ends
 }
 
-func isIntElem(e string) bool {
-	switch e {
-	case "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64":
-		return true
-	}
-	return false
-}
+// isIntElem: group sizes are integers of 8 bits or more.
+func isIntElem(e string) bool { return IsInteger(e) && ElemBits(e) >= 8 }

@@ -162,7 +162,7 @@ func CollectiveSpan(in *Instruction, operands []*Shape) int64 {
 		if res != nil && res.IsTuple && len(res.Tuple) == len(operands) {
 			r = res.Tuple[k]
 		}
-		n = max(n, CollectiveShards(base, o, r))
+		n = max(n, collectiveShards(base, o, r))
 	}
 	return n
 }

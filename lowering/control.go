@@ -2,10 +2,11 @@ package lowering
 
 import (
 	"fmt"
-	"github.com/pulse-sim/pulse/hlo/analysis"
-	"github.com/pulse-sim/pulse/isa"
 	"maps"
 	"strings"
+
+	"github.com/pulse-sim/pulse/hlo/analysis"
+	"github.com/pulse-sim/pulse/isa"
 
 	"github.com/pulse-sim/pulse/hlo"
 )

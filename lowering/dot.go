@@ -469,7 +469,7 @@ func batchOffsets(shape, strides []int64) []int64 {
 // teach16 12.7x on the latter), and since row-block loops reach any output
 // size its code is small too, so only maxLhsRuns runs (0) are walked.
 func awkwardDot(l, r, lb, lc, rb, rc []int64) bool {
-	lst, rst := rowMajorStrides(l), rowMajorStrides(r)
+	lst, rst := hlo.Strides(l), hlo.Strides(r)
 	lf := freeDims(len(l), lb, lc)
 	rf := freeDims(len(r), rb, rc)
 	runs := int64(1) // one run of batches per batch
@@ -516,16 +516,6 @@ func group(dims []int64, st []int64, shape []int64) (n, stride int64, ok bool) {
 		return 1, 0, true
 	}
 	return n, stride, true
-}
-
-func rowMajorStrides(dims []int64) []int64 {
-	st := make([]int64, len(dims))
-	n := int64(1)
-	for i := len(dims) - 1; i >= 0; i-- {
-		st[i] = n
-		n *= dims[i]
-	}
-	return st
 }
 
 func freeDims(rank int, a, b []int64) []int64 {
@@ -595,7 +585,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	lc, _ := hlo.IntList(attrOr(dot, "lhs_contracting_dims", "{}"))
 	rc, _ := hlo.IntList(attrOr(dot, "rhs_contracting_dims", "{}"))
 	lshape, rshape := lv.shape.Dims, rv.shape.Dims
-	lst, rst := rowMajorStrides(lshape), rowMajorStrides(rshape)
+	lst, rst := hlo.Strides(lshape), hlo.Strides(rshape)
 	lf := freeDims(len(lshape), lb, lc)
 	rf := freeDims(len(rshape), rb, rc)
 	var L, R dotView

@@ -34,7 +34,7 @@ func (c *compiler) dynamicDMA(in *hlo.Instruction, first int, dims, sizes []int6
 	if len(idx) != len(dims) {
 		return c.fail(in, "%d start indices for rank %d", len(idx), len(dims))
 	}
-	st := rowMajorStrides(dims)
+	st := hlo.Strides(dims)
 	table := prod(dims)*esize > registerReach
 	if table {
 		if len(dims) == 0 || prod(dims[1:])*esize > registerReach {
@@ -99,7 +99,7 @@ func (c *compiler) dynamicSlice(in *hlo.Instruction) error {
 	sizes := in.Shape.Dims
 	c.kernelHeader(in, "copy", 0, 2*in.Shape.Bytes())
 	// The window, its dims of 1 dropped and contiguous runs merged.
-	win, st := mergeDims(sizes, [][]int64{rowMajorStrides(dims), rowMajorStrides(sizes)})
+	win, st := mergeDims(sizes, [][]int64{hlo.Strides(dims), hlo.Strides(sizes)})
 	err = c.dynamicDMA(in, 1, dims, sizes, int64(src.dt.Size()), func(imm int64) {
 		c.loc(in)
 		fmt.Fprintf(&c.out, "        dma     %s, hbm[r3+%s+%d]:%s[%s]{%s} @0\n", view{v: out, strides: st[1]}.operand(win),
@@ -134,7 +134,7 @@ func (c *compiler) dynamicUpdateSlice(in *hlo.Instruction) error {
 	if upd.empty {
 		return nil
 	}
-	win, st := mergeDims(sizes, [][]int64{rowMajorStrides(dims), rowMajorStrides(sizes)})
+	win, st := mergeDims(sizes, [][]int64{hlo.Strides(dims), hlo.Strides(sizes)})
 	err = c.dynamicDMA(in, 2, dims, sizes, int64(src.dt.Size()), func(imm int64) {
 		c.loc(in)
 		fmt.Fprintf(&c.out, "        dma     hbm[r3+%s+%d]:%s[%s]{%s}, %s @0\n", out.tensor, imm, out.dt, joinDims(win), joinDims(st[0]),

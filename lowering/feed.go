@@ -331,7 +331,7 @@ func (c *compiler) hostCopy(emit func(string, ...any), v *value, addr int64, out
 	k := 0
 	for off := int64(0); off < n; off += maxTileElems {
 		dims := declDims(min(n-off, maxTileElems))
-		hbm := view{v: v, strides: rowMajorStrides(dims), off: off}.operand(dims)
+		hbm := view{v: v, strides: hlo.Strides(dims), off: off}.operand(dims)
 		host := fmt.Sprintf("host[r1+%#x]:%s[%s]", addr+off*int64(v.dt.Size()), v.dt, joinDims(dims))
 		if out {
 			emit("dma     %s, %s @0 signal s0", host, hbm)

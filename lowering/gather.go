@@ -60,7 +60,7 @@ func (c *compiler) newWalk(in *hlo.Instruction, idx *value, mapTo, dims, sizes [
 	if ivd < 0 || ivd > int64(len(I)) {
 		return nil, c.fail(in, "index_vector_dim=%d for indices of rank %d", ivd, len(I))
 	}
-	st := rowMajorStrides(I)
+	st := hlo.Strides(I)
 	w := &windowWalk{idx: idx, m: 1, mapTo: mapTo, dims: dims, sizes: sizes}
 	var batch []int
 	for d := range I {
@@ -93,7 +93,7 @@ func (c *compiler) newWalk(in *hlo.Instruction, idx *value, mapTo, dims, sizes [
 // window returns the operand window's DMA shape and element strides: its
 // dims of more than one element, adjacent ones merged where contiguous.
 func (w *windowWalk) window() (shape, strides []int64) {
-	st := rowMajorStrides(w.dims)
+	st := hlo.Strides(w.dims)
 	for d, n := range w.sizes {
 		if n == 1 {
 			continue
@@ -133,7 +133,7 @@ func (c *compiler) emitWalk(in *hlo.Instruction, w *windowWalk, esz, winBytes in
 	if chunk < 1 {
 		return c.fail(in, "an index vector of %d bytes does not fit scalar memory", vec)
 	}
-	st := rowMajorStrides(w.dims)
+	st := hlo.Strides(w.dims)
 	emit("semset  s0, 0")
 	emit("li      r6, 0")
 	emit("li      r9, 0")

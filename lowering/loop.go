@@ -21,7 +21,7 @@ import (
 func broadcastStrides(b *hlo.Instruction, v *value, rank int) []int64 {
 	dims, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
 	src := v.shape.Dims
-	sst := rowMajorStrides(src)
+	sst := hlo.Strides(src)
 	st := make([]int64, rank)
 	for k, d := range dims {
 		if k < len(src) && d >= 0 && int(d) < rank && src[k] != 1 {
@@ -59,7 +59,7 @@ func (c *compiler) viewOf(b *hlo.Instruction, v *value) (view, error) {
 	if len(dims) == 0 {
 		dims = []int64{1}
 	}
-	return view{v: v, strides: rowMajorStrides(dims)}, nil
+	return view{v: v, strides: hlo.Strides(dims)}, nil
 }
 
 // vectorOps maps HLO elementwise ops to vector instructions.
@@ -177,7 +177,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 					if err := newBuf(b.Name, v.shape.Elem, b); err != nil {
 						return err
 					}
-					loads[b.Name] = &hbmAccess{src: v, strides: rowMajorStrides(S), adv: 0}
+					loads[b.Name] = &hbmAccess{src: v, strides: hlo.Strides(S), adv: 0}
 					break
 				}
 			}
@@ -209,7 +209,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 				if err := newBuf(b.Name, v.shape.Elem, b); err != nil {
 					return err
 				}
-				loads[b.Name] = &hbmAccess{src: v, strides: rowMajorStrides(S)}
+				loads[b.Name] = &hbmAccess{src: v, strides: hlo.Strides(S)}
 			}
 		case viewOps[b.Opcode] && params[b.Operands[0].Name] != nil && fullShape(b.Shape):
 			// Data movement of a parameter: a load through an access pattern.

@@ -95,7 +95,7 @@ func (c *compiler) emitCopy(in *hlo.Instruction, emit func(string, ...any), dst,
 func sliceView(in *hlo.Instruction, v *value) (view, error) {
 	sv, _ := in.Attr("slice")
 	ranges := strings.Split(strings.Trim(sv, "{}"), ",")
-	st := rowMajorStrides(v.shape.Dims)
+	st := hlo.Strides(v.shape.Dims)
 	w := view{v: v, strides: make([]int64, len(st))}
 	if len(ranges) != len(st) {
 		return w, fmt.Errorf("slice %s for rank %d", sv, len(st))
@@ -116,7 +116,7 @@ func sliceView(in *hlo.Instruction, v *value) (view, error) {
 // transposeView reads the operand of a transpose in the result's order.
 func transposeView(in *hlo.Instruction, v *value) (view, error) {
 	perm, _ := hlo.IntList(attrOr(in, "dimensions", "{}"))
-	st := rowMajorStrides(v.shape.Dims)
+	st := hlo.Strides(v.shape.Dims)
 	w := view{v: v, strides: make([]int64, len(perm))}
 	if len(perm) != len(st) {
 		return w, fmt.Errorf("permutation %v for rank %d", perm, len(st))
@@ -131,7 +131,7 @@ func transposeView(in *hlo.Instruction, v *value) (view, error) {
 // reversed dimensions.
 func reverseView(in *hlo.Instruction, v *value) view {
 	dims, _ := hlo.IntList(attrOr(in, "dimensions", "{}"))
-	st := rowMajorStrides(v.shape.Dims)
+	st := hlo.Strides(v.shape.Dims)
 	w := view{v: v, strides: append([]int64{}, st...)}
 	for _, d := range dims {
 		w.off += (v.shape.Dims[d] - 1) * st[d]
@@ -159,7 +159,7 @@ func (c *compiler) moveKernel(in *hlo.Instruction) error {
 	if len(dims) == 0 {
 		dims = []int64{1}
 	}
-	ost := rowMajorStrides(dims)
+	ost := hlo.Strides(dims)
 	dst := view{v: out, strides: ost}
 	flops, bytes := c.kernelCost(in, c.singleton(in))
 	c.kernelHeader(in, "copy", flops, bytes)
@@ -204,7 +204,7 @@ func (c *compiler) moveKernel(in *hlo.Instruction) error {
 				continue
 			}
 			part := view{v: out, off: at * ost[d[0]], strides: ost}
-			if err := c.emitCopy(in, emit, part, view{v: v, strides: rowMajorStrides(od)}, od); err != nil {
+			if err := c.emitCopy(in, emit, part, view{v: v, strides: hlo.Strides(od)}, od); err != nil {
 				return err
 			}
 			at += od[d[0]]
@@ -232,8 +232,8 @@ func (c *compiler) padKernel(in *hlo.Instruction, x, out *value, dims []int64, e
 	if len(per) != len(x.shape.Dims) && !(len(x.shape.Dims) == 0 && pv == "") {
 		return c.fail(in, "padding %s for rank %d", pv, len(x.shape.Dims))
 	}
-	ost := rowMajorStrides(dims)
-	src := view{v: x, strides: rowMajorStrides(x.shape.Dims)}
+	ost := hlo.Strides(dims)
+	src := view{v: x, strides: hlo.Strides(x.shape.Dims)}
 	dst := view{v: out, strides: make([]int64, len(ost))}
 	for i, p := range per {
 		f := strings.Split(p, "_")
@@ -290,7 +290,7 @@ func (c *compiler) flatCopy(at *hlo.Instruction, to, from *value, eng int) {
 	n := from.shape.Elems()
 	for off := int64(0); off < n; off += maxTileElems {
 		dims := declDims(min(n-off, maxTileElems))
-		st := rowMajorStrides(dims)
+		st := hlo.Strides(dims)
 		c.loc(at)
 		fmt.Fprintf(&c.out, "        dma     %s, %s @%d\n", view{v: to, strides: st, off: off}.operand(dims),
 			view{v: from, strides: st, off: off}.operand(dims), eng)

@@ -78,7 +78,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	// run; the kept ones collapse from some dim on (the rows), and the kept
 	// dims before it are walked in passes (reducing the middle dim of
 	// [13,1051,321]: 13 passes over 321 rows).
-	patterns := [][]int64{rowMajorStrides(X.Dims)}
+	patterns := [][]int64{hlo.Strides(X.Dims)}
 	for _, b := range body {
 		if b.Opcode == "broadcast" && byName[b.Operands[0].Name] != nil && byName[b.Operands[0].Name].Opcode == "parameter" {
 			if v := c.bufs[in.Operands[byName[b.Operands[0].Name].ParamNumber].Name]; v != nil && v.shape != nil && !v.shape.IsTuple {
@@ -222,7 +222,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			if !sameX(v.shape) {
 				return c.fail(b, "operand %s is %s, not the reduced input's %s", b.Name, v.shape, X)
 			}
-			a, err := access(v, rowMajorStrides(X.Dims), b)
+			a, err := access(v, hlo.Strides(X.Dims), b)
 			if err != nil {
 				return err
 			}

@@ -533,7 +533,7 @@ func (sp *streamSpec) reachRows(R int64) int64 {
 }
 
 func (sp *streamSpec) storeAccess(R int64) *hbmAccess {
-	a := &hbmAccess{src: sp.out, strides: rowMajorStrides(append([]int64{R}, sp.outRow...))}
+	a := &hbmAccess{src: sp.out, strides: hlo.Strides(append([]int64{R}, sp.outRow...))}
 	if sp.passes > 1 {
 		step := R * prod(sp.outRow) * int64(sp.out.dt.Size())
 		for k := 0; k < sp.passes; k++ {

@@ -153,7 +153,7 @@ func ExpandCudnnConvs(m *hlo.Module) error {
 			}
 			out = out.Tuple[0]
 		}
-		if !hlo.IsFloatElem(out.Elem) {
+		if !hlo.IsRealFloat(out.Elem) {
 			return x.Errorf("a cuDNN convolution into %s is not supported (float results are)", out.Elem)
 		}
 		want := map[string][2]int{cudnnForward: {2, 2}, cudnnBiasActivation: {3, 4}, cudnnBackwardInput: {2, 2}, cudnnBackwardFilter: {2, 2}}[kind]

@@ -28,7 +28,7 @@ func ExpandCholeskys(m *hlo.Module) error {
 		if r < 2 || d[r-1] != d[r-2] || !hlo.EqualDims(in.Shape.Dims, d) {
 			return x.Errorf("cholesky takes [..., n, n] and returns its shape (here %s)", a.Shape)
 		}
-		if !hlo.IsFloatElem(a.Shape.Elem) {
+		if !hlo.IsRealFloat(a.Shape.Elem) {
 			return x.Errorf("cholesky of %s: a float type is needed", a.Shape.Elem)
 		}
 		lower := true

@@ -48,7 +48,7 @@ func rewriteUnaryFloat(m *hlo.Module, opcode string, f func(x *rewriter, a *hlo.
 	return rewriteEach(m, opcode, func(x *rewriter, ops []*hlo.Instruction) error {
 		in := x.At
 		elem := in.Shape.Elem
-		if len(ops) != 1 || in.Shape.IsTuple || !hlo.IsFloatElem(elem) {
+		if len(ops) != 1 || in.Shape.IsTuple || !hlo.IsRealFloat(elem) {
 			x.Out = append(x.Out, in)
 			return nil
 		}

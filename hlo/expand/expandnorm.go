@@ -38,7 +38,7 @@ func (x *rewriter) expandBatchNorm(ops []*hlo.Instruction) error {
 		return x.Errorf("bad epsilon")
 	}
 	elem := xv.Shape.Elem
-	if !hlo.IsFloatElem(elem) {
+	if !hlo.IsRealFloat(elem) {
 		return x.Errorf("operand type %s is not a float type", elem)
 	}
 	var others []int64

@@ -22,7 +22,7 @@ func ExpandFloatRemainders(m *hlo.Module) error {
 	return rewriteEach(m, "remainder", func(x *rewriter, ops []*hlo.Instruction) error {
 		in := x.At
 		elem := in.Shape.Elem
-		if len(ops) != 2 || in.Shape.IsTuple || !hlo.IsFloatElem(elem) {
+		if len(ops) != 2 || in.Shape.IsTuple || !hlo.IsRealFloat(elem) {
 			x.Out = append(x.Out, in)
 			return nil
 		}

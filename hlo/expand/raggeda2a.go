@@ -1,8 +1,9 @@
 package expand
 
 import (
-	"github.com/pulse-sim/pulse/hlo"
 	"strconv"
+
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // ragged-all-to-all(input, output, input_offsets, send_sizes,
@@ -32,7 +33,7 @@ func ExpandRaggedAllToAll(m *hlo.Module) error {
 		}
 		k := int64(-1)
 		for _, o := range ops[2:] {
-			if len(o.Shape.Dims) != 1 || !isIntegerElem(o.Shape.Elem) || k >= 0 && o.Shape.Dims[0] != k {
+			if len(o.Shape.Dims) != 1 || !hlo.IsInteger(o.Shape.Elem) || k >= 0 && o.Shape.Dims[0] != k {
 				return x.Errorf("the offsets and sizes must be integer vectors of one length (here %s)", o.Shape)
 			}
 			k = o.Shape.Dims[0]
@@ -70,8 +71,4 @@ func ExpandRaggedAllToAll(m *hlo.Module) error {
 		x.Finish(out)
 		return nil
 	})
-}
-
-func isIntegerElem(elem string) bool {
-	return len(elem) > 1 && (elem[0] == 's' || elem[0] == 'u') && elem != "u" && elem[1] >= '0' && elem[1] <= '9'
 }

@@ -41,7 +41,7 @@ func accumulationType(elem string) string {
 	switch {
 	case elem == "f64":
 		return elem
-	case hlo.IsFloatElem(elem):
+	case hlo.IsRealFloat(elem):
 		return "f32"
 	case strings.HasPrefix(elem, "s") || strings.HasPrefix(elem, "u"):
 		if elem == "s64" || elem == "u64" {

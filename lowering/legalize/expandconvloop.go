@@ -32,7 +32,7 @@ func (x *rewriter) tapLoop(g geometry, Lp, R *hlo.Instruction, dims []int64,
 		lead--
 	}
 	zeroLit := "0"
-	if hlo.IsFloatElem(g.acc) {
+	if hlo.IsRealFloat(g.acc) {
 		zeroLit = "-0"
 	}
 	acc := x.Broadcast(x.Constant(g.acc, zeroLit), dims, nil)

@@ -113,7 +113,7 @@ func (x *rewriter) expandReduceWindow(ops []*hlo.Instruction) error {
 
 // identity is the literal of op's identity element in elem.
 func identity(op, elem string) (string, bool) {
-	float := hlo.IsFloatElem(elem)
+	float := hlo.IsRealFloat(elem)
 	lo, hi := "", ""
 	switch elem {
 	case "pred":

@@ -224,7 +224,7 @@ func trimPercent(s string) string {
 // identityLiteral is op's identity element for elem, or "" if there is
 // none the rewrite uses.
 func identityLiteral(op, elem string) string {
-	float := hlo.IsFloatElem(elem)
+	float := hlo.IsRealFloat(elem)
 	switch {
 	case op == "add":
 		return "0"
