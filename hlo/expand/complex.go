@@ -93,7 +93,14 @@ func (x *rewriter) expandComplex(ops []*hlo.Instruction, origOps []*hlo.Shape) e
 	same := func() {
 		cp := *in
 		cp.Shape = rs
-		cp.Operands = append([]*hlo.Operand{}, in.Operands...)
+		cp.Operands = make([]*hlo.Operand, len(in.Operands))
+		for i, o := range in.Operands {
+			ro := *o
+			if ro.Shape != nil { // the long form writes operand shapes: their real forms now
+				ro.Shape = hlo.RealShape(ro.Shape)
+			}
+			cp.Operands[i] = &ro
+		}
 		cp.Attrs = append([]hlo.Attr{}, in.Attrs...)
 		x.Out = append(x.Out, &cp)
 	}

@@ -165,6 +165,18 @@ func ExpandCudnnConvs(m *hlo.Module) error {
 				return x.Errorf("%s's operands are arrays", kind)
 			}
 		}
+		if kind == cudnnForward || kind == cudnnBiasActivation {
+			// The convolution it stands for must be one (XLA's tests hold
+			// calls whose features only a cuDNN padding pass makes agree).
+			labels, _ := in.Attr("dim_labels")
+			d, err := hlo.ParseDimLabels(labels)
+			if err == nil && d.LhsFeature < len(ops[0].Shape.Dims) && d.RhsIn < len(ops[1].Shape.Dims) {
+				g := hlo.AttrIntOr(in, "feature_group_count", 1)
+				if f, k := ops[0].Shape.Dims[d.LhsFeature], ops[1].Shape.Dims[d.RhsIn]; f != k*g {
+					return x.Errorf("%s: input features %d are not the filter's input features %d x feature_group_count %d", kind, f, k, g)
+				}
+			}
+		}
 		if kind != cudnnBiasActivation && cfg.activation != "" {
 			return x.Errorf("%s with activation %s: only convBiasActivationForward applies one", kind, cfg.activation)
 		}

@@ -2,10 +2,12 @@ package expand
 
 import (
 	"fmt"
-	"github.com/pulse-sim/pulse/hlo"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // ExpandStochasticConverts rewrites each stochastic-convert(x, random) —
@@ -37,7 +39,11 @@ func ExpandStochasticConverts(m *hlo.Module) error {
 		}
 		dims, fe := op.Shape.Dims, op.Shape.Elem
 		scalar := func(elem string, v float64) *hlo.Instruction {
-			return x.Broadcast(x.Constant(elem, fmt.Sprint(v)), dims, nil)
+			lit := fmt.Sprint(v)
+			if !hlo.IsFloat(elem) { // an integer literal is written as one: 2147483647, not 2.147483647e+09
+				lit = strconv.FormatFloat(v, 'f', -1, 64)
+			}
+			return x.Broadcast(x.Constant(elem, lit), dims, nil)
 		}
 		cmp := func(a, b *hlo.Instruction, dir string) *hlo.Instruction {
 			return x.Emit("compare", "pred", dims, []*hlo.Instruction{a, b}, "direction", dir)

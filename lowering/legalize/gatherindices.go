@@ -76,8 +76,19 @@ func IndexVectorsLast(m *hlo.Module) error {
 			cp.Operands[k] = &hlo.Operand{Pos: in.Operands[k].Pos, Name: t.Name, Shape: t.Shape}
 			cp.Attrs = nil
 			for _, a := range in.Attrs {
-				if a.Key == "index_vector_dim" {
+				switch a.Key {
+				case "index_vector_dim":
 					a.Value = fmt.Sprint(rank - 1)
+				case "start_indices_batching_dims", "scatter_indices_batching_dims":
+					// The indices' dims after the index vector move down one.
+					if dims, ok := hlo.IntList(a.Value); ok {
+						for i, d := range dims {
+							if d > ivd {
+								dims[i] = d - 1
+							}
+						}
+						a.Value = hlo.IntsText(dims)
+					}
 				}
 				cp.Attrs = append(cp.Attrs, a)
 			}
