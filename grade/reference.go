@@ -146,7 +146,7 @@ func refHLO(l *labs.Lab, file string, in map[string][]float64) (map[string][]flo
 	}
 	var params []*hlo.Instruction
 	for _, ins := range m.Entry.Instructions {
-		if ins.Opcode == "parameter" {
+		if ins.Opcode == hlo.OpParameter {
 			params = append(params, ins)
 		}
 	}

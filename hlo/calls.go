@@ -133,7 +133,7 @@ func IsIdentityTarget(target string) bool { return identityCustomCalls[target] }
 // (IsIdentityTarget) with one operand, whose value is its operand.
 func IsIdentityCall(in *Instruction) bool {
 	t, _ := in.Attr("custom_call_target")
-	return in.Opcode == "custom-call" && identityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1
+	return in.Opcode == OpCustomCall && identityCustomCalls[strings.Trim(t, `"`)] && len(in.Operands) == 1
 }
 
 // CalledBy lists the computations an instruction names.

@@ -20,6 +20,43 @@ const (
 	KindComplex                  // c64, c128: pairs of f32 or f64
 )
 
+// Element type names as constants, for the places that compare a shape's
+// element type (s.Elem == F32).
+const (
+	Pred          = "pred"
+	S1            = "s1"
+	S2            = "s2"
+	S4            = "s4"
+	S8            = "s8"
+	S16           = "s16"
+	S32           = "s32"
+	S64           = "s64"
+	U1            = "u1"
+	U2            = "u2"
+	U4            = "u4"
+	U8            = "u8"
+	U16           = "u16"
+	U32           = "u32"
+	U64           = "u64"
+	F16           = "f16"
+	BF16          = "bf16"
+	F32           = "f32"
+	F64           = "f64"
+	F8E5M2        = "f8e5m2"
+	F8E4M3        = "f8e4m3"
+	F8E4M3FN      = "f8e4m3fn"
+	F8E4M3B11FNUZ = "f8e4m3b11fnuz"
+	F8E3M4        = "f8e3m4"
+	F8E5M2FNUZ    = "f8e5m2fnuz"
+	F8E4M3FNUZ    = "f8e4m3fnuz"
+	F8E8M0FNU     = "f8e8m0fnu"
+	F4E2M1FN      = "f4e2m1fn"
+	C64           = "c64"
+	C128          = "c128"
+	Token         = "token"
+	Opaque        = "opaque"
+)
+
 // ElemType is one row of the element-type table: every element type HLO
 // text may name, its size and its kind. The parser, the predicates below,
 // literal checks and integer ranges all read this one table.
@@ -30,17 +67,17 @@ type ElemType struct {
 }
 
 var elemTable = []ElemType{
-	{"pred", 8, KindPred},
-	{"s1", 1, KindSigned}, {"s2", 2, KindSigned}, {"s4", 4, KindSigned}, {"s8", 8, KindSigned},
-	{"s16", 16, KindSigned}, {"s32", 32, KindSigned}, {"s64", 64, KindSigned},
-	{"u1", 1, KindUnsigned}, {"u2", 2, KindUnsigned}, {"u4", 4, KindUnsigned}, {"u8", 8, KindUnsigned},
-	{"u16", 16, KindUnsigned}, {"u32", 32, KindUnsigned}, {"u64", 64, KindUnsigned},
-	{"f16", 16, KindFloat}, {"bf16", 16, KindFloat}, {"f32", 32, KindFloat}, {"f64", 64, KindFloat},
-	{"f8e5m2", 8, KindFloat}, {"f8e4m3", 8, KindFloat}, {"f8e4m3fn", 8, KindFloat}, {"f8e4m3b11fnuz", 8, KindFloat},
-	{"f8e3m4", 8, KindFloat}, {"f8e5m2fnuz", 8, KindFloat}, {"f8e4m3fnuz", 8, KindFloat}, {"f8e8m0fnu", 8, KindFloat},
-	{"f4e2m1fn", 4, KindFloat},
-	{"c64", 64, KindComplex}, {"c128", 128, KindComplex},
-	{"token", 0, KindOther}, {"opaque", 0, KindOther}, {"opaque_type", 0, KindOther},
+	{Pred, 8, KindPred},
+	{S1, 1, KindSigned}, {S2, 2, KindSigned}, {S4, 4, KindSigned}, {S8, 8, KindSigned},
+	{S16, 16, KindSigned}, {S32, 32, KindSigned}, {S64, 64, KindSigned},
+	{U1, 1, KindUnsigned}, {U2, 2, KindUnsigned}, {U4, 4, KindUnsigned}, {U8, 8, KindUnsigned},
+	{U16, 16, KindUnsigned}, {U32, 32, KindUnsigned}, {U64, 64, KindUnsigned},
+	{F16, 16, KindFloat}, {BF16, 16, KindFloat}, {F32, 32, KindFloat}, {F64, 64, KindFloat},
+	{F8E5M2, 8, KindFloat}, {F8E4M3, 8, KindFloat}, {F8E4M3FN, 8, KindFloat}, {F8E4M3B11FNUZ, 8, KindFloat},
+	{F8E3M4, 8, KindFloat}, {F8E5M2FNUZ, 8, KindFloat}, {F8E4M3FNUZ, 8, KindFloat}, {F8E8M0FNU, 8, KindFloat},
+	{F4E2M1FN, 4, KindFloat},
+	{C64, 64, KindComplex}, {C128, 128, KindComplex},
+	{Token, 0, KindOther}, {Opaque, 0, KindOther}, {"opaque_type", 0, KindOther},
 }
 
 var elemByName = func() map[string]ElemType {

@@ -403,10 +403,10 @@ func (p *parser) rhs(in *Instruction, nested bool) {
 	in.Opcode = op.text
 	p.expect("(")
 	switch in.Opcode {
-	case "parameter":
+	case OpParameter:
 		in.ParamNumber = p.int()
 		p.expect(")")
-	case "constant":
+	case OpConstant:
 		in.Literal = p.until(")")
 		p.expect(")")
 	default:

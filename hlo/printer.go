@@ -70,9 +70,9 @@ func (in *Instruction) print(b *strings.Builder) {
 	}
 	b.WriteString(in.Opcode + "(")
 	switch in.Opcode {
-	case "parameter":
+	case OpParameter:
 		b.WriteString(strconv.FormatInt(in.ParamNumber, 10))
-	case "constant":
+	case OpConstant:
 		b.WriteString(in.Literal)
 	default:
 		for i, o := range in.Operands {

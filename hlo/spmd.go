@@ -81,7 +81,7 @@ func ImpliedDevices(m *Module) Devices {
 			}
 			named, size := groupExtent(in)
 			mode, _ := modeOf(in)
-			if in.Opcode == "send" || in.Opcode == "recv" {
+			if in.Opcode == OpSend || in.Opcode == OpRecv {
 				mode = flattenedID
 			}
 			switch mode {
@@ -132,7 +132,7 @@ func groupExtent(in *Instruction) (named, size int) {
 // the operand results); 1 for other ops.
 func CollectiveSpan(in *Instruction, operands []*Shape) int64 {
 	base := strings.TrimSuffix(in.Opcode, "-start")
-	if (in.Opcode == "send" || in.Opcode == "recv") && !IsHostTransfer(in) {
+	if (in.Opcode == OpSend || in.Opcode == OpRecv) && !IsHostTransfer(in) {
 		n := int64(1)
 		pairs, _ := SendRecvPairs(in)
 		for _, p := range pairs {

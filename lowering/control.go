@@ -47,7 +47,7 @@ func (c *compiler) subComputation(fc *hlo.Computation, args []*value, scope stri
 		}
 	}
 	for i, b := range fc.Instructions {
-		if b.Opcode == "parameter" {
+		if b.Opcode == hlo.OpParameter {
 			if int(b.ParamNumber) >= len(args) || args[b.ParamNumber] == nil {
 				return nil, c.fail(b, "parameter %d has no argument", b.ParamNumber)
 			}

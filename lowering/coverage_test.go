@@ -57,7 +57,7 @@ func bindHyperparameters(t *testing.T, file string, m *hlo.Module, args []*eval.
 	for _, h := range hyperparameters[file] {
 		var p *hlo.Instruction
 		for _, in := range m.Entry.Instructions {
-			if in.Opcode == "parameter" && in.Name == h.param {
+			if in.Opcode == hlo.OpParameter && in.Name == h.param {
 				p = in
 			}
 		}

@@ -80,7 +80,7 @@ func (c *compiler) deviceID(in *hlo.Instruction) error {
 	}
 	c.bufs[in.Name] = v
 	if !v.empty {
-		c.res.DeviceIDs = append(c.res.DeviceIDs, DeviceID{Array{v.addr, in.Shape, v.dt}, in.Opcode == "partition-id"})
+		c.res.DeviceIDs = append(c.res.DeviceIDs, DeviceID{Array{v.addr, in.Shape, v.dt}, in.Opcode == hlo.OpPartitionId})
 	}
 	return nil
 }
@@ -113,7 +113,7 @@ func (c *compiler) linkCollective(in *hlo.Instruction, base string) error {
 		var out []Array
 		for _, v := range vs {
 			for _, l := range leaves(v) {
-				if l.shape != nil && l.shape.Elem == "token" {
+				if l.shape != nil && l.shape.Elem == hlo.Token {
 					continue
 				}
 				if l.shape == nil || l.shape.IsTuple {

@@ -538,7 +538,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	}
 	var dot *hlo.Instruction
 	for _, b := range body {
-		if b.Opcode == "dot" {
+		if b.Opcode == hlo.OpDot {
 			if dot != nil {
 				return c.fail(b, "a fusion with two dots is not lowered")
 			}
@@ -553,7 +553,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	}
 	paramVal := func(name string) *value {
 		for _, b := range body {
-			if b.Name == name && b.Opcode == "parameter" && int(b.ParamNumber) < len(in.Operands) {
+			if b.Name == name && b.Opcode == hlo.OpParameter && int(b.ParamNumber) < len(in.Operands) {
 				return c.bufs[in.Operands[b.ParamNumber].Name]
 			}
 		}
@@ -570,7 +570,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		return c.fail(dot, "the chip's MXU does not multiply %s (mxu.dtypes)", lv.dt)
 	}
 	// Float inputs accumulate in f32, integers in s32 (wrapping, as XLA).
-	if dot.Shape.Elem == "f64" {
+	if dot.Shape.Elem == hlo.F64 {
 		return c.fail(dot, "an f64 result sums in f64 in XLA; the MXU accumulates in f32")
 	}
 	accDT := isa.F32

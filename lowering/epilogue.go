@@ -107,11 +107,11 @@ func (e *epilogue) analyze() error {
 	for _, b := range e.body {
 		switch {
 		case b == dot:
-		case b.Opcode == "parameter":
+		case b.Opcode == hlo.OpParameter:
 			params[b.Name] = c.bufs[e.in.Operands[b.ParamNumber].Name]
 			used := false
 			for _, u := range e.body {
-				if u == dot || u.Opcode == "broadcast" {
+				if u == dot || u.Opcode == hlo.OpBroadcast {
 					continue
 				}
 				for _, o := range u.Operands {
@@ -129,7 +129,7 @@ func (e *epilogue) analyze() error {
 				return err
 			}
 			e.loads[b.Name] = &epiLoad{v: v, pB: e.M * e.N, pM: e.N, pN: 1}
-		case b.Opcode == "constant":
+		case b.Opcode == hlo.OpConstant:
 			if len(b.Shape.Dims) != 0 || strings.TrimSpace(b.Literal) == "{...}" {
 				return c.fail(b, "non-scalar constants in a dot epilogue are not lowered yet")
 			}
@@ -138,7 +138,7 @@ func (e *epilogue) analyze() error {
 				return err
 			}
 			e.consts[b.Name] = lit
-		case b.Opcode == "broadcast":
+		case b.Opcode == hlo.OpBroadcast:
 			x := b.Operands[0].Name
 			if err := e.addBuf(b.Name, b.Shape.Elem, b); err != nil {
 				return err
@@ -201,7 +201,7 @@ func (e *epilogue) analyze() error {
 // operandOf returns the entry value name behind a body parameter name.
 func (e *epilogue) operandOf(name string) string {
 	for _, b := range e.body {
-		if b.Name == name && b.Opcode == "parameter" {
+		if b.Name == name && b.Opcode == hlo.OpParameter {
 			return e.in.Operands[b.ParamNumber].Name
 		}
 	}

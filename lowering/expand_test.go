@@ -258,7 +258,7 @@ func TestExpandedElementwise(t *testing.T) {
 							continue
 						}
 						rel := 0.0
-						if x != 0 && w.Shape.Elem == "f32" {
+						if x != 0 && w.Shape.Elem == hlo.F32 {
 							rel = 2.4e-7 * abs(x) // two ulps, beside the case's absolute allowance
 						}
 						require.LessOrEqual(t, abs(g-x), tc.maxAbs[i]+rel, "output %d [%d]: got %v, want %v", i, k, g, x)

@@ -24,14 +24,14 @@ var wrapOps = map[string]string{
 // expansionOf is b's expansion: its op's own, or for 4-, 8- or 16-bit
 // integer arithmetic the op in s32 wrapped back to the type's width.
 func expansionOf(b *hlo.Instruction) (expansion, bool) {
-	if b.Opcode == "reduce-precision" && precisionHolds(b) {
+	if b.Opcode == hlo.OpReducePrecision && precisionHolds(b) {
 		// A format with at least the type's exponent and mantissa bits
 		// changes nothing (f32 to f64's 11 and 52).
 		return expansion{emit: func(dst string, args, t []string) []string {
 			return []string{"vcopy   " + dst + ", " + args[0]}
 		}}, true
 	}
-	if b.Opcode == "remainder" {
+	if b.Opcode == hlo.OpRemainder {
 		if dt, ok := dtypeOf(b.Shape.Elem); ok && dt.IsInt() && !dt.IsWide() && dt != isa.U32 && dt != isa.Pred {
 			return remainderInt(dt), true
 		}
@@ -39,7 +39,7 @@ func expansionOf(b *hlo.Instruction) (expansion, bool) {
 			return remainderWide(dt), true
 		}
 	}
-	if b.Opcode == "popcnt" {
+	if b.Opcode == hlo.OpPopcnt {
 		if dt, ok := dtypeOf(b.Shape.Elem); ok && dt.IsInt() && !dt.IsWide() && dt != isa.Pred {
 			return popcnt(dt), true
 		}
@@ -53,15 +53,15 @@ func expansionOf(b *hlo.Instruction) (expansion, bool) {
 	}
 	mn, ok := wrapOps[b.Opcode]
 	switch {
-	case b.Opcode == "convert" && narrowConvert(b):
+	case b.Opcode == hlo.OpConvert && narrowConvert(b):
 		mn, ok = "vcvt", true
-	case b.Opcode == "shift-right-arithmetic" && !dt.IsSigned():
+	case b.Opcode == hlo.OpShiftRightArithmetic && !dt.IsSigned():
 		return sraUnsigned(dt), true
-	case b.Opcode == "shift-right-logical" && !dt.IsSigned():
+	case b.Opcode == hlo.OpShiftRightLogical && !dt.IsSigned():
 		mn, ok = "vshr", true
-	case b.Opcode == "not" && !dt.IsSigned():
+	case b.Opcode == hlo.OpNot && !dt.IsSigned():
 		mn, ok = "vnot", true // ~x of a u8 is negative in s32
-	case b.Opcode == "shift-right-arithmetic" && dt.IsSigned():
+	case b.Opcode == hlo.OpShiftRightArithmetic && dt.IsSigned():
 		mn, ok = "vsra", true
 	}
 	if !ok {
@@ -166,11 +166,11 @@ func precisionHolds(b *hlo.Instruction) bool {
 		return false
 	}
 	switch b.Shape.Elem {
-	case "f32":
+	case hlo.F32:
 		return e >= 8 && m >= 23
-	case "bf16":
+	case hlo.BF16:
 		return e >= 8 && m >= 7
-	case "f16":
+	case hlo.F16:
 		return e >= 5 && m >= 10
 	}
 	return false

@@ -69,7 +69,7 @@ func FeedRecord(s *hlo.Shape) (leaves []FeedLeaf, bytes int64, err error) {
 			}
 			return nil
 		}
-		if s.Elem == "token" {
+		if s.Elem == hlo.Token {
 			return nil
 		}
 		dt, ok := dtypeOf(s.Elem)
@@ -131,7 +131,7 @@ func (c *compiler) feedLeaves(in *hlo.Instruction, s *hlo.Shape, v *value) ([]Fe
 			}
 			return
 		}
-		if v.shape != nil && v.shape.Elem == "token" {
+		if v.shape != nil && v.shape.Elem == hlo.Token {
 			return
 		}
 		bufs = append(bufs, v)
@@ -249,13 +249,13 @@ func (c *compiler) writeRecord(in *hlo.Instruction, o *hlo.Operand) (*value, err
 func (c *compiler) hostTransfer(in *hlo.Instruction) error {
 	s := in.Shape
 	switch in.Opcode {
-	case "send", "recv":
-		if s == nil || !s.IsTuple || len(s.Tuple) < 2 || in.Opcode == "send" && len(in.Operands) < 1 {
+	case hlo.OpSend, hlo.OpRecv:
+		if s == nil || !s.IsTuple || len(s.Tuple) < 2 || in.Opcode == hlo.OpSend && len(in.Operands) < 1 {
 			return c.fail(in, "a host %s returns (data, context, token)", in.Opcode)
 		}
 		var data *value
 		var err error
-		if in.Opcode == "send" {
+		if in.Opcode == hlo.OpSend {
 			data, err = c.writeRecord(in, in.Operands[0])
 		} else {
 			data, err = c.readRecord(in, s.Tuple[0])
@@ -272,7 +272,7 @@ func (c *compiler) hostTransfer(in *hlo.Instruction) error {
 			v.tuple = append(v.tuple, e)
 		}
 		c.bufs[in.Name] = v
-	case "recv-done":
+	case hlo.OpRecvDone:
 		r := c.bufs[in.Operands[0].Name]
 		if r == nil || len(r.tuple) < 1 || s == nil || !s.IsTuple || len(s.Tuple) != 2 {
 			return c.fail(in, "recv-done takes a host recv and returns (data, token)")

@@ -291,12 +291,12 @@ func (c *compiler) scatter(in *hlo.Instruction) error {
 		return err
 	}
 	vop := ""
-	if r := fn.Root; r == nil || r.Opcode != "parameter" || r.ParamNumber != 1 {
+	if r := fn.Root; r == nil || r.Opcode != hlo.OpParameter || r.ParamNumber != 1 {
 		if r == nil || len(r.Operands) != 2 || len(fn.Instructions) != 3 {
 			return c.fail(in, "the scatter combiner is not an assignment or one add, multiply, maximum or minimum")
 		}
 		switch r.Opcode {
-		case "add", "multiply", "maximum", "minimum":
+		case hlo.OpAdd, hlo.OpMultiply, hlo.OpMaximum, hlo.OpMinimum:
 			vop = vectorOps[r.Opcode]
 		default:
 			return c.fail(in, "the scatter combiner %s is not lowered (assignment, add, multiply, maximum, minimum are)", r.Opcode)

@@ -144,7 +144,7 @@ func (a *hbmAllocator) handOver(v *value) {
 func deathRow(instrs []*hlo.Instruction, root *hlo.Instruction) map[int][]string {
 	last := map[string]int{}
 	for i, in := range instrs {
-		if in.Opcode != "parameter" { // parameters belong to the caller
+		if in.Opcode != hlo.OpParameter { // parameters belong to the caller
 			last[in.Name] = i
 		}
 		for _, o := range in.Operands {
@@ -153,7 +153,7 @@ func deathRow(instrs []*hlo.Instruction, root *hlo.Instruction) map[int][]string
 	}
 	delete(last, root.Name)
 	for _, in := range instrs {
-		if in.Opcode == "parameter" {
+		if in.Opcode == hlo.OpParameter {
 			delete(last, in.Name)
 		}
 	}

@@ -39,19 +39,19 @@ var viewOps = map[string]bool{"reshape": true, "bitcast": true, "copy": true, "t
 // parameter value v.
 func (c *compiler) viewOf(b *hlo.Instruction, v *value) (view, error) {
 	switch b.Opcode {
-	case "transpose":
+	case hlo.OpTranspose:
 		w, err := transposeView(b, v)
 		if err != nil {
 			return w, c.fail(b, "%v", err)
 		}
 		return w, nil
-	case "slice":
+	case hlo.OpSlice:
 		w, err := sliceView(b, v)
 		if err != nil {
 			return w, c.fail(b, "%v", err)
 		}
 		return w, nil
-	case "reverse":
+	case hlo.OpReverse:
 		return reverseView(b, v), nil
 	}
 	// reshape, bitcast, copy: the same elements in row-major order.
@@ -159,7 +159,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	}
 	for _, b := range body {
 		switch {
-		case b.Opcode == "parameter":
+		case b.Opcode == hlo.OpParameter:
 			if int(b.ParamNumber) >= len(in.Operands) {
 				return c.fail(in, "fused parameter %d has no operand", b.ParamNumber)
 			}
@@ -170,7 +170,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 			params[b.Name] = v
 			// Loaded as a tile when an elementwise user reads it whole.
 			for _, u := range users[b.Name] {
-				if u.Opcode != "broadcast" && !viewOps[u.Opcode] {
+				if u.Opcode != hlo.OpBroadcast && !viewOps[u.Opcode] {
 					if !fullShape(v.shape) {
 						return c.fail(u, "operand %s is %s, not the output's %s (only broadcasts change shape in a loop kernel)", b.Name, v.shape, out.shape)
 					}
@@ -181,7 +181,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 					break
 				}
 			}
-		case b.Opcode == "constant":
+		case b.Opcode == hlo.OpConstant:
 			if b.Shape.IsTuple {
 				return c.fail(b, "tuple constants are not lowered")
 			}
@@ -221,25 +221,25 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 				return err
 			}
 			loads[b.Name] = &hbmAccess{src: w.v, strides: w.strides, base: w.off * int64(w.v.dt.Size())}
-			if b.Opcode == "reshape" || b.Opcode == "bitcast" || b.Opcode == "copy" {
+			if b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || b.Opcode == hlo.OpCopy {
 				v := params[b.Operands[0].Name] // broadcasts may read it too
 				params[b.Name] = &value{tensor: v.tensor, addr: v.addr, shape: b.Shape, dt: v.dt}
 			}
-		case (b.Opcode == "reshape" || b.Opcode == "bitcast" || b.Opcode == "copy") && params[b.Operands[0].Name] != nil,
+		case (b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || b.Opcode == hlo.OpCopy) && params[b.Operands[0].Name] != nil,
 			len(b.Operands) == 1 && params[b.Operands[0].Name] != nil && sameElements(b, params[b.Operands[0].Name].shape) && !fullShape(b.Shape):
 			// A reshape of a parameter (or a broadcast that only adds
 			// dims of 1) read only through broadcasts: the same bytes
 			// seen with the new dimensions.
 			v := params[b.Operands[0].Name]
 			params[b.Name] = &value{tensor: v.tensor, addr: v.addr, shape: b.Shape, dt: v.dt}
-		case (b.Opcode == "reshape" || b.Opcode == "bitcast" || b.Opcode == "copy") && consts[b.Operands[0].Name] != "":
+		case (b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || b.Opcode == hlo.OpCopy) && consts[b.Operands[0].Name] != "":
 			// A reshaped scalar constant: a fill, as a broadcast of it.
 			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
 				return err
 			}
 			consts[b.Name] = consts[b.Operands[0].Name]
 			order = append(order, b)
-		case b.Opcode == "broadcast":
+		case b.Opcode == hlo.OpBroadcast:
 			x := b.Operands[0].Name
 			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
 				return err
@@ -255,7 +255,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 			}
 			st := broadcastStrides(b, v, len(S))
 			loads[b.Name] = &hbmAccess{src: v, strides: st}
-		case b.Opcode == "iota":
+		case b.Opcode == hlo.OpIota:
 			// An iota is a constant: 0..n-1 along its dimension, stored once
 			// and broadcast like any other operand.
 			d, _ := hlo.IntList("{" + attrOr(b, "iota_dimension", "0") + "}")
@@ -476,7 +476,7 @@ func (c *compiler) locName(body []*hlo.Instruction, name string) {
 // checkElementwise: the op has a vector instruction with XLA's semantics.
 func (c *compiler) checkElementwise(b *hlo.Instruction, elemOf func(string) string) error {
 	switch b.Opcode {
-	case "compare":
+	case hlo.OpCompare:
 		dir, _ := b.Attr("direction")
 		if _, ok := compareOps[dir]; !ok {
 			return c.fail(b, "unknown comparison direction %q", dir)
@@ -485,16 +485,16 @@ func (c *compiler) checkElementwise(b *hlo.Instruction, elemOf func(string) stri
 			return c.fail(b, "total-order comparisons have no vector instruction")
 		}
 		return nil
-	case "select", "clamp":
+	case hlo.OpSelect, hlo.OpClamp:
 		return nil
-	case "reduce-precision":
+	case hlo.OpReducePrecision:
 		e, _ := b.Attr("exponent_bits")
 		m, _ := b.Attr("mantissa_bits")
 		if (e != "8" || m != "7") && !precisionHolds(b) {
 			return c.fail(b, "reduce-precision to %s exponent and %s mantissa bits is not lowered (only bf16's 8 and 7, or a format that holds the type)", e, m)
 		}
 		return nil
-	case "convert":
+	case hlo.OpConvert:
 		// The vector unit saturates integer-to-integer conversions; XLA
 		// wraps. Only those that cannot meet an out-of-range value agree
 		// (convertWraps).
@@ -512,7 +512,7 @@ func (c *compiler) checkElementwise(b *hlo.Instruction, elemOf func(string) stri
 		return nil
 	}
 	if _, ok := expansionOf(b); ok {
-		if f64In(b, elemOf) && !(b.Opcode == "reduce-precision" && precisionHolds(b)) {
+		if f64In(b, elemOf) && !(b.Opcode == hlo.OpReducePrecision && precisionHolds(b)) {
 			// The sequences are accurate to f32's precision, not f64's.
 			return c.fail(b, "f64 %s is not lowered (its vector sequence is accurate to f32, not f64)", b.Opcode)
 		}
@@ -526,7 +526,7 @@ func (c *compiler) checkElementwise(b *hlo.Instruction, elemOf func(string) stri
 
 // f64In reports whether b's result or an operand is f64.
 func f64In(b *hlo.Instruction, elemOf func(string) string) bool {
-	if b.Shape.Elem == "f64" {
+	if b.Shape.Elem == hlo.F64 {
 		return true
 	}
 	for _, o := range b.Operands {
@@ -569,23 +569,23 @@ func (c *compiler) vectorOp(b *hlo.Instruction, tile func(string) string, consts
 	w := &c.out
 	op := func(i int) string { return tile(b.Operands[i].Name) }
 	dst := tile(b.Name)
-	if lit, ok := consts[b.Name]; ok && (b.Opcode == "reshape" || b.Opcode == "bitcast" || b.Opcode == "copy") {
+	if lit, ok := consts[b.Name]; ok && (b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || b.Opcode == hlo.OpCopy) {
 		fmt.Fprintf(w, "        vfill   %s, %s%s\n", dst, fillValue(lit), sync) // a reshaped scalar constant
 		return
 	}
 	switch b.Opcode {
-	case "broadcast", "constant":
+	case hlo.OpBroadcast, hlo.OpConstant:
 		fmt.Fprintf(w, "        vfill   %s, %s%s\n", dst, fillValue(consts[b.Name]), sync)
-	case "compare":
+	case hlo.OpCompare:
 		dir, _ := b.Attr("direction")
 		fmt.Fprintf(w, "        %-7s %s, %s, %s%s\n", compareOps[dir], dst, op(0), op(1), sync)
-	case "select":
+	case hlo.OpSelect:
 		// dst = on_false, then take on_true where the predicate holds.
 		first, last := splitSync(sync)
 		fmt.Fprintf(w, "        vcvt    %s, %s%s\n", dst, op(2), first) // on_false may be of another type (mixed precision)
 		c.loc(b)
 		fmt.Fprintf(w, "        vsel    %s, %s, %s%s\n", dst, op(0), op(1), last)
-	case "clamp":
+	case hlo.OpClamp:
 		first, last := splitSync(sync)
 		fmt.Fprintf(w, "        vmax    %s, %s, %s%s\n", dst, op(1), op(0), first)
 		c.loc(b)

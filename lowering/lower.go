@@ -218,7 +218,7 @@ func complexBindings(orig *hlo.Module, res *Compiled) {
 	}
 	params := map[int64]*hlo.Shape{}
 	for _, in := range orig.Entry.Instructions {
-		if in.Opcode == "parameter" {
+		if in.Opcode == hlo.OpParameter {
 			params[in.ParamNumber] = in.Shape
 		}
 	}
@@ -332,7 +332,7 @@ func checkF64(file string, m *hlo.Module, chip *config.Chip) error {
 		if s.IsTuple {
 			return slices.ContainsFunc(s.Tuple, has)
 		}
-		return s.Elem == "f64" || s.Elem == "c128"
+		return s.Elem == hlo.F64 || s.Elem == hlo.C128
 	}
 	for _, comp := range m.Computations {
 		for _, in := range comp.Instructions {
@@ -437,7 +437,7 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 		}
 		return v, nil
 	}
-	if s.Elem == "token" {
+	if s.Elem == hlo.Token {
 		return &value{shape: s, empty: true}, nil // ordering only: no bytes
 	}
 	dt, ok := dtypeOf(s.Elem)
@@ -562,7 +562,7 @@ func (c *compiler) entry() error {
 	fmt.Fprintf(&c.out, "; %s lowered by Pulse %s for %s\n", c.file, Version, c.chip.Name)
 	var params []*hlo.Instruction
 	for _, in := range e.Instructions {
-		if in.Opcode == "parameter" {
+		if in.Opcode == hlo.OpParameter {
 			params = append(params, in)
 		}
 	}
@@ -596,7 +596,7 @@ func (c *compiler) entry() error {
 		dying[i] = append(dying[i], names...)
 	}
 	for i, in := range e.Instructions {
-		if in.Opcode == "parameter" {
+		if in.Opcode == hlo.OpParameter {
 			continue
 		}
 		c.dyingNow = dying[i]
@@ -635,7 +635,7 @@ func (c *compiler) entry() error {
 // instruction lowers one entry-computation instruction.
 func (c *compiler) instruction(in *hlo.Instruction) error {
 	operand := func(i int) *value { return c.bufs[in.Operands[i].Name] }
-	if !in.Shape.IsTuple && in.Shape.Elems() == 0 && in.Opcode != "parameter" {
+	if !in.Shape.IsTuple && in.Shape.Elems() == 0 && in.Opcode != hlo.OpParameter {
 		v, err := c.alloc(in, in.Shape, "")
 		if err == nil {
 			c.bufs[in.Name] = v // an empty result: no kernel
@@ -731,7 +731,7 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		case "kOutput":
 			err = c.fail(in, "kOutput fusions without a dot are not lowered yet")
 			for _, b := range fc.Instructions {
-				if b.Opcode == "dot" {
+				if b.Opcode == hlo.OpDot {
 					err = c.dotKernel(in, fc.Instructions, fc.Root)
 				}
 			}
@@ -834,7 +834,7 @@ func (c *compiler) singleton(in *hlo.Instruction) []*hlo.Instruction {
 // paramIn says whether body holds parameter number n.
 func paramIn(body []*hlo.Instruction, n int64) bool {
 	for _, b := range body {
-		if b.Opcode == "parameter" && b.ParamNumber == n {
+		if b.Opcode == hlo.OpParameter && b.ParamNumber == n {
 			return true
 		}
 	}
@@ -1022,7 +1022,7 @@ func (c *compiler) kernelCost(in *hlo.Instruction, body []*hlo.Instruction) (flo
 		}
 	}
 	for _, b := range body {
-		if b.Opcode == "parameter" || b.Shape == nil {
+		if b.Opcode == hlo.OpParameter || b.Shape == nil {
 			continue
 		}
 		ops := make([]*hlo.Shape, len(b.Operands))
@@ -1038,7 +1038,7 @@ func (c *compiler) kernelCost(in *hlo.Instruction, body []*hlo.Instruction) (flo
 	sliced := map[int64]int64{} // parameter number -> bytes its slices read, -1 if used whole
 	params := map[string]int64{}
 	for _, b := range body {
-		if b.Opcode == "parameter" {
+		if b.Opcode == hlo.OpParameter {
 			params[b.Name] = b.ParamNumber
 		}
 	}
@@ -1047,7 +1047,7 @@ func (c *compiler) kernelCost(in *hlo.Instruction, body []*hlo.Instruction) (flo
 			p, ok := params[o.Name]
 			switch {
 			case !ok || sliced[p] < 0:
-			case b.Opcode == "slice" && b.Shape != nil:
+			case b.Opcode == hlo.OpSlice && b.Shape != nil:
 				sliced[p] += b.Shape.Bytes()
 			default:
 				sliced[p] = -1

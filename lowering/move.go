@@ -168,7 +168,7 @@ func (c *compiler) moveKernel(in *hlo.Instruction) error {
 		fmt.Fprintf(&c.out, "        "+format+"\n", a...)
 	}
 	switch in.Opcode {
-	case "transpose":
+	case hlo.OpTranspose:
 		if c.transposeKernel(in, x, out) {
 			break
 		}
@@ -179,7 +179,7 @@ func (c *compiler) moveKernel(in *hlo.Instruction) error {
 		if err := c.emitCopy(in, emit, dst, src, dims); err != nil {
 			return err
 		}
-	case "slice":
+	case hlo.OpSlice:
 		src, err := sliceView(in, x)
 		if err != nil {
 			return c.fail(in, "%v", err)
@@ -187,11 +187,11 @@ func (c *compiler) moveKernel(in *hlo.Instruction) error {
 		if err := c.emitCopy(in, emit, dst, src, dims); err != nil {
 			return err
 		}
-	case "reverse":
+	case hlo.OpReverse:
 		if err := c.emitCopy(in, emit, dst, reverseView(in, x), dims); err != nil {
 			return err
 		}
-	case "concatenate":
+	case hlo.OpConcatenate:
 		d, _ := hlo.IntList(attrOr(in, "dimensions", "{}"))
 		if len(d) != 1 {
 			return c.fail(in, "concatenate needs one dimension")
@@ -209,7 +209,7 @@ func (c *compiler) moveKernel(in *hlo.Instruction) error {
 			}
 			at += od[d[0]]
 		}
-	case "pad":
+	case hlo.OpPad:
 		emit("semset  s0, 0")
 		return c.padKernel(in, x, out, dims, emit)
 	default:

@@ -31,7 +31,7 @@ func countOffloadBytes(m *hlo.Module) int64 {
 	var n int64
 	for _, comp := range m.Computations {
 		for _, in := range comp.Instructions {
-			if in.Opcode == "custom-call" && eval.HostOffload(in) == "host" && in.Shape != nil && !in.Shape.IsTuple {
+			if in.Opcode == hlo.OpCustomCall && eval.HostOffload(in) == "host" && in.Shape != nil && !in.Shape.IsTuple {
 				n += alignUp(in.Shape.Bytes(), feedAlign)
 			}
 		}

@@ -58,7 +58,7 @@ func anyCallee(m *hlo.Module, opcode string, k func(*hlo.Instruction) int, ok fu
 func paramElems(body *hlo.Computation, n int) []string {
 	elems := make([]string, n)
 	for _, b := range body.Instructions {
-		if b.Opcode == "parameter" && int(b.ParamNumber) < n && b.Shape != nil {
+		if b.Opcode == hlo.OpParameter && int(b.ParamNumber) < n && b.Shape != nil {
 			elems[b.ParamNumber] = b.Shape.Elem
 		}
 	}

@@ -23,7 +23,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	if root == nil {
 		root = body[len(body)-1]
 	}
-	if root.Opcode != "reduce" || len(root.Operands) != 2 {
+	if root.Opcode != hlo.OpReduce || len(root.Operands) != 2 {
 		return c.fail(root, "only single-input reduce fusions are lowered")
 	}
 	if in.Shape.IsTuple {
@@ -80,7 +80,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	// [13,1051,321]: 13 passes over 321 rows).
 	patterns := [][]int64{hlo.Strides(X.Dims)}
 	for _, b := range body {
-		if b.Opcode == "broadcast" && byName[b.Operands[0].Name] != nil && byName[b.Operands[0].Name].Opcode == "parameter" {
+		if b.Opcode == hlo.OpBroadcast && byName[b.Operands[0].Name] != nil && byName[b.Operands[0].Name].Opcode == hlo.OpParameter {
 			if v := c.bufs[in.Operands[byName[b.Operands[0].Name].ParamNumber].Name]; v != nil && v.shape != nil && !v.shape.IsTuple {
 				patterns = append(patterns, broadcastStrides(b, v, len(X.Dims)))
 			}
@@ -119,12 +119,12 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	c.bufs[in.Name] = out
 	initName := red.Operands[1].Name
 	initLit, haveInit := "", false
-	if b := byName[initName]; b != nil && b.Opcode == "constant" {
+	if b := byName[initName]; b != nil && b.Opcode == hlo.OpConstant {
 		if initLit, err = c.scalarLiteral(b); err != nil {
 			return err
 		}
 		haveInit = true
-	} else if b != nil && b.Opcode == "parameter" {
+	} else if b != nil && b.Opcode == hlo.OpParameter {
 		initLit, haveInit = c.literals[c.bufs[in.Operands[b.ParamNumber].Name]]
 	}
 	// A column reduction (the innermost dim kept) streams the input in
@@ -133,7 +133,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	// elements). Read the other way — a row reduction through a
 	// transposed view — the DMA would fetch one element per burst.
 	kc := int64(0)
-	computedInit := !haveInit && byName[initName] != nil && byName[initName].Opcode == "parameter"
+	computedInit := !haveInit && byName[initName] != nil && byName[initName].Opcode == hlo.OpParameter
 	if sr, _ := collapse(kept[q:], patterns[0], X.Dims); sr == 1 && len(reduced) > 0 && (haveInit || computedInit) {
 		kc = c.columnChunk(body, rows)
 	}
@@ -198,7 +198,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	for _, b := range body {
 		switch {
 		case b == red:
-		case b.Opcode == "parameter":
+		case b.Opcode == hlo.OpParameter:
 			v := c.bufs[in.Operands[b.ParamNumber].Name]
 			if v == nil || v.tuple != nil {
 				return c.fail(in, "operand %d is not an array in memory", b.ParamNumber)
@@ -209,7 +209,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			}
 			needed := false
 			for _, u := range body {
-				if u.Opcode == "broadcast" {
+				if u.Opcode == hlo.OpBroadcast {
 					continue
 				}
 				for i, o := range u.Operands {
@@ -229,7 +229,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			if err := addBuf(b, v.shape.Elem, rowShape, a); err != nil {
 				return err
 			}
-		case b.Opcode == "constant":
+		case b.Opcode == hlo.OpConstant:
 			if len(b.Shape.Dims) != 0 || strings.TrimSpace(b.Literal) == "{...}" {
 				return c.fail(b, "non-scalar constants in a reduce fusion are not lowered yet")
 			}
@@ -238,7 +238,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 				return err
 			}
 			consts[b.Name] = lit
-		case b.Opcode == "broadcast":
+		case b.Opcode == hlo.OpBroadcast:
 			xn := b.Operands[0].Name
 			if !sameX(b.Shape) {
 				return c.fail(b, "broadcast to %s, not the reduced input's shape", b.Shape)
@@ -309,7 +309,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	var initLoad *hbmAccess // a computed init value, read from HBM
 	if !haveInit {
 		p := byName[initName]
-		if p == nil || p.Opcode != "parameter" {
+		if p == nil || p.Opcode != hlo.OpParameter {
 			return c.fail(red, "the init value must be a constant or a fusion parameter")
 		}
 		// Every row's result is op(row, init): the reducers are

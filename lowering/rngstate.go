@@ -22,7 +22,7 @@ func (c *compiler) rngGetAndUpdateState(in *hlo.Instruction) error {
 	if err != nil || delta < 0 || delta > 1<<31-1 {
 		return c.fail(in, "delta=%s: the counter advances by 0 to 2^31-1 blocks here", d)
 	}
-	if in.Shape == nil || in.Shape.IsTuple || in.Shape.Elem != "u64" || in.Shape.Elems() != 2 {
+	if in.Shape == nil || in.Shape.IsTuple || in.Shape.Elem != hlo.U64 || in.Shape.Elems() != 2 {
 		return c.fail(in, "returns u64[2], not %s", in.Shape)
 	}
 	if c.rngState == nil {

@@ -36,7 +36,7 @@ const minStridedTranspose = 1 << 14
 // loop kernel's load it would read one element per DMA burst; on its own it
 // is a tiled transpose through SRAM and the cross-lane unit (transpose.go).
 func movesInnermost(b *hlo.Instruction) bool {
-	if b.Opcode != "transpose" || b.Shape == nil || b.Shape.Elems() < minStridedTranspose {
+	if b.Opcode != hlo.OpTranspose || b.Shape == nil || b.Shape.Elems() < minStridedTranspose {
 		return false
 	}
 	perm, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
@@ -71,7 +71,7 @@ func innermostKept(perm, dims []int64, last int) bool {
 // sameElements: a broadcast that only adds dims of 1, in order, is a
 // reshape.
 func sameElements(b *hlo.Instruction, operand *hlo.Shape) bool {
-	if b.Opcode != "broadcast" || operand == nil || b.Shape.Elems() != operand.Elems() {
+	if b.Opcode != hlo.OpBroadcast || operand == nil || b.Shape.Elems() != operand.Elems() {
 		return false
 	}
 	dims, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
@@ -106,11 +106,11 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 	var split []*hlo.Instruction
 	for _, b := range body {
 		switch {
-		case b.Opcode == "parameter" || b.Opcode == "constant":
+		case b.Opcode == hlo.OpParameter || b.Opcode == hlo.OpConstant:
 			plain[b.Name] = true
 			continue
 		case len(b.Operands) == 1 && plain[b.Operands[0].Name] &&
-			(b.Opcode == "reshape" || b.Opcode == "bitcast" || sameElements(b, shapeOf(b.Operands[0].Name))):
+			(b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || sameElements(b, shapeOf(b.Operands[0].Name))):
 			plain[b.Name] = true
 			continue
 		case b.Shape == nil || b.Shape.IsTuple:
@@ -159,12 +159,12 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 		x = byName[x.Name]
 		name := in.Name + "/" + x.Name
 		switch {
-		case x.Opcode == "parameter":
+		case x.Opcode == hlo.OpParameter:
 			if int(x.ParamNumber) >= len(ops) {
 				return "", c.fail(in, "fused parameter %d has no operand", x.ParamNumber)
 			}
 			return ops[x.ParamNumber].Name, nil
-		case !inLoopKernel(x.Opcode) || movesInnermost(x) || x.Opcode == "constant" || (x.Opcode == "reshape" || x.Opcode == "bitcast") && plain[x.Operands[0].Name]:
+		case !inLoopKernel(x.Opcode) || movesInnermost(x) || x.Opcode == hlo.OpConstant || (x.Opcode == hlo.OpReshape || x.Opcode == hlo.OpBitcast) && plain[x.Operands[0].Name]:
 			// Its own instruction, over its operands' values.
 			cp := *x
 			cp.Name = name

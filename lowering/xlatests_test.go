@@ -191,15 +191,15 @@ func narrowFloatReduce(m *hlo.Module) bool {
 	floatReduce, toBits := false, false
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			if (in.Opcode == "reduce" || in.Opcode == "dot" || in.Opcode == "convolution") && in.Shape != nil && (in.Shape.Elem == "bf16" || in.Shape.Elem == "f16") {
+			if (in.Opcode == hlo.OpReduce || in.Opcode == hlo.OpDot || in.Opcode == hlo.OpConvolution) && in.Shape != nil && (in.Shape.Elem == hlo.BF16 || in.Shape.Elem == hlo.F16) {
 				// (A narrow dot's f32 sum, rounded once, flips the last
 				// bit where the evaluator's exact sum does not.)
 				return true
 			}
-			if in.Opcode == "reduce" && in.Shape != nil && in.Shape.Elem == "f32" {
+			if in.Opcode == hlo.OpReduce && in.Shape != nil && in.Shape.Elem == hlo.F32 {
 				floatReduce = true
 			}
-			if (in.Opcode == "bitcast" || in.Opcode == "bitcast-convert") && in.Shape != nil && in.Shape.Elem[0] != 'f' {
+			if (in.Opcode == hlo.OpBitcast || in.Opcode == hlo.OpBitcastConvert) && in.Shape != nil && in.Shape.Elem[0] != 'f' {
 				toBits = true
 			}
 		}

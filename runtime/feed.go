@@ -71,7 +71,7 @@ func writeInfeed(a *ref.Machine, f *lowering.Feeds, recs []*eval.Value) error {
 		}
 		var vals []*eval.Value
 		for _, v := range eval.Leaves(r) {
-			if v.Shape == nil || v.Shape.Elem != "token" {
+			if v.Shape == nil || v.Shape.Elem != hlo.Token {
 				vals = append(vals, v)
 			}
 		}

@@ -40,7 +40,7 @@ func InstructionCost(c *hlo.Computation, in *hlo.Instruction, ops []*hlo.Shape) 
 		return k
 	}
 	switch in.Opcode {
-	case "parameter", "constant", "tuple", "get-tuple-element", "bitcast", "after-all", "partition-id", "replica-id":
+	case hlo.OpParameter, hlo.OpConstant, hlo.OpTuple, hlo.OpGetTupleElement, hlo.OpBitcast, hlo.OpAfterAll, hlo.OpPartitionId, hlo.OpReplicaId:
 		return k // no data moved at run time
 	}
 	k.Bytes = in.Shape.Bytes()
@@ -51,7 +51,7 @@ func InstructionCost(c *hlo.Computation, in *hlo.Instruction, ops []*hlo.Shape) 
 	switch {
 	case hlo.Elementwise[in.Opcode]:
 		k.FLOPs = out
-	case in.Opcode == "dot" && len(ops) == 2 && ops[0] != nil:
+	case in.Opcode == hlo.OpDot && len(ops) == 2 && ops[0] != nil:
 		contract := int64(1)
 		if v, ok := in.Attr("lhs_contracting_dims"); ok {
 			dims, _ := hlo.IntList(v)
@@ -62,7 +62,7 @@ func InstructionCost(c *hlo.Computation, in *hlo.Instruction, ops []*hlo.Shape) 
 			}
 		}
 		k.FLOPs = 2 * out * contract
-	case in.Opcode == "convolution" && len(ops) == 2 && ops[1] != nil:
+	case in.Opcode == hlo.OpConvolution && len(ops) == 2 && ops[1] != nil:
 		// Each output element is a dot over the kernel's spatial positions and
 		// input features; with feature groups the kernel's input-feature
 		// dimension already holds one group's features.
@@ -77,9 +77,9 @@ func InstructionCost(c *hlo.Computation, in *hlo.Instruction, ops []*hlo.Shape) 
 			}
 		}
 		k.FLOPs = 2 * out * (kernel / max(outFeat, 1))
-	case in.Opcode == "reduce" && len(ops) > 0 && ops[0] != nil:
+	case in.Opcode == hlo.OpReduce && len(ops) > 0 && ops[0] != nil:
 		k.FLOPs = ops[0].Elems() // the reducer applied once per input element
-	case in.Opcode == "reduce-window" && len(ops) > 0 && ops[0] != nil:
+	case in.Opcode == hlo.OpReduceWindow && len(ops) > 0 && ops[0] != nil:
 		// Once per window position of every output element: overlapping
 		// windows read an input element many times (a cumulative sum
 		// over n elements is n(n+1)/2 additions, not n).

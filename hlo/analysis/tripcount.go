@@ -48,11 +48,11 @@ func TripCount(m *hlo.Module, c *hlo.Computation, w *hlo.Instruction) (int64, bo
 		return 0, false
 	}
 	init := Def(c, w.Operands[0].Name)
-	if init == nil || init.Opcode != "tuple" {
+	if init == nil || init.Opcode != hlo.OpTuple {
 		return 0, false
 	}
 	r := cond.Root
-	if r == nil || r.Opcode != "compare" || len(r.Operands) != 2 {
+	if r == nil || r.Opcode != hlo.OpCompare || len(r.Operands) != 2 {
 		return 0, false
 	}
 	dir, _ := r.Attr("direction")
@@ -103,23 +103,23 @@ func ceilDiv(a, b int64) int64 {
 // parameter, when the body's root tuple computes it so.
 func counterStep(body *hlo.Computation, i int64) (int64, bool) {
 	r := body.Root
-	if r == nil || r.Opcode != "tuple" || i >= int64(len(r.Operands)) {
+	if r == nil || r.Opcode != hlo.OpTuple || i >= int64(len(r.Operands)) {
 		return 0, false
 	}
 	next := defOperand(r, body, i)
-	if next == nil || (next.Opcode != "add" && next.Opcode != "subtract") || len(next.Operands) != 2 {
+	if next == nil || (next.Opcode != hlo.OpAdd && next.Opcode != hlo.OpSubtract) || len(next.Operands) != 2 {
 		return 0, false
 	}
 	x, y := Def(body, next.Operands[0].Name), Def(body, next.Operands[1].Name)
 	if j, ok := paramElement(body, x); ok && j == i {
 		if k, ok := intConstant(y); ok {
-			if next.Opcode == "subtract" {
+			if next.Opcode == hlo.OpSubtract {
 				k = -k
 			}
 			return k, true
 		}
 	}
-	if j, ok := paramElement(body, y); ok && j == i && next.Opcode == "add" {
+	if j, ok := paramElement(body, y); ok && j == i && next.Opcode == hlo.OpAdd {
 		return intConstant(x)
 	}
 	return 0, false
@@ -127,11 +127,11 @@ func counterStep(body *hlo.Computation, i int64) (int64, bool) {
 
 // paramElement is i when x is get-tuple-element(parameter(0)), index=i.
 func paramElement(c *hlo.Computation, x *hlo.Instruction) (int64, bool) {
-	if x == nil || x.Opcode != "get-tuple-element" || len(x.Operands) != 1 {
+	if x == nil || x.Opcode != hlo.OpGetTupleElement || len(x.Operands) != 1 {
 		return 0, false
 	}
 	p := Def(c, x.Operands[0].Name)
-	if p == nil || p.Opcode != "parameter" || p.ParamNumber != 0 {
+	if p == nil || p.Opcode != hlo.OpParameter || p.ParamNumber != 0 {
 		return 0, false
 	}
 	v, ok := x.Attr("index")
@@ -144,7 +144,7 @@ func paramElement(c *hlo.Computation, x *hlo.Instruction) (int64, bool) {
 
 // intConstant is the value of an integer scalar constant.
 func intConstant(x *hlo.Instruction) (int64, bool) {
-	if x == nil || x.Opcode != "constant" || x.Shape == nil || len(x.Shape.Dims) != 0 || hlo.IsFloat(x.Shape.Elem) {
+	if x == nil || x.Opcode != hlo.OpConstant || x.Shape == nil || len(x.Shape.Dims) != 0 || hlo.IsFloat(x.Shape.Elem) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(x.Literal, 10, 64)
@@ -189,7 +189,7 @@ func ExecutedCost(m *hlo.Module) (total Cost, unknown []string) {
 			k := InstructionCost(c, in, OperandShapes(c, in))
 			callees := m.CalledBy(in)
 			switch {
-			case in.Opcode == "while":
+			case in.Opcode == hlo.OpWhile:
 				n, ok := TripCount(m, c, in)
 				if !ok {
 					n = 1
@@ -198,7 +198,7 @@ func ExecutedCost(m *hlo.Module) (total Cost, unknown []string) {
 				for _, cc := range callees {
 					k = k.plus(walk(cc, depth+1).times(n))
 				}
-			case in.Opcode == "conditional":
+			case in.Opcode == hlo.OpConditional:
 				var most Cost
 				for _, cc := range callees {
 					if b := walk(cc, depth+1); b.FLOPs > most.FLOPs || (b.FLOPs == most.FLOPs && b.Bytes > most.Bytes) {
@@ -209,7 +209,7 @@ func ExecutedCost(m *hlo.Module) (total Cost, unknown []string) {
 			default:
 				// Reducers, comparators and scatter combiners run per
 				// element: their scalar cost is in the caller's own.
-				if in.Opcode == "fusion" || in.Opcode == "call" || in.Opcode == "async-start" || in.Opcode == "custom-call" {
+				if in.Opcode == hlo.OpFusion || in.Opcode == hlo.OpCall || in.Opcode == hlo.OpAsyncStart || in.Opcode == hlo.OpCustomCall {
 					for _, cc := range callees {
 						k = k.plus(walk(cc, depth+1))
 					}
@@ -252,7 +252,7 @@ func satMul(a, n int64) int64 {
 // such a loop ran to the 10^10-cycle limit (67-130 s) before it was told.
 func NeverEnds(m *hlo.Module, w *hlo.Instruction) bool {
 	cond, body := m.Callee(w, "condition"), m.Callee(w, "body")
-	if cond == nil || body == nil || cond.Root == nil || cond.Root.Opcode != "constant" {
+	if cond == nil || body == nil || cond.Root == nil || cond.Root.Opcode != hlo.OpConstant {
 		return false
 	}
 	if strings.TrimSpace(cond.Root.Literal) != "true" {

@@ -135,7 +135,7 @@ func (e *Evaluator) planFor(c *hlo.Computation) *plan {
 				p.uses[o.Name] = append(u, i)
 			}
 		}
-		if in.Opcode == "parameter" {
+		if in.Opcode == hlo.OpParameter {
 			p.params[in.Name] = true
 		}
 	}
@@ -375,14 +375,14 @@ func (e *Evaluator) callPacked(c *hlo.Computation, args []*Value, owned bool) (*
 			// which nothing else holds, writes into it: a loop that
 			// updates a slice of its state per iteration does not copy
 			// the whole state each time.
-			inPlace := in.Opcode == "dynamic-update-slice" && e.updatable(in, ops, i, pl, c, held)
+			inPlace := in.Opcode == hlo.OpDynamicUpdateSlice && e.updatable(in, ops, i, pl, c, held)
 			if in.Shape != nil && !allocatesNothing[in.Opcode] && !hlo.IsIdentityCall(in) && !inPlace && e.live+in.Shape.Elems() > limit {
 				for _, t := range temps {
 					e.release(t)
 				}
 				return nil, e.fail(in, "evaluating this module needs more than %d live elements (%d MiB of float64 values); the host evaluator stops here", limit, limit*8>>20)
 			}
-			if in.Opcode == "while" && len(ops) == 1 {
+			if in.Opcode == hlo.OpWhile && len(ops) == 1 {
 				// A while's init read for the last time is handed to
 				// the loop, whose own reference holds it from here (the
 				// first iteration may then update it in place too).
@@ -407,7 +407,7 @@ func (e *Evaluator) callPacked(c *hlo.Computation, args []*Value, owned bool) (*
 				return nil, err
 			}
 		}
-		if in.Opcode != "parameter" {
+		if in.Opcode != hlo.OpParameter {
 			e.retain(v)
 		}
 		vals[in.Name] = v
@@ -508,7 +508,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			// evaluator computes on logical shapes, where they mean nothing.
 			return nil, e.fail(in, "changes the element count (%d to %d)", len(ops[0].Data), s.Elems())
 		}
-		if in.Opcode == "bitcast" && ops[0].Shape != nil && !s.IsTuple && s.Elem != ops[0].Shape.Elem {
+		if in.Opcode == hlo.OpBitcast && ops[0].Shape != nil && !s.IsTuple && s.Elem != ops[0].Shape.Elem {
 			// A bitcast that changes the type reads the same bits as it,
 			// as bitcast-convert does (f32 -> s32 in post-layout dumps).
 			v, err := e.bitcastConvert(in, &Value{Shape: &hlo.Shape{Elem: ops[0].Shape.Elem, Dims: s.Dims}, Data: ops[0].Data})
@@ -701,7 +701,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		if names, ok := in.Attr("branch_computations"); ok {
 			list := strings.Split(strings.Trim(names, "{}"), ",")
 			k := int(intAt(ops[0], 0))
-			if ops[0].Shape.Elem == "pred" {
+			if ops[0].Shape.Elem == hlo.Pred {
 				k = 1 - k // XLA: a pred selects branch 0 when true
 			}
 			if k < 0 || k >= len(list) {
@@ -783,7 +783,7 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 		return nil, e.fail(in, "no operands")
 	}
 	ct := ops[0].Shape.Elem // computation type
-	if in.Opcode == "select" || in.Opcode == "clamp" {
+	if in.Opcode == hlo.OpSelect || in.Opcode == hlo.OpClamp {
 		ct = ops[1].Shape.Elem
 		// select's predicate and clamp's bounds may be scalars.
 		for k, o := range ops {
@@ -808,7 +808,7 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 	cmpType, _ := in.Attr("type")
 	totalOrder := cmpType == "TOTALORDER" && hlo.IsFloat(ct)
 	var expBits, manBits int64
-	if in.Opcode == "reduce-precision" {
+	if in.Opcode == hlo.OpReducePrecision {
 		var err1, err2 error
 		expBits, err1 = hlo.IntAttr(in, "exponent_bits")
 		manBits, err2 = hlo.IntAttr(in, "mantissa_bits")
@@ -879,12 +879,12 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 		var r float64
 		intOp := !hlo.IsFloat(ct)
 		switch in.Opcode {
-		case "add", "subtract", "multiply":
+		case hlo.OpAdd, hlo.OpSubtract, hlo.OpMultiply:
 			if !intOp || ct == "pred" {
 				switch in.Opcode {
-				case "add":
+				case hlo.OpAdd:
 					r = x + y
-				case "subtract":
+				case hlo.OpSubtract:
 					r = x - y
 				default:
 					r = x * y
@@ -896,15 +896,15 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 			a, b := elemBits(ct, x), elemBits(ct, y)
 			var w uint64
 			switch in.Opcode {
-			case "add":
+			case hlo.OpAdd:
 				w = a + b
-			case "subtract":
+			case hlo.OpSubtract:
 				w = a - b
 			default:
 				w = a * b
 			}
 			r = fromBits(ct, w)
-		case "divide":
+		case hlo.OpDivide:
 			if intOp {
 				switch {
 				case y == 0:
@@ -918,44 +918,44 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 			} else {
 				r = x / y
 			}
-		case "remainder":
+		case hlo.OpRemainder:
 			if intOp && y == 0 {
 				r = x
 			} else {
 				r = math.Mod(x, y)
 			}
-		case "power":
+		case hlo.OpPower:
 			if intOp {
 				r = intPower(x, y)
 			} else {
 				r = math.Pow(x, y)
 			}
-		case "maximum":
+		case hlo.OpMaximum:
 			r = math.Max(x, y)
-		case "minimum":
+		case hlo.OpMinimum:
 			r = math.Min(x, y)
-		case "atan2":
+		case hlo.OpAtan2:
 			r = math.Atan2(x, y)
-		case "next-after":
+		case hlo.OpNextAfter:
 			r = nextAfter(ct, x, y)
-		case "and", "or", "xor":
+		case hlo.OpAnd, hlo.OpOr, hlo.OpXor:
 			// On the type's bits: a u64 beyond 2^63 has no int64.
 			a, b := elemBits(ct, x), elemBits(ct, y)
 			switch in.Opcode {
-			case "and":
+			case hlo.OpAnd:
 				r = fromBits(ct, a&b)
-			case "or":
+			case hlo.OpOr:
 				r = fromBits(ct, a|b)
 			default:
 				r = fromBits(ct, a^b)
 			}
-		case "not":
+		case hlo.OpNot:
 			if ct == "pred" {
 				r = 1 - x
 			} else {
 				r = fromBits(ct, ^elemBits(ct, x))
 			}
-		case "compare":
+		case hlo.OpCompare:
 			if totalOrder {
 				x, y = totalOrderCmp(x, y), 0
 			}
@@ -979,24 +979,24 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 			if ok {
 				r = 1
 			}
-		case "select":
+		case hlo.OpSelect:
 			r = z
 			if x != 0 {
 				r = y
 			}
-		case "clamp":
+		case hlo.OpClamp:
 			r = math.Min(math.Max(y, x), z)
-		case "abs":
+		case hlo.OpAbs:
 			r = math.Abs(x)
 			if intOp && ct != "pred" && x < 0 {
 				r = fromBits(ct, -elemBits(ct, x)) // abs(MIN) = MIN, wrapping
 			}
-		case "negate":
+		case hlo.OpNegate:
 			r = -x
 			if intOp && ct != "pred" {
 				r = fromBits(ct, -elemBits(ct, x)) // -MIN = MIN, wrapping
 			}
-		case "sign":
+		case hlo.OpSign:
 			switch {
 			case x > 0:
 				r = 1
@@ -1005,88 +1005,88 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 			default:
 				r = x
 			}
-		case "floor":
+		case hlo.OpFloor:
 			r = math.Floor(x)
-		case "ceil":
+		case hlo.OpCeil:
 			r = math.Ceil(x)
-		case "round-nearest-afz":
+		case hlo.OpRoundNearestAfz:
 			r = math.Round(x)
-		case "round-nearest-even":
+		case hlo.OpRoundNearestEven:
 			r = math.RoundToEven(x)
-		case "sqrt":
+		case hlo.OpSqrt:
 			r = math.Sqrt(x)
-		case "rsqrt":
+		case hlo.OpRsqrt:
 			r = 1 / math.Sqrt(x)
-		case "cbrt":
+		case hlo.OpCbrt:
 			r = math.Cbrt(x)
-		case "exponential":
+		case hlo.OpExponential:
 			r = math.Exp(x)
-		case "exponential-minus-one":
+		case hlo.OpExponentialMinusOne:
 			r = math.Expm1(x)
-		case "log":
+		case hlo.OpLog:
 			r = math.Log(x)
-		case "log-plus-one":
+		case hlo.OpLogPlusOne:
 			r = math.Log1p(x)
-		case "logistic":
+		case hlo.OpLogistic:
 			r = 1 / (1 + math.Exp(-x))
-		case "sine":
+		case hlo.OpSine:
 			r = math.Sin(x)
-		case "cosine":
+		case hlo.OpCosine:
 			r = math.Cos(x)
-		case "tan":
+		case hlo.OpTan:
 			r = math.Tan(x)
-		case "tanh":
+		case hlo.OpTanh:
 			r = math.Tanh(x)
-		case "erf":
+		case hlo.OpErf:
 			r = math.Erf(x)
-		case "acos":
+		case hlo.OpAcos:
 			r = math.Acos(x)
-		case "acosh":
+		case hlo.OpAcosh:
 			r = math.Acosh(x)
-		case "asin":
+		case hlo.OpAsin:
 			r = math.Asin(x)
-		case "asinh":
+		case hlo.OpAsinh:
 			r = math.Asinh(x)
-		case "atanh":
+		case hlo.OpAtanh:
 			r = math.Atanh(x)
-		case "sinh":
+		case hlo.OpSinh:
 			r = math.Sinh(x)
-		case "lgamma":
+		case hlo.OpLgamma:
 			r, _ = math.Lgamma(x)
 			if math.IsInf(x, -1) {
 				r = math.Inf(1) // C's and XLA's lgamma(-inf); Go's says -inf
 			}
-		case "digamma":
+		case hlo.OpDigamma:
 			r = digamma(x)
-		case "erf-inv":
+		case hlo.OpErfInv:
 			r = math.Erfinv(x)
-			if in.Shape.Elem == "f64" {
+			if in.Shape.Elem == hlo.F64 {
 				r = ErfInv64(x) // XLA's, a few ulps from the exact one
 			}
-		case "erfc":
+		case hlo.OpErfc:
 			r = math.Erfc(x)
-		case "bessel-i1e":
+		case hlo.OpBesselI1e:
 			r = besselI1e(x)
-		case "cosh":
+		case hlo.OpCosh:
 			r = math.Cosh(x)
-		case "is-finite":
+		case hlo.OpIsFinite:
 			if !math.IsInf(x, 0) && x == x {
 				r = 1
 			}
-		case "convert":
+		case hlo.OpConvert:
 			r = convert(ct, s.Elem, x)
 			if hlo.IsWide(s.Elem) {
 				out.Data[i] = r // carried bits: no rounding of a number
 				continue
 			}
-		case "shift-left", "shift-right-logical", "shift-right-arithmetic", "popcnt", "count-leading-zeros":
+		case hlo.OpShiftLeft, hlo.OpShiftRightLogical, hlo.OpShiftRightArithmetic, hlo.OpPopcnt, hlo.OpCountLeadingZeros:
 			r = bitOp(opc, ct, x, y)
-		case "reduce-precision":
+		case hlo.OpReducePrecision:
 			r = reducePrecision(x, ct, int(expBits), int(manBits))
 		default:
 			return nil, e.fail(in, "not supported by the evaluator yet")
 		}
-		if in.Opcode == "maximum" || in.Opcode == "minimum" {
+		if in.Opcode == hlo.OpMaximum || in.Opcode == hlo.OpMinimum {
 			if x != x || y != y {
 				r = math.NaN()
 			}
@@ -1169,7 +1169,7 @@ func (e *Evaluator) reducer(c *hlo.Computation) string {
 		return ""
 	}
 	switch c.Root.Opcode {
-	case "add", "multiply", "maximum", "minimum", "and", "or":
+	case hlo.OpAdd, hlo.OpMultiply, hlo.OpMaximum, hlo.OpMinimum, hlo.OpAnd, hlo.OpOr:
 		return c.Root.Opcode
 	}
 	return ""
@@ -1401,7 +1401,7 @@ func ParamElements(m *hlo.Module) int64 {
 		return 0
 	}
 	for _, in := range m.Entry.Instructions {
-		if in.Opcode == "parameter" && in.Shape != nil {
+		if in.Opcode == hlo.OpParameter && in.Shape != nil {
 			n += in.Shape.Elems()
 		}
 	}
@@ -1423,7 +1423,7 @@ func RandomArgsWithin(m *hlo.Module, seed uint64, limit int64) ([]*Value, error)
 	}
 	var params []*hlo.Instruction
 	for _, in := range m.Entry.Instructions {
-		if in.Opcode == "parameter" {
+		if in.Opcode == hlo.OpParameter {
 			params = append(params, in)
 		}
 	}
@@ -1468,9 +1468,9 @@ func randomValue(s *hlo.Shape, r *rand.Rand) (*Value, error) {
 	}
 	for i := range v.Data {
 		switch {
-		case s.Elem == "pred":
+		case s.Elem == hlo.Pred:
 			v.Data[i] = float64(r.IntN(2))
-		case s.Elem == "f8e8m0fnu":
+		case s.Elem == hlo.F8E8M0FNU:
 			v.Data[i] = math.Ldexp(1, r.IntN(9)-4) // a scale: 2^-4..2^4 (it has no zero or negatives)
 		case hlo.IsFloat(s.Elem):
 			v.Data[i] = hlo.Round(s.Elem, 2*r.Float64()-1)
@@ -1490,12 +1490,12 @@ func randomValue(s *hlo.Shape, r *rand.Rand) (*Value, error) {
 // written: a fraction or an out-of-range value for an integer type, pred
 // other than 0 or 1, a finite value beyond a float type's range, a tuple.
 func Filled(s *hlo.Shape, x float64) (*Value, error) {
-	if s.IsTuple || s.Elem == "token" || s.Elem == "opaque" {
+	if s.IsTuple || s.Elem == hlo.Token || s.Elem == hlo.Opaque {
 		return nil, fmt.Errorf("%s is not an array", s)
 	}
 	r := hlo.Round(s.Elem, x)
 	switch {
-	case s.Elem == "pred":
+	case s.Elem == hlo.Pred:
 		if x != 0 && x != 1 {
 			return nil, fmt.Errorf("%s holds 0 or 1, not %g", s.Elem, x)
 		}

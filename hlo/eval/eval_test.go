@@ -77,7 +77,7 @@ func reorder(src string) string {
 	e := m.Entry
 	var consts, rest []*hlo.Instruction
 	for _, in := range e.Instructions {
-		if in.Opcode == "constant" || in.Opcode == "parameter" {
+		if in.Opcode == hlo.OpConstant || in.Opcode == hlo.OpParameter {
 			consts = append(consts, in)
 		} else {
 			rest = append(rest, in)

@@ -32,7 +32,7 @@ func EvalLowerBound(m *hlo.Module) (int64, *hlo.Instruction) {
 		last[c.Root.Name] = len(c.Instructions)
 	}
 	counts := func(in *hlo.Instruction) bool {
-		return !allocatesNothing[in.Opcode] && in.Opcode != "dynamic-update-slice" && in.Opcode != "constant" || in.Opcode == "parameter"
+		return !allocatesNothing[in.Opcode] && in.Opcode != hlo.OpDynamicUpdateSlice && in.Opcode != hlo.OpConstant || in.Opcode == hlo.OpParameter
 	}
 	var live, best int64
 	var at *hlo.Instruction
@@ -43,7 +43,7 @@ func EvalLowerBound(m *hlo.Module) (int64, *hlo.Instruction) {
 			n = 0
 		}
 		if counts(in) {
-			if in.Opcode != "parameter" && live+n > best {
+			if in.Opcode != hlo.OpParameter && live+n > best {
 				best, at = live+n, in
 			}
 			half := (n + 1) / 2

@@ -20,13 +20,13 @@ import (
 func (e *Evaluator) hostTransfer(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	s := in.Shape
 	switch in.Opcode {
-	case "send":
+	case hlo.OpSend:
 		if len(ops) < 1 || s == nil || !s.IsTuple || len(s.Tuple) < 2 {
 			return nil, e.fail(in, "a host send takes its data and a token and returns (data, context, token)")
 		}
 		e.Outfeed = append(e.Outfeed, copyValue(unpacked(ops[0])))
 		return transferTuple(s, ops[0]), nil
-	case "recv":
+	case hlo.OpRecv:
 		if s == nil || !s.IsTuple || len(s.Tuple) < 2 {
 			return nil, e.fail(in, "a host recv returns (data, context, token)")
 		}
@@ -35,7 +35,7 @@ func (e *Evaluator) hostTransfer(in *hlo.Instruction, ops []*Value) (*Value, err
 			return nil, err
 		}
 		return transferTuple(s, r), nil
-	case "recv-done":
+	case hlo.OpRecvDone:
 		if len(ops) < 1 || len(ops[0].Tuple) < 1 || s == nil || !s.IsTuple || len(s.Tuple) != 2 {
 			return nil, e.fail(in, "recv-done takes a recv and returns (data, token)")
 		}
@@ -120,8 +120,8 @@ func InfeedShapes(m *hlo.Module) []*hlo.Shape {
 	var out []*hlo.Shape
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			isRecv := in.Opcode == "recv" && hlo.IsHostTransfer(in)
-			if in.Opcode != "infeed" && !isRecv || in.Shape == nil || !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {
+			isRecv := in.Opcode == hlo.OpRecv && hlo.IsHostTransfer(in)
+			if in.Opcode != hlo.OpInfeed && !isRecv || in.Shape == nil || !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {
 				continue
 			}
 			s := in.Shape.Tuple[0]
@@ -162,7 +162,7 @@ func Assemble(s *hlo.Shape, leaves []*Value) *Value {
 	var build func(s *hlo.Shape) *Value
 	build = func(s *hlo.Shape) *Value {
 		if !s.IsTuple {
-			if s.Elem == "token" {
+			if s.Elem == hlo.Token {
 				return &Value{Shape: s}
 			}
 			v := leaves[0]

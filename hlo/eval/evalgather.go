@@ -249,12 +249,12 @@ func (e *Evaluator) scatter(in *hlo.Instruction, ops []*Value) (*Value, error) {
 // isAssign recognizes a scatter combiner that returns its second parameter
 // (the update), XLA's "overwrite" scatter.
 func isAssign(c *hlo.Computation) bool {
-	if c.Root == nil || c.Root.Opcode != "parameter" {
+	if c.Root == nil || c.Root.Opcode != hlo.OpParameter {
 		return false
 	}
 	np := 0
 	for _, in := range c.Instructions {
-		if in.Opcode == "parameter" {
+		if in.Opcode == hlo.OpParameter {
 			np++
 		}
 	}

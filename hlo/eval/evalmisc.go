@@ -192,9 +192,9 @@ var minOperands = map[string]int{"bitcast-convert": 1, "copy-start": 1, "copy-do
 // on) and async-done (takes the result out).
 func (e *Evaluator) async(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	switch in.Opcode {
-	case "async-update":
+	case hlo.OpAsyncUpdate:
 		return ops[0], nil
-	case "async-done":
+	case hlo.OpAsyncDone:
 		if len(ops[0].Tuple) < 2 {
 			return nil, e.fail(in, "operand is not an async-start result")
 		}
@@ -267,7 +267,7 @@ func (e *Evaluator) dimensionSize(in *hlo.Instruction, ops []*Value) (*Value, er
 	if err != nil || len(dims) != 1 || dims[0] < 0 || int(dims[0]) >= len(ops[0].Shape.Dims) {
 		return nil, e.fail(in, "needs one dimension of the operand")
 	}
-	if in.Opcode == "set-dimension-size" {
+	if in.Opcode == hlo.OpSetDimensionSize {
 		return &Value{Shape: in.Shape, Data: ops[0].Data}, nil
 	}
 	return &Value{Shape: in.Shape, Data: []float64{float64(ops[0].Shape.Dims[dims[0]])}}, nil

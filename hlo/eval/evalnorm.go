@@ -84,12 +84,12 @@ func (e *Evaluator) batchNorm(in *hlo.Instruction, ops []*Value) (*Value, error)
 		return v
 	}
 	switch in.Opcode {
-	case "batch-norm-inference":
+	case hlo.OpBatchNormInference:
 		if len(ops) != 5 {
 			return nil, e.fail(in, "takes operand, scale, offset, mean and variance")
 		}
 		return &Value{Shape: in.Shape, Data: normalize(ops[1].Data, ops[2].Data, ops[3].Data, ops[4].Data)}, nil
-	case "batch-norm-training":
+	case hlo.OpBatchNormTraining:
 		if len(ops) != 3 {
 			return nil, e.fail(in, "takes operand, scale and offset")
 		}

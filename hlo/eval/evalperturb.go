@@ -49,7 +49,7 @@ func (e *Evaluator) perturb(in *hlo.Instruction, v *Value, ops []*Value) *Value 
 		return v
 	}
 	switch in.Opcode {
-	case "reduce", "reduce-window", "scatter", "select-and-scatter":
+	case hlo.OpReduce, hlo.OpReduceWindow, hlo.OpScatter, hlo.OpSelectAndScatter:
 		// Exact unless the combiner rounds (max, min, logic do not).
 		if c, err := e.callee(in, "to_apply"); err == nil {
 			if r := e.reducer(c); r != "" && r != "add" && r != "multiply" {
@@ -117,7 +117,7 @@ func termsPerElement(in *hlo.Instruction, leaf int, ops []*Value, v *Value) int6
 		return max(x.Shape.Elems(), 1)
 	}
 	switch in.Opcode {
-	case "dot", "ragged-dot":
+	case hlo.OpDot, hlo.OpRaggedDot:
 		k := int64(1)
 		lc, _ := hlo.OptList(in, "lhs_contracting_dims")
 		for _, d := range lc {
@@ -126,16 +126,16 @@ func termsPerElement(in *hlo.Instruction, leaf int, ops []*Value, v *Value) int6
 			}
 		}
 		return k
-	case "convolution":
+	case hlo.OpConvolution:
 		labels, _ := in.Attr("dim_labels")
 		d, err := hlo.ParseDimLabels(labels)
 		if err != nil || d.RhsOut >= len(ops[1].Shape.Dims) {
 			return 1
 		}
 		return elems(ops[1]) / max(ops[1].Shape.Dims[d.RhsOut], 1) // window x input features
-	case "reduce":
+	case hlo.OpReduce:
 		return elems(ops[0]) / elems(v)
-	case "reduce-window":
+	case hlo.OpReduceWindow:
 		attr, _ := in.Attr("window")
 		w, err := hlo.ParseWindow(attr, len(ops[0].Shape.Dims))
 		if err != nil {
@@ -146,7 +146,7 @@ func termsPerElement(in *hlo.Instruction, leaf int, ops []*Value, v *Value) int6
 			k *= n
 		}
 		return k
-	case "batch-norm-training", "batch-norm-grad":
+	case hlo.OpBatchNormTraining, hlo.OpBatchNormGrad:
 		if leaf == 0 {
 			return 1 // the normalized output (or dx): elementwise from the statistics
 		}

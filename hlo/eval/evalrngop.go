@@ -32,7 +32,7 @@ func (e *Evaluator) rngGetAndUpdateState(in *hlo.Instruction) (*Value, error) {
 	if !ok || err != nil {
 		return nil, e.fail(in, "needs delta=N (the counter's advance)")
 	}
-	if in.Shape == nil || in.Shape.IsTuple || in.Shape.Elem != "u64" || in.Shape.Elems() != 2 {
+	if in.Shape == nil || in.Shape.IsTuple || in.Shape.Elem != hlo.U64 || in.Shape.Elems() != 2 {
 		return nil, e.fail(in, "returns u64[2], not %s", in.Shape)
 	}
 	s := e.rngStateOf()

@@ -32,7 +32,7 @@ func (e *Evaluator) selectAndScatter(in *hlo.Instruction, ops []*Value) (*Value,
 	}
 	// The common selectors are compare GE (max pooling) and LE (min).
 	dir := ""
-	if r := sel.Root; r != nil && r.Opcode == "compare" && len(sel.Instructions) == 3 {
+	if r := sel.Root; r != nil && r.Opcode == hlo.OpCompare && len(sel.Instructions) == 3 {
 		if p0, ok := paramNumber(sel, r.Operands[0].Name); ok && p0 == 0 {
 			if p1, ok := paramNumber(sel, r.Operands[1].Name); ok && p1 == 1 {
 				dir, _ = r.Attr("direction")
@@ -121,7 +121,7 @@ func (e *Evaluator) selectAndScatter(in *hlo.Instruction, ops []*Value) (*Value,
 func paramNumber(c *hlo.Computation, name string) (int64, bool) {
 	for _, in := range c.Instructions {
 		if in.Name == name {
-			return in.ParamNumber, in.Opcode == "parameter"
+			return in.ParamNumber, in.Opcode == hlo.OpParameter
 		}
 	}
 	return 0, false

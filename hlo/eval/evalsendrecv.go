@@ -21,15 +21,15 @@ import (
 func (e *Evaluator) deviceTransfer(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	s := in.Shape
 	switch in.Opcode {
-	case "send-done":
+	case hlo.OpSendDone:
 		return &Value{Shape: s}, nil
-	case "recv-done":
+	case hlo.OpRecvDone:
 		if len(ops) < 1 || len(ops[0].Tuple) < 1 || s == nil || !s.IsTuple || len(s.Tuple) != 2 {
 			return nil, e.fail(in, "recv-done takes a recv and returns (data, token)")
 		}
 		return &Value{Shape: s, Tuple: []*Value{ops[0].Tuple[0], {Shape: s.Tuple[1]}}}, nil
 	}
-	if s == nil || !s.IsTuple || len(s.Tuple) < 2 || in.Opcode == "send" && len(ops) < 1 {
+	if s == nil || !s.IsTuple || len(s.Tuple) < 2 || in.Opcode == hlo.OpSend && len(ops) < 1 {
 		return nil, e.fail(in, "a %s returns (data, context, token)", in.Opcode)
 	}
 	c := e.spmd
@@ -47,7 +47,7 @@ func (e *Evaluator) deviceTransfer(in *hlo.Instruction, ops []*Value) (*Value, e
 		}
 	}
 	f := c.fabric
-	if in.Opcode == "send" {
+	if in.Opcode == hlo.OpSend {
 		data := copyValue(unpacked(ops[0]))
 		f.mu.Lock()
 		for _, p := range pairs {

@@ -88,7 +88,7 @@ func (e *Evaluator) sortOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
 // comparator returns "element i goes before element j" for sort.
 func (e *Evaluator) comparator(in *hlo.Instruction, c *hlo.Computation, ops []*Value) (func(i, j int64) (bool, error), error) {
 	// Fast path: ROOT compare(parameter(0), parameter(1)), direction=LT|GT.
-	if r := c.Root; r != nil && r.Opcode == "compare" && len(c.Instructions) == 2*len(ops)+1 {
+	if r := c.Root; r != nil && r.Opcode == hlo.OpCompare && len(c.Instructions) == 2*len(ops)+1 {
 		byName := map[string]*hlo.Instruction{}
 		for _, x := range c.Instructions {
 			byName[x.Name] = x
@@ -96,7 +96,7 @@ func (e *Evaluator) comparator(in *hlo.Instruction, c *hlo.Computation, ops []*V
 		a, b := byName[r.Operands[0].Name], byName[r.Operands[1].Name]
 		dir, _ := r.Attr("direction")
 		typ, _ := r.Attr("type")
-		if a != nil && b != nil && a.Opcode == "parameter" && b.Opcode == "parameter" &&
+		if a != nil && b != nil && a.Opcode == hlo.OpParameter && b.Opcode == hlo.OpParameter &&
 			a.ParamNumber == 0 && b.ParamNumber == 1 && (dir == "LT" || dir == "GT") {
 			x := ops[0].Data
 			elem := ops[0].Shape.Elem

@@ -190,8 +190,8 @@ var takesPacked = map[string]bool{
 // the instruction is not one of those or its operand is not packed.
 func aliasPacked(in *hlo.Instruction, ops []*Value) *Value {
 	switch in.Opcode {
-	case "reshape", "bitcast", "copy", "opt-barrier":
-		if in.Opcode == "bitcast" && len(ops) == 1 && ops[0].Shape != nil && in.Shape.Elem != ops[0].Shape.Elem {
+	case hlo.OpReshape, hlo.OpBitcast, hlo.OpCopy, hlo.OpOptBarrier:
+		if in.Opcode == hlo.OpBitcast && len(ops) == 1 && ops[0].Shape != nil && in.Shape.Elem != ops[0].Shape.Elem {
 			return nil // the bits are read as another type (eval.go)
 		}
 		if len(ops) == 1 && ops[0].packed != nil && int64(len(ops[0].packed)) == in.Shape.Elems() {

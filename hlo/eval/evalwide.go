@@ -31,13 +31,13 @@ func (e *Evaluator) wideElementwise(in *hlo.Instruction, ops []*Value, ct string
 		}
 		var r uint64
 		switch in.Opcode {
-		case "add":
+		case hlo.OpAdd:
 			r = a + b
-		case "subtract":
+		case hlo.OpSubtract:
 			r = a - b
-		case "multiply":
+		case hlo.OpMultiply:
 			r = a * b
-		case "divide":
+		case hlo.OpDivide:
 			switch {
 			case b == 0:
 				r = math.MaxUint64
@@ -48,7 +48,7 @@ func (e *Evaluator) wideElementwise(in *hlo.Instruction, ops []*Value, ct string
 			default:
 				r = a / b
 			}
-		case "remainder":
+		case hlo.OpRemainder:
 			switch {
 			case b == 0:
 				r = a
@@ -59,32 +59,32 @@ func (e *Evaluator) wideElementwise(in *hlo.Instruction, ops []*Value, ct string
 			default:
 				r = a % b
 			}
-		case "maximum":
+		case hlo.OpMaximum:
 			r = a
 			if less(a, b) {
 				r = b
 			}
-		case "minimum":
+		case hlo.OpMinimum:
 			r = a
 			if less(b, a) {
 				r = b
 			}
-		case "and":
+		case hlo.OpAnd:
 			r = a & b
-		case "or":
+		case hlo.OpOr:
 			r = a | b
-		case "xor":
+		case hlo.OpXor:
 			r = a ^ b
-		case "not":
+		case hlo.OpNot:
 			r = ^a
-		case "negate":
+		case hlo.OpNegate:
 			r = -a
-		case "abs":
+		case hlo.OpAbs:
 			r = a
 			if signed && int64(a) < 0 {
 				r = -a
 			}
-		case "sign":
+		case hlo.OpSign:
 			switch {
 			case a == 0:
 			case signed && int64(a) < 0:
@@ -92,23 +92,23 @@ func (e *Evaluator) wideElementwise(in *hlo.Instruction, ops []*Value, ct string
 			default:
 				r = 1
 			}
-		case "power":
+		case hlo.OpPower:
 			r = widePower(a, b, signed)
-		case "shift-left", "shift-right-logical", "shift-right-arithmetic":
+		case hlo.OpShiftLeft, hlo.OpShiftRightLogical, hlo.OpShiftRightArithmetic:
 			n := uint64(64)
 			switch {
-			case in.Opcode == "shift-left" && b < n:
+			case in.Opcode == hlo.OpShiftLeft && b < n:
 				r = a << b
-			case in.Opcode == "shift-right-logical" && b < n:
+			case in.Opcode == hlo.OpShiftRightLogical && b < n:
 				r = a >> b
-			case in.Opcode == "shift-right-arithmetic":
+			case in.Opcode == hlo.OpShiftRightArithmetic:
 				r = uint64(int64(a) >> min(b, n-1))
 			}
-		case "popcnt":
+		case hlo.OpPopcnt:
 			r = uint64(bits.OnesCount64(a))
-		case "count-leading-zeros":
+		case hlo.OpCountLeadingZeros:
 			r = uint64(bits.LeadingZeros64(a))
-		case "compare":
+		case hlo.OpCompare:
 			var ok bool
 			switch dir {
 			case "EQ":
@@ -130,20 +130,20 @@ func (e *Evaluator) wideElementwise(in *hlo.Instruction, ops []*Value, ct string
 				out.Data[i] = 1
 			}
 			continue
-		case "convert":
+		case hlo.OpConvert:
 			out.Data[i] = convert(ct, out.Shape.Elem, ops[0].Data[i])
 			continue
-		case "copy":
+		case hlo.OpCopy:
 			out.Data[i] = ops[0].Data[i]
 			continue
-		case "select":
+		case hlo.OpSelect:
 			if ops[0].Data[i] != 0 {
 				out.Data[i] = ops[1].Data[i]
 			} else {
 				out.Data[i] = ops[2].Data[i]
 			}
 			continue
-		case "clamp":
+		case hlo.OpClamp:
 			lo, x, hi := a, b, at(2, i)
 			r = x
 			if less(r, lo) {

@@ -85,7 +85,7 @@ ENTRY e {
 	// The reference: the same a, built by the evaluator, solved directly.
 	var solve *hlo.Instruction
 	for _, in := range m.Entry.Instructions {
-		if in.Opcode == "triangular-solve" {
+		if in.Opcode == hlo.OpTriangularSolve {
 			solve = in
 		}
 	}

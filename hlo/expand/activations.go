@@ -37,7 +37,7 @@ var NeuronActivations = map[string]func(float64) float64{
 // NeuronActivation returns the target of an activation custom call, "" for
 // other instructions.
 func NeuronActivation(in *hlo.Instruction) string {
-	if in.Opcode != "custom-call" {
+	if in.Opcode != hlo.OpCustomCall {
 		return ""
 	}
 	t, _ := in.Attr("custom_call_target")
@@ -66,7 +66,7 @@ func (x *rewriter) erf(a *hlo.Instruction) *hlo.Instruction {
 // into elementwise ops (see above).
 func ExpandErfAndActivations(m *hlo.Module) error {
 	if err := rewriteEach(m, "erf", func(x *rewriter, ops []*hlo.Instruction) error {
-		if x.At.Shape.Elem == "f64" {
+		if x.At.Shape.Elem == hlo.F64 {
 			// XLA's f64 erf: Cephes' rational function within [-1, 1],
 			// 1 - erfc beyond (expanderfc.go).
 			x.Finish(x.erf64(ops[0]))

@@ -15,7 +15,7 @@ const BlockScaledDotTarget = "__op$block_scaled_dot"
 // IsBlockScaledDot reports whether in is that custom call.
 func IsBlockScaledDot(in *hlo.Instruction) bool {
 	t, _ := in.Attr("custom_call_target")
-	return in.Opcode == "custom-call" && strings.Trim(t, `"`) == BlockScaledDotTarget
+	return in.Opcode == hlo.OpCustomCall && strings.Trim(t, `"`) == BlockScaledDotTarget
 }
 
 // ExpandBlockScaledDots rewrites each block-scaled dot as XLA's

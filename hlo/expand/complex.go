@@ -273,7 +273,7 @@ func parseIntList(v string) []int64 {
 func reducesWithAdd(m *hlo.Module, in *hlo.Instruction) bool {
 	name, _ := in.Attr("to_apply")
 	c := m.Computation(strings.TrimPrefix(name, "%"))
-	return c != nil && c.Root != nil && c.Root.Opcode == "add" && len(c.Root.Operands) == 2
+	return c != nil && c.Root != nil && c.Root.Opcode == hlo.OpAdd && len(c.Root.Operands) == 2
 }
 
 // complexPart is part k (0 real, 1 imaginary) of pairs z [..., 2].

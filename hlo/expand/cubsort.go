@@ -23,7 +23,7 @@ var cubSortTargets = map[string]bool{"__cub$DeviceRadixSort": true, "__cub$Devic
 
 // IsCubSort reports whether in is a CUB radix-sort custom call.
 func IsCubSort(in *hlo.Instruction) bool {
-	if in.Opcode != "custom-call" {
+	if in.Opcode != hlo.OpCustomCall {
 		return false
 	}
 	t, _ := in.Attr("custom_call_target")
@@ -75,7 +75,7 @@ func ExpandCubSorts(m *hlo.Module) error {
 				return x.Errorf("operand %d %s: a radix sort's operands are arrays of one shape, returned as they are", i, o.Shape)
 			}
 		}
-		if keys.Elem == "pred" || strings.HasPrefix(keys.Elem, "c") {
+		if keys.Elem == hlo.Pred || strings.HasPrefix(keys.Elem, "c") {
 			return x.Errorf("a radix sort of %s keys is not supported", keys.Elem)
 		}
 		dir := "LT"

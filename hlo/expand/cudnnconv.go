@@ -35,7 +35,7 @@ const (
 
 // IsCudnnConv reports whether in is one of those custom calls.
 func IsCudnnConv(in *hlo.Instruction) bool {
-	if in.Opcode != "custom-call" {
+	if in.Opcode != hlo.OpCustomCall {
 		return false
 	}
 	t, _ := in.Attr("custom_call_target")

@@ -15,7 +15,7 @@ import (
 
 // IsDynamicGte reports whether in is a DynamicGte custom call.
 func IsDynamicGte(in *hlo.Instruction) bool {
-	if in.Opcode != "custom-call" {
+	if in.Opcode != hlo.OpCustomCall {
 		return false
 	}
 	t, _ := in.Attr("custom_call_target")

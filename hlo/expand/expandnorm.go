@@ -71,7 +71,7 @@ func (x *rewriter) expandBatchNorm(ops []*hlo.Instruction) error {
 	}
 
 	switch in.Opcode {
-	case "batch-norm-training":
+	case hlo.OpBatchNormTraining:
 		scale, offset := ops[1], ops[2]
 		mean := div(sum(xv), perFeature(float64(n)))
 		xc := sub(xv, spread(mean))
@@ -79,7 +79,7 @@ func (x *rewriter) expandBatchNorm(ops []*hlo.Instruction) error {
 		inv := rsqrt(add(variance, perFeature(eps)))
 		out := add(mul(xc, spread(mul(inv, scale))), spread(offset))
 		tuple(out, mean, variance)
-	case "batch-norm-inference":
+	case hlo.OpBatchNormInference:
 		scale, offset, mean, variance := ops[1], ops[2], ops[3], ops[4]
 		inv := rsqrt(add(variance, perFeature(eps)))
 		xc := sub(xv, spread(mean))

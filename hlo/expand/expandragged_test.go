@@ -96,7 +96,7 @@ func TestExpandRaggedDots(t *testing.T) {
 		sz := args[2]
 		for j := range sz.Data {
 			v := float64(r.IntN(int(n)+2) - 1) // -1 .. n
-			if sz.Shape.Elem == "s64" {
+			if sz.Shape.Elem == hlo.S64 {
 				v = math.Float64frombits(uint64(int64(v)))
 			}
 			sz.Data[j] = v

@@ -20,12 +20,12 @@ func ExpandRngBitGenerators(m *hlo.Module) error {
 	return rewriteEach(m, "rng-bit-generator", func(x *rewriter, ops []*hlo.Instruction) error {
 		in := x.At
 		st := ops[0].Shape
-		if !in.Shape.IsTuple || len(in.Shape.Tuple) != 2 || st.IsTuple || st.Elem != "u64" || len(st.Dims) != 1 || st.Dims[0] < 2 {
+		if !in.Shape.IsTuple || len(in.Shape.Tuple) != 2 || st.IsTuple || st.Elem != hlo.U64 || len(st.Dims) != 1 || st.Dims[0] < 2 {
 			return x.Errorf("takes a u64[n] state (n >= 2) and returns (state, bits)")
 		}
 		outShape := in.Shape.Tuple[1]
 		width := hlo.ElemBits(outShape.Elem)
-		if outShape.IsTuple || hlo.IsFloat(outShape.Elem) || outShape.Elem == "pred" || width != 8 && width != 16 && width != 32 && width != 64 {
+		if outShape.IsTuple || hlo.IsFloat(outShape.Elem) || outShape.Elem == hlo.Pred || width != 8 && width != 16 && width != 32 && width != 64 {
 			return x.Errorf("bits of %s are not generated (8-, 16-, 32- or 64-bit integers are)", outShape.Elem)
 		}
 		alg, _ := in.Attr("algorithm")

@@ -133,7 +133,7 @@ func (x *rewriter) bitWords(word string, dims []int64) *hlo.Instruction {
 // intLiteral reads an integer scalar constant, an unsigned one above
 // 2^63 as its two's-complement bits.
 func intLiteral(c *hlo.Instruction) (int64, bool) {
-	if c == nil || c.Opcode != "constant" || c.Shape == nil || len(c.Shape.Dims) != 0 {
+	if c == nil || c.Opcode != hlo.OpConstant || c.Shape == nil || len(c.Shape.Dims) != 0 {
 		return 0, false
 	}
 	if n, err := strconv.ParseInt(c.Literal, 10, 64); err == nil {

@@ -32,7 +32,7 @@ type gemmConfig struct {
 
 // IsGemmCall reports whether in is a cuBLAS gemm custom call.
 func IsGemmCall(in *hlo.Instruction) bool {
-	if in.Opcode != "custom-call" {
+	if in.Opcode != hlo.OpCustomCall {
 		return false
 	}
 	t, _ := in.Attr("custom_call_target")

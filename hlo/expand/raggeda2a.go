@@ -50,7 +50,7 @@ func ExpandRaggedAllToAll(m *hlo.Module) error {
 		row := x.Emit("iota", "s32", od, nil, "iota_dimension", "0")
 		at := func(v *hlo.Instruction, i int64) *hlo.Instruction {
 			e := x.Reshape(x.Slice(v, []int64{i}, []int64{1}, []int64{1}), nil)
-			if e.Shape.Elem != "s32" {
+			if e.Shape.Elem != hlo.S32 {
 				e = x.Convert(e, "s32")
 			}
 			return e

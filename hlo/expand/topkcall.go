@@ -17,7 +17,7 @@ import (
 func IsTopKCall(in *hlo.Instruction) bool {
 	t, _ := in.Attr("custom_call_target")
 	t = strings.Trim(t, `"`)
-	return in.Opcode == "custom-call" && (t == "TopK" || t == "__gpu$TopK")
+	return in.Opcode == hlo.OpCustomCall && (t == "TopK" || t == "__gpu$TopK")
 }
 
 // TopKOfCall is the topk instruction a TopK custom call stands for.
@@ -30,7 +30,7 @@ func TopKOfCall(m *hlo.Module, in *hlo.Instruction) (*hlo.Instruction, error) {
 	if names, ok := in.Attr("called_computations"); ok {
 		name := strings.TrimPrefix(strings.TrimSpace(strings.Trim(names, "{}")), "%")
 		c := m.Computation(name)
-		if c == nil || c.Root == nil || c.Root.Opcode != "compare" {
+		if c == nil || c.Root == nil || c.Root.Opcode != hlo.OpCompare {
 			return nil, fmt.Errorf("the TopK comparator %s is not a compare of its parameters", names)
 		}
 		switch d, _ := c.Root.Attr("direction"); d {

@@ -68,7 +68,7 @@ func FuseWith(m *hlo.Module, opt FuseOptions) (*hlo.Module, FuseStats, error) {
 	st := FuseStats{Fusions: map[string]int{}}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			if in.Opcode == "fusion" {
+			if in.Opcode == hlo.OpFusion {
 				st.AlreadyFused = true
 				return m, st, nil
 			}
@@ -109,7 +109,7 @@ func embeddedComputations(m *hlo.Module) map[string]bool {
 			for _, a := range in.Attrs {
 				switch a.Key {
 				case "to_apply":
-					if in.Opcode != "call" {
+					if in.Opcode != hlo.OpCall {
 						emb[strings.TrimPrefix(a.Value, "%")] = true
 					}
 				case "select", "scatter", "comparator":
@@ -182,9 +182,9 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 		}
 		kind := ""
 		switch {
-		case in.Opcode == "reduce" && len(in.Operands) == 2:
+		case in.Opcode == hlo.OpReduce && len(in.Operands) == 2:
 			kind = "kInput"
-		case producerOps[in.Opcode] || in.Opcode == "dynamic-update-slice":
+		case producerOps[in.Opcode] || in.Opcode == hlo.OpDynamicUpdateSlice:
 			kind = "kLoop"
 		default:
 			continue
@@ -196,7 +196,7 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 		for len(work) > 0 {
 			m := work[len(work)-1]
 			work = work[:len(work)-1]
-			if m.Opcode == "dot" || m.Opcode == "convolution" {
+			if m.Opcode == hlo.OpDot || m.Opcode == hlo.OpConvolution {
 				continue // a dot's operands are read from memory
 			}
 			for _, o := range m.Operands {
@@ -204,7 +204,7 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 				if p == nil || groupOf[p] != nil || pinned[p.Name] || p.Shape.IsTuple || p == c.Root || f.exclude[p.Opcode] {
 					continue // the computation's result stays visible, even when something uses it
 				}
-				isDot := p.Opcode == "dot" || p.Opcode == "convolution"
+				isDot := p.Opcode == hlo.OpDot || p.Opcode == hlo.OpConvolution
 				if !producerOps[p.Opcode] && !(isDot && g.kind == "kLoop") {
 					continue
 				}
@@ -334,11 +334,11 @@ func cheapValue(in *hlo.Instruction, cheap map[string]bool) bool {
 		return false
 	}
 	switch {
-	case in.Opcode == "constant":
+	case in.Opcode == hlo.OpConstant:
 		return in.Shape.Elems() <= maxDuplicatedConstant
 	case CheapOps[in.Opcode]:
 		return true
-	case in.Opcode == "reshape" || in.Opcode == "bitcast" || cheapElementwise[in.Opcode]:
+	case in.Opcode == hlo.OpReshape || in.Opcode == hlo.OpBitcast || cheapElementwise[in.Opcode]:
 		for _, o := range in.Operands {
 			if !cheap[o.Name] {
 				return false
@@ -422,7 +422,7 @@ func (f *fuser) duplicateCheapProducers(c *hlo.Computation) {
 }
 
 func fusibleUser(u *hlo.Instruction) bool {
-	return !u.Shape.IsTuple && (producerOps[u.Opcode] || u.Opcode == "reduce" || u.Opcode == "dynamic-update-slice")
+	return !u.Shape.IsTuple && (producerOps[u.Opcode] || u.Opcode == hlo.OpReduce || u.Opcode == hlo.OpDynamicUpdateSlice)
 }
 
 func cloneOperands(ops []*hlo.Operand) []*hlo.Operand {

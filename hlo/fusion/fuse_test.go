@@ -113,7 +113,7 @@ func opCounts(m *hlo.Module) map[string]int {
 	n := map[string]int{}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			if !fusion.CheapOps[in.Opcode] && in.Opcode != "parameter" && in.Opcode != "fusion" && !strings.Contains(in.Name, ".clone") {
+			if !fusion.CheapOps[in.Opcode] && in.Opcode != hlo.OpParameter && in.Opcode != hlo.OpFusion && !strings.Contains(in.Name, ".clone") {
 				n[in.Opcode]++
 			}
 		}

@@ -117,13 +117,13 @@ func ScheduleForMemory(c *hlo.Computation) {
 	}
 	// Parameters first, in their order.
 	for i, in := range c.Instructions {
-		if in.Opcode == "parameter" && pending[i] == 0 {
+		if in.Opcode == hlo.OpParameter && pending[i] == 0 {
 			take(i)
 		}
 	}
 	ready = ready[:0] // rebuilt: the parameters' users are among these
 	for i := range c.Instructions {
-		if !done[i] && pending[i] == 0 && i != root && c.Instructions[i].Opcode != "parameter" {
+		if !done[i] && pending[i] == 0 && i != root && c.Instructions[i].Opcode != hlo.OpParameter {
 			ready = append(ready, i)
 		}
 	}
@@ -184,10 +184,10 @@ func bufferUses(in *hlo.Instruction, idx map[string]int, owners [][]int) []int {
 // hasSideEffect: instructions whose relative order is observable.
 func hasSideEffect(in *hlo.Instruction) bool {
 	switch in.Opcode {
-	case "infeed", "outfeed", "send", "send-done", "recv", "recv-done", "custom-call", "rng",
-		"after-all", "add-dependency", "all-reduce", "all-gather", "all-to-all", "reduce-scatter",
-		"collective-permute", "all-reduce-start", "all-reduce-done", "all-gather-start", "all-gather-done",
-		"collective-permute-start", "collective-permute-done", "copy-start", "copy-done":
+	case hlo.OpInfeed, hlo.OpOutfeed, hlo.OpSend, hlo.OpSendDone, hlo.OpRecv, hlo.OpRecvDone, hlo.OpCustomCall, hlo.OpRng,
+		hlo.OpAfterAll, hlo.OpAddDependency, hlo.OpAllReduce, hlo.OpAllGather, hlo.OpAllToAll, hlo.OpReduceScatter,
+		hlo.OpCollectivePermute, hlo.OpAllReduceStart, hlo.OpAllReduceDone, hlo.OpAllGatherStart, hlo.OpAllGatherDone,
+		hlo.OpCollectivePermuteStart, hlo.OpCollectivePermuteDone, hlo.OpCopyStart, hlo.OpCopyDone:
 		return true
 	}
 	return false

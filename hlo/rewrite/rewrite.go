@@ -270,14 +270,14 @@ func (x *Rewriter) Apply(body *hlo.Computation, args []*hlo.Instruction) ([]*hlo
 	val := map[string]*hlo.Instruction{}
 	used := LiveInstructions(body)
 	for _, b := range body.Instructions {
-		if !used[b] && b.Opcode != "parameter" {
+		if !used[b] && b.Opcode != hlo.OpParameter {
 			continue
 		}
 		switch b.Opcode {
-		case "parameter":
+		case hlo.OpParameter:
 			val[b.Name] = args[b.ParamNumber]
 			continue
-		case "constant":
+		case hlo.OpConstant:
 			c := x.Constant(b.Shape.Elem, b.Literal)
 			val[b.Name] = x.Broadcast(c, dims, nil)
 			continue
@@ -288,7 +288,7 @@ func (x *Rewriter) Apply(body *hlo.Computation, args []*hlo.Instruction) ([]*hlo
 				return nil, x.Errorf("the reducer's %s reads %s before it is defined", b.Name, o.Name)
 			}
 		}
-		if b == body.Root && b.Opcode == "tuple" {
+		if b == body.Root && b.Opcode == hlo.OpTuple {
 			return ops, nil
 		}
 		e := x.Emit(b.Opcode, b.Shape.Elem, dims, ops)

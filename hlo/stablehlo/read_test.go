@@ -35,7 +35,7 @@ func TestReadAndEvaluate(t *testing.T) {
 	require.NoError(t, CheckAll(r, vals))
 	// The instructions point at their MLIR lines.
 	for _, in := range r.Module.Entry.Instructions {
-		if in.Opcode == "add" {
+		if in.Opcode == hlo.OpAdd {
 			require.Equal(t, 5, in.Pos.Line)
 		}
 	}
@@ -131,7 +131,7 @@ func TestHugeSplat(t *testing.T) {
 	require.NoError(t, err)
 	var lit string
 	for _, in := range m.Module.Entry.Instructions {
-		if in.Opcode == "constant" {
+		if in.Opcode == hlo.OpConstant {
 			lit = in.Literal
 		}
 	}

@@ -81,7 +81,7 @@ func (v *verifier) computation(c *hlo.Computation) {
 				}
 			}
 		}
-		if in.Opcode == "parameter" {
+		if in.Opcode == hlo.OpParameter {
 			if params[in.ParamNumber] {
 				v.errorf(in.Pos, "%s: parameter number %d used twice in computation %s", in.Name, in.ParamNumber, c.Name)
 			}
@@ -92,7 +92,7 @@ func (v *verifier) computation(c *hlo.Computation) {
 			v.errorf(in.Pos, "%s: unknown opcode %q", in.Name, in.Opcode)
 			continue
 		}
-		if in.Opcode == "constant" && in.Shape != nil {
+		if in.Opcode == hlo.OpConstant && in.Shape != nil {
 			if err := hlo.CheckLiteral(in.Literal, in.Shape); err != nil {
 				v.errorf(in.Pos, "%s: constant: %v", in.Name, err)
 				continue
@@ -155,7 +155,7 @@ func (v *verifier) calleeParams(in *hlo.Instruction, attr string, ops []*hlo.Sha
 		return nil
 	}
 	for _, p := range c.Instructions {
-		if p.Opcode != "parameter" || p.Shape == nil || p.ParamNumber < 0 || int(p.ParamNumber) >= len(ops) || ops[p.ParamNumber] == nil {
+		if p.Opcode != hlo.OpParameter || p.Shape == nil || p.ParamNumber < 0 || int(p.ParamNumber) >= len(ops) || ops[p.ParamNumber] == nil {
 			continue
 		}
 		if !hlo.SameShape(ops[p.ParamNumber], p.Shape) {
@@ -321,7 +321,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 		}
 		return hlo.Array(ops[0].Elem, d), nil
 	case "dot", "scaled-dot":
-		if in.Opcode == "scaled-dot" {
+		if in.Opcode == hlo.OpScaledDot {
 			// lhs, rhs and their scales: the product's shape is the dot's.
 			if len(ops) != 4 {
 				return nil, fmt.Errorf("takes lhs, rhs and their two scales, has %d operands", len(ops))
@@ -494,7 +494,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 		}
 		return v.calleeRoot(in, attr), nil
 	case "while":
-		if c := v.calleeRoot(in, "condition"); c != nil && (c.IsTuple || c.Elem != "pred" || len(c.Dims) != 0) {
+		if c := v.calleeRoot(in, "condition"); c != nil && (c.IsTuple || c.Elem != hlo.Pred || len(c.Dims) != 0) {
 			return nil, fmt.Errorf("the condition returns %s, not pred[]", c)
 		}
 		b := v.calleeRoot(in, "body")

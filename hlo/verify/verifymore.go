@@ -18,18 +18,18 @@ func (v *verifier) inferMore(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape,
 		}
 	}
 	switch in.Opcode {
-	case "convolution":
+	case hlo.OpConvolution:
 		return inferConvolution(in, ops)
-	case "reduce-window":
+	case hlo.OpReduceWindow:
 		return inferReduceWindow(in, ops)
-	case "select-and-scatter":
+	case hlo.OpSelectAndScatter:
 		if err := need(ops, 3); err != nil {
 			return nil, err
 		}
 		return ops[0], nil
-	case "gather":
+	case hlo.OpGather:
 		return inferGather(in, ops)
-	case "scatter":
+	case hlo.OpScatter:
 		n := len(ops) / 2
 		if len(ops) < 3 || len(ops) != 2*n+1 {
 			return nil, fmt.Errorf("scatter takes operands, indices and as many updates")
@@ -43,7 +43,7 @@ func (v *verifier) inferMore(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape,
 			return ops[0], nil
 		}
 		return &hlo.Shape{IsTuple: true, Tuple: append([]*hlo.Shape{}, ops[:n]...)}, nil
-	case "batch-norm-training", "batch-norm-grad":
+	case hlo.OpBatchNormTraining, hlo.OpBatchNormGrad:
 		if err := need(ops, map[string]int{"batch-norm-training": 3, "batch-norm-grad": 5}[in.Opcode]); err != nil {
 			return nil, err
 		}
@@ -59,7 +59,7 @@ func (v *verifier) inferMore(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape,
 			return nil, err
 		}
 		return &hlo.Shape{IsTuple: true, Tuple: []*hlo.Shape{hlo.Array(ops[0].Elem, ops[0].Dims), f, f}}, nil
-	case "batch-norm-inference":
+	case hlo.OpBatchNormInference:
 		if err := need(ops, 5); err != nil {
 			return nil, err
 		}
@@ -74,7 +74,7 @@ func (v *verifier) inferMore(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape,
 			return nil, err
 		}
 		return hlo.Array(ops[0].Elem, ops[0].Dims), nil
-	case "map":
+	case hlo.OpMap:
 		if len(ops) == 0 {
 			return nil, fmt.Errorf("map takes operands")
 		}
@@ -91,7 +91,7 @@ func (v *verifier) inferMore(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape,
 		if c := v.m.Computation(strings.TrimPrefix(name, "%")); c != nil {
 			for _, p := range c.Instructions {
 				k := p.ParamNumber
-				if p.Opcode != "parameter" || p.Shape == nil || k < 0 || int(k) >= len(ops) || ops[k] == nil || ops[k].IsTuple {
+				if p.Opcode != hlo.OpParameter || p.Shape == nil || k < 0 || int(k) >= len(ops) || ops[k] == nil || ops[k].IsTuple {
 					continue
 				}
 				if p.Shape.IsTuple || len(p.Shape.Dims) != 0 || p.Shape.Elem != ops[k].Elem {
@@ -100,24 +100,24 @@ func (v *verifier) inferMore(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape,
 			}
 		}
 		return hlo.Array(r.Elem, ops[0].Dims), nil
-	case "get-dimension-size":
+	case hlo.OpGetDimensionSize:
 		return hlo.Array("s32", nil), nil
-	case "after-all":
+	case hlo.OpAfterAll:
 		return hlo.Array("token", nil), nil
-	case "rng-get-and-update-state":
+	case hlo.OpRngGetAndUpdateState:
 		if len(ops) != 0 {
 			return nil, fmt.Errorf("takes no operands, has %d", len(ops))
 		}
 		return hlo.Array("u64", []int64{2}), nil
 
-	case "rng":
+	case hlo.OpRng:
 		for i, s := range ops {
 			if s.IsTuple || len(s.Dims) != 0 {
 				return nil, fmt.Errorf("operand %d is %s, not a scalar", i, s)
 			}
 		}
 
-	case "all-reduce", "collective-permute", "collective-broadcast":
+	case hlo.OpAllReduce, hlo.OpCollectivePermute, hlo.OpCollectiveBroadcast:
 		if len(ops) == 1 {
 			return ops[0], nil
 		}
@@ -363,7 +363,7 @@ func (v *verifier) checkApplied(in *hlo.Instruction, attr string, nparams, resul
 	}
 	np := 0
 	for _, p := range c.Instructions {
-		if p.Opcode == "parameter" {
+		if p.Opcode == hlo.OpParameter {
 			np++
 			if p.Shape == nil || p.Shape.IsTuple || len(p.Shape.Dims) != 0 {
 				return fmt.Errorf("%s=%s: parameter %s is %s, not a scalar", attr, c.Name, p.Name, p.Shape)
@@ -394,18 +394,18 @@ func (v *verifier) checkApplied(in *hlo.Instruction, attr string, nparams, resul
 func (v *verifier) checkAppliedComputations(in *hlo.Instruction) error {
 	n := len(in.Operands)
 	switch in.Opcode {
-	case "reduce", "reduce-window":
+	case hlo.OpReduce, hlo.OpReduceWindow:
 		if n%2 != 0 {
 			return fmt.Errorf("takes inputs and as many init values")
 		}
 		return v.checkApplied(in, "to_apply", n, n/2)
-	case "scatter":
+	case hlo.OpScatter:
 		return v.checkApplied(in, "to_apply", n-1, (n-1)/2)
-	case "sort":
+	case hlo.OpSort:
 		return v.checkApplied(in, "to_apply", 2*n, 1)
-	case "map":
+	case hlo.OpMap:
 		return v.checkApplied(in, "to_apply", n, 1)
-	case "select-and-scatter":
+	case hlo.OpSelectAndScatter:
 		if err := v.checkApplied(in, "select", 2, 1); err != nil {
 			return err
 		}

@@ -140,7 +140,7 @@ func recordOf(s *hlo.Shape, arrs []*npy.Array) *eval.Value {
 			for _, t := range s.Tuple {
 				walk(t)
 			}
-		} else if s.Elem != "token" {
+		} else if s.Elem != hlo.Token {
 			leaves = append(leaves, s)
 		}
 	}

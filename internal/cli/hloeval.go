@@ -142,7 +142,7 @@ func parseBytes(s string) (int64, error) {
 func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) ([]*eval.Value, error) {
 	var params []*hlo.Instruction
 	for _, in := range m.Entry.Instructions {
-		if in.Opcode == "parameter" {
+		if in.Opcode == hlo.OpParameter {
 			params = append(params, in)
 		}
 	}

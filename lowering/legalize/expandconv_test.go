@@ -167,9 +167,9 @@ func TestExpandConvolutionLoopSize(t *testing.T) {
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
 			switch in.Opcode {
-			case "dot":
+			case hlo.OpDot:
 				dots++
-			case "while":
+			case hlo.OpWhile:
 				whiles++
 				n, ok := analysis.KnownTripCount(in)
 				require.True(t, ok)

@@ -48,7 +48,7 @@ func ExpandVectorDots(m *hlo.Module, mxu func(elem string) bool, maxProducts int
 			d.Attrs = in.Attrs
 			return nil
 		}
-		if a.Shape.Elem == b.Shape.Elem && hlo.IsFloat(a.Shape.Elem) && a.Shape.Elem != "f64" {
+		if a.Shape.Elem == b.Shape.Elem && hlo.IsFloat(a.Shape.Elem) && a.Shape.Elem != hlo.F64 {
 			x.Out = append(x.Out, in) // bf16/f16 the unit lacks: UpcastDots' or the lowering's to judge
 			return nil
 		}

@@ -55,7 +55,7 @@ func simpleReducer(body *hlo.Computation, k int) bool {
 		return false
 	}
 	switch body.Root.Opcode {
-	case "add", "maximum", "minimum", "and", "or":
+	case hlo.OpAdd, hlo.OpMaximum, hlo.OpMinimum, hlo.OpAnd, hlo.OpOr:
 		return true
 	}
 	return false
@@ -71,20 +71,20 @@ func elementwiseBody(body *hlo.Computation, nparams, k int) bool {
 	used := rewrite.LiveInstructions(body)
 	for _, b := range body.Instructions {
 		switch {
-		case b.Opcode != "parameter" && !used[b]:
+		case b.Opcode != hlo.OpParameter && !used[b]:
 			continue // dead code (XLA's own test reducers hold some)
 		case b.Shape == nil:
 			return false
-		case b.Opcode == "parameter":
+		case b.Opcode == hlo.OpParameter:
 			if b.Shape.IsTuple || len(b.Shape.Dims) != 0 || int(b.ParamNumber) >= nparams {
 				return false
 			}
 			params++
-		case b.Opcode == "constant":
+		case b.Opcode == hlo.OpConstant:
 			if b.Shape.IsTuple || len(b.Shape.Dims) != 0 {
 				return false
 			}
-		case b == body.Root && b.Opcode == "tuple":
+		case b == body.Root && b.Opcode == hlo.OpTuple:
 			if len(b.Operands) != k {
 				return false
 			}
@@ -92,7 +92,7 @@ func elementwiseBody(body *hlo.Computation, nparams, k int) bool {
 			return false
 		}
 	}
-	if k > 1 && body.Root.Opcode != "tuple" {
+	if k > 1 && body.Root.Opcode != hlo.OpTuple {
 		return false
 	}
 	return params == nparams

@@ -42,7 +42,7 @@ func (x *rewriter) expandSelectAndScatter(ops []*hlo.Instruction) error {
 	if sel == nil || scat == nil {
 		return x.Errorf("needs select and scatter computations")
 	}
-	if sel.Root == nil || sel.Root.Shape == nil || sel.Root.Shape.Elem != "pred" {
+	if sel.Root == nil || sel.Root.Shape == nil || sel.Root.Shape.Elem != hlo.Pred {
 		return x.Errorf("the select computation %s does not return pred", sel.Name)
 	}
 	n := len(a.Shape.Dims)

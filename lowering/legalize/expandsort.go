@@ -39,7 +39,7 @@ func ExpandSorts(m *hlo.Module) error {
 			x.Out = append(x.Out, in) // malformed: left for the verifier and the lowering to name
 			return nil
 		}
-		if cmp.Root != nil && cmp.Root.Shape != nil && cmp.Root.Shape.Elem != "pred" {
+		if cmp.Root != nil && cmp.Root.Shape != nil && cmp.Root.Shape.Elem != hlo.Pred {
 			return x.Errorf("the comparator %s returns %s, not pred", cmp.Name, cmp.Root.Shape.Elem)
 		}
 		if !scalarBody(cmp, 2*len(ops)) {
@@ -67,7 +67,7 @@ func ExpandSorts(m *hlo.Module) error {
 // one scalar (a sort's comparator, a map's function) with elementwise ops (bitcast-converts of one width among
 // them) and scalar constants.
 func scalarBody(body *hlo.Computation, nparams int) bool {
-	if body.Root == nil || body.Root.Opcode == "tuple" {
+	if body.Root == nil || body.Root.Opcode == hlo.OpTuple {
 		return false
 	}
 	params := 0
@@ -75,12 +75,12 @@ func scalarBody(body *hlo.Computation, nparams int) bool {
 		switch {
 		case b.Shape == nil || b.Shape.IsTuple || len(b.Shape.Dims) != 0:
 			return false
-		case b.Opcode == "parameter":
+		case b.Opcode == hlo.OpParameter:
 			if int(b.ParamNumber) >= nparams {
 				return false
 			}
 			params++
-		case b.Opcode == "constant", hlo.IsElementwise(b.Opcode), b.Opcode == "bitcast-convert", b.Opcode == "copy":
+		case b.Opcode == hlo.OpConstant, hlo.IsElementwise(b.Opcode), b.Opcode == hlo.OpBitcastConvert, b.Opcode == hlo.OpCopy:
 		default:
 			return false
 		}

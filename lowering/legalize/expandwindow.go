@@ -46,7 +46,7 @@ func (x *rewriter) expandReduceWindow(ops []*hlo.Instruction) error {
 	op := ""
 	if len(ops) == 2 && len(c.Instructions) == 3 && c.Root != nil && len(c.Root.Operands) == 2 {
 		switch c.Root.Opcode {
-		case "add", "multiply", "maximum", "minimum", "and", "or":
+		case hlo.OpAdd, hlo.OpMultiply, hlo.OpMaximum, hlo.OpMinimum, hlo.OpAnd, hlo.OpOr:
 			op = c.Root.Opcode
 		}
 	}
@@ -105,7 +105,7 @@ func (x *rewriter) expandReduceWindow(ops []*hlo.Instruction) error {
 		s := x.Slice(padded, start, out, w.Stride)
 		acc = x.Emit(op, in.Shape.Elem, out, []*hlo.Instruction{acc, s})
 	}
-	if acc == init || acc.Opcode == "broadcast" {
+	if acc == init || acc.Opcode == hlo.OpBroadcast {
 		acc = x.Emit("copy", in.Shape.Elem, out, []*hlo.Instruction{acc}) // an empty window: the init value
 	}
 	return nil

@@ -20,7 +20,7 @@ func FoldDotTransposes(m *hlo.Module, awkward func(l, r, lb, lc, rb, rc []int64)
 		byName := map[string]*hlo.Instruction{}
 		for _, in := range c.Instructions {
 			byName[in.Name] = in
-			if in.Opcode != "dot" || len(in.Operands) != 2 {
+			if in.Opcode != hlo.OpDot || len(in.Operands) != 2 {
 				continue
 			}
 			foldDotOperands(in, byName, awkward)
@@ -40,7 +40,7 @@ func dropDeadTransposes(c *hlo.Computation) {
 		}
 	}
 	c.Instructions = slices.DeleteFunc(c.Instructions, func(in *hlo.Instruction) bool {
-		return in.Opcode == "transpose" && !used[in.Name] && !in.IsRoot && c.Root != in
+		return in.Opcode == hlo.OpTranspose && !used[in.Name] && !in.IsRoot && c.Root != in
 	})
 }
 
@@ -52,7 +52,7 @@ func foldDotOperands(dot *hlo.Instruction, byName map[string]*hlo.Instruction, a
 			return
 		}
 		t := ops[side]
-		if t.Opcode != "transpose" || len(t.Operands) != 1 {
+		if t.Opcode != hlo.OpTranspose || len(t.Operands) != 1 {
 			continue
 		}
 		y := byName[t.Operands[0].Name]

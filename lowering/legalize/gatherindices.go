@@ -23,7 +23,7 @@ func WidenNarrowIndices(m *hlo.Module) error {
 				k = len(ops) / 2
 			}
 			switch ops[k].Shape.Elem {
-			case "s8", "u8", "s16", "u16":
+			case hlo.S8, hlo.U8, hlo.S16, hlo.U16:
 				w := x.Convert(ops[k], "s32")
 				cp := *in
 				cp.Operands = append([]*hlo.Operand(nil), in.Operands...)

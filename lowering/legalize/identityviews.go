@@ -35,7 +35,7 @@ func identityView(in *hlo.Instruction, s *hlo.Shape) bool {
 		return false
 	}
 	switch in.Opcode {
-	case "reverse":
+	case hlo.OpReverse:
 		dims, ok := hlo.IntList(hlo.AttrOr(in, "dimensions"))
 		if !ok {
 			return false
@@ -46,7 +46,7 @@ func identityView(in *hlo.Instruction, s *hlo.Shape) bool {
 			}
 		}
 		return true
-	case "transpose":
+	case hlo.OpTranspose:
 		perm, ok := hlo.IntList(hlo.AttrOr(in, "dimensions"))
 		if !ok || len(perm) != len(s.Dims) {
 			return false
@@ -57,7 +57,7 @@ func identityView(in *hlo.Instruction, s *hlo.Shape) bool {
 			}
 		}
 		return true
-	case "slice":
+	case hlo.OpSlice:
 		v, _ := in.Attr("slice")
 		for _, r := range strings.Split(strings.Trim(v, "{}"), ",") {
 			if p := strings.Split(strings.Trim(strings.TrimSpace(r), "[]"), ":"); len(p) == 3 && strings.TrimSpace(p[2]) != "1" {

@@ -33,7 +33,7 @@ func InlineCalls(m *hlo.Module) {
 
 func hasCall(comp *hlo.Computation) bool {
 	for _, in := range comp.Instructions {
-		if in.Opcode == "call" {
+		if in.Opcode == hlo.OpCall {
 			return true
 		}
 	}
@@ -44,7 +44,7 @@ func inline(m *hlo.Module, body []*hlo.Instruction) []*hlo.Instruction {
 	var out []*hlo.Instruction
 	for _, in := range body {
 		var callee *hlo.Computation
-		if in.Opcode == "call" {
+		if in.Opcode == hlo.OpCall {
 			name, _ := in.Attr("to_apply")
 			callee = m.Computation(strings.TrimPrefix(name, "%"))
 		}
@@ -57,7 +57,7 @@ func inline(m *hlo.Module, body []*hlo.Instruction) []*hlo.Instruction {
 		rename := map[string]string{}
 		var inlined []*hlo.Instruction
 		for _, b := range callee.Instructions {
-			if b.Opcode == "parameter" {
+			if b.Opcode == hlo.OpParameter {
 				if int(b.ParamNumber) < len(in.Operands) {
 					rename[b.Name] = in.Operands[b.ParamNumber].Name
 				}
@@ -83,7 +83,7 @@ func inline(m *hlo.Module, body []*hlo.Instruction) []*hlo.Instruction {
 			}
 			inlined = append(inlined, &cp)
 		}
-		if callee.Root != nil && callee.Root.Opcode == "parameter" {
+		if callee.Root != nil && callee.Root.Opcode == hlo.OpParameter {
 			// The callee returns a parameter: the call is that operand.
 			inlined = append(inlined, &hlo.Instruction{Pos: in.Pos, Name: in.Name, IsRoot: in.IsRoot, Shape: in.Shape,
 				Opcode: "copy", Operands: []*hlo.Operand{{Pos: in.Pos, Name: rename[callee.Root.Name]}}})

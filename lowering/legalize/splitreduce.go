@@ -79,7 +79,6 @@ func SplitReductionRuns(m *hlo.Module, maxRun int64) error {
 	})
 }
 
-
 // reducedDims is a reduce's dimensions, ascending.
 func reducedDims(in *hlo.Instruction) []int64 {
 	v, _ := in.Attr("dimensions")
@@ -204,7 +203,7 @@ func reducerOp(m *hlo.Module, in *hlo.Instruction) string {
 	}
 	params := 0
 	for _, b := range c.Instructions {
-		if b.Opcode == "parameter" {
+		if b.Opcode == hlo.OpParameter {
 			params++
 		}
 	}

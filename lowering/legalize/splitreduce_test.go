@@ -43,7 +43,7 @@ ENTRY e {
 	require.NoError(t, legalize.SplitReductions(m))
 	n := 0
 	for _, in := range m.Entry.Instructions {
-		if in.Opcode == "reduce" {
+		if in.Opcode == hlo.OpReduce {
 			n++
 		}
 	}
@@ -59,7 +59,7 @@ ENTRY e {
 		require.NoError(t, err)
 		require.NoError(t, legalize.SplitReductionRuns(m, maxRun))
 		for _, in := range m.Entry.Instructions {
-			if in.Opcode == "reduce" {
+			if in.Opcode == hlo.OpReduce {
 				n++
 			}
 		}

@@ -22,7 +22,7 @@ func SplitVariadicScatters(m *hlo.Module) error {
 		name, _ := in.Attr("to_apply")
 		body := m.Computation(strings.TrimPrefix(name, "%"))
 		if n < 2 || len(ops) != 2*n+1 || body == nil || !in.Shape.IsTuple || len(in.Shape.Tuple) != n ||
-			body.Root == nil || body.Root.Opcode != "tuple" || len(body.Root.Operands) != n {
+			body.Root == nil || body.Root.Opcode != hlo.OpTuple || len(body.Root.Operands) != n {
 			x.Out = append(x.Out, in)
 			return nil
 		}
@@ -71,7 +71,7 @@ func combinerPart(body *hlo.Computation, i, n int, name string, m *hlo.Module) *
 			return true
 		}
 		need[name] = true
-		if b.Opcode == "parameter" {
+		if b.Opcode == hlo.OpParameter {
 			return b.ParamNumber == int64(i) || b.ParamNumber == int64(n+i)
 		}
 		for _, o := range b.Operands {
@@ -96,7 +96,7 @@ func combinerPart(body *hlo.Computation, i, n int, name string, m *hlo.Module) *
 		cp := *b
 		cp.IsRoot = false
 		cp.Operands = slices.Clone(b.Operands)
-		if b.Opcode == "parameter" {
+		if b.Opcode == hlo.OpParameter {
 			cp.ParamNumber = 0
 			if b.ParamNumber == int64(n+i) {
 				cp.ParamNumber = 1
@@ -110,7 +110,7 @@ func combinerPart(body *hlo.Computation, i, n int, name string, m *hlo.Module) *
 	}
 	// A combiner takes both scalars, used or not.
 	for p := int64(0); p < 2 && params < 2; p++ {
-		has := slices.ContainsFunc(c.Instructions, func(b *hlo.Instruction) bool { return b.Opcode == "parameter" && b.ParamNumber == p })
+		has := slices.ContainsFunc(c.Instructions, func(b *hlo.Instruction) bool { return b.Opcode == hlo.OpParameter && b.ParamNumber == p })
 		if !has {
 			elem := byName[body.Root.Operands[i].Name].Shape.Elem
 			c.Instructions = append([]*hlo.Instruction{{Pos: body.Pos, Name: fmt.Sprintf("%s.unused%d", name, p), Shape: &hlo.Shape{Elem: elem}, Opcode: "parameter", ParamNumber: p}}, c.Instructions...)

@@ -47,7 +47,7 @@ ENTRY e {
 	e := m.Clone()
 	require.NoError(t, legalize.SplitTupleConstants(e))
 	for _, in := range e.Entry.Instructions {
-		require.False(t, in.Opcode == "constant" && in.Shape.IsTuple, "a tuple constant is left")
+		require.False(t, in.Opcode == hlo.OpConstant && in.Shape.IsTuple, "a tuple constant is left")
 	}
 	bad, err := hlo.Parse("t.hlo", "ENTRY e {\n  ROOT c = (f32[], f32[]) constant((1))\n}\n")
 	require.NoError(t, err)
