@@ -98,7 +98,9 @@ type Evaluator struct {
 	rngs       *rngState              // the generator state rng draws from (evalrngop.go)
 	rngShared  bool                   // rngs is a caller's (byExpansion): Run keeps it
 	expansions map[string]*hlo.Module // rng's and scaled-dot's expansions, by module text (byExpansion)
-	spmd       *deviceCtx             // this device's, when RunDevices runs several (evalspmd.go)
+	// Device is this evaluator's place among several devices evaluating a
+	// module together (hlo/eval/spmd sets it); nil: the only device.
+	Device Device
 	complexOf  *hlo.Module            // the module complexM is ExpandComplex of
 	complexM   *hlo.Module
 

@@ -99,7 +99,7 @@ func (e *Evaluator) collective(in *hlo.Instruction, ops []*Value) (*Value, error
 		shapes[i] = o.Shape
 	}
 	n := max(e.devices(), hlo.CollectiveSpan(in, shapes))
-	if n > 1 && e.spmd == nil {
+	if n > 1 && e.Device == nil {
 		return nil, e.fail(in, "a collective across %d devices: evaluate it on them (pulse hlo eval --replicas N --partitions P; Evaluator.RunDevices)", n)
 	}
 	base := strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done")
@@ -112,8 +112,8 @@ func (e *Evaluator) collective(in *hlo.Instruction, ops []*Value) (*Value, error
 		}
 		return ops[0], nil
 	}
-	if e.spmd != nil {
-		result, err := e.spmdCollective(in, base, ops, spmdResultShape(in, base, ops))
+	if e.Device != nil {
+		result, err := e.Device.Collective(e, in, base, ops, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -290,11 +290,11 @@ func (e *Evaluator) evalMore(in *hlo.Instruction, ops []*Value) (*Value, bool, e
 	case hlo.IsCollective(op):
 		v, err = e.collective(in, ops)
 	case op == "ragged-all-to-all":
-		if e.spmd != nil && hlo.GroupSize(in) != 1 {
-			v, err = e.spmdCollective(in, "ragged-all-to-all", ops, in.Shape)
+		if e.Device != nil && hlo.GroupSize(in) != 1 {
+			v, err = e.Device.Collective(e, in, "ragged-all-to-all", ops, in.Shape)
 			return v, true, err
 		}
-		if n := max(e.devices(), hlo.GroupSize(in)); n > 1 && e.spmd == nil {
+		if n := max(e.devices(), hlo.GroupSize(in)); n > 1 && e.Device == nil {
 			return nil, true, e.fail(in, "a collective across %d devices cannot be evaluated on one host device", n)
 		}
 		v, err = e.byExpansion(in, soloText(in, ops), expand.ExpandRaggedAllToAll, ops)
@@ -332,10 +332,11 @@ func (e *Evaluator) evalMore(in *hlo.Instruction, ops []*Value) (*Value, bool, e
 		v, err = e.async(in, ops)
 	case op == "partition-id" || op == "replica-id":
 		v = newArray(in.Shape) // device 0 of one
-		if c := e.spmd; c != nil && len(v.Data) == 1 {
-			v.Data[0] = float64(c.replica())
+		if e.Device != nil && len(v.Data) == 1 {
+			replica, partition := e.Device.ID()
+			v.Data[0] = float64(replica)
 			if op == "partition-id" {
-				v.Data[0] = float64(c.partition())
+				v.Data[0] = float64(partition)
 			}
 		}
 	case op == "add-dependency" || op == "domain":

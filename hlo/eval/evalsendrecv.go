@@ -32,10 +32,15 @@ func (e *Evaluator) deviceTransfer(in *hlo.Instruction, ops []*Value) (*Value, e
 	if s == nil || !s.IsTuple || len(s.Tuple) < 2 || in.Opcode == hlo.OpSend && len(ops) < 1 {
 		return nil, e.fail(in, "a %s returns (data, context, token)", in.Opcode)
 	}
-	c := e.spmd
-	if c == nil {
-		return nil, e.fail(in, "a send or recv between devices: evaluate it on them (pulse hlo eval --replicas N --partitions P; Evaluator.RunDevices); is_host_transfer=true ones use the host queues")
+	if e.Device == nil {
+		return nil, e.fail(in, "a send or recv between devices: evaluate it on them (pulse hlo eval --replicas N --partitions P; spmd.RunDevices); is_host_transfer=true ones use the host queues")
 	}
+	return e.Device.Transfer(e, in, ops)
+}
+
+// Transfer evaluates a send or recv between devices (Device).
+func (c *deviceCtx) Transfer(e *Evaluator, in *hlo.Instruction, ops []*Value) (*Value, error) {
+	s := in.Shape
 	pairs, err := hlo.SendRecvPairs(in)
 	if err != nil {
 		return nil, e.fail(in, "%v", err)

@@ -57,7 +57,7 @@ func (e *Evaluator) RunDevices(d hlo.Devices, args [][]*Value) ([]*Value, error)
 		if i == 0 {
 			dev.Progress = e.Progress // device 0 speaks for all
 		}
-		dev.spmd = &deviceCtx{fabric: f, id: i, seen: map[*hlo.Instruction]int{}, sent: map[mailKey]int{}, received: map[mailKey]int{}}
+		dev.Device = &deviceCtx{fabric: f, id: i, seen: map[*hlo.Instruction]int{}, sent: map[mailKey]int{}, received: map[mailKey]int{}}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -96,9 +96,19 @@ type deviceCtx struct {
 	sent, received map[mailKey]int
 }
 
-// replica and partition of this device.
-func (c *deviceCtx) replica() int   { return c.id / max(c.fabric.devs.Partitions, 1) }
-func (c *deviceCtx) partition() int { return c.id % max(c.fabric.devs.Partitions, 1) }
+// ID is this device's replica and partition (Device).
+func (c *deviceCtx) ID() (replica, partition int) {
+	p := max(c.fabric.devs.Partitions, 1)
+	return c.id / p, c.id % p
+}
+
+// Collective evaluates a collective with the other devices (Device).
+func (c *deviceCtx) Collective(e *Evaluator, in *hlo.Instruction, base string, ops []*Value, res *hlo.Shape) (*Value, error) {
+	if res == nil {
+		res = spmdResultShape(in, base, ops)
+	}
+	return e.spmdCollective(in, base, ops, res)
+}
 
 var errStalled = errors.New("stopped: another device cannot go on")
 
@@ -194,7 +204,7 @@ func (f *fabric) checkStall() {
 // group want; the last device to arrive computes every device's result
 // with combine. It returns this device's result.
 func (e *Evaluator) meet(in *hlo.Instruction, want []int, ops []*Value, combine func(brought [][]*Value) ([]*Value, error)) (*Value, error) {
-	c := e.spmd
+	c := e.Device.(*deviceCtx)
 	f := c.fabric
 	k := c.seen[in]
 	c.seen[in]++
@@ -262,8 +272,8 @@ func (m *meeting) result(id int) (*Value, error) {
 // spmdCollective computes a collective across devices: the value of the
 // base op (all-reduce, all-gather, ...) of shape res on this device.
 func (e *Evaluator) spmdCollective(in *hlo.Instruction, base string, ops []*Value, res *hlo.Shape) (*Value, error) {
-	d := e.spmd.fabric.devs
-	self := e.spmd.id
+	d := e.Device.(*deviceCtx).fabric.devs
+	self := e.Device.(*deviceCtx).id
 	if base == "collective-permute" {
 		if len(ops) != 1 {
 			return nil, e.fail(in, "a collective-permute of %d operands (the in-place form) is not evaluated across devices", len(ops))
@@ -620,7 +630,7 @@ func (e *Evaluator) Exchange(in *hlo.Instruction, d hlo.Devices, ops map[int][]*
 	for i, id := range ids {
 		dev := &Evaluator{File: e.File, M: e.M, MaxWhileIterations: e.MaxWhileIterations,
 			MaxLiveElements: e.MaxLiveElements, MaxHeapBytes: e.MaxHeapBytes}
-		dev.spmd = &deviceCtx{fabric: f, id: id, seen: map[*hlo.Instruction]int{}, sent: map[mailKey]int{}, received: map[mailKey]int{}}
+		dev.Device = &deviceCtx{fabric: f, id: id, seen: map[*hlo.Instruction]int{}, sent: map[mailKey]int{}, received: map[mailKey]int{}}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
