@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/spmd"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
@@ -56,7 +57,7 @@ func TestXLATestModulesOnDevices(t *testing.T) {
 			return
 		}
 		ev := &eval.Evaluator{File: "case.hlo", M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 1000}
-		if _, err := ev.RunDevices(d, args); err != nil {
+		if _, err := spmd.RunDevices(ev, d, args); err != nil {
 			msg := err.Error()
 			if strings.Contains(msg, "internal evaluator error") {
 				if internal++; internal <= 5 {

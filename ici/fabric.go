@@ -10,6 +10,7 @@ import (
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/spmd"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/sim"
@@ -130,7 +131,7 @@ func (f *Fabric) complete(mt *meeting, now sim.Time) {
 			ops[d] = append(ops[d], &eval.Value{Shape: o.Shape, Data: vals})
 		}
 	}
-	res, err := f.ev.Exchange(c.Op, f.devs, ops)
+	res, err := spmd.Exchange(f.ev, c.Op, f.devs, ops)
 	if err != nil {
 		f.fail(mt, err)
 		return

@@ -15,6 +15,8 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
+	"github.com/pulse-sim/pulse/hlo/eval/spmd"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
@@ -148,7 +150,7 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 	}
 	outputs, cycles := append(r.Outputs, eval.OutfeedLeaves(r.Outfeed)...), r.Report.Cycles // r, and the machine, are dead past here
 	debug.FreeOSMemory()
-	rep, err := eval.Check(&eval.Evaluator{File: file, M: m, MaxLiveElements: evalBudget, Infeed: infeed}, args, outputs)
+	rep, err := check.Check(&eval.Evaluator{File: file, M: m, MaxLiveElements: evalBudget, Infeed: infeed}, args, outputs)
 	if err != nil {
 		return fmt.Sprintf("compiles, %d kernels%s; the reference evaluator stops: %s", len(x.Kernels), note, firstLine(err))
 	}
@@ -167,7 +169,7 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 		}
 	}
 	if noisy > 0 {
-		note += fmt.Sprintf(" (%d outputs within %dx their rounding noise)", noisy, eval.NoiseFactor)
+		note += fmt.Sprintf(" (%d outputs within %dx their rounding noise)", noisy, check.NoiseFactor)
 	}
 	return fmt.Sprintf("**passes --check**: %d kernels%s, %d cycles", len(x.Kernels), note, cycles)
 }
@@ -339,13 +341,13 @@ func devicesCoverage(client *runtime.Client, file string, m *hlo.Module, x *runt
 	cycles := r.Cycles
 	r = nil
 	debug.FreeOSMemory()
-	want, err := (&eval.Evaluator{File: file, M: m, MaxLiveElements: evalBudget}).RunDevices(d, args)
+	want, err := spmd.RunDevices((&eval.Evaluator{File: file, M: m, MaxLiveElements: evalBudget}), d, args)
 	if err != nil {
 		return fmt.Sprintf("compiles, %d kernels%s; the reference evaluator stops: %s", len(x.Kernels), note, firstLine(err))
 	}
 	for i := range outs {
 		for k, w := range eval.Leaves(want[i]) {
-			if df := eval.Compare(outs[i][k], w); df.Mismatches > 0 {
+			if df := check.Compare(outs[i][k], w); df.Mismatches > 0 {
 				return fmt.Sprintf("FAILS --check: device %d output %d %s: %d elements beyond tolerance, max abs error %.3g (first [%d] %v, want %v)%s",
 					i, k, w.Shape, df.Mismatches, df.MaxAbs, df.First, df.FirstGot, df.FirstWant, note)
 			}

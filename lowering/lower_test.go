@@ -7,6 +7,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
@@ -34,7 +35,7 @@ func runChecked(t *testing.T, chipName, src string) *runtime.Result {
 	wants := eval.Leaves(want)
 	require.Len(t, r.Outputs, len(wants))
 	for i := range wants {
-		d := eval.Compare(r.Outputs[i], wants[i])
+		d := check.Compare(r.Outputs[i], wants[i])
 		require.Zero(t, d.Mismatches, "output %d on %s: first mismatch at %d: got %v, want %v (max abs %g)", i, chipName, d.First, d.FirstGot, d.FirstWant, d.MaxAbs)
 	}
 	return r

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
@@ -128,7 +129,7 @@ func associative(lib string, body *hlo.Computation, k int) bool {
 	fmt.Fprintf(&e, "  ROOT out = (%s) tuple(%s)\n}\n", tupleTypes(elems[:k], 2), strings.Join(append(left, right...), ", "))
 	return probe(lib, e.String(), 4, 2*k, func(v []*eval.Value) bool {
 		for i := range k {
-			if eval.Compare(v[i], v[k+i]).Mismatches > 0 {
+			if check.Compare(v[i], v[k+i]).Mismatches > 0 {
 				return false
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/hlogen"
 	"github.com/pulse-sim/pulse/lowering"
@@ -89,7 +90,7 @@ func checkPipeline(src string) ([]string, error) {
 		if err != nil {
 			return fail("%s: run: %v", c.Chip.Name, err)
 		}
-		rep, err := eval.Check(ev, args, append(r.Outputs, eval.OutfeedLeaves(r.Outfeed)...))
+		rep, err := check.Check(ev, args, append(r.Outputs, eval.OutfeedLeaves(r.Outfeed)...))
 		if err != nil {
 			return fail("%s: check: %v", c.Chip.Name, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
@@ -72,7 +73,7 @@ ENTRY e {
 				require.NoError(t, err)
 				r, err := client.Execute(x, args, runtime.ExecOptions{})
 				require.NoError(t, err)
-				rep, err := eval.Check(&eval.Evaluator{File: "r.hlo", M: m}, args, r.Outputs)
+				rep, err := check.Check(&eval.Evaluator{File: "r.hlo", M: m}, args, r.Outputs)
 				require.NoError(t, err)
 				for i, o := range rep.Outputs {
 					require.True(t, o.Pass(), "output %d: %d elements differ, first [%d] got %v want %v", i, o.Diff.Mismatches, o.Diff.First, o.Diff.FirstGot, o.Diff.FirstWant)

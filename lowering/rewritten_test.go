@@ -8,6 +8,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/stretchr/testify/require"
@@ -50,7 +51,7 @@ func TestRewrittenMobileNetMatchesOriginal(t *testing.T) {
 	require.NoError(t, err)
 	bad := 0
 	for i := range orig.Tuple {
-		if d := eval.Compare(rewritten.Tuple[i], orig.Tuple[i]); d.Mismatches > 0 {
+		if d := check.Compare(rewritten.Tuple[i], orig.Tuple[i]); d.Mismatches > 0 {
 			bad++
 			t.Logf("output %d %s: %d mismatches, max abs %.3g, first [%d] %v want %v", i, orig.Tuple[i].Shape, d.Mismatches, d.MaxAbs, d.First, d.FirstGot, d.FirstWant)
 		}

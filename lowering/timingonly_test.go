@@ -12,6 +12,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/stretchr/testify/require"
@@ -302,7 +303,7 @@ func TestDataflowsComputeTheSame(t *testing.T) {
 					r, err := client.Execute(x, args, runtime.ExecOptions{MaxCycles: 2e9, Infeed: infeed})
 					require.NoError(t, err)
 					got := append(r.Outputs, eval.OutfeedLeaves(r.Outfeed)...)
-					rep, err := eval.Check(&eval.Evaluator{File: filepath.Base(f), M: m, MaxLiveElements: 1 << 26, Infeed: infeed}, args, got)
+					rep, err := check.Check(&eval.Evaluator{File: filepath.Base(f), M: m, MaxLiveElements: 1 << 26, Infeed: infeed}, args, got)
 					require.NoError(t, err)
 					for i, o := range rep.Outputs {
 						require.True(t, o.Pass(), "output %d: %d elements beyond tolerance", i, o.Diff.Mismatches)

@@ -15,6 +15,8 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
+	"github.com/pulse-sim/pulse/hlo/eval/spmd"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
@@ -127,7 +129,7 @@ func TestXLATestModules(t *testing.T) {
 		}
 		mismatch := false
 		for i := range wants {
-			d := eval.Compare(gots[i], wants[i])
+			d := check.Compare(gots[i], wants[i])
 			if d.Mismatches > 0 && orderDependentSort(m) {
 				// A comparator that is no strict weak order (XLA asks
 				// for one): the order a sort gives then depends on its
@@ -257,7 +259,7 @@ func simulateOnDevices(t *testing.T, client *runtime.Client, m *hlo.Module, x *r
 		args[i] = a
 	}
 	ev := &eval.Evaluator{File: "case.hlo", M: m, MaxLiveElements: live * int64(n), MaxWhileIterations: 1000}
-	want, err := ev.RunDevices(d, args)
+	want, err := spmd.RunDevices(ev, d, args)
 	if err != nil {
 		return false
 	}
@@ -268,7 +270,7 @@ func simulateOnDevices(t *testing.T, client *runtime.Client, m *hlo.Module, x *r
 		gots := r.Devices[i].Outputs
 		require.Len(t, gots, len(wants), "%s:%d device %d", src, line, i)
 		for k := range wants {
-			df := eval.Compare(gots[k], wants[k])
+			df := check.Compare(gots[k], wants[k])
 			if df.Mismatches > 0 && overflowOnly(gots[k], wants[k]) {
 				// f32 arithmetic overflowed where the evaluator's float64
 				// sum did not (it rounds to inf once): the chip's partial
@@ -297,5 +299,5 @@ func overflowOnly(got, want *eval.Value) bool {
 			g.Data[i], seen = w, true
 		}
 	}
-	return seen && eval.Compare(g, want).Mismatches == 0
+	return seen && check.Compare(g, want).Mismatches == 0
 }

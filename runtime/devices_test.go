@@ -8,6 +8,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/spmd"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
@@ -119,7 +120,7 @@ func TestExecuteDevices(t *testing.T) {
 					}
 				}
 				ev := &eval.Evaluator{File: tc.name, M: m}
-				want, err := ev.RunDevices(tc.devs, args)
+				want, err := spmd.RunDevices(ev, tc.devs, args)
 				require.NoError(t, err)
 				got, err := client.ExecuteDevices(x, args, runtime.ExecOptions{})
 				require.NoError(t, err)
@@ -171,7 +172,7 @@ ENTRY e {
 	require.NoError(t, verify.Verify("dl.hlo", m))
 	d := hlo.Devices{Replicas: 2, Partitions: 1}
 	args := [][]*eval.Value{{{Shape: m.Entry.Instructions[0].Shape, Data: make([]float64, 8)}}, {{Shape: m.Entry.Instructions[0].Shape, Data: make([]float64, 8)}}}
-	_, evErr := (&eval.Evaluator{File: "dl.hlo", M: m}).RunDevices(d, args)
+	_, evErr := spmd.RunDevices((&eval.Evaluator{File: "dl.hlo", M: m}), d, args)
 	require.ErrorContains(t, evErr, "devices [0] wait for devices [1]")
 	for _, name := range []string{"teach16", "tpuv4core"} {
 		chip, err := config.Load(name, nil)

@@ -100,9 +100,9 @@ type Evaluator struct {
 	expansions map[string]*hlo.Module // rng's and scaled-dot's expansions, by module text (byExpansion)
 	// Device is this evaluator's place among several devices evaluating a
 	// module together (hlo/eval/spmd sets it); nil: the only device.
-	Device Device
-	complexOf  *hlo.Module            // the module complexM is ExpandComplex of
-	complexM   *hlo.Module
+	Device    Device
+	complexOf *hlo.Module // the module complexM is ExpandComplex of
+	complexM  *hlo.Module
 
 	sinceHeapCheck int // instructions since the heap was last checked
 }
@@ -191,7 +191,7 @@ func (e *Evaluator) Run(args []*Value) (v *Value, err error) {
 			e.retain(a)
 		}
 	}
-	return e.call(e.M.Entry, args)
+	return e.Call(e.M.Entry, args)
 }
 
 // HostOffload says which memory an identity custom call moves its array
@@ -304,15 +304,15 @@ func convert(from, to string, x float64) float64 {
 	return hlo.Round(to, x)
 }
 
-func (e *Evaluator) fail(in *hlo.Instruction, format string, a ...any) error {
+func (e *Evaluator) Fail(in *hlo.Instruction, format string, a ...any) error {
 	return &EvalError{e.File, in.Pos, in.Name + ": " + in.Opcode + ": " + fmt.Sprintf(format, a...)}
 }
 
 // call evaluates c on args and returns its result with every array
 // unpacked, as the instructions that read a computation's result expect.
-func (e *Evaluator) call(c *hlo.Computation, args []*Value) (*Value, error) {
+func (e *Evaluator) Call(c *hlo.Computation, args []*Value) (*Value, error) {
 	v, err := e.callPacked(c, args, false)
-	return unpacked(v), err
+	return Unpacked(v), err
 }
 
 // callPacked evaluates c on args; large arrays in its result may be packed
@@ -342,7 +342,7 @@ func (e *Evaluator) callPacked(c *hlo.Computation, args []*Value, owned bool) (*
 		for i, o := range in.Operands {
 			ops[i] = vals[o.Name]
 			if ops[i] == nil {
-				return nil, e.fail(in, "operand %s has no value", o.Name)
+				return nil, e.Fail(in, "operand %s has no value", o.Name)
 			}
 		}
 		e.current = in
@@ -353,7 +353,7 @@ func (e *Evaluator) callPacked(c *hlo.Computation, args []*Value, owned bool) (*
 			var temps []*Value
 			if !takesPacked[in.Opcode] {
 				for k, o := range ops {
-					u := unpacked(o)
+					u := Unpacked(o)
 					if u == o {
 						continue
 					}
@@ -382,7 +382,7 @@ func (e *Evaluator) callPacked(c *hlo.Computation, args []*Value, owned bool) (*
 				for _, t := range temps {
 					e.release(t)
 				}
-				return nil, e.fail(in, "evaluating this module needs more than %d live elements (%d MiB of float64 values); the host evaluator stops here", limit, limit*8>>20)
+				return nil, e.Fail(in, "evaluating this module needs more than %d live elements (%d MiB of float64 values); the host evaluator stops here", limit, limit*8>>20)
 			}
 			if in.Opcode == hlo.OpWhile && len(ops) == 1 {
 				// A while's init read for the last time is handed to
@@ -458,16 +458,16 @@ func EvaluateText(file, src string, args ...*Value) (*Value, error) {
 	return (&Evaluator{File: file, M: m}).Run(args)
 }
 
-func newArray(s *hlo.Shape) *Value { return &Value{Shape: s, Data: make([]float64, s.Elems())} }
+func NewArray(s *hlo.Shape) *Value { return &Value{Shape: s, Data: make([]float64, s.Elems())} }
 
-func (e *Evaluator) callee(in *hlo.Instruction, attr string) (*hlo.Computation, error) {
+func (e *Evaluator) Callee(in *hlo.Instruction, attr string) (*hlo.Computation, error) {
 	name, ok := in.Attr(attr)
 	if !ok {
-		return nil, e.fail(in, "no %s attribute", attr)
+		return nil, e.Fail(in, "no %s attribute", attr)
 	}
 	c := e.M.Computation(strings.TrimPrefix(name, "%"))
 	if c == nil {
-		return nil, e.fail(in, "%s=%s names no computation", attr, name)
+		return nil, e.Fail(in, "%s=%s names no computation", attr, name)
 	}
 	return c, nil
 }
@@ -475,7 +475,7 @@ func (e *Evaluator) callee(in *hlo.Instruction, attr string) (*hlo.Computation, 
 func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Value, error) {
 	s := in.Shape
 	if s == nil {
-		return nil, e.fail(in, "shape unknown (run Verify first)")
+		return nil, e.Fail(in, "shape unknown (run Verify first)")
 	}
 	op := in.Opcode
 	if hlo.IsElementwise(op) {
@@ -484,11 +484,11 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 	switch op {
 	case "parameter":
 		if int(in.ParamNumber) >= len(args) {
-			return nil, e.fail(in, "parameter %d not supplied (%d arguments)", in.ParamNumber, len(args))
+			return nil, e.Fail(in, "parameter %d not supplied (%d arguments)", in.ParamNumber, len(args))
 		}
 		a := args[in.ParamNumber]
 		if a.Shape != nil && !hlo.SameShape(a.Shape, s) {
-			return nil, e.fail(in, "argument is %s, the parameter is %s", a.Shape, s)
+			return nil, e.Fail(in, "argument is %s, the parameter is %s", a.Shape, s)
 		}
 		return a, nil
 	case "constant":
@@ -498,7 +498,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 	case "get-tuple-element":
 		idx, err := hlo.IntAttr(in, "index")
 		if err != nil || ops[0].Tuple == nil || int(idx) >= len(ops[0].Tuple) {
-			return nil, e.fail(in, "bad tuple index")
+			return nil, e.Fail(in, "bad tuple index")
 		}
 		return ops[0].Tuple[idx], nil
 	case "reshape", "bitcast", "copy", "opt-barrier":
@@ -508,7 +508,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		if int64(len(ops[0].Data)) != s.Elems() {
 			// XLA's passes use size-changing bitcasts on tiled layouts; the
 			// evaluator computes on logical shapes, where they mean nothing.
-			return nil, e.fail(in, "changes the element count (%d to %d)", len(ops[0].Data), s.Elems())
+			return nil, e.Fail(in, "changes the element count (%d to %d)", len(ops[0].Data), s.Elems())
 		}
 		if in.Opcode == hlo.OpBitcast && ops[0].Shape != nil && !s.IsTuple && s.Elem != ops[0].Shape.Elem {
 			// A bitcast that changes the type reads the same bits as it,
@@ -521,7 +521,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		}
 		return &Value{Shape: s, Data: ops[0].Data}, nil
 	case "convert":
-		out := newArray(s)
+		out := NewArray(s)
 		for i, x := range ops[0].Data {
 			out.Data[i] = convert(ops[0].Shape.Elem, s.Elem, x)
 		}
@@ -529,9 +529,9 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 	case "iota":
 		d, err := hlo.IntAttr(in, "iota_dimension")
 		if err != nil || int(d) >= len(s.Dims) {
-			return nil, e.fail(in, "bad iota_dimension")
+			return nil, e.Fail(in, "bad iota_dimension")
 		}
-		out := newArray(s)
+		out := NewArray(s)
 		idx := make([]int64, len(s.Dims))
 		for i := range out.Data {
 			hlo.Unflatten(int64(i), s.Dims, idx)
@@ -540,7 +540,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		return out, nil
 	case "broadcast":
 		dims, _ := hlo.OptList(in, "dimensions")
-		out := newArray(s)
+		out := NewArray(s)
 		src := ops[0]
 		sst := hlo.Strides(src.Shape.Dims)
 		// The source stride of each output dimension (0 where broadcast).
@@ -569,9 +569,9 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 	case "transpose":
 		perm, err := hlo.ListAttr(in, "dimensions")
 		if err != nil {
-			return nil, e.fail(in, "%v", err)
+			return nil, e.Fail(in, "%v", err)
 		}
-		out := newArray(s)
+		out := NewArray(s)
 		sst := hlo.Strides(ops[0].Shape.Dims)
 		idx := make([]int64, len(s.Dims))
 		for i := range out.Data {
@@ -605,7 +605,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		return e.slice(in, ops[0])
 	case "concatenate":
 		dims, _ := hlo.ListAttr(in, "dimensions")
-		out := newArray(s)
+		out := NewArray(s)
 		idx := make([]int64, len(s.Dims))
 		for i := range out.Data {
 			hlo.Unflatten(int64(i), s.Dims, idx)
@@ -623,7 +623,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		return out, nil
 	case "reverse":
 		dims, _ := hlo.ListAttr(in, "dimensions")
-		out := newArray(s)
+		out := NewArray(s)
 		idx := make([]int64, len(s.Dims))
 		for i := range out.Data {
 			hlo.Unflatten(int64(i), s.Dims, idx)
@@ -638,22 +638,22 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		if op == "fusion" {
 			attr = "calls"
 		}
-		c, err := e.callee(in, attr)
+		c, err := e.Callee(in, attr)
 		if err != nil {
 			return nil, err
 		}
 		return e.callPacked(c, ops, false)
 	case "while":
-		cond, err := e.callee(in, "condition")
+		cond, err := e.Callee(in, "condition")
 		if err != nil {
 			return nil, err
 		}
-		body, err := e.callee(in, "body")
+		body, err := e.Callee(in, "body")
 		if err != nil {
 			return nil, err
 		}
 		if analysis.NeverEnds(e.M, in) {
-			return nil, e.fail(in, "the loop never ends: its condition is the constant true, and nothing in its body (no infeed or recv) can stop it")
+			return nil, e.Fail(in, "the loop never ends: its condition is the constant true, and nothing in its body (no infeed or recv) can stop it")
 		}
 		quiet := analysis.Quiet(e.M, body) && analysis.Quiet(e.M, cond) && ops[0].Shape.Elems() <= maxWatchedState
 		limit := e.MaxWhileIterations
@@ -667,19 +667,19 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		state := ops[0]
 		e.retain(state)
 		for n := 0; ; n++ {
-			p, err := e.call(cond, []*Value{state})
+			p, err := e.Call(cond, []*Value{state})
 			if err != nil {
 				return nil, err
 			}
 			if len(p.Data) != 1 {
-				return nil, e.fail(in, "the condition returned %s, not pred[]", p.Shape)
+				return nil, e.Fail(in, "the condition returned %s, not pred[]", p.Shape)
 			}
 			if p.Data[0] == 0 {
 				e.release(state) // the caller counts the result
 				return state, nil
 			}
 			if n >= limit {
-				return nil, e.fail(in, "more than %d iterations", limit)
+				return nil, e.Fail(in, "more than %d iterations", limit)
 			}
 			// A loop whose body only computes (nothing from outside) and
 			// whose small state comes back bit for bit the same will see
@@ -693,7 +693,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			}
 			e.retain(state)
 			if quiet && slices.Equal(before, stateBits(state, nil)) {
-				return nil, e.fail(in, "the loop never ends: its state did not change in iteration %d and its condition still holds", n+1)
+				return nil, e.Fail(in, "the loop never ends: its state did not change in iteration %d and its condition still holds", n+1)
 			}
 		}
 	case "after-all":
@@ -717,7 +717,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		}
 		c := e.M.Computation(strings.TrimPrefix(branch, "%"))
 		if c == nil {
-			return nil, e.fail(in, "no branch computation %q", branch)
+			return nil, e.Fail(in, "no branch computation %q", branch)
 		}
 		k := 1
 		if names, ok := in.Attr("branch_computations"); ok {
@@ -731,9 +731,9 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			k = 2
 		}
 		if k >= len(ops) {
-			return nil, e.fail(in, "no operand for branch %s", branch)
+			return nil, e.Fail(in, "no operand for branch %s", branch)
 		}
-		return e.call(c, []*Value{ops[k]})
+		return e.Call(c, []*Value{ops[k]})
 	case "custom-call":
 		t, _ := in.Attr("custom_call_target")
 		if hlo.IsIdentityTarget(strings.Trim(t, `"`)) && len(ops) == 1 && ops[0].Shape != nil && hlo.SameShape(ops[0].Shape, s) {
@@ -743,7 +743,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			// SPMDFullToShardShape and SPMDShardToFullShape of a manually
 			// sharded region (shard_map) cut arrays into the devices'
 			// shards and back, which is the SPMD partitioner's work.
-			return nil, e.fail(in, "%s changes %s into %s: a manually sharded region, whose per-device shards are not evaluated (evaluate the partitioned module, as XLA's SPMD partitioner writes it)", t, ops[0].Shape, s)
+			return nil, e.Fail(in, "%s changes %s into %s: a manually sharded region, whose per-device shards are not evaluated (evaluate the partitioned module, as XLA's SPMD partitioner writes it)", t, ops[0].Shape, s)
 		}
 		if expand.IsGemmCall(in) {
 			return e.gemm(in, ops)
@@ -760,7 +760,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		if expand.IsTopKCall(in) {
 			t, err := expand.TopKOfCall(e.M, in)
 			if err != nil {
-				return nil, e.fail(in, "%v", err)
+				return nil, e.Fail(in, "%v", err)
 			}
 			return e.topkOp(t, ops)
 		}
@@ -770,19 +770,19 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		if expand.NeuronActivation(in) != "" {
 			return e.neuronActivation(in, ops)
 		}
-		return nil, e.fail(in, "custom-call target %s cannot be evaluated", t)
+		return nil, e.Fail(in, "custom-call target %s cannot be evaluated", t)
 	}
 	if v, ok, err := e.evalMore(in, ops); ok {
 		return v, err
 	}
-	return nil, e.fail(in, "not supported by the evaluator yet")
+	return nil, e.Fail(in, "not supported by the evaluator yet")
 }
 
 func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	s := in.Shape
-	out := newArray(s)
+	out := NewArray(s)
 	if len(ops) == 0 {
-		return nil, e.fail(in, "no operands")
+		return nil, e.Fail(in, "no operands")
 	}
 	ct := ops[0].Shape.Elem // computation type
 	if in.Opcode == hlo.OpSelect || in.Opcode == hlo.OpClamp {
@@ -800,7 +800,7 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 	}
 	for k, o := range ops {
 		if len(o.Data) != len(out.Data) {
-			return nil, e.fail(in, "operand %d has %d elements, the result %d", k, len(o.Data), len(out.Data))
+			return nil, e.Fail(in, "operand %d has %d elements, the result %d", k, len(o.Data), len(out.Data))
 		}
 	}
 	if hlo.IsWide(ct) {
@@ -815,7 +815,7 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 		expBits, err1 = hlo.IntAttr(in, "exponent_bits")
 		manBits, err2 = hlo.IntAttr(in, "mantissa_bits")
 		if err1 != nil || err2 != nil || expBits < 1 || manBits < 0 {
-			return nil, e.fail(in, "needs exponent_bits >= 1 and mantissa_bits >= 0")
+			return nil, e.Fail(in, "needs exponent_bits >= 1 and mantissa_bits >= 0")
 		}
 	}
 	rnd := Rounder(s.Elem)
@@ -976,7 +976,7 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 			case "GE":
 				ok = x >= y
 			default:
-				return nil, e.fail(in, "unknown direction %q", dir)
+				return nil, e.Fail(in, "unknown direction %q", dir)
 			}
 			if ok {
 				r = 1
@@ -1086,7 +1086,7 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 		case hlo.OpReducePrecision:
 			r = reducePrecision(x, ct, int(expBits), int(manBits))
 		default:
-			return nil, e.fail(in, "not supported by the evaluator yet")
+			return nil, e.Fail(in, "not supported by the evaluator yet")
 		}
 		if in.Opcode == hlo.OpMaximum || in.Opcode == hlo.OpMinimum {
 			if x != x || y != y {
@@ -1126,7 +1126,7 @@ func (e *Evaluator) dot(in *hlo.Instruction, ops []*Value) (*Value, error) {
 			ro[c] += ci[i] * rs[rc[i]]
 		}
 	}
-	out := newArray(s)
+	out := NewArray(s)
 	idx := make([]int64, len(s.Dims))
 	for o := range out.Data {
 		hlo.Unflatten(int64(o), s.Dims, idx)
@@ -1166,7 +1166,7 @@ func indices(n int) []int64 {
 // reducer recognizes a reduction computation that applies one binary op to
 // its two parameters, so it can be folded without evaluating a computation
 // per element.
-func (e *Evaluator) reducer(c *hlo.Computation) string {
+func (e *Evaluator) Reducer(c *hlo.Computation) string {
 	if len(c.Instructions) != 3 || c.Root == nil || len(c.Root.Operands) != 2 {
 		return ""
 	}
@@ -1178,14 +1178,14 @@ func (e *Evaluator) reducer(c *hlo.Computation) string {
 }
 
 func (e *Evaluator) reduce(in *hlo.Instruction, ops []*Value) (*Value, error) {
-	c, err := e.callee(in, "to_apply")
+	c, err := e.Callee(in, "to_apply")
 	if err != nil {
 		return nil, err
 	}
 	dims, _ := hlo.ListAttr(in, "dimensions")
 	n := len(ops) / 2
 	if n == 0 || len(ops) != 2*n {
-		return nil, e.fail(in, "reduce takes inputs and as many init values")
+		return nil, e.Fail(in, "reduce takes inputs and as many init values")
 	}
 	src := ops[0].Shape.Dims
 	keep := hlo.Free(indices(len(src)), dims, nil)
@@ -1207,7 +1207,7 @@ func (e *Evaluator) reduce(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	for k := range results {
 		results[k] = make([]float64, nout)
 	}
-	fast := e.reducer(c)
+	fast := e.Reducer(c)
 	elem := ops[n].Shape.Elem
 	// Float sums accumulate in float64 and round once, as dots and
 	// convolutions do: no backend folds a long reduction serially in the
@@ -1243,15 +1243,15 @@ func (e *Evaluator) reduce(in *hlo.Instruction, ops []*Value) (*Value, error) {
 		for _, off := range roff {
 			j := base + off
 			if fast != "" && n == 1 {
-				acc[0] = applyFast(fast, accElem, acc[0], ops[0].Data[j], false)
+				acc[0] = ApplyFast(fast, accElem, acc[0], ops[0].Data[j], false)
 				continue
 			}
 			args := make([]*Value, 2*n)
 			for k := 0; k < n; k++ {
-				args[k] = scalar(ops[n+k].Shape.Elem, acc[k])
-				args[n+k] = scalar(ops[k].Shape.Elem, ops[k].Data[j])
+				args[k] = Scalar(ops[n+k].Shape.Elem, acc[k])
+				args[n+k] = Scalar(ops[k].Shape.Elem, ops[k].Data[j])
 			}
-			v, err := e.call(c, args)
+			v, err := e.Call(c, args)
 			if err != nil {
 				return nil, err
 			}
@@ -1294,7 +1294,7 @@ func (e *Evaluator) slice(in *hlo.Instruction, src *Value) (*Value, error) {
 			st[i], _ = strconv.ParseInt(parts[2], 10, 64)
 		}
 	}
-	out := newArray(s)
+	out := NewArray(s)
 	idx := make([]int64, len(s.Dims))
 	for i := range out.Data {
 		hlo.Unflatten(int64(i), s.Dims, idx)
@@ -1312,11 +1312,11 @@ func (e *Evaluator) constant(in *hlo.Instruction) (*Value, error) {
 	s := in.Shape
 	if s.IsTuple {
 		if strings.TrimSpace(in.Literal) == "{...}" {
-			return zerosOf(s), nil
+			return ZerosOf(s), nil
 		}
 		parts, ok := hlo.SplitTupleLiteral(in.Literal)
 		if !ok || len(parts) != len(s.Tuple) {
-			return nil, e.fail(in, "the literal does not hold the %d elements of %s", len(s.Tuple), s)
+			return nil, e.Fail(in, "the literal does not hold the %d elements of %s", len(s.Tuple), s)
 		}
 		t := &Value{Shape: s}
 		for i, p := range parts {
@@ -1328,7 +1328,7 @@ func (e *Evaluator) constant(in *hlo.Instruction) (*Value, error) {
 		}
 		return t, nil
 	}
-	out := newArray(s)
+	out := NewArray(s)
 	lit := strings.TrimSpace(in.Literal)
 	if lit == "{...}" {
 		return out, nil
@@ -1338,7 +1338,7 @@ func (e *Evaluator) constant(in *hlo.Instruction) (*Value, error) {
 	// f32[8,2048] constant(0)).
 	splat := len(fields) == 1 && s.Elems() > 1 && !strings.HasPrefix(lit, "{")
 	if int64(len(fields)) != s.Elems() && !splat {
-		return nil, e.fail(in, "literal has %d values for %s", len(fields), s)
+		return nil, e.Fail(in, "literal has %d values for %s", len(fields), s)
 	}
 
 	for i, f := range fields {
@@ -1366,7 +1366,7 @@ func (e *Evaluator) constant(in *hlo.Instruction) (*Value, error) {
 			}
 			v, err := strconv.ParseFloat(f, 64)
 			if err != nil {
-				return nil, e.fail(in, "bad literal value %q", f)
+				return nil, e.Fail(in, "bad literal value %q", f)
 			}
 			x = v
 		}
@@ -1459,7 +1459,7 @@ func randomValue(s *hlo.Shape, r *rand.Rand) (*Value, error) {
 		}
 		return v, nil
 	}
-	v := newArray(s)
+	v := NewArray(s)
 	if hlo.IsComplex(s.Elem) {
 		// (real, imaginary) pairs, each part uniform in [-1, 1).
 		v.Data = make([]float64, 2*s.Elems())
@@ -1508,7 +1508,7 @@ func Filled(s *hlo.Shape, x float64) (*Value, error) {
 	case hlo.IsWide(s.Elem) && WideNumber(s.Elem, r) != x, !hlo.IsWide(s.Elem) && r != x:
 		return nil, fmt.Errorf("%s cannot hold %g", s.Elem, x)
 	}
-	v := newArray(s)
+	v := NewArray(s)
 	for i := range v.Data {
 		v.Data[i] = r
 	}

@@ -13,17 +13,17 @@ func (e *Evaluator) convolution(in *hlo.Instruction, ops []*Value) (*Value, erro
 	s := in.Shape
 	labels, ok := in.Attr("dim_labels")
 	if !ok {
-		return nil, e.fail(in, "no dim_labels")
+		return nil, e.Fail(in, "no dim_labels")
 	}
 	d, err := hlo.ParseDimLabels(labels)
 	if err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	n := len(d.LhsSpatial)
 	wv, _ := in.Attr("window")
 	w, err := hlo.ParseWindow(wv, n)
 	if err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	bgroups := int64(1)
 	if v, ok := in.Attr("batch_group_count"); ok {
@@ -39,13 +39,13 @@ func (e *Evaluator) convolution(in *hlo.Instruction, ops []*Value) (*Value, erro
 	cin := rd[d.RhsIn] // input features per group
 	cout := rd[d.RhsOut]
 	if groups < 1 || cout%groups != 0 || ld[d.LhsFeature] != cin*groups {
-		return nil, e.fail(in, "feature_group_count %d does not fit lhs features %d and kernel %dx%d", groups, ld[d.LhsFeature], cin, cout)
+		return nil, e.Fail(in, "feature_group_count %d does not fit lhs features %d and kernel %dx%d", groups, ld[d.LhsFeature], cin, cout)
 	}
 	outPerGroup := cout / groups
 	// batch_group_count: the lhs batch splits into groups, each feeding
 	// its share of the output features.
 	if bgroups < 1 || ld[d.LhsBatch]%bgroups != 0 || cout%bgroups != 0 || (bgroups > 1 && groups > 1) {
-		return nil, e.fail(in, "batch_group_count %d does not fit lhs batch %d and kernel outputs %d", bgroups, ld[d.LhsBatch], cout)
+		return nil, e.Fail(in, "batch_group_count %d does not fit lhs batch %d and kernel outputs %d", bgroups, ld[d.LhsBatch], cout)
 	}
 	batchPerGroup, outPerBatchGroup := ld[d.LhsBatch]/bgroups, cout/bgroups
 	// Kernel spatial positions, enumerated once.
@@ -53,7 +53,7 @@ func (e *Evaluator) convolution(in *hlo.Instruction, ops []*Value) (*Value, erro
 	for _, k := range w.Size {
 		ksz *= k
 	}
-	out := newArray(s)
+	out := NewArray(s)
 	// Each output element is its own sum: the work splits across the
 	// host's cores with the same result.
 	parallelFor(len(out.Data), int(ksz*cin), func(lo, hi int) {
@@ -110,7 +110,7 @@ func (e *Evaluator) pad(in *hlo.Instruction, ops []*Value) (*Value, error) {
 			interior[i], _ = strconv.ParseInt(f[2], 10, 64)
 		}
 	}
-	out := newArray(s)
+	out := NewArray(s)
 	for i := range out.Data {
 		out.Data[i] = ops[1].Data[0]
 	}
@@ -149,7 +149,7 @@ func (e *Evaluator) dynamicSlice(in *hlo.Instruction, ops []*Value) (*Value, err
 	s := in.Shape
 	src := ops[0]
 	st := starts(ops[1:], src.Shape.Dims, s.Dims)
-	out := newArray(s)
+	out := NewArray(s)
 	idx := make([]int64, len(s.Dims))
 	for i := range out.Data {
 		hlo.Unflatten(int64(i), s.Dims, idx)
@@ -189,39 +189,39 @@ func (e *Evaluator) dynamicUpdateSlice(in *hlo.Instruction, ops []*Value, inPlac
 func (e *Evaluator) reduceWindow(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	n := len(ops) / 2
 	if n == 0 || len(ops) != 2*n {
-		return nil, e.fail(in, "reduce-window takes operands and as many init values")
+		return nil, e.Fail(in, "reduce-window takes operands and as many init values")
 	}
 	src := ops[0]
 	for _, o := range ops[1:n] {
 		if !slices.Equal(o.Shape.Dims, src.Shape.Dims) {
-			return nil, e.fail(in, "operands differ in shape")
+			return nil, e.Fail(in, "operands differ in shape")
 		}
 	}
 	rank := len(src.Shape.Dims)
 	wv, _ := in.Attr("window")
 	w, err := hlo.ParseWindow(wv, rank)
 	if err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
-	c, err := e.callee(in, "to_apply")
+	c, err := e.Callee(in, "to_apply")
 	if err != nil {
 		return nil, err
 	}
 	outShapes := []*hlo.Shape{in.Shape}
 	if n > 1 {
 		if !in.Shape.IsTuple || len(in.Shape.Tuple) != n {
-			return nil, e.fail(in, "a reduce-window of %d operands returns a tuple of %d arrays", n, n)
+			return nil, e.Fail(in, "a reduce-window of %d operands returns a tuple of %d arrays", n, n)
 		}
 		outShapes = in.Shape.Tuple
 	}
 	fast := ""
 	if n == 1 {
-		fast = e.reducer(c)
+		fast = e.Reducer(c)
 	}
 	wsz := hlo.Prod(w.Size)
 	outs := make([]*Value, n)
 	for i := range outs {
-		outs[i] = newArray(outShapes[i])
+		outs[i] = NewArray(outShapes[i])
 	}
 	dims := outShapes[0].Dims
 	oi := make([]int64, len(dims))
@@ -250,14 +250,14 @@ func (e *Evaluator) reduceWindow(in *hlo.Instruction, ops []*Value) (*Value, err
 			}
 			j := hlo.Flat(si, src.Shape.Dims)
 			if fast != "" {
-				acc[0] = applyFast(fast, outShapes[0].Elem, acc[0], src.Data[j], false)
+				acc[0] = ApplyFast(fast, outShapes[0].Elem, acc[0], src.Data[j], false)
 				continue
 			}
 			for i := range n {
-				args[i] = scalar(ops[n+i].Shape.Elem, acc[i])
-				args[n+i] = scalar(ops[i].Shape.Elem, ops[i].Data[j])
+				args[i] = Scalar(ops[n+i].Shape.Elem, acc[i])
+				args[n+i] = Scalar(ops[i].Shape.Elem, ops[i].Data[j])
 			}
-			v, err := e.call(c, args)
+			v, err := e.Call(c, args)
 			if err != nil {
 				return nil, err
 			}
@@ -266,7 +266,7 @@ func (e *Evaluator) reduceWindow(in *hlo.Instruction, ops []*Value) (*Value, err
 				continue
 			}
 			if len(v.Tuple) != n {
-				return nil, e.fail(in, "the reducer %s returns %d values for %d operands", c.Name, len(v.Tuple), n)
+				return nil, e.Fail(in, "the reducer %s returns %d values for %d operands", c.Name, len(v.Tuple), n)
 			}
 			for i := range acc {
 				acc[i] = v.Tuple[i].Data[0]

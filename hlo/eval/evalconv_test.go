@@ -13,7 +13,7 @@ import (
 )
 
 func randArr(r *rand.Rand, elem string, dims ...int64) *Value {
-	v := newArray(&hlo.Shape{Elem: elem, Dims: dims})
+	v := NewArray(&hlo.Shape{Elem: elem, Dims: dims})
 	for i := range v.Data {
 		v.Data[i] = float64(float32(2*r.Float64() - 1))
 	}

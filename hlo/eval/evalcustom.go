@@ -8,7 +8,7 @@ import (
 
 func (e *Evaluator) neuronActivation(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	if len(ops) != 1 || ops[0].Shape.IsTuple || !hlo.SameShape(ops[0].Shape, in.Shape) {
-		return nil, e.fail(in, "an activation custom call takes one array of the result's shape")
+		return nil, e.Fail(in, "an activation custom call takes one array of the result's shape")
 	}
 	f := expand.NeuronActivations[expand.NeuronActivation(in)]
 	out := &Value{Shape: in.Shape, Data: make([]float64, len(ops[0].Data))}
@@ -20,10 +20,10 @@ func (e *Evaluator) neuronActivation(in *hlo.Instruction, ops []*Value) (*Value,
 
 func (e *Evaluator) dynamicGte(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	if len(ops) != 2 {
-		return nil, e.fail(in, "DynamicGte takes a tuple and an index")
+		return nil, e.Fail(in, "DynamicGte takes a tuple and an index")
 	}
 	if err := expand.DynamicGteCheck(in, ops[0].Shape, ops[1].Shape); err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	i := int(intAt(ops[1], 0))
 	i = max(0, min(i, len(ops[0].Tuple)-1))
@@ -35,10 +35,10 @@ func (e *Evaluator) dynamicGte(in *hlo.Instruction, ops []*Value) (*Value, error
 func (e *Evaluator) gemm(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	d, alpha, beta, err := expand.GemmAsDot(in)
 	if err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	if len(ops) < 2 || beta != 0 && len(ops) < 3 {
-		return nil, e.fail(in, "a gemm call needs lhs and rhs (and c when beta is not 0)")
+		return nil, e.Fail(in, "a gemm call needs lhs and rhs (and c when beta is not 0)")
 	}
 	v, err := e.dot(d, ops[:2])
 	if err != nil {
@@ -71,7 +71,7 @@ func withWorkspace(s *hlo.Shape, v *Value) *Value {
 	if !s.IsTuple {
 		return v
 	}
-	return &Value{Shape: s, Tuple: []*Value{v, zerosOf(s.Tuple[1])}}
+	return &Value{Shape: s, Tuple: []*Value{v, ZerosOf(s.Tuple[1])}}
 }
 
 // raggedDot evaluates ragged-dot by its definition, element by element:
@@ -79,15 +79,15 @@ func withWorkspace(s *hlo.Shape, v *Value) *Value {
 // rounded once to the result type as dot is.
 func (e *Evaluator) raggedDot(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	if len(ops) != 3 {
-		return nil, e.fail(in, "takes lhs, rhs and group_sizes")
+		return nil, e.Fail(in, "takes lhs, rhs and group_sizes")
 	}
 	l, r := numbers(ops[0]), numbers(ops[1])
 	d, err := hlo.ParseRagged(in, l.Shape, r.Shape, ops[2].Shape)
 	if err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	if want := d.OutDims(l.Shape, r.Shape); !slices.Equal(want, in.Shape.Dims) {
-		return nil, e.fail(in, "the result is %v, the instruction says %s", want, in.Shape)
+		return nil, e.Fail(in, "the result is %v, the instruction says %s", want, in.Shape)
 	}
 	sizes := numbers(ops[2]).Data
 	// The groups' ends for each position of the context dims.
@@ -120,7 +120,7 @@ func (e *Evaluator) raggedDot(in *hlo.Instruction, ops []*Value) (*Value, error)
 		cdims[i] = l.Shape.Dims[c]
 	}
 	nc := hlo.Prod(cdims)
-	out := newArray(in.Shape)
+	out := NewArray(in.Shape)
 	idx := make([]int64, len(in.Shape.Dims))
 	ci := make([]int64, len(cdims))
 	for o := range out.Data {

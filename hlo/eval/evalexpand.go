@@ -15,14 +15,14 @@ func (e *Evaluator) byExpansion(in *hlo.Instruction, text string, expansion func
 	if m == nil {
 		var err error
 		if m, err = hlo.Parse(e.File+" ("+in.Opcode+")", text); err != nil {
-			return nil, e.fail(in, "%v", err)
+			return nil, e.Fail(in, "%v", err)
 		}
 		if err := expansion(m); err != nil {
 			var x *rewrite.ExpandError
 			if errors.As(err, &x) {
-				return nil, e.fail(in, "%s", x.Reason)
+				return nil, e.Fail(in, "%s", x.Reason)
 			}
-			return nil, e.fail(in, "%v", err)
+			return nil, e.Fail(in, "%v", err)
 		}
 		if e.expansions == nil {
 			e.expansions = map[string]*hlo.Module{}
@@ -33,7 +33,7 @@ func (e *Evaluator) byExpansion(in *hlo.Instruction, text string, expansion func
 		Perturb: e.Perturb, rngs: e.rngStateOf(), rngShared: true}
 	v, err := sub.Run(args)
 	if err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	return v, nil
 }

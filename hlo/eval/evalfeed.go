@@ -2,9 +2,10 @@ package eval
 
 import (
 	"fmt"
-	"github.com/pulse-sim/pulse/hlo"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // infeed and outfeed talk to the host program through two queues: infeed
@@ -22,22 +23,22 @@ func (e *Evaluator) hostTransfer(in *hlo.Instruction, ops []*Value) (*Value, err
 	switch in.Opcode {
 	case hlo.OpSend:
 		if len(ops) < 1 || s == nil || !s.IsTuple || len(s.Tuple) < 2 {
-			return nil, e.fail(in, "a host send takes its data and a token and returns (data, context, token)")
+			return nil, e.Fail(in, "a host send takes its data and a token and returns (data, context, token)")
 		}
-		e.Outfeed = append(e.Outfeed, copyValue(unpacked(ops[0])))
-		return transferTuple(s, ops[0]), nil
+		e.Outfeed = append(e.Outfeed, CopyValue(Unpacked(ops[0])))
+		return TransferTuple(s, ops[0]), nil
 	case hlo.OpRecv:
 		if s == nil || !s.IsTuple || len(s.Tuple) < 2 {
-			return nil, e.fail(in, "a host recv returns (data, context, token)")
+			return nil, e.Fail(in, "a host recv returns (data, context, token)")
 		}
 		r, err := e.nextRecord(in, s.Tuple[0])
 		if err != nil {
 			return nil, err
 		}
-		return transferTuple(s, r), nil
+		return TransferTuple(s, r), nil
 	case hlo.OpRecvDone:
 		if len(ops) < 1 || len(ops[0].Tuple) < 1 || s == nil || !s.IsTuple || len(s.Tuple) != 2 {
-			return nil, e.fail(in, "recv-done takes a recv and returns (data, token)")
+			return nil, e.Fail(in, "recv-done takes a recv and returns (data, token)")
 		}
 		return &Value{Shape: s, Tuple: []*Value{ops[0].Tuple[0], {Shape: s.Tuple[1]}}}, nil
 	}
@@ -45,10 +46,10 @@ func (e *Evaluator) hostTransfer(in *hlo.Instruction, ops []*Value) (*Value, err
 }
 
 // transferTuple is (data, zeros for the context, a token) of shape s.
-func transferTuple(s *hlo.Shape, data *Value) *Value {
+func TransferTuple(s *hlo.Shape, data *Value) *Value {
 	v := &Value{Shape: s, Tuple: []*Value{data}}
 	for _, t := range s.Tuple[1:] {
-		v.Tuple = append(v.Tuple, zerosOf(t))
+		v.Tuple = append(v.Tuple, ZerosOf(t))
 	}
 	return v
 }
@@ -57,7 +58,7 @@ func transferTuple(s *hlo.Shape, data *Value) *Value {
 func (e *Evaluator) nextRecord(in *hlo.Instruction, want *hlo.Shape) (*Value, error) {
 	k := e.infeedNext
 	if k >= len(e.Infeed) {
-		return nil, e.fail(in, "the infeed queue is empty: this reads record %d, and %d were supplied", k, len(e.Infeed))
+		return nil, e.Fail(in, "the infeed queue is empty: this reads record %d, and %d were supplied", k, len(e.Infeed))
 	}
 	r := e.Infeed[k]
 	if r == nil || r.Shape == nil || !hlo.SameShape(r.Shape, want) {
@@ -65,17 +66,17 @@ func (e *Evaluator) nextRecord(in *hlo.Instruction, want *hlo.Shape) (*Value, er
 		if r != nil {
 			got = r.Shape
 		}
-		return nil, e.fail(in, "infeed record %d is %s, and this reads %s", k, shapeText(got), want)
+		return nil, e.Fail(in, "infeed record %d is %s, and this reads %s", k, shapeText(got), want)
 	}
 	e.infeedNext++
-	return copyValue(r), nil
+	return CopyValue(r), nil
 }
 
 // infeed returns (the next record, a token).
 func (e *Evaluator) infeed(in *hlo.Instruction) (*Value, error) {
 	s := in.Shape
 	if s == nil || !s.IsTuple || len(s.Tuple) != 2 {
-		return nil, e.fail(in, "infeed returns a (data, token) tuple, not %s", s)
+		return nil, e.Fail(in, "infeed returns a (data, token) tuple, not %s", s)
 	}
 	r, err := e.nextRecord(in, s.Tuple[0])
 	if err != nil {
@@ -88,19 +89,19 @@ func (e *Evaluator) infeed(in *hlo.Instruction) (*Value, error) {
 // array in place) and returns a token.
 func (e *Evaluator) outfeed(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	if len(ops) < 1 {
-		return nil, e.fail(in, "outfeed takes its data and a token")
+		return nil, e.Fail(in, "outfeed takes its data and a token")
 	}
-	e.Outfeed = append(e.Outfeed, copyValue(unpacked(ops[0])))
+	e.Outfeed = append(e.Outfeed, CopyValue(Unpacked(ops[0])))
 	return &Value{Shape: in.Shape}, nil
 }
 
 // copyValue copies v's arrays, unpacking them.
-func copyValue(v *Value) *Value {
-	v = unpacked(v)
+func CopyValue(v *Value) *Value {
+	v = Unpacked(v)
 	if v.Tuple != nil {
 		out := &Value{Shape: v.Shape, Tuple: make([]*Value, len(v.Tuple))}
 		for i, t := range v.Tuple {
-			out.Tuple[i] = copyValue(t)
+			out.Tuple[i] = CopyValue(t)
 		}
 		return out
 	}
@@ -176,4 +177,25 @@ func Assemble(s *hlo.Shape, leaves []*Value) *Value {
 		return v
 	}
 	return build(s)
+}
+
+// deviceTransfer evaluates a send, recv or their -done between devices.
+func (e *Evaluator) deviceTransfer(in *hlo.Instruction, ops []*Value) (*Value, error) {
+	s := in.Shape
+	switch in.Opcode {
+	case hlo.OpSendDone:
+		return &Value{Shape: s}, nil
+	case hlo.OpRecvDone:
+		if len(ops) < 1 || len(ops[0].Tuple) < 1 || s == nil || !s.IsTuple || len(s.Tuple) != 2 {
+			return nil, e.Fail(in, "recv-done takes a recv and returns (data, token)")
+		}
+		return &Value{Shape: s, Tuple: []*Value{ops[0].Tuple[0], {Shape: s.Tuple[1]}}}, nil
+	}
+	if s == nil || !s.IsTuple || len(s.Tuple) < 2 || in.Opcode == hlo.OpSend && len(ops) < 1 {
+		return nil, e.Fail(in, "a %s returns (data, context, token)", in.Opcode)
+	}
+	if e.Device == nil {
+		return nil, e.Fail(in, "a send or recv between devices: evaluate it on them (pulse hlo eval --replicas N --partitions P; spmd.RunDevices); is_host_transfer=true ones use the host queues")
+	}
+	return e.Device.Transfer(e, in, ops)
 }

@@ -55,7 +55,7 @@ func clamp64(x, lo, hi int64) int64 {
 
 func (e *Evaluator) gather(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	if len(ops) != 2 {
-		return nil, e.fail(in, "takes an operand and start indices")
+		return nil, e.Fail(in, "takes an operand and start indices")
 	}
 	src, idx := ops[0], ops[1]
 	offsetDims, _ := hlo.OptList(in, "offset_dims")
@@ -65,37 +65,37 @@ func (e *Evaluator) gather(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	idxBatch, _ := hlo.OptList(in, "start_indices_batching_dims")
 	sizes, err := hlo.ListAttr(in, "slice_sizes")
 	if err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	ivd, err := hlo.IntAttr(in, "index_vector_dim")
 	if err != nil || ivd < 0 || ivd > int64(len(idx.Shape.Dims)) {
-		return nil, e.fail(in, "index_vector_dim must be a dimension of the indices or their rank")
+		return nil, e.Fail(in, "index_vector_dim must be a dimension of the indices or their rank")
 	}
 	s := in.Shape
 	rank := len(src.Shape.Dims)
 	if len(sizes) != rank || len(opBatch) != len(idxBatch) {
-		return nil, e.fail(in, "slice_sizes has %d entries for rank %d", len(sizes), rank)
+		return nil, e.Fail(in, "slice_sizes has %d entries for rank %d", len(sizes), rank)
 	}
 	// Output dimensions that are not offset dimensions index the batch;
 	// operand dimensions neither collapsed nor batching receive offsets.
 	isOffset, window, err := hlo.IndexingDims(len(s.Dims), offsetDims, rank, collapsed, opBatch)
 	if err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	nvec := int64(1)
 	if ivd < int64(len(idx.Shape.Dims)) {
 		nvec = idx.Shape.Dims[ivd]
 	}
 	if int64(len(startMap)) != nvec {
-		return nil, e.fail(in, "start_index_map has %d entries for index vectors of %d", len(startMap), nvec)
+		return nil, e.Fail(in, "start_index_map has %d entries for index vectors of %d", len(startMap), nvec)
 	}
 	if err := hlo.CheckIndexMap("start_index_map", startMap, rank); err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	if err := hlo.CheckBatching(src.Shape.Dims, opBatch, idx.Shape.Dims, idxBatch); err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
-	out := newArray(s)
+	out := NewArray(s)
 	if len(src.Data) == 0 {
 		return out, nil // an empty operand has nothing to read: zeros, as XLA's evaluator gives
 	}
@@ -133,9 +133,9 @@ func (e *Evaluator) gather(in *hlo.Instruction, ops []*Value) (*Value, error) {
 func (e *Evaluator) scatter(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	n := (len(ops) - 1) / 2
 	if n < 1 || len(ops) != 2*n+1 {
-		return nil, e.fail(in, "takes operands, scatter indices and as many updates")
+		return nil, e.Fail(in, "takes operands, scatter indices and as many updates")
 	}
-	c, err := e.callee(in, "to_apply")
+	c, err := e.Callee(in, "to_apply")
 	if err != nil {
 		return nil, err
 	}
@@ -147,17 +147,17 @@ func (e *Evaluator) scatter(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	idxBatch, _ := hlo.OptList(in, "scatter_indices_batching_dims")
 	ivd, err := hlo.IntAttr(in, "index_vector_dim")
 	if err != nil || ivd < 0 || ivd > int64(len(idx.Shape.Dims)) {
-		return nil, e.fail(in, "index_vector_dim must be a dimension of the indices or their rank")
+		return nil, e.Fail(in, "index_vector_dim must be a dimension of the indices or their rank")
 	}
 	dims := operands[0].Shape.Dims
 	rank := len(dims)
 	udims := updates[0].Shape.Dims
 	isWindow, window, err := hlo.IndexingDims(len(udims), windowDims, rank, inserted, opBatch)
 	if err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	if err := hlo.CheckBatching(dims, opBatch, idx.Shape.Dims, idxBatch); err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	// The extent of the update window in each operand dimension.
 	wsize := make([]int64, rank)
@@ -172,16 +172,16 @@ func (e *Evaluator) scatter(in *hlo.Instruction, ops []*Value) (*Value, error) {
 		nvec = idx.Shape.Dims[ivd]
 	}
 	if int64(len(toOperand)) != nvec {
-		return nil, e.fail(in, "scatter_dims_to_operand_dims has %d entries for index vectors of %d", len(toOperand), nvec)
+		return nil, e.Fail(in, "scatter_dims_to_operand_dims has %d entries for index vectors of %d", len(toOperand), nvec)
 	}
 	if err := hlo.CheckIndexMap("scatter_dims_to_operand_dims", toOperand, rank); err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	results := make([]*Value, n)
 	for k, o := range operands {
 		results[k] = &Value{Shape: o.Shape, Data: append([]float64{}, o.Data...)}
 	}
-	fast, assign := e.reducer(c), isAssign(c)
+	fast, assign := e.Reducer(c), isAssign(c)
 	ui := make([]int64, len(udims))
 	g := make([]int64, 0, len(udims))
 	vec := make([]int64, nvec)
@@ -221,14 +221,14 @@ func (e *Evaluator) scatter(in *hlo.Instruction, ops []*Value) (*Value, error) {
 		}
 		j := hlo.Flat(at, dims)
 		if n == 1 && (fast != "" || assign) {
-			results[0].Data[j] = applyFast(fast, results[0].Shape.Elem, results[0].Data[j], updates[0].Data[u], assign)
+			results[0].Data[j] = ApplyFast(fast, results[0].Shape.Elem, results[0].Data[j], updates[0].Data[u], assign)
 			continue
 		}
 		for k := 0; k < n; k++ {
-			args[k] = scalar(results[k].Shape.Elem, results[k].Data[j])
-			args[n+k] = scalar(updates[k].Shape.Elem, updates[k].Data[u])
+			args[k] = Scalar(results[k].Shape.Elem, results[k].Data[j])
+			args[n+k] = Scalar(updates[k].Shape.Elem, updates[k].Data[u])
 		}
-		v, err := e.call(c, args)
+		v, err := e.Call(c, args)
 		if err != nil {
 			return nil, err
 		}
@@ -263,7 +263,7 @@ func isAssign(c *hlo.Computation) bool {
 
 // applyFast combines old and new with a recognized binary reducer (or
 // overwrites), rounding to elem.
-func applyFast(op, elem string, a, x float64, assign bool) float64 {
+func ApplyFast(op, elem string, a, x float64, assign bool) float64 {
 	if assign {
 		return x
 	}
@@ -291,7 +291,7 @@ func applyFast(op, elem string, a, x float64, assign bool) float64 {
 	return hlo.Round(elem, a)
 }
 
-func scalar(elem string, x float64) *Value {
+func Scalar(elem string, x float64) *Value {
 	return &Value{Shape: &hlo.Shape{Elem: elem}, Data: []float64{x}}
 }
 

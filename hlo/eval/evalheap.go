@@ -47,7 +47,7 @@ func (e *Evaluator) checkHeap(in *hlo.Instruction, large bool) error {
 	}
 	runtime.GC()
 	if h := HeapBytes(); h > e.MaxHeapBytes {
-		return e.fail(in, "evaluating this module holds %d MiB of host memory after a collection, more than the %d MiB it may (its values' budget and the evaluator's working room); the host evaluator stops here", h>>20, e.MaxHeapBytes>>20)
+		return e.Fail(in, "evaluating this module holds %d MiB of host memory after a collection, more than the %d MiB it may (its values' budget and the evaluator's working room); the host evaluator stops here", h>>20, e.MaxHeapBytes>>20)
 	}
 	return nil
 }

@@ -15,9 +15,9 @@ func (e *Evaluator) bitcastConvert(in *hlo.Instruction, src *Value) (*Value, err
 	from, to := src.Shape.Elem, in.Shape.Elem
 	fb, tb := hlo.ElemBits(from), hlo.ElemBits(to)
 	if fb == 0 || tb == 0 {
-		return nil, e.fail(in, "cannot reinterpret %s as %s", from, to)
+		return nil, e.Fail(in, "cannot reinterpret %s as %s", from, to)
 	}
-	out := newArray(in.Shape)
+	out := NewArray(in.Shape)
 	switch {
 	case fb == tb:
 		for i, x := range src.Data {
@@ -26,7 +26,7 @@ func (e *Evaluator) bitcastConvert(in *hlo.Instruction, src *Value) (*Value, err
 	case fb > tb:
 		k := fb / tb
 		if int64(len(out.Data)) != int64(len(src.Data))*int64(k) {
-			return nil, e.fail(in, "%s to %s needs a trailing dimension of %d", src.Shape, in.Shape, k)
+			return nil, e.Fail(in, "%s to %s needs a trailing dimension of %d", src.Shape, in.Shape, k)
 		}
 		for i, x := range src.Data {
 			b := elemBits(from, x)
@@ -37,7 +37,7 @@ func (e *Evaluator) bitcastConvert(in *hlo.Instruction, src *Value) (*Value, err
 	default:
 		k := tb / fb
 		if int64(len(src.Data)) != int64(len(out.Data))*int64(k) {
-			return nil, e.fail(in, "%s to %s needs a trailing dimension of %d", src.Shape, in.Shape, k)
+			return nil, e.Fail(in, "%s to %s needs a trailing dimension of %d", src.Shape, in.Shape, k)
 		}
 		for i := range out.Data {
 			var b uint64
@@ -52,20 +52,20 @@ func (e *Evaluator) bitcastConvert(in *hlo.Instruction, src *Value) (*Value, err
 
 // mapOp applies to_apply to the operands' elements at every position.
 func (e *Evaluator) mapOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
-	c, err := e.callee(in, "to_apply")
+	c, err := e.Callee(in, "to_apply")
 	if err != nil {
 		return nil, err
 	}
-	out := newArray(in.Shape)
+	out := NewArray(in.Shape)
 	args := make([]*Value, len(ops))
 	for i := range out.Data {
 		for k, o := range ops {
 			if len(o.Data) != len(out.Data) {
-				return nil, e.fail(in, "operand %d has %d elements, the result %d", k, len(o.Data), len(out.Data))
+				return nil, e.Fail(in, "operand %d has %d elements, the result %d", k, len(o.Data), len(out.Data))
 			}
-			args[k] = scalar(o.Shape.Elem, o.Data[i])
+			args[k] = Scalar(o.Shape.Elem, o.Data[i])
 		}
-		v, err := e.call(c, args)
+		v, err := e.Call(c, args)
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +100,7 @@ func (e *Evaluator) collective(in *hlo.Instruction, ops []*Value) (*Value, error
 	}
 	n := max(e.devices(), hlo.CollectiveSpan(in, shapes))
 	if n > 1 && e.Device == nil {
-		return nil, e.fail(in, "a collective across %d devices: evaluate it on them (pulse hlo eval --replicas N --partitions P; Evaluator.RunDevices)", n)
+		return nil, e.Fail(in, "a collective across %d devices: evaluate it on them (pulse hlo eval --replicas N --partitions P; Evaluator.RunDevices)", n)
 	}
 	base := strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done")
 	if strings.HasSuffix(in.Opcode, "-done") {
@@ -132,7 +132,7 @@ func (e *Evaluator) collective(in *hlo.Instruction, ops []*Value) (*Value, error
 	}
 	if !WrapsOperands(in, base, len(ops), ops[0].Shape.IsTuple) {
 		if !hlo.SameShape(result.Shape, in.Shape) && !result.Shape.IsTuple {
-			return nil, e.fail(in, "on one device the result %s should equal the operand %s", in.Shape, result.Shape)
+			return nil, e.Fail(in, "on one device the result %s should equal the operand %s", in.Shape, result.Shape)
 		}
 		return &Value{Shape: in.Shape, Data: result.Data, Tuple: result.Tuple}, nil
 	}
@@ -166,7 +166,7 @@ func (e *Evaluator) wrapStart(in *hlo.Instruction, base string, ops []*Value, re
 	result = &Value{Shape: in.Shape.Tuple[1], Data: result.Data, Tuple: result.Tuple}
 	t := &Value{Shape: in.Shape, Tuple: []*Value{operands, result}}
 	for _, s := range in.Shape.Tuple[2:] {
-		t.Tuple = append(t.Tuple, newArray(s))
+		t.Tuple = append(t.Tuple, NewArray(s))
 	}
 	return t
 }
@@ -179,7 +179,7 @@ func zerosLike(v *Value) *Value {
 		}
 		return t
 	}
-	return newArray(v.Shape)
+	return NewArray(v.Shape)
 }
 
 // minOperands are the operands the ops of evalMore read by position (a
@@ -196,24 +196,24 @@ func (e *Evaluator) async(in *hlo.Instruction, ops []*Value) (*Value, error) {
 		return ops[0], nil
 	case hlo.OpAsyncDone:
 		if len(ops[0].Tuple) < 2 {
-			return nil, e.fail(in, "operand is not an async-start result")
+			return nil, e.Fail(in, "operand is not an async-start result")
 		}
 		return ops[0].Tuple[1], nil
 	}
-	c, err := e.callee(in, "calls")
+	c, err := e.Callee(in, "calls")
 	if err != nil {
 		return nil, err
 	}
-	r, err := e.call(c, ops)
+	r, err := e.Call(c, ops)
 	if err != nil {
 		return nil, err
 	}
 	if !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {
-		return nil, e.fail(in, "async-start should return a tuple")
+		return nil, e.Fail(in, "async-start should return a tuple")
 	}
 	t := &Value{Shape: in.Shape, Tuple: []*Value{{Shape: in.Shape.Tuple[0], Tuple: ops}, r}}
 	for _, s := range in.Shape.Tuple[2:] {
-		t.Tuple = append(t.Tuple, zerosOf(s))
+		t.Tuple = append(t.Tuple, ZerosOf(s))
 	}
 	return t, nil
 }
@@ -222,20 +222,20 @@ func (e *Evaluator) async(in *hlo.Instruction, ops []*Value) (*Value, error) {
 // runs the op at once and returns ((operands), result, context...).
 func (e *Evaluator) shortAsync(in *hlo.Instruction, ops []*Value, base, part string) (*Value, error) {
 	if part != "start" && len(ops) != 1 {
-		return nil, e.fail(in, "takes the %s-start result", base)
+		return nil, e.Fail(in, "takes the %s-start result", base)
 	}
 	switch part {
 	case "update":
 		return ops[0], nil
 	case "done":
 		if len(ops[0].Tuple) < 2 {
-			return nil, e.fail(in, "operand is not a %s-start result", base)
+			return nil, e.Fail(in, "operand is not a %s-start result", base)
 		}
 		return ops[0].Tuple[1], nil
 	}
 	inner, ok := hlo.ShortAsyncInner(in, base)
 	if !ok || !in.Shape.Tuple[0].IsTuple || len(in.Shape.Tuple[0].Tuple) != len(ops) {
-		return nil, e.fail(in, "should return ((operands), result, context...)")
+		return nil, e.Fail(in, "should return ((operands), result, context...)")
 	}
 	r, err := e.eval(inner, ops, nil)
 	if err != nil {
@@ -243,20 +243,20 @@ func (e *Evaluator) shortAsync(in *hlo.Instruction, ops []*Value, base, part str
 	}
 	t := &Value{Shape: in.Shape, Tuple: []*Value{{Shape: in.Shape.Tuple[0], Tuple: ops}, r}}
 	for _, s := range in.Shape.Tuple[2:] {
-		t.Tuple = append(t.Tuple, zerosOf(s))
+		t.Tuple = append(t.Tuple, ZerosOf(s))
 	}
 	return t, nil
 }
 
-func zerosOf(s *hlo.Shape) *Value {
+func ZerosOf(s *hlo.Shape) *Value {
 	if s.IsTuple {
 		t := &Value{Shape: s}
 		for _, x := range s.Tuple {
-			t.Tuple = append(t.Tuple, zerosOf(x))
+			t.Tuple = append(t.Tuple, ZerosOf(x))
 		}
 		return t
 	}
-	return newArray(s)
+	return NewArray(s)
 }
 
 // dimensionSize evaluates get-dimension-size (the static size: the
@@ -265,7 +265,7 @@ func zerosOf(s *hlo.Shape) *Value {
 func (e *Evaluator) dimensionSize(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	dims, err := hlo.ListAttr(in, "dimensions")
 	if err != nil || len(dims) != 1 || dims[0] < 0 || int(dims[0]) >= len(ops[0].Shape.Dims) {
-		return nil, e.fail(in, "needs one dimension of the operand")
+		return nil, e.Fail(in, "needs one dimension of the operand")
 	}
 	if in.Opcode == hlo.OpSetDimensionSize {
 		return &Value{Shape: in.Shape, Data: ops[0].Data}, nil
@@ -282,7 +282,7 @@ func (e *Evaluator) evalMore(in *hlo.Instruction, ops []*Value) (*Value, bool, e
 	}
 	op := in.Opcode
 	if n := minOperands[op]; len(ops) < n || hlo.IsCollective(op) && len(ops) == 0 {
-		return nil, true, e.fail(in, "takes at least %d operand(s), has %d", max(n, 1), len(ops))
+		return nil, true, e.Fail(in, "takes at least %d operand(s), has %d", max(n, 1), len(ops))
 	}
 	var v *Value
 	var err error
@@ -295,7 +295,7 @@ func (e *Evaluator) evalMore(in *hlo.Instruction, ops []*Value) (*Value, bool, e
 			return v, true, err
 		}
 		if n := max(e.devices(), hlo.GroupSize(in)); n > 1 && e.Device == nil {
-			return nil, true, e.fail(in, "a collective across %d devices cannot be evaluated on one host device", n)
+			return nil, true, e.Fail(in, "a collective across %d devices cannot be evaluated on one host device", n)
 		}
 		v, err = e.byExpansion(in, soloText(in, ops), expand.ExpandRaggedAllToAll, ops)
 	case op == "gather":
@@ -331,7 +331,7 @@ func (e *Evaluator) evalMore(in *hlo.Instruction, ops []*Value) (*Value, bool, e
 	case op == "async-start" || op == "async-update" || op == "async-done":
 		v, err = e.async(in, ops)
 	case op == "partition-id" || op == "replica-id":
-		v = newArray(in.Shape) // device 0 of one
+		v = NewArray(in.Shape) // device 0 of one
 		if e.Device != nil && len(v.Data) == 1 {
 			replica, partition := e.Device.ID()
 			v.Data[0] = float64(replica)
@@ -343,13 +343,13 @@ func (e *Evaluator) evalMore(in *hlo.Instruction, ops []*Value) (*Value, bool, e
 		v = ops[0] // a domain only marks a sharding boundary
 	case op == "copy-start":
 		if !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {
-			return nil, true, e.fail(in, "copy-start should return a tuple")
+			return nil, true, e.Fail(in, "copy-start should return a tuple")
 		}
-		v = zerosOf(in.Shape)
+		v = ZerosOf(in.Shape)
 		v.Tuple[0], v.Tuple[1] = ops[0], ops[0]
 	case op == "copy-done":
 		if len(ops[0].Tuple) < 1 {
-			return nil, true, e.fail(in, "operand is not a copy-start result")
+			return nil, true, e.Fail(in, "operand is not a copy-start result")
 		}
 		v = ops[0].Tuple[0]
 	case op == "infeed":

@@ -39,16 +39,16 @@ func (l featureLayout) feature(i int64) int64 { return i / l.inner % l.features 
 func (e *Evaluator) batchNorm(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	fi, err := hlo.IntAttr(in, "feature_index")
 	if err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	epsAttr, _ := in.Attr("epsilon")
 	eps, err := hlo.ParseFloatAttr(epsAttr)
 	if err != nil {
-		return nil, e.fail(in, "bad epsilon %q", epsAttr)
+		return nil, e.Fail(in, "bad epsilon %q", epsAttr)
 	}
 	x := ops[0]
 	if fi < 0 || int(fi) >= len(x.Shape.Dims) {
-		return nil, e.fail(in, "feature_index %d out of range", fi)
+		return nil, e.Fail(in, "feature_index %d out of range", fi)
 	}
 	l := layoutFor(x.Shape.Dims, fi)
 	elem := x.Shape.Elem
@@ -86,12 +86,12 @@ func (e *Evaluator) batchNorm(in *hlo.Instruction, ops []*Value) (*Value, error)
 	switch in.Opcode {
 	case hlo.OpBatchNormInference:
 		if len(ops) != 5 {
-			return nil, e.fail(in, "takes operand, scale, offset, mean and variance")
+			return nil, e.Fail(in, "takes operand, scale, offset, mean and variance")
 		}
 		return &Value{Shape: in.Shape, Data: normalize(ops[1].Data, ops[2].Data, ops[3].Data, ops[4].Data)}, nil
 	case hlo.OpBatchNormTraining:
 		if len(ops) != 3 {
-			return nil, e.fail(in, "takes operand, scale and offset")
+			return nil, e.Fail(in, "takes operand, scale and offset")
 		}
 		mean, variance := moments()
 		out := normalize(ops[1].Data, ops[2].Data, mean, variance)
@@ -99,7 +99,7 @@ func (e *Evaluator) batchNorm(in *hlo.Instruction, ops []*Value) (*Value, error)
 	}
 	// batch-norm-grad(operand, scale, mean, variance, grad_output)
 	if len(ops) != 5 {
-		return nil, e.fail(in, "takes operand, scale, mean, variance and grad_output")
+		return nil, e.Fail(in, "takes operand, scale, mean, variance and grad_output")
 	}
 	scale, mean, variance, dy := ops[1].Data, ops[2].Data, ops[3].Data, ops[4].Data
 	sumDy := make([]float64, l.features)

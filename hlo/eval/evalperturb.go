@@ -51,8 +51,8 @@ func (e *Evaluator) perturb(in *hlo.Instruction, v *Value, ops []*Value) *Value 
 	switch in.Opcode {
 	case hlo.OpReduce, hlo.OpReduceWindow, hlo.OpScatter, hlo.OpSelectAndScatter:
 		// Exact unless the combiner rounds (max, min, logic do not).
-		if c, err := e.callee(in, "to_apply"); err == nil {
-			if r := e.reducer(c); r != "" && r != "add" && r != "multiply" {
+		if c, err := e.Callee(in, "to_apply"); err == nil {
+			if r := e.Reducer(c); r != "" && r != "add" && r != "multiply" {
 				return v
 			}
 		}

@@ -50,16 +50,16 @@ func threefry2x32(ctr [2]uint32, key [2]uint32) [2]uint32 {
 func (e *Evaluator) rngBitGenerator(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	s := in.Shape
 	if !s.IsTuple || len(s.Tuple) != 2 || len(ops) != 1 || len(ops[0].Data) < 2 {
-		return nil, e.fail(in, "takes a u64 state of at least 2 words and returns (state, bits)")
+		return nil, e.Fail(in, "takes a u64 state of at least 2 words and returns (state, bits)")
 	}
 	alg, _ := in.Attr("algorithm")
 	state := ops[0]
 	key := elemBits(state.Shape.Elem, state.Data[0])
 	counter := elemBits(state.Shape.Elem, state.Data[1])
-	out := newArray(s.Tuple[1])
+	out := NewArray(s.Tuple[1])
 	width := hlo.ElemBits(out.Shape.Elem)
 	if width != 8 && width != 16 && width != 32 && width != 64 {
-		return nil, e.fail(in, "bits of %s", out.Shape.Elem)
+		return nil, e.Fail(in, "bits of %s", out.Shape.Elem)
 	}
 	k := [2]uint32{uint32(key), uint32(key >> 32)}
 	// A stream of 32-bit words, one block per counter value.
@@ -83,7 +83,7 @@ func (e *Evaluator) rngBitGenerator(in *hlo.Instruction, ops []*Value) (*Value, 
 		return w
 	}
 	if alg != "rng_three_fry" && alg != "rng_default" && alg != "rng_philox" && alg != "" {
-		return nil, e.fail(in, "unknown algorithm %q", alg)
+		return nil, e.Fail(in, "unknown algorithm %q", alg)
 	}
 	for i := range out.Data {
 		var b uint64

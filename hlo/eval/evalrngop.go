@@ -30,10 +30,10 @@ func (e *Evaluator) rngGetAndUpdateState(in *hlo.Instruction) (*Value, error) {
 	d, ok := in.Attr("delta")
 	delta, err := strconv.ParseUint(strings.TrimSpace(d), 10, 64)
 	if !ok || err != nil {
-		return nil, e.fail(in, "needs delta=N (the counter's advance)")
+		return nil, e.Fail(in, "needs delta=N (the counter's advance)")
 	}
 	if in.Shape == nil || in.Shape.IsTuple || in.Shape.Elem != hlo.U64 || in.Shape.Elems() != 2 {
-		return nil, e.fail(in, "returns u64[2], not %s", in.Shape)
+		return nil, e.Fail(in, "returns u64[2], not %s", in.Shape)
 	}
 	s := e.rngStateOf()
 	v := &Value{Shape: in.Shape, Data: []float64{math.Float64frombits(s.key), math.Float64frombits(s.counter)}}
@@ -45,7 +45,7 @@ func (e *Evaluator) rngGetAndUpdateState(in *hlo.Instruction) (*Value, error) {
 // integer bounds (which the expansion needs as constants) as literals.
 func (e *Evaluator) rngOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	if len(ops) != 2 || in.Shape == nil || in.Shape.IsTuple {
-		return nil, e.fail(in, "takes two scalars and returns an array")
+		return nil, e.Fail(in, "takes two scalars and returns an array")
 	}
 	dist, _ := in.Attr("distribution")
 	E := in.Shape.Elem
@@ -54,7 +54,7 @@ func (e *Evaluator) rngOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	var args []*Value
 	for i, o := range ops {
 		if o.Shape == nil || o.Shape.IsTuple || len(o.Data) != 1 {
-			return nil, e.fail(in, "operand %d is not a scalar", i)
+			return nil, e.Fail(in, "operand %d is not a scalar", i)
 		}
 		if hlo.IsFloat(o.Shape.Elem) {
 			fmt.Fprintf(&b, "  p%d = %s[] parameter(%d)\n", i, o.Shape.Elem, len(args))
@@ -66,7 +66,7 @@ func (e *Evaluator) rngOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	fmt.Fprintf(&b, "  ROOT r = %s rng(p0, p1), distribution=%s\n}\n", in.Shape, dist)
 	v, err := e.byExpansion(in, b.String(), expand.ExpandRngs, args)
 	if err == nil && v.Shape.Elem != E {
-		return nil, e.fail(in, "internal error: rng's expansion returned %s", v.Shape)
+		return nil, e.Fail(in, "internal error: rng's expansion returned %s", v.Shape)
 	}
 	return v, err
 }

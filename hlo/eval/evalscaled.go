@@ -10,7 +10,7 @@ import (
 // program the chips run.
 func (e *Evaluator) scaledDot(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	if len(ops) != 4 {
-		return nil, e.fail(in, "takes lhs, rhs and their scales")
+		return nil, e.Fail(in, "takes lhs, rhs and their scales")
 	}
 	return e.byExpansion(in, soloText(in, ops), expand.ExpandScaledDots, ops)
 }
@@ -19,7 +19,7 @@ func (e *Evaluator) scaledDot(in *hlo.Instruction, ops []*Value) (*Value, error)
 // expansion (ExpandBlockScaledDots).
 func (e *Evaluator) blockScaledDot(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	if len(ops) < 3 || len(ops) > 5 {
-		return nil, e.fail(in, "takes lhs, rhs, lhs_scale and optionally rhs_scale and a global scale")
+		return nil, e.Fail(in, "takes lhs, rhs, lhs_scale and optionally rhs_scale and a global scale")
 	}
 	return e.byExpansion(in, soloText(in, ops), expand.ExpandBlockScaledDots, ops)
 }
@@ -28,7 +28,7 @@ func (e *Evaluator) blockScaledDot(in *hlo.Instruction, ops []*Value) (*Value, e
 // (ExpandStochasticConverts), the program the chips run.
 func (e *Evaluator) stochasticConvert(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	if len(ops) != 2 {
-		return nil, e.fail(in, "takes an operand and random bits")
+		return nil, e.Fail(in, "takes an operand and random bits")
 	}
 	return e.byExpansion(in, soloText(in, ops), expand.ExpandStochasticConverts, ops)
 }

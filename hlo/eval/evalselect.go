@@ -10,25 +10,25 @@ import "github.com/pulse-sim/pulse/hlo"
 // value; padding positions are never selected.
 func (e *Evaluator) selectAndScatter(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	if len(ops) != 3 {
-		return nil, e.fail(in, "takes an operand, a source and an init value")
+		return nil, e.Fail(in, "takes an operand, a source and an init value")
 	}
 	src, source, init := ops[0], ops[1], ops[2]
 	n := len(src.Shape.Dims)
 	wv, _ := in.Attr("window")
 	w, err := hlo.ParseWindow(wv, n)
 	if err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
-	sel, err := e.callee(in, "select")
+	sel, err := e.Callee(in, "select")
 	if err != nil {
 		return nil, err
 	}
-	sc, err := e.callee(in, "scatter")
+	sc, err := e.Callee(in, "scatter")
 	if err != nil {
 		return nil, err
 	}
 	if len(source.Shape.Dims) != n {
-		return nil, e.fail(in, "source rank %d, operand rank %d", len(source.Shape.Dims), n)
+		return nil, e.Fail(in, "source rank %d, operand rank %d", len(source.Shape.Dims), n)
 	}
 	// The common selectors are compare GE (max pooling) and LE (min).
 	dir := ""
@@ -39,7 +39,7 @@ func (e *Evaluator) selectAndScatter(in *hlo.Instruction, ops []*Value) (*Value,
 			}
 		}
 	}
-	fast := e.reducer(sc)
+	fast := e.Reducer(sc)
 	out := &Value{Shape: in.Shape, Data: make([]float64, len(src.Data))}
 	for i := range out.Data {
 		out.Data[i] = init.Data[0]
@@ -91,7 +91,7 @@ func (e *Evaluator) selectAndScatter(in *hlo.Instruction, ops []*Value) (*Value,
 			case "LT":
 				keep = p < q
 			default:
-				v, err := e.call(sel, []*Value{scalar(elem, bv), scalar(elem, x)})
+				v, err := e.Call(sel, []*Value{Scalar(elem, bv), Scalar(elem, x)})
 				if err != nil {
 					return nil, err
 				}
@@ -105,10 +105,10 @@ func (e *Evaluator) selectAndScatter(in *hlo.Instruction, ops []*Value) (*Value,
 			continue // the window lies entirely in padding
 		}
 		if fast != "" {
-			out.Data[best] = applyFast(fast, in.Shape.Elem, out.Data[best], source.Data[o], false)
+			out.Data[best] = ApplyFast(fast, in.Shape.Elem, out.Data[best], source.Data[o], false)
 			continue
 		}
-		v, err := e.call(sc, []*Value{scalar(in.Shape.Elem, out.Data[best]), scalar(source.Shape.Elem, source.Data[o])})
+		v, err := e.Call(sc, []*Value{Scalar(in.Shape.Elem, out.Data[best]), Scalar(source.Shape.Elem, source.Data[o])})
 		if err != nil {
 			return nil, err
 		}

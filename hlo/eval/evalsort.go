@@ -13,22 +13,22 @@ import (
 // says whether lhs goes first. A comparator that is one compare of the first
 // operand's pair is run directly; any other is evaluated per comparison.
 func (e *Evaluator) sortOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
-	c, err := e.callee(in, "to_apply")
+	c, err := e.Callee(in, "to_apply")
 	if err != nil {
 		return nil, err
 	}
 	dims, err := hlo.ListAttr(in, "dimensions")
 	if err != nil || len(dims) != 1 || len(ops) == 0 {
-		return nil, e.fail(in, "needs operands and one sort dimension")
+		return nil, e.Fail(in, "needs operands and one sort dimension")
 	}
 	shape := ops[0].Shape.Dims
 	d := dims[0]
 	if d < 0 || int(d) >= len(shape) {
-		return nil, e.fail(in, "sort dimension %d out of range", d)
+		return nil, e.Fail(in, "sort dimension %d out of range", d)
 	}
 	for _, o := range ops[1:] {
 		if !slices.Equal(o.Shape.Dims, shape) {
-			return nil, e.fail(in, "operands differ in shape")
+			return nil, e.Fail(in, "operands differ in shape")
 		}
 	}
 	n := len(ops)
@@ -124,10 +124,10 @@ func (e *Evaluator) comparator(in *hlo.Instruction, c *hlo.Computation, ops []*V
 	args := make([]*Value, 2*len(ops))
 	return func(i, j int64) (bool, error) {
 		for k, o := range ops {
-			args[2*k] = scalar(o.Shape.Elem, o.Data[i])
-			args[2*k+1] = scalar(o.Shape.Elem, o.Data[j])
+			args[2*k] = Scalar(o.Shape.Elem, o.Data[i])
+			args[2*k+1] = Scalar(o.Shape.Elem, o.Data[j])
 		}
-		v, err := e.call(c, args)
+		v, err := e.Call(c, args)
 		if err != nil {
 			return false, err
 		}
@@ -144,7 +144,7 @@ func (e *Evaluator) topkOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	x := ops[0]
 	r := len(x.Shape.Dims)
 	if err != nil || r == 0 || k < 0 || k > x.Shape.Dims[r-1] || !in.Shape.IsTuple || len(in.Shape.Tuple) != 2 {
-		return nil, e.fail(in, "needs k (at most the last dimension) and a (values, indices) result")
+		return nil, e.Fail(in, "needs k (at most the last dimension) and a (values, indices) result")
 	}
 	largest := true
 	if v, ok := in.Attr("largest"); ok {
@@ -154,12 +154,12 @@ func (e *Evaluator) topkOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	want := append(slices.Clone(x.Shape.Dims[:r-1]), k)
 	for _, t := range in.Shape.Tuple {
 		if t.IsTuple || !slices.Equal(t.Dims, want) {
-			return nil, e.fail(in, "the result %s should be two arrays of dims %v", in.Shape, want)
+			return nil, e.Fail(in, "the result %s should be two arrays of dims %v", in.Shape, want)
 		}
 	}
 	rows := x.Shape.Elems() / max(n, 1)
-	vals := newArray(in.Shape.Tuple[0])
-	idx := newArray(in.Shape.Tuple[1])
+	vals := NewArray(in.Shape.Tuple[0])
+	idx := NewArray(in.Shape.Tuple[1])
 	elem := x.Shape.Elem
 	less := func(a, b float64) bool {
 		switch {

@@ -149,7 +149,7 @@ func (e *Evaluator) soleHolder(v *Value) bool {
 
 // unpacked returns v with every packed array expanded to float64: v itself
 // when nothing in it is packed, else a new value sharing its unpacked parts.
-func unpacked(v *Value) *Value {
+func Unpacked(v *Value) *Value {
 	if v == nil {
 		return nil
 	}
@@ -165,7 +165,7 @@ func unpacked(v *Value) *Value {
 	}
 	var t []*Value
 	for i, x := range v.Tuple {
-		u := unpacked(x)
+		u := Unpacked(x)
 		if u != x && t == nil {
 			t = append([]*Value(nil), v.Tuple...)
 		}

@@ -124,7 +124,7 @@ func (e *Evaluator) wideElementwise(in *hlo.Instruction, ops []*Value, ct string
 			case "GE":
 				ok = !less(a, b)
 			default:
-				return nil, e.fail(in, "unknown direction %q", dir)
+				return nil, e.Fail(in, "unknown direction %q", dir)
 			}
 			if ok {
 				out.Data[i] = 1
@@ -153,7 +153,7 @@ func (e *Evaluator) wideElementwise(in *hlo.Instruction, ops []*Value, ct string
 				r = hi
 			}
 		default:
-			return nil, e.fail(in, "not defined for %s", ct)
+			return nil, e.Fail(in, "not defined for %s", ct)
 		}
 		out.Data[i] = math.Float64frombits(r)
 	}

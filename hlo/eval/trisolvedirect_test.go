@@ -16,7 +16,7 @@ import (
 // substitution runs in float64 and rounds once to the result type.
 func (e *Evaluator) TriangularSolveDirect(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	if len(ops) != 2 {
-		return nil, e.fail(in, "takes a and b")
+		return nil, e.Fail(in, "takes a and b")
 	}
 	a, b := ops[0], ops[1]
 	flag := func(k string) bool { v, _ := in.Attr(k); return v == "true" }
@@ -27,29 +27,29 @@ func (e *Evaluator) TriangularSolveDirect(in *hlo.Instruction, ops []*Value) (*V
 	case "TRANSPOSE", "ADJOINT":
 		lower = !lower // op(a)'s triangle
 	default:
-		return nil, e.fail(in, "transpose_a=%s", tr)
+		return nil, e.Fail(in, "transpose_a=%s", tr)
 	}
 	transposed := tr == "TRANSPOSE" || tr == "ADJOINT"
 	ad, bd := a.Shape.Dims, b.Shape.Dims
 	if len(ad) < 2 || len(bd) != len(ad) || ad[len(ad)-1] != ad[len(ad)-2] {
-		return nil, e.fail(in, "a must be [..., m, m] and b of its rank")
+		return nil, e.Fail(in, "a must be [..., m, m] and b of its rank")
 	}
 	if in.Shape.IsTuple || !slices.Equal(in.Shape.Dims, bd) {
-		return nil, e.fail(in, "the result %s is not b's shape %s", in.Shape, b.Shape)
+		return nil, e.Fail(in, "the result %s is not b's shape %s", in.Shape, b.Shape)
 	}
 	m := int(ad[len(ad)-1])
 	rows, cols := int(bd[len(bd)-2]), int(bd[len(bd)-1])
 	if left && rows != m || !left && cols != m {
-		return nil, e.fail(in, "b's %s dimension is not a's %d", map[bool]string{true: "row", false: "column"}[left], m)
+		return nil, e.Fail(in, "b's %s dimension is not a's %d", map[bool]string{true: "row", false: "column"}[left], m)
 	}
 	batches := 1
 	for i := 0; i < len(ad)-2; i++ {
 		if ad[i] != bd[i] {
-			return nil, e.fail(in, "batch dimensions of a and b differ")
+			return nil, e.Fail(in, "batch dimensions of a and b differ")
 		}
 		batches *= int(ad[i])
 	}
-	out := newArray(in.Shape)
+	out := NewArray(in.Shape)
 	x := make([]float64, rows*cols)
 	for bt := 0; bt < batches; bt++ {
 		A := a.Data[bt*m*m : (bt+1)*m*m]

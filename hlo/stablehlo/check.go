@@ -7,6 +7,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
 	"github.com/pulse-sim/pulse/hlo/verify"
 )
 
@@ -119,7 +120,7 @@ func RoundingNoise(r *Result) (map[int]float64, error) {
 		return nil, err
 	}
 	noise := map[int]float64{}
-	for seed := uint64(1); seed <= eval.NoiseSamples; seed++ {
+	for seed := uint64(1); seed <= check.NoiseSamples; seed++ {
 		v, err := (&eval.Evaluator{File: r.File, M: r.Module, Perturb: seed}).Run(nil)
 		if err != nil {
 			return nil, err
@@ -129,7 +130,7 @@ func RoundingNoise(r *Result) (map[int]float64, error) {
 			vals = v.Tuple
 		}
 		for i := range min(len(vals), len(ref)) {
-			noise[i] = max(noise[i], eval.Noise(vals[i], ref[i]))
+			noise[i] = max(noise[i], check.Noise(vals[i], ref[i]))
 		}
 	}
 	return noise, nil
@@ -150,7 +151,7 @@ func withinRounding(r *Result, vals []*eval.Value, f *CheckFailure) (bool, float
 	slack := map[int]float64{}
 	most := 0.0
 	for k, n := range noise {
-		slack[k] = eval.NoiseFactor * n
+		slack[k] = check.NoiseFactor * n
 		most = max(most, n)
 	}
 	return most > 0 && checkWithin(r, vals, slack) == nil, most, nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/spmd"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
@@ -44,7 +45,7 @@ func TestCollectives(t *testing.T) {
 	for i := range 2 {
 		args = append(args, []*eval.Value{{Shape: &hlo.Shape{Elem: "f32", Dims: []int64{2}}, Data: []float64{float64(10 * i), float64(10*i + 1)}}})
 	}
-	out, err := (&eval.Evaluator{File: "c.mlir", M: r.Module}).RunDevices(d, args)
+	out, err := spmd.RunDevices((&eval.Evaluator{File: "c.mlir", M: r.Module}), d, args)
 	require.NoError(t, err)
 	want := [][][]float64{
 		{{10, 12}, {10, 11, 0, 1}, {10}, {0, 10}, {0, 0}, {10, 11}, {0}, {0, 2}},

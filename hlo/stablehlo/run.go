@@ -7,6 +7,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
 	"github.com/pulse-sim/pulse/internal/inputs"
 )
 
@@ -55,7 +56,7 @@ func TestFile(path string, run Runner) Outcome {
 			}
 			// Explained by rounding; the file's later modules still run.
 			o.Status = Rounding
-			o.Message = fmt.Sprintf("%s; within rounding noise: Monte Carlo arithmetic moves the computed values by up to %.3g, and each differs by at most %d times that", err, noise, eval.NoiseFactor)
+			o.Message = fmt.Sprintf("%s; within rounding noise: Monte Carlo arithmetic moves the computed values by up to %.3g, and each differs by at most %d times that", err, noise, check.NoiseFactor)
 		}
 	}
 	if o.Status == "" {

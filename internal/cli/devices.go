@@ -9,6 +9,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/spmd"
 	"github.com/spf13/cobra"
 )
 
@@ -69,7 +70,7 @@ func evalDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, i
 	bar := newRunProgress(errw, fmt.Sprintf("hlo eval (device 0 of %d)", n), len(m.Entry.Instructions))
 	ev := &eval.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Perturb: perturb,
 		Progress: func(done, total int) { bar.set(done, "") }}
-	outs, err := ev.RunDevices(d, args)
+	outs, err := spmd.RunDevices(ev, d, args)
 	bar.finish()
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
+	"github.com/pulse-sim/pulse/hlo/eval/spmd"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/pulse-sim/pulse/traces"
 	"github.com/spf13/cobra"
@@ -89,7 +91,7 @@ func checkDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, 
 	bar := newRunProgress(errw, fmt.Sprintf("check (reference evaluator, device 0 of %d)", d.N()), len(m.Entry.Instructions))
 	ev := &eval.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: eval.HeapBytes() + limit*8 + evalOverhead,
 		Progress: func(done, total int) { bar.set(done, "") }}
-	want, err := ev.RunDevices(d, args)
+	want, err := spmd.RunDevices(ev, d, args)
 	bar.finish()
 	if err != nil {
 		return fmt.Errorf("--check: the reference evaluator failed: %v", err)
@@ -104,7 +106,7 @@ func checkDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, 
 		}
 		for k, wv := range wants {
 			total++
-			df := eval.Compare(dr.Outputs[k], wv)
+			df := check.Compare(dr.Outputs[k], wv)
 			first, res := "-", "ok"
 			if df.Mismatches > 0 {
 				first = fmt.Sprintf("[%d] %v, want %v", df.First, df.FirstGot, df.FirstWant)

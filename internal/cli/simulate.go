@@ -11,6 +11,7 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/pulse-sim/pulse/traces"
@@ -341,7 +342,7 @@ func checkOutputs(w, errw io.Writer, file string, m *hlo.Module, args, infeed, g
 	// room over what the simulation left in it.
 	heap := eval.HeapBytes() + limit*8 + evalOverhead
 	bar := newRunProgress(errw, "check (reference evaluator)", len(m.Entry.Instructions))
-	rep, err := eval.Check(&eval.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Infeed: infeed,
+	rep, err := check.Check(&eval.Evaluator{File: file, M: m, MaxLiveElements: limit, MaxHeapBytes: heap, Infeed: infeed,
 		Progress: func(done, total int) { bar.set(done, "") }}, args, got)
 	bar.finish()
 	if err != nil {
@@ -389,7 +390,7 @@ func checkOutputs(w, errw io.Writer, file string, m *hlo.Module, args, infeed, g
 			runs = fmt.Sprintf("%d reference runs", rep.PerturbedRuns)
 		}
 		fmt.Fprintf(w, "check: %d outputs beyond the dtype tolerance were measured against %s with Monte Carlo arithmetic (every rounded result moved by up to an ulp); %d of them are within %d times the largest rounding noise measured there (docs/hlo.md)\n",
-			noisy+rep.Failed, runs, noisy, eval.NoiseFactor)
+			noisy+rep.Failed, runs, noisy, check.NoiseFactor)
 	}
 	if rep.Failed > 0 {
 		return fmt.Errorf("--check: %d of %d outputs differ from the reference beyond tolerance", rep.Failed, len(rep.Outputs))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
 	"github.com/pulse-sim/pulse/hlo/rewrite"
 	"github.com/pulse-sim/pulse/hlo/verify"
 )
@@ -60,7 +61,7 @@ func RequireClose(t testing.TB, name string, want, got *eval.Value) {
 	}
 	require.Equal(t, want.Shape.Elem, got.Shape.Elem, name)
 	require.Equal(t, want.Shape.Dims, got.Shape.Dims, name)
-	d := eval.Compare(got, want)
+	d := check.Compare(got, want)
 	require.Zero(t, d.Mismatches, "%s: %d elements beyond tolerance; first at %d: %v, want %v", name, d.Mismatches, d.First, d.FirstGot, d.FirstWant)
 }
 

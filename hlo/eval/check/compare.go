@@ -1,10 +1,10 @@
-package eval
+package check
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/isa"
 )
 
@@ -50,11 +50,11 @@ type Diff struct {
 
 // Compare checks got against want element by element with want's
 // element type's tolerance.
-func Compare(got, want *Value) Diff { return CompareWithin(got, want, 0) }
+func Compare(got, want *eval.Value) Diff { return CompareWithin(got, want, 0) }
 
 // CompareWithin is Compare with an absolute allowance added to every
 // element's tolerance: the output's measured rounding noise (check.go).
-func CompareWithin(got, want *Value, allowance float64) Diff {
+func CompareWithin(got, want *eval.Value, allowance float64) Diff {
 	d := Diff{First: -1}
 	tol := ToleranceFor(want.Shape.Elem)
 	n := len(want.Data)
@@ -69,7 +69,7 @@ func CompareWithin(got, want *Value, allowance float64) Diff {
 			if math.Float64bits(got.Data[i]) == math.Float64bits(w) {
 				continue
 			}
-			g, x := WideNumber(elem, got.Data[i]), WideNumber(elem, w)
+			g, x := eval.WideNumber(elem, got.Data[i]), eval.WideNumber(elem, w)
 			d.MaxAbs = math.Max(d.MaxAbs, math.Abs(g-x))
 			if d.Mismatches == 0 {
 				d.First, d.FirstGot, d.FirstWant = i, g, x
@@ -108,30 +108,4 @@ func CompareWithin(got, want *Value, allowance float64) Diff {
 		}
 	}
 	return d
-}
-
-// BitDiff describes the first element where a and b differ in their bits,
-// tuples element by element (any two NaNs are equal: payloads are not
-// values); "" when they are the same bits. Transforms that must not change
-// a value (fusion, expansions exact by construction, a device split) are
-// checked with it.
-func BitDiff(a, b *Value) string {
-	if len(a.Tuple) != len(b.Tuple) {
-		return fmt.Sprintf("a tuple of %d, against %d", len(a.Tuple), len(b.Tuple))
-	}
-	for i := range a.Tuple {
-		if d := BitDiff(a.Tuple[i], b.Tuple[i]); d != "" {
-			return fmt.Sprintf("{%d}: %s", i, d)
-		}
-	}
-	if len(a.Data) != len(b.Data) {
-		return fmt.Sprintf("%d elements, against %d", len(a.Data), len(b.Data))
-	}
-	for i, x := range a.Data {
-		y := b.Data[i]
-		if math.Float64bits(x) != math.Float64bits(y) && !(math.IsNaN(x) && math.IsNaN(y)) {
-			return fmt.Sprintf("element %d: %v, against %v", i, x, y)
-		}
-	}
-	return ""
 }

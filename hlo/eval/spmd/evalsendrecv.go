@@ -1,8 +1,10 @@
-package eval
+package spmd
 
 import (
 	"fmt"
+
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 )
 
 // Sends and recvs between devices (not is_host_transfer): XLA's
@@ -17,43 +19,22 @@ import (
 // tests pair a send of channel 1 with a recv of channel 2). A device that
 // is no pair's target receives zeros.
 
-// deviceTransfer evaluates a send, recv or their -done between devices.
-func (e *Evaluator) deviceTransfer(in *hlo.Instruction, ops []*Value) (*Value, error) {
-	s := in.Shape
-	switch in.Opcode {
-	case hlo.OpSendDone:
-		return &Value{Shape: s}, nil
-	case hlo.OpRecvDone:
-		if len(ops) < 1 || len(ops[0].Tuple) < 1 || s == nil || !s.IsTuple || len(s.Tuple) != 2 {
-			return nil, e.fail(in, "recv-done takes a recv and returns (data, token)")
-		}
-		return &Value{Shape: s, Tuple: []*Value{ops[0].Tuple[0], {Shape: s.Tuple[1]}}}, nil
-	}
-	if s == nil || !s.IsTuple || len(s.Tuple) < 2 || in.Opcode == hlo.OpSend && len(ops) < 1 {
-		return nil, e.fail(in, "a %s returns (data, context, token)", in.Opcode)
-	}
-	if e.Device == nil {
-		return nil, e.fail(in, "a send or recv between devices: evaluate it on them (pulse hlo eval --replicas N --partitions P; spmd.RunDevices); is_host_transfer=true ones use the host queues")
-	}
-	return e.Device.Transfer(e, in, ops)
-}
-
 // Transfer evaluates a send or recv between devices (Device).
-func (c *deviceCtx) Transfer(e *Evaluator, in *hlo.Instruction, ops []*Value) (*Value, error) {
+func (c *deviceCtx) Transfer(e *eval.Evaluator, in *hlo.Instruction, ops []*eval.Value) (*eval.Value, error) {
 	s := in.Shape
 	pairs, err := hlo.SendRecvPairs(in)
 	if err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	n := c.fabric.devs.N()
 	for _, p := range pairs {
 		if p[0] >= n || p[1] >= n {
-			return nil, e.fail(in, "_xla_send_recv_source_target_pairs name device %d; the module runs on %d (%s)", max(p[0], p[1]), n, c.fabric.devs)
+			return nil, e.Fail(in, "_xla_send_recv_source_target_pairs name device %d; the module runs on %d (%s)", max(p[0], p[1]), n, c.fabric.devs)
 		}
 	}
 	f := c.fabric
 	if in.Opcode == hlo.OpSend {
-		data := copyValue(unpacked(ops[0]))
+		data := eval.CopyValue(eval.Unpacked(ops[0]))
 		f.mu.Lock()
 		for _, p := range pairs {
 			if p[0] != c.id {
@@ -69,19 +50,19 @@ func (c *deviceCtx) Transfer(e *Evaluator, in *hlo.Instruction, ops []*Value) (*
 		}
 		f.cond.Broadcast()
 		f.mu.Unlock()
-		return transferTuple(s, ops[0]), nil
+		return eval.TransferTuple(s, ops[0]), nil
 	}
 	from := -1
 	for _, p := range pairs {
 		if p[1] == c.id {
 			if from >= 0 {
-				return nil, e.fail(in, "device %d receives from both %d and %d", c.id, from, p[0])
+				return nil, e.Fail(in, "device %d receives from both %d and %d", c.id, from, p[0])
 			}
 			from = p[0]
 		}
 	}
 	if from < 0 {
-		return transferTuple(s, zerosOf(s.Tuple[0])), nil
+		return eval.TransferTuple(s, eval.ZerosOf(s.Tuple[0])), nil
 	}
 	pair := mailKey{from, c.id, 0}
 	k := mailKey{from, c.id, c.received[pair]}
@@ -98,7 +79,7 @@ func (c *deviceCtx) Transfer(e *Evaluator, in *hlo.Instruction, ops []*Value) (*
 	v := f.mail[k]
 	delete(f.mail, k)
 	if !hlo.SameShape(v.Shape, s.Tuple[0]) {
-		return nil, e.fail(in, "receives %s from device %d, which sent %s", s.Tuple[0], from, v.Shape)
+		return nil, e.Fail(in, "receives %s from device %d, which sent %s", s.Tuple[0], from, v.Shape)
 	}
-	return transferTuple(s, v), nil
+	return eval.TransferTuple(s, v), nil
 }

@@ -1,8 +1,11 @@
-package eval
+package check
 
 import (
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -27,11 +30,11 @@ func TestCheckMeasuresRoundingNoise(t *testing.T) {
 	for i := range args[0].Data {
 		args[0].Data[i] *= 100
 	}
-	ev := func() *Evaluator { return &Evaluator{File: "e.hlo", M: m} }
+	ev := func() *eval.Evaluator { return &eval.Evaluator{File: "e.hlo", M: m} }
 	want, err := outputsOf(ev(), args)
 	require.NoError(t, err)
-	shifted := func(v *Value, by float64) *Value {
-		out := &Value{Shape: v.Shape, Data: append([]float64(nil), v.Data...)}
+	shifted := func(v *eval.Value, by float64) *eval.Value {
+		out := &eval.Value{Shape: v.Shape, Data: append([]float64(nil), v.Data...)}
 		for i := range out.Data {
 			out.Data[i] += by
 		}
@@ -45,7 +48,7 @@ func TestCheckMeasuresRoundingNoise(t *testing.T) {
 
 	// Off by 8, one ulp of the sum: beyond the f32 tolerance of values
 	// near 100, within the noise of c.
-	rep, err = Check(ev(), args, []*Value{shifted(want[0], 8), want[1]})
+	rep, err = Check(ev(), args, []*eval.Value{shifted(want[0], 8), want[1]})
 	require.NoError(t, err)
 	require.True(t, rep.Perturbed)
 	c := rep.Outputs[0]
@@ -56,7 +59,7 @@ func TestCheckMeasuresRoundingNoise(t *testing.T) {
 	require.Equal(t, 1, rep.PerturbedRuns, "sampling stops once everything passes")
 
 	// Off by 8 * 1000: beyond any rounding.
-	rep, err = Check(ev(), args, []*Value{shifted(want[0], 8000), want[1]})
+	rep, err = Check(ev(), args, []*eval.Value{shifted(want[0], 8000), want[1]})
 	require.NoError(t, err)
 	require.Equal(t, 1, rep.Failed)
 	require.False(t, rep.Outputs[0].Pass())
@@ -64,18 +67,30 @@ func TestCheckMeasuresRoundingNoise(t *testing.T) {
 	require.Equal(t, NoiseSamples, rep.PerturbedRuns)
 	largest := 0.0
 	for seed := uint64(1); seed <= NoiseSamples; seed++ {
-		p, err := outputsOf(&Evaluator{File: "e.hlo", M: m, Perturb: seed}, args)
+		p, err := outputsOf(&eval.Evaluator{File: "e.hlo", M: m, Perturb: seed}, args)
 		require.NoError(t, err)
 		largest = max(largest, Noise(p[0], want[0]))
 	}
 	require.Equal(t, largest, rep.Outputs[0].Noise)
 
 	// A well-conditioned output off by 1e-3: its noise is an ulp.
-	rep, err = Check(ev(), args, []*Value{want[0], shifted(want[1], 1e-3*200)})
+	rep, err = Check(ev(), args, []*eval.Value{want[0], shifted(want[1], 1e-3*200)})
 	require.NoError(t, err)
 	require.Equal(t, 1, rep.Failed)
 	d := rep.Outputs[1]
 	require.False(t, d.Pass())
 	require.Less(t, d.Noise, 3e-5, "an ulp or two of values up to 200")
 	require.Equal(t, -1.0, rep.Outputs[0].Noise, "an output that matched is not measured")
+}
+
+// moduleWithArgs is evaltest.ModuleWithArgs, which this package's tests
+// cannot import (evaltest imports check).
+func moduleWithArgs(t *testing.T, src string, seed uint64) (*hlo.Module, []*eval.Value) {
+	t.Helper()
+	m, err := hlo.Parse("e.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, verify.Verify("e.hlo", m))
+	args, err := eval.RandomArgs(m, seed)
+	require.NoError(t, err)
+	return m, args
 }

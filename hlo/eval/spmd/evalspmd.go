@@ -1,9 +1,10 @@
-package eval
+package spmd
 
 import (
 	"errors"
 	"fmt"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"slices"
 	"strings"
 	"sync"
@@ -24,7 +25,7 @@ import (
 // returns each device's result. The evaluator's settings (limits, seed,
 // perturbation) apply to every device; MaxLiveElements is shared among
 // them. Infeed records are not given to several devices.
-func (e *Evaluator) RunDevices(d hlo.Devices, args [][]*Value) ([]*Value, error) {
+func RunDevices(e *eval.Evaluator, d hlo.Devices, args [][]*eval.Value) ([]*eval.Value, error) {
 	n := d.N()
 	if n > hlo.MaxDevices {
 		return nil, fmt.Errorf("%s: %d devices (%s); at most %d are evaluated", e.File, n, d, hlo.MaxDevices)
@@ -34,7 +35,7 @@ func (e *Evaluator) RunDevices(d hlo.Devices, args [][]*Value) ([]*Value, error)
 	}
 	if n == 1 {
 		v, err := e.Run(args[0])
-		return []*Value{v}, err
+		return []*eval.Value{v}, err
 	}
 	if len(e.Infeed) > 0 {
 		return nil, fmt.Errorf("%s: infeed records for a module on %d devices: each device's infeed queue would need its own", e.File, n)
@@ -44,15 +45,15 @@ func (e *Evaluator) RunDevices(d hlo.Devices, args [][]*Value) ([]*Value, error)
 	}
 	limit := e.MaxLiveElements
 	if limit == 0 {
-		limit = DefaultMaxLiveElements
+		limit = eval.DefaultMaxLiveElements
 	}
-	f := &fabric{file: e.File, devs: d, running: n, meets: map[meetKey]*meeting{}, mail: map[mailKey]*Value{}, waiting: map[int]wait{}}
+	f := &fabric{file: e.File, devs: d, running: n, meets: map[meetKey]*meeting{}, mail: map[mailKey]*eval.Value{}, waiting: map[int]wait{}}
 	f.cond = sync.NewCond(&f.mu)
-	out := make([]*Value, n)
+	out := make([]*eval.Value, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		dev := &Evaluator{File: e.File, M: e.M, MaxWhileIterations: e.MaxWhileIterations,
+		dev := &eval.Evaluator{File: e.File, M: e.M, MaxWhileIterations: e.MaxWhileIterations,
 			MaxLiveElements: max(limit/int64(n), 1), MaxHeapBytes: e.MaxHeapBytes, Seed: e.Seed, Perturb: e.Perturb}
 		if i == 0 {
 			dev.Progress = e.Progress // device 0 speaks for all
@@ -69,9 +70,9 @@ func (e *Evaluator) RunDevices(d hlo.Devices, args [][]*Value) ([]*Value, error)
 	for i, err := range errs {
 		if err != nil && !errors.Is(err, errStalled) {
 			who := fmt.Sprintf("device %d (replica %d, partition %d)", i, i/max(d.Partitions, 1), i%max(d.Partitions, 1))
-			var pe *EvalError
+			var pe *eval.EvalError
 			if errors.As(err, &pe) {
-				return nil, &EvalError{pe.File, pe.Pos, who + ": " + pe.Msg}
+				return nil, &eval.EvalError{File: pe.File, Pos: pe.Pos, Msg: who + ": " + pe.Msg}
 			}
 			return nil, fmt.Errorf("%s: %w", who, err)
 		}
@@ -103,11 +104,11 @@ func (c *deviceCtx) ID() (replica, partition int) {
 }
 
 // Collective evaluates a collective with the other devices (Device).
-func (c *deviceCtx) Collective(e *Evaluator, in *hlo.Instruction, base string, ops []*Value, res *hlo.Shape) (*Value, error) {
+func (c *deviceCtx) Collective(e *eval.Evaluator, in *hlo.Instruction, base string, ops []*eval.Value, res *hlo.Shape) (*eval.Value, error) {
 	if res == nil {
 		res = spmdResultShape(in, base, ops)
 	}
-	return e.spmdCollective(in, base, ops, res)
+	return spmdCollective(e, in, base, ops, res)
 }
 
 var errStalled = errors.New("stopped: another device cannot go on")
@@ -120,9 +121,9 @@ type fabric struct {
 	cond    *sync.Cond
 	running int // devices neither finished nor waiting
 	meets   map[meetKey]*meeting
-	mail    map[mailKey]*Value // sends not yet received
-	waiting map[int]wait       // what each waiting device waits for
-	stall   error              // set when no device can move and one waits
+	mail    map[mailKey]*eval.Value // sends not yet received
+	waiting map[int]wait            // what each waiting device waits for
+	stall   error                   // set when no device can move and one waits
 }
 
 // A wait says what a device waits for, for the deadlock message.
@@ -142,9 +143,9 @@ type meetKey struct {
 
 type meeting struct {
 	in      *hlo.Instruction
-	want    []int            // the group, in order
-	brought map[int][]*Value // each device's operands
-	results map[int]*Value
+	want    []int                 // the group, in order
+	brought map[int][]*eval.Value // each device's operands
+	results map[int]*eval.Value
 	err     error
 	done    bool
 }
@@ -196,42 +197,42 @@ func (f *fabric) checkStall() {
 		}
 	}
 	w := f.waiting[first]
-	f.stall = &EvalError{f.file, w.in.Pos, fmt.Sprintf("%s: %s: %s (deadlock)", w.in.Name, w.in.Opcode, w.what())}
+	f.stall = &eval.EvalError{File: f.file, Pos: w.in.Pos, Msg: fmt.Sprintf("%s: %s: %s (deadlock)", w.in.Name, w.in.Opcode, w.what())}
 	f.cond.Broadcast()
 }
 
 // meet brings this device's operands to the collective's k-th run with
 // group want; the last device to arrive computes every device's result
 // with combine. It returns this device's result.
-func (e *Evaluator) meet(in *hlo.Instruction, want []int, ops []*Value, combine func(brought [][]*Value) ([]*Value, error)) (*Value, error) {
+func meet(e *eval.Evaluator, in *hlo.Instruction, want []int, ops []*eval.Value, combine func(brought [][]*eval.Value) ([]*eval.Value, error)) (*eval.Value, error) {
 	c := e.Device.(*deviceCtx)
 	f := c.fabric
 	k := c.seen[in]
 	c.seen[in]++
 	for i := range ops {
-		ops[i] = unpacked(ops[i])
+		ops[i] = eval.Unpacked(ops[i])
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	key := meetKey{in, k, want[0]}
 	m := f.meets[key]
 	if m == nil {
-		m = &meeting{in: in, want: want, brought: map[int][]*Value{}}
+		m = &meeting{in: in, want: want, brought: map[int][]*eval.Value{}}
 		f.meets[key] = m
 	}
 	if !slices.Equal(m.want, want) {
-		return nil, e.fail(in, "device %d names the group %v, another device %v", c.id, want, m.want)
+		return nil, e.Fail(in, "device %d names the group %v, another device %v", c.id, want, m.want)
 	}
 	m.brought[c.id] = ops
 	if len(m.brought) == len(want) {
-		brought := make([][]*Value, len(want))
+		brought := make([][]*eval.Value, len(want))
 		for i, id := range want {
 			brought[i] = m.brought[id]
 		}
 		rs, err := combine(brought)
 		m.err = err
 		if err == nil {
-			m.results = map[int]*Value{}
+			m.results = map[int]*eval.Value{}
 			for i, id := range want {
 				m.results[id] = rs[i]
 			}
@@ -262,7 +263,7 @@ func (e *Evaluator) meet(in *hlo.Instruction, want []int, ops []*Value, combine 
 	return m.result(c.id)
 }
 
-func (m *meeting) result(id int) (*Value, error) {
+func (m *meeting) result(id int) (*eval.Value, error) {
 	if m.err != nil {
 		return nil, m.err
 	}
@@ -271,25 +272,25 @@ func (m *meeting) result(id int) (*Value, error) {
 
 // spmdCollective computes a collective across devices: the value of the
 // base op (all-reduce, all-gather, ...) of shape res on this device.
-func (e *Evaluator) spmdCollective(in *hlo.Instruction, base string, ops []*Value, res *hlo.Shape) (*Value, error) {
+func spmdCollective(e *eval.Evaluator, in *hlo.Instruction, base string, ops []*eval.Value, res *hlo.Shape) (*eval.Value, error) {
 	d := e.Device.(*deviceCtx).fabric.devs
 	self := e.Device.(*deviceCtx).id
 	if base == "collective-permute" {
 		if len(ops) != 1 {
-			return nil, e.fail(in, "a collective-permute of %d operands (the in-place form) is not evaluated across devices", len(ops))
+			return nil, e.Fail(in, "a collective-permute of %d operands (the in-place form) is not evaluated across devices", len(ops))
 		}
 		domain, _, err := d.PermuteDomain(in, self)
 		if err != nil {
-			return nil, e.fail(in, "%v", err)
+			return nil, e.Fail(in, "%v", err)
 		}
-		return e.meet(in, domain, ops, func(brought [][]*Value) ([]*Value, error) {
-			out := make([]*Value, len(domain))
+		return meet(e, in, domain, ops, func(brought [][]*eval.Value) ([]*eval.Value, error) {
+			out := make([]*eval.Value, len(domain))
 			for i, id := range domain {
 				_, src, _ := d.PermuteDomain(in, id)
 				if src < 0 {
-					out[i] = zerosOf(res)
+					out[i] = eval.ZerosOf(res)
 				} else {
-					out[i] = &Value{Shape: res, Data: brought[src][0].Data}
+					out[i] = &eval.Value{Shape: res, Data: brought[src][0].Data}
 				}
 			}
 			return out, nil
@@ -297,10 +298,10 @@ func (e *Evaluator) spmdCollective(in *hlo.Instruction, base string, ops []*Valu
 	}
 	want, err := d.Participants(in, self)
 	if err != nil {
-		return nil, e.fail(in, "%v", err)
+		return nil, e.Fail(in, "%v", err)
 	}
 	if !slices.Contains(want, self) {
-		return nil, e.fail(in, "device %d is not in its own group %v", self, want)
+		return nil, e.Fail(in, "device %d is not in its own group %v", self, want)
 	}
 	g := len(want)
 	leaf := func(k int) *hlo.Shape { // the shape of result k
@@ -309,19 +310,19 @@ func (e *Evaluator) spmdCollective(in *hlo.Instruction, base string, ops []*Valu
 		}
 		return res
 	}
-	wrap := func(vs []*Value) *Value {
+	wrap := func(vs []*eval.Value) *eval.Value {
 		if res.IsTuple {
-			return &Value{Shape: res, Tuple: vs}
+			return &eval.Value{Shape: res, Tuple: vs}
 		}
 		return vs[0]
 	}
 	for _, o := range ops {
 		if o.Shape.IsTuple {
-			return nil, e.fail(in, "a tuple operand is not evaluated across devices")
+			return nil, e.Fail(in, "a tuple operand is not evaluated across devices")
 		}
 	}
 	if res.IsTuple && len(res.Tuple) != len(ops) && base != "all-to-all" {
-		return nil, e.fail(in, "%d operands, %d results", len(ops), len(res.Tuple))
+		return nil, e.Fail(in, "%d operands, %d results", len(ops), len(res.Tuple))
 	}
 	dim := int64(-1)
 	if ds, err := hlo.ListAttr(in, "dimensions"); err == nil && len(ds) == 1 {
@@ -329,37 +330,37 @@ func (e *Evaluator) spmdCollective(in *hlo.Instruction, base string, ops []*Valu
 	}
 	switch base {
 	case "all-reduce", "reduce-scatter":
-		c, err := e.callee(in, "to_apply")
+		c, err := e.Callee(in, "to_apply")
 		if err != nil {
 			return nil, err
 		}
 		if base == "reduce-scatter" && dim < 0 {
-			return nil, e.fail(in, "reduce-scatter needs dimensions={d}")
+			return nil, e.Fail(in, "reduce-scatter needs dimensions={d}")
 		}
-		return e.meet(in, want, ops, func(brought [][]*Value) ([]*Value, error) {
-			sums := make([]*Value, len(ops))
+		return meet(e, in, want, ops, func(brought [][]*eval.Value) ([]*eval.Value, error) {
+			sums := make([]*eval.Value, len(ops))
 			for k := range ops {
-				parts := make([]*Value, g)
+				parts := make([]*eval.Value, g)
 				for i := range g {
 					parts[i] = brought[i][k]
 				}
-				s, err := e.combineAll(in, c, parts)
+				s, err := combineAll(e, in, c, parts)
 				if err != nil {
 					return nil, err
 				}
 				sums[k] = s
 			}
-			out := make([]*Value, g)
+			out := make([]*eval.Value, g)
 			for i := range g {
-				vs := make([]*Value, len(ops))
+				vs := make([]*eval.Value, len(ops))
 				for k, s := range sums {
 					if base == "all-reduce" {
-						vs[k] = &Value{Shape: leaf(k), Data: s.Data}
+						vs[k] = &eval.Value{Shape: leaf(k), Data: s.Data}
 						continue
 					}
 					p, err := sliceBlock(s, dim, i, g, leaf(k))
 					if err != nil {
-						return nil, e.fail(in, "%v", err)
+						return nil, e.Fail(in, "%v", err)
 					}
 					vs[k] = p
 				}
@@ -369,79 +370,79 @@ func (e *Evaluator) spmdCollective(in *hlo.Instruction, base string, ops []*Valu
 		})
 	case "all-gather":
 		if dim < 0 {
-			return nil, e.fail(in, "all-gather needs dimensions={d}")
+			return nil, e.Fail(in, "all-gather needs dimensions={d}")
 		}
-		return e.meet(in, want, ops, func(brought [][]*Value) ([]*Value, error) {
-			vs := make([]*Value, len(ops))
+		return meet(e, in, want, ops, func(brought [][]*eval.Value) ([]*eval.Value, error) {
+			vs := make([]*eval.Value, len(ops))
 			for k := range ops {
-				parts := make([]*Value, g)
+				parts := make([]*eval.Value, g)
 				for i := range g {
 					parts[i] = brought[i][k]
 				}
 				c, err := concatAlong(parts, dim, leaf(k))
 				if err != nil {
-					return nil, e.fail(in, "%v", err)
+					return nil, e.Fail(in, "%v", err)
 				}
 				vs[k] = c
 			}
-			out := make([]*Value, g)
+			out := make([]*eval.Value, g)
 			for i := range out {
 				out[i] = wrap(vs)
 			}
 			return out, nil
 		})
 	case "all-to-all":
-		return e.meet(in, want, ops, func(brought [][]*Value) ([]*Value, error) {
-			out := make([]*Value, g)
+		return meet(e, in, want, ops, func(brought [][]*eval.Value) ([]*eval.Value, error) {
+			out := make([]*eval.Value, g)
 			for i := range g {
 				if dim < 0 {
 					// Tuple form: operand j goes to device j of the group.
 					if len(ops) != g || !res.IsTuple || len(res.Tuple) != g {
-						return nil, e.fail(in, "the tuple form takes as many operands as the group has devices (%d)", g)
+						return nil, e.Fail(in, "the tuple form takes as many operands as the group has devices (%d)", g)
 					}
-					vs := make([]*Value, g)
+					vs := make([]*eval.Value, g)
 					for j := range g {
-						vs[j] = &Value{Shape: res.Tuple[j], Data: brought[j][i].Data}
+						vs[j] = &eval.Value{Shape: res.Tuple[j], Data: brought[j][i].Data}
 					}
 					out[i] = wrap(vs)
 					continue
 				}
 				// Array form: each device's operand is cut into g blocks
 				// along dim; device i gathers block i of each, in order.
-				parts := make([]*Value, g)
+				parts := make([]*eval.Value, g)
 				for j := range g {
 					p, err := sliceBlock(brought[j][0], dim, i, g, nil)
 					if err != nil {
-						return nil, e.fail(in, "%v", err)
+						return nil, e.Fail(in, "%v", err)
 					}
 					parts[j] = p
 				}
 				c, err := concatAlong(parts, dim, leaf(0))
 				if err != nil {
-					return nil, e.fail(in, "%v", err)
+					return nil, e.Fail(in, "%v", err)
 				}
 				out[i] = c
 			}
 			return out, nil
 		})
 	case "ragged-all-to-all":
-		return e.meet(in, want, ops, func(brought [][]*Value) ([]*Value, error) {
+		return meet(e, in, want, ops, func(brought [][]*eval.Value) ([]*eval.Value, error) {
 			return raggedAllToAll(in, brought, res)
 		})
 	case "collective-broadcast":
-		return e.meet(in, want, ops, func(brought [][]*Value) ([]*Value, error) {
-			out := make([]*Value, g)
+		return meet(e, in, want, ops, func(brought [][]*eval.Value) ([]*eval.Value, error) {
+			out := make([]*eval.Value, g)
 			for i := range out {
-				vs := make([]*Value, len(ops))
+				vs := make([]*eval.Value, len(ops))
 				for k := range ops {
-					vs[k] = &Value{Shape: leaf(k), Data: brought[0][k].Data}
+					vs[k] = &eval.Value{Shape: leaf(k), Data: brought[0][k].Data}
 				}
 				out[i] = wrap(vs)
 			}
 			return out, nil
 		})
 	}
-	return nil, e.fail(in, "%s is not evaluated across devices", in.Opcode)
+	return nil, e.Fail(in, "%s is not evaluated across devices", in.Opcode)
 }
 
 // raggedAllToAll computes a ragged-all-to-all for every device of a group
@@ -451,9 +452,9 @@ func (e *Evaluator) spmdCollective(in *hlo.Instruction, base string, ops []*Valu
 // input[input_offsets[i+j*k] :][: send_sizes[i+j*k]] (along dimension 0)
 // are written at output_offsets[i+j*k] of that device's output, in
 // sender order. recv_sizes only describe what arrives.
-func raggedAllToAll(in *hlo.Instruction, brought [][]*Value, res *hlo.Shape) ([]*Value, error) {
+func raggedAllToAll(in *hlo.Instruction, brought [][]*eval.Value, res *hlo.Shape) ([]*eval.Value, error) {
 	g := len(brought)
-	out := make([]*Value, g)
+	out := make([]*eval.Value, g)
 	for r := range g {
 		if len(brought[r]) != 6 {
 			return nil, fmt.Errorf("%s: ragged-all-to-all takes 6 operands, has %d", in.Name, len(brought[r]))
@@ -462,7 +463,7 @@ func raggedAllToAll(in *hlo.Instruction, brought [][]*Value, res *hlo.Shape) ([]
 		if o.Shape.IsTuple || !hlo.EqualDims(o.Shape.Dims, res.Dims) || len(res.Dims) == 0 {
 			return nil, fmt.Errorf("the output operand %s is not the result %s", o.Shape, res)
 		}
-		out[r] = &Value{Shape: res, Data: slices.Clone(o.Data)}
+		out[r] = &eval.Value{Shape: res, Data: slices.Clone(o.Data)}
 	}
 	row := int64(1)
 	for _, x := range res.Dims[1:] {
@@ -502,29 +503,29 @@ func raggedAllToAll(in *hlo.Instruction, brought [][]*Value, res *hlo.Shape) ([]
 
 // combineAll folds parts elementwise with the reducer c in group order.
 // Float sums accumulate in float64 and round once, as reduce's do.
-func (e *Evaluator) combineAll(in *hlo.Instruction, c *hlo.Computation, parts []*Value) (*Value, error) {
+func combineAll(e *eval.Evaluator, in *hlo.Instruction, c *hlo.Computation, parts []*eval.Value) (*eval.Value, error) {
 	elem := parts[0].Shape.Elem
 	n := len(parts[0].Data)
 	for _, p := range parts {
 		if len(p.Data) != n {
-			return nil, e.fail(in, "the devices' operands differ in size (%d and %d elements)", n, len(p.Data))
+			return nil, e.Fail(in, "the devices' operands differ in size (%d and %d elements)", n, len(p.Data))
 		}
 	}
-	out := &Value{Shape: parts[0].Shape, Data: slices.Clone(parts[0].Data)}
-	fast := e.reducer(c)
+	out := &eval.Value{Shape: parts[0].Shape, Data: slices.Clone(parts[0].Data)}
+	fast := e.Reducer(c)
 	accElem := elem
 	if fast == "add" && hlo.IsFloat(elem) {
 		accElem = "f64"
 	}
-	args := make([]*Value, 2)
+	args := make([]*eval.Value, 2)
 	for _, p := range parts[1:] {
 		for j := range out.Data {
 			if fast != "" {
-				out.Data[j] = applyFast(fast, accElem, out.Data[j], p.Data[j], false)
+				out.Data[j] = eval.ApplyFast(fast, accElem, out.Data[j], p.Data[j], false)
 				continue
 			}
-			args[0], args[1] = scalar(elem, out.Data[j]), scalar(elem, p.Data[j])
-			v, err := e.call(c, args)
+			args[0], args[1] = eval.Scalar(elem, out.Data[j]), eval.Scalar(elem, p.Data[j])
+			v, err := e.Call(c, args)
 			if err != nil {
 				return nil, err
 			}
@@ -540,11 +541,11 @@ func (e *Evaluator) combineAll(in *hlo.Instruction, c *hlo.Computation, parts []
 }
 
 // concatAlong joins parts along dim into an array of shape s.
-func concatAlong(parts []*Value, dim int64, s *hlo.Shape) (*Value, error) {
+func concatAlong(parts []*eval.Value, dim int64, s *hlo.Shape) (*eval.Value, error) {
 	if dim < 0 || int(dim) >= len(s.Dims) {
 		return nil, fmt.Errorf("dimension %d is out of range for %s", dim, s)
 	}
-	out := newArray(s)
+	out := eval.NewArray(s)
 	inner := int64(1)
 	for _, x := range s.Dims[dim+1:] {
 		inner *= x
@@ -574,7 +575,7 @@ func concatAlong(parts []*Value, dim int64, s *hlo.Shape) (*Value, error) {
 }
 
 // sliceBlock is block i of g along dim of v (of shape s when s is given).
-func sliceBlock(v *Value, dim int64, i, g int, s *hlo.Shape) (*Value, error) {
+func sliceBlock(v *eval.Value, dim int64, i, g int, s *hlo.Shape) (*eval.Value, error) {
 	dims := v.Shape.Dims
 	if dim < 0 || int(dim) >= len(dims) || dims[dim]%int64(g) != 0 {
 		return nil, fmt.Errorf("dimension %d of %s does not split into %d blocks", dim, v.Shape, g)
@@ -591,7 +592,7 @@ func sliceBlock(v *Value, dim int64, i, g int, s *hlo.Shape) (*Value, error) {
 	for _, x := range dims[dim+1:] {
 		inner *= x
 	}
-	out := newArray(s)
+	out := eval.NewArray(s)
 	w := b * inner
 	for o, at := int64(0), int64(0); at < int64(len(out.Data)); o++ {
 		from := o*dims[dim]*inner + int64(i)*w
@@ -602,8 +603,8 @@ func sliceBlock(v *Value, dim int64, i, g int, s *hlo.Shape) (*Value, error) {
 
 // spmdResultShape is the shape of the base op's value within a -start's
 // result (see WrapsOperands).
-func spmdResultShape(in *hlo.Instruction, base string, ops []*Value) *hlo.Shape {
-	if WrapsOperands(in, base, len(ops), len(ops) > 0 && ops[0].Shape.IsTuple) {
+func spmdResultShape(in *hlo.Instruction, base string, ops []*eval.Value) *hlo.Shape {
+	if eval.WrapsOperands(in, base, len(ops), len(ops) > 0 && ops[0].Shape.IsTuple) {
 		return in.Shape.Tuple[1]
 	}
 	return in.Shape
@@ -615,20 +616,20 @@ func spmdResultShape(in *hlo.Instruction, base string, ops []*Value) *hlo.Shape 
 // (all-reduce, all-gather, ...; for an -start form, what its -done half
 // returns). The devices given must make up whole groups of in; a device
 // whose group is not all there is reported as a deadlock.
-func (e *Evaluator) Exchange(in *hlo.Instruction, d hlo.Devices, ops map[int][]*Value) (map[int]*Value, error) {
+func Exchange(e *eval.Evaluator, in *hlo.Instruction, d hlo.Devices, ops map[int][]*eval.Value) (map[int]*eval.Value, error) {
 	ids := make([]int, 0, len(ops))
 	for id := range ops {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	base := strings.TrimSuffix(in.Opcode, "-start")
-	f := &fabric{file: e.File, devs: d, running: len(ids), meets: map[meetKey]*meeting{}, mail: map[mailKey]*Value{}, waiting: map[int]wait{}}
+	f := &fabric{file: e.File, devs: d, running: len(ids), meets: map[meetKey]*meeting{}, mail: map[mailKey]*eval.Value{}, waiting: map[int]wait{}}
 	f.cond = sync.NewCond(&f.mu)
-	out := make([]*Value, len(ids))
+	out := make([]*eval.Value, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
-		dev := &Evaluator{File: e.File, M: e.M, MaxWhileIterations: e.MaxWhileIterations,
+		dev := &eval.Evaluator{File: e.File, M: e.M, MaxWhileIterations: e.MaxWhileIterations,
 			MaxLiveElements: e.MaxLiveElements, MaxHeapBytes: e.MaxHeapBytes}
 		dev.Device = &deviceCtx{fabric: f, id: id, seen: map[*hlo.Instruction]int{}, sent: map[mailKey]int{}, received: map[mailKey]int{}}
 		wg.Add(1)
@@ -636,7 +637,7 @@ func (e *Evaluator) Exchange(in *hlo.Instruction, d hlo.Devices, ops map[int][]*
 			defer wg.Done()
 			defer f.finish()
 			o := slices.Clone(ops[id])
-			out[i], errs[i] = dev.spmdCollective(in, base, o, spmdResultShape(in, base, o))
+			out[i], errs[i] = spmdCollective(dev, in, base, o, spmdResultShape(in, base, o))
 		}()
 	}
 	wg.Wait()
@@ -648,7 +649,7 @@ func (e *Evaluator) Exchange(in *hlo.Instruction, d hlo.Devices, ops map[int][]*
 	if f.stall != nil {
 		return nil, f.stall
 	}
-	res := map[int]*Value{}
+	res := map[int]*eval.Value{}
 	for i, id := range ids {
 		res[id] = out[i]
 	}

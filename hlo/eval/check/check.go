@@ -1,9 +1,11 @@
-package eval
+package check
 
 import (
 	"fmt"
-	"github.com/pulse-sim/pulse/hlo"
 	"math"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 )
 
 // NoiseFactor is how many times an output's measured rounding noise a
@@ -67,7 +69,7 @@ type CheckReport struct {
 // the reference itself does not have. Sampling stops as soon as every
 // output passes: a further sample can only raise the noise, so the
 // verdict is the one all NoiseSamples runs would give.
-func Check(ev *Evaluator, args, got []*Value) (*CheckReport, error) {
+func Check(ev *eval.Evaluator, args, got []*eval.Value) (*CheckReport, error) {
 	want, err := outputsOf(ev, args)
 	if err != nil {
 		return nil, err
@@ -84,7 +86,7 @@ func Check(ev *Evaluator, args, got []*Value) (*CheckReport, error) {
 		}
 	}
 	for seed := uint64(1); len(off) > 0 && seed <= NoiseSamples; seed++ {
-		mc := &Evaluator{File: ev.File, M: ev.M, MaxWhileIterations: ev.MaxWhileIterations, MaxHeapBytes: ev.MaxHeapBytes,
+		mc := &eval.Evaluator{File: ev.File, M: ev.M, MaxWhileIterations: ev.MaxWhileIterations, MaxHeapBytes: ev.MaxHeapBytes,
 			MaxLiveElements: ev.MaxLiveElements, Seed: ev.Seed, Perturb: seed, Infeed: ev.Infeed}
 		perturbed, err := outputsOf(mc, args)
 		if err != nil {
@@ -115,7 +117,7 @@ func Check(ev *Evaluator, args, got []*Value) (*CheckReport, error) {
 // Noise is the largest absolute difference between a perturbed
 // evaluation of an output and the reference's, over the elements both
 // have finite.
-func Noise(perturbed, want *Value) float64 {
+func Noise(perturbed, want *eval.Value) float64 {
 	var n float64
 	if len(perturbed.Data) != len(want.Data) || hlo.IsWide(want.Shape.Elem) {
 		return 0 // integers are not perturbed (and s64/u64 are bits)
@@ -132,34 +134,10 @@ func Noise(perturbed, want *Value) float64 {
 
 // outputsOf runs the evaluator and returns its outputs, a tuple's
 // arrays one by one (depth first, as the chips number them).
-func outputsOf(ev *Evaluator, args []*Value) ([]*Value, error) {
+func outputsOf(ev *eval.Evaluator, args []*eval.Value) ([]*eval.Value, error) {
 	v, err := ev.Run(args)
 	if err != nil {
 		return nil, err
 	}
-	return append(Leaves(v), OutfeedLeaves(ev.Outfeed)...), nil
-}
-
-// OutfeedLeaves lists the arrays of outfeed records, record by record,
-// each depth first: Check compares them after the outputs.
-func OutfeedLeaves(recs []*Value) []*Value {
-	var out []*Value
-	for _, r := range recs {
-		out = append(out, Leaves(r)...)
-	}
-	return out
-}
-
-// Leaves lists a value's arrays, depth first: the array itself, or the
-// arrays of a tuple's elements in order, nested tuples flattened. Outputs
-// are numbered in this order.
-func Leaves(v *Value) []*Value {
-	if v.Tuple == nil && (v.Shape == nil || !v.Shape.IsTuple) {
-		return []*Value{v}
-	}
-	var out []*Value
-	for _, t := range v.Tuple {
-		out = append(out, Leaves(t)...)
-	}
-	return out
+	return append(eval.Leaves(v), eval.OutfeedLeaves(ev.Outfeed)...), nil
 }

@@ -1,10 +1,11 @@
-package eval
+package check
 
 import (
 	"math"
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,7 +33,7 @@ func TestCompareTolerances(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Compare(&Value{Shape: &hlo.Shape{Elem: tc.elem}, Data: tc.got}, &Value{Shape: &hlo.Shape{Elem: tc.elem}, Data: tc.want})
+			d := Compare(&eval.Value{Shape: &hlo.Shape{Elem: tc.elem}, Data: tc.got}, &eval.Value{Shape: &hlo.Shape{Elem: tc.elem}, Data: tc.want})
 			require.Equal(t, tc.mismatches, d.Mismatches)
 		})
 	}

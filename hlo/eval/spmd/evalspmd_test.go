@@ -1,4 +1,4 @@
-package eval
+package spmd
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
@@ -15,23 +17,23 @@ import (
 const spmdAdd = "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n"
 
 // spmdRun evaluates src on d with device i's parameter 0 filled by fill(i).
-func spmdRun(t *testing.T, src string, d hlo.Devices, fill func(dev int) *Value) ([]*Value, error) {
+func spmdRun(t *testing.T, src string, d hlo.Devices, fill func(dev int) *eval.Value) ([]*eval.Value, error) {
 	t.Helper()
 	m, err := hlo.Parse("s.hlo", src)
 	require.NoError(t, err)
 	require.NoError(t, verify.Verify("s.hlo", m))
-	args := make([][]*Value, d.N())
+	args := make([][]*eval.Value, d.N())
 	for i := range args {
 		if fill != nil {
-			args[i] = []*Value{fill(i)}
+			args[i] = []*eval.Value{fill(i)}
 		}
 	}
-	return (&Evaluator{File: "s.hlo", M: m}).RunDevices(d, args)
+	return RunDevices((&eval.Evaluator{File: "s.hlo", M: m}), d, args)
 }
 
 // iotaOf is f32[n] holding base, base+1, ...
-func iotaOf(n int, base float64) *Value {
-	v := newArray(&hlo.Shape{Elem: "f32", Dims: []int64{int64(n)}})
+func iotaOf(n int, base float64) *eval.Value {
+	v := eval.NewArray(&hlo.Shape{Elem: "f32", Dims: []int64{int64(n)}})
 	for i := range v.Data {
 		v.Data[i] = base + float64(i)
 	}
@@ -42,7 +44,7 @@ func iotaOf(n int, base float64) *Value {
 // worked out by hand from XLA's semantics (operation_semantics.md): device
 // i brings [10i, 10i+1] (or as the case says).
 func TestSPMDCollectives(t *testing.T) {
-	two := func(i int) *Value { return iotaOf(2, float64(10*i)) }
+	two := func(i int) *eval.Value { return iotaOf(2, float64(10*i)) }
 	for _, tc := range []struct {
 		name string
 		devs hlo.Devices
@@ -125,11 +127,11 @@ func TestSPMDTupleForms(t *testing.T) {
   ROOT o = ((f32[2], f32[2]), (f32[4], f32[4]), (f32[2], f32[2])) tuple(a, g, t)
 }
 `
-	got, err := spmdRun(t, src, hlo.Devices{Replicas: 2, Partitions: 1}, func(i int) *Value { return iotaOf(2, float64(10*i)) })
+	got, err := spmdRun(t, src, hlo.Devices{Replicas: 2, Partitions: 1}, func(i int) *eval.Value { return iotaOf(2, float64(10*i)) })
 	require.NoError(t, err)
-	leaves := func(v *Value) [][]float64 {
+	leaves := func(v *eval.Value) [][]float64 {
 		var out [][]float64
-		for _, l := range Leaves(v) {
+		for _, l := range eval.Leaves(v) {
 			out = append(out, l.Data)
 		}
 		return out
@@ -151,7 +153,7 @@ func TestSPMDAsyncForms(t *testing.T) {
   ROOT o = (f32[2], f32[4], f32[2]) tuple(d, gd, pd)
 }
 `
-	got, err := spmdRun(t, src, hlo.Devices{Replicas: 2, Partitions: 1}, func(i int) *Value { return iotaOf(2, float64(10*i)) })
+	got, err := spmdRun(t, src, hlo.Devices{Replicas: 2, Partitions: 1}, func(i int) *eval.Value { return iotaOf(2, float64(10*i)) })
 	require.NoError(t, err)
 	require.Equal(t, []float64{10, 12}, got[1].Tuple[0].Data)
 	require.Equal(t, []float64{0, 1, 10, 11}, got[1].Tuple[1].Data)
@@ -198,7 +200,7 @@ func TestSPMDFailures(t *testing.T) {
 			var first string
 			for _, procs := range []int{1, 2, 8} {
 				old := runtime.GOMAXPROCS(procs)
-				_, err := spmdRun(t, src, tc.devs, func(i int) *Value { return iotaOf(2, float64(i)) })
+				_, err := spmdRun(t, src, tc.devs, func(i int) *eval.Value { return iotaOf(2, float64(i)) })
 				runtime.GOMAXPROCS(old)
 				require.Error(t, err)
 				require.ErrorContains(t, err, tc.want)
@@ -259,7 +261,7 @@ func TestImpliedDevices(t *testing.T) {
 	}
 }
 
-func ExampleEvaluator_RunDevices() {
+func ExampleRunDevices() {
 	m, _ := hlo.Parse("sum.hlo", `HloModule sum, replica_count=4
 add {
   a = f32[] parameter(0)
@@ -273,7 +275,7 @@ ENTRY e {
 }
 `)
 	d, _ := hlo.ModuleDevices(m)
-	out, _ := (&Evaluator{File: "sum.hlo", M: m}).RunDevices(d, make([][]*Value, d.N()))
+	out, _ := RunDevices((&eval.Evaluator{File: "sum.hlo", M: m}), d, make([][]*eval.Value, d.N()))
 	for i, v := range out {
 		fmt.Printf("device %d: %v\n", i, v.Data)
 	}
@@ -288,7 +290,7 @@ ENTRY e {
 // results (XLA's shape), a variadic all-gather-start ((operands), (results)),
 // and each -done the results (the evaluator had wrapped the first).
 func TestVariadicStartForms(t *testing.T) {
-	v := evalText(t, spmdAdd+`ENTRY e {
+	v := evaltest.Run(t, spmdAdd+`ENTRY e {
   a = f32[2] constant({1, 2})
   b = f32[2] constant({3, 4})
   s = (f32[2], f32[2]) all-reduce-start(a, b), to_apply=add
@@ -299,7 +301,7 @@ func TestVariadicStartForms(t *testing.T) {
 }
 `)
 	var got [][]float64
-	for _, l := range Leaves(v) {
+	for _, l := range eval.Leaves(v) {
 		got = append(got, l.Data)
 	}
 	require.Equal(t, [][]float64{{1, 2}, {3, 4}, {1, 2}, {3, 4}}, got)
@@ -310,19 +312,19 @@ func TestVariadicStartForms(t *testing.T) {
 // test_ragged_all_to_all_axis_index_groups), whose expected outputs XLA
 // computed on GPUs.
 func TestSPMDRaggedAllToAll(t *testing.T) {
-	s32 := func(xs ...float64) *Value {
-		return &Value{Shape: &hlo.Shape{Elem: "s32", Dims: []int64{int64(len(xs))}}, Data: xs}
+	s32 := func(xs ...float64) *eval.Value {
+		return &eval.Value{Shape: &hlo.Shape{Elem: "s32", Dims: []int64{int64(len(xs))}}, Data: xs}
 	}
 	for _, tc := range []struct {
 		groups string
-		args   [][]*Value // per device: operand, output, input_offsets, send_sizes, output_offsets, recv_sizes
+		args   [][]*eval.Value // per device: operand, output, input_offsets, send_sizes, output_offsets, recv_sizes
 		want   [][]float64
 	}{
-		{"{{0,1}}", [][]*Value{
+		{"{{0,1}}", [][]*eval.Value{
 			{s32(1, 2, 2), s32(0, 0, 0, 0), s32(0, 1), s32(1, 2), s32(0, 0), s32(1, 1)},
 			{s32(3, 4, 0), s32(0, 0, 0, 0), s32(0, 1), s32(1, 1), s32(1, 2), s32(2, 1)},
 		}, [][]float64{{1, 3, 0, 0}, {2, 2, 4, 0}}},
-		{"{{0,1},{2,3}}", [][]*Value{
+		{"{{0,1},{2,3}}", [][]*eval.Value{
 			{s32(1, 2, 2), s32(0, 0, 0, 0), s32(0, 1), s32(1, 2), s32(0, 0), s32(1, 1)},
 			{s32(3, 4, 0), s32(0, 0, 0, 0), s32(0, 1), s32(1, 1), s32(1, 2), s32(2, 1)},
 			{s32(10, 20, 20), s32(0, 0, 0, 0), s32(0, 1), s32(1, 2), s32(0, 0), s32(1, 1)},
@@ -342,7 +344,7 @@ func TestSPMDRaggedAllToAll(t *testing.T) {
 		m, err := hlo.Parse("r.hlo", src)
 		require.NoError(t, err)
 		require.NoError(t, verify.Verify("r.hlo", m))
-		got, err := (&Evaluator{File: "r.hlo", M: m}).RunDevices(hlo.Devices{Replicas: len(tc.args), Partitions: 1}, tc.args)
+		got, err := RunDevices((&eval.Evaluator{File: "r.hlo", M: m}), hlo.Devices{Replicas: len(tc.args), Partitions: 1}, tc.args)
 		require.NoError(t, err, tc.groups)
 		for i, w := range tc.want {
 			require.Equal(t, w, got[i].Data, "%s device %d", tc.groups, i)
@@ -362,7 +364,7 @@ func TestStartFormsNeedTheirDevices(t *testing.T) {
 		m, err := hlo.Parse("a.hlo", "ENTRY e {\n a = u32[1,2] parameter(0)\n "+body+"\n}\n")
 		require.NoError(t, err)
 		require.NoError(t, verify.Verify("a.hlo", m))
-		_, err = (&Evaluator{File: "a.hlo", M: m}).Run([]*Value{{Shape: &hlo.Shape{Elem: "u32", Dims: []int64{1, 2}}, Data: []float64{1, 2}}})
+		_, err = (&eval.Evaluator{File: "a.hlo", M: m}).Run([]*eval.Value{{Shape: &hlo.Shape{Elem: "u32", Dims: []int64{1, 2}}, Data: []float64{1, 2}}})
 		require.ErrorContains(t, err, "a collective across", body)
 		require.Greater(t, hlo.ImpliedDevices(m).N(), 1, body)
 	}
@@ -383,7 +385,7 @@ func FuzzEvalDevices(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := hlo.Parse("fuzz.hlo", src)
-		if err != nil || verify.Verify("fuzz.hlo", m) != nil || ParamElements(m) > 1<<10 {
+		if err != nil || verify.Verify("fuzz.hlo", m) != nil || eval.ParamElements(m) > 1<<10 {
 			return
 		}
 		d, err := hlo.ModuleDevices(m)
@@ -399,16 +401,16 @@ func FuzzEvalDevices(f *testing.F) {
 		if d.N() > 8 {
 			return
 		}
-		one, err := RandomArgsWithin(m, 1, 1<<10)
+		one, err := eval.RandomArgsWithin(m, 1, 1<<10)
 		if err != nil {
 			return
 		}
-		args := make([][]*Value, d.N())
+		args := make([][]*eval.Value, d.N())
 		for i := range args {
 			args[i] = one
 		}
-		run := func() ([]*Value, error) {
-			return (&Evaluator{File: "fuzz.hlo", M: m, MaxLiveElements: 1 << 14, MaxWhileIterations: 50}).RunDevices(d, args)
+		run := func() ([]*eval.Value, error) {
+			return RunDevices((&eval.Evaluator{File: "fuzz.hlo", M: m, MaxLiveElements: 1 << 14, MaxWhileIterations: 50}), d, args)
 		}
 		a, errA := run()
 		b, errB := run()
@@ -422,7 +424,7 @@ func FuzzEvalDevices(f *testing.F) {
 			return
 		}
 		for i := range a {
-			require.Empty(t, BitDiff(a[i], b[i]), fmt.Sprint("device ", i))
+			require.Empty(t, eval.BitDiff(a[i], b[i]), fmt.Sprint("device ", i))
 		}
 	})
 }
@@ -440,15 +442,15 @@ func BenchmarkRunDevices(b *testing.B) {
 	require.NoError(b, err)
 	require.NoError(b, verify.Verify("b.hlo", m))
 	d, _ := hlo.ModuleDevices(m)
-	args := make([][]*Value, d.N())
+	args := make([][]*eval.Value, d.N())
 	for i := range args {
-		a, err := RandomArgs(m, uint64(i+1))
+		a, err := eval.RandomArgs(m, uint64(i+1))
 		require.NoError(b, err)
 		args[i] = a
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := (&Evaluator{File: "b.hlo", M: m}).RunDevices(d, args); err != nil {
+		if _, err := RunDevices((&eval.Evaluator{File: "b.hlo", M: m}), d, args); err != nil {
 			b.Fatal(err)
 		}
 	}
