@@ -20,7 +20,7 @@ import (
 // A device that rings it names a collective of the program; the fabric
 // gathers the group (the devices XLA's replica groups put together), and
 // when the last of them arrives, starts the collective once each member's
-// link is free, moves the values at its end (eval.Evaluator.Exchange on
+// link is free, moves the values at its end (spmd.Exchange on
 // the members' HBM) and signals each member there. Everything happens on
 // the devices' shared engine, so runs are deterministic.
 type Fabric struct {

@@ -28,7 +28,7 @@ import (
 //
 // The interconnect (runtime's fabric) knows from Collectives which
 // buffers each one reads and writes; when every device of a group has
-// rung, it moves the values (the HLO semantics of eval.Evaluator.Exchange)
+// rung, it moves the values (the HLO semantics of spmd.Exchange)
 // and times the transfer on its link model.
 
 // Collective is one collective op of a program of several devices.

@@ -100,7 +100,7 @@ func (e *Evaluator) collective(in *hlo.Instruction, ops []*Value) (*Value, error
 	}
 	n := max(e.devices(), hlo.CollectiveSpan(in, shapes))
 	if n > 1 && e.Device == nil {
-		return nil, e.Fail(in, "a collective across %d devices: evaluate it on them (pulse hlo eval --replicas N --partitions P; Evaluator.RunDevices)", n)
+		return nil, e.Fail(in, "a collective across %d devices: evaluate it on them (pulse hlo eval --replicas N --partitions P; spmd.RunDevices)", n)
 	}
 	base := strings.TrimSuffix(strings.TrimSuffix(in.Opcode, "-start"), "-done")
 	if strings.HasSuffix(in.Opcode, "-done") {
