@@ -179,9 +179,12 @@ func ParseFloatAttr(v string) (float64, error) {
 	return strconv.ParseFloat(strings.Trim(v, `"`), 64)
 }
 
-func AttrOr(in *Instruction, key string) string {
-	v, _ := in.Attr(key)
-	return v
+// AttrOr is the value of in's attribute key, or def when in has none.
+func AttrOr(in *Instruction, key, def string) string {
+	if v, ok := in.Attr(key); ok {
+		return v
+	}
+	return def
 }
 
 // IndexingDims marks the window dimensions among n result (gather) or

@@ -580,10 +580,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			return c.fail(dot, "an integer dot into %s wraps in XLA; the vector unit's conversion from s32 saturates", dot.Shape.Elem)
 		}
 	}
-	lb, _ := hlo.IntList(attrOr(dot, "lhs_batch_dims", "{}"))
-	rb, _ := hlo.IntList(attrOr(dot, "rhs_batch_dims", "{}"))
-	lc, _ := hlo.IntList(attrOr(dot, "lhs_contracting_dims", "{}"))
-	rc, _ := hlo.IntList(attrOr(dot, "rhs_contracting_dims", "{}"))
+	lb, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_batch_dims", "{}"))
+	rb, _ := hlo.IntList(hlo.AttrOr(dot, "rhs_batch_dims", "{}"))
+	lc, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_contracting_dims", "{}"))
+	rc, _ := hlo.IntList(hlo.AttrOr(dot, "rhs_contracting_dims", "{}"))
 	lshape, rshape := lv.shape.Dims, rv.shape.Dims
 	lst, rst := hlo.Strides(lshape), hlo.Strides(rshape)
 	lf := freeDims(len(lshape), lb, lc)

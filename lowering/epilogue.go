@@ -71,11 +71,11 @@ func (e *epilogue) analyze() error {
 	c, dot := e.c, e.dot
 	dims := dot.Shape.Dims
 	nb := 0
-	if lb, _ := hlo.IntList(attrOr(dot, "lhs_batch_dims", "{}")); lb != nil {
+	if lb, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_batch_dims", "{}")); lb != nil {
 		nb = len(lb)
 	}
 	lrank := len(c.bufs[e.operandOf(dot.Operands[0].Name)].shape.Dims)
-	lc, _ := hlo.IntList(attrOr(dot, "lhs_contracting_dims", "{}"))
+	lc, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_contracting_dims", "{}"))
 	nlf := lrank - nb - len(lc)
 	for j := range dims {
 		switch {

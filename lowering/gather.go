@@ -191,7 +191,7 @@ func (c *compiler) emitWalk(in *hlo.Instruction, w *windowWalk, esz, winBytes in
 
 // dimsAttr reads an integer-list attribute ({} when absent).
 func dimsAttr(in *hlo.Instruction, key string) []int64 {
-	v, _ := hlo.IntList(attrOr(in, key, "{}"))
+	v, _ := hlo.IntList(hlo.AttrOr(in, key, "{}"))
 	return v
 }
 

@@ -19,7 +19,7 @@ import (
 // broadcast b's result (rank of them), at which b reads the array v: v's
 // row-major strides where b maps a dimension of v, 0 where it repeats.
 func broadcastStrides(b *hlo.Instruction, v *value, rank int) []int64 {
-	dims, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
+	dims, _ := hlo.IntList(hlo.AttrOr(b, "dimensions", "{}"))
 	src := v.shape.Dims
 	sst := hlo.Strides(src)
 	st := make([]int64, rank)
@@ -258,7 +258,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 		case b.Opcode == hlo.OpIota:
 			// An iota is a constant: 0..n-1 along its dimension, stored once
 			// and broadcast like any other operand.
-			d, _ := hlo.IntList("{" + attrOr(b, "iota_dimension", "0") + "}")
+			d, _ := hlo.IntList("{" + hlo.AttrOr(b, "iota_dimension", "0") + "}")
 			if len(d) != 1 || d[0] < 0 || int(d[0]) >= len(S) || !fullShape(b.Shape) {
 				return c.fail(b, "bad iota_dimension")
 			}
@@ -451,13 +451,6 @@ func mergeDims(dims []int64, strides [][]int64) ([]int64, [][]int64) {
 }
 
 func align64(n int64) int64 { return (n + 63) / 64 * 64 }
-
-func attrOr(in *hlo.Instruction, key, def string) string {
-	if v, ok := in.Attr(key); ok {
-		return v
-	}
-	return def
-}
 
 // loc points the next instruction at an HLO instruction.
 func (c *compiler) loc(in *hlo.Instruction) {

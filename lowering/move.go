@@ -115,7 +115,7 @@ func sliceView(in *hlo.Instruction, v *value) (view, error) {
 
 // transposeView reads the operand of a transpose in the result's order.
 func transposeView(in *hlo.Instruction, v *value) (view, error) {
-	perm, _ := hlo.IntList(attrOr(in, "dimensions", "{}"))
+	perm, _ := hlo.IntList(hlo.AttrOr(in, "dimensions", "{}"))
 	st := hlo.Strides(v.shape.Dims)
 	w := view{v: v, strides: make([]int64, len(perm))}
 	if len(perm) != len(st) {
@@ -130,7 +130,7 @@ func transposeView(in *hlo.Instruction, v *value) (view, error) {
 // reverseView reads the operand of a reverse back to front in the
 // reversed dimensions.
 func reverseView(in *hlo.Instruction, v *value) view {
-	dims, _ := hlo.IntList(attrOr(in, "dimensions", "{}"))
+	dims, _ := hlo.IntList(hlo.AttrOr(in, "dimensions", "{}"))
 	st := hlo.Strides(v.shape.Dims)
 	w := view{v: v, strides: append([]int64{}, st...)}
 	for _, d := range dims {
@@ -192,7 +192,7 @@ func (c *compiler) moveKernel(in *hlo.Instruction) error {
 			return err
 		}
 	case hlo.OpConcatenate:
-		d, _ := hlo.IntList(attrOr(in, "dimensions", "{}"))
+		d, _ := hlo.IntList(hlo.AttrOr(in, "dimensions", "{}"))
 		if len(d) != 1 {
 			return c.fail(in, "concatenate needs one dimension")
 		}

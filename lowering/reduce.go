@@ -60,7 +60,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	if X == nil || X.IsTuple {
 		return c.fail(red, "the reduced value must be an array")
 	}
-	rdims, _ := hlo.IntList(attrOr(red, "dimensions", "{}"))
+	rdims, _ := hlo.IntList(hlo.AttrOr(red, "dimensions", "{}"))
 	isRed := map[int64]bool{}
 	for _, d := range rdims {
 		isRed[d] = true

@@ -39,7 +39,7 @@ func movesInnermost(b *hlo.Instruction) bool {
 	if b.Opcode != hlo.OpTranspose || b.Shape == nil || b.Shape.Elems() < minStridedTranspose {
 		return false
 	}
-	perm, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
+	perm, _ := hlo.IntList(hlo.AttrOr(b, "dimensions", "{}"))
 	// Dims of 1 do not count: the innermost dim of more than one element
 	// must stay innermost.
 	last := -1
@@ -74,7 +74,7 @@ func sameElements(b *hlo.Instruction, operand *hlo.Shape) bool {
 	if b.Opcode != hlo.OpBroadcast || operand == nil || b.Shape.Elems() != operand.Elems() {
 		return false
 	}
-	dims, _ := hlo.IntList(attrOr(b, "dimensions", "{}"))
+	dims, _ := hlo.IntList(hlo.AttrOr(b, "dimensions", "{}"))
 	return slices.IsSorted(dims)
 }
 

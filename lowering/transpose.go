@@ -73,7 +73,7 @@ func largestDivisor(n, limit int64) int64 {
 // false when the strided DMA should do it (not a batched 2-D transpose,
 // tiles that would be too thin, offsets beyond 32 bits).
 func (c *compiler) transposeKernel(in *hlo.Instruction, x, out *value) bool {
-	perm, _ := hlo.IntList(attrOr(in, "dimensions", "{}"))
+	perm, _ := hlo.IntList(hlo.AttrOr(in, "dimensions", "{}"))
 	B, P, Q, ok := batchedTranspose(x.shape.Dims, perm)
 	if !ok {
 		return false

@@ -150,7 +150,7 @@ func termsPerElement(in *hlo.Instruction, leaf int, ops []*Value, v *Value) int6
 		if leaf == 0 {
 			return 1 // the normalized output (or dx): elementwise from the statistics
 		}
-		f, err := strconv.Atoi(hlo.AttrOr(in, "feature_index"))
+		f, err := strconv.Atoi(hlo.AttrOr(in, "feature_index", ""))
 		if err != nil || f >= len(ops[0].Shape.Dims) {
 			return 1
 		}

@@ -29,11 +29,11 @@ func (x *rewriter) expandBatchNorm(ops []*hlo.Instruction) error {
 	}
 	xv := ops[0]
 	dims := xv.Shape.Dims
-	fi, err := strconv.ParseInt(hlo.AttrOr(in, "feature_index"), 10, 64)
+	fi, err := strconv.ParseInt(hlo.AttrOr(in, "feature_index", ""), 10, 64)
 	if err != nil || fi < 0 || int(fi) >= len(dims) {
 		return x.Errorf("bad feature_index")
 	}
-	eps, err := hlo.ParseFloatAttr(hlo.AttrOr(in, "epsilon"))
+	eps, err := hlo.ParseFloatAttr(hlo.AttrOr(in, "epsilon", ""))
 	if err != nil {
 		return x.Errorf("bad epsilon")
 	}

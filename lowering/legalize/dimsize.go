@@ -22,7 +22,7 @@ func StaticDimensionSizes(m *hlo.Module) error {
 	}
 	return rewriteEach(m, "get-dimension-size", func(x *rewriter, ops []*hlo.Instruction) error {
 		in := x.At
-		dims, ok := hlo.IntList(hlo.AttrOr(in, "dimensions"))
+		dims, ok := hlo.IntList(hlo.AttrOr(in, "dimensions", ""))
 		if !ok || len(dims) != 1 || dims[0] < 0 || int(dims[0]) >= len(ops[0].Shape.Dims) {
 			return x.Errorf("needs one dimension of the operand")
 		}

@@ -56,7 +56,7 @@ func foldDotOperands(dot *hlo.Instruction, byName map[string]*hlo.Instruction, a
 			continue
 		}
 		y := byName[t.Operands[0].Name]
-		perm, ok := hlo.IntList(hlo.AttrOr(t, "dimensions"))
+		perm, ok := hlo.IntList(hlo.AttrOr(t, "dimensions", ""))
 		if y == nil || y.Shape == nil || y.Shape.IsTuple || !ok || len(perm) != len(y.Shape.Dims) || len(perm) != len(t.Shape.Dims) {
 			continue
 		}

@@ -36,7 +36,7 @@ func identityView(in *hlo.Instruction, s *hlo.Shape) bool {
 	}
 	switch in.Opcode {
 	case hlo.OpReverse:
-		dims, ok := hlo.IntList(hlo.AttrOr(in, "dimensions"))
+		dims, ok := hlo.IntList(hlo.AttrOr(in, "dimensions", ""))
 		if !ok {
 			return false
 		}
@@ -47,7 +47,7 @@ func identityView(in *hlo.Instruction, s *hlo.Shape) bool {
 		}
 		return true
 	case hlo.OpTranspose:
-		perm, ok := hlo.IntList(hlo.AttrOr(in, "dimensions"))
+		perm, ok := hlo.IntList(hlo.AttrOr(in, "dimensions", ""))
 		if !ok || len(perm) != len(s.Dims) {
 			return false
 		}

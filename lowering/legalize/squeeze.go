@@ -11,9 +11,9 @@ import "github.com/pulse-sim/pulse/hlo"
 func SqueezeTransposes(m *hlo.Module) error {
 	return rewriteEach(m, "transpose", func(x *rewriter, ops []*hlo.Instruction) error {
 		in, a := x.At, ops[0]
-		perm, ok := hlo.IntList(hlo.AttrOr(in, "dimensions"))
+		perm, ok := hlo.IntList(hlo.AttrOr(in, "dimensions", ""))
 		if !ok || len(perm) != len(a.Shape.Dims) || len(perm) <= 4 {
-			x.Emit("transpose", in.Shape.Elem, in.Shape.Dims, ops, "dimensions", hlo.AttrOr(in, "dimensions"))
+			x.Emit("transpose", in.Shape.Elem, in.Shape.Dims, ops, "dimensions", hlo.AttrOr(in, "dimensions", ""))
 			return nil
 		}
 		index := map[int64]int64{} // operand dim -> its place among the kept ones
@@ -34,7 +34,7 @@ func SqueezeTransposes(m *hlo.Module) error {
 			}
 		}
 		if len(kept) == len(perm) {
-			x.Emit("transpose", in.Shape.Elem, in.Shape.Dims, ops, "dimensions", hlo.AttrOr(in, "dimensions"))
+			x.Emit("transpose", in.Shape.Elem, in.Shape.Dims, ops, "dimensions", hlo.AttrOr(in, "dimensions", ""))
 			return nil
 		}
 		t := x.Transpose(x.Reshape(a, kept), q)
