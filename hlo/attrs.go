@@ -289,3 +289,52 @@ func FreeDims(r int, batch, contr []int64) []int64 {
 	}
 	return out
 }
+
+// SliceDim is one dimension of a slice's slice={[start:limit:stride], ...}.
+type SliceDim struct{ Start, Limit, Stride int64 }
+
+// SliceDims reads in's slice attribute, one entry per range, stride 1
+// where none is written. It reads what the verifier has checked (a number
+// that does not parse reads as 0); the verifier's own checks name the
+// range that is wrong.
+func SliceDims(in *Instruction) []SliceDim {
+	sv, _ := in.Attr("slice")
+	ranges := strings.Split(strings.Trim(sv, "{}"), ",")
+	out := make([]SliceDim, len(ranges))
+	for i, r := range ranges {
+		parts := strings.Split(strings.Trim(strings.TrimSpace(r), "[]"), ":")
+		out[i].Start, _ = strconv.ParseInt(parts[0], 10, 64)
+		if len(parts) > 1 {
+			out[i].Limit, _ = strconv.ParseInt(parts[1], 10, 64)
+		}
+		out[i].Stride = 1
+		if len(parts) == 3 {
+			out[i].Stride, _ = strconv.ParseInt(parts[2], 10, 64)
+		}
+	}
+	return out
+}
+
+// PadDim is one dimension of a pad's padding=lo_hi_interior x ... (each
+// number may be negative but the interior).
+type PadDim struct{ Lo, Hi, Interior int64 }
+
+// PadDims reads in's padding attribute, one entry per dimension, interior
+// 0 where none is written; none for a scalar's empty padding. Like
+// SliceDims it reads what the verifier has checked.
+func PadDims(in *Instruction) []PadDim {
+	pv, _ := in.Attr("padding")
+	if pv == "" {
+		return nil
+	}
+	per := strings.Split(pv, "x")
+	out := make([]PadDim, len(per))
+	for i, p := range per {
+		f := strings.Split(p, "_")
+		n := []*int64{&out[i].Lo, &out[i].Hi, &out[i].Interior}
+		for j := 0; j < len(f) && j < 3; j++ {
+			*n[j], _ = strconv.ParseInt(f[j], 10, 64)
+		}
+	}
+	return out
+}

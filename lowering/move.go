@@ -2,8 +2,6 @@ package lowering
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
 )
@@ -94,21 +92,15 @@ func (c *compiler) emitCopy(in *hlo.Instruction, emit func(string, ...any), dst,
 // sliceView reads the operand of a slice: start offsets and step strides.
 func sliceView(in *hlo.Instruction, v *value) (view, error) {
 	sv, _ := in.Attr("slice")
-	ranges := strings.Split(strings.Trim(sv, "{}"), ",")
+	ranges := hlo.SliceDims(in)
 	st := hlo.Strides(v.shape.Dims)
 	w := view{v: v, strides: make([]int64, len(st))}
 	if len(ranges) != len(st) {
 		return w, fmt.Errorf("slice %s for rank %d", sv, len(st))
 	}
 	for i, r := range ranges {
-		parts := strings.Split(strings.Trim(strings.TrimSpace(r), "[]"), ":")
-		lo, _ := strconv.ParseInt(parts[0], 10, 64)
-		step := int64(1)
-		if len(parts) == 3 {
-			step, _ = strconv.ParseInt(parts[2], 10, 64)
-		}
-		w.off += lo * st[i]
-		w.strides[i] = st[i] * step
+		w.off += r.Start * st[i]
+		w.strides[i] = st[i] * r.Stride
 	}
 	return w, nil
 }
@@ -228,25 +220,19 @@ func (c *compiler) padKernel(in *hlo.Instruction, x, out *value, dims []int64, e
 		return c.fail(in, "the padding value is not a scalar in memory")
 	}
 	pv, _ := in.Attr("padding")
-	per := strings.Split(pv, "x")
-	if len(per) != len(x.shape.Dims) && !(len(x.shape.Dims) == 0 && pv == "") {
+	per := hlo.PadDims(in)
+	if len(per) != len(x.shape.Dims) {
 		return c.fail(in, "padding %s for rank %d", pv, len(x.shape.Dims))
 	}
 	ost := hlo.Strides(dims)
 	src := view{v: x, strides: hlo.Strides(x.shape.Dims)}
 	dst := view{v: out, strides: make([]int64, len(ost))}
 	for i, p := range per {
-		f := strings.Split(p, "_")
-		lo, _ := strconv.ParseInt(f[0], 10, 64)
-		interior := int64(0)
-		if len(f) == 3 {
-			interior, _ = strconv.ParseInt(f[2], 10, 64)
-		}
-		if lo < 0 || interior < 0 || len(f) > 1 && strings.HasPrefix(f[1], "-") {
+		if p.Lo < 0 || p.Interior < 0 || p.Hi < 0 {
 			return c.fail(in, "negative padding is not lowered yet")
 		}
-		dst.off += lo * ost[i]
-		dst.strides[i] = ost[i] * (interior + 1)
+		dst.off += p.Lo * ost[i]
+		dst.strides[i] = ost[i] * (p.Interior + 1)
 	}
 	n := prod(dims)
 	esz := int64(out.dt.Size())

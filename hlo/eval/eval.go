@@ -1282,17 +1282,11 @@ func (e *Evaluator) reduce(in *hlo.Instruction, ops []*Value) (*Value, error) {
 
 func (e *Evaluator) slice(in *hlo.Instruction, src *Value) (*Value, error) {
 	s := in.Shape
-	sv, _ := in.Attr("slice")
-	ranges := strings.Split(strings.Trim(sv, "{}"), ",")
+	ranges := hlo.SliceDims(in)
 	lo := make([]int64, len(ranges))
 	st := make([]int64, len(ranges))
 	for i, r := range ranges {
-		parts := strings.Split(strings.Trim(strings.TrimSpace(r), "[]"), ":")
-		lo[i], _ = strconv.ParseInt(parts[0], 10, 64)
-		st[i] = 1
-		if len(parts) == 3 {
-			st[i], _ = strconv.ParseInt(parts[2], 10, 64)
-		}
+		lo[i], st[i] = r.Start, r.Stride
 	}
 	out := NewArray(s)
 	idx := make([]int64, len(s.Dims))

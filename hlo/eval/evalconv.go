@@ -1,12 +1,12 @@
 package eval
 
 import (
-	"github.com/pulse-sim/pulse/hlo"
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
+
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 func (e *Evaluator) convolution(in *hlo.Instruction, ops []*Value) (*Value, error) {
@@ -98,17 +98,12 @@ func (e *Evaluator) convolution(in *hlo.Instruction, ops []*Value) (*Value, erro
 
 func (e *Evaluator) pad(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	s := in.Shape
-	pv, _ := in.Attr("padding")
-	per := strings.Split(pv, "x")
+	per := hlo.PadDims(in)
 	src := ops[0]
 	lo := make([]int64, len(per))
 	interior := make([]int64, len(per))
 	for i, p := range per {
-		f := strings.Split(p, "_")
-		lo[i], _ = strconv.ParseInt(f[0], 10, 64)
-		if len(f) == 3 {
-			interior[i], _ = strconv.ParseInt(f[2], 10, 64)
-		}
+		lo[i], interior[i] = p.Lo, p.Interior
 	}
 	out := NewArray(s)
 	for i := range out.Data {

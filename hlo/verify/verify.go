@@ -436,22 +436,14 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 		if !ok {
 			return nil, fmt.Errorf("no padding attribute")
 		}
-		per := strings.Split(pv, "x")
-		if len(ops[0].Dims) == 0 && pv == "" {
-			per = nil // a scalar's padding config is empty
-		}
+		per := hlo.PadDims(in)
 		if len(per) != len(ops[0].Dims) {
 			return nil, fmt.Errorf("padding %s for rank %d", pv, len(ops[0].Dims))
 		}
 		d := make([]int64, len(per))
 		for i, p := range per {
-			f := strings.Split(p, "_")
-			var n [3]int64
-			for j := 0; j < len(f) && j < 3; j++ {
-				n[j], _ = strconv.ParseInt(f[j], 10, 64)
-			}
 			s := ops[0].Dims[i]
-			d[i] = n[0] + n[1] + s + max(s-1, 0)*n[2]
+			d[i] = p.Lo + p.Hi + s + max(s-1, 0)*p.Interior
 		}
 		return hlo.Array(ops[0].Elem, d), nil
 	case "reverse", "copy", "sort", "dynamic-update-slice", "opt-barrier", "cbrt":
