@@ -320,13 +320,11 @@ func SliceDims(in *Instruction) []SliceDim {
 type PadDim struct{ Lo, Hi, Interior int64 }
 
 // PadDims reads in's padding attribute, one entry per dimension, interior
-// 0 where none is written; none for a scalar's empty padding. Like
-// SliceDims it reads what the verifier has checked.
+// 0 where none is written (a scalar's empty padding reads as one entry of
+// zeros: callers that accept it check the rank). Like SliceDims it reads
+// what the verifier has checked.
 func PadDims(in *Instruction) []PadDim {
 	pv, _ := in.Attr("padding")
-	if pv == "" {
-		return nil
-	}
 	per := strings.Split(pv, "x")
 	out := make([]PadDim, len(per))
 	for i, p := range per {

@@ -221,6 +221,9 @@ func (c *compiler) padKernel(in *hlo.Instruction, x, out *value, dims []int64, e
 	}
 	pv, _ := in.Attr("padding")
 	per := hlo.PadDims(in)
+	if len(x.shape.Dims) == 0 && pv == "" {
+		per = nil // a scalar's padding config is empty
+	}
 	if len(per) != len(x.shape.Dims) {
 		return c.fail(in, "padding %s for rank %d", pv, len(x.shape.Dims))
 	}

@@ -437,6 +437,9 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			return nil, fmt.Errorf("no padding attribute")
 		}
 		per := hlo.PadDims(in)
+		if len(ops[0].Dims) == 0 && pv == "" {
+			per = nil // a scalar's padding config is empty
+		}
 		if len(per) != len(ops[0].Dims) {
 			return nil, fmt.Errorf("padding %s for rank %d", pv, len(ops[0].Dims))
 		}
