@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"slices"
+	"strconv"
 
 	"github.com/pulse-sim/pulse/isa"
 )
@@ -113,6 +114,28 @@ func (t ElemType) IntRange() (lo, hi *big.Int) {
 		return new(big.Int).Neg(h), h.Sub(h, one)
 	}
 	return nil, nil
+}
+
+// Bounds are the literals of t's least and greatest values, the
+// identities of maximum and minimum: false and true for pred, the integer
+// range, the infinities for floats, or the largest finite values of an
+// 8-bit float without infinities (f8e4m3fn and the fnuz types, where "inf"
+// would round to NaN); ok is false for complex, token and opaque.
+func (t ElemType) Bounds() (lo, hi string, ok bool) {
+	switch t.Kind {
+	case KindPred:
+		return "false", "true", true
+	case KindSigned, KindUnsigned:
+		l, h := t.IntRange()
+		return l.String(), h.String(), true
+	case KindFloat:
+		if f := isa.Minifloats[t.Name]; f != nil && !f.HasInf() {
+			m := strconv.FormatFloat(f.MaxFinite(), 'g', -1, 64)
+			return "-" + m, m, true
+		}
+		return "-inf", "inf", true
+	}
+	return "", "", false
 }
 
 func kindOf(elem string) ElemKind { return elemByName[elem].Kind }

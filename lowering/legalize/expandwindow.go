@@ -3,11 +3,9 @@ package legalize
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
-	"github.com/pulse-sim/pulse/isa"
 )
 
 // MaxWindowPositions bounds the windows that expand into straight-line
@@ -113,36 +111,10 @@ func (x *rewriter) expandReduceWindow(ops []*hlo.Instruction) error {
 
 // identity is the literal of op's identity element in elem.
 func identity(op, elem string) (string, bool) {
-	float := hlo.IsRealFloat(elem)
-	lo, hi := "", ""
-	switch elem {
-	case "pred":
-		lo, hi = "false", "true"
-	case "s4":
-		lo, hi = "-8", "7"
-	case "u4":
-		lo, hi = "0", "15"
-	case "s8":
-		lo, hi = "-128", "127"
-	case "s16":
-		lo, hi = "-32768", "32767"
-	case "s32":
-		lo, hi = "-2147483648", "2147483647"
-	case "s64":
-		lo, hi = "-9223372036854775808", "9223372036854775807"
-	case "u8":
-		lo, hi = "0", "255"
-	case "u16":
-		lo, hi = "0", "65535"
-	case "u32":
-		lo, hi = "0", "4294967295"
-	case "u64":
-		lo, hi = "0", "18446744073709551615"
-	}
-	if float {
-		lo, hi = floatBounds(elem)
-	}
-	if lo == "" {
+	t, _ := hlo.LookupElem(elem)
+	float := t.Kind == hlo.KindFloat
+	lo, hi, ok := t.Bounds()
+	if !ok || t.IsInteger() && t.Bits < 4 { // s1, s2, u1, u2 windows are not lowered
 		return "", false
 	}
 	switch op {
@@ -252,16 +224,4 @@ func (x *rewriter) generalReduceWindow(ops []*hlo.Instruction, c *hlo.Computatio
 	t := x.Emit("tuple", "", nil, acc)
 	t.Shape = &hlo.Shape{IsTuple: true, Tuple: outShapes}
 	return nil
-}
-
-// floatBounds are the literals of a float type's least and greatest values,
-// the identities of maximum and minimum: the infinities, or the largest
-// finite values of an 8-bit float without infinities (f8e4m3fn and the
-// fnuz types, where "inf" would round to NaN).
-func floatBounds(elem string) (lo, hi string) {
-	if f := isa.Minifloats[elem]; f != nil && !f.HasInf() {
-		m := strconv.FormatFloat(f.MaxFinite(), 'g', -1, 64)
-		return "-" + m, m
-	}
-	return "-inf", "inf"
 }

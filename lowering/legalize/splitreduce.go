@@ -2,9 +2,10 @@ package legalize
 
 import (
 	"fmt"
-	"github.com/pulse-sim/pulse/hlo"
 	"sort"
 	"strings"
+
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // SplitReductions rewrites a reduction over dimensions that are not
@@ -230,10 +231,12 @@ func identityLiteral(op, elem string) string {
 	case op == "multiply":
 		return "1"
 	case op == "maximum" && float:
-		lo, _ := floatBounds(elem)
+		t, _ := hlo.LookupElem(elem)
+		lo, _, _ := t.Bounds()
 		return lo
 	case op == "minimum" && float:
-		_, hi := floatBounds(elem)
+		t, _ := hlo.LookupElem(elem)
+		_, hi, _ := t.Bounds()
 		return hi
 	case (op == "maximum" || op == "minimum") && !float && elem != "pred" && hlo.ElemBits(elem) > 0 && hlo.ElemBits(elem) <= 64:
 		// The type's lowest value is maximum's identity, its highest
