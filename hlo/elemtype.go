@@ -157,15 +157,15 @@ func IsInteger(elem string) bool { t := elemByName[elem]; return t.IsInteger() }
 // nearest even (through f32 for bf16 and f16), integers wrap, pred is x != 0.
 func Round(elem string, x float64) float64 {
 	switch elem {
-	case "f32":
+	case F32:
 		return float64(float32(x))
-	case "bf16":
+	case BF16:
 		return isa.Round(isa.BF16, x)
-	case "f16":
+	case F16:
 		return isa.Round(isa.F16, x)
-	case "f64":
+	case F64:
 		return x
-	case "pred":
+	case Pred:
 		if x != 0 {
 			return 1
 		}
@@ -195,7 +195,7 @@ func Round(elem string, x float64) float64 {
 // carries as their bit patterns in a float64's bits (math.Float64frombits),
 // as the machine does (isa.DType.IsWide): a float64's 53 bits cannot hold
 // them as numbers. Ops that read numbers decode them (WideNumber).
-func IsWide(elem string) bool { return elem == "s64" || elem == "u64" }
+func IsWide(elem string) bool { return elem == S64 || elem == U64 }
 
 // ElemBits is the size of an element type in bits (0 for token, opaque
 // and names that are no element type).
@@ -209,10 +209,10 @@ func WideFromNumber(elem string, v float64) float64 {
 	var b uint64
 	switch {
 	case v != v:
-	case elem == "u64" && v <= 0:
-	case elem == "u64" && v >= 0x1p64:
+	case elem == U64 && v <= 0:
+	case elem == U64 && v >= 0x1p64:
 		b = math.MaxUint64
-	case elem == "u64":
+	case elem == U64:
 		b = uint64(v)
 	case v >= 0x1p63:
 		b = math.MaxInt64
@@ -229,7 +229,7 @@ func IsComplex(elem string) bool { return kindOf(elem) == KindComplex }
 
 // ComplexPart is the part type of a complex type (f32 for c64).
 func ComplexPart(elem string) string {
-	if elem == "c128" {
+	if elem == C128 {
 		return "f64"
 	}
 	return "f32"

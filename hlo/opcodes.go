@@ -134,7 +134,7 @@ func literalToken(f, elem string) string {
 	}
 	// An integer type: a whole number in range. The common case (decimal,
 	// a type narrower than 64 bits) allocates nothing.
-	if bits := ElemBits(elem); bits > 0 && bits < 64 && elem != "pred" {
+	if bits := ElemBits(elem); bits > 0 && bits < 64 && elem != Pred {
 		if v, err := strconv.ParseInt(f, 10, 64); err == nil {
 			lo, hi := int64(0), int64(1)<<bits-1
 			if !IsUnsigned(elem) {
@@ -280,7 +280,7 @@ func ShortAsync(opcode string) (base, part string, ok bool) {
 // knownOp: the evaluator or a collective implements op.
 func knownOp(op string) bool {
 	return Elementwise[op] || collectives[op] || strings.Contains(" "+strings.Join(strings.Fields(StructuralOps), " ")+" ", " "+op+" ") ||
-		op == "all-to-all" || op == "reduce-scatter" || op == "ragged-all-to-all" || op == "collective-broadcast"
+		op == OpAllToAll || op == OpReduceScatter || op == OpRaggedAllToAll || op == OpCollectiveBroadcast
 }
 
 // ShortAsyncInner is the op a short-form -start runs: the instruction with

@@ -32,7 +32,7 @@ func (c *compiler) passThrough(in *hlo.Instruction) (ok bool, err error) {
 	operand := func(i int) *value { return c.bufs[in.Operands[i].Name] }
 	op := in.Opcode
 	if c.onDevices() {
-		if op == "partition-id" || op == "replica-id" {
+		if op == hlo.OpPartitionId || op == hlo.OpReplicaId {
 			return true, c.deviceID(in)
 		}
 		if base, ok := isLinkCollective(op); ok {
@@ -42,29 +42,29 @@ func (c *compiler) passThrough(in *hlo.Instruction) (ok bool, err error) {
 	switch {
 	case oneDeviceCollectives[op]:
 		return true, c.collective(in)
-	case op == "partition-id" || op == "replica-id":
+	case op == hlo.OpPartitionId || op == hlo.OpReplicaId:
 		v, err := c.alloc(in, in.Shape, " = {0}")
 		if err == nil {
 			c.bufs[in.Name] = v
 			c.literals[v] = "0"
 		}
 		return true, err
-	case op == "add-dependency" || op == "domain": // a domain only marks a sharding boundary
+	case op == hlo.OpAddDependency || op == hlo.OpDomain: // a domain only marks a sharding boundary
 		c.bufs[in.Name] = operand(0)
 		return true, nil
-	case op == "copy-start":
+	case op == hlo.OpCopyStart:
 		// (destination, source, context): the copy is a view.
 		v, err := c.startTuple(in, operand(0), operand(0))
 		c.bufs[in.Name] = v
 		return true, err
-	case op == "copy-done":
+	case op == hlo.OpCopyDone:
 		t := operand(0)
 		if len(t.tuple) < 1 {
 			return true, c.fail(in, "the operand is not a copy-start result")
 		}
 		c.bufs[in.Name] = t.tuple[0]
 		return true, nil
-	case op == "async-start":
+	case op == hlo.OpAsyncStart:
 		name, _ := in.Attr("calls")
 		fc := c.m.Computation(strings.TrimPrefix(name, "%"))
 		if fc == nil {
@@ -81,10 +81,10 @@ func (c *compiler) passThrough(in *hlo.Instruction) (ok bool, err error) {
 		v, err := c.startTuple(in, &value{shape: in.Shape.Tuple[0], tuple: args}, r)
 		c.bufs[in.Name] = v
 		return true, err
-	case op == "async-update":
+	case op == hlo.OpAsyncUpdate:
 		c.bufs[in.Name] = operand(0)
 		return true, nil
-	case op == "async-done":
+	case op == hlo.OpAsyncDone:
 		t := operand(0)
 		if len(t.tuple) < 2 {
 			return true, c.fail(in, "the operand is not an async-start result")

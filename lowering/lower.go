@@ -646,14 +646,14 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		return err
 	}
 	switch op := in.Opcode; {
-	case op == "tuple":
+	case op == hlo.OpTuple:
 		v := &value{shape: in.Shape}
 		for i := range in.Operands {
 			v.tuple = append(v.tuple, operand(i))
 		}
 		c.bufs[in.Name] = v
 		return nil
-	case op == "get-tuple-element":
+	case op == hlo.OpGetTupleElement:
 		var idx int
 		a, _ := in.Attr("index")
 		fmt.Sscan(a, &idx)
@@ -663,7 +663,7 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		}
 		c.bufs[in.Name] = t.tuple[idx]
 		return nil
-	case op == "reshape" || op == "bitcast" || op == "copy" || op == "opt-barrier":
+	case op == hlo.OpReshape || op == hlo.OpBitcast || op == hlo.OpCopy || op == hlo.OpOptBarrier:
 		// Same bytes in row-major order: a new view of the operand's buffer.
 		src := operand(0)
 		if src.tuple != nil {
@@ -675,7 +675,7 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		}
 		c.bufs[in.Name] = &value{tensor: src.tensor, addr: src.addr, shape: in.Shape, dt: src.dt, empty: src.empty}
 		return nil
-	case op == "bitcast-convert":
+	case op == hlo.OpBitcastConvert:
 		// The same bytes read as another type of the same width: a view.
 		src := operand(0)
 		td, ok := dtypeOf(in.Shape.Elem)
@@ -684,7 +684,7 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		}
 		c.bufs[in.Name] = &value{tensor: src.tensor, addr: src.addr, shape: in.Shape, dt: td, empty: src.empty}
 		return nil
-	case op == "custom-call":
+	case op == hlo.OpCustomCall:
 		t, _ := in.Attr("custom_call_target")
 		if hlo.IsIdentityTarget(strings.Trim(t, `"`)) && len(in.Operands) == 1 {
 			if src := operand(0); src != nil && src.shape != nil && in.Shape != nil && !src.shape.IsTuple && !in.Shape.IsTuple && src.shape.Elems() != in.Shape.Elems() {
@@ -709,9 +709,9 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 			return nil
 		}
 		return c.fail(in, "custom-call target %s has no Pulse lowering", t)
-	case op == "constant":
+	case op == hlo.OpConstant:
 		return c.constant(in)
-	case op == "fusion":
+	case op == hlo.OpFusion:
 		kind, _ := in.Attr("kind")
 		name, _ := in.Attr("calls")
 		fc := c.m.Computation(strings.TrimPrefix(name, "%"))
@@ -771,38 +771,38 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		}
 		c.bufs[in.Name] = v
 		return nil
-	case op == "gather":
+	case op == hlo.OpGather:
 		return c.gather(in)
-	case op == "scatter":
+	case op == hlo.OpScatter:
 		return c.scatter(in)
-	case op == "dynamic-slice":
+	case op == hlo.OpDynamicSlice:
 		return c.dynamicSlice(in)
-	case op == "dynamic-update-slice":
+	case op == hlo.OpDynamicUpdateSlice:
 		return c.dynamicUpdateSlice(in)
-	case op == "after-all":
+	case op == hlo.OpAfterAll:
 		c.bufs[in.Name] = &value{shape: in.Shape, empty: true} // a token: no data
 		return nil
-	case op == "rng-get-and-update-state":
+	case op == hlo.OpRngGetAndUpdateState:
 		return c.rngGetAndUpdateState(in)
-	case op == "infeed":
+	case op == hlo.OpInfeed:
 		return c.infeed(in)
-	case op == "outfeed":
+	case op == hlo.OpOutfeed:
 		return c.outfeed(in)
-	case (op == "send" || op == "recv" || op == "send-done" || op == "recv-done") && hlo.IsHostTransfer(in):
+	case (op == hlo.OpSend || op == hlo.OpRecv || op == hlo.OpSendDone || op == hlo.OpRecvDone) && hlo.IsHostTransfer(in):
 		return c.hostTransfer(in)
-	case op == "send" || op == "recv" || op == "send-done" || op == "recv-done":
+	case op == hlo.OpSend || op == hlo.OpRecv || op == hlo.OpSendDone || op == hlo.OpRecvDone:
 		return c.fail(in, "a %s between devices is not simulated (docs/devices.md; transfers with is_host_transfer=true use the host queues)", op)
-	case op == "while":
+	case op == hlo.OpWhile:
 		return c.whileLoop(in)
-	case op == "conditional":
+	case op == hlo.OpConditional:
 		return c.conditional(in)
-	case op == "dot":
+	case op == hlo.OpDot:
 		return c.dotKernel(in, c.singleton(in), nil)
-	case op == "reduce":
+	case op == hlo.OpReduce:
 		return c.reduceKernel(in, c.singleton(in), nil)
-	case op == "transpose" || op == "slice" || op == "reverse" || op == "concatenate" || op == "pad":
+	case op == hlo.OpTranspose || op == hlo.OpSlice || op == hlo.OpReverse || op == hlo.OpConcatenate || op == hlo.OpPad:
 		return c.moveKernel(in)
-	case hlo.IsElementwise(op) || op == "broadcast" || op == "iota":
+	case hlo.IsElementwise(op) || op == hlo.OpBroadcast || op == hlo.OpIota:
 		// An unfused elementwise op is a loop kernel of one instruction.
 		return c.loopKernel(in, c.singleton(in), nil)
 	}

@@ -452,13 +452,13 @@ func isIdentity(op, lit string) bool {
 		}
 	}
 	switch op {
-	case "add", "or":
+	case hlo.OpAdd, hlo.OpOr:
 		return x == 0
-	case "maximum":
+	case hlo.OpMaximum:
 		return math.IsInf(x, -1)
-	case "minimum":
+	case hlo.OpMinimum:
 		return math.IsInf(x, 1)
-	case "and":
+	case hlo.OpAnd:
 		return lit == "true"
 	}
 	return false

@@ -25,7 +25,7 @@ var shapeChangers = map[string]bool{"broadcast": true, "reshape": true, "bitcast
 // patterns); any other op in a loop fusion (a gather, a dynamic slice, a
 // concatenate) runs as its own kernel, its operands split out before it.
 func inLoopKernel(op string) bool {
-	return hlo.IsElementwise(op) || shapeChangers[op] || op == "parameter" || op == "constant" || op == "iota" || op == "copy"
+	return hlo.IsElementwise(op) || shapeChangers[op] || op == hlo.OpParameter || op == hlo.OpConstant || op == hlo.OpIota || op == hlo.OpCopy
 }
 
 // minStridedTranspose is the smallest transpose (in elements) that runs as

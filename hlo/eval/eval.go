@@ -249,11 +249,11 @@ func intPower(x, y float64) float64 {
 // Rounder returns round for one element type, decided once.
 func Rounder(elem string) func(float64) float64 {
 	switch elem {
-	case "f32":
+	case hlo.F32:
 		return func(x float64) float64 { return float64(float32(x)) }
-	case "f64":
+	case hlo.F64:
 		return func(x float64) float64 { return x }
-	case "bf16":
+	case hlo.BF16:
 		return func(x float64) float64 { return float64(isa.BF16ToF32(isa.F32ToBF16(float32(x)))) }
 	}
 	return func(x float64) float64 { return hlo.Round(elem, x) }
@@ -482,7 +482,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		return e.elementwise(in, ops)
 	}
 	switch op {
-	case "parameter":
+	case hlo.OpParameter:
 		if int(in.ParamNumber) >= len(args) {
 			return nil, e.Fail(in, "parameter %d not supplied (%d arguments)", in.ParamNumber, len(args))
 		}
@@ -491,17 +491,17 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			return nil, e.Fail(in, "argument is %s, the parameter is %s", a.Shape, s)
 		}
 		return a, nil
-	case "constant":
+	case hlo.OpConstant:
 		return e.constant(in)
-	case "tuple":
+	case hlo.OpTuple:
 		return &Value{Shape: s, Tuple: ops}, nil
-	case "get-tuple-element":
+	case hlo.OpGetTupleElement:
 		idx, err := hlo.IntAttr(in, "index")
 		if err != nil || ops[0].Tuple == nil || int(idx) >= len(ops[0].Tuple) {
 			return nil, e.Fail(in, "bad tuple index")
 		}
 		return ops[0].Tuple[idx], nil
-	case "reshape", "bitcast", "copy", "opt-barrier":
+	case hlo.OpReshape, hlo.OpBitcast, hlo.OpCopy, hlo.OpOptBarrier:
 		if ops[0].Tuple != nil {
 			return ops[0], nil
 		}
@@ -520,13 +520,13 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			return &Value{Shape: s, Data: v.Data}, nil
 		}
 		return &Value{Shape: s, Data: ops[0].Data}, nil
-	case "convert":
+	case hlo.OpConvert:
 		out := NewArray(s)
 		for i, x := range ops[0].Data {
 			out.Data[i] = convert(ops[0].Shape.Elem, s.Elem, x)
 		}
 		return out, nil
-	case "iota":
+	case hlo.OpIota:
 		d, err := hlo.IntAttr(in, "iota_dimension")
 		if err != nil || int(d) >= len(s.Dims) {
 			return nil, e.Fail(in, "bad iota_dimension")
@@ -538,7 +538,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			out.Data[i] = hlo.Round(s.Elem, float64(idx[d]))
 		}
 		return out, nil
-	case "broadcast":
+	case hlo.OpBroadcast:
 		dims, _ := hlo.OptList(in, "dimensions")
 		out := NewArray(s)
 		src := ops[0]
@@ -566,7 +566,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			}
 		}
 		return out, nil
-	case "transpose":
+	case hlo.OpTranspose:
 		perm, err := hlo.ListAttr(in, "dimensions")
 		if err != nil {
 			return nil, e.Fail(in, "%v", err)
@@ -583,27 +583,27 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			out.Data[i] = ops[0].Data[j]
 		}
 		return out, nil
-	case "dot":
+	case hlo.OpDot:
 		return e.dot(in, ops)
-	case "ragged-dot":
+	case hlo.OpRaggedDot:
 		return e.raggedDot(in, ops)
-	case "convolution":
+	case hlo.OpConvolution:
 		return e.convolution(in, ops)
-	case "pad":
+	case hlo.OpPad:
 		return e.pad(in, ops)
-	case "reduce-window":
+	case hlo.OpReduceWindow:
 		return e.reduceWindow(in, ops)
-	case "dynamic-slice":
+	case hlo.OpDynamicSlice:
 		return e.dynamicSlice(in, ops)
-	case "dynamic-update-slice":
+	case hlo.OpDynamicUpdateSlice:
 		return e.dynamicUpdateSlice(in, ops, false)
-	case "stochastic-convert":
+	case hlo.OpStochasticConvert:
 		return e.stochasticConvert(in, ops)
-	case "reduce":
+	case hlo.OpReduce:
 		return e.reduce(in, ops)
-	case "slice":
+	case hlo.OpSlice:
 		return e.slice(in, ops[0])
-	case "concatenate":
+	case hlo.OpConcatenate:
 		dims, _ := hlo.ListAttr(in, "dimensions")
 		out := NewArray(s)
 		idx := make([]int64, len(s.Dims))
@@ -621,7 +621,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			}
 		}
 		return out, nil
-	case "reverse":
+	case hlo.OpReverse:
 		dims, _ := hlo.ListAttr(in, "dimensions")
 		out := NewArray(s)
 		idx := make([]int64, len(s.Dims))
@@ -633,9 +633,9 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			out.Data[i] = ops[0].Data[hlo.Flat(idx, s.Dims)]
 		}
 		return out, nil
-	case "call", "fusion":
+	case hlo.OpCall, hlo.OpFusion:
 		attr := "to_apply"
-		if op == "fusion" {
+		if op == hlo.OpFusion {
 			attr = "calls"
 		}
 		c, err := e.Callee(in, attr)
@@ -643,7 +643,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			return nil, err
 		}
 		return e.callPacked(c, ops, false)
-	case "while":
+	case hlo.OpWhile:
 		cond, err := e.Callee(in, "condition")
 		if err != nil {
 			return nil, err
@@ -696,9 +696,9 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 				return nil, e.Fail(in, "the loop never ends: its state did not change in iteration %d and its condition still holds", n+1)
 			}
 		}
-	case "after-all":
+	case hlo.OpAfterAll:
 		return &Value{Shape: s}, nil
-	case "conditional":
+	case hlo.OpConditional:
 		var branch string
 		if names, ok := in.Attr("branch_computations"); ok {
 			list := strings.Split(strings.Trim(names, "{}"), ",")
@@ -734,7 +734,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 			return nil, e.Fail(in, "no operand for branch %s", branch)
 		}
 		return e.Call(c, []*Value{ops[k]})
-	case "custom-call":
+	case hlo.OpCustomCall:
 		t, _ := in.Attr("custom_call_target")
 		if hlo.IsIdentityTarget(strings.Trim(t, `"`)) && len(ops) == 1 && ops[0].Shape != nil && hlo.SameShape(ops[0].Shape, s) {
 			return ops[0], nil
@@ -1377,7 +1377,7 @@ func (e *Evaluator) constant(in *hlo.Instruction) (*Value, error) {
 // wideLiteral reads an s64/u64 literal exactly (an integer in range; a
 // fraction or a float form falls back to the number).
 func wideLiteral(elem, f string) (uint64, bool) {
-	if elem == "u64" {
+	if elem == hlo.U64 {
 		u, err := strconv.ParseUint(f, 10, 64)
 		if err == nil {
 			return u, true

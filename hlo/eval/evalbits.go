@@ -13,15 +13,15 @@ import (
 // integers.
 func elemBits(elem string, x float64) uint64 {
 	switch elem {
-	case "f64":
+	case hlo.F64:
 		return math.Float64bits(x)
-	case "f32":
+	case hlo.F32:
 		return uint64(math.Float32bits(float32(x)))
-	case "bf16":
+	case hlo.BF16:
 		return uint64(isa.F32ToBF16(float32(x)))
-	case "f16":
+	case hlo.F16:
 		return uint64(isa.F32ToF16(float32(x)))
-	case "pred":
+	case hlo.Pred:
 		if x != 0 {
 			return 1
 		}
@@ -44,9 +44,9 @@ func Bits(elem string, x float64) uint64 { return elemBits(elem, x) }
 // to a float64 (other types' values are numbers already).
 func WideNumber(elem string, x float64) float64 {
 	switch elem {
-	case "s64":
+	case hlo.S64:
 		return float64(int64(math.Float64bits(x)))
-	case "u64":
+	case hlo.U64:
 		return float64(math.Float64bits(x))
 	}
 	return x
@@ -63,15 +63,15 @@ func intAt(v *Value, i int64) int64 {
 // fromBits is elemBits' inverse.
 func fromBits(elem string, b uint64) float64 {
 	switch elem {
-	case "f64":
+	case hlo.F64:
 		return math.Float64frombits(b)
-	case "f32":
+	case hlo.F32:
 		return float64(math.Float32frombits(uint32(b)))
-	case "bf16":
+	case hlo.BF16:
 		return float64(isa.BF16ToF32(uint16(b)))
-	case "f16":
+	case hlo.F16:
 		return float64(isa.F16ToF32(uint16(b)))
-	case "pred":
+	case hlo.Pred:
 		if b != 0 {
 			return 1
 		}
@@ -108,23 +108,23 @@ func bitOp(op, elem string, x, y float64) float64 {
 	a, s := elemBits(elem, x), elemBits(elem, y)
 	var r uint64
 	switch op {
-	case "shift-left":
+	case hlo.OpShiftLeft:
 		if s < uint64(n) {
 			r = a << s
 		}
-	case "shift-right-logical":
+	case hlo.OpShiftRightLogical:
 		if s < uint64(n) {
 			r = a >> s
 		}
-	case "shift-right-arithmetic":
+	case hlo.OpShiftRightArithmetic:
 		signed := int64(a<<(64-n)) >> (64 - n)
 		if s >= uint64(n) {
 			s = uint64(n) - 1
 		}
 		r = uint64(signed >> s)
-	case "popcnt":
+	case hlo.OpPopcnt:
 		r = uint64(bits.OnesCount64(a))
-	case "count-leading-zeros":
+	case hlo.OpCountLeadingZeros:
 		r = uint64(n - bits.Len64(a))
 	}
 	return fromBits(elem, r&mask(n))
@@ -140,11 +140,11 @@ func reducePrecision(x float64, elem string, expBits, manBits int) float64 {
 	}
 	srcExp, srcMan := 11, 52
 	switch elem {
-	case "f32":
+	case hlo.F32:
 		srcExp, srcMan = 8, 23
-	case "bf16":
+	case hlo.BF16:
 		srcExp, srcMan = 8, 7
-	case "f16":
+	case hlo.F16:
 		srcExp, srcMan = 5, 10
 	}
 	if manBits < srcMan {
@@ -199,9 +199,9 @@ func nextAfter(elem string, x, y float64) float64 {
 		return math.NaN()
 	case x == y:
 		return y
-	case elem == "f64":
+	case elem == hlo.F64:
 		return math.Nextafter(x, y)
-	case elem == "f32":
+	case elem == hlo.F32:
 		return float64(math.Nextafter32(float32(x), float32(y)))
 	}
 	b := elemBits(elem, x)

@@ -271,21 +271,21 @@ func ApplyFast(op, elem string, a, x float64, assign bool) float64 {
 		return wideFast(op, elem, a, x)
 	}
 	switch op {
-	case "add":
+	case hlo.OpAdd:
 		a += x
-	case "multiply":
+	case hlo.OpMultiply:
 		a *= x
-	case "maximum":
+	case hlo.OpMaximum:
 		if a == a && (x != x || x > a) {
 			a = x
 		}
-	case "minimum":
+	case hlo.OpMinimum:
 		if a == a && (x != x || x < a) {
 			a = x
 		}
-	case "and":
+	case hlo.OpAnd:
 		a = float64(int64(a) & int64(x))
-	case "or":
+	case hlo.OpOr:
 		a = float64(int64(a) | int64(x))
 	}
 	return hlo.Round(elem, a)
@@ -307,27 +307,27 @@ func component(v *Value, n, k int) float64 {
 func wideFast(op, elem string, a, x float64) float64 {
 	p, q := math.Float64bits(a), math.Float64bits(x)
 	less := func(u, v uint64) bool {
-		if elem == "s64" {
+		if elem == hlo.S64 {
 			return int64(u) < int64(v)
 		}
 		return u < v
 	}
 	switch op {
-	case "add":
+	case hlo.OpAdd:
 		p += q
-	case "multiply":
+	case hlo.OpMultiply:
 		p *= q
-	case "maximum":
+	case hlo.OpMaximum:
 		if less(p, q) {
 			p = q
 		}
-	case "minimum":
+	case hlo.OpMinimum:
 		if less(q, p) {
 			p = q
 		}
-	case "and":
+	case hlo.OpAnd:
 		p &= q
-	case "or":
+	case hlo.OpOr:
 		p |= q
 	}
 	return math.Float64frombits(p)

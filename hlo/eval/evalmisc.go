@@ -289,7 +289,7 @@ func (e *Evaluator) evalMore(in *hlo.Instruction, ops []*Value) (*Value, bool, e
 	switch {
 	case hlo.IsCollective(op):
 		v, err = e.collective(in, ops)
-	case op == "ragged-all-to-all":
+	case op == hlo.OpRaggedAllToAll:
 		if e.Device != nil && hlo.GroupSize(in) != 1 {
 			v, err = e.Device.Collective(e, in, "ragged-all-to-all", ops, in.Shape)
 			return v, true, err
@@ -298,67 +298,67 @@ func (e *Evaluator) evalMore(in *hlo.Instruction, ops []*Value) (*Value, bool, e
 			return nil, true, e.Fail(in, "a collective across %d devices cannot be evaluated on one host device", n)
 		}
 		v, err = e.byExpansion(in, soloText(in, ops), expand.ExpandRaggedAllToAll, ops)
-	case op == "gather":
+	case op == hlo.OpGather:
 		v, err = e.gather(in, ops)
-	case op == "scatter":
+	case op == hlo.OpScatter:
 		v, err = e.scatter(in, ops)
-	case op == "sort":
+	case op == hlo.OpSort:
 		v, err = e.sortOp(in, ops)
-	case op == "topk":
+	case op == hlo.OpTopk:
 		v, err = e.topkOp(in, ops)
-	case op == "select-and-scatter":
+	case op == hlo.OpSelectAndScatter:
 		v, err = e.selectAndScatter(in, ops)
-	case op == "triangular-solve":
+	case op == hlo.OpTriangularSolve:
 		v, err = e.byExpansion(in, soloText(in, ops), expand.ExpandTriangularSolves, ops)
-	case op == "cholesky":
+	case op == hlo.OpCholesky:
 		v, err = e.byExpansion(in, soloText(in, ops), expand.ExpandCholeskys, ops)
-	case op == "batch-norm-training" || op == "batch-norm-inference" || op == "batch-norm-grad":
+	case op == hlo.OpBatchNormTraining || op == hlo.OpBatchNormInference || op == hlo.OpBatchNormGrad:
 		v, err = e.batchNorm(in, ops)
-	case op == "bitcast-convert":
+	case op == hlo.OpBitcastConvert:
 		v, err = e.bitcastConvert(in, ops[0])
-	case op == "map":
+	case op == hlo.OpMap:
 		v, err = e.mapOp(in, ops)
-	case op == "rng":
+	case op == hlo.OpRng:
 		v, err = e.rngOp(in, ops)
-	case op == "scaled-dot":
+	case op == hlo.OpScaledDot:
 		v, err = e.scaledDot(in, ops)
-	case op == "rng-get-and-update-state":
+	case op == hlo.OpRngGetAndUpdateState:
 		v, err = e.rngGetAndUpdateState(in)
-	case op == "rng-bit-generator":
+	case op == hlo.OpRngBitGenerator:
 		v, err = e.rngBitGenerator(in, ops)
-	case op == "get-dimension-size" || op == "set-dimension-size":
+	case op == hlo.OpGetDimensionSize || op == hlo.OpSetDimensionSize:
 		v, err = e.dimensionSize(in, ops)
-	case op == "async-start" || op == "async-update" || op == "async-done":
+	case op == hlo.OpAsyncStart || op == hlo.OpAsyncUpdate || op == hlo.OpAsyncDone:
 		v, err = e.async(in, ops)
-	case op == "partition-id" || op == "replica-id":
+	case op == hlo.OpPartitionId || op == hlo.OpReplicaId:
 		v = NewArray(in.Shape) // device 0 of one
 		if e.Device != nil && len(v.Data) == 1 {
 			replica, partition := e.Device.ID()
 			v.Data[0] = float64(replica)
-			if op == "partition-id" {
+			if op == hlo.OpPartitionId {
 				v.Data[0] = float64(partition)
 			}
 		}
-	case op == "add-dependency" || op == "domain":
+	case op == hlo.OpAddDependency || op == hlo.OpDomain:
 		v = ops[0] // a domain only marks a sharding boundary
-	case op == "copy-start":
+	case op == hlo.OpCopyStart:
 		if !in.Shape.IsTuple || len(in.Shape.Tuple) < 2 {
 			return nil, true, e.Fail(in, "copy-start should return a tuple")
 		}
 		v = ZerosOf(in.Shape)
 		v.Tuple[0], v.Tuple[1] = ops[0], ops[0]
-	case op == "copy-done":
+	case op == hlo.OpCopyDone:
 		if len(ops[0].Tuple) < 1 {
 			return nil, true, e.Fail(in, "operand is not a copy-start result")
 		}
 		v = ops[0].Tuple[0]
-	case op == "infeed":
+	case op == hlo.OpInfeed:
 		v, err = e.infeed(in)
-	case op == "outfeed":
+	case op == hlo.OpOutfeed:
 		v, err = e.outfeed(in, ops)
-	case (op == "send" || op == "recv" || op == "send-done" || op == "recv-done") && hlo.IsHostTransfer(in):
+	case (op == hlo.OpSend || op == hlo.OpRecv || op == hlo.OpSendDone || op == hlo.OpRecvDone) && hlo.IsHostTransfer(in):
 		v, err = e.hostTransfer(in, ops)
-	case op == "send" || op == "recv" || op == "send-done" || op == "recv-done":
+	case op == hlo.OpSend || op == hlo.OpRecv || op == hlo.OpSendDone || op == hlo.OpRecvDone:
 		v, err = e.deviceTransfer(in, ops)
 	default:
 		return nil, false, nil

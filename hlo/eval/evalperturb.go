@@ -164,11 +164,11 @@ func termsPerElement(in *hlo.Instruction, leaf int, ops []*Value, v *Value) int6
 func ulpOf(elem string) func(x float64) float64 {
 	var mant int
 	switch elem {
-	case "f32":
+	case hlo.F32:
 		mant = 23
-	case "bf16":
+	case hlo.BF16:
 		mant = 7
-	case "f16":
+	case hlo.F16:
 		mant = 10
 	default:
 		if f := isa.Minifloats[elem]; f != nil {

@@ -74,11 +74,11 @@ func (e *Evaluator) rngOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
 // intText is an integer value of elem as a literal.
 func intText(elem string, v float64) string {
 	switch elem {
-	case "s64":
+	case hlo.S64:
 		return strconv.FormatInt(int64(math.Float64bits(v)), 10)
-	case "u64":
+	case hlo.U64:
 		return strconv.FormatUint(math.Float64bits(v), 10)
-	case "pred":
+	case hlo.Pred:
 		if v != 0 {
 			return "true"
 		}

@@ -104,7 +104,7 @@ func (e *Evaluator) comparator(in *hlo.Instruction, c *hlo.Computation, ops []*V
 			gt := dir == "GT"
 			// s64 and u64 are carried as bits (evalbits.go): compared
 			// as float64 they order by their bit patterns' float values.
-			wide := elem == "s64" || elem == "u64"
+			wide := elem == hlo.S64 || elem == hlo.U64
 			return func(i, j int64) (bool, error) {
 				p, q := x[i], x[j]
 				switch {
@@ -165,7 +165,7 @@ func (e *Evaluator) topkOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
 		switch {
 		case hlo.IsFloat(elem):
 			return totalOrderCmp(a, b) < 0
-		case elem == "s64" || elem == "u64":
+		case elem == hlo.S64 || elem == hlo.U64:
 			return cmpWide(elem, a, b) < 0
 		}
 		return a < b
@@ -193,7 +193,7 @@ func (e *Evaluator) topkOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
 
 // cmpWide orders two s64 or u64 elements carried as bits: -1, 0 or 1.
 func cmpWide(elem string, a, b float64) int {
-	if elem == "s64" {
+	if elem == hlo.S64 {
 		return cmp.Compare(int64(Bits(elem, a)), int64(Bits(elem, b)))
 	}
 	return cmp.Compare(Bits(elem, a), Bits(elem, b))

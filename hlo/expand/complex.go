@@ -105,14 +105,14 @@ func (x *rewriter) expandComplex(ops []*hlo.Instruction, origOps []*hlo.Shape) e
 		x.Out = append(x.Out, &cp)
 	}
 	switch op := in.Opcode; {
-	case op == "custom-call" && !hlo.IsIdentityCall(in):
+	case op == hlo.OpCustomCall && !hlo.IsIdentityCall(in):
 		return unsupported()
 	case complexShapeOnly[op]:
-		if (op == "add" || op == "subtract" || op == "negate") && !hlo.IsComplex(s.Elem) {
+		if (op == hlo.OpAdd || op == hlo.OpSubtract || op == hlo.OpNegate) && !hlo.IsComplex(s.Elem) {
 			return unsupported()
 		}
 		same()
-	case op == "constant":
+	case op == hlo.OpConstant:
 		lit, err := complexLiteral(in.Literal, s)
 		if err != nil {
 			return x.Errorf("%v", err)
@@ -127,64 +127,64 @@ func (x *rewriter) expandComplex(ops []*hlo.Instruction, origOps []*hlo.Shape) e
 		cp := *in
 		cp.Shape, cp.Literal = rs, lit
 		x.Out = append(x.Out, &cp)
-	case op == "broadcast":
+	case op == hlo.OpBroadcast:
 		v, _ := in.Attr("dimensions")
 		dims := parseIntList(v)
 		x.Emit("broadcast", rs.Elem, rs.Dims, ops[:1], "dimensions", hlo.IntsText(append(dims, int64(len(s.Dims)))))
-	case op == "transpose":
+	case op == hlo.OpTranspose:
 		v, _ := in.Attr("dimensions")
 		perm := parseIntList(v)
 		x.Emit("transpose", rs.Elem, rs.Dims, ops[:1], "dimensions", hlo.IntsText(append(perm, int64(len(s.Dims)))))
-	case op == "slice":
+	case op == hlo.OpSlice:
 		v, _ := in.Attr("slice")
 		x.Emit("slice", rs.Elem, rs.Dims, ops[:1], "slice", strings.TrimSuffix(strings.TrimSpace(v), "}")+", [0:2]}")
-	case op == "dynamic-slice":
+	case op == hlo.OpDynamicSlice:
 		v, _ := in.Attr("dynamic_slice_sizes")
 		idx := append(append([]*hlo.Instruction{}, ops...), x.Constant("s32", "0"))
 		if len(ops) > 1 && ops[1].Shape != nil && ops[1].Shape.Elem != "" {
 			idx[len(idx)-1] = x.Constant(ops[1].Shape.Elem, "0")
 		}
 		x.Emit("dynamic-slice", rs.Elem, rs.Dims, idx, "dynamic_slice_sizes", hlo.IntsText(append(parseIntList(v), 2)))
-	case op == "dynamic-update-slice":
+	case op == hlo.OpDynamicUpdateSlice:
 		idx := append([]*hlo.Instruction{}, ops...)
 		zero := x.Constant("s32", "0")
 		if len(ops) > 2 && ops[2].Shape != nil {
 			zero = x.Constant(ops[2].Shape.Elem, "0")
 		}
 		x.Emit("dynamic-update-slice", rs.Elem, rs.Dims, append(idx, zero))
-	case op == "select":
+	case op == hlo.OpSelect:
 		pred := ops[0]
 		if len(pred.Shape.Dims) > 0 {
 			pred = x.Broadcast(pred, append(append([]int64{}, pred.Shape.Dims...), 2), hlo.Iota64(0, len(pred.Shape.Dims)))
 		}
 		x.Emit("select", rs.Elem, rs.Dims, []*hlo.Instruction{pred, ops[1], ops[2]})
-	case op == "real" || op == "imag":
+	case op == hlo.OpReal || op == hlo.OpImag:
 		if !cx(0) {
 			return unsupported()
 		}
 		k := int64(0)
-		if op == "imag" {
+		if op == hlo.OpImag {
 			k = 1
 		}
 		x.Finish(x.complexPart(ops[0], k))
-	case op == "complex":
+	case op == hlo.OpComplex:
 		x.Finish(x.complexJoin(ops[0], ops[1]))
-	case op == "multiply":
+	case op == hlo.OpMultiply:
 		a, b := ops[0], ops[1]
 		ar, ai, br, bi := x.complexPart(a, 0), x.complexPart(a, 1), x.complexPart(b, 0), x.complexPart(b, 1)
 		re := x.Binary("subtract", x.Binary("multiply", ar, br), x.Binary("multiply", ai, bi))
 		im := x.Binary("add", x.Binary("multiply", ar, bi), x.Binary("multiply", ai, br))
 		x.Finish(x.complexJoin(re, im))
-	case op == "divide":
+	case op == hlo.OpDivide:
 		x.Finish(x.complexDivide(ops[0], ops[1]))
-	case op == "abs":
+	case op == hlo.OpAbs:
 		x.Finish(x.complexAbs(ops[0]))
-	case op == "exponential" || op == "log" || op == "sqrt" || op == "power":
+	case op == hlo.OpExponential || op == hlo.OpLog || op == hlo.OpSqrt || op == hlo.OpPower:
 		if !hlo.IsComplex(s.Elem) {
 			return unsupported()
 		}
 		x.Finish(x.complexMath(op, ops))
-	case op == "convert":
+	case op == hlo.OpConvert:
 		switch {
 		case cx(0) && hlo.IsComplex(s.Elem):
 			x.Finish(x.Convert(ops[0], rs.Elem))
@@ -194,7 +194,7 @@ func (x *rewriter) expandComplex(ops []*hlo.Instruction, origOps []*hlo.Shape) e
 		default:
 			return x.Errorf("convert from %s to %s: XLA converts complex to real with real(), not convert", origOps[0].Elem, s.Elem)
 		}
-	case op == "compare":
+	case op == hlo.OpCompare:
 		dir, _ := in.Attr("direction")
 		if dir != "EQ" && dir != "NE" {
 			return x.Errorf("complex values compare only for EQ and NE (here %s)", dir)
@@ -209,7 +209,7 @@ func (x *rewriter) expandComplex(ops []*hlo.Instruction, origOps []*hlo.Shape) e
 			join = "or"
 		}
 		x.Emit(join, "pred", d, []*hlo.Instruction{cmp(0), cmp(1)})
-	case op == "pad":
+	case op == hlo.OpPad:
 		v, _ := in.Attr("padding")
 		parts := [2]*hlo.Instruction{}
 		for k := range int64(2) {
@@ -217,7 +217,7 @@ func (x *rewriter) expandComplex(ops []*hlo.Instruction, origOps []*hlo.Shape) e
 			parts[k] = x.Emit("pad", rs.Elem, s.Dims, []*hlo.Instruction{x.complexPart(ops[0], k), pv}, "padding", v)
 		}
 		x.Finish(x.complexJoin(parts[0], parts[1]))
-	case op == "dot":
+	case op == hlo.OpDot:
 		if !cx(0) || !cx(1) {
 			return x.Errorf("a dot of %s and %s: both operands must be complex", origOps[0].Elem, origOps[1].Elem)
 		}
@@ -235,7 +235,7 @@ func (x *rewriter) expandComplex(ops []*hlo.Instruction, origOps []*hlo.Shape) e
 		re := x.Binary("subtract", dot(ar, br), dot(ai, bi))
 		im := x.Binary("add", dot(ar, bi), dot(ai, br))
 		x.Finish(x.complexJoin(re, im))
-	case op == "reduce":
+	case op == hlo.OpReduce:
 		if len(ops) != 2 || !reducesWithAdd(x.M, in) {
 			return x.Errorf("a reduce of complex values is supported with one operand and an add reducer")
 		}
@@ -248,7 +248,7 @@ func (x *rewriter) expandComplex(ops []*hlo.Instruction, origOps []*hlo.Shape) e
 			parts[k] = x.Binary("add", sum, init)
 		}
 		x.Finish(x.complexJoin(parts[0], parts[1]))
-	case op == "fft":
+	case op == hlo.OpFft:
 		return x.expandFFT(ops[0], origOps[0])
 	default:
 		return unsupported()
@@ -381,11 +381,11 @@ func (x *rewriter) complexMath(op string, ops []*hlo.Instruction) *hlo.Instructi
 		return x.complexJoin(unary("log", x.complexAbs(z)), x.Emit("atan2", a.Shape.Elem, a.Shape.Dims, []*hlo.Instruction{b, a}))
 	}
 	switch op {
-	case "exponential":
+	case hlo.OpExponential:
 		return exp(ops[0])
-	case "log":
+	case hlo.OpLog:
 		return log(ops[0])
-	case "power":
+	case hlo.OpPower:
 		w, l := ops[1], log(ops[0])
 		wr, wi, lr, li := x.complexPart(w, 0), x.complexPart(w, 1), x.complexPart(l, 0), x.complexPart(l, 1)
 		re := x.Binary("subtract", mul(wr, lr), mul(wi, li))

@@ -132,7 +132,7 @@ func (x *rewriter) matrixConstant(elem string, n, m int64, f func(i, j int64) fl
 	var b strings.Builder
 	b.WriteString("{")
 	bits := 64
-	if elem == "f32" {
+	if elem == hlo.F32 {
 		bits = 32
 	}
 	for i := range n {

@@ -52,7 +52,7 @@ func rewriteUnaryFloat(m *hlo.Module, opcode string, f func(x *rewriter, a *hlo.
 			x.Out = append(x.Out, in)
 			return nil
 		}
-		if elem == "f64" {
+		if elem == hlo.F64 {
 			if r := f(x, ops[0], true); r != nil {
 				x.Finish(r)
 				return nil
@@ -113,7 +113,7 @@ func (x *rewriter) erfcTail(a *hlo.Instruction, wide bool) *hlo.Instruction {
 // the type.
 func (x *rewriter) scalarsOf(elem string, d []int64) func(float64) *hlo.Instruction {
 	bits := 32
-	if elem == "f64" {
+	if elem == hlo.F64 {
 		bits = 64
 	}
 	return func(v float64) *hlo.Instruction {

@@ -26,7 +26,7 @@ func ExpandFloatRemainders(m *hlo.Module) error {
 			x.Out = append(x.Out, in)
 			return nil
 		}
-		if elem == "f64" || elem == "f32" {
+		if elem == hlo.F64 || elem == hlo.F32 {
 			x.Finish(x.fmod(ops[0], ops[1]))
 			return nil
 		}

@@ -186,13 +186,13 @@ func close(c Check, elem string, x, y float64) bool {
 func ulps(elem string, x, y float64) int64 {
 	ord := func(v float64) int64 {
 		switch elem {
-		case "f64":
+		case hlo.F64:
 			b := int64(math.Float64bits(v))
 			if b < 0 {
 				b = math.MinInt64 - b
 			}
 			return b
-		case "f16":
+		case hlo.F16:
 			return int64(math.Round(v)) // handled below
 		}
 		b := int64(int32(math.Float32bits(float32(v))))
@@ -200,18 +200,18 @@ func ulps(elem string, x, y float64) int64 {
 			b = math.MinInt32 - b
 		}
 		switch elem {
-		case "bf16":
+		case hlo.BF16:
 			return b >> 16
 		}
 		return b
 	}
-	if elem == "f16" {
+	if elem == hlo.F16 {
 		// f16 spacing: 2^(e-10) for normal numbers.
 		m := math.Max(math.Abs(x), math.Abs(y))
 		e := math.Max(math.Floor(math.Log2(m)), -14)
 		return int64(math.Ceil(math.Abs(x-y) / math.Pow(2, e-10)))
 	}
-	if elem != "f32" && elem != "f64" && elem != "bf16" {
+	if elem != hlo.F32 && elem != hlo.F64 && elem != hlo.BF16 {
 		return int64(math.Abs(x - y)) // integers: exact differences
 	}
 	d := ord(x) - ord(y)
@@ -223,7 +223,7 @@ func ulps(elem string, x, y float64) int64 {
 
 // wideText prints an s64/u64 value exactly.
 func wideText(elem string, x float64) string {
-	if elem == "u64" {
+	if elem == hlo.U64 {
 		return strconv.FormatUint(eval.Bits(elem, x), 10)
 	}
 	return strconv.FormatInt(int64(eval.Bits(elem, x)), 10)

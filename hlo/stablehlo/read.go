@@ -551,7 +551,7 @@ func tensorShape(s string, at token, r *reader) (string, error) {
 	elem := parts[len(parts)-1]
 	dims := parts[:len(parts)-1]
 	e, ok := elemType(elem)
-	if elem == "c64" || elem == "c128" {
+	if elem == hlo.C64 || elem == hlo.C128 {
 		e, ok = elem, true
 	}
 	if !ok {

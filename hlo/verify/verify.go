@@ -195,7 +195,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 		return nil, err
 	}
 	switch {
-	case op == "compare":
+	case op == hlo.OpCompare:
 		if err := need(ops, 2); err != nil {
 			return nil, err
 		}
@@ -203,7 +203,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			return nil, fmt.Errorf("operand shapes differ: %s and %s", ops[0], ops[1])
 		}
 		return hlo.Array("pred", ops[0].Dims), nil
-	case op == "convert" || op == "bitcast-convert" && out != nil && hlo.ElemBits(out.Elem) == hlo.ElemBits(ops0(ops).Elem):
+	case op == hlo.OpConvert || op == hlo.OpBitcastConvert && out != nil && hlo.ElemBits(out.Elem) == hlo.ElemBits(ops0(ops).Elem):
 		if err := need(ops, 1); err != nil {
 			return nil, err
 		}
@@ -211,7 +211,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			return nil, nil
 		}
 		return hlo.Array(out.Elem, ops[0].Dims), nil
-	case op == "select":
+	case op == hlo.OpSelect:
 		if err := need(ops, 3); err != nil {
 			return nil, err
 		}
@@ -222,7 +222,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			return nil, fmt.Errorf("on_true %s and on_false %s differ", ops[1], ops[2])
 		}
 		return hlo.Array(ops[1].Elem, ops[1].Dims), nil
-	case op == "clamp":
+	case op == hlo.OpClamp:
 		if err := need(ops, 3); err != nil {
 			return nil, err
 		}
@@ -241,24 +241,24 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 		}
 		elem := ops[0].Elem
 		switch {
-		case op == "is-finite":
+		case op == hlo.OpIsFinite:
 			elem = "pred"
-		case (op == "abs" || op == "real" || op == "imag") && hlo.IsComplex(elem):
+		case (op == hlo.OpAbs || op == hlo.OpReal || op == hlo.OpImag) && hlo.IsComplex(elem):
 			elem = hlo.ComplexPart(elem) // a complex value's magnitude or part
-		case op == "complex" && !hlo.IsComplex(elem):
+		case op == hlo.OpComplex && !hlo.IsComplex(elem):
 			elem = map[string]string{"f32": "c64", "f64": "c128"}[elem]
 		}
 		return hlo.Array(elem, ops[0].Dims), nil
 	}
 	switch op {
-	case "tuple":
+	case hlo.OpTuple:
 		for _, s := range ops {
 			if s == nil {
 				return nil, nil
 			}
 		}
 		return &hlo.Shape{IsTuple: true, Tuple: append([]*hlo.Shape{}, ops...)}, nil
-	case "get-tuple-element":
+	case hlo.OpGetTupleElement:
 		if err := need(ops, 1); err != nil {
 			return nil, err
 		}
@@ -270,7 +270,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			return nil, fmt.Errorf("index %d out of range of %s", idx, ops[0])
 		}
 		return ops[0].Tuple[idx], nil
-	case "broadcast":
+	case hlo.OpBroadcast:
 		if err := need(ops, 1); err != nil {
 			return nil, err
 		}
@@ -291,7 +291,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			}
 		}
 		return hlo.Array(ops[0].Elem, out.Dims), nil
-	case "reshape":
+	case hlo.OpReshape:
 		if err := need(ops, 1); err != nil || out == nil {
 			return nil, err
 		}
@@ -299,7 +299,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			return nil, fmt.Errorf("reshape of %s (%d elements) to %s (%d elements)", ops[0], ops[0].Elems(), out, out.Elems())
 		}
 		return hlo.Array(ops[0].Elem, out.Dims), nil
-	case "transpose":
+	case hlo.OpTranspose:
 		if err := need(ops, 1); err != nil {
 			return nil, err
 		}
@@ -320,7 +320,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			d[i] = ops[0].Dims[p]
 		}
 		return hlo.Array(ops[0].Elem, d), nil
-	case "dot", "scaled-dot":
+	case hlo.OpDot, hlo.OpScaledDot:
 		if in.Opcode == hlo.OpScaledDot {
 			// lhs, rhs and their scales: the product's shape is the dot's.
 			if len(ops) != 4 {
@@ -354,7 +354,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 		d = append(d, hlo.Free(l, lb, lc)...)
 		d = append(d, hlo.Free(r, rb, rc)...)
 		return hlo.Array(out.Elem, d), nil
-	case "reduce":
+	case hlo.OpReduce:
 		if len(ops)%2 != 0 || len(ops) == 0 || ops[0] == nil {
 			return nil, nil
 		}
@@ -377,7 +377,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			return res[0], nil
 		}
 		return &hlo.Shape{IsTuple: true, Tuple: res}, nil
-	case "slice":
+	case hlo.OpSlice:
 		if err := need(ops, 1); err != nil {
 			return nil, err
 		}
@@ -407,7 +407,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			d[i] = (hi - lo + st - 1) / st
 		}
 		return hlo.Array(ops[0].Elem, d), nil
-	case "concatenate":
+	case hlo.OpConcatenate:
 		if len(ops) == 0 || ops[0] == nil {
 			return nil, nil
 		}
@@ -428,7 +428,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			d[dims[0]] += s.Dims[dims[0]]
 		}
 		return hlo.Array(ops[0].Elem, d), nil
-	case "pad":
+	case hlo.OpPad:
 		if err := need(ops, 2); err != nil {
 			return nil, err
 		}
@@ -449,11 +449,11 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			d[i] = p.Lo + p.Hi + s + max(s-1, 0)*p.Interior
 		}
 		return hlo.Array(ops[0].Elem, d), nil
-	case "reverse", "copy", "sort", "dynamic-update-slice", "opt-barrier", "cbrt":
-		if len(ops) == 0 || ops[0] == nil || op == "sort" && len(ops) > 1 {
+	case hlo.OpReverse, hlo.OpCopy, hlo.OpSort, hlo.OpDynamicUpdateSlice, hlo.OpOptBarrier, hlo.OpCbrt:
+		if len(ops) == 0 || ops[0] == nil || op == hlo.OpSort && len(ops) > 1 {
 			return nil, nil
 		}
-		if op == "reverse" {
+		if op == hlo.OpReverse {
 			dims, err := hlo.ListAttr(in, "dimensions")
 			if err != nil {
 				return nil, err
@@ -465,7 +465,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			}
 		}
 		return ops[0], nil
-	case "dynamic-slice":
+	case hlo.OpDynamicSlice:
 		if len(ops) == 0 || ops[0] == nil {
 			return nil, nil
 		}
@@ -477,18 +477,18 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			return nil, fmt.Errorf("dynamic_slice_sizes %v for %s with %d index operands", sizes, ops[0], len(ops)-1)
 		}
 		return hlo.Array(ops[0].Elem, sizes), nil
-	case "iota":
+	case hlo.OpIota:
 		return nil, nil
-	case "fusion", "call":
+	case hlo.OpFusion, hlo.OpCall:
 		attr := "calls"
-		if op == "call" {
+		if op == hlo.OpCall {
 			attr = "to_apply"
 		}
 		if err := v.calleeParams(in, attr, ops); err != nil {
 			return nil, err
 		}
 		return v.calleeRoot(in, attr), nil
-	case "while":
+	case hlo.OpWhile:
 		if c := v.calleeRoot(in, "condition"); c != nil && (c.IsTuple || c.Elem != hlo.Pred || len(c.Dims) != 0) {
 			return nil, fmt.Errorf("the condition returns %s, not pred[]", c)
 		}

@@ -39,12 +39,12 @@ func ExpandConvolutions(m *hlo.Module) error {
 // accumulationType is the type products are summed in.
 func accumulationType(elem string) string {
 	switch {
-	case elem == "f64":
+	case elem == hlo.F64:
 		return elem
 	case hlo.IsRealFloat(elem):
 		return "f32"
 	case strings.HasPrefix(elem, "s") || strings.HasPrefix(elem, "u"):
-		if elem == "s64" || elem == "u64" {
+		if elem == hlo.S64 || elem == hlo.U64 {
 			return elem
 		}
 		return "s32"

@@ -126,11 +126,11 @@ func int4(a, b string) bool {
 func holdsExactly(into, elem string) bool {
 	switch into {
 	case "f64":
-		return elem != "s64" && elem != "u64"
+		return elem != hlo.S64 && elem != hlo.U64
 	case "f32":
-		return elem == "f32" || elem == "f16" || elem == "bf16" || elem == "pred" || elem == "s8" || elem == "u8" || elem == "s16" || elem == "u16" || elem == "s4" || elem == "u4"
+		return elem == hlo.F32 || elem == hlo.F16 || elem == hlo.BF16 || elem == hlo.Pred || elem == hlo.S8 || elem == hlo.U8 || elem == hlo.S16 || elem == hlo.U16 || elem == hlo.S4 || elem == hlo.U4
 	case "bf16", "f16":
-		return elem == into || elem == "pred" || elem == "s8" || elem == "u8" || elem == "s4" || elem == "u4"
+		return elem == into || elem == hlo.Pred || elem == hlo.S8 || elem == hlo.U8 || elem == hlo.S4 || elem == hlo.U4
 	}
 	return false
 }

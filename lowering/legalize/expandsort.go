@@ -347,7 +347,7 @@ func ExpandTopKs(m *hlo.Module) error {
 		switch {
 		case hlo.IsFloat(elem):
 			typ = "TOTALORDER"
-		case hlo.IsUnsigned(elem) || elem == "pred":
+		case hlo.IsUnsigned(elem) || elem == hlo.Pred:
 			typ = "UNSIGNED"
 		}
 		name := in.Name + ".topk_cmp"

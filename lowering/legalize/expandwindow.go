@@ -118,22 +118,22 @@ func identity(op, elem string) (string, bool) {
 		return "", false
 	}
 	switch op {
-	case "add", "or":
-		if elem == "pred" {
+	case hlo.OpAdd, hlo.OpOr:
+		if elem == hlo.Pred {
 			return "false", true
 		}
 		return "0", true
-	case "multiply":
-		if elem == "pred" {
+	case hlo.OpMultiply:
+		if elem == hlo.Pred {
 			return "true", true
 		}
 		return "1", true
-	case "maximum":
+	case hlo.OpMaximum:
 		return lo, true
-	case "minimum":
+	case hlo.OpMinimum:
 		return hi, true
-	case "and":
-		if elem == "pred" {
+	case hlo.OpAnd:
+		if elem == hlo.Pred {
 			return "true", true
 		}
 		if strings.HasPrefix(elem, "u") {

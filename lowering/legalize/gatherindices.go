@@ -19,7 +19,7 @@ func WidenNarrowIndices(m *hlo.Module) error {
 				return nil
 			}
 			k := 1 // gather(operand, indices); scatter(operands..., indices, updates...)
-			if op == "scatter" {
+			if op == hlo.OpScatter {
 				k = len(ops) / 2
 			}
 			switch ops[k].Shape.Elem {
@@ -50,7 +50,7 @@ func IndexVectorsLast(m *hlo.Module) error {
 		if err := rewriteEach(m, op, func(x *rewriter, ops []*hlo.Instruction) error {
 			in := x.At
 			k := 1
-			if op == "scatter" {
+			if op == hlo.OpScatter {
 				k = len(ops) / 2
 			}
 			ivd, err := hlo.IntAttr(in, "index_vector_dim")

@@ -226,19 +226,19 @@ func trimPercent(s string) string {
 func identityLiteral(op, elem string) string {
 	float := hlo.IsRealFloat(elem)
 	switch {
-	case op == "add":
+	case op == hlo.OpAdd:
 		return "0"
-	case op == "multiply":
+	case op == hlo.OpMultiply:
 		return "1"
-	case op == "maximum" && float:
+	case op == hlo.OpMaximum && float:
 		t, _ := hlo.LookupElem(elem)
 		lo, _, _ := t.Bounds()
 		return lo
-	case op == "minimum" && float:
+	case op == hlo.OpMinimum && float:
 		t, _ := hlo.LookupElem(elem)
 		_, hi, _ := t.Bounds()
 		return hi
-	case (op == "maximum" || op == "minimum") && !float && elem != "pred" && hlo.ElemBits(elem) > 0 && hlo.ElemBits(elem) <= 64:
+	case (op == hlo.OpMaximum || op == hlo.OpMinimum) && !float && elem != hlo.Pred && hlo.ElemBits(elem) > 0 && hlo.ElemBits(elem) <= 64:
 		// The type's lowest value is maximum's identity, its highest
 		// minimum's.
 		bits := hlo.ElemBits(elem)
@@ -246,13 +246,13 @@ func identityLiteral(op, elem string) string {
 		if hlo.IsUnsigned(elem) {
 			lo, hi = "0", fmt.Sprint(^uint64(0)>>(64-bits))
 		}
-		if op == "maximum" {
+		if op == hlo.OpMaximum {
 			return lo
 		}
 		return hi
-	case op == "and" && elem == "pred":
+	case op == hlo.OpAnd && elem == hlo.Pred:
 		return "true"
-	case op == "or" && elem == "pred":
+	case op == hlo.OpOr && elem == hlo.Pred:
 		return "false"
 	}
 	return ""

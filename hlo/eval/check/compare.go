@@ -25,13 +25,13 @@ type Tolerance struct{ Rel, Abs float64 }
 // summation order or in f32 instead of float64.
 func ToleranceFor(elem string) Tolerance {
 	switch elem {
-	case "f64", "c128":
+	case hlo.F64, hlo.C128:
 		return Tolerance{Rel: 1e-12, Abs: 1e-12}
-	case "f32", "c64":
+	case hlo.F32, hlo.C64:
 		return Tolerance{Rel: 2e-5, Abs: 2e-5}
-	case "bf16":
+	case hlo.BF16:
 		return Tolerance{Rel: 1.0 / 64, Abs: 1.0 / 64} // 2 ulps
-	case "f16":
+	case hlo.F16:
 		return Tolerance{Rel: 1.0 / 512, Abs: 1.0 / 512}
 	}
 	if _, ok := isa.Minifloats[elem]; ok {
