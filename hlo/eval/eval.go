@@ -11,9 +11,9 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/analysis"
+	"github.com/pulse-sim/pulse/hlo/eval/scalar"
 	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/pulse-sim/pulse/hlo/verify"
-	"github.com/pulse-sim/pulse/isa"
 )
 
 // Value is an evaluated array (Data in row-major logical order) or tuple.
@@ -211,97 +211,6 @@ func HostOffload(in *hlo.Instruction) string {
 		}
 	}
 	return ""
-}
-
-// intPower is XLA's integer power: by squaring, wrapping (the low 64 bits
-// are exact; rounding to the element type wraps them further); a negative
-// exponent gives 0 except for bases 1 and -1. Not math.Pow: 4294967295^33
-// as u32 is 4294967295, which a float64 power has long lost.
-func intPower(x, y float64) float64 {
-	if y < 0 {
-		switch x {
-		case 1:
-			return 1
-		case -1:
-			if math.Mod(y, 2) == 0 {
-				return 1
-			}
-			return -1
-		}
-		return 0
-	}
-	bits := func(v float64) uint64 {
-		if v >= 0x1p63 {
-			return uint64(v)
-		}
-		return uint64(int64(v))
-	}
-	b, r := bits(x), uint64(1)
-	for e := bits(y); e > 0; e >>= 1 {
-		if e&1 == 1 {
-			r *= b
-		}
-		b *= b
-	}
-	return float64(int64(r))
-}
-
-// Rounder returns round for one element type, decided once.
-func Rounder(elem string) func(float64) float64 {
-	switch elem {
-	case hlo.F32:
-		return func(x float64) float64 { return float64(float32(x)) }
-	case hlo.F64:
-		return func(x float64) float64 { return x }
-	case hlo.BF16:
-		return func(x float64) float64 { return float64(isa.BF16ToF32(isa.F32ToBF16(float32(x)))) }
-	}
-	return func(x float64) float64 { return hlo.Round(elem, x) }
-}
-
-// convert is XLA's convert: float to integer truncates and saturates (NaN
-// becomes 0); other conversions round as round does.
-func convert(from, to string, x float64) float64 {
-	switch {
-	case hlo.IsWide(from) && hlo.IsWide(to):
-		return x // the same bits, read with the other sign
-	case hlo.IsWide(from) && to == "pred":
-		if math.Float64bits(x) != 0 {
-			return 1
-		}
-		return 0
-	case hlo.IsWide(from) && !hlo.IsFloat(to):
-		return fromBits(to, math.Float64bits(x)) // the low bits
-	case hlo.IsWide(from):
-		b := math.Float64bits(x)
-		if from == "s64" {
-			// float32 of the int64 rounds once, as XLA's convert.
-			if to == "f64" {
-				return float64(int64(b))
-			}
-			return hlo.Round(to, float64(float32(int64(b))))
-		}
-		if to == "f64" {
-			return float64(b)
-		}
-		return hlo.Round(to, float64(float32(b)))
-	case hlo.IsWide(to) && !hlo.IsFloat(from):
-		return math.Float64frombits(uint64(int64(x))) // sign-extended
-	case hlo.IsWide(to):
-		return hlo.WideFromNumber(to, x)
-	}
-	if hlo.IsFloat(from) && !hlo.IsFloat(to) && to != "pred" {
-		if x != x {
-			return 0
-		}
-		bits := hlo.ElemBits(to)
-		lo, hi := -math.Ldexp(1, bits-1), math.Ldexp(1, bits-1)-1
-		if hlo.IsUnsigned(to) {
-			lo, hi = 0, math.Ldexp(1, bits)-1
-		}
-		return math.Max(lo, math.Min(hi, math.Trunc(x)))
-	}
-	return hlo.Round(to, x)
 }
 
 func (e *Evaluator) Fail(in *hlo.Instruction, format string, a ...any) error {
@@ -523,7 +432,7 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 	case hlo.OpConvert:
 		out := NewArray(s)
 		for i, x := range ops[0].Data {
-			out.Data[i] = convert(ops[0].Shape.Elem, s.Elem, x)
+			out.Data[i] = scalar.Convert(ops[0].Shape.Elem, s.Elem, x)
 		}
 		return out, nil
 	case hlo.OpIota:
@@ -818,7 +727,7 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 			return nil, e.Fail(in, "needs exponent_bits >= 1 and mantissa_bits >= 0")
 		}
 	}
-	rnd := Rounder(s.Elem)
+	rnd := scalar.Rounder(s.Elem)
 	opc := in.Opcode
 	// Fast paths for the common binary and unary float ops.
 	if hlo.IsFloat(ct) {
@@ -895,7 +804,7 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 			}
 			// On the bits, wrapping: a float64 of an s32 x s32
 			// product would round away its low bits beyond 2^53.
-			a, b := elemBits(ct, x), elemBits(ct, y)
+			a, b := scalar.Bits(ct, x), scalar.Bits(ct, y)
 			var w uint64
 			switch in.Opcode {
 			case hlo.OpAdd:
@@ -905,7 +814,7 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 			default:
 				w = a * b
 			}
-			r = fromBits(ct, w)
+			r = scalar.FromBits(ct, w)
 		case hlo.OpDivide:
 			if intOp {
 				switch {
@@ -928,7 +837,7 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 			}
 		case hlo.OpPower:
 			if intOp {
-				r = intPower(x, y)
+				r = scalar.IntPower(x, y)
 			} else {
 				r = math.Pow(x, y)
 			}
@@ -939,27 +848,27 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 		case hlo.OpAtan2:
 			r = math.Atan2(x, y)
 		case hlo.OpNextAfter:
-			r = nextAfter(ct, x, y)
+			r = scalar.NextAfter(ct, x, y)
 		case hlo.OpAnd, hlo.OpOr, hlo.OpXor:
 			// On the type's bits: a u64 beyond 2^63 has no int64.
-			a, b := elemBits(ct, x), elemBits(ct, y)
+			a, b := scalar.Bits(ct, x), scalar.Bits(ct, y)
 			switch in.Opcode {
 			case hlo.OpAnd:
-				r = fromBits(ct, a&b)
+				r = scalar.FromBits(ct, a&b)
 			case hlo.OpOr:
-				r = fromBits(ct, a|b)
+				r = scalar.FromBits(ct, a|b)
 			default:
-				r = fromBits(ct, a^b)
+				r = scalar.FromBits(ct, a^b)
 			}
 		case hlo.OpNot:
 			if ct == "pred" {
 				r = 1 - x
 			} else {
-				r = fromBits(ct, ^elemBits(ct, x))
+				r = scalar.FromBits(ct, ^scalar.Bits(ct, x))
 			}
 		case hlo.OpCompare:
 			if totalOrder {
-				x, y = totalOrderCmp(x, y), 0
+				x, y = scalar.TotalOrderCmp(x, y), 0
 			}
 			var ok bool
 			switch dir {
@@ -991,12 +900,12 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 		case hlo.OpAbs:
 			r = math.Abs(x)
 			if intOp && ct != "pred" && x < 0 {
-				r = fromBits(ct, -elemBits(ct, x)) // abs(MIN) = MIN, wrapping
+				r = scalar.FromBits(ct, -scalar.Bits(ct, x)) // abs(MIN) = MIN, wrapping
 			}
 		case hlo.OpNegate:
 			r = -x
 			if intOp && ct != "pred" {
-				r = fromBits(ct, -elemBits(ct, x)) // -MIN = MIN, wrapping
+				r = scalar.FromBits(ct, -scalar.Bits(ct, x)) // -MIN = MIN, wrapping
 			}
 		case hlo.OpSign:
 			switch {
@@ -1059,16 +968,16 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 				r = math.Inf(1) // C's and XLA's lgamma(-inf); Go's says -inf
 			}
 		case hlo.OpDigamma:
-			r = digamma(x)
+			r = scalar.Digamma(x)
 		case hlo.OpErfInv:
 			r = math.Erfinv(x)
 			if in.Shape.Elem == hlo.F64 {
-				r = ErfInv64(x) // XLA's, a few ulps from the exact one
+				r = scalar.ErfInv64(x) // XLA's, a few ulps from the exact one
 			}
 		case hlo.OpErfc:
 			r = math.Erfc(x)
 		case hlo.OpBesselI1e:
-			r = besselI1e(x)
+			r = scalar.BesselI1e(x)
 		case hlo.OpCosh:
 			r = math.Cosh(x)
 		case hlo.OpIsFinite:
@@ -1076,15 +985,15 @@ func (e *Evaluator) elementwise(in *hlo.Instruction, ops []*Value) (*Value, erro
 				r = 1
 			}
 		case hlo.OpConvert:
-			r = convert(ct, s.Elem, x)
+			r = scalar.Convert(ct, s.Elem, x)
 			if hlo.IsWide(s.Elem) {
 				out.Data[i] = r // carried bits: no rounding of a number
 				continue
 			}
 		case hlo.OpShiftLeft, hlo.OpShiftRightLogical, hlo.OpShiftRightArithmetic, hlo.OpPopcnt, hlo.OpCountLeadingZeros:
-			r = bitOp(opc, ct, x, y)
+			r = scalar.BitOp(opc, ct, x, y)
 		case hlo.OpReducePrecision:
-			r = reducePrecision(x, ct, int(expBits), int(manBits))
+			r = scalar.ReducePrecision(x, ct, int(expBits), int(manBits))
 		default:
 			return nil, e.Fail(in, "not supported by the evaluator yet")
 		}
@@ -1353,7 +1262,7 @@ func (e *Evaluator) constant(in *hlo.Instruction) (*Value, error) {
 		default:
 			if hlo.IsWide(s.Elem) {
 				// Exactly: a float64 would round beyond 2^53.
-				if b, ok := wideLiteral(s.Elem, f); ok {
+				if b, ok := scalar.WideLiteral(s.Elem, f); ok {
 					out.Data[i] = math.Float64frombits(b)
 					continue
 				}
@@ -1372,22 +1281,6 @@ func (e *Evaluator) constant(in *hlo.Instruction) (*Value, error) {
 		}
 	}
 	return out, nil
-}
-
-// wideLiteral reads an s64/u64 literal exactly (an integer in range; a
-// fraction or a float form falls back to the number).
-func wideLiteral(elem, f string) (uint64, bool) {
-	if elem == hlo.U64 {
-		u, err := strconv.ParseUint(f, 10, 64)
-		if err == nil {
-			return u, true
-		}
-	}
-	v, err := strconv.ParseInt(f, 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return uint64(v), true
 }
 
 // ParamElements counts the elements of the entry computation's parameters.
@@ -1499,7 +1392,7 @@ func Filled(s *hlo.Shape, x float64) (*Value, error) {
 		if math.IsInf(r, 0) && !math.IsInf(x, 0) {
 			return nil, fmt.Errorf("%g is beyond the range of %s", x, s.Elem)
 		}
-	case hlo.IsWide(s.Elem) && WideNumber(s.Elem, r) != x, !hlo.IsWide(s.Elem) && r != x:
+	case hlo.IsWide(s.Elem) && scalar.WideNumber(s.Elem, r) != x, !hlo.IsWide(s.Elem) && r != x:
 		return nil, fmt.Errorf("%s cannot hold %g", s.Elem, x)
 	}
 	v := NewArray(s)
@@ -1519,30 +1412,6 @@ func LiteralValues(in *hlo.Instruction) ([]float64, error) {
 	return v.Data, nil
 }
 
-// digamma is the logarithmic derivative of the gamma function: the
-// recurrence psi(x) = psi(x+1) - 1/x up to x >= 6, then the asymptotic
-// series; reflection for negative x; poles (0, -1, -2, ...) give NaN, as
-// CHLO's digamma does.
-func digamma(x float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, -1) {
-		return math.NaN()
-	}
-	if x <= 0 {
-		if x == math.Floor(x) {
-			return math.NaN()
-		}
-		return digamma(1-x) - math.Pi/math.Tan(math.Pi*x)
-	}
-	r := 0.0
-	for x < 6 {
-		r -= 1 / x
-		x++
-	}
-	f := 1 / (x * x)
-	t := f * (-1.0/12 + f*(1.0/120+f*(-1.0/252+f*(1.0/240+f*(-1.0/132+f*(691.0/32760-f/12))))))
-	return r + math.Log(x) - 0.5/x + t
-}
-
 // numbers returns v with s64/u64 values decoded into numbers (WideNumber),
 // for the ops that sum products (dot, convolution); v itself otherwise.
 // Their results are exact up to 2^53, as any float64 sum.
@@ -1552,7 +1421,15 @@ func numbers(v *Value) *Value {
 	}
 	out := &Value{Shape: v.Shape, Data: make([]float64, len(v.Data))}
 	for i, x := range v.Data {
-		out.Data[i] = WideNumber(v.Shape.Elem, x)
+		out.Data[i] = scalar.WideNumber(v.Shape.Elem, x)
 	}
 	return out
+}
+
+// intAt reads element i of an integer array as an int64 (an index).
+func intAt(v *Value, i int64) int64 {
+	if hlo.IsWide(v.Shape.Elem) {
+		return int64(math.Float64bits(v.Data[i]))
+	}
+	return int64(v.Data[i])
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval/scalar"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
@@ -288,7 +289,7 @@ func TestFilled(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, v.Data, int(s.Elems()))
 			for _, got := range v.Data {
-				require.Equal(t, c.want, WideNumber(s.Elem, got))
+				require.Equal(t, c.want, scalar.WideNumber(s.Elem, got))
 			}
 		})
 	}

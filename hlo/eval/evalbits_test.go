@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval/scalar"
 	"github.com/stretchr/testify/require"
 )
 
@@ -71,7 +72,7 @@ func TestBitwiseOnWideUnsigned(t *testing.T) {
 }`)
 	want := []uint64{math.MaxUint64, 0, 1 << 63, 1 << 63, 0}
 	for i, w := range want {
-		require.Equal(t, w, elemBits("u64", v.Tuple[i].Data[0]), "output %d", i)
+		require.Equal(t, w, scalar.Bits("u64", v.Tuple[i].Data[0]), "output %d", i)
 	}
 	require.Equal(t, 127.0, v.Tuple[5].Data[0])
 }
@@ -95,7 +96,7 @@ func TestIntArithmeticWraps(t *testing.T) {
 	require.Equal(t, 285212672.0, v.Tuple[0].Data[0]) // (a*a) mod 2^32
 	require.Equal(t, 0.0, v.Tuple[1].Data[0])
 	require.Equal(t, 4294967295.0, v.Tuple[2].Data[0])
-	require.Equal(t, int64(math.MinInt64), int64(Bits("s64", v.Tuple[3].Data[0])))
+	require.Equal(t, int64(math.MinInt64), int64(scalar.Bits("s64", v.Tuple[3].Data[0])))
 }
 
 // TestNegateMinWraps: negate and abs of the most negative integer give it
@@ -114,7 +115,7 @@ func TestNegateMinWraps(t *testing.T) {
   ROOT t = (s64[], s64[], s8[], s8[], s32[]) tuple(na, aa, nb, ab, nc)
 }`)
 	for i, w := range []float64{math.MinInt64, math.MinInt64, -128, -128, math.MinInt32} {
-		require.Equal(t, w, WideNumber(v.Tuple[i].Shape.Elem, v.Tuple[i].Data[0]), "output %d", i)
+		require.Equal(t, w, scalar.WideNumber(v.Tuple[i].Shape.Elem, v.Tuple[i].Data[0]), "output %d", i)
 	}
 }
 
@@ -132,9 +133,9 @@ func TestWideIntExact(t *testing.T) {
   n = u64[] add(k, m)
   ROOT t = (s64[], u64[], u64[]) tuple(q, n, k)
 }`)
-	require.Equal(t, int64(-1849554647944953950), int64(Bits("s64", v.Tuple[0].Data[0])))
-	require.Equal(t, uint64(9007199254740992), Bits("u64", v.Tuple[1].Data[0]))
-	require.Equal(t, uint64(9007199254740993), Bits("u64", v.Tuple[2].Data[0]))
+	require.Equal(t, int64(-1849554647944953950), int64(scalar.Bits("s64", v.Tuple[0].Data[0])))
+	require.Equal(t, uint64(9007199254740992), scalar.Bits("u64", v.Tuple[1].Data[0]))
+	require.Equal(t, uint64(9007199254740993), scalar.Bits("u64", v.Tuple[2].Data[0]))
 }
 
 // TestWideRng: rng's bounds of s64 are read as numbers and its draws
@@ -146,7 +147,7 @@ func TestWideRng(t *testing.T) {
   ROOT r = s64[64] rng(a, b), distribution=rng_uniform
 }`)
 	for _, x := range v.Data {
-		n := int64(Bits("s64", x))
+		n := int64(scalar.Bits("s64", x))
 		require.True(t, n >= -5 && n < 5, "%d", n)
 	}
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval/scalar"
 	"github.com/pulse-sim/pulse/hlo/expand"
 	"sort"
 	"strconv"
@@ -21,7 +22,7 @@ func (e *Evaluator) bitcastConvert(in *hlo.Instruction, src *Value) (*Value, err
 	switch {
 	case fb == tb:
 		for i, x := range src.Data {
-			out.Data[i] = fromBits(to, elemBits(from, x))
+			out.Data[i] = scalar.FromBits(to, scalar.Bits(from, x))
 		}
 	case fb > tb:
 		k := fb / tb
@@ -29,9 +30,9 @@ func (e *Evaluator) bitcastConvert(in *hlo.Instruction, src *Value) (*Value, err
 			return nil, e.Fail(in, "%s to %s needs a trailing dimension of %d", src.Shape, in.Shape, k)
 		}
 		for i, x := range src.Data {
-			b := elemBits(from, x)
+			b := scalar.Bits(from, x)
 			for j := range k {
-				out.Data[i*k+j] = fromBits(to, b>>(j*tb))
+				out.Data[i*k+j] = scalar.FromBits(to, b>>(j*tb))
 			}
 		}
 	default:
@@ -42,9 +43,9 @@ func (e *Evaluator) bitcastConvert(in *hlo.Instruction, src *Value) (*Value, err
 		for i := range out.Data {
 			var b uint64
 			for j := range k {
-				b |= elemBits(from, src.Data[i*k+j]) << (j * fb)
+				b |= scalar.Bits(from, src.Data[i*k+j]) << (j * fb)
 			}
-			out.Data[i] = fromBits(to, b)
+			out.Data[i] = scalar.FromBits(to, b)
 		}
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval/scalar"
 	"github.com/pulse-sim/pulse/isa"
 )
 
@@ -86,7 +87,7 @@ func (e *Evaluator) perturbArray(in *hlo.Instruction, leaf int, v *Value, ops []
 	h := fnv.New64a()
 	h.Write([]byte(in.Name))
 	key := splitmix(e.Perturb ^ h.Sum64() ^ uint64(leaf)*0x9e3779b97f4a7c15)
-	rnd := Rounder(v.Shape.Elem)
+	rnd := scalar.Rounder(v.Shape.Elem)
 	parallelFor(len(v.Data), 8, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := v.Data[i]

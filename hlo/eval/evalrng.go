@@ -2,6 +2,7 @@ package eval
 
 import (
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval/scalar"
 	"math/bits"
 )
 
@@ -54,8 +55,8 @@ func (e *Evaluator) rngBitGenerator(in *hlo.Instruction, ops []*Value) (*Value, 
 	}
 	alg, _ := in.Attr("algorithm")
 	state := ops[0]
-	key := elemBits(state.Shape.Elem, state.Data[0])
-	counter := elemBits(state.Shape.Elem, state.Data[1])
+	key := scalar.Bits(state.Shape.Elem, state.Data[0])
+	counter := scalar.Bits(state.Shape.Elem, state.Data[1])
 	out := NewArray(s.Tuple[1])
 	width := hlo.ElemBits(out.Shape.Elem)
 	if width != 8 && width != 16 && width != 32 && width != 64 {
@@ -92,9 +93,9 @@ func (e *Evaluator) rngBitGenerator(in *hlo.Instruction, ops []*Value) (*Value, 
 		} else {
 			b = uint64(next())
 		}
-		out.Data[i] = fromBits(out.Shape.Elem, b)
+		out.Data[i] = scalar.FromBits(out.Shape.Elem, b)
 	}
 	ns := &Value{Shape: s.Tuple[0], Data: append([]float64{}, state.Data...)}
-	ns.Data[1] = fromBits(state.Shape.Elem, counter)
+	ns.Data[1] = scalar.FromBits(state.Shape.Elem, counter)
 	return &Value{Shape: s, Tuple: []*Value{ns, out}}, nil
 }

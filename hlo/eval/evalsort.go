@@ -3,6 +3,7 @@ package eval
 import (
 	"cmp"
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval/scalar"
 	"slices"
 	"sort"
 )
@@ -109,7 +110,7 @@ func (e *Evaluator) comparator(in *hlo.Instruction, c *hlo.Computation, ops []*V
 				p, q := x[i], x[j]
 				switch {
 				case total:
-					p, q = totalOrderCmp(p, q), 0
+					p, q = scalar.TotalOrderCmp(p, q), 0
 				case wide:
 					c := cmpWide(elem, p, q)
 					p, q = float64(c), 0
@@ -164,7 +165,7 @@ func (e *Evaluator) topkOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
 	less := func(a, b float64) bool {
 		switch {
 		case hlo.IsFloat(elem):
-			return totalOrderCmp(a, b) < 0
+			return scalar.TotalOrderCmp(a, b) < 0
 		case elem == hlo.S64 || elem == hlo.U64:
 			return cmpWide(elem, a, b) < 0
 		}
@@ -194,7 +195,7 @@ func (e *Evaluator) topkOp(in *hlo.Instruction, ops []*Value) (*Value, error) {
 // cmpWide orders two s64 or u64 elements carried as bits: -1, 0 or 1.
 func cmpWide(elem string, a, b float64) int {
 	if elem == hlo.S64 {
-		return cmp.Compare(int64(Bits(elem, a)), int64(Bits(elem, b)))
+		return cmp.Compare(int64(scalar.Bits(elem, a)), int64(scalar.Bits(elem, b)))
 	}
-	return cmp.Compare(Bits(elem, a), Bits(elem, b))
+	return cmp.Compare(scalar.Bits(elem, a), scalar.Bits(elem, b))
 }

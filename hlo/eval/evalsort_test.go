@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/pulse-sim/pulse/hlo/eval/scalar"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,7 +21,7 @@ func wide(elem string, dims []int64, xs ...uint64) *Value {
 func wideInts(v *Value) []uint64 {
 	out := make([]uint64, len(v.Data))
 	for i, x := range v.Data {
-		out[i] = Bits(v.Shape.Elem, x)
+		out[i] = scalar.Bits(v.Shape.Elem, x)
 	}
 	return out
 }

@@ -1,9 +1,11 @@
 package eval
 
 import (
-	"github.com/pulse-sim/pulse/hlo"
 	"math"
 	"math/bits"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval/scalar"
 )
 
 // wideElementwise evaluates an elementwise op whose computation type ct is
@@ -93,7 +95,7 @@ func (e *Evaluator) wideElementwise(in *hlo.Instruction, ops []*Value, ct string
 				r = 1
 			}
 		case hlo.OpPower:
-			r = widePower(a, b, signed)
+			r = scalar.WidePower(a, b, signed)
 		case hlo.OpShiftLeft, hlo.OpShiftRightLogical, hlo.OpShiftRightArithmetic:
 			n := uint64(64)
 			switch {
@@ -131,7 +133,7 @@ func (e *Evaluator) wideElementwise(in *hlo.Instruction, ops []*Value, ct string
 			}
 			continue
 		case hlo.OpConvert:
-			out.Data[i] = convert(ct, out.Shape.Elem, ops[0].Data[i])
+			out.Data[i] = scalar.Convert(ct, out.Shape.Elem, ops[0].Data[i])
 			continue
 		case hlo.OpCopy:
 			out.Data[i] = ops[0].Data[i]
@@ -158,29 +160,4 @@ func (e *Evaluator) wideElementwise(in *hlo.Instruction, ops []*Value, ct string
 		out.Data[i] = math.Float64frombits(r)
 	}
 	return out, nil
-}
-
-// widePower is XLA's integer power on 64 bits: by squaring, wrapping; a
-// negative exponent gives 0 except for bases 1 and -1.
-func widePower(a, b uint64, signed bool) uint64 {
-	if signed && int64(b) < 0 {
-		switch int64(a) {
-		case 1:
-			return 1
-		case -1:
-			if b%2 == 0 {
-				return 1
-			}
-			return math.MaxUint64
-		}
-		return 0
-	}
-	r := uint64(1)
-	for ; b > 0; b >>= 1 {
-		if b&1 == 1 {
-			r *= a
-		}
-		a *= a
-	}
-	return r
 }

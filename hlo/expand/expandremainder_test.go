@@ -8,6 +8,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/scalar"
 	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
@@ -36,7 +37,7 @@ func TestExpandFloatRemainders(t *testing.T) {
 		m, err := hlo.Parse("r.hlo", src)
 		require.NoError(t, err)
 		require.NoError(t, verify.Verify("r.hlo", m))
-		round := eval.Rounder(elem)
+		round := scalar.Rounder(elem)
 		args := []*eval.Value{{Shape: &hlo.Shape{Elem: elem, Dims: []int64{int64(n)}}, Data: make([]float64, n)}, {Shape: &hlo.Shape{Elem: elem, Dims: []int64{int64(n)}}, Data: make([]float64, n)}}
 		for i := range xs {
 			args[0].Data[i], args[1].Data[i] = round(xs[i]), round(ys[i])

@@ -8,6 +8,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
+	"github.com/pulse-sim/pulse/hlo/eval/scalar"
 	"github.com/pulse-sim/pulse/hlo/expand"
 	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/stretchr/testify/require"
@@ -41,7 +42,7 @@ func TestExpandRngBitGenerators(t *testing.T) {
 						w, g := want.Tuple[k], got.Tuple[k]
 						require.Len(t, g.Data, len(w.Data))
 						for i := range w.Data {
-							require.Equal(t, eval.Bits(w.Shape.Elem, w.Data[i]), eval.Bits(g.Shape.Elem, g.Data[i]), "%s %d", what, i)
+							require.Equal(t, scalar.Bits(w.Shape.Elem, w.Data[i]), scalar.Bits(g.Shape.Elem, g.Data[i]), "%s %d", what, i)
 						}
 					}
 				})

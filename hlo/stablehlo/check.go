@@ -8,6 +8,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/check"
+	"github.com/pulse-sim/pulse/hlo/eval/scalar"
 	"github.com/pulse-sim/pulse/hlo/verify"
 )
 
@@ -93,7 +94,7 @@ func checkWithin(r *Result, vals []*eval.Value, slack map[int]float64) error {
 			x, y := a.Data[i], b.Data[i]
 			if elem := a.Shape.Elem; hlo.IsWide(elem) {
 				// Carried as bits (hlo.IsWide): equal or not.
-				if eval.Bits(elem, x) != eval.Bits(elem, y) {
+				if scalar.Bits(elem, x) != scalar.Bits(elem, y) {
 					return &CheckFailure{Line: c.Line, Kind: c.Kind, Element: i,
 						msg: fmt.Sprintf("line %d: check.%s: element %d is %s, expected %s", c.Line, c.Kind, i, wideText(elem, x), wideText(elem, y))}
 				}
@@ -224,7 +225,7 @@ func ulps(elem string, x, y float64) int64 {
 // wideText prints an s64/u64 value exactly.
 func wideText(elem string, x float64) string {
 	if elem == hlo.U64 {
-		return strconv.FormatUint(eval.Bits(elem, x), 10)
+		return strconv.FormatUint(scalar.Bits(elem, x), 10)
 	}
-	return strconv.FormatInt(int64(eval.Bits(elem, x)), 10)
+	return strconv.FormatInt(int64(scalar.Bits(elem, x)), 10)
 }

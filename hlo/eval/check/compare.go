@@ -5,6 +5,7 @@ import (
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/scalar"
 	"github.com/pulse-sim/pulse/isa"
 )
 
@@ -69,7 +70,7 @@ func CompareWithin(got, want *eval.Value, allowance float64) Diff {
 			if math.Float64bits(got.Data[i]) == math.Float64bits(w) {
 				continue
 			}
-			g, x := eval.WideNumber(elem, got.Data[i]), eval.WideNumber(elem, w)
+			g, x := scalar.WideNumber(elem, got.Data[i]), scalar.WideNumber(elem, w)
 			d.MaxAbs = math.Max(d.MaxAbs, math.Abs(g-x))
 			if d.Mismatches == 0 {
 				d.First, d.FirstGot, d.FirstWant = i, g, x

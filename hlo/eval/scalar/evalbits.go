@@ -1,4 +1,4 @@
-package eval
+package scalar
 
 import (
 	"math"
@@ -8,10 +8,10 @@ import (
 	"github.com/pulse-sim/pulse/isa"
 )
 
-// elemBits returns the bit pattern of one element of type elem (x already
+// Bits returns the bit pattern of one element of type elem (x already
 // rounded to the type): IEEE encodings for floats, two's complement for
-// integers.
-func elemBits(elem string, x float64) uint64 {
+// integers (a wide one's carried bits).
+func Bits(elem string, x float64) uint64 {
 	switch elem {
 	case hlo.F64:
 		return math.Float64bits(x)
@@ -36,10 +36,6 @@ func elemBits(elem string, x float64) uint64 {
 	return uint64(int64(x)) & mask(hlo.ElemBits(elem))
 }
 
-// Bits returns the two's-complement bits of x, a value of integer type
-// elem (a wide one's carried bits).
-func Bits(elem string, x float64) uint64 { return elemBits(elem, x) }
-
 // WideNumber is the number a carried s64/u64 value stands for, rounded
 // to a float64 (other types' values are numbers already).
 func WideNumber(elem string, x float64) float64 {
@@ -52,16 +48,8 @@ func WideNumber(elem string, x float64) float64 {
 	return x
 }
 
-// intAt reads element i of an integer array as an int64 (an index).
-func intAt(v *Value, i int64) int64 {
-	if hlo.IsWide(v.Shape.Elem) {
-		return int64(math.Float64bits(v.Data[i]))
-	}
-	return int64(v.Data[i])
-}
-
-// fromBits is elemBits' inverse.
-func fromBits(elem string, b uint64) float64 {
+// FromBits is elemBits' inverse.
+func FromBits(elem string, b uint64) float64 {
 	switch elem {
 	case hlo.F64:
 		return math.Float64frombits(b)
@@ -99,13 +87,13 @@ func mask(bits int) uint64 {
 	return 1<<bits - 1
 }
 
-// bitOp evaluates the bit-level elementwise ops on two's complement
+// BitOp evaluates the bit-level elementwise ops on two's complement
 // patterns of the operand type. Shift amounts are read as unsigned; a shift
 // by the width or more gives 0 (or the sign for an arithmetic right shift),
 // as XLA defines it.
-func bitOp(op, elem string, x, y float64) float64 {
+func BitOp(op, elem string, x, y float64) float64 {
 	n := hlo.ElemBits(elem)
-	a, s := elemBits(elem, x), elemBits(elem, y)
+	a, s := Bits(elem, x), Bits(elem, y)
 	var r uint64
 	switch op {
 	case hlo.OpShiftLeft:
@@ -127,14 +115,14 @@ func bitOp(op, elem string, x, y float64) float64 {
 	case hlo.OpCountLeadingZeros:
 		r = uint64(n - bits.Len64(a))
 	}
-	return fromBits(elem, r&mask(n))
+	return FromBits(elem, r&mask(n))
 }
 
-// reducePrecision is XLA's reduce-precision: the mantissa rounds to nearest
+// ReducePrecision is XLA's reduce-precision: the mantissa rounds to nearest
 // even at manBits; with fewer exponent bits than the type, values above the
 // reduced range become infinities and values below its smallest normal
 // become zeros of the same sign (XLA keeps no denormals here). NaN stays NaN.
-func reducePrecision(x float64, elem string, expBits, manBits int) float64 {
+func ReducePrecision(x float64, elem string, expBits, manBits int) float64 {
 	if x != x {
 		return x
 	}
@@ -169,10 +157,10 @@ func reducePrecision(x float64, elem string, expBits, manBits int) float64 {
 	return x
 }
 
-// totalOrderCmp compares two floats in IEEE's total order (-NaN < -inf <
+// TotalOrderCmp compares two floats in IEEE's total order (-NaN < -inf <
 // ... < -0 < +0 < ... < inf < NaN), for compare with type=TOTALORDER: -1, 0
 // or 1.
-func totalOrderCmp(x, y float64) float64 {
+func TotalOrderCmp(x, y float64) float64 {
 	key := func(v float64) int64 {
 		b := int64(math.Float64bits(v))
 		if b < 0 {
@@ -190,10 +178,10 @@ func totalOrderCmp(x, y float64) float64 {
 	return 0
 }
 
-// nextAfter is chlo.next_after in elem's own format: the representable
+// NextAfter is chlo.next_after in elem's own format: the representable
 // value after x in the direction of y (y when they are equal; NaN when
 // either is). From zero it steps to the smallest subnormal of y's sign.
-func nextAfter(elem string, x, y float64) float64 {
+func NextAfter(elem string, x, y float64) float64 {
 	switch {
 	case x != x || y != y:
 		return math.NaN()
@@ -204,7 +192,7 @@ func nextAfter(elem string, x, y float64) float64 {
 	case elem == hlo.F32:
 		return float64(math.Nextafter32(float32(x), float32(y)))
 	}
-	b := elemBits(elem, x)
+	b := Bits(elem, x)
 	w := hlo.ElemBits(elem)
 	sign := uint64(1) << (w - 1)
 	switch {
@@ -218,14 +206,14 @@ func nextAfter(elem string, x, y float64) float64 {
 	default:
 		b--
 	}
-	return fromBits(elem, b)
+	return FromBits(elem, b)
 }
 
-// besselI1e is the exponentially scaled modified Bessel function of the
+// BesselI1e is the exponentially scaled modified Bessel function of the
 // first kind of order one, I1(x) e^-|x| (chlo.bessel_i1e): its power series
 // (all terms of one sign: no cancellation) up to |x| = 40, then Hankel's
 // asymptotic expansion, whose terms there fall below 1e-17 before they grow.
-func besselI1e(x float64) float64 {
+func BesselI1e(x float64) float64 {
 	ax := math.Abs(x)
 	switch {
 	case x != x:
