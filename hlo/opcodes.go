@@ -189,19 +189,19 @@ const StructuralOps = `parameter constant tuple get-tuple-element reshape bitcas
 	set-dimension-size async-start async-update async-done partition-id replica-id add-dependency domain
 	copy-start copy-done`
 
-// Elementwise holds the ops applied element by element. It is built by a
+// elementwise holds the ops applied element by element. It is built by a
 // variable initializer (not init) so that other tables may be derived from
 // it in theirs.
-var Elementwise = OpSet(`add subtract multiply divide remainder power maximum minimum atan2 next-after and or xor not
+var elementwise = OpSet(`add subtract multiply divide remainder power maximum minimum atan2 next-after and or xor not
 	shift-left shift-right-logical shift-right-arithmetic popcnt count-leading-zeros compare select clamp
 	abs negate sign floor ceil round-nearest-afz round-nearest-even sqrt rsqrt cbrt exponential exponential-minus-one
 	log log-plus-one logistic sine cosine tan tanh erf is-finite convert reduce-precision acos acosh asin asinh atanh sinh cosh lgamma digamma erf-inv erfc bessel-i1e`)
 
 // IsElementwise reports whether op is applied element by element.
-func IsElementwise(op string) bool { return Elementwise[op] }
+func IsElementwise(op string) bool { return elementwise[op] }
 
 // ElementwiseOps lists IsElementwise's opcodes, sorted.
-func ElementwiseOps() []string { return sortedOps(Elementwise) }
+func ElementwiseOps() []string { return sortedOps(elementwise) }
 
 // sortedOps lists a set of opcodes, sorted.
 func sortedOps(set map[string]bool) []string {
@@ -279,7 +279,7 @@ func ShortAsync(opcode string) (base, part string, ok bool) {
 
 // knownOp: the evaluator or a collective implements op.
 func knownOp(op string) bool {
-	return Elementwise[op] || collectives[op] || strings.Contains(" "+strings.Join(strings.Fields(StructuralOps), " ")+" ", " "+op+" ") ||
+	return elementwise[op] || collectives[op] || strings.Contains(" "+strings.Join(strings.Fields(StructuralOps), " ")+" ", " "+op+" ") ||
 		op == OpAllToAll || op == OpReduceScatter || op == OpRaggedAllToAll || op == OpCollectiveBroadcast
 }
 

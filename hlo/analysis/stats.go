@@ -49,7 +49,7 @@ func InstructionCost(c *hlo.Computation, in *hlo.Instruction, ops []*hlo.Shape) 
 	}
 	out := in.Shape.Elems()
 	switch {
-	case hlo.Elementwise[in.Opcode]:
+	case hlo.IsElementwise(in.Opcode):
 		k.FLOPs = out
 	case in.Opcode == hlo.OpDot && len(ops) == 2 && ops[0] != nil:
 		contract := int64(1)

@@ -2,9 +2,10 @@ package fusion
 
 import (
 	"fmt"
-	"github.com/pulse-sim/pulse/hlo"
 	"sort"
 	"strings"
+
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // The fusion pass groups a pre-optimization module's instructions into
@@ -39,7 +40,7 @@ type FuseStats struct {
 
 // producerOps may join a consumer's loop or input fusion.
 var producerOps = hlo.OpSet(`broadcast reshape bitcast transpose iota constant slice
-	concatenate pad reverse dynamic-slice copy gather`, hlo.Elementwise)
+	concatenate pad reverse dynamic-slice copy gather ` + strings.Join(hlo.ElementwiseOps(), " "))
 
 // CheapOps are duplicated into every fusion that reads them.
 var CheapOps = map[string]bool{"broadcast": true, "iota": true, "constant": true}

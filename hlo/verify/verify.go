@@ -227,7 +227,7 @@ func (v *verifier) infer(in *hlo.Instruction, ops []*hlo.Shape) (*hlo.Shape, err
 			return nil, err
 		}
 		return hlo.Array(ops[1].Elem, ops[1].Dims), nil
-	case hlo.Elementwise[op]:
+	case hlo.IsElementwise(op):
 		if len(ops) == 0 || ops[0] == nil {
 			return nil, nil
 		}
