@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/spf13/cobra"
+
+	"github.com/pulse-sim/pulse/validate"
+)
+
+func newValidate() *cobra.Command {
+	var (
+		chip     string
+		sets     []string
+		jsonPath string
+		rows     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "validate [TABLE.csv ...] [--chip NAME] [--json FILE] [--rows]",
+		Short: "Hold simulated times against measured TPU timings",
+		Long: `Read measurement tables (with none: the published TPU v3 and v4 GEMM timings
+that ship with Pulse), build each workload as JAX emits it, simulate it
+timing-only, and print predicted against measured: the mean absolute
+percentage error (MAPE), the mean error (bias: positive when Pulse is
+slower), the rows off by more than 2x and the worst row, per table and shape
+region and overall (docs/validation.md).
+
+A table of your own: a CSV with the columns op,m,n,k,dtype,measured_us,chip
+(op matmul; dtype as HLO names it; chip the preset that stands for the
+measured device). Each row is simulated on its chip unless --chip names
+one for all; --set overrides keys of it.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutputFile("--json", jsonPath); err != nil {
+				return err
+			}
+			var ms []validate.Measurement
+			if len(args) == 0 {
+				b, err := validate.Builtin()
+				if err != nil {
+					return err
+				}
+				ms = b
+			}
+			for _, a := range args {
+				f, err := os.Open(a)
+				if err != nil {
+					return err
+				}
+				t, err := validate.ReadCSV(a, f)
+				f.Close()
+				if err != nil {
+					return err
+				}
+				ms = append(ms, t...)
+			}
+			bar := newProgress(cmd.ErrOrStderr(), "validate", len(ms))
+			rep, err := validate.Run(ms, validate.Options{Chip: chip, Sets: sets, OnRow: func(done, total int) { bar.set(done, "") }})
+			bar.finish()
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if rows {
+				t := tablewriter.NewTable(w)
+				t.Header("table:line", "shape", "dtype", "chip", "measured us", "predicted us", "error")
+				for _, r := range rep.Rows {
+					if err := t.Append([]string{fmt.Sprintf("%s:%d", r.Source, r.Line), fmt.Sprintf("%dx%dx%d", r.M, r.N, r.K),
+						r.DType, r.SimChip, fmt.Sprintf("%.3f", r.MeasuredUs), fmt.Sprintf("%.3f", r.PredictedUs), fmt.Sprintf("%+.1f%%", 100*r.Error)}); err != nil {
+						return err
+					}
+				}
+				if err := t.Render(); err != nil {
+					return err
+				}
+			}
+			t := tablewriter.NewTable(w)
+			t.Header("rows of", "rows", "MAPE", "bias", "off by >2x", "worst")
+			for _, g := range append(rep.Groups, rep.Overall) {
+				if err := t.Append([]string{g.Name, fmt.Sprint(g.Rows), fmt.Sprintf("%.1f%%", 100*g.MAPE), fmt.Sprintf("%+.1f%%", 100*g.Bias),
+					fmt.Sprint(g.Off2x), fmt.Sprintf("%+.1f%%", 100*g.Worst)}); err != nil {
+					return err
+				}
+			}
+			if err := t.Render(); err != nil {
+				return err
+			}
+			if jsonPath != "" {
+				b, _ := json.MarshalIndent(rep, "", "  ")
+				return writeOutput("--json", jsonPath, append(b, '\n'))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&chip, "chip", "", "simulate every row on this chip preset or config file (default: each table's own)")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a chip config key (key=value), repeatable")
+	cmd.Flags().StringVar(&jsonPath, "json", "", "write every row and group as JSON")
+	cmd.Flags().BoolVar(&rows, "rows", false, "print every row, not only the groups")
+	return cmd
+}

@@ -1,0 +1,160 @@
+// Package validate holds Pulse's times against measured ones: it reads
+// measurement tables (the published TPU timings that ship with Pulse, or a
+// user's), builds each workload as JAX emits it, simulates it on a chip
+// and reports predicted against measured (docs/validation.md).
+package validate
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A Measurement is one measured kernel: what ran, on what, how long.
+type Measurement struct {
+	Source string `json:"source"` // table file name
+	Line   int    `json:"line"`   // its line there
+	Op     string `json:"op"`     // "matmul"
+	M      int64  `json:"m"`
+	N      int64  `json:"n"`
+	K      int64  `json:"k"`
+	DType  string `json:"dtype"` // operand and result element type, as HLO names it
+	// Chip is the preset the measurement's device corresponds to
+	// ("tpuv3core": one TPU v3 TensorCore; "tpuv4": a TPU v4 chip).
+	Chip       string  `json:"chip"`
+	MeasuredUs float64 `json:"measured_us"` // device time of the kernel, launch overhead excluded where the table says so
+}
+
+// A table format: the header that names it and how a row reads.
+type format struct {
+	name   string
+	header []string
+	row    func(rec map[string]string) (Measurement, error)
+}
+
+var formats = []format{
+	{ // LLMCompass's TPU v3 matmuls: latency_ms already excludes overhead_ms.
+		name:   "llmcompass-matmul",
+		header: []string{"m", "n", "k", "latency_ms", "overhead_ms", "tflops"},
+		row: func(r map[string]string) (Measurement, error) {
+			ms, err := num(r, "latency_ms")
+			return Measurement{Op: "matmul", DType: "bf16", Chip: "tpuv3core", MeasuredUs: ms * 1000}, err
+		},
+	},
+	{ // SCALE-Sim's validation set: TPU v4 fusions of f16 jnp.matmul.
+		name:   "scalesim-validation",
+		header: []string{"kernel_name", "dim_m", "dim_n", "dim_k", "fusion_avg"},
+		row: func(r map[string]string) (Measurement, error) {
+			us, err := num(r, "fusion_avg")
+			return Measurement{Op: "matmul", DType: "f16", Chip: "tpuv4", MeasuredUs: us}, err
+		},
+	},
+	{ // A user's table: op, shape, dtype, time, chip.
+		name:   "pulse",
+		header: []string{"op", "m", "n", "k", "dtype", "measured_us", "chip"},
+		row: func(r map[string]string) (Measurement, error) {
+			us, err := num(r, "measured_us")
+			return Measurement{Op: r["op"], DType: r["dtype"], Chip: r["chip"], MeasuredUs: us}, err
+		},
+	},
+}
+
+func num(r map[string]string, key string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(r[key]), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a number", key, r[key])
+	}
+	return v, nil
+}
+
+// dims reads m, n, k under the names a format gives them.
+func dims(r map[string]string) (m, n, k int64, err error) {
+	get := func(keys ...string) int64 {
+		for _, key := range keys {
+			if v, ok := r[key]; ok {
+				x, e := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				if e != nil || x <= 0 {
+					err = fmt.Errorf("%s: %q is not a positive integer", key, v)
+				}
+				return x
+			}
+		}
+		return 0
+	}
+	m, n, k = get("m", "dim_m"), get("n", "dim_n"), get("k", "dim_k")
+	return
+}
+
+// ReadCSV reads a measurement table named name (for messages). The format
+// is known by its header (README of ../shared/reference/silicon, or
+// op,m,n,k,dtype,measured_us,chip); errors are name:line: message.
+func ReadCSV(name string, r io.Reader) ([]Measurement, error) {
+	cr := csv.NewReader(r)
+	cr.TrimLeadingSpace = true
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s:1: no header: %v", name, err)
+	}
+	var f *format
+	for i := range formats {
+		if containsAll(header, formats[i].header) {
+			f = &formats[i]
+			break
+		}
+	}
+	if f == nil {
+		return nil, fmt.Errorf("%s:1: unknown table: the header %q is none of %s", name, strings.Join(header, ","), formatNames())
+	}
+	var out []Measurement
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+		}
+		row := map[string]string{}
+		for i, h := range header {
+			if i < len(rec) {
+				row[strings.TrimSpace(h)] = rec[i]
+			}
+		}
+		m, err := f.row(row)
+		if err == nil {
+			m.M, m.N, m.K, err = dims(row)
+		}
+		if err == nil && m.MeasuredUs <= 0 {
+			err = fmt.Errorf("the measured time %g is not positive", m.MeasuredUs)
+		}
+		if err == nil && m.Op != "matmul" {
+			err = fmt.Errorf("op %q: validate builds matmul workloads", m.Op)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+		}
+		m.Source, m.Line = name, line
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func containsAll(header, want []string) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(header, func(h string) bool { return strings.TrimSpace(h) == w }) {
+			return false
+		}
+	}
+	return true
+}
+
+func formatNames() string {
+	var ns []string
+	for _, f := range formats {
+		ns = append(ns, f.name+" ("+strings.Join(f.header, ",")+")")
+	}
+	return strings.Join(ns, "; ")
+}

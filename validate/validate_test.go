@@ -1,0 +1,80 @@
+package validate_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pulse-sim/pulse/validate"
+)
+
+func TestReadCSVFormats(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		want       validate.Measurement
+		err        string
+	}{
+		{"v3.csv", "m,n,k,latency_ms,overhead_ms,tflops\n64,128,256,0.5,0.12,1\n",
+			validate.Measurement{Source: "v3.csv", Line: 2, Op: "matmul", M: 64, N: 128, K: 256, DType: "bf16", Chip: "tpuv3core", MeasuredUs: 500}, ""},
+		{"v4.csv", "kernel_name,dim_m,dim_n,dim_k,fusion_avg,fusion_min\nmatmul_1x2x3,1,2,3,1.5,1.2\n",
+			validate.Measurement{Source: "v4.csv", Line: 2, Op: "matmul", M: 1, N: 2, K: 3, DType: "f16", Chip: "tpuv4", MeasuredUs: 1.5}, ""},
+		{"mine.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,8,8,f32,2,teach16\n",
+			validate.Measurement{Source: "mine.csv", Line: 2, Op: "matmul", M: 8, N: 8, K: 8, DType: "f32", Chip: "teach16", MeasuredUs: 2}, ""},
+		{"bad.csv", "a,b\n1,2\n", validate.Measurement{}, "bad.csv:1: unknown table"},
+		{"neg.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,-8,8,f32,2,teach16\n", validate.Measurement{}, `neg.csv:2: n: "-8" is not a positive integer`},
+		{"zero.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,8,8,f32,0,teach16\n", validate.Measurement{}, "zero.csv:2: the measured time 0 is not positive"},
+		{"op.csv", "op,m,n,k,dtype,measured_us,chip\nconv,8,8,8,f32,1,teach16\n", validate.Measurement{}, `op.csv:2: op "conv"`},
+	} {
+		ms, err := validate.ReadCSV(c.name, strings.NewReader(c.text))
+		if c.err != "" {
+			require.ErrorContains(t, err, c.err, c.name)
+			continue
+		}
+		require.NoError(t, err, c.name)
+		require.Equal(t, []validate.Measurement{c.want}, ms, c.name)
+	}
+}
+
+// The shipped tables read whole: 20 TPU v3 matmuls and 686 TPU v4 ones.
+func TestBuiltin(t *testing.T) {
+	ms, err := validate.Builtin()
+	require.NoError(t, err)
+	n := map[string]int{}
+	for _, m := range ms {
+		n[m.Source]++
+	}
+	require.Equal(t, map[string]int{"tpuv3_matmul.csv": 20, "tpuv4_gemm_f16_small.csv": 343, "tpuv4_gemm_f16_large.csv": 343}, n)
+}
+
+// Run simulates each workload and compares: the predicted time is the
+// cycles at the chip's clock, and the groups count rows.
+func TestRunPredicts(t *testing.T) {
+	ms := []validate.Measurement{
+		{Source: "t.csv", Line: 2, Op: "matmul", M: 1024, N: 1024, K: 1024, DType: "bf16", Chip: "tpuv4core", MeasuredUs: 30},
+		{Source: "t.csv", Line: 3, Op: "matmul", M: 64, N: 64, K: 64, DType: "bf16", Chip: "tpuv4core", MeasuredUs: 1},
+	}
+	rep, err := validate.Run(ms, validate.Options{})
+	require.NoError(t, err)
+	require.Len(t, rep.Rows, 2)
+	for _, r := range rep.Rows {
+		require.Positive(t, r.Cycles)
+		require.InDelta(t, (r.PredictedUs-r.MeasuredUs)/r.MeasuredUs, r.Error, 1e-12)
+	}
+	require.Equal(t, 2, rep.Overall.Rows)
+	names := []string{}
+	for _, g := range rep.Groups {
+		names = append(names, g.Name)
+	}
+	require.Equal(t, []string{"t.csv", "t.csv matmul large", "t.csv matmul small"}, names)
+
+	// Cycles at the chip's clock (tpuv4core: 1050 MHz; --set moves it; the
+	// run ends on the simulated clock, not on a cycle edge).
+	require.InEpsilon(t, float64(rep.Rows[0].Cycles)/1050, rep.Rows[0].PredictedUs, 1e-3)
+	slow, err := validate.Run(ms[:1], validate.Options{Sets: []string{"clock_mhz=525"}})
+	require.NoError(t, err)
+	require.InEpsilon(t, float64(slow.Rows[0].Cycles)/525, slow.Rows[0].PredictedUs, 1e-3)
+
+	_, err = validate.Run(ms[:1], validate.Options{Chip: "no-such-chip"})
+	require.ErrorContains(t, err, "t.csv:2: the measurement's chip no-such-chip")
+}
