@@ -19,7 +19,9 @@ func TestValidateUserTable(t *testing.T) {
 	require.Contains(t, stdout, "256x256x256")
 	require.Contains(t, stdout, "overall")
 	var rep struct {
-		Rows    []struct{ PredictedUs float64 `json:"predicted_us"` }
+		Rows []struct {
+			PredictedUs float64 `json:"predicted_us"`
+		}
 		Overall struct{ Rows int }
 	}
 	require.NoError(t, json.Unmarshal(mustRead(t, out), &rep))
