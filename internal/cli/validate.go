@@ -8,6 +8,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
 
+	"github.com/pulse-sim/pulse/traces"
 	"github.com/pulse-sim/pulse/validate"
 )
 
@@ -16,10 +17,11 @@ func newValidate() *cobra.Command {
 		chip     string
 		sets     []string
 		jsonPath string
+		plotPath string
 		rows     bool
 	)
 	cmd := &cobra.Command{
-		Use:   "validate [TABLE.csv ...] [--chip NAME] [--json FILE] [--rows]",
+		Use:   "validate [TABLE.csv ...] [--chip NAME] [--json FILE] [--plot FILE.png] [--rows]",
 		Short: "Hold simulated times against measured TPU timings",
 		Long: `Read measurement tables (with none: the published TPU v3 and v4 GEMM timings
 that ship with Pulse), build each workload as JAX emits it, simulate it
@@ -35,6 +37,14 @@ one for all; --set overrides keys of it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutputFile("--json", jsonPath); err != nil {
 				return err
+			}
+			if plotPath != "" {
+				if err := traces.CheckChartPath(plotPath); err != nil {
+					return usagef("--plot %v", err)
+				}
+				if err := checkOutputFile("--plot", plotPath); err != nil {
+					return err
+				}
 			}
 			var ms []validate.Measurement
 			if len(args) == 0 {
@@ -87,6 +97,11 @@ one for all; --set overrides keys of it.`,
 			if err := t.Render(); err != nil {
 				return err
 			}
+			if plotPath != "" {
+				if err := rep.SaveScatter(plotPath); err != nil {
+					return fmt.Errorf("--plot %s: %v", plotPath, err)
+				}
+			}
 			if jsonPath != "" {
 				b, _ := json.MarshalIndent(rep, "", "  ")
 				return writeOutput("--json", jsonPath, append(b, '\n'))
@@ -98,5 +113,6 @@ one for all; --set overrides keys of it.`,
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a chip config key (key=value), repeatable")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write every row and group as JSON")
 	cmd.Flags().BoolVar(&rows, "rows", false, "print every row, not only the groups")
+	cmd.Flags().StringVar(&plotPath, "plot", "", "draw predicted against measured, log-log, to this chart (.svg, .png, ...)")
 	return cmd
 }

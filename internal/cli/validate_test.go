@@ -14,7 +14,8 @@ func TestValidateUserTable(t *testing.T) {
 	dir := t.TempDir()
 	table := write(t, dir, "mine.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,256,256,256,bf16,2.5,tpuv4core\nmatmul,64,64,64,f32,1,tpuv4core\n")
 	out := filepath.Join(dir, "v.json")
-	code, stdout, stderr := runCLI("validate", table, "--json", out, "--rows")
+	png := filepath.Join(dir, "v.png")
+	code, stdout, stderr := runCLI("validate", table, "--json", out, "--rows", "--plot", png)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "256x256x256")
 	require.Contains(t, stdout, "overall")
@@ -28,6 +29,11 @@ func TestValidateUserTable(t *testing.T) {
 	require.Len(t, rep.Rows, 2)
 	require.Equal(t, 2, rep.Overall.Rows)
 	require.Positive(t, rep.Rows[0].PredictedUs)
+	require.FileExists(t, png)
+
+	code, _, stderr = runCLI("validate", table, "--plot", filepath.Join(dir, "v.txt"))
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "unknown chart format")
 
 	bad := write(t, dir, "bad.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,x,8,f32,1,tpuv4core\n")
 	code, _, stderr = runCLI("validate", bad)
