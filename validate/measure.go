@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // A Measurement is one measured kernel: what ran, on what, how long.
@@ -129,6 +131,9 @@ func ReadCSV(name string, r io.Reader) ([]Measurement, error) {
 		}
 		if err == nil && m.MeasuredUs <= 0 {
 			err = fmt.Errorf("the measured time %g is not positive", m.MeasuredUs)
+		}
+		if t, ok := hlo.LookupElem(m.DType); err == nil && (!ok || t.Kind == hlo.KindOther) {
+			err = fmt.Errorf("dtype %q is not an HLO element type of numbers (f32, bf16, f16, s8, ...)", m.DType)
 		}
 		if err == nil && m.Op != "matmul" {
 			err = fmt.Errorf("op %q: validate builds matmul workloads", m.Op)

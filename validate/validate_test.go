@@ -24,6 +24,7 @@ func TestReadCSVFormats(t *testing.T) {
 		{"bad.csv", "a,b\n1,2\n", validate.Measurement{}, "bad.csv:1: unknown table"},
 		{"neg.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,-8,8,f32,2,teach16\n", validate.Measurement{}, `neg.csv:2: n: "-8" is not a positive integer`},
 		{"zero.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,8,8,f32,0,teach16\n", validate.Measurement{}, "zero.csv:2: the measured time 0 is not positive"},
+		{"dt.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,8,8,q9,1,teach16\n", validate.Measurement{}, `dt.csv:2: dtype "q9" is not an HLO element type`},
 		{"op.csv", "op,m,n,k,dtype,measured_us,chip\nconv,8,8,8,f32,1,teach16\n", validate.Measurement{}, `op.csv:2: op "conv"`},
 	} {
 		ms, err := validate.ReadCSV(c.name, strings.NewReader(c.text))
