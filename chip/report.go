@@ -130,7 +130,7 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 	r := &Report{
 		SchemaVersion: SchemaVersion, Chip: c.Name, Program: program, TimingOnly: timingOnly,
 		ClockMHz: m.Clock.MHz(), Cycles: cycles, Seconds: secs, Instructions: m.Retired(), FLOPs: m.FLOPs(),
-		PeakFLOPsPerSecond: 2 * float64(c.MXU.Rows*c.MXU.Cols*c.MXU.Count) * m.Clock.MHz() * 1e6,
+		PeakFLOPsPerSecond: 2 * float64(c.MXU.Rows*c.MXU.Cols*c.MXU.Count*c.NumCores()) * m.Clock.MHz() * 1e6,
 		Units:              map[string]UnitReport{}, Stalls: map[string]StallsOf{},
 	}
 	if secs > 0 {
@@ -140,12 +140,24 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 	if sl := m.Slice; sl != nil {
 		r.Slice = &SliceReport{ControlDependsOnData: sl.Steers, ComputedInstructions: sl.Computed, UnitInstructions: sl.Units, Runs: sl.Runs}
 	}
+	cores := m.Cores // every core of a multi-core chip, core 0 first
+	if len(cores) == 0 {
+		cores = []*core.Model{m}
+	}
 	var macs int64
-	for _, a := range m.Arrays {
-		macs += a.MACs
+	r.Instructions, r.FLOPs = 0, 0
+	for _, cm := range cores {
+		for _, a := range cm.Arrays {
+			macs += a.MACs
+		}
+		r.Instructions += cm.Retired()
+		r.FLOPs += cm.FLOPs()
+	}
+	if secs > 0 {
+		r.AchievedFLOPsPerSecond = float64(r.FLOPs) / secs
 	}
 	if cycles > 0 {
-		r.MXUMacUtilization = float64(macs) / (float64(c.MXU.Rows*c.MXU.Cols*c.MXU.Count) * float64(cycles))
+		r.MXUMacUtilization = float64(macs) / (float64(c.MXU.Rows*c.MXU.Cols*c.MXU.Count*c.NumCores()) * float64(cycles))
 	}
 	add := func(name string, a *core.Accounting, n int64) {
 		// Whole cycles per state; idle takes the rounding so that the
@@ -160,12 +172,18 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 		st.Idle = cycles - ur.BusyCycles - st.Semaphore - st.Structural - st.Memory - st.BankConflict
 		r.Stalls[name] = st
 	}
-	add("scalar", m.Seq.Accounting(), 0)
-	for _, u := range m.Units {
-		add(u.Name, u.Accounting(), u.Instructions)
+	for k, cm := range cores {
+		scalar := "scalar"
+		if k > 0 {
+			scalar = fmt.Sprintf("core%d.scalar", k)
+		}
+		add(scalar, cm.Seq.Accounting(), 0)
+		for _, u := range cm.Units {
+			add(u.Name, u.Accounting(), u.Instructions)
+		}
+		r.SRAMBankConflictStallCycles += cm.SRAMBanks.ConflictCycles
+		r.ACCBankConflictStallCycles += cm.ACCBanks.ConflictCycles
 	}
-	r.SRAMBankConflictStallCycles = m.SRAMBanks.ConflictCycles
-	r.ACCBankConflictStallCycles = m.ACCBanks.ConflictCycles
 	st := m.HBM.Stats()
 	r.HBM = HBMReport{Model: c.HBM.Model, BytesRead: st.BytesRead, BytesWritten: st.BytesWritten, PeakBytesPerSecond: m.HBM.PeakBytesPerSecond(),
 		DMABytesPerSecond: m.DMABytesPerSecond(), AttainableBytesPerSecond: m.AttainableBytesPerSecond(),
@@ -299,12 +317,16 @@ func safeDiv(a, b float64) float64 {
 // unitOrder lists units as the chip does: scalar, DMA engines, MXUs, VPU, XLUs.
 func (r *Report) unitOrder() []string {
 	rank := func(n string) string {
+		core := "00" // a multi-core chip's core<k>.<unit> after core 0's units, in core order
+		if c, unit, ok := strings.Cut(n, "."); ok && strings.HasPrefix(c, "core") {
+			core, n = fmt.Sprintf("%02s", strings.TrimPrefix(c, "core")), unit
+		}
 		for i, p := range []string{"scalar", "dma", "mxu", "vpu", "xlu"} {
 			if strings.HasPrefix(n, p) {
-				return fmt.Sprintf("%d%s%04s", i, p, strings.TrimPrefix(n, p))
+				return fmt.Sprintf("%s%d%s%04s", core, i, p, strings.TrimPrefix(n, p))
 			}
 		}
-		return "9" + n
+		return core + "9" + n
 	}
 	names := make([]string, 0, len(r.Units))
 	for n := range r.Units {

@@ -24,16 +24,26 @@ type Chip struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
 	ClockMHz    int    `yaml:"clock_mhz"`
-	Scalar      Scalar `yaml:"scalar"`
-	QueueDepth  int    `yaml:"queue_depth"` // instructions each unit queue holds
-	MXU         MXU    `yaml:"mxu"`
-	VPU         VPU    `yaml:"vpu"`
-	XLU         XLU    `yaml:"xlu"`
-	DMA         DMA    `yaml:"dma"`
-	HBM         HBM    `yaml:"hbm"`
-	SRAM        Banked `yaml:"sram"`
-	ACC         Banked `yaml:"acc"`
-	Memory      Memory `yaml:"memory"`
+	// Cores is the TensorCores of the chip (0 or 1: one). The cores share
+	// the chip's HBM (hbm, memory.hbm_bytes) and its host link; each has
+	// everything else of its own (a sequencer, the mxu, vpu, xlu and dma
+	// units, sram, acc and smem): the other sections describe one core.
+	// One program runs on every core, each doing its share of a kernel
+	// (docs/multicore.md).
+	Cores int `yaml:"cores"`
+	// CoreSyncNS is the time the cores take to meet at the end of a kernel
+	// (the barrier after which every core may read what the others wrote).
+	CoreSyncNS float64 `yaml:"core_sync_ns"`
+	Scalar     Scalar  `yaml:"scalar"`
+	QueueDepth int     `yaml:"queue_depth"` // instructions each unit queue holds
+	MXU        MXU     `yaml:"mxu"`
+	VPU        VPU     `yaml:"vpu"`
+	XLU        XLU     `yaml:"xlu"`
+	DMA        DMA     `yaml:"dma"`
+	HBM        HBM     `yaml:"hbm"`
+	SRAM       Banked  `yaml:"sram"`
+	ACC        Banked  `yaml:"acc"`
+	Memory     Memory  `yaml:"memory"`
 	// Host is the link to the host's memory (infeed, outfeed).
 	Host Host `yaml:"host"`
 	// ICI is the interconnect between chips (multi-device runs).
@@ -584,7 +594,20 @@ func setKey(m *yaml.Node, key, val string) error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("--set %s: unknown key %q", key, strings.Join(parts[:i+1], "."))
+			if _, known := keyMeta[key]; !known || n.Kind != yaml.MappingNode {
+				return fmt.Errorf("--set %s: unknown key %q", key, strings.Join(parts[:i+1], "."))
+			}
+			// A key the file leaves out (a preset of one core has no
+			// cores key): added, with the sections on its way.
+			for j, q := range parts[i:] {
+				next := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+				if i+j == len(parts)-1 {
+					next = &yaml.Node{Kind: yaml.ScalarNode}
+				}
+				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: q}, next)
+				n = next
+			}
+			break
 		}
 	}
 	switch n.Kind {
@@ -645,3 +668,6 @@ func ParseAddressMapping(m string, d DRAM) ([]AddressField, error) {
 	}
 	return out, nil
 }
+
+// NumCores is the TensorCores of the chip (Cores, at least 1).
+func (c *Chip) NumCores() int { return max(c.Cores, 1) }

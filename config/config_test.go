@@ -8,7 +8,7 @@ import (
 )
 
 func TestPresets(t *testing.T) {
-	require.Equal(t, []string{"teach16", "tpuv1", "tpuv3core", "tpuv4core", "trn1nc"}, Presets())
+	require.Equal(t, []string{"teach16", "tpuv1", "tpuv3core", "tpuv4", "tpuv4core", "trn1nc"}, Presets())
 	for _, n := range Presets() {
 		c, err := Load(n, nil)
 		require.NoError(t, err, n)

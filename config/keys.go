@@ -67,6 +67,8 @@ var keyMeta = map[string]meta{
 	"name":                           {doc: "the chip's name"},
 	"description":                    {doc: "one line about the chip"},
 	"clock_mhz":                      r("MHz", 1, 100000, "core clock"),
+	"cores":                          r("cores", 0, 16, "TensorCores sharing the chip's HBM; every other section is one core's (0: one)"),
+	"core_sync_ns":                   r("ns", 0, 1e6, "the cores meeting at the end of a kernel (multi-core chips)"),
 	"scalar.issue_width":             r("instructions/cycle", 1, 16, "instructions the sequencer issues per cycle"),
 	"scalar.branch_penalty":          r("cycles", 0, 1000, "extra cycles after a taken branch"),
 	"scalar.smem_latency":            r("cycles", 1, 1000, "cycles of a scalar-memory load"),

@@ -44,6 +44,11 @@ type Options struct {
 	Link Link
 	// Device is this model's global device id in a multi-device run.
 	Device int
+	// Core is this model's core of a chip of several (config.Chip.Cores;
+	// cores.go): its units are named core<k>.<unit> beyond core 0, and it
+	// uses HBM, the chip's shared memory model, when that is set.
+	Core int
+	HBM  memory.HBM
 }
 
 // Observer watches a run: Attach adds its hooks to the sequencer, the units
@@ -70,6 +75,10 @@ type Model struct {
 	Units           []*Unit
 	Arrays          []*systolic.Array
 	DMAs            []*dma.Engine
+	// Cores are the models of every core of a multi-core chip, core 0
+	// first, on each of them (nil on a chip of one core): Simulate returns
+	// core 0's, and reports read the others through it.
+	Cores []*Model
 	// SRAMBanks and ACCBanks time the vector, cross-lane and DMA accesses to
 	// on-chip memory (the MXUs' operand paths are dedicated).
 	SRAMBanks *memory.Banks
@@ -116,7 +125,9 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	if chip.VPU.ClockMHz > 0 {
 		m.VClock = sim.NewClockMHz("vector", float64(chip.VPU.ClockMHz))
 	}
-	if chip.HBM.Model == "banked" {
+	if opt.HBM != nil {
+		m.HBM = opt.HBM
+	} else if chip.HBM.Model == "banked" {
 		bc, err := BankedConfig(chip)
 		if err != nil {
 			return nil, err
@@ -134,7 +145,11 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	m.Seq.acct.pc = -1
 	m.Seq.acct.observe(&m.Seq.Hookable, -1)
 	add := func(id ref.UnitID, clk sim.Clock, t timer) {
-		u := &Unit{ID: id, Name: id.String(), Index: len(m.Units), m: m, clock: clk, timer: t,
+		name := id.String()
+		if opt.Core > 0 {
+			name = fmt.Sprintf("core%d.%s", opt.Core, name)
+		}
+		u := &Unit{ID: id, Name: name, Index: len(m.Units), m: m, clock: clk, timer: t,
 			queue: sim.NewPort[pending](m.Eng, chip.QueueDepth), lastPC: -1}
 		u.acct.pc = -1
 		u.acct.observe(&u.Hookable, u.Index)
@@ -342,8 +357,15 @@ func (m *Model) deadlock() error {
 	return d
 }
 
-// End is the time the last instruction completed.
-func (m *Model) End() sim.Time { return m.last }
+// End is the time the last instruction completed (on any core of the
+// chip).
+func (m *Model) End() sim.Time {
+	end := m.last
+	for _, c := range m.Cores {
+		end = max(end, c.last)
+	}
+	return end
+}
 
 // Cycles is the run's length in core cycles.
 func (m *Model) Cycles() int64 { return m.Clock.CyclesCeil(m.End()) }
@@ -355,10 +377,10 @@ func (m *Model) Retired() int64 { return m.retired }
 // element of vector arithmetic.
 func (m *Model) FLOPs() int64 { return m.flops }
 
-// DMABytesPerSecond is what the DMA engines can move together: engines x
+// DMABytesPerSecond is what the DMA engines of every core can move together: engines x
 // the per-engine cap, or 0 when the engines have no cap of their own.
 func (m *Model) DMABytesPerSecond() float64 {
-	return float64(m.Chip.DMA.Engines) * m.Chip.DMA.EngineGBps * 1e9
+	return float64(m.Chip.NumCores()*m.Chip.DMA.Engines) * m.Chip.DMA.EngineGBps * 1e9
 }
 
 // AttainableBytesPerSecond is the memory roof a kernel can reach: HBM's

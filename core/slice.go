@@ -97,6 +97,13 @@ type slice struct {
 }
 
 func runOnce(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.Machine) error, s *slice) (*Model, error) {
+	if chip.NumCores() > 1 {
+		m, err := runCores(chip, prog, opt, load, s)
+		if m != nil && s != nil {
+			s.note(prog, m)
+		}
+		return m, err
+	}
 	m, err := New(chip, prog, opt)
 	if err != nil {
 		return nil, err
@@ -112,15 +119,20 @@ func runOnce(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.M
 	}
 	err = m.Run()
 	if s != nil {
-		n := 0
-		for pc, c := range s.compute {
-			if c && prog.Code[pc].Op.Info().Unit != isa.UnitScalar {
-				n++
-			}
-		}
-		s.info.Computed = n
-		s.info.Sample = ref.DescribeSlice(prog, s.compute, 3)
-		m.Slice = s.info
+		s.note(prog, m)
 	}
 	return m, err
+}
+
+// note records in m what the slice computed.
+func (s *slice) note(prog *exe.Program, m *Model) {
+	n := 0
+	for pc, c := range s.compute {
+		if c && prog.Code[pc].Op.Info().Unit != isa.UnitScalar {
+			n++
+		}
+	}
+	s.info.Computed = n
+	s.info.Sample = ref.DescribeSlice(prog, s.compute, 3)
+	m.Slice = s.info
 }

@@ -1,6 +1,7 @@
 package energy
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/pulse-sim/pulse/config"
@@ -54,26 +55,61 @@ func NewReport(m *core.Model, busy map[string]int64) *Report {
 		return u
 	}
 	// Dynamic: each instruction's actions, to the unit that ran it and the
-	// memories it touched.
+	// memories it touched; static: compute units by their busy time, the
+	// rest always. On a chip of several cores each core's are its own
+	// (named core<k>.<name> beyond core 0), and its static powers are a
+	// core's share of the chip (docs/energy.md).
+	cores := m.Cores
+	if len(cores) == 0 {
+		cores = []*core.Model{m}
+	}
 	var total Dynamic
-	for pc := range m.Prog.Code {
-		a := m.ActionsAt(pc)
-		d := p.Of(a)
-		total.MXU += d.MXU
-		total.SRAM += d.SRAM
-		total.ACC += d.ACC
-		total.HBM += d.HBM
-		total.DMA += d.DMA
-		total.VPU += d.VPU
-		total.XLU += d.XLU
-		total.Scalar += d.Scalar
-		if u := m.UnitOf(pc); u != nil {
-			unit(u.Name).DynamicJoules += (d.MXU + d.DMA + d.VPU + d.XLU) * 1e-12
+	e := c.Energy
+	seconds := func(cyc int64) float64 { return float64(cyc) / (m.Clock.MHz() * 1e6) }
+	for k, cm := range cores {
+		pre := ""
+		if k > 0 {
+			pre = fmt.Sprintf("core%d.", k)
 		}
-		unit("scalar").DynamicJoules += d.Scalar * 1e-12
-		unit("sram").DynamicJoules += d.SRAM * 1e-12
-		unit("acc").DynamicJoules += d.ACC * 1e-12
-		unit("hbm").DynamicJoules += d.HBM * 1e-12
+		for pc := range cm.Prog.Code {
+			a := cm.ActionsAt(pc)
+			d := p.Of(a)
+			total.MXU += d.MXU
+			total.SRAM += d.SRAM
+			total.ACC += d.ACC
+			total.HBM += d.HBM
+			total.DMA += d.DMA
+			total.VPU += d.VPU
+			total.XLU += d.XLU
+			total.Scalar += d.Scalar
+			if u := cm.UnitOf(pc); u != nil {
+				unit(u.Name).DynamicJoules += (d.MXU + d.DMA + d.VPU + d.XLU) * 1e-12
+			}
+			unit(pre + "scalar").DynamicJoules += d.Scalar * 1e-12
+			unit(pre + "sram").DynamicJoules += d.SRAM * 1e-12
+			unit(pre + "acc").DynamicJoules += d.ACC * 1e-12
+			unit("hbm").DynamicJoules += d.HBM * 1e-12
+		}
+		gated := func(name string, w float64) {
+			b := min(seconds(busy[name]), secs)
+			unit(name).StaticJoules += w * (b + e.IdleFactor*(secs-b))
+		}
+		gated(pre+"scalar", e.StaticW.Scalar)
+		for _, u := range cm.Units {
+			switch u.ID.Class {
+			case isa.UnitMXU:
+				gated(u.Name, e.StaticW.MXU)
+			case isa.UnitVPU:
+				gated(u.Name, e.StaticW.VPU)
+			case isa.UnitXLU:
+				gated(u.Name, e.StaticW.XLU)
+			case isa.UnitDMA:
+				gated(u.Name, e.StaticW.DMA)
+			}
+		}
+		for name, w := range map[string]float64{pre + "sram": e.StaticW.SRAM, pre + "acc": e.StaticW.ACC, "hbm": e.StaticW.HBM, "other": e.StaticW.Other} {
+			unit(name).StaticJoules += w * secs
+		}
 	}
 	st := m.HBM.Stats()
 	var activations int64
@@ -87,29 +123,6 @@ func NewReport(m *core.Model, busy map[string]int64) *Report {
 		"hbm_transfer": total.HBM * 1e-12, "hbm_activate": act, "hbm_refresh": ref, "dma": total.DMA * 1e-12,
 		"vpu": total.VPU * 1e-12, "xlu": total.XLU * 1e-12, "scalar": total.Scalar * 1e-12}
 
-	// Static: compute units by their busy time, the rest always.
-	e := c.Energy
-	seconds := func(cyc int64) float64 { return float64(cyc) / (m.Clock.MHz() * 1e6) }
-	gated := func(name string, w float64) {
-		b := min(seconds(busy[name]), secs)
-		unit(name).StaticJoules += w * (b + e.IdleFactor*(secs-b))
-	}
-	gated("scalar", e.StaticW.Scalar)
-	for _, u := range m.Units {
-		switch u.ID.Class {
-		case isa.UnitMXU:
-			gated(u.Name, e.StaticW.MXU)
-		case isa.UnitVPU:
-			gated(u.Name, e.StaticW.VPU)
-		case isa.UnitXLU:
-			gated(u.Name, e.StaticW.XLU)
-		case isa.UnitDMA:
-			gated(u.Name, e.StaticW.DMA)
-		}
-	}
-	for name, w := range map[string]float64{"sram": e.StaticW.SRAM, "acc": e.StaticW.ACC, "hbm": e.StaticW.HBM, "other": e.StaticW.Other} {
-		unit(name).StaticJoules += w * secs
-	}
 	// Summed in name order: floating-point sums in map order would differ
 	// in the last digit from run to run.
 	names := make([]string, 0, len(units))
@@ -128,15 +141,18 @@ func NewReport(m *core.Model, busy map[string]int64) *Report {
 	if secs > 0 {
 		r.AverageWatts = r.TotalJoules / secs
 	}
-	var macs int64
-	for _, n := range m.TotalActions().MACs {
-		macs += n
+	var macs, flops int64
+	for _, cm := range cores {
+		for _, n := range cm.TotalActions().MACs {
+			macs += n
+		}
+		flops += cm.FLOPs()
 	}
 	if macs > 0 {
 		r.PJPerMAC = r.TotalJoules * 1e12 / float64(macs)
 	}
 	if r.TotalJoules > 0 {
-		r.FLOPsPerJoule = float64(m.FLOPs()) / r.TotalJoules
+		r.FLOPsPerJoule = float64(flops) / r.TotalJoules
 		r.TOPSPerWatt = r.FLOPsPerJoule / 1e12
 	}
 	return r
@@ -178,6 +194,11 @@ func AreaOf(c *config.Chip) *Area {
 		"dma":    float64(c.DMA.Engines) * a.DMAmm2 * s,
 		"scalar": a.Scalarmm2 * s,
 		"fixed":  a.Fixedmm2,
+	}
+	// A chip of several cores: every component is per core (fixed_mm2 is
+	// a core's share of I/O, PHYs and control).
+	for k, v := range comp {
+		comp[k] = v * float64(c.NumCores())
 	}
 	r := &Area{TechnologyNM: c.TechnologyNM, Components: comp}
 	for _, k := range []string{"mxu", "sram", "acc", "vpu", "xlu", "dma", "scalar", "fixed"} {

@@ -22,6 +22,12 @@ const (
 	SemLink     = 31
 	SemLinkDone = 30
 	LinkWord    = 8
+	// CoreWord is the scalar-memory byte where a core of a multi-core
+	// chip finds its number (0 on a chip of one core), and CoreSyncID
+	// the number at LinkWord that rings the chip's core barrier rather
+	// than a collective (core.CoreSync).
+	CoreWord   = 248
+	CoreSyncID = -1
 	// MaxSyncCount is the largest wait/signal count on a unit instruction.
 	MaxSyncCount = 1<<10 - 1
 	// MaxUnitIndex is the largest unit index (which MXU, which DMA engine).

@@ -115,6 +115,10 @@ func leaves(v *value) []*value {
 // destinations elsewhere go through temporaries first, so that a body that
 // swaps two loop values reads each before it is overwritten.
 func (c *compiler) copyInto(at *hlo.Instruction, dst, src *value, what string) error {
+	return c.onCores(func() error { return c.copyIntoOnce(at, dst, src, what) })
+}
+
+func (c *compiler) copyIntoOnce(at *hlo.Instruction, dst, src *value, what string) error {
 	d, s := leaves(dst), leaves(src)
 	if len(d) != len(s) {
 		return c.fail(at, "%s: %d arrays into %d", what, len(s), len(d))

@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
@@ -654,694 +655,714 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	if err := ep.analyze(); err != nil {
 		return err
 	}
-	// Tile sizes.
-	nM := c.chip.MXU.Count
-	if nM > 4 {
-		nM = 4
-	}
-	// The MXU's dataflow decides the tiles (docs/dataflows.md): ws holds
-	// a K x N weight tile and streams row blocks of up to 1024; os holds
-	// a block of rows x cols outputs and streams K; is holds a block of
-	// cols rows of K and streams N.
-	// A row block is computed by one instruction per MXU (ws), or by
-	// one per sub-block of sub rows, the block the array holds (os: rows
-	// of outputs; is: cols of inputs), back to back under one weight tile.
-	rows, cols := int64(c.chip.MXU.Rows), int64(c.chip.MXU.Cols)
-	Kt, Nt, mbMax, sub := min(K, rows), min(N, cols), int64(1024), int64(1<<62)
-	switch c.chip.MXU.Dataflow {
-	case "os":
-		Kt, sub = min(K, streamTile), rows
-	case "is":
-		Nt, sub = min(N, streamTile), cols
-	}
-	// A group gives each MXU a part: colTiles column tiles side by side,
-	// each split into rowSplits parts of the row block when the columns
-	// are too few for the MXUs (attention's P.V with 64 columns, a
-	// weight gradient's 16: one MXU would do all the work). Each part
-	// loads its own copy of its rhs tile (the tiles are narrow, so the
-	// copies are a small share of the bytes).
-	colTiles := min(int64(nM), (N+Nt-1)/Nt)
-	rowSplits := max(1, min(int64(nM)/colTiles, (M+7)/8))
-	// When one column tile's rows are no more than a weight tile's, a
-	// row split would have each MXU load a whole weight tile for a short
-	// stream (a load waits for the last stream's weights to leave the
-	// array): the MXUs split K instead, MXU i taking every kSplits-th K
-	// tile into its own accumulator, and the epilogue sums them.
-	kSplits := int64(1)
-	if nk0 := (K + Kt - 1) / Kt; colTiles == 1 && nM > 1 && M <= Kt && nk0 >= 4*int64(nM) && !paths.lhsT && c.chip.MXU.Dataflow == "ws" {
-		kSplits, rowSplits = int64(nM), 1
-	}
-	nM = int(colTiles * rowSplits * kSplits)
-	esz := int64(lv.dt.Size())
-	// A transposed lhs has a staging panel per buffer set beside the
-	// panel the MXUs stream.
-	panels := int64(1)
-	if paths.lhsT {
-		panels = 2
-	}
-	// The buffer sets: deeper on a chip whose engines are capped, where
-	// the semaphores allow.
-	nset := defaultSets
-	if c.chip.DMA.EngineGBps > 0 {
-		nset = deepSets
-	}
-	sems, ok := allocDotSems(nset, nM)
-	if !ok {
-		nset = defaultSets
-		sems, _ = allocDotSems(nset, nM)
-	}
-	// tokens are each MXU's buffer sets: all of them, each K tile feeding
-	// every MXU; with K split, each MXU owns splitOwn sets of its own (MXU
-	// i's K tiles use sets i*splitOwn.., so no other MXU's stream can be
-	// reading a set it reloads).
-	tokens := nset
-	if kSplits > 1 {
-		nset = int(kSplits) * splitOwn
-		tokens = splitOwn
-		sems = allocSplitSems(nset, int(kSplits))
-	}
-	c.dotSets = nset
-	fixed := int64(nset*nM) * align64(Kt*Nt*esz)
-	perRow := int64(nset)*panels*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt)
-	mb := min(M, mbMax)
-	if lim := (c.chip.Memory.SRAMBytes - fixed - 64*int64(nset+2*nM*len(ep.bufs))) / perRow; mb > lim {
-		mb = lim
-	}
-	if lim := c.chip.Memory.ACCBytes / (2 * int64(nM) * Nt * 4); mb > lim {
-		mb = lim
-	}
-	if mb >= 8 {
-		mb -= mb % 8
-	}
-	if mb < 1 {
-		return c.fail(in, "the dot's tiles do not fit SRAM and the accumulators")
-	}
-	nk := (K + Kt - 1) / Kt
-	step := colTiles * Nt // columns per group
-	// A row block's lhs panel stays in SRAM across its column groups when
-	// that moves fewer bytes (docs/lowering.md): each group then reads
-	// only its rhs tiles, where it would read the panel again.
-	resident := false
-	if (N+step-1)/step >= 2 {
-		perRow1 := int64(nset)*(panels-1)*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt) + nk*Kt*esz
-		mb1 := min(mb, (c.chip.Memory.SRAMBytes-fixed-64*int64(nset+2*nM*len(ep.bufs)+int(nk)))/perRow1)
-		if mb1 >= 8 {
-			mb1 -= mb1 % 8
+	// A share of the output's rows [r0, r1) and columns [c0, c1) (all of
+	// them on a chip of one core; cores.go): tile positions are relative
+	// to the share's corner, which the epilogue adds.
+	recorded := false
+	lowerShare := func(r0, r1, c0, c1 int64) error {
+		M, N := r1-r0, c1-c0
+		L, R := L, R
+		L.off, R.off = slices.Clone(L.off), slices.Clone(R.off)
+		for i := range L.off {
+			L.off[i] += r0 * L.sRow
 		}
-		// Resident row blocks are each code of their own (a drain, two
-		// groups and a column-group loop: no row-block loop runs them),
-		// so they are kept to maxResidentBlocks.
-		if mb1 >= 1 && (M+mb1-1)/mb1 <= maxResidentBlocks && residentTraffic(M, K, N, step, mb, mb1) {
-			resident, mb = true, mb1
+		for i := range R.off {
+			R.off[i] += c0 * R.sCol
 		}
-	}
-	aBytes := align64(mb * Kt * esz)
-	bBytes := align64(Kt * Nt * esz)
-	lhsInSet := aBytes // the panel in each buffer set (none when resident)
-	if resident {
-		lhsInSet = 0
-	}
-	setBytes := (panels-1)*aBytes + lhsInSet + int64(nM)*bBytes
-	rhsAt := func(i int) int64 { return lhsInSet + int64(i)*bBytes } // MXU i's rhs tile in a set
-	stageAt := lhsInSet + int64(nM)*bBytes                           // a transposed lhs's staging panel in a set
-	epiBase := int64(nset) * setBytes
-	epiTile := ep.layout(mb, Nt)
-	epiHalf := int64(nM) * epiTile
-	resBase := epiBase + 2*epiHalf // the resident panel's K tiles
-	accTile := mb * Nt * 4
-	accHalf := int64(nM) * accTile
-	resBytes := int64(0)
-	if resident {
-		resBytes = nk * aBytes
-	}
-	sumBase, sumHalf := resBase+resBytes, int64(0) // split K: the partial sums added, per half
-	if kSplits > 1 {
-		sumHalf = align64(mb * Nt * 4)
-	}
-	if sumBase+2*sumHalf > c.chip.Memory.SRAMBytes || 2*accHalf > c.chip.Memory.ACCBytes {
-		return c.fail(in, "internal error: dot tiles exceed on-chip memory")
-	}
+		ep.rowBase, ep.colBase = r0, c0
+		// Tile sizes.
+		nM := c.chip.MXU.Count
+		if nM > 4 {
+			nM = 4
+		}
+		// The MXU's dataflow decides the tiles (docs/dataflows.md): ws holds
+		// a K x N weight tile and streams row blocks of up to 1024; os holds
+		// a block of rows x cols outputs and streams K; is holds a block of
+		// cols rows of K and streams N.
+		// A row block is computed by one instruction per MXU (ws), or by
+		// one per sub-block of sub rows, the block the array holds (os: rows
+		// of outputs; is: cols of inputs), back to back under one weight tile.
+		rows, cols := int64(c.chip.MXU.Rows), int64(c.chip.MXU.Cols)
+		Kt, Nt, mbMax, sub := min(K, rows), min(N, cols), int64(1024), int64(1<<62)
+		switch c.chip.MXU.Dataflow {
+		case "os":
+			Kt, sub = min(K, streamTile), rows
+		case "is":
+			Nt, sub = min(N, streamTile), cols
+		}
+		// A group gives each MXU a part: colTiles column tiles side by side,
+		// each split into rowSplits parts of the row block when the columns
+		// are too few for the MXUs (attention's P.V with 64 columns, a
+		// weight gradient's 16: one MXU would do all the work). Each part
+		// loads its own copy of its rhs tile (the tiles are narrow, so the
+		// copies are a small share of the bytes).
+		colTiles := min(int64(nM), (N+Nt-1)/Nt)
+		rowSplits := max(1, min(int64(nM)/colTiles, (M+7)/8))
+		// When one column tile's rows are no more than a weight tile's, a
+		// row split would have each MXU load a whole weight tile for a short
+		// stream (a load waits for the last stream's weights to leave the
+		// array): the MXUs split K instead, MXU i taking every kSplits-th K
+		// tile into its own accumulator, and the epilogue sums them.
+		kSplits := int64(1)
+		if nk0 := (K + Kt - 1) / Kt; colTiles == 1 && nM > 1 && M <= Kt && nk0 >= 4*int64(nM) && !paths.lhsT && c.chip.MXU.Dataflow == "ws" {
+			kSplits, rowSplits = int64(nM), 1
+		}
+		nM = int(colTiles * rowSplits * kSplits)
+		esz := int64(lv.dt.Size())
+		// A transposed lhs has a staging panel per buffer set beside the
+		// panel the MXUs stream.
+		panels := int64(1)
+		if paths.lhsT {
+			panels = 2
+		}
+		// The buffer sets: deeper on a chip whose engines are capped, where
+		// the semaphores allow.
+		nset := defaultSets
+		if c.chip.DMA.EngineGBps > 0 {
+			nset = deepSets
+		}
+		sems, ok := allocDotSems(nset, nM)
+		if !ok {
+			nset = defaultSets
+			sems, _ = allocDotSems(nset, nM)
+		}
+		// tokens are each MXU's buffer sets: all of them, each K tile feeding
+		// every MXU; with K split, each MXU owns splitOwn sets of its own (MXU
+		// i's K tiles use sets i*splitOwn.., so no other MXU's stream can be
+		// reading a set it reloads).
+		tokens := nset
+		if kSplits > 1 {
+			nset = int(kSplits) * splitOwn
+			tokens = splitOwn
+			sems = allocSplitSems(nset, int(kSplits))
+		}
+		c.dotSets = nset
+		fixed := int64(nset*nM) * align64(Kt*Nt*esz)
+		perRow := int64(nset)*panels*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt)
+		mb := min(M, mbMax)
+		if lim := (c.chip.Memory.SRAMBytes - fixed - 64*int64(nset+2*nM*len(ep.bufs))) / perRow; mb > lim {
+			mb = lim
+		}
+		if lim := c.chip.Memory.ACCBytes / (2 * int64(nM) * Nt * 4); mb > lim {
+			mb = lim
+		}
+		if mb >= 8 {
+			mb -= mb % 8
+		}
+		if mb < 1 {
+			return c.fail(in, "the dot's tiles do not fit SRAM and the accumulators")
+		}
+		nk := (K + Kt - 1) / Kt
+		step := colTiles * Nt // columns per group
+		// A row block's lhs panel stays in SRAM across its column groups when
+		// that moves fewer bytes (docs/lowering.md): each group then reads
+		// only its rhs tiles, where it would read the panel again.
+		resident := false
+		if (N+step-1)/step >= 2 {
+			perRow1 := int64(nset)*(panels-1)*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt) + nk*Kt*esz
+			mb1 := min(mb, (c.chip.Memory.SRAMBytes-fixed-64*int64(nset+2*nM*len(ep.bufs)+int(nk)))/perRow1)
+			if mb1 >= 8 {
+				mb1 -= mb1 % 8
+			}
+			// Resident row blocks are each code of their own (a drain, two
+			// groups and a column-group loop: no row-block loop runs them),
+			// so they are kept to maxResidentBlocks.
+			if mb1 >= 1 && (M+mb1-1)/mb1 <= maxResidentBlocks && residentTraffic(M, K, N, step, mb, mb1) {
+				resident, mb = true, mb1
+			}
+		}
+		aBytes := align64(mb * Kt * esz)
+		bBytes := align64(Kt * Nt * esz)
+		lhsInSet := aBytes // the panel in each buffer set (none when resident)
+		if resident {
+			lhsInSet = 0
+		}
+		setBytes := (panels-1)*aBytes + lhsInSet + int64(nM)*bBytes
+		rhsAt := func(i int) int64 { return lhsInSet + int64(i)*bBytes } // MXU i's rhs tile in a set
+		stageAt := lhsInSet + int64(nM)*bBytes                           // a transposed lhs's staging panel in a set
+		epiBase := int64(nset) * setBytes
+		epiTile := ep.layout(mb, Nt)
+		epiHalf := int64(nM) * epiTile
+		resBase := epiBase + 2*epiHalf // the resident panel's K tiles
+		accTile := mb * Nt * 4
+		accHalf := int64(nM) * accTile
+		resBytes := int64(0)
+		if resident {
+			resBytes = nk * aBytes
+		}
+		sumBase, sumHalf := resBase+resBytes, int64(0) // split K: the partial sums added, per half
+		if kSplits > 1 {
+			sumHalf = align64(mb * Nt * 4)
+		}
+		if sumBase+2*sumHalf > c.chip.Memory.SRAMBytes || 2*accHalf > c.chip.Memory.ACCBytes {
+			return c.fail(in, "internal error: dot tiles exceed on-chip memory")
+		}
 
-	c.nlabel++
-	label := fmt.Sprintf("k%d", c.nlabel)
-	flops, bytes := c.kernelCost(in, body)
-	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: "output", Pos: in.Pos, FLOPs: flops, Bytes: bytes})
-	w := &c.out
-	if bp, ok := c.planBatchedSmall(B, M, K, N, Kt, Nt, paths, affine, run, ep, esz); ok {
-		fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d in chunks of %d batches%s\n",
-			label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, bp.P, paths)
+		c.nlabel++
+		label := fmt.Sprintf("k%d", c.nlabel)
+		if !recorded {
+			flops, bytes := c.kernelCost(in, body)
+			c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: "output", Pos: in.Pos, FLOPs: flops, Bytes: bytes})
+			recorded = true
+		}
+		w := &c.out
+		if bp, ok := c.planBatchedSmall(B, M, K, N, Kt, Nt, paths, affine, run, ep, esz); ok {
+			fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d in chunks of %d batches%s\n",
+				label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, bp.P, paths)
+			fmt.Fprintf(w, ".origin %q\n", in.Name)
+			c.batchedSmallDot(in, dot, bp, L, R, dL, dR, B, M, K, N, paths, passes, accDT, ep, out)
+			return nil
+		}
+		split := ""
+		if rowSplits > 1 {
+			split = fmt.Sprintf(" (row blocks in %d parts)", rowSplits)
+		}
+		if resident {
+			split += ", each block's lhs panel kept in sram"
+		}
+		if kSplits > 1 {
+			split += fmt.Sprintf(" (K split %d ways)", kSplits)
+		}
+		fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d, %d MXUs%s, blocks of %d rows, tiles %dx%d%s\n",
+			label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, nM, split, mb, Kt, Nt, paths)
 		fmt.Fprintf(w, ".origin %q\n", in.Name)
-		c.batchedSmallDot(in, dot, bp, L, R, dL, dR, B, M, K, N, paths, passes, accDT, ep, out)
-		return nil
-	}
-	split := ""
-	if rowSplits > 1 {
-		split = fmt.Sprintf(" (row blocks in %d parts)", rowSplits)
-	}
-	if resident {
-		split += ", each block's lhs panel kept in sram"
-	}
-	if kSplits > 1 {
-		split += fmt.Sprintf(" (K split %d ways)", kSplits)
-	}
-	fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d, %d MXUs%s, blocks of %d rows, tiles %dx%d%s\n",
-		label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, nM, split, mb, Kt, Nt, paths)
-	fmt.Fprintf(w, ".origin %q\n", in.Name)
-	emit := func(at *hlo.Instruction, format string, a ...any) {
-		c.loc(at)
-		fmt.Fprintf(w, "        "+format+"\n", a...)
-	}
-	for i := 0; i < nM; i++ {
-		emit(in, "semset  s%d, %d", sems.Free(i), tokens)
-	}
-	for _, s := range []int{13, 14, 15} {
-		emit(in, "semset  s%d, 0", s)
-	}
-	storeEng := 0
-	if c.chip.DMA.Engines > 1 {
-		storeEng = 1
-	}
-	loadEng := storeEng
-	if c.chip.DMA.Engines > 2 {
-		loadEng = 2
-	}
-	// Each buffer set has its own semaphores (dotSems): the loads of a
-	// K tile into set s signal set s's, and the next loads into s wait
-	// (semFree) until its MXUs are done with it, so no wait can take a token
-	// meant for another K tile, whatever engine or XLU finishes first.
-	// That leaves the loads free to spread over the engines (pool) on a
-	// chip whose engines each move less than its HBM, and a transposed lhs
-	// free to alternate XLUs.
-	pool := dmaPool(c.chip.DMA.Engines, storeEng, loadEng)
-	nextEng := 0
-	engine := func() int {
-		e := pool[nextEng%len(pool)]
-		nextEng++
-		return e
-	}
-	stageEng := storeEng // a transposed lhs panel's staging, beside the rhs tiles where there is room
-	if c.chip.DMA.Engines > 3 {
-		stageEng = 3
-	}
-	nXLU := 1
-	if c.chip.XLU.Count > 1 {
-		nXLU = 2
-	}
-	xposes := 0 // transposes emitted: the XLU of the next
-	// The stores, too, take the pool's engines in turn where one MXU
-	// makes one epilogue tile per group: each half of the epilogue
-	// buffers then has its own semaphores (s1, s2: its tile is ready; s3,
-	// s4: stored), so that no store takes another's token.
-	multiStore := len(pool) > 1 && nM == 1
-	// storePieces is how many stores a tile of rows x cols takes.
-	storePieces := func(rows, cols int64) int64 {
-		if !multiStore {
-			return 1
+		emit := func(at *hlo.Instruction, format string, a ...any) {
+			c.loc(at)
+			fmt.Fprintf(w, "        "+format+"\n", a...)
 		}
-		return dmaPieces(rows, cols*int64(out.dt.Size()), 1, len(pool))
-	}
-	semReady := func(half int) int { return 14 }
-	semStored := func(half int) int { return 13 }
-	if multiStore {
-		semReady = func(half int) int { return 1 + half }
-		semStored = func(half int) int { return 3 + half }
-		for s := 1; s <= 4; s++ {
+		for i := 0; i < nM; i++ {
+			emit(in, "semset  s%d, %d", sems.Free(i), tokens)
+		}
+		for _, s := range []int{13, 14, 15} {
 			emit(in, "semset  s%d, 0", s)
 		}
-	}
-	for st := range nset {
-		emit(in, "semset  s%d, 0", sems.Panel(st))
-		if s := sems.Staged(st); s >= 0 {
-			emit(in, "semset  s%d, 0", s)
+		storeEng := 0
+		if c.chip.DMA.Engines > 1 {
+			storeEng = 1
 		}
-		for i := range nM {
-			if s := sems.Rhs(st, i); s >= 0 {
+		loadEng := storeEng
+		if c.chip.DMA.Engines > 2 {
+			loadEng = 2
+		}
+		// Each buffer set has its own semaphores (dotSems): the loads of a
+		// K tile into set s signal set s's, and the next loads into s wait
+		// (semFree) until its MXUs are done with it, so no wait can take a token
+		// meant for another K tile, whatever engine or XLU finishes first.
+		// That leaves the loads free to spread over the engines (pool) on a
+		// chip whose engines each move less than its HBM, and a transposed lhs
+		// free to alternate XLUs.
+		pool := dmaPool(c.chip.DMA.Engines, storeEng, loadEng)
+		nextEng := 0
+		engine := func() int {
+			e := pool[nextEng%len(pool)]
+			nextEng++
+			return e
+		}
+		stageEng := storeEng // a transposed lhs panel's staging, beside the rhs tiles where there is room
+		if c.chip.DMA.Engines > 3 {
+			stageEng = 3
+		}
+		nXLU := 1
+		if c.chip.XLU.Count > 1 {
+			nXLU = 2
+		}
+		xposes := 0 // transposes emitted: the XLU of the next
+		// The stores, too, take the pool's engines in turn where one MXU
+		// makes one epilogue tile per group: each half of the epilogue
+		// buffers then has its own semaphores (s1, s2: its tile is ready; s3,
+		// s4: stored), so that no store takes another's token.
+		multiStore := len(pool) > 1 && nM == 1
+		// storePieces is how many stores a tile of rows x cols takes.
+		storePieces := func(rows, cols int64) int64 {
+			if !multiStore {
+				return 1
+			}
+			return dmaPieces(rows, cols*int64(out.dt.Size()), 1, len(pool))
+		}
+		semReady := func(half int) int { return 14 }
+		semStored := func(half int) int { return 13 }
+		if multiStore {
+			semReady = func(half int) int { return 1 + half }
+			semStored = func(half int) int { return 3 + half }
+			for s := 1; s <= 4; s++ {
 				emit(in, "semset  s%d, 0", s)
 			}
 		}
-	}
-	set := 0
-	g := 0
-	var tilesOf []int  // each group's epilogue tiles
-	var storesOf []int // and the stores they make
-	// A group's epilogue waits until the next group's first K tile is
-	// issued (pending): draining the MXUs at once would leave them idle
-	// while that tile loads, at every group boundary (4096^3 bf16: 110K of
-	// 1.18M cycles). flush drains and emits it where the next group is in
-	// another loop body, or there is none.
-	var pending func()
-	var pendingCols int
-	flush := func() {
-		if pending == nil {
-			return
+		for st := range nset {
+			emit(in, "semset  s%d, 0", sems.Panel(st))
+			if s := sems.Staged(st); s >= 0 {
+				emit(in, "semset  s%d, 0", s)
+			}
+			for i := range nM {
+				if s := sems.Rhs(st, i); s >= 0 {
+					emit(in, "semset  s%d, 0", s)
+				}
+			}
 		}
-		for i := 0; i < pendingCols; i++ {
-			emit(dot, "wait    s%d, %d", sems.Free(i), tokens)
-			emit(dot, "signal  s%d, %d", sems.Free(i), tokens)
-		}
-		pending()
-		pending = nil
-	}
-	noReg := func(int64, int64, int64) string { return "" }
-	// regMax bounds what each loop register ("rN+" of an offReg) holds, so
-	// that the K loop, which starts from it, stays within a register's
-	// reach (2 GiB; beyond it the offset wraps: issue 44).
-	regMax := map[int]int64{}
-	maxOf := func(reg string) int64 {
-		var r int
-		if _, err := fmt.Sscanf(reg, "r%d+", &r); err != nil {
-			return 0
-		}
-		return regMax[r]
-	}
-	// group emits one group: rows [m0, m0+rows) of batch b, the column
-	// tiles from n0, one part per MXU; reg places it in a batch, row-block
-	// or column-group loop (the register adding the loop's offset to an
-	// access advancing by the given bytes per batch, row and column).
-	group := func(b, m0, rows, n0 int64, reg offReg) {
-		parts := dotParts(rows, n0, N, Nt, colTiles, rowSplits)
-		for range kSplits - 1 { // each split of K: the same part
-			parts = append(parts, parts[0])
-		}
-		cols := make([]int64, len(parts)) // width of each MXU's column tile
-		for i, p := range parts {
-			cols[i] = p.nt
-		}
-		// A resident panel is loaded by its row block's first group;
-		// before that, every MXU must be done with the previous block's.
-		load := !resident || n0 == 0
-		if resident && n0 == 0 && g > 0 {
-			flush()
-			for i := 0; i < nM; i++ {
+		set := 0
+		g := 0
+		var tilesOf []int  // each group's epilogue tiles
+		var storesOf []int // and the stores they make
+		// A group's epilogue waits until the next group's first K tile is
+		// issued (pending): draining the MXUs at once would leave them idle
+		// while that tile loads, at every group boundary (4096^3 bf16: 110K of
+		// 1.18M cycles). flush drains and emits it where the next group is in
+		// another loop body, or there is none.
+		var pending func()
+		var pendingCols int
+		flush := func() {
+			if pending == nil {
+				return
+			}
+			for i := 0; i < pendingCols; i++ {
 				emit(dot, "wait    s%d, %d", sems.Free(i), tokens)
 				emit(dot, "signal  s%d, %d", sems.Free(i), tokens)
-			}
-		}
-		tilesOf = append(tilesOf, len(cols)/int(kSplits))
-		nStores := int64(0)
-		for _, p := range parts[:len(parts)/int(kSplits)] {
-			nStores += storePieces(p.rows, p.nt)
-		}
-		storesOf = append(storesOf, int(nStores))
-		if g >= 2 {
-			emit(in, "wait    s%d, %d", semStored(g%2), storesOf[g-2])
-		}
-		acc := int64(g%2) * accHalf
-		regL := reg(dL*esz, L.sRow*esz, 0) // the lhs panel's batch or row-block offset
-		regR := reg(dR*esz, 0, R.sCol*esz) // the rhs tiles' batch or column-group offset
-		// kTile emits one K tile; regA and regB ("" or "rN+") hold
-		// the HBM offsets of a loop's iteration, regS the offset of the
-		// resident panel's tile.
-		kTile := func(k0 int64, regA, regB, regS string) {
-			kt := min(Kt, K-k0)
-			// The MXUs this K tile feeds: all, or with K split the one
-			// whose share it is, in one of that MXU's own sets.
-			var active []int
-			if kSplits > 1 {
-				j := k0 / Kt
-				i := int(j % kSplits)
-				active = []int{i}
-				set = i*splitOwn + int(j/kSplits)%splitOwn
-			} else {
-				for i := range cols {
-					active = append(active, i)
-				}
-			}
-			st := set
-			sb := int64(set) * setBytes
-			for _, i := range active {
-				emit(dot, "wait    s%d, 1", sems.Free(i))
-			}
-			lhsAt := (L.off[b] + m0*L.sRow + k0*L.sCol) * esz
-			panel := fmt.Sprint(sb) // where the MXUs stream the lhs panel from
-			if resident {
-				panel = fmt.Sprintf("%s%d", regS, resBase+(k0/Kt)*aBytes)
-			}
-			panelWait := 0 // the tokens of sems.Panel(st) each MXU's stream takes
-			switch {
-			case !load:
-				// The panel is resident already.
-			case paths.lhsT:
-				// The panel [kt, rows] in its own rows, then
-				// transposed into [rows, kt] for the MXUs.
-				np := dmaPieces(kt, rows*esz, len(active), len(pool))
-				for _, q := range splitRows(kt, np) {
-					eng := stageEng
-					if len(pool) > 1 {
-						eng = engine()
-					}
-					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", sb+stageAt+q[0]*rows*esz, lv.dt, q[1], rows,
-						regA, lv.tensor, lhsAt+q[0]*L.sCol*esz, lv.dt, q[1], rows, L.sCol, L.sRow, eng, sems.Staged(st))
-				}
-				x := xposes % nXLU
-				xposes++
-				emit(dot, "xpose   sram[%s]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d wait s%d:%d signal s%d:%d", panel, lv.dt, rows, kt,
-					sb+stageAt, lv.dt, kt, rows, x, sems.Staged(st), np, sems.Panel(st), len(active))
-				panelWait = 1
-			default:
-				// One MXU waits for every piece; several share one
-				// piece's tokens (dmaPieces splits only for one).
-				np := dmaPieces(rows, kt*esz, len(active), len(pool))
-				count, wait := len(active), 1
-				if np > 1 {
-					count, wait = 1, int(np)
-				}
-				for _, q := range splitRows(rows, np) {
-					emit(dot, "dma     sram[%s+%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d:%d", panel, q[0]*kt*esz, lv.dt, q[1], kt,
-						regA, lv.tensor, lhsAt+q[0]*L.sRow*esz, lv.dt, q[1], kt, L.sRow, L.sCol, engine(), sems.Panel(st), count)
-				}
-				panelWait = wait
-			}
-			ldw := "mxu.ldw "
-			for _, i := range active {
-				nt := cols[i]
-				at := sb + rhsAt(i)
-				rhsFrom := (R.off[b] + k0*R.sRow + parts[i].n0*R.sCol) * esz
-				if paths.rhsT {
-					// W^T's tile [nt, kt] in its own rows, loaded
-					// transposed.
-					ldw = "mxu.ldwt"
-					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", at, rv.dt, nt, kt,
-						regB, rv.tensor, rhsFrom, rv.dt, nt, kt, R.sCol, R.sRow, engine(), sems.Rhs(st, i))
-					continue
-				}
-				emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", at, rv.dt, kt, nt,
-					regB, rv.tensor, rhsFrom, rv.dt, kt, nt, R.sRow, R.sCol, engine(), sems.Rhs(st, i))
-			}
-			op := "mxu.mma"
-			if k0/Kt < kSplits { // the first K tile of each MXU's share
-				op = "mxu.mm "
-			}
-			for _, i := range active {
-				nt := cols[i]
-				wt := fmt.Sprintf("%d,%d", kt, nt)
-				if paths.rhsT {
-					wt = fmt.Sprintf("%d,%d", nt, kt)
-				}
-				emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d", ldw, sb+rhsAt(i), rv.dt, wt, i, sems.Rhs(st, i))
-				// The last sub-block's completion frees the set: an
-				// MXU completes its instructions in order.
-				p := parts[i]
-				for r0 := int64(0); r0 < p.rows; r0 += sub {
-					rs := min(sub, p.rows-r0)
-					sync := ""
-					if r0 == 0 && panelWait > 0 {
-						sync = fmt.Sprintf(" wait s%d:%d", sems.Panel(st), panelWait)
-					}
-					if r0+rs == p.rows {
-						sync += fmt.Sprintf(" signal s%d", sems.Free(i))
-					}
-					emit(dot, "%s acc[%d]:%s[%d,%d], sram[%s+%d]:%s[%d,%d]%s @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
-						panel, (p.r0+r0)*kt*esz, lv.dt, rs, kt, passes, i, sync)
-				}
-			}
-			set = (set + 1) % nset
-		}
-		// The first tile overwrites the accumulators; full tiles
-		// after it run in a counted loop of nset tiles per
-		// iteration (the buffer sets come round again), so a long
-		// K is not unrolled.
-		// The first K tile of each MXU's share overwrites its
-		// accumulators (one tile, or one per split of K).
-		for k := int64(0); k < kSplits && k*Kt < K; k++ {
-			kTile(k*Kt, regL, regR, "")
-		}
-		if pending != nil {
-			// The previous group's last nset-1 tiles: its MXU
-			// streams end before this tile's (an MXU completes in
-			// order), so their tokens come back first.
-			for i := 0; i < pendingCols; i++ {
-				n := tokens
-				if i < len(cols) {
-					n = tokens - 1 // this group took one already
-				}
-				emit(dot, "wait    s%d, %d", sems.Free(i), n)
-				emit(dot, "signal  s%d, %d", sems.Free(i), n)
 			}
 			pending()
 			pending = nil
 		}
-		k0 := kSplits * Kt
-		// A loop body is nset tiles (the buffer sets come round
-		// again; with K split, each MXU's own sets).
-		body := int64(nset)
-		iters := (K/Kt - kSplits) / body
-		// The loop runs in segments that each start r25 and r26 afresh
-		// from the row block's offsets, carrying how far K has gone in
-		// the tiles' constants: r25 and r26 stay within a register's
-		// reach however long K is.
-		stepL, stepR := body*Kt*L.sCol*esz, body*Kt*R.sRow*esz
-		seg := min(iters, (registerReach-maxOf(regL))/max(stepL, 1), (registerReach-maxOf(regR))/max(stepR, 1))
-		for iters >= 2 && seg >= 2 {
-			n := min(seg, iters)
+		noReg := func(int64, int64, int64) string { return "" }
+		// regMax bounds what each loop register ("rN+" of an offReg) holds, so
+		// that the K loop, which starts from it, stays within a register's
+		// reach (2 GiB; beyond it the offset wraps: issue 44).
+		regMax := map[int]int64{}
+		maxOf := func(reg string) int64 {
+			var r int
+			if _, err := fmt.Sscanf(reg, "r%d+", &r); err != nil {
+				return 0
+			}
+			return regMax[r]
+		}
+		// group emits one group: rows [m0, m0+rows) of batch b, the column
+		// tiles from n0, one part per MXU; reg places it in a batch, row-block
+		// or column-group loop (the register adding the loop's offset to an
+		// access advancing by the given bytes per batch, row and column).
+		group := func(b, m0, rows, n0 int64, reg offReg) {
+			parts := dotParts(rows, n0, N, Nt, colTiles, rowSplits)
+			for range kSplits - 1 { // each split of K: the same part
+				parts = append(parts, parts[0])
+			}
+			cols := make([]int64, len(parts)) // width of each MXU's column tile
+			for i, p := range parts {
+				cols[i] = p.nt
+			}
+			// A resident panel is loaded by its row block's first group;
+			// before that, every MXU must be done with the previous block's.
+			load := !resident || n0 == 0
+			if resident && n0 == 0 && g > 0 {
+				flush()
+				for i := 0; i < nM; i++ {
+					emit(dot, "wait    s%d, %d", sems.Free(i), tokens)
+					emit(dot, "signal  s%d, %d", sems.Free(i), tokens)
+				}
+			}
+			tilesOf = append(tilesOf, len(cols)/int(kSplits))
+			nStores := int64(0)
+			for _, p := range parts[:len(parts)/int(kSplits)] {
+				nStores += storePieces(p.rows, p.nt)
+			}
+			storesOf = append(storesOf, int(nStores))
+			if g >= 2 {
+				emit(in, "wait    s%d, %d", semStored(g%2), storesOf[g-2])
+			}
+			acc := int64(g%2) * accHalf
+			regL := reg(dL*esz, L.sRow*esz, 0) // the lhs panel's batch or row-block offset
+			regR := reg(dR*esz, 0, R.sCol*esz) // the rhs tiles' batch or column-group offset
+			// kTile emits one K tile; regA and regB ("" or "rN+") hold
+			// the HBM offsets of a loop's iteration, regS the offset of the
+			// resident panel's tile.
+			kTile := func(k0 int64, regA, regB, regS string) {
+				kt := min(Kt, K-k0)
+				// The MXUs this K tile feeds: all, or with K split the one
+				// whose share it is, in one of that MXU's own sets.
+				var active []int
+				if kSplits > 1 {
+					j := k0 / Kt
+					i := int(j % kSplits)
+					active = []int{i}
+					set = i*splitOwn + int(j/kSplits)%splitOwn
+				} else {
+					for i := range cols {
+						active = append(active, i)
+					}
+				}
+				st := set
+				sb := int64(set) * setBytes
+				for _, i := range active {
+					emit(dot, "wait    s%d, 1", sems.Free(i))
+				}
+				lhsAt := (L.off[b] + m0*L.sRow + k0*L.sCol) * esz
+				panel := fmt.Sprint(sb) // where the MXUs stream the lhs panel from
+				if resident {
+					panel = fmt.Sprintf("%s%d", regS, resBase+(k0/Kt)*aBytes)
+				}
+				panelWait := 0 // the tokens of sems.Panel(st) each MXU's stream takes
+				switch {
+				case !load:
+					// The panel is resident already.
+				case paths.lhsT:
+					// The panel [kt, rows] in its own rows, then
+					// transposed into [rows, kt] for the MXUs.
+					np := dmaPieces(kt, rows*esz, len(active), len(pool))
+					for _, q := range splitRows(kt, np) {
+						eng := stageEng
+						if len(pool) > 1 {
+							eng = engine()
+						}
+						emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", sb+stageAt+q[0]*rows*esz, lv.dt, q[1], rows,
+							regA, lv.tensor, lhsAt+q[0]*L.sCol*esz, lv.dt, q[1], rows, L.sCol, L.sRow, eng, sems.Staged(st))
+					}
+					x := xposes % nXLU
+					xposes++
+					emit(dot, "xpose   sram[%s]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d wait s%d:%d signal s%d:%d", panel, lv.dt, rows, kt,
+						sb+stageAt, lv.dt, kt, rows, x, sems.Staged(st), np, sems.Panel(st), len(active))
+					panelWait = 1
+				default:
+					// One MXU waits for every piece; several share one
+					// piece's tokens (dmaPieces splits only for one).
+					np := dmaPieces(rows, kt*esz, len(active), len(pool))
+					count, wait := len(active), 1
+					if np > 1 {
+						count, wait = 1, int(np)
+					}
+					for _, q := range splitRows(rows, np) {
+						emit(dot, "dma     sram[%s+%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d:%d", panel, q[0]*kt*esz, lv.dt, q[1], kt,
+							regA, lv.tensor, lhsAt+q[0]*L.sRow*esz, lv.dt, q[1], kt, L.sRow, L.sCol, engine(), sems.Panel(st), count)
+					}
+					panelWait = wait
+				}
+				ldw := "mxu.ldw "
+				for _, i := range active {
+					nt := cols[i]
+					at := sb + rhsAt(i)
+					rhsFrom := (R.off[b] + k0*R.sRow + parts[i].n0*R.sCol) * esz
+					if paths.rhsT {
+						// W^T's tile [nt, kt] in its own rows, loaded
+						// transposed.
+						ldw = "mxu.ldwt"
+						emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", at, rv.dt, nt, kt,
+							regB, rv.tensor, rhsFrom, rv.dt, nt, kt, R.sCol, R.sRow, engine(), sems.Rhs(st, i))
+						continue
+					}
+					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", at, rv.dt, kt, nt,
+						regB, rv.tensor, rhsFrom, rv.dt, kt, nt, R.sRow, R.sCol, engine(), sems.Rhs(st, i))
+				}
+				op := "mxu.mma"
+				if k0/Kt < kSplits { // the first K tile of each MXU's share
+					op = "mxu.mm "
+				}
+				for _, i := range active {
+					nt := cols[i]
+					wt := fmt.Sprintf("%d,%d", kt, nt)
+					if paths.rhsT {
+						wt = fmt.Sprintf("%d,%d", nt, kt)
+					}
+					emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d", ldw, sb+rhsAt(i), rv.dt, wt, i, sems.Rhs(st, i))
+					// The last sub-block's completion frees the set: an
+					// MXU completes its instructions in order.
+					p := parts[i]
+					for r0 := int64(0); r0 < p.rows; r0 += sub {
+						rs := min(sub, p.rows-r0)
+						sync := ""
+						if r0 == 0 && panelWait > 0 {
+							sync = fmt.Sprintf(" wait s%d:%d", sems.Panel(st), panelWait)
+						}
+						if r0+rs == p.rows {
+							sync += fmt.Sprintf(" signal s%d", sems.Free(i))
+						}
+						emit(dot, "%s acc[%d]:%s[%d,%d], sram[%s+%d]:%s[%d,%d]%s @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
+							panel, (p.r0+r0)*kt*esz, lv.dt, rs, kt, passes, i, sync)
+					}
+				}
+				set = (set + 1) % nset
+			}
+			// The first tile overwrites the accumulators; full tiles
+			// after it run in a counted loop of nset tiles per
+			// iteration (the buffer sets come round again), so a long
+			// K is not unrolled.
+			// The first K tile of each MXU's share overwrites its
+			// accumulators (one tile, or one per split of K).
+			for k := int64(0); k < kSplits && k*Kt < K; k++ {
+				kTile(k*Kt, regL, regR, "")
+			}
+			if pending != nil {
+				// The previous group's last nset-1 tiles: its MXU
+				// streams end before this tile's (an MXU completes in
+				// order), so their tokens come back first.
+				for i := 0; i < pendingCols; i++ {
+					n := tokens
+					if i < len(cols) {
+						n = tokens - 1 // this group took one already
+					}
+					emit(dot, "wait    s%d, %d", sems.Free(i), n)
+					emit(dot, "signal  s%d, %d", sems.Free(i), n)
+				}
+				pending()
+				pending = nil
+			}
+			k0 := kSplits * Kt
+			// A loop body is nset tiles (the buffer sets come round
+			// again; with K split, each MXU's own sets).
+			body := int64(nset)
+			iters := (K/Kt - kSplits) / body
+			// The loop runs in segments that each start r25 and r26 afresh
+			// from the row block's offsets, carrying how far K has gone in
+			// the tiles' constants: r25 and r26 stay within a register's
+			// reach however long K is.
+			stepL, stepR := body*Kt*L.sCol*esz, body*Kt*R.sRow*esz
+			seg := min(iters, (registerReach-maxOf(regL))/max(stepL, 1), (registerReach-maxOf(regR))/max(stepR, 1))
+			for iters >= 2 && seg >= 2 {
+				n := min(seg, iters)
+				c.nlabel++
+				loop := fmt.Sprintf("k%d_kloop", c.nlabel)
+				if regL != "" { // start from the row block's offset
+					emit(dot, "addi    r25, %s, 0", regL[:len(regL)-1])
+				} else {
+					emit(dot, "li      r25, 0")
+				}
+				if regR != "" {
+					emit(dot, "addi    r26, %s, 0", regR[:len(regR)-1])
+				} else {
+					emit(dot, "li      r26, 0")
+				}
+				emit(dot, "li      r27, %d", n)
+				if resident {
+					emit(dot, "li      r28, 0")
+				}
+				fmt.Fprintf(w, "%s:\n", loop)
+				for j := range body {
+					kTile(k0+Kt*j, "r25+", "r26+", "r28+")
+				}
+				emit(dot, "addi    r25, r25, %d", stepL)
+				emit(dot, "addi    r26, r26, %d", stepR)
+				if resident {
+					emit(dot, "addi    r28, r28, %d", body*aBytes)
+				}
+				emit(dot, "loop    r27, %s", loop)
+				k0 += n * body * Kt
+				iters -= n
+			}
+			for ; k0 < K; k0 += Kt {
+				kTile(k0, regL, regR, "")
+			}
+			// The epilogue of each column tile, once the MXUs have
+			// drained: deferred into the next group when every MXU has
+			// nset tiles in flight (see pending).
+			gg := g
+			// epiSyncOf is how group g's epilogue tile of rows x nt syncs.
+			epiSyncOf := func(g int, rows, nt int64) epiSync {
+				sy := epiSync{loadEng: loadEng, storeEng: storeEng, ready: semReady(g % 2), stored: semStored(g % 2), pieces: 1}
+				if multiStore {
+					sy.pieces, sy.storeEngine = storePieces(rows, nt), engine
+				}
+				return sy
+			}
+			pending, pendingCols = func() {
+				if kSplits > 1 {
+					// The splits' partial sums, added in SRAM, are the
+					// epilogue's dot.
+					p, nt := parts[0], cols[0]
+					sum := fmt.Sprintf("sram[%d]:%s[%d,%d]", sumBase+int64(gg%2)*sumHalf, accDT, p.rows, nt)
+					part := func(i int64) string {
+						return fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+i*accTile, accDT, p.rows, nt)
+					}
+					emit(dot, "vadd    %s, %s, %s", sum, part(0), part(1))
+					for i := int64(2); i < kSplits; i++ {
+						emit(dot, "vadd    %s, %s, %s", sum, sum, part(i))
+					}
+					t := epiTileAt{b: b, m0: m0, n0: p.n0, rows: p.rows, cols: nt, acc: sum,
+						sram: epiBase + int64(gg%2)*epiHalf, reg: reg}
+					ep.emit(t, epiSyncOf(gg, p.rows, nt), out)
+					return
+				}
+				for i, nt := range cols {
+					p := parts[i]
+					t := epiTileAt{
+						b: b, m0: m0 + p.r0, n0: p.n0, rows: p.rows, cols: nt,
+						acc:  fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+int64(i)*accTile, accDT, p.rows, nt),
+						sram: epiBase + int64(gg%2)*epiHalf + int64(i)*epiTile,
+						reg:  reg,
+					}
+					ep.emit(t, epiSyncOf(gg, p.rows, nt), out)
+				}
+			}, len(cols)
+			g++
+		}
+		// counted emits a counted loop of lp.iters iterations whose body is
+		// lp.period units (unit(j) emits the j-th, its accesses offset by lp's
+		// registers), and records the later iterations' groups for the store
+		// waits that follow.
+		counted := func(lp *rowLoop, kind string, unit func(j int64)) {
+			flush() // a loop body cannot hold the epilogue of a group before it
+			for _, r := range lp.inits {
+				if o, ok := lp.from[r]; ok {
+					emit(in, "addi    r%d, r%d, 0", r, o)
+					regMax[r] = regMax[o] + lp.iters*max(lp.step[r], 0)
+				} else {
+					emit(in, "li      r%d, 0", r)
+					regMax[r] = lp.iters * max(lp.step[r], 0)
+				}
+			}
+			emit(in, "li      r%d, %d", lp.counter, lp.iters)
 			c.nlabel++
-			loop := fmt.Sprintf("k%d_kloop", c.nlabel)
-			if regL != "" { // start from the row block's offset
-				emit(dot, "addi    r25, %s, 0", regL[:len(regL)-1])
-			} else {
-				emit(dot, "li      r25, 0")
+			label := fmt.Sprintf("k%d_%sloop", c.nlabel, kind)
+			fmt.Fprintf(w, "%s:\n", label)
+			first := len(tilesOf)
+			for j := int64(0); j < lp.period; j++ {
+				unit(j)
 			}
-			if regR != "" {
-				emit(dot, "addi    r26, %s, 0", regR[:len(regR)-1])
-			} else {
-				emit(dot, "li      r26, 0")
+			flush() // nor the next iteration's first group this one's last
+			for _, r := range lp.inits {
+				emit(in, "addi    r%d, r%d, %d", r, r, lp.step[r])
 			}
-			emit(dot, "li      r27, %d", n)
-			if resident {
-				emit(dot, "li      r28, 0")
+			emit(in, "loop    r%d, %s", lp.counter, label)
+			body := append([]int(nil), tilesOf[first:]...)
+			bodyStores := append([]int(nil), storesOf[first:]...)
+			for i := int64(1); i < lp.iters; i++ {
+				tilesOf = append(tilesOf, body...)
+				storesOf = append(storesOf, bodyStores...)
+				g += len(body)
 			}
-			fmt.Fprintf(w, "%s:\n", loop)
-			for j := range body {
-				kTile(k0+Kt*j, "r25+", "r26+", "r28+")
-			}
-			emit(dot, "addi    r25, r25, %d", stepL)
-			emit(dot, "addi    r26, r26, %d", stepR)
-			if resident {
-				emit(dot, "addi    r28, r28, %d", body*aBytes)
-			}
-			emit(dot, "loop    r27, %s", loop)
-			k0 += n * body * Kt
-			iters -= n
 		}
-		for ; k0 < K; k0 += Kt {
-			kTile(k0, regL, regR, "")
-		}
-		// The epilogue of each column tile, once the MXUs have
-		// drained: deferred into the next group when every MXU has
-		// nset tiles in flight (see pending).
-		gg := g
-		// epiSyncOf is how group g's epilogue tile of rows x nt syncs.
-		epiSyncOf := func(g int, rows, nt int64) epiSync {
-			sy := epiSync{loadEng: loadEng, storeEng: storeEng, ready: semReady(g % 2), stored: semStored(g % 2), pieces: 1}
-			if multiStore {
-				sy.pieces, sy.storeEngine = storePieces(rows, nt), engine
+		perBatch := ((M + mb - 1) / mb) * ((N + step - 1) / step) // groups per batch
+		// Accesses that advance with the columns, by bytes per batch and per
+		// column: the rhs tiles, the output and the epilogue's loads.
+		colPairs := [][2]int64{{dR * esz, R.sCol * esz}, {M * N * int64(out.dt.Size()), int64(out.dt.Size())}}
+		for _, b := range ep.bufs { // in order: the registers are deterministic
+			if ld := ep.loads[b.name]; ld != nil {
+				sz := int64(ld.v.dt.Size())
+				colPairs = append(colPairs, [2]int64{ld.pB * sz, ld.pN * sz})
 			}
-			return sy
 		}
-		pending, pendingCols = func() {
-			if kSplits > 1 {
-				// The splits' partial sums, added in SRAM, are the
-				// epilogue's dot.
-				p, nt := parts[0], cols[0]
-				sum := fmt.Sprintf("sram[%d]:%s[%d,%d]", sumBase+int64(gg%2)*sumHalf, accDT, p.rows, nt)
-				part := func(i int64) string {
-					return fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+i*accTile, accDT, p.rows, nt)
+		// rowBlock emits the groups of one block of rows; reg is nil outside
+		// a row-block or batch loop, bl the batch loop it is in (or nil).
+		rowBlock := func(b, m0 int64, reg offReg, bl *rowLoop) {
+			n0 := int64(0)
+			if bl != nil && perBatch > 16 {
+				// In a batch loop of batches of many groups, the full
+				// column groups run as a loop nested in it, after two
+				// unrolled groups as below. With 16 groups or fewer the
+				// body stays unrolled: the nested loop's boundaries drain
+				// the epilogues and cost cycles (+0.9% on the bench's
+				// attention scores, 8 batches of 16 groups).
+				for i := 0; i < 2 && n0+step <= N; i++ {
+					group(b, m0, min(mb, M-m0), n0, reg)
+					n0 += step
 				}
-				emit(dot, "vadd    %s, %s, %s", sum, part(0), part(1))
-				for i := int64(2); i < kSplits; i++ {
-					emit(dot, "vadd    %s, %s, %s", sum, sum, part(i))
+				full := n0 == 2*step && tilesOf[len(tilesOf)-1] == nM && tilesOf[len(tilesOf)-2] == nM
+				if lp := c.nestedColGroupLoop(bl, N, n0, step, nk, colPairs); full && lp != nil {
+					colReg := func(perB, _, perCol int64) string {
+						if perCol == 0 {
+							return bl.reg(perB)
+						}
+						return lp.reg2(perB, perCol)
+					}
+					counted(lp, "n", func(j int64) { group(b, m0, min(mb, M-m0), n0+j*step, colReg) })
+					n0 += lp.iters * lp.period * step
 				}
-				t := epiTileAt{b: b, m0: m0, n0: p.n0, rows: p.rows, cols: nt, acc: sum,
-					sram: epiBase + int64(gg%2)*epiHalf, reg: reg}
-				ep.emit(t, epiSyncOf(gg, p.rows, nt), out)
+			}
+			if reg == nil {
+				reg = noReg
+				// Outside a row-block loop, the full column groups repeat
+				// the same instructions but for their HBM offsets once the
+				// buffer sets and accumulator halves come round again: a
+				// counted loop over them, after two unrolled groups (so
+				// that the store waits before it count full groups).
+				for i := 0; i < 2 && n0+step <= N; i++ {
+					group(b, m0, min(mb, M-m0), n0, reg)
+					n0 += step
+				}
+				full := n0 == 2*step && tilesOf[len(tilesOf)-1] == nM && tilesOf[len(tilesOf)-2] == nM
+				if lp := c.colGroupLoop(N, n0, step, nk, ep, R.sCol*esz, out.dt.Size()); full && lp != nil {
+					colReg := func(_, _, perCol int64) string { return lp.reg(perCol) }
+					counted(lp, "n", func(j int64) { group(b, m0, min(mb, M-m0), n0+j*step, colReg) })
+					n0 += lp.iters * lp.period * step
+				}
+			}
+			for ; n0 < N; n0 += step {
+				group(b, m0, min(mb, M-m0), n0, reg)
+			}
+		}
+		// batch emits batch b's row blocks; outside a batch loop (reg nil)
+		// with the row-block and column-group loops, inside one unrolled.
+		batch := func(b int64, reg offReg, bl *rowLoop) {
+			if reg != nil {
+				for m0 := int64(0); m0 < M; m0 += mb {
+					rowBlock(b, m0, reg, bl)
+				}
 				return
 			}
-			for i, nt := range cols {
-				p := parts[i]
-				t := epiTileAt{
-					b: b, m0: m0 + p.r0, n0: p.n0, rows: p.rows, cols: nt,
-					acc:  fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+int64(i)*accTile, accDT, p.rows, nt),
-					sram: epiBase + int64(gg%2)*epiHalf + int64(i)*epiTile,
-					reg:  reg,
-				}
-				ep.emit(t, epiSyncOf(gg, p.rows, nt), out)
+			m0 := int64(0)
+			// Row blocks repeat the same instructions but for their HBM
+			// offsets once the buffer sets, accumulator halves and store
+			// waits come round again: those run as a counted loop with the
+			// offsets in registers (a 4.8M-row convolution is a few dozen
+			// instructions, not 100,000).
+			for ; m0+mb <= M && g < 2; m0 += mb {
+				rowBlock(b, m0, nil, nil)
 			}
-		}, len(cols)
-		g++
-	}
-	// counted emits a counted loop of lp.iters iterations whose body is
-	// lp.period units (unit(j) emits the j-th, its accesses offset by lp's
-	// registers), and records the later iterations' groups for the store
-	// waits that follow.
-	counted := func(lp *rowLoop, kind string, unit func(j int64)) {
-		flush() // a loop body cannot hold the epilogue of a group before it
-		for _, r := range lp.inits {
-			if o, ok := lp.from[r]; ok {
-				emit(in, "addi    r%d, r%d, 0", r, o)
-				regMax[r] = regMax[o] + lp.iters*max(lp.step[r], 0)
-			} else {
-				emit(in, "li      r%d, 0", r)
-				regMax[r] = lp.iters * max(lp.step[r], 0)
-			}
-		}
-		emit(in, "li      r%d, %d", lp.counter, lp.iters)
-		c.nlabel++
-		label := fmt.Sprintf("k%d_%sloop", c.nlabel, kind)
-		fmt.Fprintf(w, "%s:\n", label)
-		first := len(tilesOf)
-		for j := int64(0); j < lp.period; j++ {
-			unit(j)
-		}
-		flush() // nor the next iteration's first group this one's last
-		for _, r := range lp.inits {
-			emit(in, "addi    r%d, r%d, %d", r, r, lp.step[r])
-		}
-		emit(in, "loop    r%d, %s", lp.counter, label)
-		body := append([]int(nil), tilesOf[first:]...)
-		bodyStores := append([]int(nil), storesOf[first:]...)
-		for i := int64(1); i < lp.iters; i++ {
-			tilesOf = append(tilesOf, body...)
-			storesOf = append(storesOf, bodyStores...)
-			g += len(body)
-		}
-	}
-	perBatch := ((M + mb - 1) / mb) * ((N + step - 1) / step) // groups per batch
-	// Accesses that advance with the columns, by bytes per batch and per
-	// column: the rhs tiles, the output and the epilogue's loads.
-	colPairs := [][2]int64{{dR * esz, R.sCol * esz}, {M * N * int64(out.dt.Size()), int64(out.dt.Size())}}
-	for _, b := range ep.bufs { // in order: the registers are deterministic
-		if ld := ep.loads[b.name]; ld != nil {
-			sz := int64(ld.v.dt.Size())
-			colPairs = append(colPairs, [2]int64{ld.pB * sz, ld.pN * sz})
-		}
-	}
-	// rowBlock emits the groups of one block of rows; reg is nil outside
-	// a row-block or batch loop, bl the batch loop it is in (or nil).
-	rowBlock := func(b, m0 int64, reg offReg, bl *rowLoop) {
-		n0 := int64(0)
-		if bl != nil && perBatch > 16 {
-			// In a batch loop of batches of many groups, the full
-			// column groups run as a loop nested in it, after two
-			// unrolled groups as below. With 16 groups or fewer the
-			// body stays unrolled: the nested loop's boundaries drain
-			// the epilogues and cost cycles (+0.9% on the bench's
-			// attention scores, 8 batches of 16 groups).
-			for i := 0; i < 2 && n0+step <= N; i++ {
-				group(b, m0, min(mb, M-m0), n0, reg)
-				n0 += step
-			}
-			full := n0 == 2*step && tilesOf[len(tilesOf)-1] == nM && tilesOf[len(tilesOf)-2] == nM
-			if lp := c.nestedColGroupLoop(bl, N, n0, step, nk, colPairs); full && lp != nil {
-				colReg := func(perB, _, perCol int64) string {
-					if perCol == 0 {
-						return bl.reg(perB)
-					}
-					return lp.reg2(perB, perCol)
-				}
-				counted(lp, "n", func(j int64) { group(b, m0, min(mb, M-m0), n0+j*step, colReg) })
-				n0 += lp.iters * lp.period * step
-			}
-		}
-		if reg == nil {
-			reg = noReg
-			// Outside a row-block loop, the full column groups repeat
-			// the same instructions but for their HBM offsets once the
-			// buffer sets and accumulator halves come round again: a
-			// counted loop over them, after two unrolled groups (so
-			// that the store waits before it count full groups).
-			for i := 0; i < 2 && n0+step <= N; i++ {
-				group(b, m0, min(mb, M-m0), n0, reg)
-				n0 += step
-			}
-			full := n0 == 2*step && tilesOf[len(tilesOf)-1] == nM && tilesOf[len(tilesOf)-2] == nM
-			if lp := c.colGroupLoop(N, n0, step, nk, ep, R.sCol*esz, out.dt.Size()); full && lp != nil {
-				colReg := func(_, _, perCol int64) string { return lp.reg(perCol) }
-				counted(lp, "n", func(j int64) { group(b, m0, min(mb, M-m0), n0+j*step, colReg) })
-				n0 += lp.iters * lp.period * step
-			}
-		}
-		for ; n0 < N; n0 += step {
-			group(b, m0, min(mb, M-m0), n0, reg)
-		}
-	}
-	// batch emits batch b's row blocks; outside a batch loop (reg nil)
-	// with the row-block and column-group loops, inside one unrolled.
-	batch := func(b int64, reg offReg, bl *rowLoop) {
-		if reg != nil {
-			for m0 := int64(0); m0 < M; m0 += mb {
-				rowBlock(b, m0, reg, bl)
-			}
-			return
-		}
-		m0 := int64(0)
-		// Row blocks repeat the same instructions but for their HBM
-		// offsets once the buffer sets, accumulator halves and store
-		// waits come round again: those run as a counted loop with the
-		// offsets in registers (a 4.8M-row convolution is a few dozen
-		// instructions, not 100,000).
-		for ; m0+mb <= M && g < 2; m0 += mb {
-			rowBlock(b, m0, nil, nil)
-		}
-		// Loops of row blocks, each as long as 32-bit register offsets
-		// reach (a 6 GiB output is three), until the rest are too few.
-		for {
-			lp := c.rowBlockLoop(M, m0, mb, K, Kt, N, step, ep, L.sRow*esz, out.dt.Size())
-			// A row-block loop unrolls its blocks' column groups; when
-			// those are many and the row blocks few, the blocks unrolled,
-			// each with its column-group loop, are smaller.
-			if lp == nil || lp.period*((N+step-1)/step) > 8*((M-m0)/mb) {
-				break
-			}
-			rowReg := func(_, perRow, _ int64) string { return lp.reg(perRow) }
-			counted(lp, "m", func(j int64) { rowBlock(b, m0+j*mb, rowReg, nil) })
-			m0 += lp.iters * lp.period * mb
-		}
-		for ; m0 < M; m0 += mb {
-			rowBlock(b, m0, nil, nil)
-		}
-	}
-	// Batches repeat the same instructions but for their HBM offsets
-	// when those advance by a fixed step per batch (within runs of the
-	// innermost batch dimension, when the outer ones stride otherwise):
-	// many small batches (80,000 dots of [2x3]x[3x4]) run as counted
-	// loops of batches, each after a first batch unrolled (so that the
-	// store waits before the loop count the same groups as in it).
-	outB := M * N * int64(out.dt.Size())
-	// A batch loop's body unrolls its batches' row blocks, each with its
-	// column groups in a nested loop when they are many (about 12 groups
-	// of code per row block); a batch outside one keeps its own row-block
-	// and column-group loops, about 8 groups of code however large. The
-	// batch loop is used when its body is the smaller code: 380 batches of
-	// 44 groups unrolled one by one were 277,037 instructions.
-	inLoop := ((M + mb - 1) / mb) * min((N+step-1)/step, 12)
-	worthLoop := func(bl *rowLoop, batches int64) bool {
-		return bl != nil && (perBatch <= 16 || inLoop*bl.period < batches*min(perBatch, 8))
-	}
-	for r0 := int64(0); r0 < B; r0 += run {
-		b, end := r0, r0+run
-		if affine && worthLoop(c.batchLoop(end, r0+1, perBatch, nk, dL*esz, dR*esz, ep, outB), run-1) {
-			for ; b < end && (b < r0+1 || g < 2); b++ {
-				batch(b, nil, nil)
-			}
-			// Loops of batches until the rest are too few, each as
-			// long as 32-bit register offsets reach.
+			// Loops of row blocks, each as long as 32-bit register offsets
+			// reach (a 6 GiB output is three), until the rest are too few.
 			for {
-				bl := c.batchLoop(end, b, perBatch, nk, dL*esz, dR*esz, ep, outB)
-				if bl == nil {
+				lp := c.rowBlockLoop(M, m0, mb, K, Kt, N, step, ep, L.sRow*esz, out.dt.Size())
+				// A row-block loop unrolls its blocks' column groups; when
+				// those are many and the row blocks few, the blocks unrolled,
+				// each with its column-group loop, are smaller.
+				if lp == nil || lp.period*((N+step-1)/step) > 8*((M-m0)/mb) {
 					break
 				}
-				batchReg := func(perB, _, _ int64) string { return bl.reg(perB) }
-				counted(bl, "b", func(j int64) { batch(b+j, batchReg, bl) })
-				b += bl.iters * bl.period
+				rowReg := func(_, perRow, _ int64) string { return lp.reg(perRow) }
+				counted(lp, "m", func(j int64) { rowBlock(b, m0+j*mb, rowReg, nil) })
+				m0 += lp.iters * lp.period * mb
+			}
+			for ; m0 < M; m0 += mb {
+				rowBlock(b, m0, nil, nil)
 			}
 		}
-		for ; b < end; b++ {
-			batch(b, nil, nil)
+		// Batches repeat the same instructions but for their HBM offsets
+		// when those advance by a fixed step per batch (within runs of the
+		// innermost batch dimension, when the outer ones stride otherwise):
+		// many small batches (80,000 dots of [2x3]x[3x4]) run as counted
+		// loops of batches, each after a first batch unrolled (so that the
+		// store waits before the loop count the same groups as in it).
+		outB := M * N * int64(out.dt.Size())
+		// A batch loop's body unrolls its batches' row blocks, each with its
+		// column groups in a nested loop when they are many (about 12 groups
+		// of code per row block); a batch outside one keeps its own row-block
+		// and column-group loops, about 8 groups of code however large. The
+		// batch loop is used when its body is the smaller code: 380 batches of
+		// 44 groups unrolled one by one were 277,037 instructions.
+		inLoop := ((M + mb - 1) / mb) * min((N+step-1)/step, 12)
+		worthLoop := func(bl *rowLoop, batches int64) bool {
+			return bl != nil && (perBatch <= 16 || inLoop*bl.period < batches*min(perBatch, 8))
 		}
+		for r0 := int64(0); r0 < B; r0 += run {
+			b, end := r0, r0+run
+			if affine && worthLoop(c.batchLoop(end, r0+1, perBatch, nk, dL*esz, dR*esz, ep, outB), run-1) {
+				for ; b < end && (b < r0+1 || g < 2); b++ {
+					batch(b, nil, nil)
+				}
+				// Loops of batches until the rest are too few, each as
+				// long as 32-bit register offsets reach.
+				for {
+					bl := c.batchLoop(end, b, perBatch, nk, dL*esz, dR*esz, ep, outB)
+					if bl == nil {
+						break
+					}
+					batchReg := func(perB, _, _ int64) string { return bl.reg(perB) }
+					counted(bl, "b", func(j int64) { batch(b+j, batchReg, bl) })
+					b += bl.iters * bl.period
+				}
+			}
+			for ; b < end; b++ {
+				batch(b, nil, nil)
+			}
+		}
+		flush()
+		emit(in, "barrier")
+		return nil
 	}
-	flush()
-	emit(in, "barrier")
-	return nil
+	return c.dotOnCores(in, B, M, N, lowerShare)
 }
 
 // maxResidentBlocks bounds the row blocks of a dot whose lhs panel stays

@@ -92,7 +92,7 @@ ENTRY e {
   ROOT d = f32[300,16] dot(x, dy), lhs_contracting_dims={0}, rhs_contracting_dims={0}
 }`, false, true},
 	}
-	for _, chip := range []string{"teach16", "tpuv4core", "trn1nc"} {
+	for _, chip := range []string{"teach16", "tpuv4core", "trn1nc", "tpuv4"} {
 		for _, f := range forms {
 			t.Run(fmt.Sprintf("%s/%s", chip, f.name), func(t *testing.T) {
 				comp, err := compileErr(t, chip, f.src)

@@ -38,6 +38,10 @@ type epilogue struct {
 	order   []*hlo.Instruction // vector work in order; the dot itself first (acc -> SRAM)
 	root    *hlo.Instruction
 	groups  [3][]int // output dims of the batch, row and column groups
+	// rowBase and colBase place the tiles of a core's share of the
+	// output (cores.go): tile positions are relative to them; B, M and N
+	// stay the whole output's.
+	rowBase, colBase int64
 }
 
 type epiTileAt struct {
@@ -270,7 +274,7 @@ func (e *epilogue) emit(t epiTileAt, sy epiSync, out *value) {
 		c.locName(e.body, b.name)
 		esz := int64(l.v.dt.Size())
 		fmt.Fprintf(w, "        dma     %s, hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s15\n", tile(b.name), t.reg(l.pB*esz, l.pM*esz, l.pN*esz), l.v.tensor,
-			(t.b*l.pB+t.m0*l.pM+t.n0*l.pN)*esz, l.v.dt, t.rows, t.cols, l.pM, l.pN, sy.loadEng)
+			(t.b*l.pB+(e.rowBase+t.m0)*l.pM+(e.colBase+t.n0)*l.pN)*esz, l.v.dt, t.rows, t.cols, l.pM, l.pN, sy.loadEng)
 		nloads++
 	}
 	for i, b := range e.order {
@@ -301,6 +305,6 @@ func (e *epilogue) emit(t epiTileAt, sy epiSync, out *value) {
 			eng = sy.storeEngine()
 		}
 		fmt.Fprintf(w, "        dma     hbm[%s%s+%d]:%s[%d,%d]{%d,1}, sram[%d]:%s[%d,%d] @%d wait s%d signal s%d\n", t.reg(e.M*e.N*osz, e.N*osz, osz), out.tensor,
-			(t.b*e.M*e.N+(t.m0+q[0])*e.N+t.n0)*osz, out.dt, q[1], t.cols, e.N, t.sram+rb.off+q[0]*t.cols*int64(rb.dt.Size()), rb.dt, q[1], t.cols, eng, sy.ready, sy.stored)
+			(t.b*e.M*e.N+(e.rowBase+t.m0+q[0])*e.N+e.colBase+t.n0)*osz, out.dt, q[1], t.cols, e.N, t.sram+rb.off+q[0]*t.cols*int64(rb.dt.Size()), rb.dt, q[1], t.cols, eng, sy.ready, sy.stored)
 	}
 }

@@ -119,6 +119,10 @@ type Compiled struct {
 	Devices     hlo.Devices
 	Collectives []Collective
 	DeviceIDs   []DeviceID
+	// On a chip of several cores (cores.go): the kernels split across
+	// them, and those that ran on core 0 alone.
+	CoreSplit []CoreSplit
+	OneCore   []string
 	// File is the module's file, as messages name it.
 	File string
 }
@@ -163,6 +167,9 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 		}
 	}()
 	chip = Target(chip) // what the program may depend on, and nothing else
+	if d.N() > 1 && chip.NumCores() > 1 {
+		return nil, fmt.Errorf("%s:1:1: %d devices of a chip of %d cores (%s): a multi-core chip runs one device for now", file, d.N(), chip.NumCores(), chip.Name)
+	}
 	if err := checkDevices(file, m, d); err != nil {
 		return nil, err
 	}
@@ -184,7 +191,7 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 			fusion.ScheduleForMemory(comp)
 		}
 	}
-	c := &compiler{file: file, m: fm, chip: chip, devs: d, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[*value]string{}, offloadTotal: -1}
+	c := &compiler{file: file, m: fm, chip: chip, devs: d, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[*value]string{}, offloadTotal: -1, synced: map[int]bool{}}
 	c.res.Devices, c.res.File = d, file
 	c.heap.init(chip.Memory.HBMBytes)
 	if err := c.entry(); err != nil {
@@ -386,6 +393,11 @@ type compiler struct {
 	offloaded    map[*value]int64
 	offloadNext  int64
 	offloadTotal int64 // -1 until counted (offload.go)
+	// On a chip of several cores (cores.go): coreSplit says how the
+	// kernel being lowered was split across them ("" when it was not),
+	// synced which kernels (by index) are made the chip's already.
+	coreSplit string
+	synced    map[int]bool
 }
 
 func (c *compiler) fail(in *hlo.Instruction, format string, a ...any) error {
@@ -632,8 +644,14 @@ func (c *compiler) entry() error {
 	return nil
 }
 
-// instruction lowers one entry-computation instruction.
+// instruction lowers one instruction (of the entry computation or a called
+// one), each kernel a kernel of the chip's every core (cores.go).
 func (c *compiler) instruction(in *hlo.Instruction) error {
+	return c.onCores(func() error { return c.lowerInstruction(in) })
+}
+
+// lowerInstruction lowers one instruction for one core.
+func (c *compiler) lowerInstruction(in *hlo.Instruction) error {
 	operand := func(i int) *value { return c.bufs[in.Operands[i].Name] }
 	if !in.Shape.IsTuple && in.Shape.Elems() == 0 && in.Opcode != hlo.OpParameter {
 		v, err := c.alloc(in, in.Shape, "")
@@ -721,7 +739,7 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		// Lower the fusion as one kernel; when its pattern is not one the
 		// kernels handle, fall back to its instructions one by one
 		// (through HBM: slower, still right), and say so.
-		mark, nk, nl, heap := c.out.Len(), len(c.res.Kernels), c.nlabel, c.heap.snapshot()
+		mark, nk, nl, heap, cm := c.out.Len(), len(c.res.Kernels), c.nlabel, c.heap.snapshot(), c.coreMark()
 		var err error
 		switch kind {
 		case "kLoop":
@@ -744,6 +762,7 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 		}
 		c.out.Truncate(mark)
 		c.res.Kernels, c.nlabel, c.heap = c.res.Kernels[:nk], nl, heap.snapshot()
+		c.coreReset(cm)
 		if kind != "kLoop" && !in.Shape.IsTuple {
 			// A reduction or dot whose fused producers or epilogue its
 			// kernel does not take: that op as a kernel of its own and
@@ -758,6 +777,7 @@ func (c *compiler) instruction(in *hlo.Instruction) error {
 			}
 			c.out.Truncate(mark)
 			c.res.Kernels, c.nlabel, c.heap = c.res.Kernels[:nk], nl, heap
+			c.coreReset(cm)
 		}
 		c.res.Unfused = append(c.res.Unfused, Unfused{Fusion: in.Name, Pos: in.Pos, Reason: le.Error()})
 		fmt.Fprintf(&c.out, "\n; %s (%s) runs unfused: %s\n", in.Name, kind, le.Error())

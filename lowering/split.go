@@ -189,7 +189,7 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 		}
 		// A loop kernel of its own, over its producers.
 		k := &hlo.Instruction{Pos: in.Pos, Name: name, Opcode: in.Opcode, Shape: x.Shape, Attrs: in.Attrs, Operands: ops}
-		if err := c.loopKernel(k, producers(byName, x), x); err != nil {
+		if err := c.onCores(func() error { return c.loopKernel(k, producers(byName, x), x) }); err != nil {
 			return "", err
 		}
 		keep(name)

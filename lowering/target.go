@@ -2,7 +2,7 @@ package lowering
 
 import "github.com/pulse-sim/pulse/config"
 
-// Target is the part of a chip the compiler reads: the arrays' count,
+// Target is the part of a chip the compiler reads: its cores, the arrays' count,
 // shape, dtypes and dataflow, the number of DMA engines and cross-lane
 // units and whether the engines' rates are capped (dma.engine_gbps > 0:
 // a dot then spreads its loads over them; the cap's value is timing
@@ -14,7 +14,7 @@ import "github.com/pulse-sim/pulse/config"
 // compiles once, and the executable cache keys on it.
 func Target(c *config.Chip) *config.Chip {
 	return &config.Chip{
-		Name: c.Name,
+		Name: c.Name, Cores: c.NumCores(),
 		MXU: config.MXU{Count: c.MXU.Count, Rows: c.MXU.Rows, Cols: c.MXU.Cols,
 			DTypes: c.MXU.DTypes, Dataflow: c.MXU.Dataflow},
 		VPU:    config.VPU{F64Cost: min(c.VPU.F64Cost, 1)},

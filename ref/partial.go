@@ -240,3 +240,14 @@ func DescribeSlice(p *exe.Program, compute []bool, limit int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// ShareHBM makes m use from's HBM, as the cores of one chip do: the same
+// bytes, and, in a partial run, the same record of what skipped
+// instructions wrote there. Both must be set up for the same kind of run
+// (SetPartial before sharing).
+func (m *Machine) ShareHBM(from *Machine) {
+	m.Mem[isa.HBM] = from.Mem[isa.HBM]
+	if m.part != nil && from.part != nil {
+		m.part.shadows[isa.HBM] = from.part.shadows[isa.HBM]
+	}
+}

@@ -109,14 +109,20 @@ func (k *Kernels) Stats() []KernelStats {
 	k.runs.close()
 	m := k.m
 	c := m.Chip
-	peakFLOPs := 2 * float64(c.MXU.Count*c.MXU.Rows*c.MXU.Cols) * float64(c.ClockMHz) * 1e6
+	peakFLOPs := 2 * float64(c.MXU.Count*c.MXU.Rows*c.MXU.Cols*c.NumCores()) * float64(c.ClockMHz) * 1e6
 	peakBytes := m.AttainableBytesPerSecond() // the memory roof: HBM, or the DMA engines when they move less
 	kernelPJ := make([]float64, len(k.src.Kernels))
 	if c.Energy != (config.Energy{}) {
 		prices := energy.PricesOf(c)
-		for pc := range m.Prog.Code {
-			if i := k.src.KernelOf(pc); i >= 0 {
-				kernelPJ[i] += prices.PJ(m.ActionsAt(pc))
+		cores := m.Cores // every core's share of a kernel on a multi-core chip
+		if len(cores) == 0 {
+			cores = []*core.Model{m}
+		}
+		for _, cm := range cores {
+			for pc := range cm.Prog.Code {
+				if i := k.src.KernelOf(pc); i >= 0 {
+					kernelPJ[i] += prices.PJ(cm.ActionsAt(pc))
+				}
 			}
 		}
 	}

@@ -26,7 +26,11 @@ func newChips() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(w, "%s\t%dx %dx%d\t%d MHz\t%s\t%s\n", c.Name, c.MXU.Count, c.MXU.Rows, c.MXU.Cols, c.ClockMHz, bytesStr(c.Memory.SRAMBytes), c.Description)
+				mxu := fmt.Sprintf("%dx %dx%d", c.MXU.Count, c.MXU.Rows, c.MXU.Cols)
+				if c.NumCores() > 1 {
+					mxu = fmt.Sprintf("%d cores x %s", c.NumCores(), mxu) // SRAM is per core too
+				}
+				fmt.Fprintf(w, "%s\t%s\t%d MHz\t%s\t%s\n", c.Name, mxu, c.ClockMHz, bytesStr(c.Memory.SRAMBytes), c.Description)
 			}
 			return w.Flush()
 		},

@@ -1,0 +1,123 @@
+package core
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/exe"
+	"github.com/pulse-sim/pulse/isa"
+	"github.com/pulse-sim/pulse/ref"
+	"github.com/pulse-sim/pulse/sim"
+)
+
+// A chip of several TensorCores.
+//
+// The cores of a chip (config.Chip.Cores) are models on one engine, as the
+// devices of a multi-device run are, that share the chip's HBM: one timing
+// model, so that their streams contend for its bandwidth, and one store, so
+// that what a core writes the others read. Everything else is each core's:
+// sequencer, units, SRAM, accumulators, scalar memory, semaphores. Every
+// core runs the same program; the runtime writes the core's number at
+// scalar-memory byte isa.CoreWord before the run, and the program's
+// kernels branch on it to their share of the work (lowering). At the end of
+// a kernel the cores meet: each stores isa.CoreSyncID at isa.LinkWord and
+// rings isa.SemLink, and the chip's CoreSync signals isa.SemLinkDone on all
+// of them core_sync_ns after the last one rang.
+
+// CoreSync is the barrier of a chip's cores: its Link.
+type CoreSync struct {
+	cores   []*Model
+	rung    []bool
+	waiting int
+	last    sim.Time
+	latency sim.Time
+	// Syncs counts the barriers the cores met at.
+	Syncs int64
+}
+
+// Doorbell implements Link.
+func (s *CoreSync) Doorbell(m *Model, now sim.Time) error {
+	var b [4]byte
+	m.Arch.Mem[isa.SMEM].Read(isa.LinkWord, b[:])
+	if id := int32(binary.LittleEndian.Uint32(b[:])); id != isa.CoreSyncID {
+		return fmt.Errorf("the link was rung for collective %d on a chip of %d cores: collectives between chips are not simulated on multi-core chips yet", id, len(s.cores))
+	}
+	k := m.opt.Core
+	if s.rung[k] {
+		return fmt.Errorf("internal error: core %d rang the core barrier twice", k)
+	}
+	s.rung[k] = true
+	s.waiting++
+	s.last = max(s.last, now)
+	if s.waiting < len(s.cores) {
+		return nil
+	}
+	at := s.last + s.latency
+	for i, c := range s.cores {
+		s.rung[i] = false
+		c.LinkDone(at)
+	}
+	s.waiting, s.last = 0, 0
+	s.Syncs++
+	return nil
+}
+
+// runCores builds the models of every core of chip on one engine, sharing
+// core 0's HBM, lets load fill core 0's memories (the HBM they share) and
+// runs them all; it returns core 0's model, whose Cores lists them.
+func runCores(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.Machine) error, s *slice) (*Model, error) {
+	n := chip.NumCores()
+	if opt.Link != nil {
+		return nil, fmt.Errorf("a chip of %d cores in a multi-device run is not simulated yet", n)
+	}
+	if opt.Engine == nil {
+		opt.Engine = &sim.Engine{}
+	}
+	sync := &CoreSync{rung: make([]bool, n), latency: sim.Time(chip.CoreSyncNS*1000 + 0.5)}
+	models := make([]*Model, n)
+	for k := range n {
+		o := opt
+		o.Core, o.Link = k, sync
+		if k > 0 {
+			o.Observers, o.HBM = nil, models[0].HBM
+		}
+		m, err := New(chip, prog, o)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil {
+			m.Arch.SetPartial(s.compute, s.track)
+			m.slice = s
+		}
+		if k == 0 {
+			if load != nil {
+				if err := load(m.Arch); err != nil {
+					return nil, err
+				}
+			}
+		} else {
+			m.Arch.ShareHBM(models[0].Arch)
+		}
+		var id [4]byte
+		binary.LittleEndian.PutUint32(id[:], uint32(k))
+		m.Arch.Mem[isa.SMEM].Write(isa.CoreWord, id[:])
+		models[k] = m
+	}
+	sync.cores = models
+	for _, m := range models {
+		m.Cores = models
+	}
+	err := RunDevices(models)
+	var de *DeviceError
+	if errors.As(err, &de) {
+		var nv *NeedValues
+		if errors.As(de.Err, &nv) {
+			err = nv // the slice search reads it as one core's run
+		} else {
+			err = fmt.Errorf("core %d: %w", de.Device, de.Err)
+		}
+	}
+	return models[0], err
+}

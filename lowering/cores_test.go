@@ -1,0 +1,89 @@
+package lowering_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestDotsSplitAcrossCores: on a chip of two cores (tpuv4) a dot is split
+// by the rows when its rhs is the smaller operand and by the columns when
+// its lhs is, each core doing its share, with the values of the reference
+// evaluator and about half the time of one core doing it all.
+func TestDotsSplitAcrossCores(t *testing.T) {
+	for _, c := range []struct {
+		name, split string
+		m, k, n     int
+		most        float64 // the two cores' cycles over one core's, at most
+	}{
+		{"tall: rows", "rows 0-255 | 256-511", 512, 256, 256, 0.8},
+		{"wide: columns", "columns 0-255 | 256-511", 256, 256, 512, 0.8},
+		// Small dots: latencies and the cores' meeting weigh more.
+		{"uneven rows", "rows 0-103 | 104-199", 200, 256, 136, 0.95},
+		{"skinny M: columns", "columns 0-383 | 384-639", 16, 256, 640, 0.95},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := fmt.Sprintf(`HloModule m
+ENTRY e {
+  a = bf16[%[1]d,%[2]d] parameter(0)
+  b = bf16[%[2]d,%[3]d] parameter(1)
+  c = f32[%[1]d,%[3]d] parameter(2)
+  d = f32[%[1]d,%[3]d] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = f32[%[1]d,%[3]d] add(d, c)
+}`, c.m, c.k, c.n)
+			comp := compileFor(t, "tpuv4", src)
+			require.Len(t, comp.CoreSplit, 1)
+			require.Equal(t, c.split, comp.CoreSplit[0].How)
+			require.Empty(t, comp.OneCore)
+			two := runChecked(t, "tpuv4", src)
+			one := runChecked(t, "tpuv4core", src)
+			require.Less(t, float64(two.Report.Cycles), c.most*float64(one.Report.Cycles))
+			// Both cores' arrays worked.
+			require.Positive(t, two.Report.Units["mxu0"].BusyCycles)
+			require.Positive(t, two.Report.Units["core1.mxu0"].BusyCycles)
+		})
+	}
+}
+
+// TestKernelsOnCoreZero: a kernel no emitter splits runs on core 0 while
+// core 1 waits at its end, and control flow runs on every core: a while
+// loop whose condition core 0 computes gives the evaluator's values.
+func TestKernelsOnCoreZero(t *testing.T) {
+	src := fmt.Sprintf(swapLoop, 5, 5)
+	comp := compileFor(t, "tpuv4", src)
+	require.NotEmpty(t, comp.OneCore)
+	require.Contains(t, comp.Asm, "bne     r1, r0, ")
+	r := runChecked(t, "tpuv4", src)
+	require.Zero(t, r.Report.Units["core1.vpu"].BusyCycles)
+	for _, k := range r.Kernels {
+		if strings.HasPrefix(k.Name, "w/body/") {
+			require.EqualValues(t, 5, k.Runs, k.Name)
+		}
+	}
+	// A batched dot is not split yet: it runs on core 0.
+	bat := compileFor(t, "tpuv4", `HloModule m
+ENTRY e {
+  a = bf16[4,64,64] parameter(0)
+  b = bf16[4,64,64] parameter(1)
+  ROOT d = f32[4,64,64] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+}`)
+	require.Equal(t, []string{"d"}, bat.OneCore)
+}
+
+// TestMultiCoreRefusesDevices: several devices of a multi-core chip are
+// refused at compile time, naming the chip.
+func TestMultiCoreRefusesDevices(t *testing.T) {
+	_, err := compileErr(t, "tpuv4", `HloModule m, replica_count=2
+ENTRY e {
+  a = f32[8] parameter(0)
+  ROOT s = f32[8] all-reduce(a), replica_groups={{0,1}}, to_apply=add
+}
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}`)
+	require.ErrorContains(t, err, "a multi-core chip runs one device for now")
+}
