@@ -560,22 +560,52 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		}
 		return nil
 	}
-	lv, rv := paramVal(dot.Operands[0].Name), paramVal(dot.Operands[1].Name)
+	// An operand may be converted in the fusion, as XLA fuses a TPU's
+	// float normalization (f16 -> f32) into the dot's convolution fusion:
+	// its tiles are loaded in their own type and converted by the vector
+	// unit on the way to the MXU (mdt, the type the MXU multiplies).
+	var convTo []string // the converts' result types
+	operandVal := func(name string) *value {
+		if v := paramVal(name); v != nil {
+			return v
+		}
+		for _, b := range body {
+			if b.Name == name && b.Opcode == hlo.OpConvert && len(b.Operands) == 1 {
+				v := paramVal(b.Operands[0].Name)
+				if v == nil || v.tuple != nil || !exactConvert(v.dt, b.Shape.Elem) {
+					return nil
+				}
+				convTo = append(convTo, b.Shape.Elem)
+				return v
+			}
+		}
+		return nil
+	}
+	lv, rv := operandVal(dot.Operands[0].Name), operandVal(dot.Operands[1].Name)
 	if lv == nil || rv == nil || lv.tuple != nil || rv.tuple != nil {
 		return c.fail(dot, "the dot's operands must be arrays in memory")
 	}
 	if lv.dt != rv.dt {
 		return c.fail(dot, "operands of different types (%s, %s) are not lowered", lv.dt, rv.dt)
 	}
-	if !c.chip.MXUSupports(lv.dt) {
-		return c.fail(dot, "the chip's MXU does not multiply %s (mxu.dtypes)", lv.dt)
+	mdt := lv.dt
+	switch {
+	case len(convTo) == 1:
+		return c.fail(dot, "one operand converted in the fusion and not the other is not lowered")
+	case len(convTo) == 2 && convTo[0] != convTo[1]:
+		return c.fail(dot, "operands converted to different types are not lowered")
+	case len(convTo) == 2:
+		mdt, _ = dtypeOf(convTo[0])
+	}
+	if !c.chip.MXUSupports(mdt) {
+		return c.fail(dot, "the chip's MXU does not multiply %s (mxu.dtypes)", mdt)
 	}
 	// Float inputs accumulate in f32, integers in s32 (wrapping, as XLA).
 	if dot.Shape.Elem == hlo.F64 {
 		return c.fail(dot, "an f64 result sums in f64 in XLA; the MXU accumulates in f32")
 	}
 	accDT := isa.F32
-	if lv.dt.IsInt() {
+	if mdt.IsInt() {
 		accDT = isa.S32
 		if od, ok := dtypeOf(dot.Shape.Elem); ok && od.IsInt() && od.Size() < 4 {
 			return c.fail(dot, "an integer dot into %s wraps in XLA; the vector unit's conversion from s32 saturates", dot.Shape.Elem)
@@ -637,7 +667,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	// An f32 dot streams as the bf16 passes of its precision (XLA's on a
 	// TPU); its values are the f32 products all the same.
 	passes := ""
-	if lv.dt == isa.F32 && c.chip.MXUSupports(isa.BF16) {
+	if mdt == isa.F32 && c.chip.MXUSupports(isa.BF16) {
 		if n := dotPasses(dot); n > 0 {
 			passes = fmt.Sprintf(" passes %d", n)
 		}
@@ -704,11 +734,16 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// array): the MXUs split K instead, MXU i taking every kSplits-th K
 		// tile into its own accumulator, and the epilogue sums them.
 		kSplits := int64(1)
-		if nk0 := (K + Kt - 1) / Kt; colTiles == 1 && nM > 1 && M <= Kt && nk0 >= 4*int64(nM) && !paths.lhsT && c.chip.MXU.Dataflow == "ws" {
+		conv := mdt != lv.dt // operands converted on the way to the MXU
+		if conv && paths.lhsT {
+			return c.fail(dot, "a transposed lhs converted in the fusion is not lowered")
+		}
+		if nk0 := (K + Kt - 1) / Kt; colTiles == 1 && nM > 1 && M <= Kt && nk0 >= 4*int64(nM) && !paths.lhsT && !conv && c.chip.MXU.Dataflow == "ws" {
 			kSplits, rowSplits = int64(nM), 1
 		}
 		nM = int(colTiles * rowSplits * kSplits)
-		esz := int64(lv.dt.Size())
+		esz := int64(lv.dt.Size()) // in HBM and as loaded
+		msz := int64(mdt.Size())   // as the MXU reads it
 		// A transposed lhs has a staging panel per buffer set beside the
 		// panel the MXUs stream.
 		panels := int64(1)
@@ -739,6 +774,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		c.dotSets = nset
 		fixed := int64(nset*nM) * align64(Kt*Nt*esz)
 		perRow := int64(nset)*panels*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt)
+		if conv { // the converted panel and tiles beside the loaded ones
+			fixed += int64(nset*nM) * align64(Kt*Nt*msz)
+			perRow += int64(nset) * Kt * msz
+		}
 		mb := min(M, mbMax)
 		if lim := (c.chip.Memory.SRAMBytes - fixed - 64*int64(nset+2*nM*len(ep.bufs))) / perRow; mb > lim {
 			mb = lim
@@ -758,7 +797,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// that moves fewer bytes (docs/lowering.md): each group then reads
 		// only its rhs tiles, where it would read the panel again.
 		resident := false
-		if (N+step-1)/step >= 2 {
+		if (N+step-1)/step >= 2 && !conv {
 			perRow1 := int64(nset)*(panels-1)*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt) + nk*Kt*esz
 			mb1 := min(mb, (c.chip.Memory.SRAMBytes-fixed-64*int64(nset+2*nM*len(ep.bufs)+int(nk)))/perRow1)
 			if mb1 >= 8 {
@@ -780,6 +819,13 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		setBytes := (panels-1)*aBytes + lhsInSet + int64(nM)*bBytes
 		rhsAt := func(i int) int64 { return lhsInSet + int64(i)*bBytes } // MXU i's rhs tile in a set
 		stageAt := lhsInSet + int64(nM)*bBytes                           // a transposed lhs's staging panel in a set
+		// Converted operands: the panel and MXU i's tile in the MXU's type,
+		// after what was loaded.
+		cpanelAt, cBytes := setBytes, align64(Kt*Nt*msz)
+		crhsAt := func(i int) int64 { return cpanelAt + align64(mb*Kt*msz) + int64(i)*cBytes }
+		if conv {
+			setBytes = crhsAt(nM)
+		}
 		epiBase := int64(nset) * setBytes
 		epiTile := ep.layout(mb, Nt)
 		epiHalf := int64(nM) * epiTile
@@ -806,7 +852,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			recorded = true
 		}
 		w := &c.out
-		if bp, ok := c.planBatchedSmall(B, M, K, N, Kt, Nt, paths, affine, run, ep, esz); ok {
+		if bp, ok := c.planBatchedSmall(B, M, K, N, Kt, Nt, paths, affine, run, ep, esz); ok && !conv {
 			fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d in chunks of %d batches%s\n",
 				label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, bp.P, paths)
 			fmt.Fprintf(w, ".origin %q\n", in.Name)
@@ -997,6 +1043,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					panel = fmt.Sprintf("%s%d", regS, resBase+(k0/Kt)*aBytes)
 				}
 				panelWait := 0 // the tokens of sems.Panel(st) each MXU's stream takes
+				staged := 0    // converted operands: the loads sems.Staged(st) counts
 				switch {
 				case !load:
 					// The panel is resident already.
@@ -1025,9 +1072,13 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					if np > 1 {
 						count, wait = 1, int(np)
 					}
+					sem := sems.Panel(st)
+					if conv { // loaded pieces are staged for the conversion
+						sem, count, wait, staged = sems.Staged(st), 1, 1, int(np)
+					}
 					for _, q := range splitRows(rows, np) {
 						emit(dot, "dma     sram[%s+%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d:%d", panel, q[0]*kt*esz, lv.dt, q[1], kt,
-							regA, lv.tensor, lhsAt+q[0]*L.sRow*esz, lv.dt, q[1], kt, L.sRow, L.sCol, engine(), sems.Panel(st), count)
+							regA, lv.tensor, lhsAt+q[0]*L.sRow*esz, lv.dt, q[1], kt, L.sRow, L.sCol, engine(), sem, count)
 					}
 					panelWait = wait
 				}
@@ -1040,12 +1091,40 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 						// W^T's tile [nt, kt] in its own rows, loaded
 						// transposed.
 						ldw = "mxu.ldwt"
+						sem := sems.Rhs(st, i)
+						if conv {
+							sem = sems.Staged(st)
+							staged++
+						}
 						emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", at, rv.dt, nt, kt,
-							regB, rv.tensor, rhsFrom, rv.dt, nt, kt, R.sCol, R.sRow, engine(), sems.Rhs(st, i))
+							regB, rv.tensor, rhsFrom, rv.dt, nt, kt, R.sCol, R.sRow, engine(), sem)
 						continue
 					}
+					sem := sems.Rhs(st, i)
+					if conv {
+						sem = sems.Staged(st)
+						staged++
+					}
 					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", at, rv.dt, kt, nt,
-						regB, rv.tensor, rhsFrom, rv.dt, kt, nt, R.sRow, R.sCol, engine(), sems.Rhs(st, i))
+						regB, rv.tensor, rhsFrom, rv.dt, kt, nt, R.sRow, R.sCol, engine(), sem)
+				}
+				mpanel, mAt := panel, rhsAt // what the MXUs read
+				if conv {
+					// The vector unit converts the set once all of its
+					// loads are in (it runs in order: the first conversion
+					// waits for them all), each conversion handing its
+					// operand to the MXUs as a load would.
+					mpanel, mAt = fmt.Sprint(sb+cpanelAt), func(i int) int64 { return crhsAt(i) }
+					emit(dot, "vcvt    sram[%s]:%s[%d,%d], sram[%s]:%s[%d,%d] wait s%d:%d signal s%d:%d", mpanel, mdt, rows, kt,
+						panel, lv.dt, rows, kt, sems.Staged(st), staged, sems.Panel(st), len(active))
+					for _, i := range active {
+						nt := cols[i]
+						shape := fmt.Sprintf("%d,%d", kt, nt)
+						if paths.rhsT {
+							shape = fmt.Sprintf("%d,%d", nt, kt)
+						}
+						emit(dot, "vcvt    sram[%d]:%s[%s], sram[%d]:%s[%s] signal s%d", sb+crhsAt(i), mdt, shape, sb+rhsAt(i), rv.dt, shape, sems.Rhs(st, i))
+					}
 				}
 				op := "mxu.mma"
 				if k0/Kt < kSplits { // the first K tile of each MXU's share
@@ -1057,7 +1136,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					if paths.rhsT {
 						wt = fmt.Sprintf("%d,%d", nt, kt)
 					}
-					emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d", ldw, sb+rhsAt(i), rv.dt, wt, i, sems.Rhs(st, i))
+					emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d", ldw, sb+mAt(i), mdt, wt, i, sems.Rhs(st, i))
 					// The last sub-block's completion frees the set: an
 					// MXU completes its instructions in order.
 					p := parts[i]
@@ -1071,7 +1150,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 							sync += fmt.Sprintf(" signal s%d", sems.Free(i))
 						}
 						emit(dot, "%s acc[%d]:%s[%d,%d], sram[%s+%d]:%s[%d,%d]%s @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
-							panel, (p.r0+r0)*kt*esz, lv.dt, rs, kt, passes, i, sync)
+							mpanel, (p.r0+r0)*kt*msz, mdt, rs, kt, passes, i, sync)
 					}
 				}
 				set = (set + 1) % nset
@@ -1415,4 +1494,14 @@ func dotPasses(dot *hlo.Instruction) int {
 		}
 	}
 	return passes
+}
+
+// exactConvert reports whether converting from to the element type to is
+// exact and cheap, as a dot fusion's operand conversion is: a 16-bit or
+// 8-bit float widened to f32.
+func exactConvert(from isa.DType, to string) bool {
+	if to != hlo.F32 {
+		return false
+	}
+	return from == isa.F16 || from == isa.BF16 || from.IsFloat() && from.Size() == 1
 }

@@ -78,7 +78,21 @@ func (e *epilogue) analyze() error {
 	if lb, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_batch_dims", "{}")); lb != nil {
 		nb = len(lb)
 	}
-	lrank := len(c.bufs[e.operandOf(dot.Operands[0].Name)].shape.Dims)
+	// The dot's operands converted on the way to the MXU (dotKernel) are
+	// not the epilogue's.
+	opConv := map[*hlo.Instruction]bool{}
+	lhs := dot.Operands[0].Name
+	for _, b := range e.body {
+		for i, o := range dot.Operands {
+			if b.Name == o.Name && b.Opcode == hlo.OpConvert {
+				opConv[b] = true
+				if i == 0 {
+					lhs = b.Operands[0].Name
+				}
+			}
+		}
+	}
+	lrank := len(c.bufs[e.operandOf(lhs)].shape.Dims)
 	lc, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_contracting_dims", "{}"))
 	nlf := lrank - nb - len(lc)
 	for j := range dims {
@@ -110,12 +124,12 @@ func (e *epilogue) analyze() error {
 	params := map[string]*value{}
 	for _, b := range e.body {
 		switch {
-		case b == dot:
+		case b == dot || opConv[b]:
 		case b.Opcode == hlo.OpParameter:
 			params[b.Name] = c.bufs[e.in.Operands[b.ParamNumber].Name]
 			used := false
 			for _, u := range e.body {
-				if u == dot || u.Opcode == hlo.OpBroadcast {
+				if u == dot || opConv[u] || u.Opcode == hlo.OpBroadcast {
 					continue
 				}
 				for _, o := range u.Operands {

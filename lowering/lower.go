@@ -162,7 +162,7 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 		if os.Getenv("PULSE_DEBUG_PANIC") != "" {
 			return
 		}
-		if r := recover(); r != nil {
+		if r := recover(); r != nil && os.Getenv("PULSE_DEBUG_PANIC") == "" {
 			res, err = nil, fmt.Errorf("%s: internal lowering error (please report this with the module): %v", file, r)
 		}
 	}()

@@ -187,6 +187,8 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 			kind = "kInput"
 		case producerOps[in.Opcode] || in.Opcode == hlo.OpDynamicUpdateSlice:
 			kind = "kLoop"
+		case in.Opcode == hlo.OpDot:
+			kind = "kOutput" // with operand conversions, when it has any
 		default:
 			continue
 		}
@@ -197,8 +199,28 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 		for len(work) > 0 {
 			m := work[len(work)-1]
 			work = work[:len(work)-1]
-			if m.Opcode == hlo.OpDot || m.Opcode == hlo.OpConvolution {
-				continue // a dot's operands are read from memory
+			if m.Opcode == hlo.OpConvolution {
+				continue // a convolution's operands are read from memory
+			}
+			if m.Opcode == hlo.OpDot {
+				// A dot's operands are read from memory, converted on
+				// the way where they are widened floats (XLA fuses a
+				// TPU's f16 -> f32 float normalization into the dot).
+				for _, o := range m.Operands {
+					p := byName[o.Name]
+					if p == nil || groupOf[p] != nil || pinned[p.Name] || p == c.Root || !operandConvert(p, byName) {
+						continue
+					}
+					inside := true
+					for _, u := range users[p.Name] {
+						inside = inside && u == m
+					}
+					if inside {
+						g.members[p] = true
+						groupOf[p] = g
+					}
+				}
+				continue
 			}
 			for _, o := range m.Operands {
 				p := byName[o.Name]
@@ -453,4 +475,18 @@ func (s FuseStats) String() string {
 	}
 	return fmt.Sprintf("%d fusions (%s), %d instructions fused, %d producers duplicated",
 		total, strings.Join(parts, ", "), s.Fused, s.Duplicated)
+}
+
+// operandConvert reports whether in widens a 16- or 8-bit float to f32,
+// exactly: a conversion a dot fusion makes on the way to the MXU.
+func operandConvert(in *hlo.Instruction, byName map[string]*hlo.Instruction) bool {
+	if in.Opcode != hlo.OpConvert || len(in.Operands) != 1 || in.Shape.IsTuple || in.Shape.Elem != hlo.F32 {
+		return false
+	}
+	src := byName[in.Operands[0].Name]
+	if src == nil || src.Shape.IsTuple {
+		return false
+	}
+	from := src.Shape.Elem
+	return hlo.IsRealFloat(from) && hlo.ElemBits(from) >= 8 && hlo.ElemBits(from) <= 16
 }
