@@ -78,7 +78,7 @@ var allowedImports = map[string][]string{
 	"ici":               {"config", "core", "hlo", "hlo/eval", "hlo/eval/spmd", "isa", "lowering", "sim"},
 	"runtime":           {"chip", "config", "core", "exe", "hlo", "hlo/eval", "hlo/stablehlo", "hlo/verify", "ici", "internal/inputs", "isa", "lowering", "ref", "sim", "traces"},
 	"sweep":             {"", "runtime", "chip", "config", "core", "exe", "hlo", "hlo/eval", "hlo/stablehlo", "hlo/verify", "internal/host", "internal/inputs", "lowering", "ref", "scalesim", "traces"},
-	"bench":             {"", "runtime", "chip", "config", "core", "examples", "hlo/eval", "hlo/stablehlo", "hlo/verify", "internal/host", "internal/inputs", "lowering", "sweep", "traces"},
+	"bench":             {"", "runtime", "chip", "config", "core", "examples", "hlo/eval", "hlo/stablehlo", "hlo/verify", "internal/host", "internal/inputs", "lowering", "sweep", "traces", "validate"},
 	"validate":          {"config", "hlo", "hlo/verify", "runtime", "traces"},
 	"grade":             {"asm", "chip", "config", "core", "exe", "hlo", "hlo/eval", "internal/inputs", "isa", "labs", "ref"},
 	"":                  {"asm", "config", "exe", "internal/inputs", "internal/npy", "ref"},

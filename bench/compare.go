@@ -96,9 +96,29 @@ type Comparison struct {
 	Removed     []string       `json:"removed_entries,omitempty"`
 	StatusMoves []string       `json:"status_changes,omitempty"`
 	Regressions int            `json:"regressions"`
+	// Silicon is the error against measured silicon of the entries that
+	// have a measurement (the silicon suite), when any do.
+	Silicon *SiliconChange `json:"silicon,omitempty"`
 	// HostFamily is how many gated host comparisons were tested together.
 	HostFamily int `json:"host_family,omitempty"`
 }
+
+// SiliconChange is the mean absolute percentage error against silicon of
+// the entries measured in both results (ok in both): a rise of more than
+// the "mape" threshold (default DefaultMAPEThreshold, a fraction) is a
+// regression. An entry with a measurement is judged by it: its cycles may
+// move (a model's change does) without a regression of their own unless a
+// "cycles" threshold is given.
+type SiliconChange struct {
+	Entries    int     `json:"entries"`
+	OldMAPE    float64 `json:"old_mape"`
+	NewMAPE    float64 `json:"new_mape"`
+	Regression bool    `json:"regression"`
+}
+
+// DefaultMAPEThreshold is the rise of the silicon MAPE a comparison
+// tolerates: 2 points.
+const DefaultMAPEThreshold = 0.02
 
 // Compare compares two results of one suite.
 func Compare(old, new *Results, th Thresholds) (*Comparison, error) {
@@ -106,7 +126,7 @@ func Compare(old, new *Results, th Thresholds) (*Comparison, error) {
 		return nil, fmt.Errorf("results of different suites (%s and %s): compare runs of one suite", old.Suite, new.Suite)
 	}
 	for k := range th {
-		if k == "cycles" || hostMetrics[k] != nil {
+		if k == "cycles" || k == "mape" || hostMetrics[k] != nil {
 			continue
 		}
 		known := false
@@ -143,6 +163,14 @@ func Compare(old, new *Results, th Thresholds) (*Comparison, error) {
 		if n.Status != "ok" {
 			continue
 		}
+		if o.MeasuredUs > 0 && n.MeasuredUs > 0 {
+			if c.Silicon == nil {
+				c.Silicon = &SiliconChange{}
+			}
+			c.Silicon.Entries++
+			c.Silicon.OldMAPE += math.Abs(o.SiliconError)
+			c.Silicon.NewMAPE += math.Abs(n.SiliconError)
+		}
 		c.compareSim(o, n, th)
 		c.compareKernels(o, n)
 		c.compareHost(o, n, th)
@@ -153,6 +181,18 @@ func Compare(old, new *Results, th Thresholds) (*Comparison, error) {
 		}
 	}
 	c.gateHost(th)
+	if s := c.Silicon; s != nil {
+		s.OldMAPE /= float64(s.Entries)
+		s.NewMAPE /= float64(s.Entries)
+		limit, ok := th["mape"]
+		if !ok {
+			limit = DefaultMAPEThreshold
+		}
+		if s.NewMAPE-s.OldMAPE > limit {
+			s.Regression = true
+			c.Regressions++
+		}
+	}
 	for _, ch := range c.Changes {
 		if ch.Regression {
 			c.Regressions++
@@ -237,8 +277,8 @@ func (c *Comparison) compareSim(o, n *Result, th Thresholds) {
 		}
 		ch := Change{Entry: n.Name, Metric: k, Old: ov, New: nv, Delta: delta(ov, nv)}
 		limit, gated := th[k]
-		if k == "cycles" && !gated {
-			limit, gated = 0, true
+		if k == "cycles" && !gated && n.MeasuredUs == 0 {
+			limit, gated = 0, true // a measured entry is judged by its error (SiliconChange)
 		}
 		worse := ch.Delta > 0
 		if sweep.Maximized(k) {
@@ -398,6 +438,14 @@ func (c *Comparison) Write(w io.Writer, format string) error {
 		}
 	}
 	fmt.Fprintf(w, "suite %s: %s -> %s\n", c.Suite, revLabel(c.Old), revLabel(c.New))
+	if sc := c.Silicon; sc != nil {
+		mark := ""
+		if sc.Regression {
+			mark = " REGRESSION"
+		}
+		fmt.Fprintf(w, "error against silicon: MAPE %.1f%% -> %.1f%% (%+.1f points) over %d measured entries%s\n",
+			100*sc.OldMAPE, 100*sc.NewMAPE, 100*(sc.NewMAPE-sc.OldMAPE), sc.Entries, mark)
+	}
 	if len(sim) == 0 {
 		fmt.Fprintln(w, "simulated metrics: no change (they are deterministic: identical results)")
 	} else {

@@ -47,3 +47,35 @@ func TestDotWorkloads(t *testing.T) {
 		require.Equal(t, src, string(b), "%s is stale: go test ./bench -run TestDotWorkloads -update", f)
 	}
 }
+
+// TestSiliconWorkloads: the silicon suite and its workloads are what
+// bench.SiliconSuite generates (rewrite them with -update).
+func TestSiliconWorkloads(t *testing.T) {
+	suite, files, err := bench.SiliconSuite()
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(files), 25)
+	want := map[string]string{"suites/silicon.yaml": suite}
+	for name, src := range files {
+		m, err := hlo.Parse(name, src)
+		require.NoError(t, err, name)
+		require.NoError(t, verify.Verify(name, m), name)
+		want["workloads/silicon/"+name] = src
+	}
+	if *update {
+		old, _ := filepath.Glob("workloads/silicon/*.hlo")
+		for _, f := range old {
+			require.NoError(t, os.Remove(f))
+		}
+		for f, src := range want {
+			require.NoError(t, os.WriteFile(f, []byte(src), 0o644))
+		}
+		return
+	}
+	got, _ := filepath.Glob("workloads/silicon/*.hlo")
+	require.Len(t, got, len(want)-1, "stale workloads: go test ./bench -run TestSiliconWorkloads -update")
+	for f, src := range want {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err, "go test ./bench -run TestSiliconWorkloads -update")
+		require.Equal(t, src, string(b), "%s is stale: go test ./bench -run TestSiliconWorkloads -update", f)
+	}
+}

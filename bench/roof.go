@@ -56,12 +56,34 @@ func RoofSummary(r *Results) []ChipRoof {
 	return out
 }
 
-// WriteRoofSummary writes RoofSummary as lines, one per chip; nothing when
-// no entry has a roof fraction.
+// WriteRoofSummary writes RoofSummary as lines, one per chip (nothing when
+// no entry has a roof fraction), and the error against silicon of the
+// measured entries, per chip, when any are.
 func WriteRoofSummary(w io.Writer, r *Results) {
 	for _, c := range RoofSummary(r) {
 		fmt.Fprintf(w, "%s: roof fraction geometric mean %.3f over %d entries, lowest %.3f (%s), %d below %.2f\n",
 			c.Chip, c.GeoMean, c.Entries, c.Min, c.MinEntry, len(c.Below), RoofGoal)
+	}
+	var chips []string
+	sum, n := map[string]float64{}, map[string]int{}
+	for _, e := range r.Entries {
+		if e.Status != "ok" || e.MeasuredUs <= 0 {
+			continue
+		}
+		if n[e.Chip] == 0 {
+			chips = append(chips, e.Chip)
+		}
+		sum[e.Chip] += math.Abs(e.SiliconError)
+		n[e.Chip]++
+	}
+	total, all := 0.0, 0
+	for _, c := range chips {
+		fmt.Fprintf(w, "%s: error against silicon: MAPE %.1f%% over %d measured entries\n", c, 100*sum[c]/float64(n[c]), n[c])
+		total += sum[c]
+		all += n[c]
+	}
+	if len(chips) > 1 {
+		fmt.Fprintf(w, "all chips: error against silicon: MAPE %.1f%% over %d measured entries\n", 100*total/float64(all), all)
 	}
 }
 

@@ -72,6 +72,13 @@ type Result struct {
 	// offload transfers): absent when none.
 	NotModelled []lowering.NotModelled `json:"not_modelled,omitempty"`
 	Host        Host                   `json:"host"`
+	// MeasuredUs is the silicon's time for the workload (the suite
+	// entry's measured_us; 0: none), Measured where it comes from, and
+	// SiliconError the simulated time's error against it: (sim - measured)
+	// / measured.
+	MeasuredUs   float64 `json:"measured_us,omitempty"`
+	Measured     string  `json:"measured,omitempty"`
+	SiliconError float64 `json:"silicon_error,omitempty"`
 }
 
 // Kernel is a row of an entry's per-kernel table.
@@ -163,6 +170,10 @@ func runEntry(e *Entry) *Result {
 		r.Host.AllocBytes = append(r.Host.AllocBytes, float64(after.TotalAlloc-before.TotalAlloc))
 	}
 	r.Host.PeakRSSBytes = host.PeakRSS()
+	if e.MeasuredUs > 0 {
+		r.MeasuredUs, r.Measured = e.MeasuredUs, e.Measured
+		r.SiliconError = (r.Sim["seconds"]*1e6 - e.MeasuredUs) / e.MeasuredUs
+	}
 	return r
 }
 

@@ -20,7 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-//go:embed suites/*.yaml workloads/*.hlo workloads/dots/*.hlo
+//go:embed suites/*.yaml workloads/*.hlo workloads/dots/*.hlo workloads/silicon/*.hlo
 var builtin embed.FS
 
 // Suite is a list of benchmark entries (bench/suites/*.yaml).
@@ -47,6 +47,12 @@ type SuiteEntry struct {
 	// 1) for the control flow that depends on them (token ids, dynamic
 	// offsets): its cycles are exact for those inputs.
 	RandomInputs bool `yaml:"random_inputs"`
+	// MeasuredUs is the workload's time measured on the silicon its chip
+	// stands for, in microseconds, and Measured where that comes from
+	// (a table and line of ../shared/reference/silicon): the entry's
+	// error against it counts to the suite's MAPE (the silicon suite).
+	MeasuredUs float64 `yaml:"measured_us"`
+	Measured   string  `yaml:"measured"`
 }
 
 // Entry is one workload on one chip: a row of results.
@@ -58,8 +64,10 @@ type Entry struct {
 	Mode     string
 	Count    int
 	Optional bool
-	// RandomInputs: see SuiteEntry.
+	// RandomInputs, MeasuredUs, Measured: see SuiteEntry.
 	RandomInputs bool
+	MeasuredUs   float64
+	Measured     string
 
 	src  []byte // the workload's text ("" when optional and missing)
 	file string // where it was read from
@@ -188,6 +196,9 @@ func (s *Suite) expand(sets []string, scoped map[string][]string, count int) ([]
 		if se.Count < 0 {
 			return nil, fmt.Errorf("%s: count: %d is negative", where, se.Count)
 		}
+		if se.MeasuredUs < 0 || se.MeasuredUs > 0 && len(chips) != 1 {
+			return nil, fmt.Errorf("%s: measured_us: a positive time of one chip's run", where)
+		}
 		src, file, err := s.read(se.Workload)
 		if err != nil && !se.Optional {
 			return nil, fmt.Errorf("%s: %v", where, err)
@@ -197,7 +208,8 @@ func (s *Suite) expand(sets []string, scoped map[string][]string, count int) ([]
 			if _, err := config.Load(chip, all); err != nil {
 				return nil, fmt.Errorf("%s: chip %s: %v", where, chip, err)
 			}
-			e := &Entry{Workload: se.Workload, Chip: chip, Sets: all, Mode: mode, Count: se.Count, Optional: se.Optional, RandomInputs: se.RandomInputs, src: src, file: file}
+			e := &Entry{Workload: se.Workload, Chip: chip, Sets: all, Mode: mode, Count: se.Count, Optional: se.Optional, RandomInputs: se.RandomInputs,
+				MeasuredUs: se.MeasuredUs, Measured: se.Measured, src: src, file: file}
 			if e.Count == 0 {
 				e.Count = max(count, 1)
 			}

@@ -18,6 +18,7 @@ func newValidate() *cobra.Command {
 		sets     []string
 		jsonPath string
 		plotPath string
+		fitSpec  string
 		rows     bool
 	)
 	cmd := &cobra.Command{
@@ -37,6 +38,14 @@ one for all; --set overrides keys of it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutputFile("--json", jsonPath); err != nil {
 				return err
+			}
+			var fit *validate.FitSpec
+			if fitSpec != "" {
+				f, err := validate.ParseFitSpec(fitSpec)
+				if err != nil {
+					return usagef("--fit %v", err)
+				}
+				fit = &f
 			}
 			if plotPath != "" {
 				if err := traces.CheckChartPath(plotPath); err != nil {
@@ -66,11 +75,24 @@ one for all; --set overrides keys of it.`,
 				}
 				ms = append(ms, t...)
 			}
-			bar := newProgress(cmd.ErrOrStderr(), "validate", len(ms))
-			rep, err := validate.Run(ms, validate.Options{Chip: chip, Sets: sets, OnRow: func(done, total int) { bar.set(done, "") }})
-			bar.finish()
-			if err != nil {
-				return err
+			var rep *validate.Report
+			var fitted *validate.FitResult
+			if fit != nil {
+				var err error
+				rep, fitted, err = validate.Fit(ms, validate.Options{Chip: chip, Sets: sets}, *fit, func(v, mape float64) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "fit: %s=%g: MAPE %.2f%%\n", fit.Key, v, 100*mape)
+				})
+				if err != nil {
+					return err
+				}
+			} else {
+				bar := newProgress(cmd.ErrOrStderr(), "validate", len(ms))
+				var err error
+				rep, err = validate.Run(ms, validate.Options{Chip: chip, Sets: sets, OnRow: func(done, total int) { bar.set(done, "") }})
+				bar.finish()
+				if err != nil {
+					return err
+				}
 			}
 			w := cmd.OutOrStdout()
 			if rows {
@@ -97,18 +119,26 @@ one for all; --set overrides keys of it.`,
 			if err := t.Render(); err != nil {
 				return err
 			}
+			if fitted != nil {
+				fmt.Fprintf(w, "fitted %s = %g on %d rows: MAPE %.1f%% (at the chip's own %s: %.1f%%; searched %g..%g, %d evaluations)\n",
+					fitted.Key, fitted.Value, len(rep.Rows), 100*fitted.MAPE, fitted.Default, 100*fitted.MAPEDefault, fitted.Lo, fitted.Hi, fitted.Evaluations)
+			}
 			if plotPath != "" {
 				if err := rep.SaveScatter(plotPath); err != nil {
 					return fmt.Errorf("--plot %s: %v", plotPath, err)
 				}
 			}
 			if jsonPath != "" {
-				b, _ := json.MarshalIndent(rep, "", "  ")
+				b, _ := json.MarshalIndent(struct {
+					*validate.Report
+					Fit *validate.FitResult `json:"fit,omitempty"`
+				}{rep, fitted}, "", "  ")
 				return writeOutput("--json", jsonPath, append(b, '\n'))
 			}
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&fitSpec, "fit", "", "fit one chip key to the rows: KEY=LO:HI, the value in [LO, HI] of least MAPE (golden-section search; docs/validation.md)")
 	cmd.Flags().StringVar(&chip, "chip", "", "simulate every row on this chip preset or config file (default: each table's own)")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a chip config key (key=value), repeatable")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write every row and group as JSON")
