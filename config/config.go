@@ -218,7 +218,12 @@ type MXU struct {
 	LdwCyclesPerRow int            `yaml:"ldw_cycles_per_row"` // cycles to shift one weight row in
 	CyclesPerRow    map[string]int `yaml:"cycles_per_row"`     // cycles per streamed row, by input dtype
 	MinStreamCycles int            `yaml:"min_stream_cycles"`  // a stream occupies the array at least this long
-	FoldOverlap     bool           `yaml:"fold_overlap"`       // os: double-buffered accumulators let the next fold start under this one's drain
+	// F32FeedCycles is the fewest cycles a row of 32-bit operands takes
+	// to enter the array when an f32 stream runs as bf16 passes (0: no
+	// such floor): the operand path carries a row of 16-bit elements a
+	// cycle, so an f32 row crosses it in two (docs/chips.md).
+	F32FeedCycles int  `yaml:"f32_feed_cycles"`
+	FoldOverlap   bool `yaml:"fold_overlap"` // os: double-buffered accumulators let the next fold start under this one's drain
 }
 
 // VPU describes the vector unit datapath.
@@ -316,12 +321,12 @@ func (c *Chip) RowCycles(d isa.DType) int {
 
 // StreamRowCycles is the cycles a streamed row of dtype d takes with the
 // given bf16 passes (mxu.mm passes N): an f32 stream of N passes costs N
-// bf16 rows, or the chip's own f32 rate where that is less; 0 passes is
-// the dtype's rate (RowCycles).
+// bf16 rows but at least mxu.f32_feed_cycles, or the chip's own f32 rate
+// where that is less; 0 passes is the dtype's rate (RowCycles).
 func (c *Chip) StreamRowCycles(d isa.DType, passes int) int {
 	r := c.RowCycles(d)
 	if passes > 0 && d == isa.F32 && c.MXUSupports(isa.BF16) {
-		r = min(r, passes*c.RowCycles(isa.BF16))
+		r = min(r, max(passes*c.RowCycles(isa.BF16), c.MXU.F32FeedCycles))
 	}
 	return r
 }

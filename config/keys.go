@@ -81,6 +81,7 @@ var keyMeta = map[string]meta{
 	"mxu.ldw_cycles_per_row":         r("cycles", 0, 1000, "cycles to shift one weight row in"),
 	"mxu.cycles_per_row":             {unit: "cycles", doc: "cycles per streamed row, by input dtype (1..1000 each)"},
 	"mxu.min_stream_cycles":          r("cycles", 0, 1<<20, "a stream occupies the array at least this long"),
+	"mxu.f32_feed_cycles":            r("cycles", 0, 1000, "fewest cycles a row of f32 operands takes to enter the array in bf16 passes (0: none)"),
 	"mxu.fold_overlap":               {doc: "os: the next fold fills while this one drains"},
 	"vpu.lanes":                      r("lanes", 1, 1<<16, "vector lanes"),
 	"vpu.sublanes":                   r("sublanes", 1, 1<<10, "sublanes per lane"),
