@@ -152,20 +152,26 @@ func (c *compiler) dotOnCores(in *hlo.Instruction, B, M, N int64, lower func(r0,
 		}
 		byRows = true
 	}
-	var shares [][2]int64
-	what := "rows"
 	if byRows {
-		shares = coreShares(M, rowUnit, n)
-	} else {
-		shares, what = coreShares(N, colUnit, n), "columns"
+		return c.sharesOnCores(in, "rows", M, rowUnit, func(lo, hi int64) error { return lower(lo, hi, 0, N) })
 	}
+	return c.sharesOnCores(in, "columns", N, colUnit, func(lo, hi int64) error { return lower(0, M, lo, hi) })
+}
+
+// sharesOnCores emits a kernel whose n items (rows or columns: what) are
+// shared out among the cores in whole units (coreShares): a branch on the
+// core's number to a block per core that lower emits for items [lo, hi),
+// nothing for an empty share.
+func (c *compiler) sharesOnCores(in *hlo.Instruction, what string, n, unit int64, lower func(lo, hi int64) error) error {
+	cores := c.chip.NumCores()
+	shares := coreShares(n, unit, cores)
 	c.nlabel++
 	base := fmt.Sprintf("k%d", c.nlabel)
 	w := &c.out
-	fmt.Fprintf(w, "\n; ---- %s split across %d cores by %s\n.origin %q\n", in.Name, n, what, in.Name)
+	fmt.Fprintf(w, "\n; ---- %s split across %d cores by %s\n.origin %q\n", in.Name, cores, what, in.Name)
 	c.loc(in)
 	fmt.Fprintf(w, "        ld      r1, [r0+%d]\n", isa.CoreWord)
-	for k := 1; k < n; k++ {
+	for k := 1; k < cores; k++ {
 		fmt.Fprintf(w, "        li      r2, %d\n        beq     r1, r2, %s_core%d\n", k, base, k)
 	}
 	var desc []string
@@ -175,19 +181,13 @@ func (c *compiler) dotOnCores(in *hlo.Instruction, B, M, N int64, lower func(r0,
 		}
 		desc = append(desc, fmt.Sprintf("%d-%d", sh[0], sh[1]-1))
 		if sh[1] > sh[0] {
-			var err error
-			if byRows {
-				err = lower(sh[0], sh[1], 0, N)
-			} else {
-				err = lower(0, M, sh[0], sh[1])
-			}
-			if err != nil {
+			if err := lower(sh[0], sh[1]); err != nil {
 				return err
 			}
 		} else {
 			desc[k] = "none"
 		}
-		if k < n-1 {
+		if k < cores-1 {
 			c.loc(in)
 			fmt.Fprintf(w, "        jmp     %s_done\n", base)
 		}

@@ -18,10 +18,16 @@ import (
 // compares every output with the HLO reference evaluator.
 func runChecked(t *testing.T, chipName, src string) *runtime.Result {
 	t.Helper()
+	return runCheckedWith(t, chipName, nil, src)
+}
+
+// runCheckedWith is runChecked on chip with overrides.
+func runCheckedWith(t *testing.T, chipName string, sets []string, src string) *runtime.Result {
+	t.Helper()
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
 	require.NoError(t, verify.Verify("t.hlo", m))
-	c, err := config.Load(chipName, nil)
+	c, err := config.Load(chipName, sets)
 	require.NoError(t, err)
 	client := &runtime.Client{Chip: c}
 	x, err := client.Compile("t.hlo", m)

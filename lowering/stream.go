@@ -128,6 +128,14 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	if TR > R {
 		TR = R
 	}
+	// On a chip of several cores the rows are shared out in whole tiles
+	// (cores.go), a tile small enough that every core has one; an
+	// accumulating or multi-pass walk runs on core 0.
+	cores := int64(c.chip.NumCores())
+	onCores := cores > 1 && !sp.accumulate && sp.passes <= 1 && R >= cores
+	if onCores {
+		TR = min(TR, (R+cores-1)/cores)
+	}
 	// A walk beyond a register's reach runs in segments of whole tiles
 	// (below): a tile must leave room for at least two in a segment.
 	if most := sp.reachRows(R); most < TR {
@@ -173,7 +181,6 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	}
 	store := sp.storeAccess(storeRows)
 	accesses = append(accesses, store)
-	passes := max(sp.passes, 1)
 	for _, a := range accesses {
 		a.adv = TR * a.strides[0] * int64(a.src.dt.Size())
 		if a == store && sp.accumulate {
@@ -191,9 +198,31 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 			reg++
 		}
 	}
+	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: sp.kind, Pos: in.Pos, FLOPs: sp.flops, Bytes: sp.bytes})
+	if onCores {
+		return c.sharesOnCores(in, "rows", R, TR, func(lo, hi int64) error {
+			return c.streamRows(sp, lo, hi, TR, set, res, byName, accesses, reg)
+		})
+	}
+	return c.streamRows(sp, 0, R, TR, set, res, byName, accesses, reg)
+}
+
+// streamRows emits a stream kernel's walk over rows [r0, r1) in tiles of
+// TR (all of them on a chip of one core; a core's share on several), each
+// access's offset starting r0 rows in.
+func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamBuf, byName map[string]*streamBuf, accesses []*hbmAccess, reg int) error {
+	in := sp.in
+	R := r1 - r0
+	store := accesses[len(accesses)-1]
+	passes := max(sp.passes, 1)
+	rowBase := map[*hbmAccess]int64{}
+	for _, a := range accesses {
+		if len(a.strides) > 0 {
+			rowBase[a] = r0 * a.strides[0] * int64(a.src.dt.Size())
+		}
+	}
 	c.nlabel++
 	label := fmt.Sprintf("k%d", c.nlabel)
-	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: sp.kind, Pos: in.Pos, FLOPs: sp.flops, Bytes: sp.bytes})
 	w := &c.out
 	fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s, %d rows in tiles of %d\n", label, in.Opcode, in.Name, c.file, in.Pos.Line, sp.out.shape, R, TR)
 	fmt.Fprintf(w, ".origin %q\n", in.Name)
@@ -256,7 +285,7 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 			if a.reg != 0 {
 				base = fmt.Sprintf("r%d+%s", a.reg, a.src.tensor)
 			}
-			if b := a.base + extra[a]; b != 0 {
+			if b := a.base + rowBase[a] + extra[a]; b != 0 {
 				base += fmt.Sprintf("+%d", b)
 			}
 			r := rows

@@ -1,6 +1,7 @@
 package validate_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -78,4 +79,28 @@ func TestRunPredicts(t *testing.T) {
 
 	_, err = validate.Run(ms[:1], validate.Options{Chip: "no-such-chip"})
 	require.ErrorContains(t, err, "t.csv:2: the measurement's chip no-such-chip")
+}
+
+// TestHeatMap: a table's error grid has a cell per (M, N) holding the mean
+// error over K, empty cells where the table has no shape, and the heat
+// maps are named beside the chart.
+func TestHeatMap(t *testing.T) {
+	rep := &validate.Report{Rows: []validate.Row{
+		{Measurement: validate.Measurement{Source: "a/t.csv", M: 32, N: 64, K: 8}, Error: 0.1},
+		{Measurement: validate.Measurement{Source: "a/t.csv", M: 32, N: 64, K: 16}, Error: 0.3},
+		{Measurement: validate.Measurement{Source: "a/t.csv", M: 64, N: 32, K: 8}, Error: -0.5},
+		{Measurement: validate.Measurement{Source: "u.csv", M: 8, N: 8, K: 8}, Error: 0},
+	}}
+	require.Equal(t, []string{"a/t.csv", "u.csv"}, rep.Tables())
+	require.Equal(t, []string{"out/v-heat-t.png", "out/v-heat-u.png"}, validate.HeatMapPaths("out/v.png", rep.Tables()))
+	pl, err := rep.HeatMap("a/t.csv")
+	require.NoError(t, err)
+	require.Contains(t, pl.Title.Text, "t.csv")
+	dir := t.TempDir()
+	require.NoError(t, rep.SaveHeatMaps(dir+"/v.png"))
+	for _, p := range validate.HeatMapPaths(dir+"/v.png", rep.Tables()) {
+		st, err := os.Stat(p)
+		require.NoError(t, err)
+		require.Positive(t, st.Size())
+	}
 }

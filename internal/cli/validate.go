@@ -75,6 +75,21 @@ one for all; --set overrides keys of it.`,
 				}
 				ms = append(ms, t...)
 			}
+			if plotPath != "" { // the heat maps beside the chart, checked before any work
+				seen := map[string]bool{}
+				var tables []string
+				for _, m := range ms {
+					if !seen[m.Source] {
+						seen[m.Source] = true
+						tables = append(tables, m.Source)
+					}
+				}
+				for _, p := range validate.HeatMapPaths(plotPath, tables) {
+					if err := checkOutputFile("--plot", p); err != nil {
+						return err
+					}
+				}
+			}
 			var rep *validate.Report
 			var fitted *validate.FitResult
 			if fit != nil {
@@ -127,6 +142,9 @@ one for all; --set overrides keys of it.`,
 				if err := rep.SaveScatter(plotPath); err != nil {
 					return fmt.Errorf("--plot %s: %v", plotPath, err)
 				}
+				if err := rep.SaveHeatMaps(plotPath); err != nil {
+					return fmt.Errorf("--plot %s: %v", plotPath, err)
+				}
 			}
 			if jsonPath != "" {
 				b, _ := json.MarshalIndent(struct {
@@ -143,6 +161,6 @@ one for all; --set overrides keys of it.`,
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a chip config key (key=value), repeatable")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write every row and group as JSON")
 	cmd.Flags().BoolVar(&rows, "rows", false, "print every row, not only the groups")
-	cmd.Flags().StringVar(&plotPath, "plot", "", "draw predicted against measured, log-log, to this chart (.svg, .png, ...)")
+	cmd.Flags().StringVar(&plotPath, "plot", "", "draw predicted against measured, log-log, to this chart (.svg, .png, ...), and beside it a heat map of the error over each table's shape grid (FILE-heat-TABLE.png)")
 	return cmd
 }
