@@ -18,11 +18,15 @@ import (
 
 // siliconPick says which rows of each table the suite takes: the TPU v3
 // GEMMs of at most 8192^3 multiply-adds (the larger ones take minutes to
-// simulate), and every 34th row of each TPU v4 grid (eleven spread over its
+// simulate), every other softmax, layer norm and GELU row from 4M to 128M
+// elements, and every 34th row of each TPU v4 grid (eleven spread over its
 // shapes).
 func siliconPick(m validate.Measurement, index int) bool {
-	if m.Source == "tpuv3_matmul.csv" {
+	switch {
+	case m.Source == "tpuv3_matmul.csv":
 		return m.M*m.N*m.K <= 8192*8192*8192
+	case m.Op != "matmul": // softmax, layer norm, GELU: every other row of 4M elements up to 128M
+		return validate.Region(m) == "large" && m.M*m.N <= 128<<20 && index%2 == 0
 	}
 	return index%34 == 0
 }
@@ -53,7 +57,7 @@ entries:
 		if !siliconPick(m, i) {
 			continue
 		}
-		name := fmt.Sprintf("matmul_%dx%dx%d_%s.hlo", m.M, m.N, m.K, m.DType)
+		name := fmt.Sprintf("%s_%dx%dx%d_%s.hlo", m.Op, m.M, m.N, m.K, m.DType)
 		if _, dup := files[name]; dup {
 			continue
 		}

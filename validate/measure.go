@@ -6,6 +6,7 @@ package validate
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -19,10 +20,12 @@ import (
 type Measurement struct {
 	Source string `json:"source"` // table file name
 	Line   int    `json:"line"`   // its line there
-	Op     string `json:"op"`     // "matmul"
-	M      int64  `json:"m"`
-	N      int64  `json:"n"`
-	K      int64  `json:"k"`
+	Op     string `json:"op"`     // matmul, softmax, layernorm or gelu (Ops)
+	// The shape: a matmul's M, N, K; softmax's and layer norm's rows (M)
+	// and columns (N); GELU's elements (M). The others are 1.
+	M int64 `json:"m"`
+	N int64 `json:"n"`
+	K int64 `json:"k"`
 	DType  string `json:"dtype"` // operand and result element type, as HLO names it
 	// Chip is the preset the measurement's device corresponds to
 	// ("tpuv3core": one TPU v3 TensorCore; "tpuv4": a TPU v4 chip).
@@ -44,6 +47,35 @@ var formats = []format{
 		row: func(r map[string]string) (Measurement, error) {
 			ms, err := num(r, "latency_ms")
 			return Measurement{Op: "matmul", DType: "bf16", Chip: "tpuv3core", MeasuredUs: ms * 1000}, err
+		},
+	},
+	{ // LLMCompass's TPU v3 softmax over the last dim: latency_us includes
+		// the host and launch overhead it measured apart (overhead_us), which
+		// is taken off. The dtype is the matmuls' (bf16): the table does not
+		// say.
+		name:   "llmcompass-softmax",
+		header: []string{"rows", "cols", "latency_us", "overhead_us", "gelems_per_s"},
+		row: func(r map[string]string) (Measurement, error) {
+			us, err := num(r, "latency_us")
+			ov, err2 := num(r, "overhead_us")
+			return Measurement{Op: "softmax", DType: "bf16", Chip: "tpuv3core", MeasuredUs: us - ov}, errors.Join(err, err2)
+		},
+	},
+	{ // LLMCompass's TPU v3 layer norm over the last dim: latency_us with the
+		// host floor in it (~0.13-0.18 ms; no overhead measured).
+		name:   "llmcompass-layernorm",
+		header: []string{"rows", "cols", "latency_us", "gelems_per_s"},
+		row: func(r map[string]string) (Measurement, error) {
+			us, err := num(r, "latency_us")
+			return Measurement{Op: "layernorm", DType: "bf16", Chip: "tpuv3core", MeasuredUs: us}, err
+		},
+	},
+	{ // LLMCompass's TPU v3 GELU: latency_us with the host floor (~0.1 ms).
+		name:   "llmcompass-gelu",
+		header: []string{"elements", "latency_us", "gelems_per_s"},
+		row: func(r map[string]string) (Measurement, error) {
+			us, err := num(r, "latency_us")
+			return Measurement{Op: "gelu", DType: "bf16", Chip: "tpuv3core", MeasuredUs: us}, err
 		},
 	},
 	{ // SCALE-Sim's validation set: TPU v4 fusions of f16 jnp.matmul.
@@ -86,7 +118,8 @@ func dims(r map[string]string) (m, n, k int64, err error) {
 		}
 		return 0
 	}
-	m, n, k = get("m", "dim_m"), get("n", "dim_n"), get("k", "dim_k")
+	m, n, k = get("m", "dim_m", "rows", "elements"), get("n", "dim_n", "cols"), get("k", "dim_k")
+	n, k = max(n, 1), max(k, 1)
 	return
 }
 
@@ -135,8 +168,8 @@ func ReadCSV(name string, r io.Reader) ([]Measurement, error) {
 		if t, ok := hlo.LookupElem(m.DType); err == nil && (!ok || t.Kind == hlo.KindOther) {
 			err = fmt.Errorf("dtype %q is not an HLO element type of numbers (f32, bf16, f16, s8, ...)", m.DType)
 		}
-		if err == nil && m.Op != "matmul" {
-			err = fmt.Errorf("op %q: validate builds matmul workloads", m.Op)
+		if err == nil && !slices.Contains(Ops, m.Op) {
+			err = fmt.Errorf("op %q: validate builds %s workloads", m.Op, strings.Join(Ops, ", "))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", name, line, err)

@@ -22,6 +22,12 @@ func TestReadCSVFormats(t *testing.T) {
 			validate.Measurement{Source: "v4.csv", Line: 2, Op: "matmul", M: 1, N: 2, K: 3, DType: "f16", Chip: "tpuv4", MeasuredUs: 1.5}, ""},
 		{"mine.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,8,8,f32,2,teach16\n",
 			validate.Measurement{Source: "mine.csv", Line: 2, Op: "matmul", M: 8, N: 8, K: 8, DType: "f32", Chip: "teach16", MeasuredUs: 2}, ""},
+		{"softmax.csv", "rows,cols,latency_us,overhead_us,gelems_per_s\n4096,64,320.5,285.5,0.8\n",
+			validate.Measurement{Source: "softmax.csv", Line: 2, Op: "softmax", M: 4096, N: 64, K: 1, DType: "bf16", Chip: "tpuv3core", MeasuredUs: 35}, ""},
+		{"ln.csv", "rows,cols,latency_us,gelems_per_s\n4096,64,132.5,1.9\n",
+			validate.Measurement{Source: "ln.csv", Line: 2, Op: "layernorm", M: 4096, N: 64, K: 1, DType: "bf16", Chip: "tpuv3core", MeasuredUs: 132.5}, ""},
+		{"gelu.csv", "elements,latency_us,gelems_per_s\n1024,103.5,0.01\n",
+			validate.Measurement{Source: "gelu.csv", Line: 2, Op: "gelu", M: 1024, N: 1, K: 1, DType: "bf16", Chip: "tpuv3core", MeasuredUs: 103.5}, ""},
 		{"bad.csv", "a,b\n1,2\n", validate.Measurement{}, "bad.csv:1: unknown table"},
 		{"neg.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,-8,8,f32,2,teach16\n", validate.Measurement{}, `neg.csv:2: n: "-8" is not a positive integer`},
 		{"zero.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,8,8,f32,0,teach16\n", validate.Measurement{}, "zero.csv:2: the measured time 0 is not positive"},
@@ -46,7 +52,8 @@ func TestBuiltin(t *testing.T) {
 	for _, m := range ms {
 		n[m.Source]++
 	}
-	require.Equal(t, map[string]int{"tpuv3_matmul.csv": 20, "tpuv4_gemm_f16_small.csv": 343, "tpuv4_gemm_f16_large.csv": 343}, n)
+	require.Equal(t, map[string]int{"tpuv3_gelu.csv": 20, "tpuv3_layernorm.csv": 22, "tpuv3_matmul.csv": 20, "tpuv3_softmax.csv": 22,
+		"tpuv4_gemm_f16_small.csv": 343, "tpuv4_gemm_f16_large.csv": 343}, n)
 }
 
 // Run simulates each workload and compares: the predicted time is the

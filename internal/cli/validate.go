@@ -22,19 +22,21 @@ func newValidate() *cobra.Command {
 		rows     bool
 	)
 	cmd := &cobra.Command{
-		Use:   "validate [TABLE.csv ...] [--chip NAME] [--json FILE] [--plot FILE.png] [--rows]",
+		Use:   "validate [TABLE.csv ...] [--chip NAME] [--json FILE] [--plot FILE.png] [--rows] [--fit KEY=LO:HI]",
 		Short: "Hold simulated times against measured TPU timings",
-		Long: `Read measurement tables (with none: the published TPU v3 and v4 GEMM timings
-that ship with Pulse), build each workload as JAX emits it, simulate it
+		Long: `Read measurement tables (with none: the published TPU v3 GEMM, softmax,
+layer norm and GELU timings and TPU v4 GEMM timings that ship with Pulse), build each workload as JAX emits it, simulate it
 timing-only, and print predicted against measured: the mean absolute
 percentage error (MAPE), the mean error (bias: positive when Pulse is
 slower), the rows off by more than 2x and the worst row, per table and shape
 region and overall (docs/validation.md).
 
 A table of your own: a CSV with the columns op,m,n,k,dtype,measured_us,chip
-(op matmul; dtype as HLO names it; chip the preset that stands for the
+(op matmul, softmax, layernorm or gelu; m, n, k the shape: a softmax's or
+layer norm's rows and columns in m and n, a GELU's elements in m, 1 for
+the rest; dtype as HLO names it; chip the preset that stands for the
 measured device). Each row is simulated on its chip unless --chip names
-one for all; --set overrides keys of it.`,
+one for all; --set overrides keys of it; --fit fits one key to the rows.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutputFile("--json", jsonPath); err != nil {
 				return err
