@@ -23,10 +23,10 @@ type Measurement struct {
 	Op     string `json:"op"`     // matmul, softmax, layernorm or gelu (Ops)
 	// The shape: a matmul's M, N, K; softmax's and layer norm's rows (M)
 	// and columns (N); GELU's elements (M). The others are 1.
-	M int64 `json:"m"`
-	N int64 `json:"n"`
-	K int64 `json:"k"`
-	DType  string `json:"dtype"` // operand and result element type, as HLO names it
+	M     int64  `json:"m"`
+	N     int64  `json:"n"`
+	K     int64  `json:"k"`
+	DType string `json:"dtype"` // operand and result element type, as HLO names it
 	// Chip is the preset the measurement's device corresponds to
 	// ("tpuv3core": one TPU v3 TensorCore; "tpuv4": a TPU v4 chip).
 	Chip       string  `json:"chip"`
