@@ -22,7 +22,7 @@ func TestDotsSplitAcrossCores(t *testing.T) {
 		{"wide: columns", "columns 0-255 | 256-511", 256, 256, 512, 0.9},
 		// Small dots: latencies and the cores' meeting weigh more.
 		{"uneven rows", "rows 0-103 | 104-199", 200, 256, 136, 0.95},
-		{"skinny M: columns", "columns 0-383 | 384-639", 16, 256, 640, 0.95},
+		{"few rows: columns", "columns 0-383 | 384-639", 136, 256, 640, 0.95},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src := fmt.Sprintf(`HloModule m

@@ -437,7 +437,15 @@ ENTRY e {
 			t.Run(name+"/"+chip, func(t *testing.T) {
 				comp := compileFor(t, chip, src)
 				require.Empty(t, comp.Unfused)
-				require.NotEmpty(t, comp.Split)
+				if strings.HasPrefix(name, "dot with a transposing") {
+					// hlo/fusion leaves a transpose of a dot's result out of
+					// the dot's fusion: the dot and the rest are kernels of
+					// their own from the start, nothing is split.
+					require.Empty(t, comp.Split)
+					require.GreaterOrEqual(t, len(comp.Kernels), 2)
+				} else {
+					require.NotEmpty(t, comp.Split)
+				}
 				runChecked(t, chip, src)
 			})
 		}

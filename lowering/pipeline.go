@@ -95,6 +95,9 @@ func Pipeline(chip *config.Chip, d hlo.Devices) *pass.Pipeline {
 				return ok && chip.MXUSupports(dt)
 			}, maxVectorDotProducts)
 		}),
+		p("swap-skinny-dots", func(m *hlo.Module) error {
+			return legalize.SwapSkinnyDots(m, int64(chip.MXU.Rows), 4*int64(chip.MXU.Cols))
+		}),
 		p("fold-dot-transposes", func(m *hlo.Module) error { return legalize.FoldDotTransposes(m, awkwardDot) }),
 		p("canonicalize-dots", func(m *hlo.Module) error { return legalize.CanonicalizeDots(m, awkwardDot) }),
 		p("expand-general-reduces", legalize.ExpandGeneralReduces),

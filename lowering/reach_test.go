@@ -28,7 +28,7 @@ var beyondReach = []struct {
 	{"reduce rows", "", "ROOT r = f32[24000] reduce(b, z), dimensions={1}, to_apply=sum", false},
 	{"reduce columns", "", "ROOT r = f32[24000] reduce(b, z), dimensions={0}, to_apply=sum", false},
 	{"reverse", "", "ROOT r = f32[24000,24000] reverse(b), dimensions={0}", true},
-	{"dot over a long K", "l = f32[128,24000] parameter(2)", "ROOT r = f32[128,24000] dot(l, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", false},
+	{"dot over a long K", "l = f32[256,24000] parameter(2)", "ROOT r = f32[256,24000] dot(l, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", false},
 }
 
 func beyondReachModule(params, root string, n int) string {

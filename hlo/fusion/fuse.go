@@ -231,6 +231,9 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 				if !producerOps[p.Opcode] && !(isDot && g.kind == "kLoop") {
 					continue
 				}
+				if isDot && m.Opcode == hlo.OpTranspose {
+					continue // a dot writes its result in its own order: a transpose of it is a kernel of its own
+				}
 				inside := true
 				for _, u := range users[p.Name] {
 					if !g.members[u] {

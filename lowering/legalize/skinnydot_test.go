@@ -1,0 +1,73 @@
+package legalize_test
+
+import (
+	"testing"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
+	"github.com/pulse-sim/pulse/hlo/verify"
+	"github.com/pulse-sim/pulse/lowering/legalize"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSwapSkinnyDots: a dot of few rows through a wide weight becomes the
+// transpose of W^T . x^T, for W as [K,N] and as [N,K], operand precisions
+// swapped, with the evaluator's values; dots of more rows, narrower
+// weights, batches or other layouts are left alone.
+func TestSwapSkinnyDots(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"x.W", `
+  x = f32[4,24] parameter(0)
+  w = f32[24,64] parameter(1)
+  ROOT d = f32[4,64] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={default,highest}`,
+			"f32[64,4] dot(w, x), operand_precision={highest,default}, lhs_contracting_dims={0}, rhs_contracting_dims={1}"},
+		{"x.W^T", `
+  x = bf16[8,24] parameter(0)
+  w = bf16[64,24] parameter(1)
+  ROOT d = bf16[8,64] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}`,
+			"bf16[64,8] dot(w, x), lhs_contracting_dims={1}, rhs_contracting_dims={1}"},
+		{"too many rows", `
+  x = f32[17,24] parameter(0)
+  w = f32[24,200] parameter(1)
+  ROOT d = f32[17,200] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}`, ""},
+		{"too few columns", `
+  x = f32[4,24] parameter(0)
+  w = f32[24,63] parameter(1)
+  ROOT d = f32[4,63] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}`, ""},
+		{"batched", `
+  x = f32[2,4,24] parameter(0)
+  w = f32[2,24,64] parameter(1)
+  ROOT d = f32[2,4,64] dot(x, w), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}`, ""},
+		{"x^T.W", `
+  x = f32[24,4] parameter(0)
+  w = f32[24,64] parameter(1)
+  ROOT d = f32[4,64] dot(x, w), lhs_contracting_dims={0}, rhs_contracting_dims={0}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "HloModule m\nENTRY e {" + tc.body + "\n}\n"
+			m, err := hlo.Parse("f.hlo", src)
+			require.NoError(t, err)
+			require.NoError(t, verify.Verify("f.hlo", m))
+			args, err := eval.RandomArgs(m, 3)
+			require.NoError(t, err)
+			want, err := (&eval.Evaluator{File: "f.hlo", M: m}).Run(args)
+			require.NoError(t, err)
+			x := m.Clone()
+			require.NoError(t, legalize.SwapSkinnyDots(x, 16, 64)) // teach16's array: 16 rows, 4 x 16 columns
+			require.NoError(t, verify.Verify("x.hlo", x))
+			if tc.want == "" {
+				require.Equal(t, m.String(), x.String())
+				return
+			}
+			require.Contains(t, x.String(), tc.want)
+			require.Contains(t, x.String(), "transpose(")
+			got, err := (&eval.Evaluator{File: "x.hlo", M: x}).Run(args)
+			require.NoError(t, err)
+			d := check.Compare(eval.Leaves(got)[0], eval.Leaves(want)[0])
+			require.Zero(t, d.Mismatches)
+		})
+	}
+}
