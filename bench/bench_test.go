@@ -21,10 +21,17 @@ const baseline = "baselines/quick-sim.json"
 // point), simulated metrics only.
 func runQuick(t *testing.T, sets []string) *bench.Results {
 	t.Helper()
+	return runSuite(t, "quick", sets)
+}
+
+// runSuite runs a built-in suite from the repository root (where its
+// paths point), simulated metrics only.
+func runSuite(t *testing.T, name string, sets []string) *bench.Results {
+	t.Helper()
 	wd, _ := os.Getwd()
 	require.NoError(t, os.Chdir(".."))
 	defer os.Chdir(wd)
-	s, err := bench.LoadSuite("quick")
+	s, err := bench.LoadSuite(name)
 	require.NoError(t, err)
 	r, err := bench.Run(s, bench.Options{Sets: sets, SimOnly: true})
 	require.NoError(t, err)

@@ -29,8 +29,16 @@ func TestDotWorkloads(t *testing.T) {
 			want["workloads/dots/"+name] = src
 		}
 	}
+	generated(t, "workloads/dots", "TestDotWorkloads", want)
+}
+
+// generated writes the files want holds (a suite file and the workloads
+// of dir) under -update, and otherwise checks that they are as generated
+// and that dir holds no other workload.
+func generated(t *testing.T, dir, test string, want map[string]string) {
+	t.Helper()
 	if *update {
-		old, _ := filepath.Glob("workloads/dots/*.hlo")
+		old, _ := filepath.Glob(dir + "/*.hlo")
 		for _, f := range old {
 			require.NoError(t, os.Remove(f))
 		}
@@ -39,12 +47,13 @@ func TestDotWorkloads(t *testing.T) {
 		}
 		return
 	}
-	got, _ := filepath.Glob("workloads/dots/*.hlo")
-	require.Len(t, got, len(want)-1, "stale workloads: go test ./bench -run TestDotWorkloads -update")
+	how := "go test ./bench -run " + test + " -update"
+	got, _ := filepath.Glob(dir + "/*.hlo")
+	require.Len(t, got, len(want)-1, "stale workloads: "+how)
 	for f, src := range want {
 		b, err := os.ReadFile(f)
-		require.NoError(t, err, "go test ./bench -run TestDotWorkloads -update")
-		require.Equal(t, src, string(b), "%s is stale: go test ./bench -run TestDotWorkloads -update", f)
+		require.NoError(t, err, how)
+		require.Equal(t, src, string(b), "%s is stale: %s", f, how)
 	}
 }
 
@@ -61,21 +70,5 @@ func TestSiliconWorkloads(t *testing.T) {
 		require.NoError(t, verify.Verify(name, m), name)
 		want["workloads/silicon/"+name] = src
 	}
-	if *update {
-		old, _ := filepath.Glob("workloads/silicon/*.hlo")
-		for _, f := range old {
-			require.NoError(t, os.Remove(f))
-		}
-		for f, src := range want {
-			require.NoError(t, os.WriteFile(f, []byte(src), 0o644))
-		}
-		return
-	}
-	got, _ := filepath.Glob("workloads/silicon/*.hlo")
-	require.Len(t, got, len(want)-1, "stale workloads: go test ./bench -run TestSiliconWorkloads -update")
-	for f, src := range want {
-		b, err := os.ReadFile(f)
-		require.NoError(t, err, "go test ./bench -run TestSiliconWorkloads -update")
-		require.Equal(t, src, string(b), "%s is stale: go test ./bench -run TestSiliconWorkloads -update", f)
-	}
+	generated(t, "workloads/silicon", "TestSiliconWorkloads", want)
 }

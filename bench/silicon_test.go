@@ -13,14 +13,7 @@ const siliconBaseline = "baselines/silicon-sim.json"
 
 func runSilicon(t *testing.T, sets []string) *bench.Results {
 	t.Helper()
-	wd, _ := os.Getwd()
-	require.NoError(t, os.Chdir(".."))
-	defer os.Chdir(wd)
-	s, err := bench.LoadSuite("silicon")
-	require.NoError(t, err)
-	r, err := bench.Run(s, bench.Options{Sets: sets, SimOnly: true})
-	require.NoError(t, err)
-	return r
+	return runSuite(t, "silicon", sets)
 }
 
 // TestSiliconGate: the silicon suite's error against measured TPUs does

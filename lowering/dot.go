@@ -1087,23 +1087,18 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					nt := cols[i]
 					at := sb + rhsAt(i)
 					rhsFrom := (R.off[b] + k0*R.sRow + parts[i].n0*R.sCol) * esz
+					sem := sems.Rhs(st, i) // the MXU's, or the conversion's to wait for
+					if conv {
+						sem = sems.Staged(st)
+						staged++
+					}
 					if paths.rhsT {
 						// W^T's tile [nt, kt] in its own rows, loaded
 						// transposed.
 						ldw = "mxu.ldwt"
-						sem := sems.Rhs(st, i)
-						if conv {
-							sem = sems.Staged(st)
-							staged++
-						}
 						emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", at, rv.dt, nt, kt,
 							regB, rv.tensor, rhsFrom, rv.dt, nt, kt, R.sCol, R.sRow, engine(), sem)
 						continue
-					}
-					sem := sems.Rhs(st, i)
-					if conv {
-						sem = sems.Staged(st)
-						staged++
 					}
 					emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", at, rv.dt, kt, nt,
 						regB, rv.tensor, rhsFrom, rv.dt, kt, nt, R.sRow, R.sCol, engine(), sem)
