@@ -128,18 +128,25 @@ func coreShares(n, unit int64, cores int) [][2]int64 {
 }
 
 // dotOnCores lowers a dot kernel with lower, which emits the code of one
-// share of the output (rows [r0, r1), columns [c0, c1)): whole on a chip of
-// one core; on several, a share per core. Every core reads the whole of
-// the operand along the dimension it does not split, so the split is of
+// share of the output (rows [r0, r1), columns [c0, c1) of batches [b0,
+// b1)): whole on a chip of one core; on several, a share per core. A
+// batched dot shares out its batches (but a chunked one, of one-tile
+// matrices, runs on core 0 whole). Otherwise every core reads the whole
+// of the operand along the dimension it does not split, so the split is of
 // the rows when the rhs is the smaller operand (N <= M) and of the columns
-// otherwise, in whole sublane groups of rows (8) or whole MXU column tiles;
-// when that dimension has fewer such units than there are cores, the
-// other; when neither, or the dot is batched (a split of its batches is
-// not lowered yet), the kernel runs on core 0.
-func (c *compiler) dotOnCores(in *hlo.Instruction, B, M, N int64, lower func(r0, r1, c0, c1 int64) error) error {
+// otherwise, in whole sublane groups of rows (8) or whole MXU column
+// tiles; when that dimension has fewer such units than there are cores,
+// the other; when neither, the kernel runs on core 0.
+func (c *compiler) dotOnCores(in *hlo.Instruction, B, M, N int64, chunked bool, lower func(r0, r1, c0, c1, b0, b1 int64) error) error {
 	n := c.chip.NumCores()
-	if n <= 1 || B != 1 {
-		return lower(0, M, 0, N)
+	if n <= 1 {
+		return lower(0, M, 0, N, 0, B)
+	}
+	if B > 1 {
+		if B < int64(n) || chunked {
+			return lower(0, M, 0, N, 0, B)
+		}
+		return c.sharesOnCores(in, "batches", B, 1, func(lo, hi int64) error { return lower(0, M, 0, N, lo, hi) })
 	}
 	rowUnit, colUnit := int64(8), int64(c.chip.MXU.Cols)
 	byRows := N <= M
@@ -148,14 +155,14 @@ func (c *compiler) dotOnCores(in *hlo.Instruction, B, M, N int64, lower func(r0,
 	}
 	if !byRows && N < int64(n)*colUnit {
 		if M < int64(n)*rowUnit {
-			return lower(0, M, 0, N)
+			return lower(0, M, 0, N, 0, 1)
 		}
 		byRows = true
 	}
 	if byRows {
-		return c.sharesOnCores(in, "rows", M, rowUnit, func(lo, hi int64) error { return lower(lo, hi, 0, N) })
+		return c.sharesOnCores(in, "rows", M, rowUnit, func(lo, hi int64) error { return lower(lo, hi, 0, N, 0, 1) })
 	}
-	return c.sharesOnCores(in, "columns", N, colUnit, func(lo, hi int64) error { return lower(0, M, lo, hi) })
+	return c.sharesOnCores(in, "columns", N, colUnit, func(lo, hi int64) error { return lower(0, M, lo, hi, 0, 1) })
 }
 
 // sharesOnCores emits a kernel whose n items (rows or columns: what) are

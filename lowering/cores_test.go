@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pulse-sim/pulse/lowering"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -61,14 +63,25 @@ func TestKernelsOnCoreZero(t *testing.T) {
 			require.EqualValues(t, 5, k.Runs, k.Name)
 		}
 	}
-	// A batched dot is not split yet: it runs on core 0.
-	bat := compileFor(t, "tpuv4", `HloModule m
+	// A batched dot shares out its batches, with the evaluator's values; a
+	// dot of one batch shares its rows; batches of one-tile matrices
+	// (chunked, dotbatched.go) stay whole on core 0.
+	batched := `HloModule m
 ENTRY e {
-  a = bf16[4,64,64] parameter(0)
-  b = bf16[4,64,64] parameter(1)
-  ROOT d = f32[4,64,64] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
-}`)
-	require.Equal(t, []string{"d"}, bat.OneCore)
+  a = bf16[5,64,192] parameter(0)
+  b = bf16[5,192,40] parameter(1)
+  c = f32[5,64,40] parameter(2)
+  d = f32[5,64,40] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  ROOT r = f32[5,64,40] add(d, c)
+}`
+	bat := compileFor(t, "tpuv4", batched)
+	require.Equal(t, []lowering.CoreSplit{{Kernel: "fusion.2", How: "batches 0-2 | 3-4"}}, bat.CoreSplit)
+	runChecked(t, "tpuv4", batched)
+	one := compileFor(t, "tpuv4", strings.ReplaceAll(batched, "[5,", "[1,"))
+	require.Len(t, one.CoreSplit, 1) // one batch: split by rows instead
+	require.Contains(t, one.CoreSplit[0].How, "rows")
+	chunked := compileFor(t, "tpuv4", strings.ReplaceAll(strings.ReplaceAll(batched, "192", "72"), "[5,", "[6,"))
+	require.Empty(t, chunked.CoreSplit)
 }
 
 // TestMultiCoreRefusesDevices: several devices of a multi-core chip are

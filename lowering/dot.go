@@ -689,7 +689,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	// them on a chip of one core; cores.go): tile positions are relative
 	// to the share's corner, which the epilogue adds.
 	recorded := false
-	lowerShare := func(r0, r1, c0, c1 int64) error {
+	lowerShare := func(r0, r1, c0, c1, b0, b1 int64) error {
 		M, N := r1-r0, c1-c0
 		L, R := L, R
 		L.off, R.off = slices.Clone(L.off), slices.Clone(R.off)
@@ -852,7 +852,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			recorded = true
 		}
 		w := &c.out
-		if bp, ok := c.planBatchedSmall(B, M, K, N, Kt, Nt, paths, affine, run, ep, esz); ok && !conv {
+		if bp, ok := c.planBatchedSmall(B, M, K, N, Kt, Nt, paths, affine, run, ep, esz); ok && !conv && b0 == 0 && b1 == B {
 			fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d in chunks of %d batches%s\n",
 				label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, bp.P, paths)
 			fmt.Fprintf(w, ".origin %q\n", in.Name)
@@ -1410,9 +1410,11 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		worthLoop := func(bl *rowLoop, batches int64) bool {
 			return bl != nil && (perBatch <= 16 || inLoop*bl.period < batches*min(perBatch, 8))
 		}
-		for r0 := int64(0); r0 < B; r0 += run {
-			b, end := r0, r0+run
-			if affine && worthLoop(c.batchLoop(end, r0+1, perBatch, nk, dL*esz, dR*esz, ep, outB), run-1) {
+		// The share's batches [b0, b1), in the runs that hold them (a run
+		// cut at the share's ends is a run still).
+		for r0 := b0; r0 < b1; {
+			b, end := r0, min((r0/run+1)*run, b1)
+			if affine && worthLoop(c.batchLoop(end, r0+1, perBatch, nk, dL*esz, dR*esz, ep, outB), end-r0-1) {
 				for ; b < end && (b < r0+1 || g < 2); b++ {
 					batch(b, nil, nil)
 				}
@@ -1431,12 +1433,16 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			for ; b < end; b++ {
 				batch(b, nil, nil)
 			}
+			r0 = end
 		}
 		flush()
 		emit(in, "barrier")
 		return nil
 	}
-	return c.dotOnCores(in, B, M, N, lowerShare)
+	// Batches of one-tile matrices run in chunks (dotbatched.go), which a
+	// share of the batches would lose: such a dot stays whole.
+	_, chunked := c.planBatchedSmall(B, M, K, N, min(K, int64(c.chip.MXU.Rows)), min(N, int64(c.chip.MXU.Cols)), paths, affine, run, ep, int64(lv.dt.Size()))
+	return c.dotOnCores(in, B, M, N, chunked && mdt == lv.dt, lowerShare)
 }
 
 // maxResidentBlocks bounds the row blocks of a dot whose lhs panel stays
