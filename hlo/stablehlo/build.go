@@ -770,6 +770,11 @@ func (b *builder) op(s *stmt, sc *scope) error {
 			b.emitLine(fmt.Sprintf("  %s.top = (%s, %s) tuple(%s.vs, %s.is)", res, outs[0], outs[1], res, res), p)
 			b.unpack(res, res+".top", outs, p, sc, s.results...)
 			return nil
+		case "square": // x * x (JAX 0.11 writes x**2 so, in norms and variances)
+			if len(ops) != 1 {
+				return b.r.errAt(s.toks[0], "chlo.square takes one operand")
+			}
+			line = fmt.Sprintf("%s = %s multiply(%s, %s)", res, out, args(ops), args(ops))
 		case "erf_inv":
 			line = fmt.Sprintf("%s = %s erf-inv(%s)", res, out, args(ops))
 		case "next_after":

@@ -139,3 +139,45 @@ func TestHugeSplat(t *testing.T) {
 	_, err = (&eval.Evaluator{File: "t.mlir", M: m.Module}).Run(nil)
 	require.ErrorContains(t, err, "the host evaluator stops here")
 }
+
+// chlo.square, which JAX 0.11 writes for x**2 in norms and variances, is
+// x * x.
+func TestCHLOSquare(t *testing.T) {
+	src := `module @jit_f {
+  func.func public @main(%arg0: tensor<3xf32>) -> (tensor<3xf32>) {
+    %0 = chlo.square %arg0 : tensor<3xf32> -> tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+}`
+	r, err := Read("sq.mlir", []byte(src))
+	require.NoError(t, err)
+	require.Contains(t, r.Module.String(), "multiply(")
+	m, err := ParseFile("sq.mlir", []byte(src))
+	require.NoError(t, err)
+	require.NotNil(t, m.Entry)
+}
+
+// The debug-info form (as_text(debug_info=True)): loc(...) on every
+// operation, argument, function and the module, and #loc aliases around
+// it, read as if they were not there; positions stay the file's lines.
+func TestDebugLocations(t *testing.T) {
+	src := `#loc = loc(unknown)
+#loc1 = loc("/tmp/x.py":3:0)
+module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<3xf32> loc("x")) -> (tensor<3xf32> {jax.result_info = ""}) {
+    %0 = stablehlo.multiply %arg0, %arg0 : tensor<3xf32> loc(#loc3)
+    %1 = chlo.square %0 : tensor<3xf32> -> tensor<3xf32> loc(callsite(#loc1 at #loc2))
+    return %1 : tensor<3xf32> loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+#loc2 = loc("/tmp/x.py":5:0)
+#loc3 = loc("jit(f)/mul"(#loc2))
+`
+	r, err := Read("dbg.mlir", []byte(src))
+	require.NoError(t, err)
+	for _, in := range r.Module.Entry.Instructions {
+		if in.Opcode == hlo.OpMultiply && len(in.Operands) == 2 && in.Operands[0].Name == in.Operands[1].Name {
+			require.Contains(t, []int{5, 6}, in.Pos.Line)
+		}
+	}
+}
