@@ -1036,6 +1036,14 @@ func (e *Evaluator) dot(in *hlo.Instruction, ops []*Value) (*Value, error) {
 		}
 	}
 	out := NewArray(s)
+	// An integer dot into s64 or u64 sums in 64-bit two's complement,
+	// wrapping, each operand converted to the result type first (a
+	// negative int8 times a u64 is 2^64 - x times it), as XLA does; the
+	// float64 sum would round past 2^53 and saturate.
+	var lu, ru []uint64
+	if hlo.IsWide(s.Elem) && hlo.IsInteger(ops[0].Shape.Elem) && hlo.IsInteger(ops[1].Shape.Elem) {
+		lu, ru = wordsOf(ops[0]), wordsOf(ops[1])
+	}
 	idx := make([]int64, len(s.Dims))
 	for o := range out.Data {
 		hlo.Unflatten(int64(o), s.Dims, idx)
@@ -1053,6 +1061,14 @@ func (e *Evaluator) dot(in *hlo.Instruction, ops []*Value) (*Value, error) {
 		for _, d := range rf {
 			rbase += idx[k] * rs[d]
 			k++
+		}
+		if lu != nil {
+			var sum uint64
+			for c := range lo {
+				sum += lu[lbase+lo[c]] * ru[rbase+ro[c]]
+			}
+			out.Data[o] = math.Float64frombits(sum)
+			continue
 		}
 		var sum float64
 		ld, rd := l.Data[lbase:], r.Data[rbase:]
@@ -1422,6 +1438,21 @@ func numbers(v *Value) *Value {
 	out := &Value{Shape: v.Shape, Data: make([]float64, len(v.Data))}
 	for i, x := range v.Data {
 		out.Data[i] = scalar.WideNumber(v.Shape.Elem, x)
+	}
+	return out
+}
+
+// wordsOf is an integer array's elements as 64-bit words, as converting
+// them to s64 or u64 gives: a wide array's bits, a narrow one's value sign-
+// or zero-extended.
+func wordsOf(v *Value) []uint64 {
+	out := make([]uint64, len(v.Data))
+	for i, x := range v.Data {
+		if hlo.IsWide(v.Shape.Elem) {
+			out[i] = math.Float64bits(x)
+		} else {
+			out[i] = uint64(int64(x))
+		}
 	}
 	return out
 }

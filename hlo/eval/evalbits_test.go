@@ -165,3 +165,34 @@ func TestBitcastChangesType(t *testing.T) {
 	require.Equal(t, []float64{1065353216, -1073741824, 1056964608}, v.Tuple[0].Data)
 	require.Equal(t, []float64{1065353216, 3221225472, 1056964608}, v.Tuple[1].Data)
 }
+
+// An integer dot into u64 or s64 wraps in 64-bit arithmetic, each operand
+// converted to the result type first, as XLA does (StableHLO's
+// dot_general_int8_4_3_uint64_3_6): the float64 sum saturated and rounded.
+func TestEvalWideIntegerDotWraps(t *testing.T) {
+	for _, c := range []struct {
+		out  string
+		want []uint64
+	}{
+		{"u64", []uint64{20, 0, 18446744073709550849, 127}},
+		{"s64", []uint64{20, 0, 18446744073709550849, 127}}, // the same bits: -767 and 127
+	} {
+		src := "ENTRY e {\n a = s8[2,3] constant({{-3, 2, 1}, {127, -128, 0}})\n" +
+			" b = " + c.out + "[3,2] constant({{-1, 1}, {5, -9223372036854775808}, {7, 3}})\n" +
+			" ROOT d = " + c.out + "[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n"
+		if c.out == "u64" {
+			src = "ENTRY e {\n a = s8[2,3] constant({{-3, 2, 1}, {127, -128, 0}})\n" +
+				" b = u64[3,2] constant({{18446744073709551615, 1}, {5, 9223372036854775808}, {7, 3}})\n" +
+				" ROOT d = u64[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n"
+		}
+		m, err := hlo.Parse("w.hlo", src)
+		require.NoError(t, err)
+		v, err := (&Evaluator{File: "w.hlo", M: m}).Run(nil)
+		require.NoError(t, err)
+		var got []uint64
+		for _, x := range v.Data {
+			got = append(got, math.Float64bits(x))
+		}
+		require.Equal(t, c.want, got, c.out)
+	}
+}
