@@ -63,6 +63,25 @@ const fitIterations = 18
 // of each evaluation.
 func Fit(ms []Measurement, opt Options, spec FitSpec, progress func(value, mape float64)) (*Report, *FitResult, error) {
 	res := &FitResult{Key: spec.Key, Lo: spec.Lo, Hi: spec.Hi}
+	// The key and its range are checked on every row's chip before any
+	// work: a typo is an error now, not after the first full run.
+	seen := map[string]bool{}
+	for _, m := range ms {
+		name := m.Chip
+		if opt.Chip != "" {
+			name = opt.Chip
+		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		for _, v := range []float64{spec.Lo, spec.Hi} {
+			sets := append(append([]string(nil), opt.Sets...), fmt.Sprintf("%s=%s", spec.Key, strconv.FormatFloat(v, 'g', -1, 64)))
+			if _, err := config.Load(name, sets); err != nil {
+				return nil, nil, fmt.Errorf("--fit %s=%g:%g on chip %s: %v", spec.Key, spec.Lo, spec.Hi, name, err)
+			}
+		}
+	}
 	at := func(v float64) (*Report, error) {
 		o := opt
 		o.Sets = append(append([]string(nil), opt.Sets...), fmt.Sprintf("%s=%s", spec.Key, strconv.FormatFloat(v, 'g', -1, 64)))

@@ -111,3 +111,15 @@ func TestHeatMap(t *testing.T) {
 		require.Positive(t, st.Size())
 	}
 }
+
+// TestFitChecksItsKeyFirst: a key no chip has, or a range outside the
+// key's, is an error naming it before any row is simulated.
+func TestFitChecksItsKeyFirst(t *testing.T) {
+	ms := []validate.Measurement{{Source: "t.csv", Line: 2, Op: "matmul", M: 8, N: 8, K: 8, DType: "bf16", Chip: "tpuv4core", MeasuredUs: 1}}
+	for _, spec := range []validate.FitSpec{{Key: "nokey", Lo: 1, Hi: 2}, {Key: "hbm.latency_ns", Lo: -5, Hi: 10}} {
+		_, _, err := validate.Fit(ms, validate.Options{}, spec, func(float64, float64) { t.Fatal("a row was simulated") })
+		require.ErrorContains(t, err, "--fit "+spec.Key)
+	}
+	_, err := validate.ParseFitSpec("hbm.latency_ns=5")
+	require.ErrorContains(t, err, "want KEY=LO:HI")
+}
