@@ -26,6 +26,10 @@ type Options struct {
 	Requests int   // default 100,000
 	Bytes    int64 // per request, default 64
 	Seed     uint64
+	// PerClock caps the requests issued in one controller clock (0: as
+	// many as the controller accepts). DRAMSim3's own CPU models issue one
+	// a clock, which caps an 8-channel HBM2 stack at a quarter of its peak.
+	PerClock int
 }
 
 // Result is a run's figures (JSON keys as docs/membench.md lists them).
@@ -97,7 +101,7 @@ func (d *driver) pick() {
 // order, while the controller accepts them.
 func (d *driver) Handle(now sim.Time) {
 	d.queued = false
-	for d.next < d.opt.Requests {
+	for n := 0; d.next < d.opt.Requests && (d.opt.PerClock == 0 || n < d.opt.PerClock); n++ {
 		if d.banked != nil && !d.banked.Accepts(d.addr, d.write) {
 			break
 		}
@@ -121,6 +125,9 @@ func Run(chip *config.Chip, opt Options) (*Result, error) {
 	}
 	if opt.Bytes == 0 {
 		opt.Bytes = 64
+	}
+	if opt.PerClock < 0 {
+		return nil, fmt.Errorf("--per-clock %d: want 0 (no cap) or a positive count", opt.PerClock)
 	}
 	if opt.Requests < 0 || opt.Bytes < 0 || opt.Bytes > 1<<20 || randomSpan%opt.Bytes != 0 && opt.Pattern == "random" {
 		return nil, fmt.Errorf("--requests %d, --bytes %d: want a positive count and a size up to 1 MiB that divides 1 GiB", opt.Requests, opt.Bytes)

@@ -108,14 +108,24 @@ type channel struct {
 	lastCol    sim.Time
 	lastColBG  []sim.Time
 	lastWrEnd  sim.Time
+	lastRdEnd  sim.Time // the end of the last read's data on the bus
 	lastWrBG   []sim.Time
 	busFree    sim.Time
 	refreshDue sim.Time
-	blocked    sim.Time // no command before (refresh)
-	tickAt     sim.Time // a tick is scheduled for this time (or -1)
+	blocked    sim.Time    // no command before (refresh)
+	bq         [][]*access // per-bank command queues (BankQueue > 0; bankqueues.go)
+	rr         int         // the bank queue that issued last
+	drainLeft  int         // writes the write buffer still drains (bankqueues.go)
+	tickAt     sim.Time    // a tick is scheduled for this time (or -1)
 }
 
 const never = -(1 << 60)
+
+// readToWrite is the idle data-bus time between a read's data and a
+// write's, in clocks: the rank-to-rank switch time DRAMSim3 uses for the
+// read-to-write turnaround (tRTRS, 2 clocks by default; JEDEC calls for a
+// bubble of about that much for the write preamble).
+const readToWrite = 2
 
 // NewBanked builds the model.
 func NewBanked(e *sim.Engine, cfg BankedConfig) *Banked {
@@ -124,7 +134,7 @@ func NewBanked(e *sim.Engine, cfg BankedConfig) *Banked {
 	for i := 0; i < cfg.Channels; i++ {
 		c := &channel{b: b, idx: i, banks: make([]bank, nb), perBank: make([]int, nb), lastActBG: make([]sim.Time, cfg.BankGroups),
 			lastColBG: make([]sim.Time, cfg.BankGroups), lastWrBG: make([]sim.Time, cfg.BankGroups),
-			lastAct: never, lastCol: never, lastWrEnd: never, tickAt: -1}
+			lastAct: never, lastCol: never, lastWrEnd: never, lastRdEnd: never, tickAt: -1}
 		for j := range c.lastActBG {
 			c.lastActBG[j], c.lastColBG[j], c.lastWrBG[j] = never, never, never
 		}
@@ -134,7 +144,15 @@ func NewBanked(e *sim.Engine, cfg BankedConfig) *Banked {
 		for j := range c.banks {
 			c.banks[j].lastRd, c.banks[j].lastWrEnd = never, never
 		}
-		if cfg.REFI > 0 {
+		if cfg.BankQueue > 0 {
+			c.bq = make([][]*access, nb)
+			c.rr = nb - 1
+		}
+		switch {
+		case cfg.REFI > 0 && cfg.BankQueue > 0:
+			// DRAMSim3 refreshes every channel at once, every REFI.
+			c.refreshDue = cfg.TCK * sim.Time(cfg.REFI)
+		case cfg.REFI > 0:
 			c.refreshDue = cfg.TCK * sim.Time(cfg.REFI) * sim.Time(i+1) / sim.Time(cfg.Channels)
 		}
 		b.ch = append(b.ch, c)
@@ -263,7 +281,9 @@ func (c *channel) colReady(a *access) sim.Time {
 	bk := &c.banks[a.bank]
 	t := max(bk.actAt+b.cyc(b.cfg.RCD), c.lastCol+b.cyc(b.cfg.CCDS), c.lastColBG[a.bg]+b.cyc(b.cfg.CCDL), c.blocked)
 	if a.write {
-		t = max(t, c.busFree-b.cyc(b.cfg.CWL))
+		// Turning the data bus from reads to writes leaves it idle for
+		// readToWrite clocks.
+		t = max(t, c.busFree-b.cyc(b.cfg.CWL), c.lastRdEnd+b.cyc(readToWrite-b.cfg.CWL))
 	} else {
 		t = max(t, c.busFree-b.cyc(b.cfg.CL), c.lastWrEnd+b.cyc(b.cfg.WTRS), c.lastWrBG[a.bg]+b.cyc(b.cfg.WTRL))
 	}
@@ -308,6 +328,9 @@ func (c *channel) step(now sim.Time) (sim.Time, bool) {
 	}
 	if c.idle() {
 		return -1, false // asleep until a request arrives
+	}
+	if b.cfg.BankQueue > 0 {
+		return c.stepQueues(now)
 	}
 	// The write buffer drains once full, or when no read waits; while it
 	// drains only writes are scheduled.
@@ -411,7 +434,7 @@ func (c *channel) step(now sim.Time) (sim.Time, bool) {
 }
 
 // idle reports whether the channel has no access waiting.
-func (c *channel) idle() bool { return len(c.queue) == 0 && len(c.writes) == 0 }
+func (c *channel) idle() bool { return len(c.queue) == 0 && len(c.writes) == 0 && !c.queued() }
 
 // visible marks the accesses of the window the scheduler considers: with
 // BankQueue, only the oldest BankQueue of each bank (a per-bank command
@@ -476,7 +499,6 @@ func (c *channel) activate(a *access, now sim.Time) {
 }
 
 func (c *channel) column(cands []*access, i int, now sim.Time) {
-	b := c.b
 	a := cands[i]
 	if c.draining {
 		c.writes = append(c.writes[:i], c.writes[i+1:]...)
@@ -486,6 +508,13 @@ func (c *channel) column(cands []*access, i int, now sim.Time) {
 			c.reads--
 		}
 	}
+	c.issueColumn(a, now)
+}
+
+// issueColumn issues a's column command at now: the data moves CL (or CWL)
+// later for BL clocks.
+func (c *channel) issueColumn(a *access, now sim.Time) {
+	b := c.b
 	bk := &c.banks[a.bank]
 	bk.hits++
 	c.lastCol, c.lastColBG[a.bg] = now, now
@@ -495,6 +524,7 @@ func (c *channel) column(cands []*access, i int, now sim.Time) {
 	} else {
 		a.end = now + b.cyc(b.cfg.CL+b.cfg.BL)
 		bk.lastRd = now
+		c.lastRdEnd = a.end
 	}
 	c.busFree = a.end
 	if b.Wants(sim.HookTransfer) {

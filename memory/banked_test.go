@@ -188,3 +188,52 @@ func TestWriteBufferDrainsWhenFull(t *testing.T) {
 	require.True(t, b.Accepts(0, true))
 	require.Equal(t, 9, c.n)
 }
+
+// With per-bank command queues a read leaves the read queue when it moves
+// into its bank's queue, one a clock: the read queue has room again a clock
+// after it filled, although nothing has been served yet.
+func TestBankQueuesFreeTheReadQueue(t *testing.T) {
+	cfg := hbm2(1, 0)
+	cfg.ReadQueue, cfg.BankQueue = 4, 8
+	var e sim.Engine
+	b := NewBanked(&e, cfg)
+	var c counter
+	for i := range 4 {
+		require.True(t, b.Accepts(int64(i)*64, false))
+		b.Request(0, int64(i)*64, 64, false, &c)
+	}
+	require.False(t, b.Accepts(256, false), "the read queue is full")
+	e.Run(cfg.TCK) // the clock at 0 moves one read into its bank queue
+	require.True(t, b.Accepts(256, false))
+	require.Zero(t, c.n, "nothing is served within a clock")
+	e.Run(-1)
+	require.Equal(t, 4, c.n)
+
+	// Without bank queues the read queue holds its reads until they are served.
+	cfg.BankQueue = 0
+	e = sim.Engine{}
+	b = NewBanked(&e, cfg)
+	for i := range 4 {
+		b.Request(0, int64(i)*64, 64, false, &c)
+	}
+	e.Run(cfg.TCK)
+	require.False(t, b.Accepts(256, false))
+}
+
+// The round-robin scheduler serves every bank queue: reads to 16 banks in
+// one row each all complete, each needing its activate.
+func TestBankQueuesServeEveryBank(t *testing.T) {
+	cfg := hbm2(1, 0)
+	cfg.BankQueue, cfg.Mapping = 2, []Field{{"co", 6}, {"bg", 2}, {"ba", 2}, {"ro", 14}}
+	var addrs []int64
+	for bank := range 16 {
+		for col := range 3 {
+			addrs = append(addrs, int64(bank)<<12|int64(col)<<6)
+		}
+	}
+	end, b := stream(t, cfg, addrs, len(addrs))
+	require.Equal(t, int64(len(addrs)), b.Stats().Accesses)
+	require.Equal(t, int64(len(addrs)-16), b.Stats().RowHits)
+	// 48 column commands at one per two clocks at least.
+	require.GreaterOrEqual(t, end, sim.Time(48*2)*cfg.TCK)
+}

@@ -14,16 +14,17 @@ func newMembench() *cobra.Command {
 	var (
 		chipName, pattern, jsonPath string
 		sets                        []string
-		requests                    int
+		requests, perClock          int
 		bytes                       int64
 		seed                        uint64
 	)
 	cmd := &cobra.Command{
-		Use:   "membench --chip NAME|FILE [--set k=v] --pattern seq|random|mix [--requests N] [--bytes 64] [--json FILE]",
+		Use:   "membench --chip NAME|FILE [--set k=v] --pattern seq|random|mix [--requests N] [--bytes 64] [--per-clock N] [--json FILE]",
 		Short: "Drive a chip's HBM model with a request pattern and report its bandwidth and latency",
 		Long: `Drives the chip's HBM model directly, as DRAMSim3's library drivers do:
 requests issued in order as fast as the memory controller accepts them (its
-read and write queues), no core and no DMA engines. seq reads consecutive
+read and write queues; --per-clock 1 issues at most one a clock, as
+DRAMSim3's own CPU models do), no core and no DMA engines. seq reads consecutive
 addresses, random reads addresses uniform over 1 GiB, mix walks consecutive
 addresses alternating a read and a write. Reports cycles, bytes per second
 against the peak, the average read latency and the row-hit rate
@@ -37,6 +38,9 @@ HBM2_8Gb_x128.`,
 			if requests <= 0 || bytes <= 0 {
 				return usagef("--requests and --bytes must be positive")
 			}
+			if perClock < 0 {
+				return usagef("--per-clock must be 0 (no cap) or positive")
+			}
 			if err := checkOutputFile("--json", jsonPath); err != nil {
 				return err
 			}
@@ -44,7 +48,7 @@ HBM2_8Gb_x128.`,
 			if err != nil {
 				return err
 			}
-			r, err := membench.Run(c, membench.Options{Pattern: pattern, Requests: requests, Bytes: bytes, Seed: seed})
+			r, err := membench.Run(c, membench.Options{Pattern: pattern, Requests: requests, Bytes: bytes, Seed: seed, PerClock: perClock})
 			if err != nil {
 				return err
 			}
@@ -78,6 +82,7 @@ HBM2_8Gb_x128.`,
 	cmd.Flags().IntVar(&requests, "requests", 100_000, "requests to issue")
 	cmd.Flags().Int64Var(&bytes, "bytes", 64, "bytes per request")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random pattern seed")
+	cmd.Flags().IntVar(&perClock, "per-clock", 0, "issue at most this many requests a clock (0: as many as the controller accepts; 1: as DRAMSim3's CPU models)")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the figures as JSON to this file")
 	cmd.MarkFlagRequired("chip")
 	return cmd
