@@ -364,14 +364,7 @@ func (c *channel) step(now sim.Time) (sim.Time, bool) {
 		if now < c.blocked {
 			return c.blocked, false
 		}
-		end := now + b.cyc(b.cfg.RFC)
-		c.blocked = end
-		for i := range c.banks {
-			c.banks[i].readyAct = max(c.banks[i].readyAct, end)
-		}
-		c.refreshDue += b.cyc(b.cfg.REFI)
-		b.stats.Refreshes++
-		return end, true
+		return c.startRefresh(now), true
 	}
 	if b.cfg.REFI > 0 {
 		soon(c.refreshDue)
@@ -431,6 +424,20 @@ func (c *channel) step(now sim.Time) (sim.Time, bool) {
 		}
 	}
 	return next, false
+}
+
+// startRefresh refreshes every bank of the channel from now (all closed);
+// it returns when the refresh ends.
+func (c *channel) startRefresh(now sim.Time) sim.Time {
+	b := c.b
+	end := now + b.cyc(b.cfg.RFC)
+	c.blocked = end
+	for i := range c.banks {
+		c.banks[i].readyAct = max(c.banks[i].readyAct, end)
+	}
+	c.refreshDue += b.cyc(b.cfg.REFI)
+	b.stats.Refreshes++
+	return end
 }
 
 // idle reports whether the channel has no access waiting.

@@ -77,7 +77,6 @@ func (c *channel) stepQueues(now sim.Time) (sim.Time, bool) {
 // refresh precharges the next open bank or starts the refresh once all are
 // closed; it reports whether it issued a command.
 func (c *channel) refresh(now sim.Time, soon func(sim.Time)) bool {
-	b := c.b
 	pending := false
 	for i := range c.banks {
 		if c.banks[i].open {
@@ -97,14 +96,7 @@ func (c *channel) refresh(now sim.Time, soon func(sim.Time)) bool {
 		soon(c.blocked)
 		return false
 	}
-	end := now + b.cyc(b.cfg.RFC)
-	c.blocked = end
-	for i := range c.banks {
-		c.banks[i].readyAct = max(c.banks[i].readyAct, end)
-	}
-	c.refreshDue += b.cyc(b.cfg.REFI)
-	b.stats.Refreshes++
-	soon(end)
+	soon(c.startRefresh(now))
 	return true
 }
 
