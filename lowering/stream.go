@@ -75,6 +75,7 @@ type streamSpec struct {
 	// row, which is stored once per pass (outRow elements per pass): a
 	// column reduction. The result's perPass ops fill it first.
 	accumulate bool
+	sets       int64 // buffer sets the tiles rotate through (streamKernel)
 }
 
 func (c *compiler) streamKernel(sp streamSpec) error {
@@ -99,24 +100,42 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 		}
 	}
 	byName := map[string]*streamBuf{}
+	// Buffer sets rotate so that a tile's load, its computation and the
+	// store of the tile before it overlap: with two, the load of tile k+2
+	// waits for the store of tile k, so a kernel whose loads, vector work
+	// and stores take about as long each ran at two thirds of the slowest;
+	// with three every stage can stay busy, as XLA's separately
+	// double-buffered inputs and outputs do. An accumulating walk keeps
+	// two (its sets are freed by the fold, not by a store).
+	nsets := int64(3)
+	if sp.accumulate {
+		nsets = 2
+	}
+	// A tile's rows lie back to back and only the tile is aligned, so a
+	// row costs its own bytes: a row of one element (a 1-D array walked
+	// element by element) is not a 64-byte line. The alignment of each
+	// tile, up to 63 bytes a buffer in each set and in the static copies,
+	// is set aside in fixed.
 	var bytesPerRow, fixed int64
 	for _, b := range sp.bufs {
 		byName[b.name] = b
-		n := align64(prod(b.row) * int64(b.dt.Size()))
+		n := prod(b.row) * int64(b.dt.Size())
 		switch {
 		case b.oneRow:
-			fixed += 2 * n
+			fixed += 2 * align64(n)
 		case b.static:
-			bytesPerRow += n / 2 // once, not per set: half of a set's share
+			bytesPerRow += (n + nsets - 1) / nsets // once, not per set: a set's share
+			fixed += 63
 		default:
 			bytesPerRow += n
+			fixed += 2 * 63
 		}
 	}
 	res := byName[sp.result]
 	if res == nil {
 		return c.fail(in, "internal error: no result buffer")
 	}
-	budget := c.chip.Memory.SRAMBytes / 2
+	budget := c.chip.Memory.SRAMBytes / nsets
 	if budget > 4<<20 {
 		budget = 4 << 20 // big enough to stream at full rate, small enough to overlap
 	}
@@ -154,20 +173,6 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 		off += align64(rows * prod(b.row) * int64(b.dt.Size()))
 	}
 	set := off
-	static := 2 * set
-	for _, b := range sp.bufs {
-		if b.static {
-			rows := TR
-			if b.oneRow {
-				rows = 1
-			}
-			b.off = static
-			static += align64(rows * prod(b.row) * int64(b.dt.Size()))
-		}
-	}
-	if static > c.chip.Memory.SRAMBytes {
-		return c.fail(in, "internal error: buffers exceed SRAM")
-	}
 	reg := 2
 	var accesses []*hbmAccess
 	for _, b := range sp.bufs {
@@ -198,6 +203,26 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 			reg++
 		}
 	}
+	// Three sets rotate through r29 (streamRows); when the accesses need
+	// every register up to it, two sets do.
+	if reg > rotationReg {
+		nsets = 2
+	}
+	static := nsets * set
+	for _, b := range sp.bufs {
+		if b.static {
+			rows := TR
+			if b.oneRow {
+				rows = 1
+			}
+			b.off = static
+			static += align64(rows * prod(b.row) * int64(b.dt.Size()))
+		}
+	}
+	if static > c.chip.Memory.SRAMBytes {
+		return c.fail(in, "internal error: buffers exceed SRAM")
+	}
+	sp.sets = nsets
 	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: sp.kind, Pos: in.Pos, FLOPs: sp.flops, Bytes: sp.bytes})
 	if onCores {
 		return c.sharesOnCores(in, "rows", R, TR, func(lo, hi int64) error {
@@ -206,6 +231,9 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	}
 	return c.streamRows(sp, 0, R, TR, set, res, byName, accesses, reg)
 }
+
+// rotationReg computes the next buffer set of a three-set rotation.
+const rotationReg = 29
 
 // streamRows emits a stream kernel's walk over rows [r0, r1) in tiles of
 // TR (all of them on a chip of one core; a core's share on several), each
@@ -240,7 +268,7 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 		emit(in, "semset  s3, 1")
 		emit(in, "semset  s4, 0")
 	} else {
-		emit(in, "semset  s2, 2")
+		emit(in, "semset  s2, %d", sp.sets)
 	}
 	emit(in, "li      r30, 0")
 	storeEngine := 0
@@ -342,7 +370,15 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 				emit(in, "addi    r%d, r%d, %d", a.reg, a.reg, a.adv)
 			}
 		}
-		emit(in, "xori    r30, r30, %d", set)
+		if sp.sets == 3 {
+			// r30 steps 0, set, 2*set, 0, ...
+			emit(in, "addi    r30, r30, %d", set)
+			emit(in, "seqi    r%d, r30, %d", rotationReg, 3*set)
+			emit(in, "muli    r%d, r%d, %d", rotationReg, rotationReg, 3*set)
+			emit(in, "sub     r30, r30, r%d", rotationReg)
+		} else {
+			emit(in, "xori    r30, r30, %d", set)
+		}
 	}
 	// Constants are filled once, for the largest tile.
 	for _, op := range sp.ops {
@@ -407,7 +443,11 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 	}
 	inner := passes // passes per run of the inner loop
 	outerReg := 0
-	if !looped && !big && passes > 2 && reg <= 29 {
+	lastFree := 29
+	if sp.sets == 3 {
+		lastFree = rotationReg - 1
+	}
+	if !looped && !big && passes > 2 && reg <= lastFree {
 		if n2 := nestedPasses(accesses, passes, outerAt); n2 > 0 {
 			looped, inner, outerReg = true, n2, reg
 		}

@@ -375,15 +375,71 @@ func cheapValue(in *hlo.Instruction, cheap map[string]bool) bool {
 	return false
 }
 
+// recomputeSource says whether in, a cheap elementwise op (or reshape) of
+// cheap values and at most one array, is recomputed by its consumers rather
+// than stored, as XLA duplicates producers that are not expensive into every
+// fusion that reads them (x - mean in a layer norm feeds both the variance
+// and the output; stored, it costs a write and a read more than reading x
+// twice). It returns the array the recomputation reads ("" for none). cheap
+// holds the cheap values, src the sources found so far.
+func recomputeSource(in *hlo.Instruction, cheap map[string]bool, src map[string]string) (string, bool) {
+	if in.Shape == nil || in.Shape.IsTuple || !(cheapElementwise[in.Opcode] || in.Opcode == hlo.OpReshape || in.Opcode == hlo.OpBitcast) {
+		return "", false
+	}
+	if _, ok := in.Attr("control-predecessors"); ok {
+		return "", false
+	}
+	from := ""
+	for _, o := range in.Operands {
+		s := o.Name // an array: read by every copy
+		switch v, ok := src[o.Name]; {
+		case cheap[o.Name]:
+			continue
+		case ok:
+			s = v
+		}
+		if from != "" && s != from {
+			return "", false // two arrays: every copy would read both
+		}
+		from = s
+	}
+	return from, true
+}
+
 // duplicateCheapProducers gives each fusible user of a cheap value
-// (cheapValue) its own copy, so that the copy can join the user's fusion
-// without the others losing it. Users come first, so a copy's own cheap
-// operands are copied for it in turn. Copies are placed right before the
-// original.
+// (cheapValue), or of a value recomputed from one array (recomputeSource)
+// when the copies read no more bytes than storing it would move, its own
+// copy, so that the copy can join the user's fusion without the others
+// losing it. Users come first, so a copy's own cheap operands are copied
+// for it in turn. Copies are placed right before the original.
 func (f *fuser) duplicateCheapProducers(c *hlo.Computation) {
 	cheap := map[string]bool{}
+	src := map[string]string{} // a recomputable value: the array it reads
+	byName := map[string]*hlo.Instruction{}
 	for _, in := range c.Instructions {
+		byName[in.Name] = in
 		cheap[in.Name] = cheapValue(in, cheap)
+		if !cheap[in.Name] {
+			if s, ok := recomputeSource(in, cheap, src); ok {
+				src[in.Name] = s
+			}
+		}
+	}
+	// Recomputed by k users it costs k reads of its array; stored, a read
+	// of the array, a write of the value and k reads of it.
+	worth := func(in *hlo.Instruction, k int) bool {
+		s, ok := src[in.Name]
+		if !ok {
+			return false
+		}
+		a := byName[s]
+		if s == "" || a == nil || a.Shape == nil {
+			return s == ""
+		}
+		if a.Opcode == hlo.OpDot || a.Opcode == hlo.OpConvolution {
+			return false // it is the dot's epilogue, computed on its accumulator
+		}
+		return int64(k)*a.Shape.Bytes() <= a.Shape.Bytes()+int64(k+1)*in.Shape.Bytes()
 	}
 	users := map[string][]*hlo.Instruction{}
 	addUser := func(u *hlo.Instruction) {
@@ -402,7 +458,7 @@ func (f *fuser) duplicateCheapProducers(c *hlo.Computation) {
 	for i := len(c.Instructions) - 1; i >= 0; i-- {
 		in := c.Instructions[i]
 		us := users[in.Name]
-		if !cheap[in.Name] || len(us) < 2 || in.IsRoot {
+		if len(us) < 2 || in.IsRoot || !cheap[in.Name] && !worth(in, len(us)) {
 			continue
 		}
 		originalTaken := false // the original serves the unfusible users

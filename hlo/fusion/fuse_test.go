@@ -292,3 +292,54 @@ func TestCloneIsDeep(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, before, m.String())
 }
+
+// TestRecomputeCheapProducers: a cheap elementwise value of one array
+// (x - mean in a layer norm, read by the variance and by the output) is
+// recomputed by each consumer from x, as XLA duplicates producers that are
+// not expensive, instead of being stored and read back: three kernels read
+// x and nothing stores xc. A value of a dot's result stays the dot's
+// epilogue (TestFuseKernels), and an expensive one (exp) is stored.
+func TestRecomputeCheapProducers(t *testing.T) {
+	const src = `HloModule ln
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = bf16[64,128] parameter(0)
+  xf = f32[64,128] convert(x)
+  z = f32[] constant(0)
+  s = f32[64] reduce(xf, z), dimensions={1}, to_apply=add
+  n = f32[] constant(128)
+  nb = f32[64] broadcast(n), dimensions={}
+  mean = f32[64] divide(s, nb)
+  mb = f32[64,128] broadcast(mean), dimensions={0}
+  xc = f32[64,128] subtract(xf, mb)
+  sq = f32[64,128] multiply(xc, xc)
+  ss = f32[64] reduce(sq, z), dimensions={1}, to_apply=add
+  var = f32[64] divide(ss, nb)
+  rs = f32[64] rsqrt(var)
+  rb = f32[64,128] broadcast(rs), dimensions={0}
+  y = f32[64,128] multiply(xc, rb)
+  ROOT r = bf16[64,128] convert(y)
+}`
+	m, err := hlo.Parse("ln.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, verify.Verify("ln.hlo", m))
+	fm, st, err := fusion.Fuse(m)
+	require.NoError(t, err)
+	require.Positive(t, st.Duplicated)
+	readsX := 0
+	for _, in := range fm.Entry.Instructions {
+		require.NotEqual(t, "xc", in.Name, "xc is recomputed, not stored")
+		if in.Opcode == hlo.OpFusion {
+			for _, o := range in.Operands {
+				if o.Name == "x" {
+					readsX++
+				}
+			}
+		}
+	}
+	require.Equal(t, 3, readsX, "the mean, the variance and the output each read x")
+}
