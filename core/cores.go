@@ -87,6 +87,11 @@ func runCores(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.
 		if err != nil {
 			return nil, err
 		}
+		for _, ob := range opt.Observers {
+			if co, ok := ob.(CoreObserver); ok && k > 0 {
+				co.AttachCore(m, k)
+			}
+		}
 		if s != nil {
 			m.Arch.SetPartial(s.compute, s.track)
 			m.slice = s

@@ -57,6 +57,14 @@ type Observer interface {
 	Attach(m *Model)
 }
 
+// CoreObserver is an Observer that also watches the other cores of a chip
+// of several (config cores): Attach sees core 0's model, AttachCore each
+// other core's, in order. An Observer without it sees core 0 only.
+type CoreObserver interface {
+	Observer
+	AttachCore(m *Model, core int)
+}
+
 type waker interface{ wake(now sim.Time) }
 
 // Model is one core running one program.

@@ -24,10 +24,11 @@ import (
 // instruction, whose frames carry the HLO and assembly files and lines, so
 // `go tool pprof -list` shows the assembly with its cycles.
 type Profile struct {
-	src  *Source
-	m    *core.Model
-	acc  map[pkey]*[numProfStates]sim.Time
-	last []lastKey // per track: the last key, to skip the map lookup
+	tracks coreTracks // every core's sequencer and units
+	src    *Source
+	m      *core.Model
+	acc    map[pkey]*[numProfStates]sim.Time
+	last   []lastKey // per track: the last key, to skip the map lookup
 }
 
 const numProfStates = 6 // stateOrder
@@ -53,6 +54,7 @@ func NewProfile(src *Source) *Profile {
 // Attach implements core.Observer.
 func (p *Profile) Attach(m *core.Model) {
 	p.m = m
+	p.tracks.add(m)
 	p.last = make([]lastKey, len(m.Units)+1)
 	for i := range p.last {
 		p.last[i].pc = -2
@@ -60,6 +62,21 @@ func (p *Profile) Attach(m *core.Model) {
 	m.Seq.AcceptHook(p)
 	for _, u := range m.Units {
 		u.AcceptHook(p)
+	}
+}
+
+// AttachCore implements core.CoreObserver: the core's units are the
+// samples' "unit" labels as the report names them (core1.vpu), their
+// cycles adding up to the report's per unit.
+func (p *Profile) AttachCore(m *core.Model, k int) {
+	base := p.tracks.add(m)
+	for range len(m.Units) + 1 {
+		p.last = append(p.last, lastKey{pc: -2})
+	}
+	h := &shifted{h: p, base: base, want: p.Wants}
+	m.Seq.AcceptHook(h)
+	for _, u := range m.Units {
+		u.AcceptHook(h)
 	}
 }
 
@@ -86,12 +103,7 @@ func (p *Profile) Func(ctx *sim.HookCtx) {
 	l.v[st] += ctx.Now - ctx.Start
 }
 
-func (p *Profile) trackName(tr int) string {
-	if tr == 0 {
-		return "scalar"
-	}
-	return p.m.Units[tr-1].Name
-}
+func (p *Profile) trackName(tr int) string { return p.tracks.name(tr) }
 
 // targets are the report's cycles of a unit by state, in stateOrder.
 func targets(r *chip.Report, name string) [numProfStates]int64 {
@@ -109,7 +121,7 @@ func (p *Profile) cycles(r *chip.Report) map[pkey]*[numProfStates]int64 {
 	for k := range p.acc {
 		byTrack[k.track] = append(byTrack[k.track], k)
 	}
-	for tr := 0; tr <= len(p.m.Units); tr++ {
+	for tr := range p.tracks.total() {
 		keys := byTrack[int32(tr)]
 		slices.SortFunc(keys, func(a, b pkey) int { return cmp.Compare(a.pc, b.pc) })
 		want := targets(r, p.trackName(tr))
@@ -182,7 +194,7 @@ func (p *Profile) Build(r *chip.Report) *profile.Profile {
 	}
 	b := &stackBuilder{src: p.src, pr: pr, funcs: map[[2]string]*profile.Function{}, locs: map[locKey]*profile.Location{}}
 	counts := p.cycles(r)
-	placed := map[int32]bool{} // pcs whose energy is on a sample
+	placed := map[[2]int32]bool{} // core and pc whose energy is on a sample
 	keys := make([]pkey, 0, len(counts))
 	for k := range counts {
 		keys = append(keys, k)
@@ -197,8 +209,9 @@ func (p *Profile) Build(r *chip.Report) *profile.Profile {
 		v := counts[k]
 		var pj int64
 		if prices != nil && k.pc >= 0 && int(k.pc) < len(p.m.Prog.Code) && p.ownsEnergy(k) {
-			pj = int64(math.Round(prices.PJ(p.m.ActionsAt(int(k.pc)))))
-			placed[k.pc] = true
+			c, _ := p.tracks.at(int(k.track))
+			pj = int64(math.Round(prices.PJ(p.tracks.models[c].ActionsAt(int(k.pc)))))
+			placed[[2]int32{int32(c), k.pc}] = true
 		}
 		if *v == [numProfStates]int64{} && pj == 0 {
 			continue
@@ -216,21 +229,23 @@ func (p *Profile) Build(r *chip.Report) *profile.Profile {
 	// An instruction whose unit spent no cycles on its behalf (a wait the
 	// sequencer passed within another instruction's cycle) still spent
 	// energy: a sample of its own.
-	for pc := range p.m.Prog.Code {
-		if prices == nil || placed[int32(pc)] {
-			continue
+	for c, m := range p.tracks.models {
+		for pc := range m.Prog.Code {
+			if prices == nil || placed[[2]int32{int32(c), int32(pc)}] {
+				continue
+			}
+			pj := int64(math.Round(prices.PJ(m.ActionsAt(pc))))
+			if pj == 0 {
+				continue
+			}
+			name := p.tracks.name(p.tracks.base[c])
+			if u := m.UnitOf(pc); u != nil {
+				name = u.Name
+			}
+			vals := make([]int64, len(pr.SampleType))
+			vals[len(vals)-1] = pj
+			pr.Sample = append(pr.Sample, &profile.Sample{Location: b.stack(pc), Value: vals, Label: map[string][]string{"unit": {name}}})
 		}
-		pj := int64(math.Round(prices.PJ(p.m.ActionsAt(pc))))
-		if pj == 0 {
-			continue
-		}
-		name := "scalar"
-		if u := p.m.UnitOf(pc); u != nil {
-			name = u.Name
-		}
-		vals := make([]int64, len(pr.SampleType))
-		vals[len(vals)-1] = pj
-		pr.Sample = append(pr.Sample, &profile.Sample{Location: b.stack(pc), Value: vals, Label: map[string][]string{"unit": {name}}})
 	}
 	return pr
 }
@@ -304,9 +319,6 @@ func (p *Profile) Wants(pos sim.HookPos) bool { return pos == sim.HookState }
 // ownsEnergy says whether sample k carries its pc's energy: the track of
 // the unit that runs the instruction, or the sequencer's for its own.
 func (p *Profile) ownsEnergy(k pkey) bool {
-	u := p.m.UnitOf(int(k.pc))
-	if u == nil {
-		return k.track == 0
-	}
-	return int(k.track) >= 1 && p.m.Units[k.track-1] == u
+	c, on := p.tracks.at(int(k.track))
+	return p.tracks.models[c].UnitOf(int(k.pc)) == on
 }

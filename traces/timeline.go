@@ -34,6 +34,7 @@ type TimelineOptions struct {
 // per channel, unit queue depths and the SRAM the running kernel touches.
 // Attach it through core.Options.Observers; write it with WriteJSON.
 type Timeline struct {
+	tracks coreTracks // every core's sequencer and units
 	src    *Source
 	opt    TimelineOptions
 	m      *core.Model
@@ -124,6 +125,7 @@ func (t *Timeline) Attach(m *core.Model) {
 	if t.opt.End > 0 {
 		t.we = m.Clock.Time(t.opt.End)
 	}
+	t.tracks.add(m)
 	t.open = make([]slice, len(m.Units)+1)
 	for i := range t.open {
 		t.open[i].state = -1
@@ -139,6 +141,51 @@ func (t *Timeline) Attach(m *core.Model) {
 		u.AcceptHook(t)
 	}
 	m.HBM.AcceptHook(t)
+}
+
+// AttachCore implements core.CoreObserver: the core's sequencer and units
+// get tracks of their own after the cores before it, their queue depths
+// counters, and their instructions' energy joins the power counter. The
+// kernel track and the SRAM counter follow core 0 (every core runs the same
+// kernels between barriers), and the HBM, which the cores share, is watched
+// once.
+func (t *Timeline) AttachCore(m *core.Model, k int) {
+	base := t.tracks.add(m)
+	for range len(m.Units) + 1 {
+		t.open = append(t.open, slice{state: -1})
+	}
+	tc := &timelineCore{t: t, m: m}
+	if t.prices != nil {
+		tc.seenPJ = make([]float64, len(m.Prog.Code))
+	}
+	h := &shifted{h: tc, base: base, want: func(p sim.HookPos) bool {
+		return p == sim.HookState || p == sim.HookDispatch || p == sim.HookDequeue || p == sim.HookInstEnd
+	}}
+	m.Seq.AcceptHook(h)
+	for _, u := range m.Units {
+		u.AcceptHook(h)
+	}
+}
+
+// timelineCore records the events of a core after the first.
+type timelineCore struct {
+	t      *Timeline
+	m      *core.Model
+	seenPJ []float64
+}
+
+func (c *timelineCore) Func(ctx *sim.HookCtx) {
+	t := c.t
+	switch ctx.Pos {
+	case sim.HookState:
+		t.state(ctx)
+	case sim.HookDispatch, sim.HookDequeue:
+		t.counter(counterKey{counterQueue, int32(ctx.Unit)}, ctx.Now, float64(ctx.Depth))
+	case sim.HookInstEnd:
+		if c.seenPJ != nil {
+			t.addEnergy(ctx, c.m, c.seenPJ)
+		}
+	}
 }
 
 // Func implements sim.Hook.
@@ -164,12 +211,19 @@ func (t *Timeline) Func(ctx *sim.HookCtx) {
 // run, for the power counter: the growth of its pc's priced actions since
 // its last completion.
 func (t *Timeline) instEnergy(ctx *sim.HookCtx) {
-	if t.prices == nil || ctx.Now <= t.ws || ctx.Start >= t.we {
+	if t.prices != nil {
+		t.addEnergy(ctx, t.m, t.seenPJ)
+	}
+}
+
+// addEnergy adds what m's instruction at ctx.PC spent since seen[pc].
+func (t *Timeline) addEnergy(ctx *sim.HookCtx, m *core.Model, seen []float64) {
+	if ctx.Now <= t.ws || ctx.Start >= t.we {
 		return
 	}
-	pj := t.prices.PJ(t.m.ActionsAt(ctx.PC))
-	d := pj - t.seenPJ[ctx.PC]
-	t.seenPJ[ctx.PC] = pj
+	pj := t.prices.PJ(m.ActionsAt(ctx.PC))
+	d := pj - seen[ctx.PC]
+	seen[ctx.PC] = pj
 	if d > 0 {
 		t.power.add(0, max(ctx.Start, t.ws)-t.ws, min(ctx.Now, t.we)-t.ws, int64(d*1000)) // femtojoules
 	}

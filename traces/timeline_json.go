@@ -58,7 +58,7 @@ func (t *Timeline) WriteJSON(w io.Writer) error {
 		e.meta(pidUnits, 1+l, "thread_name", "name", name)
 		e.meta(pidUnits, 1+l, "thread_sort_index", "sort_index", 1+l)
 	}
-	for tr := 0; tr <= len(m.Units); tr++ {
+	for tr := range t.tracks.total() {
 		e.meta(pidUnits, unitTid+tr, "thread_name", "name", t.trackName(tr))
 		e.meta(pidUnits, unitTid+tr, "thread_sort_index", "sort_index", unitTid+tr)
 	}
@@ -105,12 +105,7 @@ func (t *Timeline) WriteJSON(w io.Writer) error {
 	return bw.Flush()
 }
 
-func (t *Timeline) trackName(tr int) string {
-	if tr == 0 {
-		return "scalar"
-	}
-	return t.m.Units[tr-1].Name
-}
+func (t *Timeline) trackName(tr int) string { return t.tracks.name(tr) }
 
 // pcArgs are the args of a slice on behalf of instruction pc.
 func (t *Timeline) pcArgs(pc int) []byte {
@@ -135,8 +130,10 @@ func (t *Timeline) pcArgs(pc int) []byte {
 
 func (t *Timeline) writeCounters(e *eventWriter) {
 	names := map[counterKey]string{{counterSRAM, 0}: "SRAM touched by the running kernel (bytes)"}
-	for i, u := range t.m.Units {
-		names[counterKey{counterQueue, int32(i)}] = "queue depth " + u.Name
+	for tr := range t.tracks.total() {
+		if _, u := t.tracks.at(tr); u != nil {
+			names[counterKey{counterQueue, int32(tr - 1)}] = "queue depth " + u.Name
+		}
 	}
 	for _, c := range t.counts {
 		arg := "depth"

@@ -197,6 +197,9 @@ func TestProfileTotalsEqualReport(t *testing.T) {
 		{"softmax HLO", func(t *testing.T, obs func(*traces.Source) []core.Observer) *run {
 			return runHLO(t, softmaxHLO, chipFor(t, "teach16"), obs)
 		}},
+		{"gemm HLO on two cores", func(t *testing.T, obs func(*traces.Source) []core.Observer) *run {
+			return runHLO(t, gemmHLO, chipFor(t, "tpuv4"), obs)
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -301,6 +304,9 @@ func TestTimelineIsAValidChromeTrace(t *testing.T) {
 		{"softmax HLO", func(t *testing.T, obs func(*traces.Source) []core.Observer) *run {
 			return runHLO(t, softmaxHLO, chipFor(t, "tpuv4core"), obs)
 		}},
+		{"softmax HLO on two cores", func(t *testing.T, obs func(*traces.Source) []core.Observer) *run {
+			return runHLO(t, softmaxHLO, chipFor(t, "tpuv4"), obs)
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -313,8 +319,13 @@ func TestTimelineIsAValidChromeTrace(t *testing.T) {
 			require.NoError(t, tl.WriteJSON(&buf))
 			st := checkChromeTrace(t, buf.Bytes())
 			require.True(t, st.tracks["kernels"] && st.tracks["scalar"])
-			for _, u := range r.model.Units {
-				require.True(t, st.tracks[u.Name], "track for %s", u.Name)
+			for _, cm := range append([]*core.Model{r.model}, r.model.Cores[min(1, len(r.model.Cores)):]...) {
+				for _, u := range cm.Units {
+					require.True(t, st.tracks[u.Name], "track for %s", u.Name)
+				}
+			}
+			if len(r.model.Cores) > 1 {
+				require.True(t, st.tracks["core1.scalar"] && st.counterNames["queue depth core1.dma0"], "core 1's tracks")
 			}
 			require.True(t, st.counterNames["HBM (GB/s)"], "HBM bandwidth counter")
 			if r.model.HBM.Channels() > 1 {
