@@ -227,9 +227,9 @@ func modeOf(in *Instruction) (groupMode, error) {
 }
 
 // ParseReplicaGroups reads replica_groups: listed ({{0,1},{2,3}}), empty
-// ({} : nil), or XLA's iota form [G,S]<=[dims] with an optional
+// ({} : nil), XLA's iota form [G,S]<=[dims] with an optional
 // transpose T(perm): the ids 0..n-1 laid out as dims, transposed, cut into
-// G groups of S.
+// G groups of S, or its mesh form (meshGroups).
 func ParseReplicaGroups(v string) ([][]int, error) {
 	v = strings.ReplaceAll(v, " ", "")
 	if v == "" || v == "{}" || v == "{{}}" {
@@ -238,8 +238,11 @@ func ParseReplicaGroups(v string) ([][]int, error) {
 	if strings.HasPrefix(v, "[") {
 		return iotaGroups(v)
 	}
+	if strings.HasPrefix(v, "mesh[") {
+		return meshGroups(v)
+	}
 	if !strings.HasPrefix(v, "{") || !strings.HasSuffix(v, "}") {
-		return nil, fmt.Errorf("replica_groups %s: want {{...},...} or [G,S]<=[N]", v)
+		return nil, fmt.Errorf("replica_groups %s: want {{...},...}, [G,S]<=[N] or mesh[...] {...}", v)
 	}
 	var groups [][]int
 	for _, g := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(v, "{"), "}"), "}") {
@@ -258,6 +261,33 @@ func ParseReplicaGroups(v string) ([][]int, error) {
 		groups = append(groups, ids)
 	}
 	return groups, nil
+}
+
+// transposedOrder lists, for each element of an array of dims transposed
+// by perm (row-major), the index of its source element.
+func transposedOrder(dims []int64, perm []int) []int {
+	st := Strides(dims)
+	tdims := make([]int64, len(dims))
+	for i, p := range perm {
+		tdims[i] = dims[p]
+	}
+	n := int64(1)
+	for _, d := range dims {
+		n *= d
+	}
+	idx := make([]int64, len(dims))
+	out := make([]int, n)
+	for k := range out {
+		// Element k of the transposed array is the source element whose
+		// index along perm[i] is the transposed index along i.
+		Unflatten(int64(k), tdims, idx)
+		var at int64
+		for i, p := range perm {
+			at += idx[i] * st[p]
+		}
+		out[k] = int(at)
+	}
+	return out
 }
 
 func iotaGroups(v string) ([][]int, error) {
@@ -298,31 +328,17 @@ func iotaGroups(v string) ([][]int, error) {
 		return nil, bad
 	}
 	seen := make([]bool, len(dims))
-	tdims := make([]int64, len(dims))
-	for i, p := range perm {
+	for _, p := range perm {
 		if p < 0 || p >= len(dims) || seen[p] {
 			return nil, bad
 		}
 		seen[p] = true
-		tdims[i] = int64(dims[p])
 	}
 	src := make([]int64, len(dims))
 	for i, d := range dims {
 		src[i] = int64(d)
 	}
-	st := Strides(src)
-	idx := make([]int64, len(dims))
-	ids := make([]int, n)
-	for k := range ids {
-		// Element k of the transposed array is the source element whose
-		// index along perm[i] is the transposed index along i.
-		Unflatten(int64(k), tdims, idx)
-		var at int64
-		for i, p := range perm {
-			at += idx[i] * st[p]
-		}
-		ids[k] = int(at)
-	}
+	ids := transposedOrder(src, perm)
 	groups := make([][]int, gs[0])
 	for g := range groups {
 		groups[g] = ids[g*gs[1] : (g+1)*gs[1]]
