@@ -33,6 +33,9 @@ type Fabric struct {
 	free   []sim.Time    // per device: when its link is next free
 	meets  map[meetKey]*meeting
 	Stats  []core.LinkStats // per device
+	// TimingOnly moves no values: a collective's results are marked as
+	// never computed, so control flow that reads them stops the run.
+	TimingOnly bool
 }
 
 type meetKey struct{ id, k, first int }
@@ -119,6 +122,16 @@ func (f *Fabric) Doorbell(m *core.Model, now sim.Time) error {
 // complete moves a meeting's values and releases its devices.
 func (f *Fabric) complete(mt *meeting, now sim.Time) {
 	c := f.colls[mt.id]
+	if f.TimingOnly {
+		for _, d := range mt.members {
+			m := f.models[d]
+			for _, r := range c.Results {
+				m.Arch.MarkUnknownAt(isa.HBM, r.Addr, r.Shape.Elems()*int64(r.DType.Size()))
+			}
+			m.LinkDone(now)
+		}
+		return
+	}
 	ops := map[int][]*eval.Value{}
 	for _, d := range mt.members {
 		a := f.models[d].Arch

@@ -84,6 +84,16 @@ func (m *Machine) MarkUnknown(name string) error {
 	return nil
 }
 
+// MarkUnknownAt records that bytes [addr, addr+n) of space hold values
+// nobody computed (what a collective of a timing-only run of several
+// devices would have moved there): a computed instruction that reads them
+// stops the run with an *UnknownInput naming the tensor there.
+func (m *Machine) MarkUnknownAt(space isa.Space, addr, n int64) {
+	if m.part != nil && m.part.shadows[space] != nil {
+		m.part.shadows[space].unknownInput(addr, n)
+	}
+}
+
 // checkComputedRead is called before a computed instruction reads the runs
 // of v: it fails if any byte holds a value that was never computed.
 func (m *Machine) checkComputedRead(v view) error {

@@ -30,12 +30,15 @@ type DevicesResult struct {
 // ExecuteDevices runs x, compiled for several devices, on one chip per
 // device, all on one event engine and joined by the chip's interconnect
 // (package ici); args[i] is device i's arguments. Observers watch device
-// 0. Timing-only runs and infeed records are refused: the interconnect
-// moves values, so every device computes them.
+// 0. Infeed records are refused. A timing-only run computes on each device
+// only what steers its control flow (found by running again, as one
+// device's run does), and its collectives move no values: control flow
+// that depends on a collective's results stops it with an error that says
+// so.
 func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOptions) (*DevicesResult, error) {
 	n := x.Devices.N()
-	if opt.TimingOnly {
-		return nil, fmt.Errorf("--timing-only is not available on several devices: their collectives move values, so every device computes them")
+	if opt.TimingOnly && args == nil {
+		args = make([][]*eval.Value, n)
 	}
 	if len(opt.Infeed) > 0 || x.Feeds != nil {
 		return nil, fmt.Errorf("infeed and outfeed on %d devices are not simulated (each device would need its own host queues)", n)
@@ -47,27 +50,121 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 		return nil, fmt.Errorf("chip %s has no interconnect (ici.links 0): it runs one device", c.Chip.Name)
 	}
 	start := time.Now()
-	eng := &sim.Engine{}
-	fab := ici.NewFabric(c.Chip.ICI, x.Devices, x.File, x.Fused, x.Collectives)
-	models := make([]*core.Model, n)
-	kernels := make([]*traces.Kernels, n)
-	for i := range n {
-		inputs, _, _, err := x.bindInputs(args[i], false)
-		if err != nil {
-			return nil, fmt.Errorf("device %d: %w", i, err)
+	for i := range args {
+		if opt.TimingOnly && args[i] == nil {
+			args[i] = make([]*eval.Value, len(x.Inputs)) // no values: none are read
 		}
-		kernels[i] = traces.NewKernels(x.Source("", ""))
-		obs := []core.Observer{kernels[i]}
-		if i == 0 {
-			obs = append(obs, opt.Observers...)
+	}
+	// A timing-only run computes the instructions that steer control flow
+	// (their results reach scalar memory) and, found by running again as
+	// one device's run does (core.Simulate), the skipped ones they read.
+	var compute []bool
+	steers := false
+	if opt.TimingOnly {
+		compute = make([]bool, len(x.Program.Code))
+		for pc := range x.Program.Code {
+			in := &x.Program.Code[pc]
+			if in.Op.Info().Unit != isa.UnitScalar && ref.TouchesSMEM(x.Program, in) {
+				compute[pc], steers = true, true
+			}
 		}
-		m, err := core.New(c.Chip, x.Program, core.Options{MaxCycles: opt.MaxCycles, Observers: obs, Engine: eng, Link: fab, Device: i})
+	}
+	var (
+		models  []*core.Model
+		kernels []*traces.Kernels
+		fab     *ici.Fabric
+		params  []map[string]string
+		err     error
+	)
+	for {
+		final := !steers // the search runs without observers, the last run with them
+		models, kernels, fab, params, err = c.buildDevices(x, args, opt, compute, final)
 		if err != nil {
 			return nil, err
 		}
+		err = core.RunDevices(models)
+		var nv *ref.NeedValues
+		if steers && errors.As(err, &nv) {
+			for _, pc := range nv.PCs {
+				if compute[pc] {
+					return nil, fmt.Errorf("internal error: the timing-only search asked again for pc %d", pc)
+				}
+				compute[pc] = true
+			}
+			continue
+		}
+		if err == nil && !final {
+			steers = false // found: run once more, observed
+			continue
+		}
+		break
+	}
+	if err != nil {
+		if opt.TimingOnly {
+			err = timingOnlyDevicesError(err, x, params)
+		}
+		return nil, devicesError(err, fab)
+	}
+	fab.Finish(models[0].Clock)
+	res := &DevicesResult{ExecTime: time.Since(start)}
+	for i, m := range models {
+		r := &Result{Model: m, NotModelled: x.NotModelled}
+		r.Report = chip.NewReport(x.Fused.Name, m, opt.TimingOnly)
+		r.Report.Interconnect = &fab.Stats[i]
+		r.Kernels = kernels[i].Stats()
+		r.ExecTime = res.ExecTime
+		res.Cycles = max(res.Cycles, m.Cycles())
+		if opt.TimingOnly {
+			res.Devices = append(res.Devices, r)
+			continue
+		}
+		outs, err := x.readOutputs(m)
+		if err != nil {
+			return nil, fmt.Errorf("device %d: %w", i, err)
+		}
+		r.Outputs = outs
+		res.Devices = append(res.Devices, r)
+	}
+	return res, nil
+}
+
+// buildDevices makes the devices' models on one engine, joined by a
+// fabric, their inputs and device ids written; a timing-only run computes
+// the instructions compute marks. Observers watch device 0 when observe.
+func (c *Client) buildDevices(x *Executable, args [][]*eval.Value, opt ExecOptions, compute []bool, observe bool) ([]*core.Model, []*traces.Kernels, *ici.Fabric, []map[string]string, error) {
+	n := x.Devices.N()
+	eng := &sim.Engine{}
+	fab := ici.NewFabric(c.Chip.ICI, x.Devices, x.File, x.Fused, x.Collectives)
+	fab.TimingOnly = opt.TimingOnly
+	models := make([]*core.Model, n)
+	kernels := make([]*traces.Kernels, n)
+	params := make([]map[string]string, n)
+	for i := range n {
+		inputs, unknown, param, err := x.bindInputs(args[i], opt.TimingOnly)
+		if err != nil {
+			return nil, nil, nil, nil, fmt.Errorf("device %d: %w", i, err)
+		}
+		params[i] = param
+		kernels[i] = traces.NewKernels(x.Source("", ""))
+		obs := []core.Observer{kernels[i]}
+		if i == 0 && observe {
+			obs = append(obs, opt.Observers...)
+		}
+		m, err := core.New(c.Chip, x.Program, core.Options{TimingOnly: opt.TimingOnly, MaxCycles: opt.MaxCycles, Observers: obs, Engine: eng, Link: fab, Device: i})
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		if compute != nil {
+			m.Arch.SetPartial(compute, true)
+		}
+		for _, t := range unknown {
+			if err := m.Arch.MarkUnknown(t); err != nil {
+				return nil, nil, nil, nil, err
+			}
+		}
 		for _, in := range inputs {
 			if err := m.Arch.WriteTensor(in.Name, in.Values); err != nil {
-				return nil, fmt.Errorf("device %d: %w", i, err)
+				return nil, nil, nil, nil, fmt.Errorf("device %d: %w", i, err)
 			}
 		}
 		r, p := i/max(x.Devices.Partitions, 1), i%max(x.Devices.Partitions, 1)
@@ -77,32 +174,35 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 				v = p
 			}
 			if err := m.Arch.WriteAt(isa.HBM, id.Addr, id.DType, []float64{float64(v)}); err != nil {
-				return nil, err
+				return nil, nil, nil, nil, err
 			}
 		}
 		fab.Attach(m)
 		models[i] = m
 	}
-	if err := core.RunDevices(models); err != nil {
-		return nil, devicesError(err, fab)
+	return models, kernels, fab, params, nil
+}
+
+// timingOnlyDevicesError says why a timing-only run of several devices
+// stopped: control flow on a device depends on an input not given, on a
+// collective's results (which such a run does not move) or on values its
+// skipped instructions compute.
+func timingOnlyDevicesError(err error, x *Executable, params []map[string]string) error {
+	var de *core.DeviceError
+	if !errors.As(err, &de) {
+		return err
 	}
-	fab.Finish(models[0].Clock)
-	res := &DevicesResult{ExecTime: time.Since(start)}
-	for i, m := range models {
-		r := &Result{Model: m, NotModelled: x.NotModelled}
-		r.Report = chip.NewReport(x.Fused.Name, m, false)
-		r.Report.Interconnect = &fab.Stats[i]
-		r.Kernels = kernels[i].Stats()
-		outs, err := x.readOutputs(m)
-		if err != nil {
-			return nil, fmt.Errorf("device %d: %w", i, err)
-		}
-		r.Outputs = outs
-		r.ExecTime = res.ExecTime
-		res.Devices = append(res.Devices, r)
-		res.Cycles = max(res.Cycles, m.Cycles())
+	var u *ref.UnknownInput
+	var nv *ref.NeedValues
+	switch {
+	case errors.As(err, &u) && params[de.Device][u.Tensor] != "":
+		return fmt.Errorf("device %d: %w", de.Device, &NeedsInputError{Param: params[de.Device][u.Tensor], Pos: u.Pos})
+	case errors.As(err, &u):
+		return fmt.Errorf("device %d: %s: control flow depends on the values a collective moved into %s, which a timing-only run of several devices does not move: run with values", de.Device, u.Pos, u.Tensor)
+	case errors.As(err, &nv):
+		return fmt.Errorf("device %d: %s: control flow depends on values the program computes, which a timing-only run of several devices does not compute yet: run with values", de.Device, x.Program.DebugAt(nv.PC).Pos())
 	}
-	return res, nil
+	return err
 }
 
 // devicesError names the device of a failure as hlo eval does, and a

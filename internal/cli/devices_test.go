@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/pulse-sim/pulse/internal/npy"
@@ -143,7 +144,6 @@ func TestSimulateOnDevices(t *testing.T) {
 		want string
 	}{
 		{[]string{rs, "--random-inputs", "1"}, 2, "the module's collectives span 4 devices and it runs on 1"},
-		{[]string{rs, "--random-inputs", "1", "--replicas", "4", "--timing-only"}, 2, "--timing-only is not available on several devices"},
 		{[]string{rs, "--random-inputs", "1", "--replicas", "4", "--random-infeed", "2"}, 2, "not available on several devices"},
 		{[]string{rs, "--random-inputs", "1", "--replicas", "4", "--chip", "tpuv1"}, 1, "chip tpuv1 has no interconnect (ici.links 0)"},
 	} {
@@ -155,4 +155,91 @@ func TestSimulateOnDevices(t *testing.T) {
 	code, out, errs = runCLI("simulate", rs, "--random-inputs", "1", "--replicas", "4", "--check")
 	require.Equal(t, 0, code, errs)
 	require.Contains(t, out, "device 3 (replica 3, partition 0):")
+}
+
+// TestTimingOnlyOnDevices: a timing-only run of several devices takes the
+// cycles of the run with values (no inputs needed), and refuses, saying
+// why, when control flow depends on what a collective moves.
+func TestTimingOnlyOnDevices(t *testing.T) {
+	dir := t.TempDir()
+	cycles := func(errs string) string {
+		m := regexp.MustCompile(`, (\d+) cycles\n`).FindStringSubmatch(errs)
+		require.NotNil(t, m, errs)
+		return m[1]
+	}
+	for _, f := range []string{"../../examples/hlo/allreduce_4dev.hlo", write(t, dir, "rs.hlo", "HloModule rs, replica_count=4\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  x = f32[4096] parameter(0)\n  y = f32[4096] exponential(x)\n  ROOT r = f32[1024] reduce-scatter(y), replica_groups={}, dimensions={0}, to_apply=add\n}\n")} {
+		code, out, errs := runCLI("simulate", f, "--chip", "tpuv4core", "--timing-only")
+		require.Equal(t, 0, code, errs)
+		require.Contains(t, out, "4 devices")
+		require.NotContains(t, out, "device 3 (replica 3")
+		code, _, errs2 := runCLI("simulate", f, "--chip", "tpuv4core", "--random-inputs", "1")
+		require.Equal(t, 0, code, errs2)
+		require.Equal(t, cycles(errs2), cycles(errs), f)
+	}
+	// Devices branch on their replica id (a value every device knows):
+	// device 0 computes exp, device 1 nothing, then both all-reduce.
+	branch := write(t, dir, "branch.hlo", `HloModule branch, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+heavy {
+  p = f32[65536] parameter(0)
+  ROOT e = f32[65536] exponential(p)
+}
+light {
+  ROOT p = f32[65536] parameter(0)
+}
+ENTRY e {
+  x = f32[65536] parameter(0)
+  id = u32[] replica-id()
+  z = u32[] constant(0)
+  first = pred[] compare(id, z), direction=EQ
+  y = f32[65536] conditional(first, x, x), true_computation=heavy, false_computation=light
+  ROOT r = f32[65536] all-reduce(y), replica_groups={}, to_apply=add
+}
+`)
+	code, _, errs := runCLI("simulate", branch, "--chip", "tpuv4core", "--timing-only")
+	require.Equal(t, 0, code, errs)
+	code, _, errs2 := runCLI("simulate", branch, "--chip", "tpuv4core", "--random-inputs", "1")
+	require.Equal(t, 0, code, errs2)
+	require.Equal(t, cycles(errs2), cycles(errs))
+	// The loop runs until the all-reduced value reaches 10.
+	loop := write(t, dir, "loop.hlo", `HloModule loop, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+cond {
+  p = (f32[], s32[]) parameter(0)
+  x = f32[] get-tuple-element(p), index=0
+  c = f32[] constant(10)
+  ROOT lt = pred[] compare(x, c), direction=LT
+}
+body {
+  p = (f32[], s32[]) parameter(0)
+  x = f32[] get-tuple-element(p), index=0
+  i = s32[] get-tuple-element(p), index=1
+  r = f32[] all-reduce(x), replica_groups={}, to_apply=add
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (f32[], s32[]) tuple(r, j)
+}
+ENTRY e {
+  x = f32[] constant(1)
+  z = s32[] constant(0)
+  t = (f32[], s32[]) tuple(x, z)
+  w = (f32[], s32[]) while(t), condition=cond, body=body
+  ROOT o = f32[] get-tuple-element(w), index=0
+}
+`)
+	code, out, errs := runCLI("simulate", loop, "--chip", "tpuv4core")
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "16")
+	code, _, errs = runCLI("simulate", loop, "--chip", "tpuv4core", "--timing-only")
+	require.Equal(t, 1, code, errs)
+	require.Contains(t, errs, "control flow depends on the values a collective moved")
+	require.NotContains(t, errs, "goroutine")
 }

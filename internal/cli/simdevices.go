@@ -22,16 +22,21 @@ import (
 // DIR/deviceD; --check compares every device with the evaluator's
 // RunDevices. The observers (--trace, --pprof, ...) watch device 0.
 func simulateDevices(cmd *cobra.Command, client *runtime.Client, m *hlo.Module, x *runtime.Executable, file, asmFile string,
-	ins []string, seed int64, random bool, limit, maxCycles int64, obs *observeFlags, jsonPath, outDir string, check bool) error {
+	ins []string, seed int64, random bool, limit, maxCycles int64, obs *observeFlags, jsonPath, outDir string, check, timingOnly bool) error {
 	d := x.Devices
 	n := d.N()
-	args, err := deviceArgs(m, n, ins, seed, random, limit)
-	if err != nil {
-		return err
+	// Timing-only runs take inputs when given: control flow may depend on
+	// them (without them such a run refuses).
+	var args [][]*eval.Value
+	if !timingOnly || len(ins) > 0 || random {
+		var err error
+		if args, err = deviceArgs(m, n, ins, seed, random, limit); err != nil {
+			return err
+		}
 	}
 	bar := newRunProgress(cmd.ErrOrStderr(), fmt.Sprintf("simulate (device 0 of %d, program position)", n), len(x.Program.Code))
 	observers := append(obs.observers(x.Source(file, asmFile)), &traces.Progress{Report: func(done, total int) { bar.set(done, "") }})
-	r, err := client.ExecuteDevices(x, args, runtime.ExecOptions{MaxCycles: maxCycles, Observers: observers})
+	r, err := client.ExecuteDevices(x, args, runtime.ExecOptions{TimingOnly: timingOnly, MaxCycles: maxCycles, Observers: observers})
 	bar.finish()
 	if err != nil {
 		return obs.failed(cmd.ErrOrStderr(), err)
@@ -56,6 +61,9 @@ func simulateDevices(cmd *cobra.Command, client *runtime.Client, m *hlo.Module, 
 		file, n, client.Chip.Name, len(x.Kernels), x.CompileTime.Seconds(), cacheNote(x), r.ExecTime.Seconds(), r.Cycles)
 	if err := obs.write(cmd.ErrOrStderr(), d0.Report, d0.Kernels); err != nil {
 		return err
+	}
+	if timingOnly {
+		return nil
 	}
 	tuple := len(x.Outputs) > 1 || x.Fused.Entry.Root.Shape.IsTuple
 	for i, dr := range r.Devices {

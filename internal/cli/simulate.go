@@ -207,14 +207,11 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 				}
 			}
 			if x.Devices.N() > 1 {
-				if timingOnly {
-					return usagef("--timing-only is not available on several devices (%s): their collectives move values, so every device computes them", x.Devices)
-				}
 				if feed.given(cmd) {
 					return usagef("--infeed and --random-infeed are not available on several devices (%s)", x.Devices)
 				}
 				return simulateDevices(cmd, client, m, x, args[0], asmFile, ins, seed, cmd.Flags().Changed("random-inputs"), limit,
-					maxCycles, &obs, jsonPath, outDir, check)
+					maxCycles, &obs, jsonPath, outDir, check, timingOnly)
 			}
 			// Timing-only runs take inputs when given: control flow may
 			// depend on them (without them such a run refuses).
