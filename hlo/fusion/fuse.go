@@ -382,29 +382,40 @@ func cheapValue(in *hlo.Instruction, cheap map[string]bool) bool {
 // and the output; stored, it costs a write and a read more than reading x
 // twice). It returns the array the recomputation reads ("" for none). cheap
 // holds the cheap values, src the sources found so far.
-func recomputeSource(in *hlo.Instruction, cheap map[string]bool, src map[string]string) (string, bool) {
+func recomputeSource(in *hlo.Instruction, cheap map[string]bool, src map[string]string, depth map[string]int) (string, bool) {
 	if in.Shape == nil || in.Shape.IsTuple || !(cheapElementwise[in.Opcode] || in.Opcode == hlo.OpReshape || in.Opcode == hlo.OpBitcast) {
 		return "", false
 	}
 	if _, ok := in.Attr("control-predecessors"); ok {
 		return "", false
 	}
-	from := ""
+	from, d := "", 1
 	for _, o := range in.Operands {
 		s := o.Name // an array: read by every copy
 		switch v, ok := src[o.Name]; {
 		case cheap[o.Name]:
 			continue
 		case ok:
-			s = v
+			s, d = v, max(d, depth[o.Name]+1)
 		}
 		if from != "" && s != from {
 			return "", false // two arrays: every copy would read both
 		}
 		from = s
 	}
+	if d > maxRecomputeDepth {
+		return "", false
+	}
+	depth[in.Name] = d
 	return from, true
 }
+
+// maxRecomputeDepth bounds the chain of cheap ops a consumer recomputes
+// (x - mean is two: the convert of x and the subtract): each copy of a
+// value gives its recomputable operands one more user, so long chains
+// (a polynomial of x) would be copied a number of times that grows as the
+// product of their users' counts.
+const maxRecomputeDepth = 3
 
 // duplicateCheapProducers gives each fusible user of a cheap value
 // (cheapValue), or of a value recomputed from one array (recomputeSource)
@@ -415,12 +426,13 @@ func recomputeSource(in *hlo.Instruction, cheap map[string]bool, src map[string]
 func (f *fuser) duplicateCheapProducers(c *hlo.Computation) {
 	cheap := map[string]bool{}
 	src := map[string]string{} // a recomputable value: the array it reads
+	depth := map[string]int{}  // and the cheap ops recomputing it takes
 	byName := map[string]*hlo.Instruction{}
 	for _, in := range c.Instructions {
 		byName[in.Name] = in
 		cheap[in.Name] = cheapValue(in, cheap)
 		if !cheap[in.Name] {
-			if s, ok := recomputeSource(in, cheap, src); ok {
+			if s, ok := recomputeSource(in, cheap, src, depth); ok {
 				src[in.Name] = s
 			}
 		}
@@ -455,11 +467,16 @@ func (f *fuser) duplicateCheapProducers(c *hlo.Computation) {
 		addUser(in)
 	}
 	copiesOf := map[*hlo.Instruction][]*hlo.Instruction{}
+	// Copies of recomputed values at most grow the computation by half.
+	recomputed, budget := 0, len(c.Instructions)/2+16
 	for i := len(c.Instructions) - 1; i >= 0; i-- {
 		in := c.Instructions[i]
 		us := users[in.Name]
-		if len(us) < 2 || in.IsRoot || !cheap[in.Name] && !worth(in, len(us)) {
+		if len(us) < 2 || in.IsRoot || !cheap[in.Name] && (!worth(in, len(us)) || recomputed+len(us) > budget) {
 			continue
+		}
+		if !cheap[in.Name] {
+			recomputed += len(us) - 1
 		}
 		originalTaken := false // the original serves the unfusible users
 		for _, u := range us {

@@ -343,3 +343,31 @@ ENTRY e {
 	}
 	require.Equal(t, 3, readsX, "the mean, the variance and the output each read x")
 }
+
+// TestRecomputeIsBounded: values that feed two consumers at every step of
+// a long chain (a polynomial's terms) are not recomputed a number of times
+// that doubles with each step: the fused module stays within a small
+// multiple of the original.
+func TestRecomputeIsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("HloModule chain\nENTRY e {\n  x = f32[256] parameter(0)\n  c = f32[] constant(0.5)\n  cb = f32[256] broadcast(c), dimensions={}\n")
+	prev := "x"
+	for i := range 20 {
+		fmt.Fprintf(&b, "  m%d = f32[256] multiply(%s, cb)\n  a%d = f32[256] add(%s, x)\n  s%d = f32[256] subtract(m%d, a%d)\n", i, prev, i, prev, i, i, i)
+		prev = fmt.Sprintf("s%d", i)
+	}
+	fmt.Fprintf(&b, "  ROOT r = f32[256] exponential(%s)\n}\n", prev)
+	m, err := hlo.Parse("chain.hlo", b.String())
+	require.NoError(t, err)
+	require.NoError(t, verify.Verify("chain.hlo", m))
+	before := len(m.Entry.Instructions)
+	start := time.Now()
+	fm, _, err := fusion.Fuse(m)
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), 5*time.Second)
+	after := 0
+	for _, c := range fm.Computations {
+		after += len(c.Instructions)
+	}
+	require.LessOrEqual(t, after, 2*before+64, "instructions after fusion")
+}
