@@ -120,6 +120,42 @@ var identityCustomCalls = map[string]bool{
 	"MoveToHost": true, "MoveToDevice": true, "AwsNeuronTransferWithStaticRing": true,
 	"annotate_device_placement": true, "PinToDevice": true,
 	"LayoutConstraint": true, "AssumeGatherIndicesInBound": true,
+	// Shardy's annotations as JAX 0.11's HLO carries them (a function
+	// result's sharding; a shard_map body's shapes, which change only when
+	// partitioned).
+	"xla.sdy.FuncResultSharding": true, "xla.sdy.GlobalToLocalShape": true, "xla.sdy.LocalToGlobalShape": true,
+}
+
+// ShardedOver reports the devices a module's shardings spread its arrays
+// over (the most any sharding={devices=[...]...} names; 0 when every array
+// is replicated or none is annotated), and one such sharding.
+func ShardedOver(m *Module) (n int, example string) {
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			v, ok := in.Attr("sharding")
+			if !ok {
+				continue
+			}
+			_, rest, ok := strings.Cut(v, "devices=[")
+			if !ok {
+				continue
+			}
+			dims, _, _ := strings.Cut(rest, "]")
+			k := 1
+			for _, f := range strings.Split(dims, ",") {
+				d, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil || d < 1 || d > MaxDevices {
+					k = 0
+					break
+				}
+				k *= d
+			}
+			if k > n {
+				n, example = k, v
+			}
+		}
+	}
+	return n, example
 }
 
 // IsIdentityTarget reports whether a custom call to target (unquoted)

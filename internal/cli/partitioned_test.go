@@ -54,3 +54,18 @@ func TestPartitionedJAXModules(t *testing.T) {
 		})
 	}
 }
+
+// TestShardedButNotPartitioned: the HLO of a sharded jit before XLA's
+// partitioner (parameters sharding={devices=[8,1]<=[8]}, Shardy's
+// FuncResultSharding calls) runs whole on one chip, as unsharded, and says
+// so.
+func TestShardedButNotPartitioned(t *testing.T) {
+	dir := corpus.Path(t, "jax", "spmd_data_parallel_step")
+	code, _, errs := runCLI("simulate", filepath.Join(dir, "spmd_data_parallel_step.hlo"), "--chip", "tpuv4core", "--timing-only")
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, errs, "is sharded over 8 devices (sharding={devices=[8,1]<=[8]}) but not partitioned: it runs whole on one tpuv4core")
+	// An unsharded module says nothing of the kind.
+	code, _, errs = runCLI("simulate", "../../examples/hlo/gemm1024_bf16.hlo", "--chip", "tpuv4core", "--timing-only")
+	require.Equal(t, 0, code, errs)
+	require.NotContains(t, errs, "sharded over")
+}

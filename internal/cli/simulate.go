@@ -213,6 +213,10 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 				return simulateDevices(cmd, client, m, x, args[0], asmFile, ins, seed, cmd.Flags().Changed("random-inputs"), limit,
 					maxCycles, &obs, jsonPath, outDir, check, timingOnly)
 			}
+			if n, ex := hlo.ShardedOver(m); n > 1 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is sharded over %d devices (sharding=%s) but not partitioned: it runs whole on one %s, as if unsharded (Pulse has no SPMD partitioner yet; XLA's partitioned module, jax.jit(f).lower(...).compile().as_text(), runs on its devices)\n",
+					args[0], n, ex, client.Chip.Name)
+			}
 			// Timing-only runs take inputs when given: control flow may
 			// depend on them (without them such a run refuses).
 			var vals []*eval.Value
