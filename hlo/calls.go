@@ -120,10 +120,11 @@ var identityCustomCalls = map[string]bool{
 	"MoveToHost": true, "MoveToDevice": true, "AwsNeuronTransferWithStaticRing": true,
 	"annotate_device_placement": true, "PinToDevice": true,
 	"LayoutConstraint": true, "AssumeGatherIndicesInBound": true,
-	// Shardy's annotations as JAX 0.11's HLO carries them (a function
-	// result's sharding; a shard_map body's shapes, which change only when
-	// partitioned).
-	"xla.sdy.FuncResultSharding": true, "xla.sdy.GlobalToLocalShape": true, "xla.sdy.LocalToGlobalShape": true,
+	// Shardy's annotation of a function result's sharding, as JAX 0.11's
+	// HLO carries it. (Its GlobalToLocalShape and LocalToGlobalShape
+	// around a shard_map body are not: they stand for the partitioner's
+	// cut into shards.)
+	"xla.sdy.FuncResultSharding": true,
 }
 
 // ShardedOver reports the devices a module's shardings spread its arrays
