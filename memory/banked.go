@@ -307,11 +307,7 @@ func (c *channel) preReady(i int) sim.Time {
 func (c *channel) step(now sim.Time) (sim.Time, bool) {
 	b := c.b
 	next := sim.Time(-1)
-	soon := func(t sim.Time) {
-		if next < 0 || t < next {
-			next = t
-		}
-	}
+	soon := func(t sim.Time) { next = earliest(next, t) }
 	// Refreshes that fell due while the channel was idle happened then; they
 	// leave every row closed and the last one may still be in progress.
 	for b.cfg.REFI > 0 && c.idle() && now >= c.refreshDue {
@@ -424,6 +420,14 @@ func (c *channel) step(now sim.Time) (sim.Time, bool) {
 		}
 	}
 	return next, false
+}
+
+// earliest is the earlier of next and t, next < 0 standing for none yet.
+func earliest(next, t sim.Time) sim.Time {
+	if next < 0 || t < next {
+		return t
+	}
+	return next
 }
 
 // startRefresh refreshes every bank of the channel from now (all closed);

@@ -44,11 +44,7 @@ func (c *channel) queued() bool {
 func (c *channel) stepQueues(now sim.Time) (sim.Time, bool) {
 	b := c.b
 	next := sim.Time(-1)
-	soon := func(t sim.Time) {
-		if next < 0 || t < next {
-			next = t
-		}
-	}
+	soon := func(t sim.Time) { next = earliest(next, t) }
 	issued := false
 	if b.cfg.REFI > 0 && now >= c.refreshDue {
 		issued = c.refresh(now, soon)
@@ -231,10 +227,7 @@ func (c *channel) nextMove(now sim.Time) sim.Time {
 		if len(c.bq[a.bank]) >= c.b.cfg.BankQueue {
 			continue
 		}
-		t := max(a.arrive, now+c.b.cfg.TCK)
-		if next < 0 || t < next {
-			next = t
-		}
+		next = earliest(next, max(a.arrive, now+c.b.cfg.TCK))
 	}
 	return next
 }
