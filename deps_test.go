@@ -67,6 +67,7 @@ var allowedImports = map[string][]string{
 	"hlo/eval/scalar":   {"hlo", "isa"},
 	"hlo/eval":          {"hlo", "hlo/analysis", "hlo/eval/scalar", "hlo/expand", "hlo/rewrite", "hlo/verify", "isa"},
 	"hlo/eval/spmd":     {"hlo", "hlo/eval"},
+	"hlo/partition":     {"hlo"},
 	"hlo/eval/check":    {"hlo", "hlo/eval", "hlo/eval/scalar", "isa"},
 	"hlo/eval/evaltest": {"hlo", "hlo/eval", "hlo/eval/check", "hlo/rewrite", "hlo/verify"},
 	"hlo/stablehlo":     {"hlo", "hlo/eval", "hlo/eval/check", "hlo/eval/scalar", "hlo/verify", "internal/inputs"},
@@ -83,7 +84,7 @@ var allowedImports = map[string][]string{
 	"grade":             {"asm", "chip", "config", "core", "exe", "hlo", "hlo/eval", "internal/inputs", "isa", "labs", "ref"},
 	"":                  {"asm", "config", "exe", "internal/inputs", "internal/npy", "ref"},
 	"internal/cli": {"", "runtime", "asm", "bench", "chip", "config", "core", "energy", "exe", "grade", "hlo", "hlo/analysis", "hlo/eval",
-		"hlo/eval/check", "hlo/eval/spmd", "hlo/fusion", "hlo/stablehlo", "hlo/verify", "internal/host", "internal/inputs", "internal/npy", "isa", "labs", "lowering",
+		"hlo/eval/check", "hlo/eval/spmd", "hlo/fusion", "hlo/partition", "hlo/stablehlo", "hlo/verify", "internal/host", "internal/inputs", "internal/npy", "isa", "labs", "lowering",
 		"membench", "ref", "scalesim", "sweep", "traces", "validate"},
 	"cmd/pulse": {"internal/cli"},
 }

@@ -70,11 +70,16 @@ func (b *builder) compUnique(name string) string {
 func (r *reader) build() (*Result, error) {
 	b := &builder{r: r, reds: map[string]string{}}
 	header := "HloModule stablehlo"
-	if r.replicas > 1 {
-		header += fmt.Sprintf(", replica_count=%d", r.replicas)
-	}
-	if r.partitions > 1 {
-		header += fmt.Sprintf(", num_partitions=%d", r.partitions)
+	if len(r.meshes) > 0 {
+		// A Shardy module: Pulse's partitioner makes the partitions.
+		header += ", " + r.meshesAttr()
+	} else {
+		if r.replicas > 1 {
+			header += fmt.Sprintf(", replica_count=%d", r.replicas)
+		}
+		if r.partitions > 1 {
+			header += fmt.Sprintf(", num_partitions=%d", r.partitions)
+		}
 	}
 	b.emitLine(header, hlo.Pos{})
 	var entry *fn
@@ -188,7 +193,11 @@ func (b *builder) function(f *fn, entry bool) (int, error) {
 	for i, a := range f.args {
 		name := hloName(a.name)
 		sc.shapes[name] = a.shape
-		b.emitLine(fmt.Sprintf("  %s = %s parameter(%d)", name, a.shape, i), hlo.Pos{Line: f.line, Col: 1})
+		attrs := ""
+		if a.sharding != "" && entry {
+			attrs = ", frontend_attributes={xla.sdy.sharding=" + quoted(a.sharding) + "}"
+		}
+		b.emitLine(fmt.Sprintf("  %s = %s parameter(%d)%s", name, a.shape, i, attrs), hlo.Pos{Line: f.line, Col: 1})
 	}
 	outs := 0
 	var checkOuts []string
@@ -216,6 +225,19 @@ func (b *builder) function(f *fn, entry bool) (int, error) {
 				for i, v := range vals {
 					if got := sc.shapes[hloName(v)]; got != f.results[i] {
 						return 0, b.r.errAt(at, "return value %d (%s) is %s; @%s declares %s", i, v, got, f.name, f.results[i])
+					}
+				}
+			}
+			if entry {
+				// A result's sharding: Shardy's FuncResultSharding on
+				// the value returned, as JAX's HLO has it.
+				for i, v := range vals {
+					if i < len(f.resultShardings) && f.resultShardings[i] != "" {
+						n := fmt.Sprintf("%s.result%d", hloName(v), i)
+						b.emitLine(fmt.Sprintf("  %s = %s custom-call(%s), custom_call_target=\"xla.sdy.FuncResultSharding\", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.sharding=%s}",
+							n, sc.shapes[hloName(v)], hloName(v), quoted(perValue(f.resultShardings[i]))), p)
+						sc.shapes[n] = sc.shapes[hloName(v)]
+						vals[i] = "%" + strings.TrimPrefix(n, "v.")
 					}
 				}
 			}
@@ -441,6 +463,9 @@ func ints(toks []token) string {
 }
 
 func (b *builder) op(s *stmt, sc *scope) error {
+	if handled, err := b.shardy(s, sc); handled {
+		return err
+	}
 	p := hlo.Pos{Line: s.line, Col: s.col}
 	name := strings.TrimPrefix(s.op, "stablehlo.")
 	pre, typ := split(s.toks)

@@ -29,7 +29,13 @@ func (b *builder) collective(name string, s *stmt, sc *scope, pre []token, ops, 
 			return b.r.errAt(at, "%s: source_target_pairs: %v", s.op, err)
 		}
 		attrs = append(attrs, "source_target_pairs="+pairs)
-	} else if g := after(pre, "replica_groups"); len(g) > 0 {
+	} else if g := after(pre, "replica_groups"); len(g) > 0 && g[0].text == "#stablehlo.replica_group_mesh_axes" {
+		groups, err := b.meshGroups(g)
+		if err != nil {
+			return b.r.errAt(at, "%s: replica_groups: %v", s.op, err)
+		}
+		attrs = append(attrs, "replica_groups="+groups)
+	} else if len(g) > 0 {
 		groups, err := denseMatrix(g)
 		if err != nil {
 			return b.r.errAt(at, "%s: replica_groups: %v", s.op, err)

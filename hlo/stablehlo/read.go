@@ -99,13 +99,18 @@ type fn struct {
 	public  bool
 	args    []arg
 	results []string // HLO shapes
-	stmts   []*stmt
-	line    int
+	// resultShardings are the results' sdy.sharding attributes ("" where
+	// none).
+	resultShardings []string
+	stmts           []*stmt
+	line            int
 }
 
 type arg struct {
 	name  string
 	shape string
+	// sharding is an entry argument's sdy.sharding attribute, as text.
+	sharding string
 }
 
 type stmt struct {
@@ -132,6 +137,8 @@ type reader struct {
 	// replicas and partitions are the module's mhlo.num_replicas and
 	// mhlo.num_partitions (-1 when absent).
 	replicas, partitions int64
+	// meshes are the module's sdy.mesh declarations (shardy.go).
+	meshes []meshDecl
 }
 
 func (r *reader) peek() token { return r.toks[r.p] }
@@ -211,6 +218,10 @@ func (r *reader) module() error {
 			if err := r.function(); err != nil {
 				return err
 			}
+		case t.text == "sdy.mesh":
+			if err := r.meshDecl(); err != nil {
+				return err
+			}
 		default:
 			return r.errAt(t, "expected func.func, found %q (the generic MLIR form \"builtin.module\"() is not read yet)", t.text)
 		}
@@ -253,10 +264,13 @@ func (r *reader) function() error {
 		if err != nil {
 			return err
 		}
-		f.args = append(f.args, arg{a.text, s})
+		a2 := arg{name: a.text, shape: s}
 		if r.peek().text == "{" {
+			start := r.p
 			r.skipBalanced()
+			a2.sharding = sdyAttr(r.toks[start:r.p], "sdy.sharding")
 		}
+		f.args = append(f.args, a2)
 		if r.peek().text == "," {
 			r.next()
 		}
@@ -272,9 +286,13 @@ func (r *reader) function() error {
 					return err
 				}
 				f.results = append(f.results, s)
+				sh := ""
 				if r.peek().text == "{" {
+					start := r.p
 					r.skipBalanced()
+					sh = sdyAttr(r.toks[start:r.p], "sdy.sharding")
 				}
+				f.resultShardings = append(f.resultShardings, sh)
 				if r.peek().text == "," {
 					r.next()
 				}
@@ -422,7 +440,7 @@ func (r *reader) statement() (*stmt, error) {
 				if err != nil {
 					return nil, err
 				}
-				args = append(args, arg{a.text, t})
+				args = append(args, arg{name: a.text, shape: t})
 				if r.peek().text == "," {
 					r.next()
 				}
@@ -497,7 +515,7 @@ func (r *reader) region() ([]arg, []*stmt, error) {
 				if err != nil {
 					return nil, nil, err
 				}
-				args = append(args, arg{a.text, s})
+				args = append(args, arg{name: a.text, shape: s})
 				if r.peek().text == "," {
 					r.next()
 				}

@@ -22,15 +22,21 @@ import (
 // DIR/deviceD; --check compares every device with the evaluator's
 // RunDevices. The observers (--trace, --pprof, ...) watch device 0.
 func simulateDevices(cmd *cobra.Command, client *runtime.Client, m *hlo.Module, x *runtime.Executable, file, asmFile string,
-	ins []string, seed int64, random bool, limit, maxCycles int64, obs *observeFlags, jsonPath, outDir string, check, timingOnly bool) error {
+	ins []string, seed int64, random bool, limit, maxCycles int64, obs *observeFlags, jsonPath, outDir string, check, timingOnly bool, part *partitioned) error {
 	d := x.Devices
 	n := d.N()
 	// Timing-only runs take inputs when given: control flow may depend on
 	// them (without them such a run refuses).
 	var args [][]*eval.Value
+	var globals []*eval.Value
 	if !timingOnly || len(ins) > 0 || random {
 		var err error
-		if args, err = deviceArgs(m, n, ins, seed, random, limit); err != nil {
+		if part != nil {
+			globals, args, err = part.args(ins, seed, random, limit)
+		} else {
+			args, err = deviceArgs(m, n, ins, seed, random, limit)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -74,7 +80,17 @@ func simulateDevices(cmd *cobra.Command, client *runtime.Client, m *hlo.Module, 
 	if !check {
 		return nil
 	}
-	return checkDevices(w, cmd.ErrOrStderr(), file, m, d, args, r, limit)
+	if err := checkDevices(w, cmd.ErrOrStderr(), file, m, d, args, r, limit); err != nil {
+		return err
+	}
+	if part == nil {
+		return nil
+	}
+	outs := make([][]*eval.Value, len(r.Devices))
+	for i, dr := range r.Devices {
+		outs[i] = dr.Outputs
+	}
+	return part.checkGlobal(w, file, globals, outs, limit)
 }
 
 func writeDevicesTable(w io.Writer, d hlo.Devices, r *runtime.DevicesResult) error {

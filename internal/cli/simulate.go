@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/check"
+	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/pulse-sim/pulse/traces"
@@ -26,6 +28,11 @@ type compileFlags struct {
 	emitAsm string
 	devices deviceFlags
 	passes  passFlags
+	// whole runs a sharded but unpartitioned module on one chip, as if
+	// unsharded (--no-partition); part is what Pulse's partitioner made
+	// of such a module otherwise.
+	whole bool
+	part  *partitioned
 }
 
 func (f *compileFlags) register(cmd *cobra.Command) {
@@ -35,6 +42,7 @@ func (f *compileFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.emitAsm, "emit-asm", "", "write the generated assembly to this file")
 	f.devices.register(cmd)
 	f.passes.register(cmd)
+	cmd.Flags().BoolVar(&f.whole, "no-partition", false, "run a sharded but unpartitioned module whole on one chip, as if unsharded, instead of partitioning it over its devices")
 }
 
 // compile reads, verifies and compiles an HLO file through the runtime API.
@@ -46,6 +54,19 @@ func (f *compileFlags) compile(path string) (*runtime.Client, *hlo.Module, *runt
 	m, err := readHLO(path)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	errw := io.Writer(os.Stderr)
+	if f.devices.cmd != nil {
+		errw = f.devices.cmd.ErrOrStderr()
+	}
+	if f.part, err = partitionIfSharded(errw, path, m, f.whole); err != nil {
+		return nil, nil, nil, err
+	}
+	if f.part != nil {
+		m = f.part.res.Module
+		if err := verify.Verify(path+" (as Pulse partitioned it)", m); err != nil {
+			return nil, nil, nil, fmt.Errorf("internal error: the partitioned module does not verify (please report this with the module): %v", err)
+		}
 	}
 	client := runtime.NewClient(c)
 	if client.Options, err = f.passes.options(path); err != nil {
@@ -211,11 +232,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 					return usagef("--infeed and --random-infeed are not available on several devices (%s)", x.Devices)
 				}
 				return simulateDevices(cmd, client, m, x, args[0], asmFile, ins, seed, cmd.Flags().Changed("random-inputs"), limit,
-					maxCycles, &obs, jsonPath, outDir, check, timingOnly)
-			}
-			if n, ex := hlo.ShardedOver(m); n > 1 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is sharded over %d devices (sharding=%s) but not partitioned: it runs whole on one %s, as if unsharded (Pulse has no SPMD partitioner yet; XLA's partitioned module, jax.jit(f).lower(...).compile().as_text(), runs on its devices)\n",
-					args[0], n, ex, client.Chip.Name)
+					maxCycles, &obs, jsonPath, outDir, check, timingOnly, f.part)
 			}
 			// Timing-only runs take inputs when given: control flow may
 			// depend on them (without them such a run refuses).

@@ -1,0 +1,517 @@
+package partition
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pulse-sim/pulse/hlo"
+)
+
+// Result is a partitioned module and what a user needs to run it with
+// global arrays and to read what the partitioner did.
+type Result struct {
+	Module *hlo.Module // one program for every device: num_partitions=Mesh.N()
+	Mesh   *Mesh
+	// Params and Outputs are the shardings of the entry's parameters and
+	// of its outputs (the leaves of its result), in order: how a global
+	// input is cut into the shard each device is given (Shard), and how
+	// the devices' outputs make the global one (Assemble).
+	Params, Outputs []Sharding
+	// ParamDims and OutputDims are the global shapes of those arrays.
+	ParamDims, OutputDims [][]int64
+	// Collectives lists every collective the partitioner added, in
+	// program order.
+	Collectives []Collective
+	// Fallbacks lists the ops computed whole on every device because no
+	// rule partitions them (their operands gathered first).
+	Fallbacks []Fallback
+	// Shardings is the sharding the partition gave each array the entry
+	// computes, in program order (tuples and shard_map values left out).
+	Shardings []Placed
+	// Manual says that the module has a shard_map body: code written for
+	// one device's shard, whose collectives need the devices, so the
+	// unpartitioned module has no meaning on one device.
+	Manual bool
+}
+
+// Collective is one collective the partitioner emitted.
+type Collective struct {
+	Name   string // its instruction in the partitioned module
+	Kind   string // all-reduce, reduce-scatter, all-gather
+	For    string // the instruction of the input module it serves
+	Groups [][]int
+	Bytes  int64 // one device's operand bytes
+}
+
+// Placed is one instruction's result and how it is spread.
+type Placed struct {
+	Name, Opcode string
+	Shape        *hlo.Shape // global
+	Sharding     Sharding
+}
+
+// Fallback is an op computed whole on every device.
+type Fallback struct {
+	Pos    hlo.Pos
+	Name   string
+	Opcode string
+	Why    string
+}
+
+// Error is an op the partitioner cannot express, with the sharding it met.
+type Error struct {
+	File     string
+	Pos      hlo.Pos
+	Name     string
+	Opcode   string
+	Sharding string
+	Why      string
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("%s:%s: %s (%s): cannot partition: %s", e.File, e.Pos, e.Name, e.Opcode, e.Why)
+	if e.Sharding != "" {
+		s += " (sharding " + e.Sharding + ")"
+	}
+	return s
+}
+
+// IsSharded reports whether a module carries shardings for the
+// partitioner: Shardy meshes, or a sharding= that splits an array, on a
+// module that declares no partitions of its own.
+func IsSharded(m *hlo.Module) bool {
+	if d, err := hlo.ModuleDevices(m); err == nil && d.N() > 1 {
+		return false
+	}
+	if n, _ := hlo.ShardedOver(m); n > 1 {
+		return true
+	}
+	meshes, err := moduleMeshes(m)
+	if err != nil {
+		return true // let Partition say what is wrong
+	}
+	for _, mesh := range meshes {
+		if mesh.N() > 1 && usesSdy(m) {
+			return true
+		}
+	}
+	return false
+}
+
+func usesSdy(m *hlo.Module) bool {
+	for _, in := range m.Entry.Instructions {
+		if _, ok := frontendAttr(in, "xla.sdy.sharding"); ok {
+			return true
+		}
+		if t, _ := in.Attr("custom_call_target"); strings.Contains(t, "xla.sdy.") {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleMeshes reads frontend_attributes={xla.sdy.meshes={...}}.
+func moduleMeshes(m *hlo.Module) (map[string]*Mesh, error) {
+	v, ok := m.Attr("frontend_attributes")
+	if !ok {
+		return nil, nil
+	}
+	i := strings.Index(v, "xla.sdy.meshes=")
+	if i < 0 {
+		return nil, nil
+	}
+	rest := v[i+len("xla.sdy.meshes="):]
+	if strings.HasPrefix(rest, `"`) { // quoted form
+		end := strings.Index(rest[1:], `"}`)
+		if end < 0 {
+			end = len(rest) - 1
+		}
+		return ParseSdyMeshes(rest[1 : end+1])
+	}
+	depth := 0
+	for j := 0; j < len(rest); j++ {
+		switch rest[j] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return ParseSdyMeshes(rest[:j+1])
+			}
+		}
+	}
+	return nil, fmt.Errorf("xla.sdy.meshes: unbalanced braces")
+}
+
+// frontendAttr reads one key of an instruction's frontend_attributes.
+func frontendAttr(in *hlo.Instruction, key string) (string, bool) {
+	v, ok := in.Attr("frontend_attributes")
+	if !ok {
+		return "", false
+	}
+	i := strings.Index(v, key+"=")
+	if i < 0 {
+		return "", false
+	}
+	rest := v[i+len(key)+1:]
+	if strings.HasPrefix(rest, `"`) {
+		for j := 1; j < len(rest); j++ {
+			if rest[j] == '\\' {
+				j++
+				continue
+			}
+			if rest[j] == '"' {
+				return rest[1:j], true
+			}
+		}
+		return "", false
+	}
+	end := strings.IndexAny(rest, ",}")
+	if end < 0 {
+		end = len(rest)
+	}
+	return rest[:end], true
+}
+
+// Partition partitions a sharded module, read from file, for its devices
+// (devices: the mesh's size; 0 takes it from the module's meshes or
+// shardings). An op it cannot express is an *Error at its position.
+func Partition(file string, m *hlo.Module, devices int) (*Result, error) {
+	res, err := partition(m, devices)
+	var pe *Error
+	if errors.As(err, &pe) {
+		pe.File = file
+	} else if err != nil {
+		err = fmt.Errorf("%s: %w", file, err)
+	}
+	return res, err
+}
+
+func partition(m *hlo.Module, devices int) (*Result, error) {
+	p := &partitioner{m: m, vals: map[string]*val{}, taken: map[string]bool{}, tables: map[string]string{}, adders: map[string]string{}}
+	meshes, err := moduleMeshes(m)
+	if err != nil {
+		return nil, err
+	}
+	p.meshes = meshes
+	for _, name := range sortedKeys(meshes) {
+		if mesh := meshes[name]; mesh.N() > 1 {
+			if p.mesh != nil && p.mesh.N() != mesh.N() {
+				return nil, fmt.Errorf("the module's meshes have %d and %d devices: one mesh size is partitioned", p.mesh.N(), mesh.N())
+			}
+			if p.mesh == nil {
+				p.mesh = mesh
+			}
+		}
+	}
+	if p.mesh == nil {
+		n, _ := hlo.ShardedOver(m)
+		if devices > 0 {
+			n = devices
+		}
+		if n < 2 {
+			return nil, fmt.Errorf("the module is not sharded over several devices: nothing to partition")
+		}
+		if p.mesh, err = NewMesh([]string{"devices"}, []int{n}); err != nil {
+			return nil, err
+		}
+	}
+	if devices > 0 && devices != p.mesh.N() {
+		return nil, fmt.Errorf("the module is sharded over %d devices, not %d", p.mesh.N(), devices)
+	}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			p.taken[in.Name] = true
+		}
+		p.taken[c.Name] = true
+	}
+	res := &Result{Mesh: p.mesh}
+	p.res = res
+	body := flatten(m)
+	p.defs = map[string]*hlo.Instruction{}
+	for _, in := range body {
+		p.defs[in.Name] = in
+		p.taken[in.Name] = true
+	}
+	p.hints = p.backwardHints(body)
+	for _, in := range body {
+		if err := p.instruction(in); err != nil {
+			var pe *Error
+			if errors.As(err, &pe) {
+				return nil, err
+			}
+			return nil, p.errAt(in, "%v", err)
+		}
+		if v := p.vals[in.Name]; v != nil && v.tuple == nil && !v.manual {
+			res.Shardings = append(res.Shardings, Placed{Name: in.Name, Opcode: in.Opcode, Shape: in.Shape, Sharding: v.sh})
+		}
+	}
+	if err := p.root(); err != nil {
+		return nil, err
+	}
+	src := p.text()
+	out, err := hlo.Parse(m.Name+".spmd", src)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: the partitioned module does not parse: %v", err)
+	}
+	res.Module = out
+	return res, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// val is one value of the input module as the partitioned program holds
+// it: the local instruction that holds this device's shard and the
+// sharding, or the values of a tuple.
+type val struct {
+	name   string     // local instruction ("" for a tuple not made yet)
+	global *hlo.Shape // the input module's shape
+	sh     Sharding
+	manual bool // a shard_map body's value: its local shape is its own
+	tuple  []*val
+}
+
+type partitioner struct {
+	m      *hlo.Module
+	mesh   *Mesh
+	meshes map[string]*Mesh
+	res    *Result
+	vals   map[string]*val
+	taken  map[string]bool
+	lines  []string
+	comps  []string          // computations the partitioner adds (reducers)
+	adders map[string]string // element type -> its add computation
+	tables map[string]string // offsets table text -> instruction
+	pid    string
+	chans  int
+	defs   map[string]*hlo.Instruction // the flattened entry's instructions by name
+	hints  map[string]Sharding         // what each value's users would have it be (hints.go)
+	at     *hlo.Instruction            // the input instruction being partitioned
+}
+
+func (p *partitioner) errAt(in *hlo.Instruction, format string, a ...any) error {
+	return &Error{Pos: in.Pos, Name: in.Name, Opcode: in.Opcode, Why: fmt.Sprintf(format, a...)}
+}
+
+// fresh is an unused instruction name made from base.
+func (p *partitioner) fresh(base string) string {
+	for i := 1; ; i++ {
+		n := base + "." + strconv.Itoa(i)
+		if !p.taken[n] {
+			p.taken[n] = true
+			return n
+		}
+	}
+}
+
+// emit appends name = shape rhs to the entry and returns name.
+func (p *partitioner) emit(name string, s *hlo.Shape, rhs string) string {
+	p.lines = append(p.lines, "  "+name+" = "+s.String()+" "+rhs)
+	return name
+}
+
+func arrayShape(elem string, dims []int64) *hlo.Shape {
+	return &hlo.Shape{Elem: elem, Dims: slices.Clone(dims)}
+}
+
+// local is v's shard shape.
+func (p *partitioner) localShape(global *hlo.Shape, sh Sharding) (*hlo.Shape, error) {
+	dims, err := p.mesh.LocalDims(sh, global.Dims)
+	if err != nil {
+		return nil, err
+	}
+	return arrayShape(global.Elem, dims), nil
+}
+
+func (p *partitioner) text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "HloModule %s, num_partitions=%d\n\n", p.m.Name, p.mesh.N())
+	for _, c := range p.m.Computations {
+		if c == p.m.Entry {
+			continue
+		}
+		b.WriteString((&hlo.Module{Computations: []*hlo.Computation{c}}).String())
+		b.WriteByte('\n')
+	}
+	for _, c := range p.comps {
+		b.WriteString(c + "\n")
+	}
+	b.WriteString("ENTRY " + p.m.Entry.Name + " {\n")
+	for _, l := range p.lines {
+		b.WriteString(l + "\n")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// adder is a computation adding two scalars of elem: the reducer of a
+// dot's partial sums.
+func (p *partitioner) adder(elem string) string {
+	if n, ok := p.adders[elem]; ok {
+		return n
+	}
+	name := p.fresh("pulse.spmd.add." + elem)
+	op := "add"
+	if elem == "pred" {
+		op = "or"
+	}
+	p.comps = append(p.comps, fmt.Sprintf("%s {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n  ROOT s = %s[] %s(a, b)\n}\n", name, elem, elem, elem, op))
+	p.adders[elem] = name
+	return name
+}
+
+// partitionID is the device's id as an instruction.
+func (p *partitioner) partitionID() string {
+	if p.pid == "" {
+		p.pid = p.emit(p.fresh("pulse.spmd.partition"), arrayShape("u32", nil), "partition-id()")
+	}
+	return p.pid
+}
+
+// offset is an s32[] instruction holding, on each device, the value
+// table[device].
+func (p *partitioner) offset(table []int64) string {
+	allSame := true
+	for _, x := range table {
+		allSame = allSame && x == table[0]
+	}
+	key := hlo.IntsText(table)
+	if n, ok := p.tables[key]; ok {
+		return n
+	}
+	var n string
+	if allSame {
+		n = p.emit(p.fresh("pulse.spmd.offset"), arrayShape("s32", nil), fmt.Sprintf("constant(%d)", table[0]))
+	} else {
+		t := p.emit(p.fresh("pulse.spmd.offsets"), arrayShape("s32", []int64{int64(len(table))}), "constant("+key+")")
+		one := p.emit(p.fresh("pulse.spmd.offset"), arrayShape("s32", []int64{1}), fmt.Sprintf("dynamic-slice(%s, %s), dynamic_slice_sizes={1}", t, p.partitionID()))
+		n = p.emit(p.fresh("pulse.spmd.offset"), arrayShape("s32", nil), "reshape("+one+")")
+	}
+	p.tables[key] = n
+	return n
+}
+
+func groupsText(groups [][]int) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, g := range groups {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('{')
+		for j, d := range g {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(d))
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// reshard moves v to sharding to, emitting the plan's collectives and
+// slices.
+func (p *partitioner) reshard(v *val, to Sharding) (*val, error) {
+	if v.tuple != nil {
+		return nil, fmt.Errorf("internal error: reshard of a tuple")
+	}
+	if v.manual {
+		return nil, fmt.Errorf("a value of a shard_map body is used outside it")
+	}
+	if v.sh.Equal(to) {
+		return v, nil
+	}
+	steps, err := p.mesh.planReshard(v.sh, to)
+	if err != nil {
+		return nil, err
+	}
+	cur := &val{name: v.name, global: v.global, sh: v.sh.Clone()}
+	for _, s := range steps {
+		before, err := p.localShape(cur.global, Sharding{Dims: cur.sh.Dims})
+		if err != nil {
+			return nil, err
+		}
+		next := cur.sh.Clone()
+		var rhs, kind string
+		var groups [][]int
+		switch s.Kind {
+		case stepAllReduce:
+			next.Partial, next.Reducer = nil, ""
+			groups = p.mesh.groups(s.Axes)
+			kind = "all-reduce"
+			rhs = fmt.Sprintf("all-reduce(%s), channel_id=%d, replica_groups=%s, use_global_device_ids=true, to_apply=%s", cur.name, p.channel(), groupsText(groups), s.Reducer)
+		case stepReduceScatter:
+			next.Partial, next.Reducer = nil, ""
+			next.Dims[s.Dim] = append(next.Dims[s.Dim], s.Axes...)
+			groups = p.mesh.groups(s.Axes)
+			kind = "reduce-scatter"
+			rhs = fmt.Sprintf("reduce-scatter(%s), channel_id=%d, replica_groups=%s, use_global_device_ids=true, dimensions={%d}, to_apply=%s", cur.name, p.channel(), groupsText(groups), s.Dim, s.Reducer)
+		case stepAllGather:
+			next.Dims[s.Dim] = next.Dims[s.Dim][:len(next.Dims[s.Dim])-len(s.Axes)]
+			groups = p.mesh.groups(s.Axes)
+			kind = "all-gather"
+			rhs = fmt.Sprintf("all-gather(%s), channel_id=%d, replica_groups=%s, dimensions={%d}, use_global_device_ids=true", cur.name, p.channel(), groupsText(groups), s.Dim)
+		case stepSlice:
+			var offs []string
+			for d := range next.Dims {
+				table := make([]int64, p.mesh.N())
+				if len(s.Cut[d]) > 0 {
+					k := int64(p.mesh.product(s.Cut[d]))
+					if before.Dims[d]%k != 0 {
+						return nil, fmt.Errorf("dimension %d of size %d does not split evenly over %d devices (uneven shardings are not partitioned yet)", d, before.Dims[d], k)
+					}
+					for dev := range table {
+						table[dev] = int64(p.mesh.index(dev, s.Cut[d])) * (before.Dims[d] / k)
+					}
+				}
+				offs = append(offs, p.offset(table))
+				next.Dims[d] = append(next.Dims[d], s.Cut[d]...)
+			}
+			after, err := p.localShape(cur.global, next)
+			if err != nil {
+				return nil, err
+			}
+			rhs = fmt.Sprintf("dynamic-slice(%s, %s), dynamic_slice_sizes={%s}", cur.name, strings.Join(offs, ", "), strings.Trim(hlo.IntsText(after.Dims), "{}"))
+		}
+		after, err := p.localShape(cur.global, Sharding{Dims: next.Dims})
+		if err != nil {
+			return nil, err
+		}
+		name := p.emit(p.fresh(baseName(v.name)), after, rhs)
+		if kind != "" {
+			p.res.Collectives = append(p.res.Collectives, Collective{Name: name, Kind: kind, For: p.at.Name, Groups: groups,
+				Bytes: before.Elems() * int64(elemSize(before.Elem))})
+		}
+		cur = &val{name: name, global: cur.global, sh: next}
+	}
+	return cur, nil
+}
+
+func (p *partitioner) channel() int {
+	p.chans++
+	return p.chans
+}
+
+// baseName strips the partitioner's own numbering from a name.
+func baseName(n string) string {
+	return strings.TrimPrefix(n, "%")
+}
+
+func elemSize(elem string) int {
+	if e, ok := hlo.LookupElem(elem); ok && e.Bits > 0 {
+		return max(e.Bits/8, 1)
+	}
+	return 4
+}

@@ -1,0 +1,347 @@
+package stablehlo
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pulse-sim/pulse/hlo"
+)
+
+// Shardy, the sharding dialect JAX 0.11 writes for sharded programs, is
+// read into the HLO JAX itself prints for them (lowered.as_text(dialect=
+// "hlo")), where package partition reads it:
+//
+//   - sdy.mesh @mesh = <["x"=8]> becomes the module's
+//     frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["x"=8]>}};
+//   - an argument's {sdy.sharding = #sdy.sharding<@mesh, [...]>} its
+//     parameter's frontend_attributes={xla.sdy.sharding="..."};
+//   - a result's sharding an xla.sdy.FuncResultSharding custom call on
+//     the returned value;
+//   - sdy.sharding_constraint and sdy.reshard a Sharding custom call;
+//   - sdy.manual_computation (a shard_map) the body as a computation,
+//     called between xla.sdy.GlobalToLocalShape and LocalToGlobalShape
+//     custom calls that carry its in- and out-shardings and manual axes;
+//   - a collective's #stablehlo.replica_group_mesh_axes<mesh = @m, axes =
+//     [...]> HLO's mesh['x'=8] {'x'}.
+//
+// The module then declares no partitions: Pulse's partitioner makes them.
+
+// meshDecl is one sdy.mesh of the module.
+type meshDecl struct {
+	name string // without the @
+	text string // <["x"=8]>
+	axes []string
+	size []string
+}
+
+// attrText writes tokens back as MLIR text (strings quoted again).
+func attrText(toks []token) string {
+	var b strings.Builder
+	for i, t := range toks {
+		if t.kind == tString {
+			b.WriteString(`"` + t.text + `"`)
+		} else {
+			b.WriteString(t.text)
+		}
+		if t.text == "," && i+1 < len(toks) {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+// balanced is the group that starts at toks[0] ((, [, { or <) through
+// its closing token.
+func balanced(toks []token) []token {
+	depth := 0
+	for i, t := range toks {
+		switch t.text {
+		case "(", "[", "{", "<":
+			depth++
+		case ")", "]", "}", ">":
+			depth--
+			if depth == 0 {
+				return toks[:i+1]
+			}
+		}
+	}
+	return toks
+}
+
+// sdyAttr finds key = #sdy.x<...> (or key=[...], key={...}) in toks and
+// returns the value as text ("" when absent).
+func sdyAttr(toks []token, key string) string {
+	for i := 0; i+2 < len(toks); i++ {
+		if toks[i].text != key || toks[i+1].text != "=" {
+			continue
+		}
+		v := toks[i+2:]
+		if strings.HasPrefix(v[0].text, "#") && len(v) > 1 && v[1].text == "<" {
+			return v[0].text + attrText(balanced(v[1:]))
+		}
+		return attrText(balanced(v))
+	}
+	return ""
+}
+
+// meshDecl reads sdy.mesh @name = <...> {attributes} at the cursor.
+func (r *reader) meshDecl() error {
+	r.next()
+	name := r.next()
+	if name.kind != tSymbol {
+		return r.errAt(name, "sdy.mesh wants a @name")
+	}
+	if err := r.expect("="); err != nil {
+		return err
+	}
+	if r.peek().text != "<" {
+		return r.errAt(r.peek(), "sdy.mesh wants <[\"axis\"=size, ...]>")
+	}
+	start := r.p
+	r.skipBalanced()
+	m := meshDecl{name: strings.Trim(name.text[1:], `"`), text: attrText(r.toks[start:r.p])}
+	for i, t := range r.toks[start:r.p] {
+		if t.kind == tString && i+2 < r.p-start && r.toks[start+i+1].text == "=" {
+			m.axes = append(m.axes, t.text)
+			m.size = append(m.size, r.toks[start+i+2].text)
+		}
+	}
+	if r.peek().text == "{" {
+		r.skipBalanced()
+	}
+	r.meshes = append(r.meshes, m)
+	return nil
+}
+
+// meshesAttr is the module's frontend attribute listing the meshes.
+func (r *reader) meshesAttr() string {
+	var parts []string
+	for _, m := range r.meshes {
+		parts = append(parts, m.name+" = #sdy.mesh"+m.text)
+	}
+	return "frontend_attributes={xla.sdy.meshes={" + strings.Join(parts, ", ") + "}}"
+}
+
+// quoted escapes an attribute's text for an HLO frontend attribute.
+func quoted(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
+
+// perValue writes shardings as #sdy.sharding_per_value<[<...>, ...]>.
+func perValue(shardings ...string) string {
+	var items []string
+	for _, s := range shardings {
+		items = append(items, strings.TrimPrefix(s, "#sdy.sharding"))
+	}
+	return "#sdy.sharding_per_value<[" + strings.Join(items, ", ") + "]>"
+}
+
+// meshGroups translates #stablehlo.replica_group_mesh_axes<mesh = @m,
+// axes = [#stablehlo.axis_ref<name = "x">, ...]> into HLO's mesh form.
+func (b *builder) meshGroups(toks []token) (string, error) {
+	mesh := ""
+	var axes []string
+	for i, t := range toks {
+		if t.text == "mesh" && i+2 < len(toks) && toks[i+1].text == "=" {
+			mesh = strings.Trim(strings.TrimPrefix(toks[i+2].text, "@"), `"`)
+		}
+		if t.text == "name" && i+2 < len(toks) && toks[i+1].text == "=" && toks[i+2].kind == tString {
+			axes = append(axes, "'"+toks[i+2].text+"'")
+		}
+		if t.text == "sub_axis_info" {
+			return "", fmt.Errorf("replica groups over sub-axes are not read yet")
+		}
+	}
+	for _, m := range b.r.meshes {
+		if m.name != mesh {
+			continue
+		}
+		var dims []string
+		for i, a := range m.axes {
+			dims = append(dims, fmt.Sprintf("'%s'=%s", a, m.size[i]))
+		}
+		return "mesh[" + strings.Join(dims, ",") + "] {" + strings.Join(axes, ",") + "}", nil
+	}
+	return "", fmt.Errorf("no sdy.mesh @%s", mesh)
+}
+
+// shardy translates Shardy's ops; handled is false for other ops.
+func (b *builder) shardy(s *stmt, sc *scope) (handled bool, err error) {
+	at := token{line: s.line, col: s.col}
+	p := hlo.Pos{Line: s.line, Col: s.col}
+	switch s.op {
+	case "sdy.sharding_constraint", "sdy.reshard":
+		pre, typ := split(s.toks)
+		_, outs, err := b.types(typ)
+		if err != nil {
+			return true, err
+		}
+		ops := values(pre)
+		if len(ops) != 1 || len(outs) != 1 || len(s.results) != 1 {
+			return true, b.r.errAt(at, "%s takes one value", s.op)
+		}
+		var sh []token
+		for i, t := range pre {
+			if t.text == "<" {
+				sh = balanced(pre[i:])
+				break
+			}
+		}
+		if sh == nil {
+			return true, b.r.errAt(at, "%s wants a sharding <@mesh, [...]>", s.op)
+		}
+		res := hloName(s.results[0])
+		b.emitLine(fmt.Sprintf("  %s = %s custom-call(%s), custom_call_target=\"Sharding\", frontend_attributes={xla.sdy.sharding=%s}",
+			res, outs[0], hloName(ops[0]), quoted("#sdy.sharding"+attrText(sh))), p)
+		sc.shapes[res] = outs[0]
+		return true, nil
+	case "sdy.manual_computation":
+		return true, b.manualComputation(s, sc)
+	}
+	return false, nil
+}
+
+// manualComputation writes a shard_map as JAX's HLO has it: the body a
+// computation of its own, called on the local shards.
+func (b *builder) manualComputation(s *stmt, sc *scope) error {
+	at := token{line: s.line, col: s.col}
+	p := hlo.Pos{Line: s.line, Col: s.col}
+	if len(s.regions) != 1 {
+		return b.r.errAt(at, "sdy.manual_computation needs its body")
+	}
+	pre, typ := split(s.toks)
+	ins, outs, err := b.types(typ)
+	if err != nil {
+		return err
+	}
+	// The operands are the values in the first (...) group; the body's
+	// arguments the (%a: type, ...) group before the body.
+	var ops []string
+	var argToks []token
+	for i := 0; i < len(pre); i++ {
+		if pre[i].text != "(" {
+			continue
+		}
+		g := balanced(pre[i:])
+		if ops == nil {
+			for _, t := range g {
+				if t.kind == tValue {
+					ops = append(ops, t.text)
+				}
+			}
+		} else if len(g) > 2 && g[1].kind == tValue && g[2].text == ":" {
+			argToks = g
+		}
+		i += len(g) - 1
+	}
+	if len(ops) != len(ins) {
+		return b.r.errAt(at, "sdy.manual_computation: %d operands for %d types", len(ops), len(ins))
+	}
+	for _, o := range ops {
+		if _, ok := sc.shapes[hloName(o)]; !ok {
+			return b.r.errAt(at, "%s is not defined before its use", o)
+		}
+	}
+	// The body's arguments: their types, as a type list.
+	var args []arg
+	typesOnly := []token{{kind: tPunct, text: "("}}
+	var names []string
+	depth := 0
+	for i := 1; i < len(argToks)-1; i++ {
+		t := argToks[i]
+		if depth == 0 && t.kind == tValue && i+1 < len(argToks) && argToks[i+1].text == ":" {
+			names = append(names, t.text)
+			i++
+			continue
+		}
+		switch t.text {
+		case "<", "(", "[":
+			depth++
+		case ">", ")", "]":
+			depth--
+		}
+		typesOnly = append(typesOnly, t)
+	}
+	typesOnly = append(typesOnly, token{kind: tPunct, text: ")"})
+	local, _, err := b.types(typesOnly)
+	if err != nil {
+		return err
+	}
+	if len(local) != len(names) || len(local) != len(ops) {
+		return b.r.errAt(at, "sdy.manual_computation: %d body arguments for %d operands", len(local), len(ops))
+	}
+	for i, n := range names {
+		args = append(args, arg{name: n, shape: local[i]})
+	}
+	inSh, outSh := sdyAttr(pre, "in_shardings"), sdyAttr(pre, "out_shardings")
+	axes := sdyAttr(pre, "manual_axes")
+	if inSh == "" || outSh == "" || axes == "" {
+		return b.r.errAt(at, "sdy.manual_computation wants in_shardings, out_shardings and manual_axes")
+	}
+	body := s.regions[0]
+	for _, st := range body {
+		if st.op == "sdy.return" {
+			st.op = "stablehlo.return"
+		}
+	}
+	res := hloName(s.results[0])
+	comp, err := b.regionComp(res+".body", args, body, sc)
+	if err != nil {
+		return err
+	}
+	manual := "xla.sdy.manual_axes=" + quoted("#sdy<manual_axes"+axes+">")
+	var localNames []string
+	g2l := res + ".local"
+	if len(ops) == 1 {
+		b.emitLine(fmt.Sprintf("  %s = %s custom-call(%s), custom_call_target=\"xla.sdy.GlobalToLocalShape\", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.in_shardings=%s,%s}",
+			g2l, local[0], hloName(ops[0]), quoted("#sdy.sharding_per_value<"+inSh+">"), manual), p)
+		localNames = []string{g2l}
+	} else {
+		var hops []string
+		for _, o := range ops {
+			hops = append(hops, hloName(o))
+		}
+		b.emitLine(fmt.Sprintf("  %s = (%s) custom-call(%s), custom_call_target=\"xla.sdy.GlobalToLocalShape\", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.in_shardings=%s,%s}",
+			g2l, strings.Join(local, ", "), strings.Join(hops, ", "), quoted("#sdy.sharding_per_value<"+inSh+">"), manual), p)
+		for i, l := range local {
+			n := fmt.Sprintf("%s.%d", g2l, i)
+			b.emitLine(fmt.Sprintf("  %s = %s get-tuple-element(%s), index=%d", n, l, g2l, i), p)
+			localNames = append(localNames, n)
+		}
+	}
+	// The body's results: the region's return types.
+	var bodyOuts []string
+	for _, st := range body {
+		if st.op == "stablehlo.return" {
+			_, typ := split(st.toks)
+			if _, bodyOuts, err = b.types(typ); err != nil {
+				return err
+			}
+		}
+	}
+	if len(bodyOuts) != len(outs) {
+		return b.r.errAt(at, "sdy.manual_computation: its body returns %d values for %d results", len(bodyOuts), len(outs))
+	}
+	call := res + ".call"
+	callShape := bodyOuts[0]
+	if len(bodyOuts) > 1 {
+		callShape = "(" + strings.Join(bodyOuts, ", ") + ")"
+	}
+	b.emitLine(fmt.Sprintf("  %s = %s call(%s), to_apply=%s", call, callShape, strings.Join(localNames, ", "), comp), p)
+	parts := []string{call}
+	if len(bodyOuts) > 1 {
+		parts = nil
+		for i, o := range bodyOuts {
+			n := fmt.Sprintf("%s.%d", call, i)
+			b.emitLine(fmt.Sprintf("  %s = %s get-tuple-element(%s), index=%d", n, o, call, i), p)
+			parts = append(parts, n)
+		}
+	}
+	globalShape := outs[0]
+	if len(outs) > 1 {
+		globalShape = "(" + strings.Join(outs, ", ") + ")"
+	}
+	made := res + ".global"
+	b.emitLine(fmt.Sprintf("  %s = %s custom-call(%s), custom_call_target=\"xla.sdy.LocalToGlobalShape\", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.out_shardings=%s,%s}",
+		made, globalShape, strings.Join(parts, ", "), quoted("#sdy.sharding_per_value<"+outSh+">"), manual), p)
+	b.unpack(res, made, outs, p, sc, s.results...)
+	return nil
+}
