@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // Axis is one prime factor of a named mesh axis: Shardy's sub-axis
@@ -39,8 +41,8 @@ func NewMesh(names []string, sizes []int) (*Mesh, error) {
 			return nil, fmt.Errorf("mesh axis %q has size %d", name, sizes[i])
 		}
 		n *= sizes[i]
-		if n > 1<<20 {
-			return nil, fmt.Errorf("mesh of %v has too many devices", sizes)
+		if n > hlo.MaxDevices {
+			return nil, fmt.Errorf("a mesh of %v is %d devices or more; at most %d are partitioned for", sizes, n, hlo.MaxDevices)
 		}
 		pre := 1
 		for _, p := range primes(sizes[i]) {

@@ -43,7 +43,8 @@ type Collective struct {
 	Kind   string // all-reduce, reduce-scatter, all-gather
 	For    string // the instruction of the input module it serves
 	Groups [][]int
-	Bytes  int64 // one device's operand bytes
+	Bytes  int64  // one device's operand bytes
+	Elem   string // the operands' element type
 }
 
 // Placed is one instruction's result and how it is spread.
@@ -492,7 +493,7 @@ func (p *partitioner) reshard(v *val, to Sharding) (*val, error) {
 		name := p.emit(p.fresh(baseName(v.name)), after, rhs)
 		if kind != "" {
 			p.res.Collectives = append(p.res.Collectives, Collective{Name: name, Kind: kind, For: p.at.Name, Groups: groups,
-				Bytes: before.Elems() * int64(elemSize(before.Elem))})
+				Bytes: before.Elems() * int64(elemSize(before.Elem)), Elem: before.Elem})
 		}
 		cur = &val{name: name, global: cur.global, sh: next}
 	}

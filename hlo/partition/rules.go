@@ -286,6 +286,9 @@ func (p *partitioner) elementwise(in *hlo.Instruction, ops []*val) error {
 	if bestCost < 0 {
 		best = Replicated(rank)
 	}
+	if h, ok := p.hints[in.Name]; ok && extends(best, h) {
+		best = h // the operands come as best is: cutting them further is local
+	}
 	var names []string
 	for _, o := range ops {
 		to := best
@@ -322,6 +325,18 @@ func (p *partitioner) broadcast(in *hlo.Instruction, ops []*val) error {
 	for k, d := range dims {
 		if int(d) < len(out.Dims) && k < len(src.Dims) {
 			out.Dims[d] = src.Dims[k]
+		}
+	}
+	// Broadcast straight into the split its users want (a mask or a
+	// constant broadcast to a split array is made split, not made whole
+	// and then cut).
+	if h, ok := p.hints[in.Name]; ok && extends(out, h) {
+		out = h
+		src = Replicated(len(src.Dims))
+		for k, d := range dims {
+			if k < len(src.Dims) {
+				src.Dims[k] = h.Dims[d]
+			}
 		}
 	}
 	r, err := p.reshard(ops[0], src)

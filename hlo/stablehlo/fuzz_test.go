@@ -21,6 +21,20 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("func.func @main() -> tensor<2xui4> {\n  %c = stablehlo.constant dense<[15, 16]> : tensor<2xui4>\n  return %c : tensor<2xui4>\n}"))
 	f.Add([]byte("func.func @main(%a: tensor<-3xf32>) -> tensor<99999999999999999999xf32> {\n  return %a : tensor<-3xf32>\n}"))
 	f.Add([]byte("func.func @main(%\u00e4: tensor<2xf32>) -> tensor<3xf32> {\n  return %\u00e4 : tensor<2xf32>\x00\n}"))
+	// Shardy (issue 42): meshes, argument and result shardings, a
+	// sharding constraint, a shard_map body with mesh-axes collectives.
+	f.Add([]byte(`module @m attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y", ?}]>}) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}], replicated={"x"}>}) {
+    %0 = sdy.sharding_constraint %arg0 <@mesh, [{"y"}, {}]> : tensor<8x4xf32>
+    %1 = sdy.manual_computation(%0) in_shardings=[<@mesh, [{"x", "y"}, {}]>] out_shardings=[<@mesh, [{"x", "y"}, {}]>] manual_axes={"x", "y"} (%arg1: tensor<2x4xf32>) {
+      %2 = "stablehlo.all_gather"(%arg1) <{all_gather_dim = 0 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = "y">]>, use_global_device_ids}> : (tensor<2x4xf32>) -> tensor<4x4xf32>
+      %3 = stablehlo.slice %2 [0:2, 0:4] : (tensor<4x4xf32>) -> tensor<2x4xf32>
+      sdy.return %3 : tensor<2x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    return %1 : tensor<8x4xf32>
+  }
+}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		r, err := Read("f.mlir", src)
 		if err != nil {

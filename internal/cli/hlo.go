@@ -29,6 +29,7 @@ func readHLO(path string) (*hlo.Module, error) {
 func newHLO() *cobra.Command {
 	cmd := &cobra.Command{Use: "hlo", Short: "Read XLA HLO text: format it, count its work, evaluate it, fuse it"}
 	cmd.AddCommand(newHLOEval())
+	cmd.AddCommand(newHLOPartition())
 	var quiet bool
 	fuse := &cobra.Command{
 		Use:   "fuse MODEL.hlo",

@@ -378,6 +378,7 @@ func FuzzEvalDevices(f *testing.F) {
 	f.Add(spmdAdd + "ENTRY e {\n x = f32[2] parameter(0)\n g = f32[4] all-gather(x), replica_groups={}, dimensions={0}\n ROOT r = f32[2] reduce-scatter(g), replica_groups={{1,0}}, dimensions={0}, to_apply=add\n}\n")
 	f.Add("HloModule m, num_partitions=2\nENTRY e {\n x = f32[2] parameter(0)\n ROOT r = f32[2] collective-permute(x), channel_id=1, source_target_pairs={{0,1},{1,0}}\n}\n")
 	f.Add(spmdAdd + "ENTRY e {\n x = f32[2] parameter(0)\n ROOT r = f32[2] all-reduce(x), channel_id=1, replica_groups=[2,2]<=[2,2]T(1,0), use_global_device_ids=true, to_apply=add\n}\n")
+	f.Add(spmdAdd + "ENTRY e {\n x = f32[2] parameter(0)\n ROOT r = f32[2] all-reduce(x), channel_id=1, replica_groups=mesh['x'=2,'y'=2] {'y'}, use_global_device_ids=true, to_apply=add\n}\n")
 	for _, text := range corpus.XLACaseTexts(400) {
 		if strings.Contains(text, "all-") || strings.Contains(text, "collective-") || strings.Contains(text, "send(") {
 			f.Add(text)
