@@ -12,7 +12,10 @@ import (
 // renamed call.in.name, its parameters replaced by the call's operands, its
 // root taking the call's name. A call of a shard_map body stays: the body
 // runs as written on each device's shard.
-func flatten(m *hlo.Module) []*hlo.Instruction {
+func flatten(m *hlo.Module) []*hlo.Instruction { return flattenComp(m, m.Entry) }
+
+// flattenComp is flatten for any computation (a while loop's body).
+func flattenComp(m *hlo.Module, comp *hlo.Computation) []*hlo.Instruction {
 	manual := map[string]bool{}
 	taken := map[string]bool{}
 	for _, c := range m.Computations {
@@ -79,7 +82,7 @@ func flatten(m *hlo.Module) []*hlo.Instruction {
 			out = append(out, &c)
 		}
 	}
-	walk(m.Entry.Instructions, map[string]string{}, false)
+	walk(comp.Instructions, map[string]string{}, false)
 	return out
 }
 

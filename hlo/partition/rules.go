@@ -75,6 +75,10 @@ func (p *partitioner) rule(in *hlo.Instruction) error {
 		return p.reduce(in, ops)
 	case op == "dot":
 		return p.dot(in, ops)
+	case op == "while":
+		return p.while(in, ops)
+	case op == "opt-barrier":
+		return p.barrier(in, ops)
 	case op == "slice", op == "pad", op == "reverse", op == "concatenate", op == "sort", op == "dynamic-slice",
 		op == "dynamic-update-slice", op == "reduce-window":
 		return p.passThrough(in, ops)
@@ -655,6 +659,52 @@ func (p *partitioner) passThrough(in *hlo.Instruction, ops []*val) error {
 		return p.emitTupleAs(in, target, names, replace)
 	}
 	return p.emitAs(in, target, names, replace)
+}
+
+// barrier keeps an optimization barrier (rematerialization's fence) on
+// the values as they are split: it orders work and changes no value.
+func (p *partitioner) barrier(in *hlo.Instruction, ops []*val) error {
+	v := ops[0]
+	if v.tuple == nil {
+		return p.emitAs(in, dimsOnly(v.sh), []string{mustReshard(p, v)}, nil)
+	}
+	var names []string
+	var locals []*hlo.Shape
+	var elems []*val
+	for _, e := range v.tuple {
+		if e.tuple != nil || e.manual {
+			return p.replicated(in, ops, "an optimization barrier over nested tuples is computed whole")
+		}
+		r, err := p.reshard(e, dimsOnly(e.sh))
+		if err != nil {
+			return p.errAt(in, "%v", err)
+		}
+		l, err := p.localShape(r.global, r.sh)
+		if err != nil {
+			return p.errAt(in, "%v", err)
+		}
+		names, locals, elems = append(names, r.name), append(locals, l), append(elems, r)
+	}
+	shape := &hlo.Shape{IsTuple: true, Tuple: locals}
+	t := p.emit(p.fresh(in.Name+".in"), shape, "tuple("+strings.Join(names, ", ")+")")
+	name := p.copyOf(in, shape, []string{t}, nil)
+	out := &val{name: name, global: in.Shape}
+	for i, e := range elems {
+		g := p.emit(p.fresh(name+".gte"), locals[i], fmt.Sprintf("get-tuple-element(%s), index=%d", name, i))
+		out.tuple = append(out.tuple, &val{name: g, global: e.global, sh: e.sh})
+	}
+	p.vals[in.Name] = out
+	return nil
+}
+
+// mustReshard is v without partial sums, or v's name when that fails
+// (the error then comes from the op's own checks).
+func mustReshard(p *partitioner, v *val) string {
+	r, err := p.reshard(v, dimsOnly(v.sh))
+	if err != nil {
+		return v.name
+	}
+	return r.name
 }
 
 // parseSlice reads slice={[start:limit:stride], ...}.
