@@ -459,6 +459,15 @@ func (p *partitioner) reshard(v *val, to Sharding) (*val, error) {
 			groups = p.mesh.groups(s.Axes)
 			kind = "reduce-scatter"
 			rhs = fmt.Sprintf("reduce-scatter(%s), channel_id=%d, replica_groups=%s, use_global_device_ids=true, dimensions={%d}, to_apply=%s", cur.name, p.channel(), groupsText(groups), s.Dim, s.Reducer)
+		case stepAllToAll:
+			next.Dims[s.Dim] = next.Dims[s.Dim][:len(next.Dims[s.Dim])-len(s.Axes)]
+			next.Dims[s.To] = append(next.Dims[s.To], s.Axes...)
+			name, err := p.allToAll(cur.name, before, s)
+			if err != nil {
+				return nil, err
+			}
+			cur = &val{name: name, global: cur.global, sh: next}
+			continue
 		case stepAllGather:
 			next.Dims[s.Dim] = next.Dims[s.Dim][:len(next.Dims[s.Dim])-len(s.Axes)]
 			groups = p.mesh.groups(s.Axes)
@@ -498,6 +507,51 @@ func (p *partitioner) reshard(v *val, to Sharding) (*val, error) {
 		cur = &val{name: name, global: cur.global, sh: next}
 	}
 	return cur, nil
+}
+
+// allToAll moves the split over s.Axes from dimension s.Dim of the local
+// array x (shape local) to dimension s.To, as XLA's partitioner does: cut
+// s.To into g pieces as a new major dimension, exchange piece j with the
+// group's j-th device (all-to-all along that dimension), and make the g
+// pieces received the major part of s.Dim.
+func (p *partitioner) allToAll(x string, local *hlo.Shape, s step) (string, error) {
+	g := int64(p.mesh.product(s.Axes))
+	a, b := s.Dim, s.To
+	dims := local.Dims
+	if dims[b]%g != 0 {
+		return "", fmt.Errorf("dimension %d of size %d does not split evenly over %d devices (uneven shardings are not partitioned yet)", b, dims[b], g)
+	}
+	m := slices.Clone(dims) // the local shape with s.To cut
+	m[b] /= g
+	split := slices.Concat(dims[:b], []int64{g, m[b]}, dims[b+1:])
+	r1 := p.emit(p.fresh(x+".a2a"), arrayShape(local.Elem, split), "reshape("+x+")")
+	perm := []int64{int64(b)}
+	for d := range split {
+		if d != b {
+			perm = append(perm, int64(d))
+		}
+	}
+	front := append([]int64{g}, m...)
+	t1 := p.emit(p.fresh(x+".a2a"), arrayShape(local.Elem, front), fmt.Sprintf("transpose(%s), dimensions=%s", r1, hlo.IntsText(perm)))
+	groups := p.mesh.groups(s.Axes)
+	ex := p.emit(p.fresh(x+".a2a"), arrayShape(local.Elem, front), fmt.Sprintf("all-to-all(%s), channel_id=%d, replica_groups=%s, dimensions={0}", t1, p.channel(), groupsText(groups)))
+	p.res.Collectives = append(p.res.Collectives, Collective{Name: ex, Kind: "all-to-all", For: p.at.Name, Groups: groups,
+		Bytes: hlo.Prod(front) * int64(elemSize(local.Elem)), Elem: local.Elem})
+	// The received pieces, g major, move to just before s.Dim and merge
+	// with it.
+	var back []int64
+	for d := 1; d <= a; d++ {
+		back = append(back, int64(d))
+	}
+	back = append(back, 0)
+	for d := a + 1; d < len(front); d++ {
+		back = append(back, int64(d))
+	}
+	moved := slices.Concat(m[:a], []int64{g}, m[a:])
+	t2 := p.emit(p.fresh(x+".a2a"), arrayShape(local.Elem, moved), fmt.Sprintf("transpose(%s), dimensions=%s", ex, hlo.IntsText(back)))
+	out := slices.Clone(m)
+	out[a] *= g
+	return p.emit(p.fresh(x+".a2a"), arrayShape(local.Elem, out), "reshape("+t2+")"), nil
 }
 
 func (p *partitioner) channel() int {

@@ -91,21 +91,21 @@ max {
 // weights in the loop's state, each layer's taken by a dynamic-slice.
 const scanLoop = `
 body {
-  s = (s32[], f32[8,16], f32[4,16,16]) parameter(0)
+  s = (s32[], f32[64,16], f32[4,16,16]) parameter(0)
   i = s32[] get-tuple-element(s), index=0
-  h = f32[8,16] get-tuple-element(s), index=1
+  h = f32[64,16] get-tuple-element(s), index=1
   ws = f32[4,16,16] get-tuple-element(s), index=2
   z = s32[] constant(0)
   w1 = f32[1,16,16] dynamic-slice(ws, i, z, z), dynamic_slice_sizes={1,16,16}
   w = f32[16,16] reshape(w1)
-  d = f32[8,16] dot(h, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  t = f32[8,16] tanh(d)
+  d = f32[64,16] dot(h, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[64,16] tanh(d)
   one = s32[] constant(1)
   n = s32[] add(i, one)
-  ROOT r = (s32[], f32[8,16], f32[4,16,16]) tuple(n, t, ws)
+  ROOT r = (s32[], f32[64,16], f32[4,16,16]) tuple(n, t, ws)
 }
 cond {
-  s = (s32[], f32[8,16], f32[4,16,16]) parameter(0)
+  s = (s32[], f32[64,16], f32[4,16,16]) parameter(0)
   i = s32[] get-tuple-element(s), index=0
   four = s32[] constant(4)
   ROOT lt = pred[] compare(i, four), direction=LT
@@ -199,16 +199,22 @@ func TestPartitionMatchesUnpartitioned(t *testing.T) {
   i = s32[3,1] constant({{1},{5},{9}})
   ROOT g = f32[3,4] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}`, "all-gather", 1},
 		{"a scan over layers keeps its state split: FSDP gathers each layer's weight in the loop", `
-  x = f32[8,16] parameter(0), sharding={devices=[8,1]<=[8]}
+  x = f32[64,16] parameter(0), sharding={devices=[8,1]<=[8]}
   ws = f32[4,16,16] parameter(1), sharding={devices=[1,8,1]<=[8]}
   z = s32[] constant(0)
-  s0 = (s32[], f32[8,16], f32[4,16,16]) tuple(z, x, ws)
-  l = (s32[], f32[8,16], f32[4,16,16]) while(s0), condition=cond, body=body
-  ROOT h = f32[8,16] get-tuple-element(l), index=1`, "all-gather", 0},
-		{"a resharded elementwise op", `
+  s0 = (s32[], f32[64,16], f32[4,16,16]) tuple(z, x, ws)
+  l = (s32[], f32[64,16], f32[4,16,16]) while(s0), condition=cond, body=body
+  ROOT h = f32[64,16] get-tuple-element(l), index=1`, "all-gather", 0},
+		{"a split moved to another dimension is one all-to-all", `
   x = f32[16,8] parameter(0), sharding={devices=[8,1]<=[8]}
   y = f32[16,8] parameter(1), sharding={devices=[1,8]<=[8]}
-  ROOT a = f32[16,8] add(x, y), sharding={devices=[8,1]<=[8]}`, "all-gather", 0},
+  ROOT a = f32[16,8] add(x, y), sharding={devices=[8,1]<=[8]}`, "all-to-all", 0},
+		{"all-to-all over one axis of a 2-D mesh, the other kept", `
+  x = f32[4,8,6] parameter(0), sharding={devices=[2,1,1,4]<=[8] last_tile_dim_replicate}
+  ROOT n = f32[4,8,6] negate(x), sharding={devices=[1,2,1,4]<=[8] last_tile_dim_replicate}`, "all-to-all", 0},
+		{"all-to-all into a minor dimension, a 3-D array", `
+  x = f32[4,6,8] parameter(0), sharding={devices=[1,2,1,4]<=[8] last_tile_dim_replicate}
+  ROOT n = f32[4,6,8] negate(x), sharding={devices=[1,1,2,4]<=[8] last_tile_dim_replicate}`, "all-to-all", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := runPartitioned(t, "HloModule m\n"+adder+scanLoop+"\nENTRY e {"+tc.body+"\n}\n")

@@ -13,10 +13,11 @@ const (
 	stepReduceScatter                 // combine the partial axes, each device keeping its slice of Dim
 	stepAllGather                     // put back together the pieces of Dim split over Axes
 	stepSlice                         // keep this device's piece of each dimension: no communication
+	stepAllToAll                      // move the split over Axes from dimension Dim to dimension To
 )
 
 func (k stepKind) String() string {
-	return [...]string{"all-reduce", "reduce-scatter", "all-gather", "dynamic-slice"}[k]
+	return [...]string{"all-reduce", "reduce-scatter", "all-gather", "dynamic-slice", "all-to-all"}[k]
 }
 
 // step is one collective or local slice. Axes are the mesh axes the
@@ -25,6 +26,7 @@ func (k stepKind) String() string {
 type step struct {
 	Kind    stepKind
 	Dim     int
+	To      int // an all-to-all's destination dimension
 	Axes    []int
 	Cut     [][]int
 	Reducer string
@@ -73,12 +75,28 @@ func (m *Mesh) planReshard(from, to Sharding) ([]step, error) {
 		cur.Dims[d] = cur.Dims[d][:keep]
 	}
 	cut := make([][]int, len(cur.Dims))
-	any := false
 	for d := range cur.Dims {
 		if len(to.Dims[d]) > len(cur.Dims[d]) {
 			cut[d] = slices.Clone(to.Dims[d][len(cur.Dims[d]):])
-			any = true
 		}
+	}
+	// A split that leaves one dimension for another is one all-to-all, not
+	// an all-gather and a slice (a g-th of the bytes moved).
+	for i, s := range steps {
+		if s.Kind != stepAllGather {
+			continue
+		}
+		for b := range cut {
+			if b != s.Dim && len(cut[b]) > 0 && hasPrefix(cut[b], s.Axes) {
+				steps[i] = step{Kind: stepAllToAll, Dim: s.Dim, To: b, Axes: s.Axes}
+				cut[b] = cut[b][len(s.Axes):]
+				break
+			}
+		}
+	}
+	any := false
+	for d := range cut {
+		any = any || len(cut[d]) > 0
 	}
 	if any {
 		steps = append(steps, step{Kind: stepSlice, Cut: cut})
@@ -144,6 +162,8 @@ func (m *Mesh) reshardCost(from, to Sharding, dims []int64, elemBytes int64) int
 			cur.Dims[s.Dim] = append(cur.Dims[s.Dim], s.Axes...)
 		case stepAllGather:
 			cur.Dims[s.Dim] = cur.Dims[s.Dim][:len(cur.Dims[s.Dim])-len(s.Axes)]
+			cost += local()
+		case stepAllToAll:
 			cost += local()
 		}
 	}
