@@ -104,8 +104,9 @@ func (m *Machine) checkComputedRead(v view) error {
 	sh := p.shadows[v.Space]
 	sz := int64(v.DType.Size())
 	unknownAt := int64(-1)
+	var seen writerCache
 	v.runs(func(_ int, addr int64, n int) {
-		if a := sh.check(addr, int64(n)*sz, p.need); a >= 0 && unknownAt < 0 {
+		if a := sh.check(addr, int64(n)*sz, p.need, &seen); a >= 0 && unknownAt < 0 {
 			unknownAt = a
 		}
 	})
@@ -121,7 +122,8 @@ func (m *Machine) recordSkippedRead(v view) {
 	}
 	sh := p.shadows[v.Space]
 	sz := int64(v.DType.Size())
-	v.runs(func(_ int, addr int64, n int) { sh.check(addr, int64(n)*sz, p.need) })
+	var seen writerCache
+	v.runs(func(_ int, addr int64, n int) { sh.check(addr, int64(n)*sz, p.need, &seen) })
 	m.noteDeps()
 }
 

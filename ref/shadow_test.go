@@ -76,7 +76,7 @@ func TestShadow(t *testing.T) {
 			s := newShadow()
 			c.do(s)
 			need := map[int]bool{}
-			require.Equal(t, c.wantUnknow, s.check(c.addr, c.n, need))
+			require.Equal(t, c.wantUnknow, s.check(c.addr, c.n, need, &writerCache{}))
 			var got []int
 			for pc := 0; pc < 16; pc++ {
 				if need[pc] {

@@ -194,10 +194,22 @@ func TestPartitionMatchesUnpartitioned(t *testing.T) {
   i = s32[] constant(3)
   z = s32[] constant(0)
   ROOT d = f32[16,4] dynamic-slice(x, z, i), dynamic_slice_sizes={16,4}, sharding={devices=[8,1]<=[8]}`, "", 0},
-		{"gather falls back to a whole computation", `
+		{"a gather along a split dimension gathers it first", `
   x = f32[16,4] parameter(0), sharding={devices=[8,1]<=[8]}
   i = s32[3,1] constant({{1},{5},{9}})
-  ROOT g = f32[3,4] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}`, "all-gather", 1},
+  ROOT g = f32[3,4] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}`, "all-gather", 0},
+		{"an embedding lookup keeps the table's column split and the tokens' batch split", `
+  table = f32[32,16] parameter(0), sharding={devices=[1,2,4]<=[8] last_tile_dim_replicate}
+  ids = s32[8,4,1] parameter(1), sharding={devices=[4,1,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}
+  c = s32[8,4,1] clamp(s32[] constant(0), ids, s32[] constant(31))
+  ROOT g = f32[8,4,16] gather(table, c), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,16}`, "", 0},
+		{"an embedding gradient scatters where its updates are, then sums", `
+  upd = f32[8,16] parameter(0), sharding={devices=[8,1]<=[8]}
+  ids = s32[8,1] parameter(1), sharding={devices=[8,1]<=[8]}
+  c = s32[8,1] clamp(s32[] constant(0), ids, s32[] constant(31))
+  z = f32[] constant(0)
+  zeros = f32[32,16] broadcast(z), dimensions={}
+  ROOT s = f32[32,16] scatter(zeros, c, upd), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add, sharding={devices=[8,1]<=[8]}`, "reduce-scatter", 0},
 		{"a scan over layers keeps its state split: FSDP gathers each layer's weight in the loop", `
   x = f32[64,16] parameter(0), sharding={devices=[8,1]<=[8]}
   ws = f32[4,16,16] parameter(1), sharding={devices=[1,8,1]<=[8]}

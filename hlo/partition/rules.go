@@ -79,6 +79,10 @@ func (p *partitioner) rule(in *hlo.Instruction) error {
 		return p.while(in, ops)
 	case op == "opt-barrier":
 		return p.barrier(in, ops)
+	case op == "gather":
+		return p.gather(in, ops)
+	case op == "scatter":
+		return p.scatter(in, ops)
 	case op == "slice", op == "pad", op == "reverse", op == "concatenate", op == "sort", op == "dynamic-slice",
 		op == "dynamic-update-slice", op == "reduce-window":
 		return p.passThrough(in, ops)
