@@ -87,3 +87,31 @@ func TestNoPartition(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	require.NotContains(t, errs, "sharded over")
 }
+
+// TestHLOPartitionAgainstXLA: pulse hlo partition lists Pulse's
+// partition of JAX 0.11's sharded programs beside XLA's own: the same
+// collectives in kind, groups and bytes (a shard_map's), combined by
+// XLA (the data-parallel step's two all-reduces), or the same elements as
+// f32 (XLA's CPU module) where Pulse keeps bf16 (GPT-3's tensor-parallel
+// layer); -o writes the per-device program.
+func TestHLOPartitionAgainstXLA(t *testing.T) {
+	for _, tc := range []struct{ name, form, want string }{
+		{"spmd_shard_map_collectives", ".mlir", "4 collectives against 4: 4 agree in kind, groups and bytes"},
+		{"spmd_shard_map_collectives", ".hlo", "4 collectives against 4: 4 agree in kind, groups and bytes"},
+		{"spmd_data_parallel_step", ".hlo", "2 collectives against 1: 0 agree in kind, groups and bytes; 0 move the same elements as another type; 2 were combined by the other"},
+		{"spmd_data_parallel_step", ".mlir", "2 were combined by the other; 0 agree in kind and groups only; 0 of Pulse's and 0 of the other's unmatched"},
+		{"gpt3_175b_layer_prefill_b8_s2048_tp8", ".hlo", "3 collectives against 3: 0 agree in kind, groups and bytes; 3 move the same elements as another type"},
+		{"gpt3_175b_layer_prefill_b8_s2048_tp8", ".mlir", "3 move the same elements as another type; 0 were combined by the other; 0 agree in kind and groups only; 0 of Pulse's and 0 of the other's unmatched"},
+	} {
+		t.Run(tc.name+tc.form, func(t *testing.T) {
+			dir := corpus.Path(t, "jax", tc.name)
+			out := filepath.Join(t.TempDir(), "p.hlo")
+			code, stdout, errs := runCLI("hlo", "partition", filepath.Join(dir, tc.name+tc.form), "--against", filepath.Join(dir, tc.name+".partitioned.hlo"), "-o", out)
+			require.Equal(t, 0, code, errs)
+			require.Contains(t, stdout, tc.want)
+			require.Contains(t, stdout, "every op partitioned")
+			code, _, errs = runCLI("hlo", "fmt", out)
+			require.Equal(t, 0, code, errs)
+		})
+	}
+}
