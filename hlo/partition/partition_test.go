@@ -194,6 +194,14 @@ func TestPartitionMatchesUnpartitioned(t *testing.T) {
   i = s32[] constant(3)
   z = s32[] constant(0)
   ROOT d = f32[16,4] dynamic-slice(x, z, i), dynamic_slice_sizes={16,4}, sharding={devices=[8,1]<=[8]}`, "", 0},
+		{"a data-parallel convolution stays local", `
+  x = f32[8,6,6,3] parameter(0), sharding={devices=[8,1,1,1]<=[8]}
+  k = f32[3,3,3,4] parameter(1), sharding={replicated}
+  ROOT c = f32[8,4,4,4] convolution(x, k), window={size=3x3}, dim_labels=b01f_01io->b01f, sharding={devices=[8,1,1,1]<=[8]}`, "", 0},
+		{"a convolution with split input features sums partials", `
+  x = f32[2,6,6,16] parameter(0), sharding={devices=[1,1,1,8]<=[8]}
+  k = f32[3,3,16,4] parameter(1), sharding={devices=[1,1,8,1]<=[8]}
+  ROOT c = f32[2,4,4,4] convolution(x, k), window={size=3x3}, dim_labels=b01f_01io->b01f, sharding={replicated}`, "all-reduce", 0},
 		{"a gather along a split dimension gathers it first", `
   x = f32[16,4] parameter(0), sharding={devices=[8,1]<=[8]}
   i = s32[3,1] constant({{1},{5},{9}})

@@ -81,6 +81,8 @@ func (p *partitioner) rule(in *hlo.Instruction) error {
 		return p.barrier(in, ops)
 	case op == "gather":
 		return p.gather(in, ops)
+	case op == "convolution":
+		return p.convolution(in, ops)
 	case op == "scatter":
 		return p.scatter(in, ops)
 	case op == "slice", op == "pad", op == "reverse", op == "concatenate", op == "sort", op == "dynamic-slice",
