@@ -2,6 +2,7 @@ package partition
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
 )
@@ -75,12 +76,50 @@ func (p *partitioner) backwardHints(body []*hlo.Instruction) map[string]Sharding
 		}
 		return -1
 	}
+	p.tupleHints = map[string]map[int64]Sharding{}
+	// The results' shardings are what the program's last values want.
+	if root := body[len(body)-1]; root != nil {
+		if text, ok := root.Attr("sharding"); ok && root.Opcode == "tuple" {
+			for i, e := range splitTuple(text) {
+				if i < len(root.Operands) {
+					if x := p.defs[root.Operands[i].Name]; x != nil && x.Shape != nil && !x.Shape.IsTuple {
+						if hs, err := ParseHLOSharding(e, len(x.Shape.Dims), p.mesh); err == nil && !hs.Manual {
+							set(x.Name, hs.Sharding)
+						}
+					}
+				}
+			}
+		}
+	}
 	for i := len(body) - 1; i >= 0; i-- {
 		in := body[i]
 		if in.Shape == nil || in.Shape.IsTuple {
 			continue
 		}
+		if in.Opcode == "custom-call" && len(in.Operands) == 1 {
+			switch strings.Trim(attr(in, "custom_call_target"), `"`) {
+			case "Sharding", "xla.sdy.FuncResultSharding", "xla.sdy.Sharding":
+				if sh, ok, err := p.shardingOf(in, len(in.Shape.Dims)); err == nil && ok {
+					set(in.Operands[0].Name, sh)
+				}
+			}
+		}
 		h, hasH := hints[in.Name]
+		if in.Opcode == "get-tuple-element" && hasH {
+			// A loop's state element is wanted split as its result is
+			// (an FSDP step's gradients, accumulated in a scan).
+			if idx, err := hlo.IntAttr(in, "index"); err == nil {
+				t := p.tupleHints[in.Operands[0].Name]
+				if t == nil {
+					t = map[int64]Sharding{}
+					p.tupleHints[in.Operands[0].Name] = t
+				}
+				if _, ok := t[idx]; !ok {
+					t[idx] = h.Clone()
+				}
+			}
+			continue
+		}
 		switch op := in.Opcode; {
 		case op == "dot":
 			p.dotHints(in, h, hasH, static, set)

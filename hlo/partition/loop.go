@@ -36,8 +36,16 @@ func (p *partitioner) while(in *hlo.Instruction, ops []*val) error {
 	var names []string
 	var shs []Sharding
 	var locals []*hlo.Shape
-	for _, e := range state.tuple {
-		r, err := p.reshard(e, dimsOnly(e.sh))
+	for i, e := range state.tuple {
+		// The state element as it comes, or, when the loop's users want
+		// it split further (gradients accumulated in a scan, wanted as
+		// the sharded parameters are), that split: a local slice of the
+		// initial value.
+		to := dimsOnly(e.sh)
+		if h, ok := p.tupleHints[in.Name][int64(i)]; ok && extends(to, h) {
+			to = h
+		}
+		r, err := p.reshard(e, to)
 		if err != nil {
 			return p.errAt(in, "%v", err)
 		}

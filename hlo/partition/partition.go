@@ -297,6 +297,9 @@ type partitioner struct {
 	chans  int
 	defs   map[string]*hlo.Instruction // the flattened entry's instructions by name
 	hints  map[string]Sharding         // what each value's users would have it be (hints.go)
+	// tupleHints are hints for the elements of tuple values (a loop's
+	// state), by the tuple's instruction and the element's index.
+	tupleHints map[string]map[int64]Sharding
 	at     *hlo.Instruction            // the input instruction being partitioned
 }
 
