@@ -300,7 +300,7 @@ type partitioner struct {
 	// tupleHints are hints for the elements of tuple values (a loop's
 	// state), by the tuple's instruction and the element's index.
 	tupleHints map[string]map[int64]Sharding
-	at     *hlo.Instruction            // the input instruction being partitioned
+	at         *hlo.Instruction // the input instruction being partitioned
 }
 
 func (p *partitioner) errAt(in *hlo.Instruction, format string, a ...any) error {
