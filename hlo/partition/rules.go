@@ -15,9 +15,21 @@ func (p *partitioner) instruction(in *hlo.Instruction) error {
 	if err := p.rule(in); err != nil {
 		return err
 	}
+	v := p.vals[in.Name]
+	// An op's own sharding (sharding= on any instruction, as GSPMD dumps
+	// carry them, or Shardy's on a StableHLO op) is a constraint on its
+	// result.
+	if v != nil && v.tuple == nil && !v.manual && in.Opcode != hlo.OpParameter && in.Opcode != "custom-call" {
+		if sh, ok, err := p.shardingOf(in, len(in.Shape.Dims)); err == nil && ok && !in.Shape.IsTuple {
+			r, err := p.reshard(v, sh)
+			if err != nil {
+				return p.errAt(in, "%v", err)
+			}
+			p.vals[in.Name], v = r, r
+		}
+	}
 	// Cut the result down to what its users want when that is a local
 	// slice (hints.go).
-	v := p.vals[in.Name]
 	if h, ok := p.hints[in.Name]; ok && v != nil && v.tuple == nil && !v.manual && extends(v.sh, h) {
 		r, err := p.reshard(v, h)
 		if err != nil {

@@ -466,6 +466,14 @@ func (b *builder) op(s *stmt, sc *scope) error {
 	if handled, err := b.shardy(s, sc); handled {
 		return err
 	}
+	if err := b.op1(s, sc); err != nil {
+		return err
+	}
+	b.resultSharding(s)
+	return nil
+}
+
+func (b *builder) op1(s *stmt, sc *scope) error {
 	p := hlo.Pos{Line: s.line, Col: s.col}
 	name := strings.TrimPrefix(s.op, "stablehlo.")
 	pre, typ := split(s.toks)

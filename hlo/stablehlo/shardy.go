@@ -195,8 +195,132 @@ func (b *builder) shardy(s *stmt, sc *scope) (handled bool, err error) {
 		return true, nil
 	case "sdy.manual_computation":
 		return true, b.manualComputation(s, sc)
+	case "sdy.named_computation":
+		return true, b.namedComputation(s, sc)
+	case "sdy.propagation_barrier":
+		pre, typ := split(s.toks)
+		_, outs, err := b.types(typ)
+		if err != nil {
+			return true, err
+		}
+		ops := values(pre)
+		if len(ops) != 1 || len(outs) != 1 || len(s.results) != 1 {
+			return true, b.r.errAt(at, "%s takes one value", s.op)
+		}
+		res := hloName(s.results[0])
+		b.emitLine(fmt.Sprintf("  %s = %s copy(%s)", res, outs[0], hloName(ops[0])), p)
+		sc.shapes[res] = outs[0]
+		return true, nil
+	case "sdy.sharding_group":
+		return true, nil // a propagation hint with no value
 	}
 	return false, nil
+}
+
+// resultSharding puts an op's own sdy.sharding (one value's) on the HLO
+// instruction that defines its result, as a frontend attribute the
+// partitioner reads as a sharding constraint.
+func (b *builder) resultSharding(s *stmt) {
+	if len(s.results) != 1 || len(s.counts) != 1 || s.counts[0] != 1 {
+		return
+	}
+	sh := sdyAttr(s.toks, "sdy.sharding")
+	if !strings.HasPrefix(sh, "#sdy.sharding_per_value<[<") || strings.Count(sh, "<@") != 1 {
+		return
+	}
+	prefix := "  " + hloName(s.results[0]) + " = "
+	for i := len(b.lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(b.lines[i], prefix) {
+			if !strings.Contains(b.lines[i], "frontend_attributes=") {
+				b.lines[i] += ", frontend_attributes={xla.sdy.sharding=" + quoted(sh) + "}"
+			}
+			return
+		}
+	}
+}
+
+// namedComputation (jax.named_scope and friends) is its body, called.
+func (b *builder) namedComputation(s *stmt, sc *scope) error {
+	at := token{line: s.line, col: s.col}
+	p := hlo.Pos{Line: s.line, Col: s.col}
+	if len(s.regions) != 1 || len(s.results) == 0 {
+		return b.r.errAt(at, "sdy.named_computation needs its body and results")
+	}
+	pre, typ := split(s.toks)
+	_, outs, err := b.types(typ)
+	if err != nil {
+		return err
+	}
+	var ops []string
+	var argToks []token
+	for i := 0; i < len(pre); i++ {
+		if pre[i].text != "(" {
+			continue
+		}
+		g := balanced(pre[i:])
+		if ops == nil {
+			ops = []string{}
+			for _, t := range g {
+				if t.kind == tValue {
+					ops = append(ops, t.text)
+				}
+			}
+		} else if argToks == nil {
+			argToks = g
+		}
+		i += len(g) - 1
+	}
+	var args []arg
+	for i := 1; i+2 < len(argToks); i++ {
+		if argToks[i].kind == tValue && argToks[i+1].text == ":" {
+			j := i + 2
+			depth := 0
+			for ; j < len(argToks)-1; j++ {
+				if argToks[j].text == "<" {
+					depth++
+				} else if argToks[j].text == ">" {
+					depth--
+				} else if argToks[j].text == "," && depth == 0 {
+					break
+				}
+			}
+			tys, _, err := b.types(argToks[i+2 : j])
+			if err != nil || len(tys) != 1 {
+				return b.r.errAt(at, "sdy.named_computation: the body's argument %s", argToks[i].text)
+			}
+			args = append(args, arg{name: argToks[i].text, shape: tys[0]})
+			i = j
+		}
+	}
+	if len(args) != len(ops) {
+		return b.r.errAt(at, "sdy.named_computation: %d body arguments for %d operands", len(args), len(ops))
+	}
+	var hops []string
+	for _, o := range ops {
+		if _, ok := sc.shapes[hloName(o)]; !ok {
+			return b.r.errAt(at, "%s is not defined before its use", o)
+		}
+		hops = append(hops, hloName(o))
+	}
+	body := s.regions[0]
+	for _, st := range body {
+		if st.op == "sdy.return" {
+			st.op = "stablehlo.return"
+		}
+	}
+	res := hloName(s.results[0])
+	comp, err := b.regionComp(res+".named", args, body, sc)
+	if err != nil {
+		return err
+	}
+	shape := outs[0]
+	if len(outs) > 1 {
+		shape = "(" + strings.Join(outs, ", ") + ")"
+	}
+	made := res + ".call"
+	b.emitLine(fmt.Sprintf("  %s = %s call(%s), to_apply=%s", made, shape, strings.Join(hops, ", "), comp), p)
+	b.unpack(res, made, outs, p, sc, s.results...)
+	return nil
 }
 
 // manualComputation writes a shard_map as JAX's HLO has it: the body a

@@ -115,3 +115,45 @@ func TestHLOPartitionAgainstXLA(t *testing.T) {
 		})
 	}
 }
+
+// TestShardyForms: Shardy's other forms a JAX export may carry run on
+// their devices and match the unpartitioned module: a named computation
+// (jax.named_scope) with a sharding on an op inside, a propagation
+// barrier, a sharding constraint, and a shard_map over a 2x2 mesh with a
+// collective over one of its axes.
+func TestShardyForms(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"named computation", `module @m attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}) {
+    %0 = sdy.named_computation<"foo">(%arg0) (%arg1: tensor<8x4xf32>) {
+      %1 = stablehlo.multiply %arg1, %arg1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {"x"}]>]>} : tensor<8x4xf32>
+      sdy.return %1 : tensor<8x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    %2 = sdy.propagation_barrier %0 allowed_direction=NONE : tensor<8x4xf32>
+    return %2 : tensor<8x4xf32>
+  }
+}`, "the devices' shards put together, against the unpartitioned module"},
+		{"shard_map on a 2x2 mesh", `module @m attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y", ?}]>}) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}], replicated={"x"}>}) {
+    %0 = sdy.sharding_constraint %arg0 <@mesh, [{"y"}, {}]> : tensor<8x4xf32>
+    %1 = sdy.manual_computation(%0) in_shardings=[<@mesh, [{"x", "y"}, {}]>] out_shardings=[<@mesh, [{"x", "y"}, {}]>] manual_axes={"x", "y"} (%arg1: tensor<2x4xf32>) {
+      %2 = "stablehlo.all_gather"(%arg1) <{all_gather_dim = 0 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = "y">]>, use_global_device_ids}> : (tensor<2x4xf32>) -> tensor<4x4xf32>
+      %3 = stablehlo.slice %2 [2:4, 0:4] : (tensor<4x4xf32>) -> tensor<2x4xf32>
+      sdy.return %3 : tensor<2x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    return %1 : tensor<8x4xf32>
+  }
+}`, "check: every output of every device matches the reference evaluator"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "m.mlir")
+			require.NoError(t, os.WriteFile(f, []byte(tc.src), 0o644))
+			code, out, errs := runCLI("simulate", f, "--chip", "teach16", "--random-inputs", "1", "--check")
+			require.Equal(t, 0, code, errs)
+			require.Contains(t, out, "4 devices")
+			require.Contains(t, out, tc.want)
+		})
+	}
+}
