@@ -121,9 +121,13 @@ func (m *Machine) recordSkippedRead(v view) {
 		return
 	}
 	sh := p.shadows[v.Space]
-	sz := int64(v.DType.Size())
+	// The pages of the tile's whole extent, not its runs one by one (a
+	// transposed read is a run per element): dependences are approximate
+	// anyway (shadow.pageWriters).
 	var seen writerCache
-	v.runs(func(_ int, addr int64, n int) { sh.check(addr, int64(n)*sz, p.need, &seen) })
+	lastPage := int64(-1)
+	lo, hi := v.Extent()
+	sh.pageWriters(v.base+lo, hi-lo, p.need, &seen, &lastPage)
 	m.noteDeps()
 }
 
