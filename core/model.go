@@ -57,6 +57,26 @@ type Observer interface {
 	Attach(m *Model)
 }
 
+// RestartableObserver is an Observer that may watch runs that are cut
+// short and begun again (a progress report): a timing-only run whose
+// first try needs no more values is then the final run, and is not
+// repeated for the observers (a GPT-3 tensor-parallel layer's 8 devices
+// took twice as long).
+type RestartableObserver interface {
+	Observer
+	Restartable()
+}
+
+// Restartable reports whether every observer may watch a run begun again.
+func Restartable(obs []Observer) bool {
+	for _, o := range obs {
+		if _, ok := o.(RestartableObserver); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // CoreObserver is an Observer that also watches the other cores of a chip
 // of several (config cores): Attach sees core 0's model, AttachCore each
 // other core's, in order. An Observer without it sees core 0 only.

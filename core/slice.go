@@ -65,7 +65,10 @@ func Simulate(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.
 		return runOnce(chip, prog, opt, load, &slice{compute, false, info})
 	}
 	search := opt
-	search.Observers = nil
+	restartable := Restartable(opt.Observers)
+	if !restartable {
+		search.Observers = nil
+	}
 	for {
 		info.Runs++
 		m, err := runOnce(chip, prog, search, load, &slice{compute, true, info})
@@ -78,7 +81,7 @@ func Simulate(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.
 			}
 			continue
 		}
-		if m == nil || len(opt.Observers) == 0 {
+		if m == nil || len(opt.Observers) == 0 || restartable {
 			return m, err
 		}
 		// The slice is known: run once more for the observers, who must

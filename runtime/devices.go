@@ -76,8 +76,12 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 		params  []map[string]string
 		err     error
 	)
+	// Observers that may see a run begun again (a progress report) watch
+	// the search's runs, so that its first run, when it needs no more
+	// values, is the final one.
+	restartable := core.Restartable(opt.Observers)
 	for {
-		final := !steers // the search runs without observers, the last run with them
+		final := !steers || restartable // the search runs without observers, the last run with them
 		models, kernels, fab, params, err = c.buildDevices(x, args, opt, compute, final)
 		if err != nil {
 			return nil, err

@@ -30,6 +30,9 @@ func (p *Progress) Attach(m *core.Model) {
 	m.Seq.AcceptHook(p)
 }
 
+// Restartable: a run begun again restarts the report (core.RestartableObserver).
+func (p *Progress) Restartable() {}
+
 // Wants selects the dispatches.
 func (p *Progress) Wants(pos sim.HookPos) bool { return pos == sim.HookDispatch }
 
