@@ -46,6 +46,9 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 	if len(args) != n {
 		return nil, fmt.Errorf("%d argument lists for %d devices", len(args), n)
 	}
+	if err := checkHostMemory(x, n, opt.TimingOnly, availableMemory()); err != nil {
+		return nil, err
+	}
 	if n > 1 && c.Chip.ICI.Links <= 0 {
 		return nil, fmt.Errorf("chip %s has no interconnect (ici.links 0): it runs one device", c.Chip.Name)
 	}

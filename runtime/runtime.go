@@ -169,6 +169,9 @@ func (c *Client) Execute(x *Executable, args []*eval.Value, opt ExecOptions) (*R
 	if x.Devices.N() > 1 {
 		return nil, fmt.Errorf("the program runs on %d devices (%s) and this run is one chip's (runtime.ExecuteDevices and pulse simulate run several; pulse sweep and pulse bench do not yet)", x.Devices.N(), x.Devices)
 	}
+	if err := checkHostMemory(x, 1, opt.TimingOnly, availableMemory()); err != nil {
+		return nil, err
+	}
 	inputs, unknown, param, err := x.bindInputs(args, opt.TimingOnly)
 	if err != nil {
 		return nil, err

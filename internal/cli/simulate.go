@@ -221,6 +221,9 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 			if err != nil {
 				return usagef("--max-memory %s: %v", memory, err)
 			}
+			if err := runtime.CheckHostMemory(x, timingOnly); err != nil {
+				return err
+			}
 			limit /= 8 // float64 elements
 			if check {
 				if err := checkBudgetFirst(args[0], m, memory, limit/int64(max(x.Devices.N(), 1))); err != nil {
