@@ -138,6 +138,14 @@ func RunDevices(models []*Model) error {
 			return err
 		}
 		until := eng.Now() + stretch
+		if next, ok := eng.Next(); ok && next > until {
+			// Nothing happens for longer than a stretch (every device
+			// waits on a collective of millions of cycles): the stretch
+			// starts at the next event. (Counting from now, the loop
+			// ran no event and never moved on: GPT-3's tensor-parallel
+			// layer spun here for ever at its first all-gather.)
+			until = next + stretch
+		}
 		if limit >= 0 && until >= limit {
 			if eng.Run(limit) {
 				m := models[0]

@@ -256,3 +256,36 @@ func TestCompileDevicesRefuses(t *testing.T) {
 		require.ErrorContains(t, err, tc.want)
 	}
 }
+
+// TestLongCollectiveFinishes: a collective that keeps every device
+// waiting for longer than the run's stretch between failure checks (2^20
+// cycles) finishes: the loop that drove the devices counted each stretch
+// from the last event, ran none, and spun for ever (GPT-3's
+// tensor-parallel layer at its first all-gather).
+func TestLongCollectiveFinishes(t *testing.T) {
+	chip, err := config.Load("teach16", []string{"ici.link_gbps=0.001"})
+	require.NoError(t, err)
+	const src = `HloModule slow, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[1024] parameter(0)
+  ROOT r = f32[1024] all-reduce(x), replica_groups={}, to_apply=add
+}
+`
+	m, err := hlo.Parse("slow.hlo", src)
+	require.NoError(t, err)
+	comp, err := lowering.CompileDevices("slow.hlo", m, chip, hlo.Devices{Replicas: 2, Partitions: 1})
+	require.NoError(t, err)
+	x := &runtime.Executable{Compiled: comp}
+	args := make([][]*eval.Value, 2)
+	for i := range args {
+		args[i] = []*eval.Value{{Shape: x.Inputs[0].Shape, Data: make([]float64, 1024)}}
+	}
+	got, err := (&runtime.Client{Chip: chip}).ExecuteDevices(x, args, runtime.ExecOptions{})
+	require.NoError(t, err)
+	require.Greater(t, got.Cycles, int64(1<<20), "the all-reduce takes longer than a stretch")
+}

@@ -74,6 +74,14 @@ func (e *Engine) Now() Time { return e.now }
 // Pending is the number of scheduled events.
 func (e *Engine) Pending() int { return len(e.heap) }
 
+// Next is the time of the earliest pending event (false when none).
+func (e *Engine) Next() (Time, bool) {
+	if len(e.heap) == 0 {
+		return 0, false
+	}
+	return e.heap[0].t, true
+}
+
 // Schedule arranges for h to be called at time t (not before now).
 func (e *Engine) Schedule(t Time, h Handler) {
 	if t < e.now {
