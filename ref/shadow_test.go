@@ -65,7 +65,10 @@ func TestShadow(t *testing.T) {
 		{"read beside it", func(s *shadow) { s.skipped(100, 8, 7) }, 108, 8, nil, -1},
 		{"overwritten with values", func(s *shadow) { s.skipped(100, 8, 7); s.computed(96, 16) }, 96, 16, nil, -1},
 		{"partly overwritten", func(s *shadow) { s.skipped(100, 8, 7); s.computed(100, 4) }, 96, 16, []int{7}, -1},
-		{"two chunks, two writers", func(s *shadow) { s.skipped(0, 64, 1); s.skipped(64, 64, 2) }, 60, 8, []int{1, 2}, -1},
+		{"two granules, two writers", func(s *shadow) { s.skipped(0, granule, 1); s.skipped(granule, granule, 2) }, granule - 4, 8, []int{1, 2}, -1},
+		// Two writers of one granule: the last is named (the next run,
+		// with it computed, names the other).
+		{"one granule, two writers", func(s *shadow) { s.skipped(0, 64, 1); s.skipped(64, 64, 2) }, 60, 8, []int{2}, -1},
 		{"across a page", func(s *shadow) { s.skipped(pageSize-4, 8, 3) }, pageSize, 1, []int{3}, -1},
 		{"an input never given", func(s *shadow) { s.unknownInput(200, 16) }, 190, 20, nil, 200},
 		{"an input a skipped instruction overwrote", func(s *shadow) { s.unknownInput(200, 16); s.skipped(200, 16, 9) }, 200, 16, []int{9}, -1},
