@@ -113,6 +113,10 @@ func (m *Machine) checkComputedRead(v view) error {
 	return m.partialStop(v.Space, unknownAt)
 }
 
+// depsReadBytes bounds the skipped reads whose writers are recorded as
+// dependences (recordSkippedRead).
+const depsReadBytes = 64 << 10
+
 // recordSkippedRead notes, for the skipped instruction being executed,
 // the skipped writers of what it reads from v (see partial.deps).
 func (m *Machine) recordSkippedRead(v view) {
@@ -121,13 +125,20 @@ func (m *Machine) recordSkippedRead(v view) {
 		return
 	}
 	sh := p.shadows[v.Space]
-	// The pages of the tile's whole extent, not its runs one by one (a
-	// transposed read is a run per element): dependences are approximate
-	// anyway (shadow.pageWriters).
-	var seen writerCache
-	lastPage := int64(-1)
+	// Dependences are kept exactly, for reads of at most depsReadBytes:
+	// the values control flow needs are scalars and small tiles, and a
+	// byte-exact walk of every large skipped read was most of a timing-only
+	// GPT-3 layer's host time. Leaving a large read's writers out is safe
+	// (a missed writer is found by the next run); taking in writers the
+	// read did not touch is not: an instruction that reads an input never
+	// given would join the slice and stop the run.
 	lo, hi := v.Extent()
-	sh.pageWriters(v.base+lo, hi-lo, p.need, &seen, &lastPage)
+	if hi-lo > depsReadBytes {
+		return
+	}
+	sz := int64(v.DType.Size())
+	var seen writerCache
+	v.runs(func(_ int, addr int64, n int) { sh.check(addr, int64(n)*sz, p.need, &seen) })
 	m.noteDeps()
 }
 

@@ -26,24 +26,6 @@ type shadowPage struct {
 	stale   [pageSize / 64]uint64
 	unknown []uint64 // nil unless an input lies in the page
 	writer  [pageSize / granule]int32
-	// writers are the last skipped instructions that wrote into the page
-	// (at most len(writers), the latest replacing the oldest): what a
-	// skipped read's dependences are taken from (deps), cheaply and
-	// approximately, which is safe since deps only hasten the search.
-	writers  [8]int32
-	nw, next uint8
-}
-
-// addWriter records pc among the page's writers.
-func (p *shadowPage) addWriter(pc int32) {
-	for i := range p.nw {
-		if p.writers[i] == pc {
-			return
-		}
-	}
-	p.writers[p.next] = pc
-	p.next = (p.next + 1) % uint8(len(p.writers))
-	p.nw = min(p.nw+1, uint8(len(p.writers)))
 }
 
 type shadow struct {
@@ -173,31 +155,6 @@ func (s *shadow) skipped(addr, n int64, pc int) {
 		}
 		for g := lo / granule; g <= (hi-1)/granule; g++ {
 			p.writer[g] = int32(pc)
-		}
-		p.addWriter(int32(pc))
-	})
-}
-
-// pageWriters adds to need the recent skipped writers of the pages
-// [addr, addr+n) touches: a skipped instruction's dependences, taken per
-// page rather than per chunk (a chunk-exact walk of every skipped read
-// was most of a timing-only GPT-3 layer's host time). Over- and
-// under-approximating them is safe: a computed read is still checked
-// byte by byte (check), and a missed writer is found by the next run.
-func (s *shadow) pageWriters(addr, n int64, need map[int]bool, seen *writerCache, lastPage *int64) {
-	each(addr, n, func(pn, lo, hi int64) {
-		if pn == *lastPage {
-			return
-		}
-		*lastPage = pn
-		p := s.page(pn, false)
-		if p == nil {
-			return
-		}
-		for _, w := range p.writers[:p.nw] {
-			if !seen.has(w) {
-				need[int(w)] = true
-			}
 		}
 	})
 }
