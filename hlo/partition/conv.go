@@ -29,18 +29,7 @@ func (p *partitioner) convolution(in *hlo.Instruction, ops []*val) error {
 	for _, csrc := range []int{0, 1, 2} {
 		for _, rhsFirst := range []bool{false, true} {
 			plan := &dotPlan{lhs: Replicated(len(ls.Dims)), rhs: Replicated(len(rs.Dims)), out: Replicated(len(in.Shape.Dims))}
-			used := map[int]bool{}
-			take := func(axes []int) []int {
-				for _, a := range axes {
-					if used[a] {
-						return nil
-					}
-				}
-				for _, a := range axes {
-					used[a] = true
-				}
-				return slices.Clone(axes)
-			}
+			take := axisPool{}.take
 			var c []int
 			switch csrc {
 			case 0:
@@ -82,7 +71,7 @@ func (p *partitioner) convolution(in *hlo.Instruction, ops []*val) error {
 			}
 			rLocal, _ := p.mesh.LocalDims(plan.rhs, rhs.global.Dims)
 			plan.flops = hlo.Prod(outLocal) * hlo.Prod(rLocal) / max(rLocal[dl.RhsOut], 1)
-			if best == nil || plan.cost < best.cost || plan.cost == best.cost && plan.flops < best.flops {
+			if better(plan, best) {
 				best = plan
 			}
 		}
@@ -90,16 +79,5 @@ func (p *partitioner) convolution(in *hlo.Instruction, ops []*val) error {
 	if best == nil {
 		return p.replicated(in, ops, "no sharding of the convolution's operands divides its dimensions")
 	}
-	l, err := p.reshard(lhs, best.lhs)
-	if err != nil {
-		return p.errAt(in, "%v", err)
-	}
-	r, err := p.reshard(rhs, best.rhs)
-	if err != nil {
-		return p.errAt(in, "%v", err)
-	}
-	if len(best.out.Partial) > 0 {
-		best.out.Reducer = p.adder(in.Shape.Elem)
-	}
-	return p.emitAs(in, best.out, []string{l.name, r.name}, nil)
+	return p.applyPlan(in, lhs, rhs, best)
 }

@@ -44,7 +44,7 @@ func (p *partitioner) dot(in *hlo.Instruction, ops []*val) error {
 				if plan == nil {
 					continue
 				}
-				if best == nil || plan.cost < best.cost || plan.cost == best.cost && plan.flops < best.flops {
+				if better(plan, best) {
 					best = plan
 				}
 			}
@@ -53,24 +53,46 @@ func (p *partitioner) dot(in *hlo.Instruction, ops []*val) error {
 	if best == nil {
 		return p.replicated(in, ops, "no sharding of the dot's operands divides its dimensions")
 	}
-	l, err := p.reshard(lhs, best.lhs)
+	return p.applyPlan(in, lhs, rhs, best)
+}
+
+// better reports whether plan beats best (nil: anything does): fewer
+// bytes moved, then fewer local products.
+func better(plan, best *dotPlan) bool {
+	return best == nil || plan.cost < best.cost || plan.cost == best.cost && plan.flops < best.flops
+}
+
+// applyPlan moves a dot's or convolution's operands where plan says and
+// emits it, its partial sums (if any) to be combined by an add.
+func (p *partitioner) applyPlan(in *hlo.Instruction, lhs, rhs *val, plan *dotPlan) error {
+	l, err := p.reshard(lhs, plan.lhs)
 	if err != nil {
 		return p.errAt(in, "%v", err)
 	}
-	r, err := p.reshard(rhs, best.rhs)
+	r, err := p.reshard(rhs, plan.rhs)
 	if err != nil {
 		return p.errAt(in, "%v", err)
 	}
-	if len(best.out.Partial) > 0 {
-		best.out.Reducer = p.adder(in.Shape.Elem)
+	if len(plan.out.Partial) > 0 {
+		plan.out.Reducer = p.adder(in.Shape.Elem)
 	}
-	local, err := p.localShape(in.Shape, best.out)
-	if err != nil {
-		return p.errAt(in, "%v", err)
+	return p.emitAs(in, plan.out, []string{l.name, r.name}, nil)
+}
+
+// axisPool hands out mesh axes to dimensions, each axis at most once.
+type axisPool map[int]bool
+
+// take gives axes if none is taken yet (nil otherwise).
+func (u axisPool) take(axes []int) []int {
+	for _, a := range axes {
+		if u[a] {
+			return nil
+		}
 	}
-	name := p.copyOf(in, local, []string{l.name, r.name}, nil)
-	p.vals[in.Name] = &val{name: name, global: in.Shape, sh: best.out}
-	return nil
+	for _, a := range axes {
+		u[a] = true
+	}
+	return slices.Clone(axes)
 }
 
 func freeDims(rank int, a, b []int64) []int64 {
@@ -89,18 +111,7 @@ func freeDims(rank int, a, b []int64) []int64 {
 func (p *partitioner) dotCandidate(in *hlo.Instruction, lhs, rhs *val, lb, rb, lc, rc, lf, rf []int64, bsrc, csrc int, rhsFirst bool) *dotPlan {
 	ls, rs := dimsOnly(lhs.sh), dimsOnly(rhs.sh)
 	plan := &dotPlan{lhs: Replicated(len(ls.Dims)), rhs: Replicated(len(rs.Dims)), out: Replicated(len(in.Shape.Dims))}
-	used := map[int]bool{}
-	take := func(axes []int) []int {
-		for _, a := range axes {
-			if used[a] {
-				return nil
-			}
-		}
-		for _, a := range axes {
-			used[a] = true
-		}
-		return slices.Clone(axes)
-	}
+	take := axisPool{}.take
 	pick := func(src int, l, r int64) []int {
 		switch src {
 		case 0:

@@ -32,18 +32,7 @@ func (p *partitioner) gather(in *hlo.Instruction, ops []*val) error {
 	src, idx := dimsOnly(operand.sh), dimsOnly(indices.sh)
 	opT, idxT := Replicated(len(src.Dims)), Replicated(len(idx.Dims))
 	out := Replicated(len(in.Shape.Dims))
-	used := map[int]bool{}
-	take := func(axes []int) []int {
-		for _, a := range axes {
-			if used[a] {
-				return nil
-			}
-		}
-		for _, a := range axes {
-			used[a] = true
-		}
-		return slices.Clone(axes)
-	}
+	take := axisPool{}.take
 	// The result's batch dimensions are the indices' dimensions but the
 	// index vector's, in order, at the positions offset_dims leaves.
 	var batchOut []int
@@ -131,18 +120,7 @@ func (p *partitioner) scatter(in *hlo.Instruction, ops []*val) error {
 	}
 	src, idx, upd := dimsOnly(operand.sh), dimsOnly(indices.sh), dimsOnly(updates.sh)
 	opT, idxT, updT := Replicated(len(src.Dims)), Replicated(len(idx.Dims)), Replicated(len(upd.Dims))
-	used := map[int]bool{}
-	take := func(axes []int) []int {
-		for _, a := range axes {
-			if used[a] {
-				return nil
-			}
-		}
-		for _, a := range axes {
-			used[a] = true
-		}
-		return slices.Clone(axes)
-	}
+	take := axisPool{}.take
 	k := 0
 	for d := range src.Dims {
 		if slices.Contains(inserted, int64(d)) {

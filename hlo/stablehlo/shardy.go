@@ -239,19 +239,12 @@ func (b *builder) resultSharding(s *stmt) {
 	}
 }
 
-// namedComputation (jax.named_scope and friends) is its body, called.
-func (b *builder) namedComputation(s *stmt, sc *scope) error {
+// bodyCall reads the operands of an op with a body (the values in its
+// first (...) group) and the body's arguments (the (%a: type, ...) group
+// before it), checking that they match in number and that the operands
+// are defined.
+func (b *builder) bodyCall(s *stmt, pre []token, sc *scope) (ops []string, args []arg, err error) {
 	at := token{line: s.line, col: s.col}
-	p := hlo.Pos{Line: s.line, Col: s.col}
-	if len(s.regions) != 1 || len(s.results) == 0 {
-		return b.r.errAt(at, "sdy.named_computation needs its body and results")
-	}
-	pre, typ := split(s.toks)
-	_, outs, err := b.types(typ)
-	if err != nil {
-		return err
-	}
-	var ops []string
 	var argToks []token
 	for i := 0; i < len(pre); i++ {
 		if pre[i].text != "(" {
@@ -265,41 +258,66 @@ func (b *builder) namedComputation(s *stmt, sc *scope) error {
 					ops = append(ops, t.text)
 				}
 			}
-		} else if argToks == nil {
+		} else if argToks == nil && len(g) > 2 && g[1].kind == tValue && g[2].text == ":" {
 			argToks = g
 		}
 		i += len(g) - 1
 	}
-	var args []arg
-	for i := 1; i+2 < len(argToks); i++ {
-		if argToks[i].kind == tValue && argToks[i+1].text == ":" {
-			j := i + 2
-			depth := 0
-			for ; j < len(argToks)-1; j++ {
-				if argToks[j].text == "<" {
-					depth++
-				} else if argToks[j].text == ">" {
-					depth--
-				} else if argToks[j].text == "," && depth == 0 {
-					break
-				}
-			}
-			tys, _, err := b.types(argToks[i+2 : j])
-			if err != nil || len(tys) != 1 {
-				return b.r.errAt(at, "sdy.named_computation: the body's argument %s", argToks[i].text)
-			}
-			args = append(args, arg{name: argToks[i].text, shape: tys[0]})
-			i = j
+	for _, o := range ops {
+		if _, ok := sc.shapes[hloName(o)]; !ok {
+			return nil, nil, b.r.errAt(at, "%s is not defined before its use", o)
 		}
 	}
+	// Each argument's type runs from its ":" to the next top-level comma.
+	for i := 1; i+2 < len(argToks); i++ {
+		if argToks[i].kind != tValue || argToks[i+1].text != ":" {
+			continue
+		}
+		j, depth := i+2, 0
+	scan:
+		for ; j < len(argToks)-1; j++ {
+			switch argToks[j].text {
+			case "<", "(", "[":
+				depth++
+			case ">", ")", "]":
+				depth--
+			case ",":
+				if depth == 0 {
+					break scan
+				}
+			}
+		}
+		tys, _, err := b.types(argToks[i+2 : j])
+		if err != nil || len(tys) != 1 {
+			return nil, nil, b.r.errAt(at, "%s: the body's argument %s", s.op, argToks[i].text)
+		}
+		args = append(args, arg{name: argToks[i].text, shape: tys[0]})
+		i = j
+	}
 	if len(args) != len(ops) {
-		return b.r.errAt(at, "sdy.named_computation: %d body arguments for %d operands", len(args), len(ops))
+		return nil, nil, b.r.errAt(at, "%s: %d body arguments for %d operands", s.op, len(args), len(ops))
+	}
+	return ops, args, nil
+}
+
+// namedComputation (jax.named_scope and friends) is its body, called.
+func (b *builder) namedComputation(s *stmt, sc *scope) error {
+	at := token{line: s.line, col: s.col}
+	p := hlo.Pos{Line: s.line, Col: s.col}
+	if len(s.regions) != 1 || len(s.results) == 0 {
+		return b.r.errAt(at, "sdy.named_computation needs its body and results")
+	}
+	pre, typ := split(s.toks)
+	_, outs, err := b.types(typ)
+	if err != nil {
+		return err
+	}
+	ops, args, err := b.bodyCall(s, pre, sc)
+	if err != nil {
+		return err
 	}
 	var hops []string
 	for _, o := range ops {
-		if _, ok := sc.shapes[hloName(o)]; !ok {
-			return b.r.errAt(at, "%s is not defined before its use", o)
-		}
 		hops = append(hops, hloName(o))
 	}
 	body := s.regions[0]
@@ -336,64 +354,16 @@ func (b *builder) manualComputation(s *stmt, sc *scope) error {
 	if err != nil {
 		return err
 	}
-	// The operands are the values in the first (...) group; the body's
-	// arguments the (%a: type, ...) group before the body.
-	var ops []string
-	var argToks []token
-	for i := 0; i < len(pre); i++ {
-		if pre[i].text != "(" {
-			continue
-		}
-		g := balanced(pre[i:])
-		if ops == nil {
-			for _, t := range g {
-				if t.kind == tValue {
-					ops = append(ops, t.text)
-				}
-			}
-		} else if len(g) > 2 && g[1].kind == tValue && g[2].text == ":" {
-			argToks = g
-		}
-		i += len(g) - 1
+	ops, args, err := b.bodyCall(s, pre, sc)
+	if err != nil {
+		return err
 	}
 	if len(ops) != len(ins) {
 		return b.r.errAt(at, "sdy.manual_computation: %d operands for %d types", len(ops), len(ins))
 	}
-	for _, o := range ops {
-		if _, ok := sc.shapes[hloName(o)]; !ok {
-			return b.r.errAt(at, "%s is not defined before its use", o)
-		}
-	}
-	// The body's arguments: their types, as a type list.
-	var args []arg
-	typesOnly := []token{{kind: tPunct, text: "("}}
-	var names []string
-	depth := 0
-	for i := 1; i < len(argToks)-1; i++ {
-		t := argToks[i]
-		if depth == 0 && t.kind == tValue && i+1 < len(argToks) && argToks[i+1].text == ":" {
-			names = append(names, t.text)
-			i++
-			continue
-		}
-		switch t.text {
-		case "<", "(", "[":
-			depth++
-		case ">", ")", "]":
-			depth--
-		}
-		typesOnly = append(typesOnly, t)
-	}
-	typesOnly = append(typesOnly, token{kind: tPunct, text: ")"})
-	local, _, err := b.types(typesOnly)
-	if err != nil {
-		return err
-	}
-	if len(local) != len(names) || len(local) != len(ops) {
-		return b.r.errAt(at, "sdy.manual_computation: %d body arguments for %d operands", len(local), len(ops))
-	}
-	for i, n := range names {
-		args = append(args, arg{name: n, shape: local[i]})
+	var local []string
+	for _, a := range args {
+		local = append(local, a.shape)
 	}
 	inSh, outSh := sdyAttr(pre, "in_shardings"), sdyAttr(pre, "out_shardings")
 	axes := sdyAttr(pre, "manual_axes")
