@@ -114,8 +114,9 @@ func (m *Machine) checkComputedRead(v view) error {
 }
 
 // depsReadBytes bounds the skipped reads whose writers are recorded as
-// dependences (recordSkippedRead).
-const depsReadBytes = 64 << 10
+// dependences (recordSkippedRead): the values control flow reads are
+// scalars and small vectors; a tile is 16 KiB and more.
+const depsReadBytes = 4 << 10
 
 // recordSkippedRead notes, for the skipped instruction being executed,
 // the skipped writers of what it reads from v (see partial.deps).

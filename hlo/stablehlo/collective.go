@@ -94,7 +94,10 @@ func (b *builder) collective(name string, s *stmt, sc *scope, pre []token, ops, 
 			return err
 		}
 		if split != concat {
-			return b.r.errAt(at, "unsupported: %s with split_dimension %s and concat_dimension %s (HLO's all-to-all splits and concatenates along one)", s.op, split, concat)
+			if len(ops) != 1 || len(outs) != 1 {
+				return b.r.errAt(at, "unsupported: %s of several operands with split_dimension %s and concat_dimension %s", s.op, split, concat)
+			}
+			return b.allToAllAcross(res, h[0], sc.shapes[h[0]], outs[0], split, concat, numbers(after(pre, "split_count")), attrs, p, sc, at, s.op)
 		}
 		attrs = append(attrs, "dimensions={"+split+"}")
 	}
@@ -115,6 +118,58 @@ func (b *builder) collective(name string, s *stmt, sc *scope, pre []token, ops, 
 		return nil
 	}
 	sc.shapes[res] = shape
+	return nil
+}
+
+// allToAllAcross writes an all_to_all that splits one dimension and
+// concatenates along another, which HLO's all-to-all (one dimension for
+// both) does not express, as XLA's partitioner writes such a move: the
+// split dimension cut into split_count pieces as a new major dimension,
+// that dimension exchanged (piece j to the group's j-th member), and the
+// pieces received made the major part of the concat dimension.
+func (b *builder) allToAllAcross(res, x, in, out, splitText, concatText string, count []string, attrs []string, p hlo.Pos, sc *scope, at token, op string) error {
+	dims, elem := dimsOf(in), elemOf(in)
+	split, err1 := strconv.Atoi(splitText)
+	concat, err2 := strconv.Atoi(concatText)
+	if err1 != nil || err2 != nil || split < 0 || concat < 0 || split >= len(dims) || concat >= len(dims) || len(count) != 1 {
+		return b.r.errAt(at, "%s: split_dimension, concat_dimension and split_count out of range", op)
+	}
+	g, err := strconv.ParseInt(count[0], 10, 64)
+	if err != nil || g < 1 || dims[split]%g != 0 {
+		return b.r.errAt(at, "%s: split_count %s does not divide dimension %d (%d)", op, count[0], split, dims[split])
+	}
+	shape := func(d []int64) string { return fmt.Sprintf("%s[%s]", elem, strings.Trim(listText(d), "{}")) }
+	m := append([]int64(nil), dims...)
+	m[split] /= g
+	cut := append(append(append([]int64(nil), dims[:split]...), g, m[split]), dims[split+1:]...)
+	perm := []int64{int64(split)}
+	for d := range cut {
+		if d != split {
+			perm = append(perm, int64(d))
+		}
+	}
+	front := append([]int64{g}, m...)
+	back := []int64{}
+	for d := 1; d <= concat; d++ {
+		back = append(back, int64(d))
+	}
+	back = append(back, 0)
+	for d := concat + 1; d < len(front); d++ {
+		back = append(back, int64(d))
+	}
+	moved := append(append(append([]int64(nil), m[:concat]...), g), m[concat:]...)
+	var keep []string
+	for _, a := range attrs {
+		if !strings.HasPrefix(a, "use_global_device_ids") {
+			keep = append(keep, a)
+		}
+	}
+	b.emitLine(fmt.Sprintf("  %s.cut = %s reshape(%s)", res, shape(cut), x), p)
+	b.emitLine(fmt.Sprintf("  %s.front = %s transpose(%s.cut), dimensions=%s", res, shape(front), res, listText(perm)), p)
+	b.emitLine(fmt.Sprintf("  %s.exchanged = %s all-to-all(%s.front), %s, dimensions={0}", res, shape(front), res, strings.Join(keep, ", ")), p)
+	b.emitLine(fmt.Sprintf("  %s.back = %s transpose(%s.exchanged), dimensions=%s", res, shape(moved), res, listText(back)), p)
+	b.emitLine(fmt.Sprintf("  %s = %s reshape(%s.back)", res, out, res), p)
+	sc.shapes[res] = out
 	return nil
 }
 

@@ -177,3 +177,42 @@ func TestWindowedEinsumStopsClearly(t *testing.T) {
 	require.NotContains(t, errs, "reaches outside")
 	require.NotContains(t, errs, "panic")
 }
+
+// TestAllToAllAcrossDimensions: a shard_map's all_to_all that splits one
+// dimension and concatenates along another (Ulysses attention's
+// heads-for-sequence swap), which HLO's all-to-all does not express, moves
+// a row-split array to a column split: device d ends with columns
+// 2d..2d+1 of the whole.
+func TestAllToAllAcrossDimensions(t *testing.T) {
+	const src = `module @m attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main() -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}]>}) {
+    %r = stablehlo.iota dim = 0 : tensor<8x8xf32>
+    %c = stablehlo.iota dim = 1 : tensor<8x8xf32>
+    %k = stablehlo.constant dense<8.0> : tensor<8x8xf32>
+    %r8 = stablehlo.multiply %r, %k : tensor<8x8xf32>
+    %x = stablehlo.add %r8, %c : tensor<8x8xf32>
+    %0 = sdy.manual_computation(%x) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{}, {"x"}]>] manual_axes={"x"} (%a: tensor<2x8xf32>) {
+      %1 = "stablehlo.all_to_all"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, concat_dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, split_count = 4 : i64, split_dimension = 1 : i64}> : (tensor<2x8xf32>) -> tensor<8x2xf32>
+      sdy.return %1 : tensor<8x2xf32>
+    } : (tensor<8x8xf32>) -> tensor<8x8xf32>
+    return %0 : tensor<8x8xf32>
+  }
+}`
+	dir := t.TempDir()
+	f := filepath.Join(dir, "a2a.mlir")
+	require.NoError(t, os.WriteFile(f, []byte(src), 0o644))
+	out := filepath.Join(dir, "o")
+	code, _, errs := runCLI("simulate", f, "--chip", "teach16", "--out-dir", out, "--check")
+	require.Equal(t, 0, code, errs)
+	for d := range 4 {
+		g, err := npy.Read(mustRead(t, filepath.Join(out, fmt.Sprint("device", d), "out.0.npy")))
+		require.NoError(t, err)
+		require.Equal(t, []int{8, 2}, g.Shape)
+		for r := range 8 {
+			for c := range 2 {
+				require.Equal(t, float64(r*8+2*d+c), g.Values[r*2+c], "device %d [%d,%d]", d, r, c)
+			}
+		}
+	}
+}
