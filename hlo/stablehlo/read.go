@@ -497,7 +497,7 @@ func (r *reader) regionStart() bool {
 		return false
 	}
 	n := r.toks[r.p+1]
-	return n.kind == tValue || strings.HasPrefix(n.text, "^") || strings.HasPrefix(n.text, "stablehlo.") || n.text == "}" && false
+	return n.kind == tValue || strings.HasPrefix(n.text, "^") || strings.HasPrefix(n.text, "stablehlo.") || strings.HasPrefix(n.text, "sdy.")
 }
 
 func (r *reader) region() ([]arg, []*stmt, error) {

@@ -68,6 +68,11 @@ func TestReadErrors(t *testing.T) {
 		{"func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {\n  return %a : tensor<2xf32>\n}", "t.mlir:2:10: return value 0 (%a) is f32[2]; @main declares f32[3]"},
 		{"func.func @main(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {\n  return %a : tensor<2xf32>\n}", "t.mlir:2:10: return gives 1 values; @main declares 2 results"},
 		{"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.abs %\u00e4 : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", "t.mlir:2:23: unexpected character 'ä'"},
+		// Shardy (issue 42): a truncated mesh; a shard_map whose body
+		// begins with its return, and that lacks out_shardings.
+		{"module @m {\n sdy.mesh @mesh = <[\"x\"=4\n", "t.mlir:2:19: sdy.mesh: unterminated <...>"},
+		{"module @m {\n sdy.mesh @mesh = <[\"x\"=4]>\n func.func @main(%a: tensor<8xf32>) -> tensor<8xf32> {\n  %0 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{\"x\"}]>] manual_axes={\"x\"} (%b: tensor<2xf32>) {\n   sdy.return %b : tensor<2xf32>\n  } : (tensor<8xf32>) -> tensor<8xf32>\n  return %0 : tensor<8xf32>\n }\n}",
+			"t.mlir:4:3: sdy.manual_computation wants in_shardings, out_shardings and manual_axes"},
 		{"garbage", "expected func.func"},
 		{"", "no func.func"},
 	} {

@@ -99,6 +99,9 @@ func (r *reader) meshDecl() error {
 	}
 	start := r.p
 	r.skipBalanced()
+	if r.toks[r.p-1].text != ">" {
+		return r.errAt(r.toks[start], "sdy.mesh: unterminated <...>")
+	}
 	m := meshDecl{name: strings.Trim(name.text[1:], `"`), text: attrText(r.toks[start:r.p])}
 	for i, t := range r.toks[start:r.p] {
 		if t.kind == tString && i+2 < r.p-start && r.toks[start+i+1].text == "=" {
