@@ -684,7 +684,11 @@ func (p *partitioner) passThrough(in *hlo.Instruction, ops []*val) error {
 func (p *partitioner) barrier(in *hlo.Instruction, ops []*val) error {
 	v := ops[0]
 	if v.tuple == nil {
-		return p.emitAs(in, dimsOnly(v.sh), []string{mustReshard(p, v)}, nil)
+		r, err := p.reshard(v, dimsOnly(v.sh))
+		if err != nil {
+			return p.errAt(in, "%v", err)
+		}
+		return p.emitAs(in, r.sh, []string{r.name}, nil)
 	}
 	var names []string
 	var locals []*hlo.Shape
@@ -713,16 +717,6 @@ func (p *partitioner) barrier(in *hlo.Instruction, ops []*val) error {
 	}
 	p.vals[in.Name] = out
 	return nil
-}
-
-// mustReshard is v without partial sums, or v's name when that fails
-// (the error then comes from the op's own checks).
-func mustReshard(p *partitioner, v *val) string {
-	r, err := p.reshard(v, dimsOnly(v.sh))
-	if err != nil {
-		return v.name
-	}
-	return r.name
 }
 
 // parseSlice reads slice={[start:limit:stride], ...}.
