@@ -65,6 +65,7 @@ type SliceReport struct {
 	// Unit instructions of the program text whose values were computed,
 	// of all unit instructions.
 	ComputedInstructions int `json:"computed_instructions"`
+	EagerInstructions    int `json:"eager_instructions"`
 	UnitInstructions     int `json:"unit_instructions"`
 	// Runs taken to find the slice (1 when no control depends on data).
 	Runs int `json:"runs"`
@@ -138,7 +139,7 @@ func NewReport(program string, m *core.Model, timingOnly bool) *Report {
 	}
 	r.MXUDataflow, r.MXUDataflowModel = c.MXU.Dataflow, DataflowModel(c.MXU.Dataflow)
 	if sl := m.Slice; sl != nil {
-		r.Slice = &SliceReport{ControlDependsOnData: sl.Steers, ComputedInstructions: sl.Computed, UnitInstructions: sl.Units, Runs: sl.Runs}
+		r.Slice = &SliceReport{ControlDependsOnData: sl.Steers, ComputedInstructions: sl.Computed, EagerInstructions: sl.Eager, UnitInstructions: sl.Units, Runs: sl.Runs}
 	}
 	cores := m.Cores // every core of a multi-core chip, core 0 first
 	if len(cores) == 0 {
@@ -281,8 +282,15 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if r.TimingOnly {
 		v := "not computed (--timing-only)"
 		if sl := r.Slice; sl != nil && sl.ControlDependsOnData {
-			v = fmt.Sprintf("computed for %d of %d unit instructions, the ones control flow depends on (--timing-only; slice found in %d runs)",
-				sl.ComputedInstructions, sl.UnitInstructions, sl.Runs)
+			runs := "1 run"
+			if sl.Runs != 1 {
+				runs = fmt.Sprintf("%d runs", sl.Runs)
+			}
+			v = fmt.Sprintf("computed for %d of %d unit instructions, the ones control flow depends on (--timing-only; slice found in %s)",
+				sl.ComputedInstructions, sl.UnitInstructions, runs)
+			if sl.EagerInstructions > 0 {
+				v += fmt.Sprintf(", and %d small ones whose inputs had been computed", sl.EagerInstructions)
+			}
 		}
 		rows = append(rows, []string{"values", v})
 	}

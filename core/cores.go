@@ -93,7 +93,7 @@ func runCores(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.
 			}
 		}
 		if s != nil {
-			m.Arch.SetPartial(s.compute, s.track)
+			s.set(m.Arch)
 			m.slice = s
 		}
 		if k == 0 {

@@ -146,7 +146,7 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 		for pc := range prog.Code {
 			compute[pc] = ref.TouchesSMEM(prog, &prog.Code[pc])
 		}
-		arch.SetPartial(compute, true)
+		arch.SetPartial(compute, ref.TrackStale)
 	}
 	m.Clock = sim.NewClockMHz("core", float64(chip.ClockMHz))
 	m.VClock = m.Clock

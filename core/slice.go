@@ -36,6 +36,11 @@ type SliceInfo struct {
 	Steers bool
 	// Sample names a few computed instructions.
 	Sample string
+	// Eager is the number of small unit instructions outside the slice
+	// that computed values because everything they read had been
+	// computed (ref's eager instructions): they cut the runs the search
+	// takes, not its result.
+	Eager int
 }
 
 // Simulate builds the model of chip running prog, lets load put the
@@ -62,17 +67,24 @@ func Simulate(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.
 	if !info.Steers {
 		// Nothing computed reads anything: one run, nothing tracked.
 		info.Runs = 1
-		return runOnce(chip, prog, opt, load, &slice{compute, false, info})
+		return runOnce(chip, prog, opt, load, &slice{compute, ref.TrackNone, 0, info})
 	}
 	search := opt
 	restartable := Restartable(opt.Observers)
 	if !restartable {
 		search.Observers = nil
 	}
+	// The first run records only which bytes skipped instructions wrote;
+	// once a run has stopped, the next ones also keep every skipped
+	// instruction's dependences, so that a stop names a whole chain of
+	// writers (ref.Tracking). Most programs never stop, and keeping them
+	// costs half the host time.
+	track, depsFor := ref.TrackStale, int64(0)
 	for {
 		info.Runs++
-		m, err := runOnce(chip, prog, search, load, &slice{compute, true, info})
+		m, err := runOnce(chip, prog, search, load, &slice{compute, track, depsFor, info})
 		if nv, ok := err.(*NeedValues); ok {
+			track, depsFor = ref.TrackDeps, max(depsFor, UnitExecs(m))
 			for _, pc := range nv.PCs {
 				if compute[pc] {
 					return m, fmt.Errorf("internal error: timing-only slice search asked again for pc %d", pc)
@@ -86,7 +98,7 @@ func Simulate(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.
 		}
 		// The slice is known: run once more for the observers, who must
 		// see one whole run.
-		return runOnce(chip, prog, opt, load, &slice{compute, true, info})
+		return runOnce(chip, prog, opt, load, &slice{compute, ref.TrackStale, 0, info})
 	}
 }
 
@@ -95,8 +107,34 @@ type NeedValues = ref.NeedValues
 
 type slice struct {
 	compute []bool
-	track   bool
+	track   ref.Tracking
+	depsFor int64 // with TrackDeps: the unit instructions whose dependences are kept
 	info    *SliceInfo
+}
+
+// set makes arch's run partial as s says.
+func (s *slice) set(arch *ref.Machine) {
+	arch.SetPartial(s.compute, s.track)
+	if s.track == ref.TrackDeps {
+		arch.KeepDepsFor(s.depsFor)
+	}
+}
+
+// UnitExecs is the most unit instructions any core of m's chip (or any
+// of the devices given) executed in a partial run: how far a slice
+// search's next run keeps dependences (ref.Machine.KeepDepsFor).
+func UnitExecs(models ...*Model) int64 {
+	n := int64(0)
+	for _, m := range models {
+		if m == nil {
+			continue
+		}
+		n = max(n, m.Arch.UnitExecs())
+		for _, c := range m.Cores {
+			n = max(n, c.Arch.UnitExecs())
+		}
+	}
+	return n
 }
 
 func runOnce(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.Machine) error, s *slice) (*Model, error) {
@@ -112,7 +150,7 @@ func runOnce(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.M
 		return nil, err
 	}
 	if s != nil {
-		m.Arch.SetPartial(s.compute, s.track)
+		s.set(m.Arch)
 		m.slice = s
 	}
 	if load != nil {
@@ -137,5 +175,6 @@ func (s *slice) note(prog *exe.Program, m *Model) {
 	}
 	s.info.Computed = n
 	s.info.Sample = ref.DescribeSlice(prog, s.compute, 3)
+	s.info.Eager = m.Arch.EagerComputed()
 	m.Slice = s.info
 }

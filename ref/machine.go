@@ -89,6 +89,8 @@ type Machine struct {
 
 	part   *partial // set for a partial (timing-only) run: SetPartial
 	dry    bool     // the instruction being executed computes no values
+	probe  bool     // a partial run is trying whether an eager instruction can compute (partial.go)
+	dirty  bool     // the probe met a byte whose value was never computed
 	execPC int      // the unit instruction being executed
 	inExec bool     // a unit instruction is executing (for Access)
 }

@@ -45,28 +45,151 @@ func (e *UnknownInput) Error() string {
 
 type partial struct {
 	compute []bool                 // by pc: the instruction computes values
+	eager   []bool                 // by pc: the instruction computes values when all it reads was computed
+	eagerOK []bool                 // by pc: an eager instruction computed at least once
 	shadows [isa.NumSpaces]*shadow // by space; nil when stale bytes are not tracked
 	need    map[int]bool           // skipped writers read by the current instruction
 	// deps records, for each skipped instruction, the skipped writers of
 	// what it read: when it joins the slice they must too, so a stop asks
-	// for the whole chain at once instead of one link per run.
+	// for the whole chain at once instead of one link per run. Nil when
+	// not kept (TrackStale).
 	deps map[int]map[int]bool
+	// execs counts the unit instructions executed; dependences are kept
+	// for the first depsUntil of them (all when negative).
+	execs, depsUntil int64
+}
+
+// Tracking is how much a partial run records of what skipped instructions
+// did.
+type Tracking int
+
+const (
+	// TrackNone records nothing: the caller vouches that no computed
+	// instruction reads what a skipped one wrote.
+	TrackNone Tracking = iota
+	// TrackStale records which bytes skipped instructions wrote, so that a
+	// computed instruction reading them stops the run with a *NeedValues
+	// naming their writers.
+	TrackStale
+	// TrackDeps also records, for every skipped instruction, the skipped
+	// writers of what it read, so that a stop names the whole chain of
+	// writers behind the values at once. Every vector instruction's reads
+	// are walked byte by byte for it: about half the host time of a run
+	// whose slice needs nothing more, which is why a search starts with
+	// TrackStale and keeps dependences only once a run has stopped, and
+	// only up to where it stopped (KeepDepsFor).
+	TrackDeps
+)
+
+// KeepDepsFor limits a TrackDeps run's dependences to the first n unit
+// instructions the machine executes. The writers behind a value read at
+// the n-th all executed before it, so a run that stopped there finds
+// their whole chain when run again with n; what executes later is
+// tracked as TrackStale.
+func (m *Machine) KeepDepsFor(n int64) {
+	if m.part != nil {
+		m.part.depsUntil = n
+	}
+}
+
+// UnitExecs is the number of unit instructions m has executed, for
+// KeepDepsFor.
+func (m *Machine) UnitExecs() int64 {
+	if m.part == nil {
+		return 0
+	}
+	return m.part.execs
 }
 
 // SetPartial makes the machine compute values only for the unit
 // instructions whose compute[pc] is true; the others are checked and timed
-// but skipped. With track set it records which bytes skipped instructions
-// wrote, so that a computed instruction reading them stops the run with a
-// *NeedValues (see above); without it, the caller vouches that no computed
-// instruction reads what a skipped one wrote.
-func (m *Machine) SetPartial(compute []bool, track bool) {
-	p := &partial{compute: compute, need: map[int]bool{}, deps: map[int]map[int]bool{}}
-	if track {
+// but skipped, and track says what is recorded of them.
+func (m *Machine) SetPartial(compute []bool, track Tracking) {
+	p := &partial{compute: compute, need: map[int]bool{}, depsUntil: -1}
+	if track >= TrackStale {
 		for _, s := range isa.Spaces() {
 			p.shadows[s] = newShadow()
 		}
 	}
+	if track >= TrackDeps {
+		p.deps = map[int]map[int]bool{}
+	}
+	if track >= TrackStale {
+		p.eager = eagerSet(m.Prog)
+		p.eagerOK = make([]bool, len(compute))
+	}
 	m.part = p
+}
+
+// eagerBytes bounds the tiles of an eager instruction.
+const eagerBytes = 256
+
+// Eager instructions.
+//
+// The values that steer control flow are scalars: a loop counter, a
+// dynamic slice's offset computed from the partition id. Found only by
+// stopping and running again, each such chain costs a run up to where it
+// is read, and XLA's GPT-3 layer on 8 devices has three of them (one per
+// attention transpose) at a third of its 198M cycles. So the small data
+// instructions of a program (DMA, vector and cross-lane instructions whose
+// tiles are at most eagerBytes) compute whenever everything they read holds
+// computed values, which a probe of the instruction's reads decides before
+// it executes; otherwise they are skipped like the rest. Which ones
+// compute does not change a cycle, only which values exist; and an eager
+// instruction never stops a run, so one that reads an input never given is
+// simply skipped.
+func eagerSet(p *exe.Program) []bool {
+	eager := make([]bool, len(p.Code))
+	for pc := range p.Code {
+		in := &p.Code[pc]
+		switch in.Op.Info().Unit {
+		case isa.UnitDMA, isa.UnitVPU, isa.UnitXLU:
+		default:
+			continue
+		}
+		small := true
+		for _, t := range in.Tiles {
+			if t.Layout == 0 {
+				continue
+			}
+			if l, ok := p.Layout(t.Layout); !ok || l.Elems()*int64(l.DType.Size()) > eagerBytes {
+				small = false
+			}
+		}
+		eager[pc] = small
+	}
+	return eager
+}
+
+// EagerComputed is the number of eager instructions (outside the slice)
+// that computed values at least once in a partial run.
+func (m *Machine) EagerComputed() int {
+	n := 0
+	if m.part != nil {
+		for pc, ok := range m.part.eagerOK {
+			if ok && !m.part.compute[pc] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// cleanRead reports whether every byte of v holds a computed value.
+func (m *Machine) cleanRead(v view) bool {
+	p := m.part
+	if p == nil || p.shadows[v.Space] == nil {
+		return true
+	}
+	sh := p.shadows[v.Space]
+	sz := int64(v.DType.Size())
+	clean := true
+	v.runs(func(_ int, addr int64, n int) {
+		if clean && sh.dirty(addr, int64(n)*sz) {
+			clean = false
+		}
+	})
+	return clean
 }
 
 // MarkUnknown records that a tensor's values were not given (a timing-only
@@ -122,7 +245,7 @@ const depsReadBytes = 4 << 10
 // the skipped writers of what it reads from v (see partial.deps).
 func (m *Machine) recordSkippedRead(v view) {
 	p := m.part
-	if p == nil || p.shadows[v.Space] == nil {
+	if p == nil || p.shadows[v.Space] == nil || p.deps == nil || (p.depsUntil >= 0 && p.execs > p.depsUntil) {
 		return
 	}
 	sh := p.shadows[v.Space]
@@ -148,6 +271,10 @@ func (m *Machine) recordSkippedRead(v view) {
 func (m *Machine) noteDeps() {
 	p := m.part
 	if len(p.need) == 0 {
+		return
+	}
+	if p.deps == nil { // TrackStale: dependences are not kept
+		clear(p.need)
 		return
 	}
 	d := p.deps[m.execPC]

@@ -73,6 +73,15 @@ func TestShadow(t *testing.T) {
 		{"an input never given", func(s *shadow) { s.unknownInput(200, 16) }, 190, 20, nil, 200},
 		{"an input a skipped instruction overwrote", func(s *shadow) { s.unknownInput(200, 16); s.skipped(200, 16, 9) }, 200, 16, []int{9}, -1},
 		{"an input overwritten with values", func(s *shadow) { s.unknownInput(200, 16); s.computed(200, 16) }, 200, 16, nil, -1},
+		// Whole pages are kept without bitmaps until part of one differs.
+		{"a whole page skipped", func(s *shadow) { s.skipped(0, pageSize, 5) }, 100, 8, []int{5}, -1},
+		{"a whole page, one granule rewritten", func(s *shadow) { s.skipped(0, pageSize, 5); s.skipped(granule, 8, 6) }, granule - 8, 24, []int{5, 6}, -1},
+		{"a whole page, part computed", func(s *shadow) { s.skipped(0, pageSize, 5); s.computed(0, 64) }, 0, 64, nil, -1},
+		{"a whole page, beside the part computed", func(s *shadow) { s.skipped(0, pageSize, 5); s.computed(0, 64) }, 60, 8, []int{5}, -1},
+		{"a whole page computed", func(s *shadow) { s.skipped(0, 2*pageSize, 5); s.computed(0, pageSize) }, 0, pageSize + 1, []int{5}, -1},
+		{"whole input pages, part skipped", func(s *shadow) { s.unknownInput(0, 2*pageSize); s.skipped(pageSize, 16, 4) }, pageSize + 8, 16, []int{4}, pageSize + 16},
+		{"whole input pages, one computed", func(s *shadow) { s.unknownInput(0, 2*pageSize); s.computed(0, pageSize) }, 0, pageSize + 4, nil, pageSize},
+		{"an input page skipped whole", func(s *shadow) { s.unknownInput(0, pageSize); s.skipped(0, pageSize, 3) }, 0, pageSize, []int{3}, -1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -87,6 +96,31 @@ func TestShadow(t *testing.T) {
 				}
 			}
 			require.Equal(t, c.wantNeed, got)
+		})
+	}
+}
+
+// TestShadowDirty: what an eager instruction's probe asks of a shadow.
+func TestShadowDirty(t *testing.T) {
+	cases := []struct {
+		name    string
+		do      func(s *shadow)
+		addr, n int64
+		want    bool
+	}{
+		{"nothing written", func(s *shadow) {}, 0, 8, false},
+		{"skipped", func(s *shadow) { s.skipped(0, 8, 1) }, 4, 8, true},
+		{"a whole page skipped, part computed", func(s *shadow) { s.skipped(0, pageSize, 1); s.computed(0, 4) }, 0, 4, false},
+		{"beside the part computed", func(s *shadow) { s.skipped(0, pageSize, 1); s.computed(0, 4) }, 0, 5, true},
+		{"a whole input page, part computed", func(s *shadow) { s.unknownInput(0, pageSize); s.computed(64, 4) }, 64, 4, false},
+		{"a whole input page", func(s *shadow) { s.unknownInput(0, pageSize) }, 64, 4, true},
+		{"computed whole", func(s *shadow) { s.skipped(0, pageSize, 1); s.computed(0, pageSize) }, 64, 4, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newShadow()
+			c.do(s)
+			require.Equal(t, c.want, s.dirty(c.addr, c.n))
 		})
 	}
 }

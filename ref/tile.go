@@ -111,6 +111,10 @@ func (m *Machine) readBytes(v view) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if m.probe {
+		m.dirty = m.dirty || !m.cleanRead(v)
+		return nil, nil
+	}
 	m.report(v, false)
 	if m.dry {
 		m.recordSkippedRead(v)
@@ -129,6 +133,9 @@ func (m *Machine) readBytes(v view) ([]byte, error) {
 // writeBytes stores packed elements into the tile. An instruction that
 // computes no values only marks the bytes written.
 func (m *Machine) writeBytes(v view, src []byte) {
+	if m.probe {
+		return
+	}
 	mem := m.Mem[v.Space]
 	sz := v.DType.Size()
 	m.recordWrite(v)

@@ -11,8 +11,11 @@ func (m *Machine) Exec(pc int, bases [3]int64) error {
 	in := &m.Prog.Code[pc]
 	info := in.Op.Info()
 	m.execPC, m.inExec = pc, true
-	m.dry = m.part != nil && !m.part.compute[pc]
-	defer func() { m.dry, m.inExec = false, false }()
+	if m.part != nil {
+		m.part.execs++
+		m.dry = !m.part.compute[pc]
+	}
+	defer func() { m.dry, m.inExec, m.probe = false, false, false }()
 	var v [3]view
 	n := 0
 	for _, k := range info.Format.Operands() {
@@ -28,6 +31,22 @@ func (m *Machine) Exec(pc int, bases [3]int64) error {
 			n++
 		}
 	}
+	if m.dry && m.part.eager != nil && m.part.eager[pc] {
+		// Compute it if everything it reads holds computed values.
+		m.probe, m.dirty = true, false
+		err := m.execUnit(in, info, v, n)
+		m.probe = false
+		if err != nil {
+			return err
+		}
+		m.dry = m.dirty
+		m.part.eagerOK[pc] = m.part.eagerOK[pc] || !m.dry
+	}
+	return m.execUnit(in, info, v, n)
+}
+
+// execUnit applies the instruction whose operands are v[:n].
+func (m *Machine) execUnit(in *isa.Inst, info *isa.OpInfo, v [3]view, n int) error {
 	switch info.Unit {
 	case isa.UnitDMA:
 		return m.execDMA(v[0], v[1])

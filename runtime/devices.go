@@ -83,15 +83,19 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 	// the search's runs, so that its first run, when it needs no more
 	// values, is the final one.
 	restartable := core.Restartable(opt.Observers)
+	// As for one device (core.Simulate), dependences are kept only once a
+	// run has stopped.
+	track, depsFor := ref.TrackStale, int64(0)
 	for {
 		final := !steers || restartable // the search runs without observers, the last run with them
-		models, kernels, fab, params, err = c.buildDevices(x, args, opt, compute, final)
+		models, kernels, fab, params, err = c.buildDevices(x, args, opt, compute, track, depsFor, final)
 		if err != nil {
 			return nil, err
 		}
 		err = core.RunDevices(models)
 		var nv *ref.NeedValues
 		if steers && errors.As(err, &nv) {
+			track, depsFor = ref.TrackDeps, max(depsFor, core.UnitExecs(models...))
 			for _, pc := range nv.PCs {
 				if compute[pc] {
 					return nil, fmt.Errorf("internal error: the timing-only search asked again for pc %d", pc)
@@ -101,7 +105,7 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 			continue
 		}
 		if err == nil && !final {
-			steers = false // found: run once more, observed
+			steers, track = false, ref.TrackStale // found: run once more, observed
 			continue
 		}
 		break
@@ -138,7 +142,7 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 // buildDevices makes the devices' models on one engine, joined by a
 // fabric, their inputs and device ids written; a timing-only run computes
 // the instructions compute marks. Observers watch device 0 when observe.
-func (c *Client) buildDevices(x *Executable, args [][]*eval.Value, opt ExecOptions, compute []bool, observe bool) ([]*core.Model, []*traces.Kernels, *ici.Fabric, []map[string]string, error) {
+func (c *Client) buildDevices(x *Executable, args [][]*eval.Value, opt ExecOptions, compute []bool, track ref.Tracking, depsFor int64, observe bool) ([]*core.Model, []*traces.Kernels, *ici.Fabric, []map[string]string, error) {
 	n := x.Devices.N()
 	eng := &sim.Engine{}
 	fab := ici.NewFabric(c.Chip.ICI, x.Devices, x.File, x.Fused, x.Collectives)
@@ -162,7 +166,10 @@ func (c *Client) buildDevices(x *Executable, args [][]*eval.Value, opt ExecOptio
 			return nil, nil, nil, nil, err
 		}
 		if compute != nil {
-			m.Arch.SetPartial(compute, true)
+			m.Arch.SetPartial(compute, track)
+			if track == ref.TrackDeps {
+				m.Arch.KeepDepsFor(depsFor)
+			}
 		}
 		for _, t := range unknown {
 			if err := m.Arch.MarkUnknown(t); err != nil {
