@@ -258,6 +258,9 @@ func partition(m *hlo.Module, devices int) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("internal error: the partitioned module does not parse: %v", err)
 	}
+	if out, res.Collectives, err = combineAllReduces(out, res.Collectives); err != nil {
+		return nil, err
+	}
 	res.Module = out
 	return res, nil
 }

@@ -133,7 +133,7 @@ func TestPartitionMatchesUnpartitioned(t *testing.T) {
   sq = f32[32,8] multiply(e, e)
   z = f32[] constant(0)
   loss = f32[] reduce(sq, z), dimensions={0,1}, to_apply=add
-  ROOT r = (f32[16,8], f32[]) tuple(nw, loss), sharding={{replicated}, {replicated}}`, "all-reduce all-reduce", 0},
+  ROOT r = (f32[16,8], f32[]) tuple(nw, loss), sharding={{replicated}, {replicated}}`, "all-reduce", 0}, // the gradient's and the loss's, combined
 		{"megatron mlp", `
   x = f32[16,32] parameter(0), sharding={replicated}
   w1 = f32[32,64] parameter(1), sharding={devices=[1,8]<=[8]}

@@ -153,8 +153,12 @@ func writeComparison(w io.Writer, ours, theirs []partition.Collective) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%d collectives against %d: %d agree in kind, groups and bytes; %d move the same elements as another type; %d were combined by the other; %d agree in kind and groups only; %d of Pulse's and %d of the other's unmatched\n",
-		len(ours), len(theirs), counts["kind, groups, bytes"], counts["kind, groups, elements (another type)"], counts["kind, groups; the other combined several into one"],
+	noun := "collectives"
+	if len(ours) == 1 {
+		noun = "collective"
+	}
+	fmt.Fprintf(w, "%d %s against %d: %d agree in kind, groups and bytes; %d move the same elements as another type; %d were combined by the other; %d agree in kind and groups only; %d of Pulse's and %d of the other's unmatched\n",
+		len(ours), noun, len(theirs), counts["kind, groups, bytes"], counts["kind, groups, elements (another type)"], counts["kind, groups; the other combined several into one"],
 		counts["kind, groups only"], counts["no match"], len(left))
 	return nil
 }
