@@ -24,6 +24,8 @@
 //     cost, among the operands' shardings as XLA's dot handler does).
 //   - partition.go: the driver, which walks the entry computation, emits
 //     the per-device program as HLO text and parses it back.
+//   - uneven.go: dimensions their devices do not divide, split over the
+//     axes that do.
 //   - combine.go: the all-reduce combiner run on the result, merging
 //     independent all-reduces as XLA's does.
 //   - shards.go: a global array cut into the shard each device holds, and

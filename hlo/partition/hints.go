@@ -84,7 +84,7 @@ func (p *partitioner) backwardHints(body []*hlo.Instruction) map[string]Sharding
 				if i < len(root.Operands) {
 					if x := p.defs[root.Operands[i].Name]; x != nil && x.Shape != nil && !x.Shape.IsTuple {
 						if hs, err := ParseHLOSharding(e, len(x.Shape.Dims), p.mesh); err == nil && !hs.Manual {
-							set(x.Name, hs.Sharding)
+							set(x.Name, p.evenFor(root, x.Shape, hs.Sharding))
 						}
 					}
 				}

@@ -232,7 +232,7 @@ func (p *partitioner) root() error {
 			if err != nil {
 				return p.errAt(root, "%v", err)
 			}
-			to = hs.Sharding
+			to = p.evenFor(root, o.global, hs.Sharding)
 		}
 		r, err := p.reshard(o, to)
 		if err != nil {

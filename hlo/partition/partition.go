@@ -28,6 +28,9 @@ type Result struct {
 	// Fallbacks lists the ops computed whole on every device because no
 	// rule partitions them (their operands gathered first).
 	Fallbacks []Fallback
+	// Uneven lists the dimensions split over fewer devices than their
+	// sharding asks, because those devices do not divide them (uneven.go).
+	Uneven []Fallback
 	// Shardings is the sharding the partition gave each array the entry
 	// computes, in program order (tuples and shard_map values left out).
 	Shardings []Placed
@@ -286,20 +289,22 @@ type val struct {
 }
 
 type partitioner struct {
-	m      *hlo.Module
-	mesh   *Mesh
-	meshes map[string]*Mesh
-	res    *Result
-	vals   map[string]*val
-	taken  map[string]bool
-	lines  []string
-	comps  []string          // computations the partitioner adds (reducers)
-	adders map[string]string // element type -> its add computation
-	tables map[string]string // offsets table text -> instruction
-	pid    string
-	chans  int
-	defs   map[string]*hlo.Instruction // the flattened entry's instructions by name
-	hints  map[string]Sharding         // what each value's users would have it be (hints.go)
+	// unevenSeen notes the uneven dimensions already listed (evenFor).
+	unevenSeen map[string]bool
+	m          *hlo.Module
+	mesh       *Mesh
+	meshes     map[string]*Mesh
+	res        *Result
+	vals       map[string]*val
+	taken      map[string]bool
+	lines      []string
+	comps      []string          // computations the partitioner adds (reducers)
+	adders     map[string]string // element type -> its add computation
+	tables     map[string]string // offsets table text -> instruction
+	pid        string
+	chans      int
+	defs       map[string]*hlo.Instruction // the flattened entry's instructions by name
+	hints      map[string]Sharding         // what each value's users would have it be (hints.go)
 	// tupleHints are hints for the elements of tuple values (a loop's
 	// state), by the tuple's instruction and the element's index.
 	tupleHints map[string]map[int64]Sharding

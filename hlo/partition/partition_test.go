@@ -235,11 +235,27 @@ func TestPartitionMatchesUnpartitioned(t *testing.T) {
 		{"all-to-all into a minor dimension, a 3-D array", `
   x = f32[4,6,8] parameter(0), sharding={devices=[1,2,1,4]<=[8] last_tile_dim_replicate}
   ROOT n = f32[4,6,8] negate(x), sharding={devices=[1,1,2,4]<=[8] last_tile_dim_replicate}`, "all-to-all", 0},
+		// Uneven splits: kept over the axes that divide the dimension,
+		// each listed (counted with the fallbacks).
+		{"an uneven split kept over the axes that divide it", `
+  x = f32[10,4] parameter(0), sharding={devices=[8,1]<=[8]}
+  e = f32[10,4] exponential(x)
+  z = f32[] constant(0)
+  ROOT r = f32[10] reduce(e, z), dimensions={1}, to_apply=add, sharding={devices=[8]<=[8]}`, "", 2},
+		{"an LM head over a vocabulary no device count divides", `
+  h = f32[4,16] parameter(0), sharding={devices=[2,1,4]<=[8] last_tile_dim_replicate}
+  w = f32[16,50] parameter(1), sharding={devices=[1,8]<=[8]}
+  l = f32[4,50] dot(h, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT s = f32[4,50] multiply(l, l), sharding={devices=[1,8]<=[8]}`, "all-gather", 2},
+		{"a tuple result with an uneven element", `
+  x = f32[6,8] parameter(0), sharding={devices=[4,2]<=[8]}
+  n = f32[6,8] negate(x)
+  ROOT t = (f32[6,8], f32[6,8]) tuple(n, x), sharding={{devices=[4,2]<=[8]}, {devices=[8,1]<=[8]}}`, "all-gather", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := runPartitioned(t, "HloModule m\n"+adder+scanLoop+"\nENTRY e {"+tc.body+"\n}\n")
 			require.Equal(t, tc.collectives, kinds(res), "partitioned module:\n%s", res.Module)
-			require.Len(t, res.Fallbacks, tc.fallbacks)
+			require.Len(t, append(res.Fallbacks, res.Uneven...), tc.fallbacks)
 		})
 	}
 }

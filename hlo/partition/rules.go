@@ -135,6 +135,9 @@ func (p *partitioner) shardingOf(in *hlo.Instruction, rank int) (Sharding, bool,
 		if err == nil && len(s.Dims) != rank {
 			err = fmt.Errorf("sharding %s for an array of rank %d", text, rank)
 		}
+		if err == nil {
+			s = p.evenFor(in, in.Shape, s)
+		}
 		return s, err == nil, err
 	}
 	text, ok := in.Attr("sharding")
@@ -148,7 +151,7 @@ func (p *partitioner) shardingOf(in *hlo.Instruction, rank int) (Sharding, bool,
 	if hs.Manual {
 		return Sharding{}, false, fmt.Errorf("a manual sharding outside a shard_map")
 	}
-	return hs.Sharding, true, nil
+	return p.evenFor(in, in.Shape, hs.Sharding), true, nil
 }
 
 func (p *partitioner) parameter(in *hlo.Instruction) error {

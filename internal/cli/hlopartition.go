@@ -108,6 +108,12 @@ func writePartition(w io.Writer, res *partition.Result) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
+	if len(res.Uneven) > 0 {
+		fmt.Fprintf(w, "%d dimensions split over fewer devices than their sharding asks (uneven):\n", len(res.Uneven))
+		for _, f := range res.Uneven {
+			fmt.Fprintf(w, "  %s: %s (%s): %s\n", f.Pos, f.Name, f.Opcode, f.Why)
+		}
+	}
 	if len(res.Fallbacks) == 0 {
 		fmt.Fprintln(w, "every op partitioned (none computed whole on each device)")
 		return nil

@@ -39,7 +39,11 @@ func partitionIfSharded(errw io.Writer, file string, m *hlo.Module, whole bool) 
 	gathered := ""
 	if len(res.Fallbacks) > 0 {
 		f := res.Fallbacks[0]
-		gathered = fmt.Sprintf("; %d ops computed whole on every device (the first: %s, %s at %s:%s; --explain-partition lists them)", len(res.Fallbacks), f.Name, f.Opcode, file, f.Pos)
+		gathered = fmt.Sprintf("; %d ops computed whole on every device (the first: %s, %s at %s:%s; pulse hlo partition lists them)", len(res.Fallbacks), f.Name, f.Opcode, file, f.Pos)
+	}
+	if len(res.Uneven) > 0 {
+		f := res.Uneven[0]
+		gathered += fmt.Sprintf("; %d dimensions split over fewer devices than asked, which do not divide them (the first: %s at %s:%s; pulse hlo partition lists them)", len(res.Uneven), f.Name, file, f.Pos)
 	}
 	fmt.Fprintf(errw, "note: %s is sharded over %d devices (mesh %s): Pulse partitioned it into one program per device with %d collectives%s\n",
 		file, res.Mesh.N(), meshText(res.Mesh), len(res.Collectives), gathered)
