@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/verify"
 )
 
 // TestCombineAllReduces: independent all-reduces over the same devices
@@ -80,6 +81,7 @@ max {
 				got = append(got, cl.Name+" "+strconv.FormatInt(cl.Bytes, 10))
 			}
 			require.Equal(t, c.want, got)
+			require.NoError(t, verify.Verify("combined", out), "%s", out)
 			// Every instruction follows its operands.
 			seen := map[string]bool{}
 			for _, in := range out.Entry.Instructions {

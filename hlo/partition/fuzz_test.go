@@ -20,6 +20,9 @@ func FuzzPartition(f *testing.F) {
 		"x = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}\n w = f32[4,6] parameter(1), sharding={devices=[1,2,2]<=[4] last_tile_dim_replicate}\n ROOT d = f32[8,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
 		"x = f32[4,8] parameter(0), sharding={devices=[1,4]<=[4]}\n z = f32[] constant(0)\n ROOT r = f32[4] reduce(x, z), dimensions={1}, to_apply=add",
 		"x = f32[4,8] parameter(0), sharding={devices=[2,2]<=[2,2]T(1,0)}\n t = f32[8,4] transpose(x), dimensions={1,0}\n ROOT r = f32[32] reshape(t), sharding={devices=[4]<=[4]}",
+		// An uneven split, and two independent partial sums the combiner merges.
+		"x = f32[6,4] parameter(0), sharding={devices=[4,1]<=[4]}\n ROOT n = f32[6,4] negate(x), sharding={devices=[4,1]<=[4]}",
+		"x = f32[4,8] parameter(0), sharding={devices=[1,4]<=[4]}\n y = f32[4,8] parameter(1), sharding={devices=[1,4]<=[4]}\n z = f32[] constant(0)\n r = f32[4] reduce(x, z), dimensions={1}, to_apply=add\n q = f32[4] reduce(y, z), dimensions={1}, to_apply=add\n ROOT t = (f32[4], f32[4]) tuple(r, q)",
 		"x = f32[8,2] parameter(0), sharding={devices=[4,1]<=[4]}\n y = f32[8,2] custom-call(x), custom_call_target=\"Sharding\", sharding={devices=[1,2,2]<=[4] last_tile_dim_replicate}\n ROOT s = f32[4,2] slice(y), slice={[0:4],[0:2]}",
 	} {
 		f.Add("HloModule m\nadd {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\nENTRY e {\n " + body + "\n}\n")
