@@ -47,9 +47,8 @@ func (p *partitioner) customCall(in *hlo.Instruction, ops []*val) error {
 }
 
 // manualShardings reads a shard_map boundary's shardings (Shardy's
-// frontend attribute key, or GSPMD's sharding=) and checks that the
-// body is manual over every axis of the mesh: a body that is manual over
-// some axes only would still need partitioning over the others.
+// frontend attribute key, or GSPMD's sharding=), split over the body's
+// manual axes only.
 func (p *partitioner) manualShardings(in *hlo.Instruction, key string, shapes []*hlo.Shape) ([]Sharding, error) {
 	if text, ok := frontendAttr(in, key); ok && p.meshes != nil {
 		shs, _, err := ParseSdyShardings(text, p.meshes)
@@ -64,10 +63,15 @@ func (p *partitioner) manualShardings(in *hlo.Instruction, key string, shapes []
 		if err != nil {
 			return nil, err
 		}
-		for k, a := range p.mesh.Axes {
-			if a.Size > 1 && !slices.Contains(axes, k) {
-				return nil, fmt.Errorf("the shard_map body is manual over %s, not every axis of the mesh %v: a partly manual body is not partitioned yet", axesText, p.mesh.Names)
-			}
+		// A body manual over some axes only (shard_map with auto axes)
+		// runs as written on every device, its values split over the
+		// manual axes and whole along the others: the free axes are
+		// dropped from the boundary's shardings (the body's types are its
+		// shards over the manual axes alone). XLA would also partition
+		// the body over the free axes; here each device of a group that
+		// differs only along them computes the same shard.
+		for i, sh := range shs {
+			shs[i] = keepAxes(sh, axes)
 		}
 		return shs, nil
 	}
@@ -91,6 +95,28 @@ func (p *partitioner) manualShardings(in *hlo.Instruction, key string, shapes []
 		out = append(out, hs.Sharding)
 	}
 	return out, nil
+}
+
+// keepAxes is s split over the given axes only.
+func keepAxes(s Sharding, axes []int) Sharding {
+	out := s.Clone()
+	for i, d := range out.Dims {
+		var kept []int
+		for _, a := range d {
+			if slices.Contains(axes, a) {
+				kept = append(kept, a)
+			}
+		}
+		out.Dims[i] = kept
+	}
+	var partial []int
+	for _, a := range out.Partial {
+		if slices.Contains(axes, a) {
+			partial = append(partial, a)
+		}
+	}
+	out.Partial = partial
+	return out
 }
 
 func leaves(s *hlo.Shape) []*hlo.Shape {
