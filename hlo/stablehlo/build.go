@@ -904,6 +904,18 @@ func (b *builder) op1(s *stmt, sc *scope) error {
 		line = fmt.Sprintf("%s = %s dynamic-slice(%s), dynamic_slice_sizes=%s", res, out, args(ops), ints(after(pre, "sizes")))
 	case name == "dynamic_update_slice":
 		line = fmt.Sprintf("%s = %s dynamic-update-slice(%s)", res, out, args(ops))
+	case name == "optimization_barrier" && len(ops) > 1:
+		// Several values through one barrier (%r:N, used as %r#i): HLO's
+		// opt-barrier of their tuple.
+		var shapes []string
+		for _, o := range ops {
+			shapes = append(shapes, sc.shapes[hloName(o)])
+		}
+		tuple := "(" + strings.Join(shapes, ", ") + ")"
+		b.emitLine(fmt.Sprintf("  %s.t = %s tuple(%s)", res, tuple, args(ops)), p)
+		b.emitLine(fmt.Sprintf("  %s.ob = %s opt-barrier(%s.t)", res, tuple, res), p)
+		b.unpack(res, res+".ob", shapes, p, sc, s.results...)
+		return nil
 	default:
 		h, ok := elementwise[name]
 		if !ok || !strings.HasPrefix(s.op, "stablehlo.") {

@@ -186,3 +186,27 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
 		}
 	}
 }
+
+// An optimization barrier over several values (jax.checkpoint's, around
+// a scan body's weights) gives each its own result, %r#i; two sibling
+// loop bodies may reuse a name for it (llama_1b_train_step_adamw_fsdp8's
+// export read "%470#1 is not defined before its use").
+func TestOptimizationBarrierOfSeveral(t *testing.T) {
+	src := `module @m {
+  func.func public @main(%arg0: tensor<2xf32>, %arg1: tensor<3xf32>) -> (tensor<3xf32>) {
+    %0:2 = stablehlo.optimization_barrier %arg0, %arg1 : tensor<2xf32>, tensor<3xf32>
+    %1 = stablehlo.add %0#1, %0#1 : tensor<3xf32>
+    %2 = stablehlo.optimization_barrier %1 : tensor<3xf32>
+    return %2 : tensor<3xf32>
+  }
+}`
+	r, err := Read("ob.mlir", []byte(src))
+	require.NoError(t, err)
+	ev := &eval.Evaluator{File: "ob.mlir", M: r.Module}
+	v, err := ev.Run([]*eval.Value{eval.Array("f32", []int64{2}, 1, 2), eval.Array("f32", []int64{3}, 3, 4, 5)})
+	require.NoError(t, err)
+	if v.Tuple != nil {
+		v = v.Tuple[0]
+	}
+	require.Equal(t, []float64{6, 8, 10}, v.Data)
+}
