@@ -102,6 +102,7 @@ func Pipeline(chip *config.Chip, d hlo.Devices) *pass.Pipeline {
 		p("canonicalize-dots", func(m *hlo.Module) error { return legalize.CanonicalizeDots(m, awkwardDot) }),
 		p("expand-general-reduces", legalize.ExpandGeneralReduces),
 		p("split-reduction-runs", func(m *hlo.Module) error { return legalize.SplitReductionRuns(m, maxReduceRun(chip)) }),
+		p("unroll-narrow-reductions", legalize.UnrollNarrowReductions),
 	}}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/lowering/legalize"
 )
 
 // Reduce kernels: a reduce (alone or with the elementwise producers of its
@@ -102,7 +103,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 		outerDims[i] = X.Dims[d]
 	}
 	passes := prod(outerDims)
-	if passes > 4096 {
+	if passes > legalize.MaxReducePasses {
 		return c.fail(red, "the kept dimensions are not one strided run in memory and walking them needs %d passes (not lowered yet)", passes)
 	}
 	rows, cols := int64(1), int64(1)
@@ -384,7 +385,7 @@ func (c *compiler) columnChunk(body []*hlo.Instruction, k int64) int64 {
 // folded into the accumulator. A computed init value (initVal) is read
 // from HBM into a one-element buffer and broadcast into the accumulator.
 func (c *compiler) columnReduce(in *hlo.Instruction, body []*hlo.Instruction, red *hlo.Instruction, op, x, initLit string, initVal *value, bufs []*streamBuf, ops []streamOp, out *value, passes, cols, kc int64) error {
-	if passes > 4096 {
+	if passes > legalize.MaxReducePasses {
 		return c.fail(red, "the column reduction needs %d passes (not lowered yet)", passes)
 	}
 	for _, b := range bufs {

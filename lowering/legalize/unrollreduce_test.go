@@ -1,0 +1,59 @@
+package legalize_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
+	"github.com/pulse-sim/pulse/lowering/legalize"
+)
+
+// TestUnrollNarrowReductions: a short reduced dimension between kept ones,
+// under more outer rows than a reduce kernel makes passes, becomes
+// elementwise ops over its slices, with the evaluator's values; others
+// are left as they are.
+func TestUnrollNarrowReductions(t *testing.T) {
+	mod := func(elem, shape, out, dims, op, init string) string {
+		return fmt.Sprintf(`HloModule r
+red {
+  a = %[1]s[] parameter(0)
+  b = %[1]s[] parameter(1)
+  ROOT c = %[1]s[] %[5]s(a, b)
+}
+ENTRY e {
+  x = %[1]s%[2]s parameter(0)
+  i = %[1]s[] constant(%[6]s)
+  ROOT r = %[1]s%[3]s reduce(x, i), dimensions=%[4]s, to_apply=red
+}
+`, elem, shape, out, dims, op, init)
+	}
+	cases := []struct {
+		name, text string
+		unrolled   bool
+	}{
+		{"grouped-query heads", mod("f32", "[2,2100,2,3]", "[2,2100,3]", "{2}", "add", "0.5"), true},
+		{"max over 3", mod("f32", "[4200,3,2]", "[4200,2]", "{1}", "maximum", "-inf"), true},
+		{"s32 min", mod("s32", "[4100,2,2]", "[4100,2]", "{1}", "minimum", "2147483647"), true},
+		{"few outer rows: a kernel's passes", mod("f32", "[6,2,3]", "[6,3]", "{1}", "add", "0"), false},
+		{"the last dimension: rows", mod("f32", "[4200,2]", "[4200]", "{1}", "add", "0"), false},
+		{"too long to unroll", mod("f32", "[4200,16,2]", "[4200,2]", "{1}", "add", "0"), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			evaltest.CheckExpanded(t, c.name, c.text, legalize.UnrollNarrowReductions)
+			m, err := hlo.Parse("r.hlo", c.text)
+			require.NoError(t, err)
+			require.NoError(t, legalize.UnrollNarrowReductions(m))
+			reduces := 0
+			for _, in := range m.Entry.Instructions {
+				if in.Opcode == hlo.OpReduce {
+					reduces++
+				}
+			}
+			require.Equal(t, c.unrolled, reduces == 0)
+		})
+	}
+}
