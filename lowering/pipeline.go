@@ -43,6 +43,7 @@ func Pipeline(chip *config.Chip, d hlo.Devices) *pass.Pipeline {
 		p("expand-short-async", expand.ExpandShortAsync),
 		p("inline-calls", func(m *hlo.Module) error { legalize.InlineCalls(m); return nil }),
 		p("split-tuple-constants", legalize.SplitTupleConstants),
+		p("narrow-promoted-combiners", legalize.NarrowPromotedCombiners),
 		p("expand-gemm-calls", expand.ExpandGemmCalls),
 		p("expand-cudnn-convs", expand.ExpandCudnnConvs),
 		p("expand-cub-sorts", expand.ExpandCubSorts),
