@@ -33,8 +33,10 @@ type Fabric struct {
 	free   []sim.Time    // per device: when its link is next free
 	meets  map[meetKey]*meeting
 	Stats  []core.LinkStats // per device
-	// TimingOnly moves no values: a collective's results are marked as
-	// never computed, so control flow that reads them stops the run.
+	// TimingOnly moves values only where every operand was computed (see
+	// complete); otherwise a collective's results are marked as made from
+	// the operands' skipped writers, so control flow that reads them
+	// stops the run and asks for those writers.
 	TimingOnly bool
 }
 
@@ -119,14 +121,21 @@ func (f *Fabric) Doorbell(m *core.Model, now sim.Time) error {
 	return nil
 }
 
-// complete moves a meeting's values and releases its devices.
+// complete moves a meeting's values and releases its devices. A
+// timing-only run moves them when every member's operands hold computed
+// values (control flow may need them: token ids gathered for an embedding
+// lookup); otherwise each result is marked as made from the device's own
+// operands, so that a computed instruction reading it asks for their
+// writers (ref.Machine.MarkDerivedAt) and the next run of the search
+// moves it.
 func (f *Fabric) complete(mt *meeting, now sim.Time) {
 	c := f.colls[mt.id]
-	if f.TimingOnly {
+	if f.TimingOnly && !f.operandsComputed(mt) {
 		for _, d := range mt.members {
 			m := f.models[d]
-			for _, r := range c.Results {
-				m.Arch.MarkUnknownAt(isa.HBM, r.Addr, r.Shape.Elems()*int64(r.DType.Size()))
+			for i, r := range c.Results {
+				o := c.Operands[min(i, len(c.Operands)-1)]
+				m.Arch.MarkDerivedAt(isa.HBM, r.Addr, r.Shape.Elems()*int64(r.DType.Size()), o.Addr, o.Shape.Elems()*int64(o.DType.Size()))
 			}
 			m.LinkDone(now)
 		}
@@ -165,9 +174,27 @@ func (f *Fabric) complete(mt *meeting, now sim.Time) {
 				f.fail(mt, f.errorf(c.Op, "writing a result on device %d: %v", d, err))
 				return
 			}
+			m.Arch.MarkComputedAt(isa.HBM, r.Addr, r.Shape.Elems()*int64(r.DType.Size()))
 		}
 		m.LinkDone(now)
 	}
+}
+
+// operandsComputed reports whether every member's operands hold computed
+// values (a timing-only run).
+func (f *Fabric) operandsComputed(mt *meeting) bool {
+	c := f.colls[mt.id]
+	if len(c.Operands) == 0 {
+		return false
+	}
+	for _, d := range mt.members {
+		for _, o := range c.Operands {
+			if !f.models[d].Arch.ComputedAt(isa.HBM, o.Addr, o.Shape.Elems()*int64(o.DType.Size())) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (f *Fabric) fail(mt *meeting, err error) {

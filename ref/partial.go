@@ -217,6 +217,51 @@ func (m *Machine) MarkUnknownAt(space isa.Space, addr, n int64) {
 	}
 }
 
+// ComputedAt reports whether every byte of [addr, addr+n) of space holds
+// a computed value in a partial run that tracks them (false when nothing
+// is tracked: then no byte is known to be computed).
+func (m *Machine) ComputedAt(space isa.Space, addr, n int64) bool {
+	if m.part == nil || m.part.shadows[space] == nil {
+		return false
+	}
+	return !m.part.shadows[space].dirty(addr, n)
+}
+
+// MarkComputedAt records that bytes [addr, addr+n) of space now hold
+// computed values (what a collective of a partial run moved there).
+func (m *Machine) MarkComputedAt(space isa.Space, addr, n int64) {
+	if m.part != nil && m.part.shadows[space] != nil {
+		m.part.shadows[space].computed(addr, n)
+	}
+}
+
+// MarkDerivedAt records that bytes [addr, addr+n) of space were made,
+// without their values, from bytes [from, from+fromN) of the same space (a
+// collective of a partial run whose operands were not all computed): a
+// computed instruction reading them stops the run naming the skipped
+// writer of the source bytes, so that the next run computes it and the
+// collective moves values; when the source is an input never given, they
+// are unknown, as the source is.
+func (m *Machine) MarkDerivedAt(space isa.Space, addr, n, from, fromN int64) {
+	if m.part == nil || m.part.shadows[space] == nil {
+		return
+	}
+	sh := m.part.shadows[space]
+	need := map[int]bool{}
+	var seen writerCache
+	unknown := sh.check(from, fromN, need, &seen)
+	if len(need) == 0 || unknown >= 0 {
+		sh.unknownInput(addr, n)
+		return
+	}
+	pcs := make([]int, 0, len(need))
+	for pc := range need {
+		pcs = append(pcs, pc)
+	}
+	slices.Sort(pcs)
+	sh.skipped(addr, n, pcs[0]) // one writer: the next run names the others
+}
+
 // checkComputedRead is called before a computed instruction reads the runs
 // of v: it fails if any byte holds a value that was never computed.
 func (m *Machine) checkComputedRead(v view) error {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/pulse-sim/pulse/internal/npy"
@@ -238,8 +239,18 @@ ENTRY e {
 	code, out, errs := runCLI("simulate", loop, "--chip", "tpuv4core")
 	require.Equal(t, 0, code, errs)
 	require.Contains(t, out, "16")
+	// Timing-only, the all-reduce moves its values (its operands were
+	// computed: the search computes the loop's chain), and the loop takes
+	// the value run's path.
+	code, _, errs2 = runCLI("simulate", loop, "--chip", "tpuv4core", "--random-inputs", "1")
+	require.Equal(t, 0, code, errs2)
 	code, _, errs = runCLI("simulate", loop, "--chip", "tpuv4core", "--timing-only")
+	require.Equal(t, 0, code, errs)
+	require.Equal(t, cycles(errs2), cycles(errs))
+	// From an input never given, it refuses, naming it.
+	unknown := write(t, dir, "loopin.hlo", strings.Replace(strings.Replace(string(mustRead(t, loop)), "x = f32[] constant(1)\n  z", "x = f32[] parameter(0)\n  z", 1), "HloModule loop", "HloModule loopin", 1))
+	code, _, errs = runCLI("simulate", unknown, "--chip", "tpuv4core", "--timing-only")
 	require.Equal(t, 1, code, errs)
-	require.Contains(t, errs, "control flow depends on the values a collective moved")
+	require.Contains(t, errs, "control flow depends on the values of parameter 0")
 	require.NotContains(t, errs, "goroutine")
 }
