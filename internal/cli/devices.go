@@ -63,7 +63,7 @@ func (f *deviceFlags) resolve(file string, m *hlo.Module) (hlo.Devices, error) {
 // outputs into dir/deviceI.
 func evalDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, ins []string, seed int64, random bool, limit, heap int64, perturb uint64, dir string) error {
 	n := d.N()
-	args, err := deviceArgs(m, n, ins, seed, random, limit)
+	args, err := deviceArgs(m, n, ins, seed, random, false, limit)
 	if err != nil {
 		return err
 	}
@@ -86,15 +86,15 @@ func evalDevices(w, errw io.Writer, file string, m *hlo.Module, d hlo.Devices, i
 
 // deviceArgs gives each of n devices its arguments: its --in bindings
 // (deviceBindings), the rest random from seed+i, within an even share of
-// limit float64 elements.
-func deviceArgs(m *hlo.Module, n int, ins []string, seed int64, random bool, limit int64) ([][]*eval.Value, error) {
+// limit float64 elements (or nil with leaveUnbound: bindArgs).
+func deviceArgs(m *hlo.Module, n int, ins []string, seed int64, random, leaveUnbound bool, limit int64) ([][]*eval.Value, error) {
 	args := make([][]*eval.Value, n)
 	for i := range n {
 		mine, err := deviceBindings(ins, i, n)
 		if err != nil {
 			return nil, err
 		}
-		vals, err := hloArgs(m, mine, seed+int64(i), random, max(limit/int64(n), 1))
+		vals, err := bindArgs(m, mine, seed+int64(i), random, leaveUnbound, max(limit/int64(n), 1))
 		if err != nil {
 			return nil, fmt.Errorf("device %d: %w", i, err)
 		}

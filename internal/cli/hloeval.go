@@ -140,15 +140,29 @@ func parseBytes(s string) (int64, error) {
 // hloArgs binds the entry parameters to --in files or numbers (by name or
 // number), filling the others with random values when random is set.
 func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) ([]*eval.Value, error) {
+	return bindArgs(m, ins, seed, random, false, limit)
+}
+
+// bindArgs is hloArgs; with leaveUnbound (a timing-only run without
+// --random-inputs) the parameters no --in binds are left nil, values
+// never given, instead of an error, and nothing else is built: a
+// timing-only run needs only what steers control flow (a model's token
+// ids), not its weights as float64.
+func bindArgs(m *hlo.Module, ins []string, seed int64, random, leaveUnbound bool, limit int64) ([]*eval.Value, error) {
 	var params []*hlo.Instruction
 	for _, in := range m.Entry.Instructions {
 		if in.Opcode == hlo.OpParameter {
 			params = append(params, in)
 		}
 	}
-	vals, err := eval.RandomArgsWithin(m, uint64(seed), limit)
-	if err != nil {
-		return nil, err
+	var vals []*eval.Value
+	if leaveUnbound && !random {
+		vals = make([]*eval.Value, len(params))
+	} else {
+		var err error
+		if vals, err = eval.RandomArgsWithin(m, uint64(seed), limit); err != nil {
+			return nil, err
+		}
 	}
 	bound := map[int64]bool{}
 	boundBy := map[int64]string{} // the flag that bound each parameter
@@ -212,7 +226,7 @@ func hloArgs(m *hlo.Module, ins []string, seed int64, random bool, limit int64) 
 		vals[p.ParamNumber] = &eval.Value{Shape: p.Shape, Data: data}
 		bound[p.ParamNumber] = true
 	}
-	if !random {
+	if !random && !leaveUnbound {
 		for _, p := range params {
 			if !bound[p.ParamNumber] {
 				return nil, usagef("parameter %s (number %d) has no --in; give it one or use --random-inputs SEED", p.Name, p.ParamNumber)

@@ -62,19 +62,23 @@ func meshText(m *partition.Mesh) string {
 // cuts each into the shard each device holds under its parameter's
 // sharding. Per-device bindings (name@D=file) are for modules that were
 // partitioned before Pulse read them.
-func (p *partitioned) args(ins []string, seed int64, random bool, limit int64) (globals []*eval.Value, perDevice [][]*eval.Value, err error) {
+func (p *partitioned) args(ins []string, seed int64, random, leaveUnbound bool, limit int64) (globals []*eval.Value, perDevice [][]*eval.Value, err error) {
 	for _, s := range ins {
 		if name, _, _ := strings.Cut(s, "="); strings.Contains(name, "@") {
 			return nil, nil, usagef("--in %s: Pulse partitions this sharded module itself: bind the global arrays (name=file), which each device receives its shard of", s)
 		}
 	}
-	if globals, err = hloArgs(p.global, ins, seed, random, limit); err != nil {
+	if globals, err = bindArgs(p.global, ins, seed, random, leaveUnbound, limit); err != nil {
 		return nil, nil, err
 	}
 	mesh := p.res.Mesh
 	perDevice = make([][]*eval.Value, mesh.N())
 	for d := range perDevice {
 		for k, g := range globals {
+			if g == nil { // never given (a timing-only run)
+				perDevice[d] = append(perDevice[d], nil)
+				continue
+			}
 			data, dims, err := mesh.Shard(g.Data, g.Shape.Dims, p.res.Params[k], d)
 			if err != nil {
 				return nil, nil, fmt.Errorf("parameter %d: %v", k, err)

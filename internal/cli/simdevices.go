@@ -32,9 +32,9 @@ func simulateDevices(cmd *cobra.Command, client *runtime.Client, m *hlo.Module, 
 	if !timingOnly || len(ins) > 0 || random {
 		var err error
 		if part != nil {
-			globals, args, err = part.args(ins, seed, random, limit)
+			globals, args, err = part.args(ins, seed, random, timingOnly, limit)
 		} else {
-			args, err = deviceArgs(m, n, ins, seed, random, limit)
+			args, err = deviceArgs(m, n, ins, seed, random, timingOnly, limit)
 		}
 		if err != nil {
 			return err

@@ -241,7 +241,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 			// depend on them (without them such a run refuses).
 			var vals []*eval.Value
 			if !timingOnly || len(ins) > 0 || cmd.Flags().Changed("random-inputs") {
-				if vals, err = hloArgs(m, ins, seed, cmd.Flags().Changed("random-inputs"), limit); err != nil {
+				if vals, err = bindArgs(m, ins, seed, cmd.Flags().Changed("random-inputs"), timingOnly, limit); err != nil {
 					return err
 				}
 			}

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/pulse-sim/pulse/internal/npy"
@@ -162,4 +163,35 @@ ENTRY e {
 	require.Equal(t, 0, code, stderr)
 	require.NotContains(t, out, "not modelled")
 	require.NotContains(t, string(mustRead(t, js)), "not_modelled")
+}
+
+// TestTimingOnlyWithSomeInputs: a timing-only run given only the inputs
+// its control flow reads (the token ids of an embedding lookup) leaves the
+// others unbuilt, and takes the cycles of a value run with the same ids;
+// on one device and on several.
+func TestTimingOnlyWithSomeInputs(t *testing.T) {
+	dir := t.TempDir()
+	const body = `
+ENTRY e {
+  w = f32[64,256] parameter(0)
+  tok = s32[8] parameter(1)
+  i = s32[8,1] reshape(tok)
+  g = f32[8,256] gather(w, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,256}
+  ROOT n = f32[8,256] negate(g)
+}
+`
+	one := write(t, dir, "emb.hlo", "HloModule emb\n"+body)
+	four := write(t, dir, "emb4.hlo", "HloModule emb4, replica_count=4\n"+body)
+	cycles := regexp.MustCompile(`, (\d+) cycles\n`)
+	for _, f := range []string{one, four} {
+		code, _, errs := runCLI("simulate", f, "--chip", "tpuv4core", "--timing-only", "--in", "tok=5")
+		require.Equal(t, 0, code, errs)
+		code, _, want := runCLI("simulate", f, "--chip", "tpuv4core", "--random-inputs", "1", "--in", "tok=5")
+		require.Equal(t, 0, code, want)
+		require.Equal(t, cycles.FindStringSubmatch(want), cycles.FindStringSubmatch(errs), f)
+		// Without the ids it refuses, naming them.
+		code, _, errs = runCLI("simulate", f, "--chip", "tpuv4core", "--timing-only")
+		require.Equal(t, 1, code, errs)
+		require.Contains(t, errs, "(tok)")
+	}
 }
