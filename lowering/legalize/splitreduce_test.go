@@ -10,9 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestSplitReductions(t *testing.T) {
-	mod := func(elem, shape, out, dims, op, init string) string {
-		return fmt.Sprintf(`HloModule r
+// reduceModule is a module reducing x (elem, shape) to out over dims
+// with a reducer of one op, from init.
+func reduceModule(elem, shape, out, dims, op, init string) string {
+	return fmt.Sprintf(`HloModule r
 red {
   a = %[1]s[] parameter(0)
   b = %[1]s[] parameter(1)
@@ -24,7 +25,10 @@ ENTRY e {
   ROOT r = %[1]s%[3]s reduce(x, i), dimensions=%[4]s, to_apply=red
 }
 `, elem, shape, out, dims, op, init)
-	}
+}
+
+func TestSplitReductions(t *testing.T) {
+	mod := reduceModule
 	cases := map[string]string{
 		"batch-norm statistics": mod("f32", "[6,4,5,5]", "[4]", "{0,2,3}", "add", "0"),
 		"non-identity init":     mod("f32", "[3,4,5]", "[4]", "{0,2}", "add", "2.5"),

@@ -1,7 +1,6 @@
 package legalize_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,20 +15,7 @@ import (
 // elementwise ops over its slices, with the evaluator's values; others
 // are left as they are.
 func TestUnrollNarrowReductions(t *testing.T) {
-	mod := func(elem, shape, out, dims, op, init string) string {
-		return fmt.Sprintf(`HloModule r
-red {
-  a = %[1]s[] parameter(0)
-  b = %[1]s[] parameter(1)
-  ROOT c = %[1]s[] %[5]s(a, b)
-}
-ENTRY e {
-  x = %[1]s%[2]s parameter(0)
-  i = %[1]s[] constant(%[6]s)
-  ROOT r = %[1]s%[3]s reduce(x, i), dimensions=%[4]s, to_apply=red
-}
-`, elem, shape, out, dims, op, init)
-	}
+	mod := reduceModule
 	cases := []struct {
 		name, text string
 		unrolled   bool
