@@ -236,3 +236,22 @@ func (m *Module) Callee(w *Instruction, key string) *Computation {
 	}
 	return m.Computation(strings.TrimPrefix(v, "%"))
 }
+
+// BinaryCombiner returns the opcode of c when c is one binary op of its
+// two parameters, p0 and p1 in either order, and nothing else (a
+// reducer or scatter combiner such as add or maximum); "" otherwise.
+func BinaryCombiner(c *Computation) string {
+	if c == nil || c.Root == nil || len(c.Instructions) != 3 || len(c.Root.Operands) != 2 {
+		return ""
+	}
+	params := 0
+	for _, in := range c.Instructions {
+		if in.Opcode == OpParameter {
+			params++
+		}
+	}
+	if params != 2 || c.Root.Opcode == OpParameter || c.Root.Operands[0].Name == c.Root.Operands[1].Name {
+		return ""
+	}
+	return c.Root.Opcode
+}

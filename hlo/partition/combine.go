@@ -95,23 +95,11 @@ func combineKey(m *hlo.Module, in *hlo.Instruction) (string, bool) {
 // partitioner's adder and the module's own merge; otherwise its name.
 func reduction(m *hlo.Module, name string) string {
 	c := m.Computation(name)
-	if c == nil || c.Root == nil || len(c.Root.Operands) != 2 || c.Root.Shape == nil || len(c.Root.Shape.Dims) != 0 {
+	op := hlo.BinaryCombiner(c)
+	if op == "" || c.Root.Shape == nil || len(c.Root.Shape.Dims) != 0 {
 		return name
 	}
-	params := 0
-	for _, in := range c.Instructions {
-		switch {
-		case in == c.Root:
-		case in.Opcode == "parameter":
-			params++
-		default:
-			return name
-		}
-	}
-	if params != 2 || c.Root.Operands[0].Name == c.Root.Operands[1].Name {
-		return name
-	}
-	return c.Root.Opcode + " " + c.Root.Shape.Elem
+	return op + " " + c.Root.Shape.Elem
 }
 
 // combineComputation merges c's independent all-reduces in place,

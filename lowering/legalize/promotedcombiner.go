@@ -67,15 +67,10 @@ func narrowPromoted(c *hlo.Computation) {
 	c.Root = root
 }
 
-// floatBits is a float type's width (0 for others).
+// floatBits is the width of a float type of 16 bits or more (0 for others).
 func floatBits(elem string) int {
-	switch elem {
-	case "f64":
-		return 64
-	case "f32":
-		return 32
-	case "bf16", "f16":
-		return 16
+	if t, ok := hlo.LookupElem(elem); ok && t.Kind == hlo.KindFloat && t.Bits >= 16 { // the minifloats are not promoted
+		return t.Bits
 	}
 	return 0
 }

@@ -198,20 +198,7 @@ func shortRuns(runs [][]int64, dims []int64, maxRun int64) [][]int64 {
 // two parameters, or "".
 func reducerOp(m *hlo.Module, in *hlo.Instruction) string {
 	name, _ := in.Attr("to_apply")
-	c := m.Computation(trimPercent(name))
-	if c == nil || c.Root == nil || len(c.Root.Operands) != 2 {
-		return ""
-	}
-	params := 0
-	for _, b := range c.Instructions {
-		if b.Opcode == hlo.OpParameter {
-			params++
-		}
-	}
-	if params != 2 || len(c.Instructions) != 3 || c.Root.Operands[0].Name == c.Root.Operands[1].Name {
-		return ""
-	}
-	return c.Root.Opcode
+	return hlo.BinaryCombiner(m.Computation(trimPercent(name)))
 }
 
 func trimPercent(s string) string {
