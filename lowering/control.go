@@ -36,6 +36,10 @@ func (c *compiler) subComputation(fc *hlo.Computation, args []*value, scope stri
 	// copies its initial values.
 	defer func(d []string) { c.dyingNow = d }(c.dyingNow)
 	c.dyingNow = nil
+	// Only a while body may overwrite its arguments (the loop's state
+	// buffers, rewritten by the carry anyway); whileLoop says which.
+	defer func(o map[string]int) { c.loopOwned = o }(c.loopOwned)
+	c.loopOwned, c.nextLoopOwned = c.nextLoopOwned, nil
 	// Values that die inside the computation give their HBM back, as in
 	// the entry computation. This is safe in loop bodies too: a body runs
 	// its instructions in order every iteration, and what crosses
@@ -62,9 +66,14 @@ func (c *compiler) subComputation(fc *hlo.Computation, args []*value, scope stri
 			co.Name = scoped(o.Name)
 			cp.Operands[i] = &co
 		}
+		c.dyingNow = c.dyingNow[:0]
+		for _, name := range dying[i] {
+			c.dyingNow = append(c.dyingNow, scoped(name))
+		}
 		if err := c.instruction(&cp); err != nil {
 			return nil, err
 		}
+		c.dyingNow = nil
 		if v := c.bufs[cp.Name]; v != nil {
 			c.heap.hold(v)
 		}
@@ -123,20 +132,35 @@ func (c *compiler) copyIntoOnce(at *hlo.Instruction, dst, src *value, what strin
 	if len(d) != len(s) {
 		return c.fail(at, "%s: %d arrays into %d", what, len(s), len(d))
 	}
+	skip := func(i int) bool {
+		return d[i].empty || s[i].empty || d[i].tensor == s[i].tensor && d[i].addr == s[i].addr
+	}
+	// Only destinations that are written: one that already holds its
+	// source (an array updated in place, a read-only loop value) is
+	// not overwritten.
 	isDst := map[string]bool{}
-	for _, x := range d {
-		isDst[x.tensor] = true
+	for i, x := range d {
+		if !skip(i) {
+			isDst[x.tensor] = true
+		}
 	}
 	type move struct{ to, from *value }
 	var first, second []move
+	var temps []*value
+	defer func() {
+		for _, t := range temps {
+			c.heap.release(t.tensor) // only the kernels above read it
+		}
+	}()
 	for i := range d {
 		switch {
-		case d[i].empty || s[i].empty || d[i].tensor == s[i].tensor && d[i].addr == s[i].addr:
+		case skip(i):
 		case isDst[s[i].tensor]:
 			tmp, err := c.alloc(at, s[i].shape, "")
 			if err != nil {
 				return err
 			}
+			temps = append(temps, tmp)
 			first = append(first, move{tmp, s[i]})
 			second = append(second, move{d[i], tmp})
 		default:
@@ -260,7 +284,8 @@ func (c *compiler) whileLoop(in *hlo.Instruction) error {
 	if init == nil {
 		return c.fail(in, "the loop's initial value has no value")
 	}
-	state, err := c.loopState(in, in.Shape, init, map[string]bool{})
+	readOnly := map[string]bool{}
+	state, err := c.loopState(in, in.Shape, init, loopInvariant(body), map[string]bool{}, readOnly)
 	if err != nil {
 		return err
 	}
@@ -282,8 +307,10 @@ func (c *compiler) whileLoop(in *hlo.Instruction) error {
 	if err := c.loadScalar(in, p, "loop condition"); err != nil {
 		return err
 	}
+	c.releaseResult(p, state)
 	c.loc(in)
 	fmt.Fprintf(&c.out, "        beq     r1, r0, %s\n", exit)
+	c.nextLoopOwned = c.stateOwned(state, readOnly)
 	res, err := c.subComputation(body, []*value{state}, in.Name+"/body")
 	if err != nil {
 		return err
@@ -291,6 +318,7 @@ func (c *compiler) whileLoop(in *hlo.Instruction) error {
 	if err := c.copyInto(in, state, res, "loop-carry"); err != nil {
 		return err
 	}
+	c.releaseResult(res, state)
 	c.loc(in)
 	fmt.Fprintf(&c.out, "        jmp     %s\n%s:\n", top, exit)
 	return nil
@@ -361,6 +389,7 @@ func (c *compiler) conditional(in *hlo.Instruction) error {
 		if err := c.copyInto(in, out, res, fmt.Sprintf("branch%d-result", i)); err != nil {
 			return err
 		}
+		c.releaseResult(res, out)
 		emit("jmp     %s_end", base)
 		fmt.Fprintf(&c.out, "%s:\n", next)
 	}

@@ -121,21 +121,35 @@ func (c *compiler) dynamicUpdateSlice(in *hlo.Instruction) error {
 	if src.dt != upd.dt {
 		return c.fail(in, "update type %s differs from the operand's %s", upd.dt, src.dt)
 	}
-	out, err := c.alloc(in, in.Shape, "")
-	if err != nil {
-		return err
-	}
-	c.bufs[in.Name] = out
 	dims, sizes := src.shape.Dims, upd.shape.Dims
-	c.kernelHeader(in, "copy", 0, 2*in.Shape.Bytes()+2*upd.shape.Bytes())
-	c.flatCopy(in, out, src, 0)
-	c.loc(in)
-	fmt.Fprintln(&c.out, "        barrier")
-	if upd.empty {
-		return nil
+	if c.updatesInPlace(src, upd) {
+		// In place, as XLA's buffer assignment runs a dynamic-update-slice
+		// whose operand dies at it (a scan's stacked outputs, a KV cache):
+		// the result is the operand's buffer, and only the update moves.
+		c.bufs[in.Name] = &value{tensor: src.tensor, addr: src.addr, shape: in.Shape, dt: src.dt}
+		c.kernelHeader(in, "copy", 0, 2*upd.shape.Bytes())
+		if upd.empty {
+			c.loc(in)
+			fmt.Fprintln(&c.out, "        barrier")
+			return nil
+		}
+	} else {
+		out, err := c.alloc(in, in.Shape, "")
+		if err != nil {
+			return err
+		}
+		c.bufs[in.Name] = out
+		c.kernelHeader(in, "copy", 0, 2*in.Shape.Bytes()+2*upd.shape.Bytes())
+		c.flatCopy(in, out, src, 0)
+		c.loc(in)
+		fmt.Fprintln(&c.out, "        barrier")
+		if upd.empty {
+			return nil
+		}
 	}
+	out := c.bufs[in.Name]
 	win, st := mergeDims(sizes, [][]int64{hlo.Strides(dims), hlo.Strides(sizes)})
-	err = c.dynamicDMA(in, 2, dims, sizes, int64(src.dt.Size()), func(imm int64) {
+	err := c.dynamicDMA(in, 2, dims, sizes, int64(src.dt.Size()), func(imm int64) {
 		c.loc(in)
 		fmt.Fprintf(&c.out, "        dma     hbm[r3+%s+%d]:%s[%s]{%s}, %s @0\n", out.tensor, imm, out.dt, joinDims(win), joinDims(st[0]),
 			view{v: upd, strides: st[1]}.operand(win))
@@ -154,4 +168,11 @@ func (c *compiler) kernelHeader(in *hlo.Instruction, kind string, flops, bytes i
 	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: kind, Pos: in.Pos, FLOPs: flops, Bytes: bytes})
 	fmt.Fprintf(&c.out, "\n; ---- kernel k%d: %s %s (%s:%d) -> %s, DMA only\n", c.nlabel, in.Opcode, in.Name, c.file, in.Pos.Line, in.Shape)
 	fmt.Fprintf(&c.out, ".origin %q\n", in.Name)
+}
+
+// updatesInPlace reports whether a dynamic-update-slice may write its
+// update into its operand's buffer: the operand is a whole tensor that
+// nothing reads after it (ownsAfter), and the update is not a view of it.
+func (c *compiler) updatesInPlace(src, upd *value) bool {
+	return upd.tensor != src.tensor && c.ownsAfter(src)
 }

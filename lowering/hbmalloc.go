@@ -8,13 +8,19 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 )
 
-// HBM allocation. Every array value gets an HBM tensor; a tensor whose
-// values are all dead (past the last entry instruction that reads them) is
-// released and its bytes reused, so a training step whose activations
-// would not all fit at once still fits. Parameters, constants (their bytes
-// are loaded with the program) and results are never released; tensors
-// allocated inside loop bodies and branches are not either (they are
-// reused by every iteration).
+// HBM allocation, as XLA's buffer assignment does it. Every array value
+// gets an HBM tensor; a tensor whose values are all dead (past the last
+// instruction that reads them, in the entry computation or in a loop body
+// or branch) is released and its bytes reused, so a training step whose
+// activations would not all fit at once still fits. A called
+// computation's result is released once it has been copied out (a loop's
+// carry, a branch's result). Parameters (unless donated), constants
+// (their bytes are loaded with the program) and results are never
+// released. Arrays are shared rather than copied where XLA shares them:
+// a dynamic-update-slice whose operand dies at it updates that buffer in
+// place, a loop's state takes over an initial array that dies at the loop,
+// and an array the body passes through unchanged is read where it is
+// (loopstate.go). hbmpeak.go reports what is live at the peak.
 
 const hbmAlign = 4096
 
@@ -32,10 +38,17 @@ type hbmAllocator struct {
 	pinned map[string]bool
 	spans  map[string]hbmSpan
 	peak   int64
+	// For the peak report (hbmpeak.go): where each tensor came from,
+	// and the tensors live when the HBM needed last grew.
+	origin    map[string]tensorOrigin
+	peakNoted int64
+	peakAt    *hlo.Instruction
+	peakLive  []string
 }
 
 func (a *hbmAllocator) init(hbmBytes int64) {
 	a.refs, a.pinned, a.spans = map[string]int{}, map[string]bool{}, map[string]hbmSpan{}
+	a.origin = map[string]tensorOrigin{}
 	a.limit = hbmBytes / hbmAlign * hbmAlign
 	a.low = a.limit
 }
@@ -108,6 +121,7 @@ func (a *hbmAllocator) release(tensor string) {
 func (a *hbmAllocator) snapshot() hbmAllocator {
 	b := *a
 	b.free = slices.Clone(a.free)
+	// origin only grows, and a name is not reused: it is shared.
 	b.refs, b.pinned, b.spans = maps.Clone(a.refs), maps.Clone(a.pinned), maps.Clone(a.spans)
 	return b
 }

@@ -1,22 +1,57 @@
 package lowering
 
-import "github.com/pulse-sim/pulse/hlo"
+import (
+	"strconv"
+
+	"github.com/pulse-sim/pulse/hlo"
+)
 
 // loopState gives a while loop its state buffers. An initial array that
 // nothing reads after the while (its tensor held only by entry values
 // dying at it, not a parameter, constant or output) becomes the loop's
 // own buffer as it is, as XLA's buffer assignment shares a while's operand
 // and result: no loop-init copy, and no second array of its size live.
+// So does an array the body passes through unchanged (pass lists those
+// tuple indices: a scan's weights, read by every iteration and written by
+// none), read-only whoever else reads it; readOnly collects their tensors.
 // Every other array gets a buffer of its own, which the loop-init kernel
 // fills. taken keeps two state arrays from sharing a tensor.
-func (c *compiler) loopState(in *hlo.Instruction, s *hlo.Shape, init *value, taken map[string]bool) (*value, error) {
+func (c *compiler) loopState(in *hlo.Instruction, s *hlo.Shape, init *value, pass map[int]bool, taken, readOnly map[string]bool) (*value, error) {
+	if !s.IsTuple {
+		return c.stateArray(in, s, init, taken)
+	}
+	if init.tuple == nil || len(init.tuple) != len(s.Tuple) {
+		return c.alloc(in, s, "")
+	}
+	v := &value{shape: s, tuple: make([]*value, len(s.Tuple))}
+	for i, t := range s.Tuple {
+		if e := init.tuple[i]; pass[i] && sameArray(t, e) {
+			v.tuple[i] = &value{tensor: e.tensor, addr: e.addr, shape: t, dt: e.dt}
+			taken[e.tensor], readOnly[e.tensor] = true, true
+		}
+	}
+	for i, t := range s.Tuple {
+		if v.tuple[i] != nil {
+			continue
+		}
+		e, err := c.stateArray(in, t, init.tuple[i], taken)
+		if err != nil {
+			return nil, err
+		}
+		v.tuple[i] = e
+	}
+	return v, nil
+}
+
+// stateArray is one state array (or nested tuple) of a loop.
+func (c *compiler) stateArray(in *hlo.Instruction, s *hlo.Shape, init *value, taken map[string]bool) (*value, error) {
 	if s.IsTuple {
 		if init.tuple == nil || len(init.tuple) != len(s.Tuple) {
 			return c.alloc(in, s, "")
 		}
 		v := &value{shape: s}
 		for i, t := range s.Tuple {
-			e, err := c.loopState(in, t, init.tuple[i], taken)
+			e, err := c.stateArray(in, t, init.tuple[i], taken)
 			if err != nil {
 				return nil, err
 			}
@@ -24,13 +59,80 @@ func (c *compiler) loopState(in *hlo.Instruction, s *hlo.Shape, init *value, tak
 		}
 		return v, nil
 	}
-	if c.ownsAfter(init) && !taken[init.tensor] {
-		if dt, ok := dtypeOf(s.Elem); ok && dt == init.dt && init.shape != nil && init.shape.Elems() == s.Elems() {
-			taken[init.tensor] = true
-			return &value{tensor: init.tensor, addr: init.addr, shape: s, dt: dt}, nil
-		}
+	if c.ownsAfter(init) && !taken[init.tensor] && sameArray(s, init) {
+		taken[init.tensor] = true
+		return &value{tensor: init.tensor, addr: init.addr, shape: s, dt: init.dt}, nil
 	}
 	return c.alloc(in, s, "")
+}
+
+// sameArray reports whether v is a whole array in memory that can stand
+// for an array of shape s: the same element type and count.
+func sameArray(s *hlo.Shape, v *value) bool {
+	if s.IsTuple || v == nil || v.empty || v.tuple != nil || v.tensor == "" || v.shape == nil {
+		return false
+	}
+	dt, ok := dtypeOf(s.Elem)
+	return ok && dt == v.dt && v.shape.Elems() == s.Elems()
+}
+
+// loopInvariant lists the tuple indices of a while body's state that the
+// body returns as it got them (root element i is get-tuple-element i of
+// the parameter), as XLA's copy insertion finds the read-only indices of
+// a while, which need no copy.
+func loopInvariant(body *hlo.Computation) map[int]bool {
+	out := map[int]bool{}
+	r := body.Root
+	if r == nil || r.Opcode != hlo.OpTuple {
+		return out
+	}
+	byName := map[string]*hlo.Instruction{}
+	for _, b := range body.Instructions {
+		byName[b.Name] = b
+	}
+	for i, o := range r.Operands {
+		g := byName[o.Name]
+		if g == nil || g.Opcode != hlo.OpGetTupleElement || len(g.Operands) != 1 {
+			continue
+		}
+		p := byName[g.Operands[0].Name]
+		idx, _ := g.Attr("index")
+		if p != nil && p.Opcode == hlo.OpParameter && p.ParamNumber == 0 && idx == strconv.Itoa(i) {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// stateOwned lists the tensors of a loop's state that its body may
+// overwrite in place (all but the read-only ones it shares), each with
+// the holds on it that do not stop the body from doing so: the loop's own
+// and those of the entry values dying at the while, whose array became
+// the loop's buffer.
+func (c *compiler) stateOwned(state *value, readOnly map[string]bool) map[string]int {
+	out := map[string]int{}
+	for _, t := range distinctTensors(state) {
+		if !readOnly[t] {
+			out[t] = c.heap.refs[t] + 1
+		}
+	}
+	return out
+}
+
+// releaseResult gives back the HBM of a called computation's result once
+// it has been copied into keep (a loop's state, a conditional's result):
+// the body's temporaries that nothing else holds. Later code may reuse
+// the bytes; the loop's iterations are all done by then.
+func (c *compiler) releaseResult(res, keep *value) {
+	kept := map[string]bool{}
+	for _, t := range distinctTensors(keep) {
+		kept[t] = true
+	}
+	for _, t := range distinctTensors(res) {
+		if !kept[t] && c.heap.refs[t] <= 0 {
+			c.heap.release(t)
+		}
+	}
 }
 
 // ownsAfter reports whether the array v is a whole tensor that no entry
@@ -54,5 +156,8 @@ func (c *compiler) ownsAfter(v *value) bool {
 			}
 		}
 	}
-	return dying > 0 && dying == c.heap.refs[v.tensor]
+	// A while body's loop state is held by the loop as well; the body
+	// may still overwrite it (loopOwned).
+	held := c.heap.refs[v.tensor] - c.loopOwned[v.tensor]
+	return dying > 0 && dying == held
 }

@@ -107,6 +107,8 @@ type Compiled struct {
 	// PeakHBMBytes is the most HBM the program's tensors occupy at once
 	// (dead arrays' bytes are reused).
 	PeakHBMBytes int64
+	// HBM is what is live at that peak (hbmpeak.go).
+	HBM HBMPeak
 	// Feeds places the infeed and outfeed queues in host memory (nil:
 	// the program has neither).
 	Feeds *Feeds
@@ -382,6 +384,12 @@ type compiler struct {
 	// instruction being lowered (nil inside called computations): a
 	// while may take their tensors as its loop state (loopState).
 	dyingNow []string
+	// loopOwned names the tensors the while body being lowered may
+	// overwrite in place: its loop state, which the carry rewrites at
+	// the end of every iteration anyway (loopstate.go), each with the
+	// holds on it that do not count. nextLoopOwned passes them to the
+	// body's subComputation.
+	loopOwned, nextLoopOwned map[string]int
 	// rngState is the generator state of rng (rngstate.go), once used.
 	rngState *value
 	// devs is what the program runs on (devices.go).
@@ -485,9 +493,13 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	name := c.tensorName(in.Name)
 	fmt.Fprintf(&c.out, ".tensor %s hbm %#x %s[%s]%s\n", name, addr, dt, joinDims(dims), init)
 	c.heap.spans[name] = hbmSpan{addr, size}
+	kind := kindTemporary
 	if fresh {
 		c.heap.pinned[name] = true // loaded with the program (or zeroed): never reused
+		kind = kindConstant
 	}
+	c.heap.origin[name] = tensorOrigin{in: in, kind: kind, size: size}
+	c.heap.notePeak(in)
 	return &value{tensor: name, addr: addr, shape: s, dt: dt}, nil
 }
 
@@ -586,6 +598,11 @@ func (c *compiler) entry() error {
 			return err
 		}
 		c.bufs[p.Name] = v
+		for _, t := range distinctTensors(v) {
+			o := c.heap.origin[t]
+			o.kind = kindParameter
+			c.heap.origin[t] = o
+		}
 		if donated[p.ParamNumber] {
 			c.heap.hold(v) // released after its last reader, like any value
 		} else {
@@ -627,6 +644,13 @@ func (c *compiler) entry() error {
 		}
 	}
 	c.res.PeakHBMBytes = c.heap.needed()
+	defer func() {
+		outs := map[string]bool{}
+		for _, o := range c.res.Outputs {
+			outs[o.Tensor] = true
+		}
+		c.res.HBM = c.heap.report(c.file, outs)
+	}()
 	fmt.Fprintln(&c.out, "        halt")
 	root := c.bufs[e.Root.Name]
 	if root == nil {

@@ -24,6 +24,14 @@ func runChecked(t *testing.T, chipName, src string) *runtime.Result {
 // runCheckedWith is runChecked on chip with overrides.
 func runCheckedWith(t *testing.T, chipName string, sets []string, src string) *runtime.Result {
 	t.Helper()
+	_, r := compileRunChecked(t, chipName, sets, src)
+	return r
+}
+
+// compileRunChecked is runCheckedWith that also returns the executable,
+// for tests of the program itself (its kernels, what it holds in HBM).
+func compileRunChecked(t *testing.T, chipName string, sets []string, src string) (*runtime.Executable, *runtime.Result) {
+	t.Helper()
 	m, err := hlo.Parse("t.hlo", src)
 	require.NoError(t, err)
 	require.NoError(t, verify.Verify("t.hlo", m))
@@ -44,7 +52,7 @@ func runCheckedWith(t *testing.T, chipName string, sets []string, src string) *r
 		d := check.Compare(r.Outputs[i], wants[i])
 		require.Zero(t, d.Mismatches, "output %d on %s: first mismatch at %d: got %v, want %v (max abs %g)", i, chipName, d.First, d.FirstGot, d.FirstWant, d.MaxAbs)
 	}
-	return r
+	return x, r
 }
 
 var chips = []string{"teach16", "tpuv4core"}
