@@ -107,8 +107,9 @@ func (p *partitioner) scatter(in *hlo.Instruction, ops []*val) error {
 		return v
 	}
 	windowDims, inserted, toOperand := list("update_window_dims"), list("inserted_window_dims"), list("scatter_dims_to_operand_dims")
-	if len(list("input_batching_dims")) > 0 {
-		return p.replicated(in, ops, "a scatter with batching dimensions is computed whole")
+	opBatch, idxBatch := list("input_batching_dims"), list("scatter_indices_batching_dims")
+	if len(opBatch) != len(idxBatch) {
+		return p.replicated(in, ops, "a scatter whose batching dimensions do not pair up is computed whole")
 	}
 	ivd, err := hlo.IntAttr(in, "index_vector_dim")
 	if err != nil {
@@ -123,7 +124,7 @@ func (p *partitioner) scatter(in *hlo.Instruction, ops []*val) error {
 	take := axisPool{}.take
 	k := 0
 	for d := range src.Dims {
-		if slices.Contains(inserted, int64(d)) {
+		if slices.Contains(inserted, int64(d)) || slices.Contains(opBatch, int64(d)) {
 			continue
 		}
 		if k < len(windowDims) && !slices.Contains(toOperand, int64(d)) && updates.global.Dims[windowDims[k]] == operand.global.Dims[d] {
@@ -132,10 +133,56 @@ func (p *partitioner) scatter(in *hlo.Instruction, ops []*val) error {
 		}
 		k++
 	}
+	// Batching dimensions (a take_along_axis's gradient, one row of
+	// indices per batch element): the operand's, the indices' and the
+	// updates' split alike, each device scattering into its own rows. The
+	// split is the updates' or the indices' where they have one, as the
+	// operand is usually zeros just made.
+	scatterDims := func() []int {
+		var out []int
+		for d := range upd.Dims {
+			if !slices.Contains(windowDims, int64(d)) {
+				out = append(out, d)
+			}
+		}
+		return out
+	}()
+	updOfIdx := func(id int64) int {
+		k := 0
+		for d := range idx.Dims {
+			if int64(d) == ivd {
+				continue
+			}
+			if int64(d) == id {
+				if k < len(scatterDims) {
+					return scatterDims[k]
+				}
+				return -1
+			}
+			k++
+		}
+		return -1
+	}
+	for j, od := range opBatch {
+		id := idxBatch[j]
+		ud := updOfIdx(id)
+		if int(od) >= len(src.Dims) || int(id) >= len(idx.Dims) || ud < 0 {
+			return p.replicated(in, ops, "a scatter with batching dimensions out of range is computed whole")
+		}
+		want := upd.Dims[ud]
+		if len(want) == 0 {
+			want = idx.Dims[id]
+		}
+		if len(want) == 0 {
+			want = src.Dims[od]
+		}
+		a := take(want)
+		opT.Dims[od], idxT.Dims[id], updT.Dims[ud] = a, slices.Clone(a), slices.Clone(a)
+	}
 	// Partial sums: updates split along their scatter dimensions, the
 	// indices split alike, into the combiner's identity.
 	var partial []int
-	if p.identityOperand(in, operand) {
+	if len(opBatch) == 0 && p.identityOperand(in, operand) {
 		var scatterDims []int
 		for d := range upd.Dims {
 			if !slices.Contains(windowDims, int64(d)) {

@@ -2,6 +2,8 @@ package partition
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
@@ -45,7 +47,14 @@ func (p *partitioner) while(in *hlo.Instruction, ops []*val) error {
 		if h, ok := p.tupleHints[in.Name][int64(i)]; ok && extends(to, h) {
 			to = h
 		}
-		r, err := p.reshard(e, to)
+		shs = append(shs, to)
+	}
+	shs, err := p.stateShardings(in, body, state, shs)
+	if err != nil {
+		return err
+	}
+	for i, e := range state.tuple {
+		r, err := p.reshard(e, shs[i])
 		if err != nil {
 			return p.errAt(in, "%v", err)
 		}
@@ -53,7 +62,8 @@ func (p *partitioner) while(in *hlo.Instruction, ops []*val) error {
 		if err != nil {
 			return p.errAt(in, "%v", err)
 		}
-		elems, names, shs, locals = append(elems, r), append(names, r.name), append(shs, r.sh), append(locals, local)
+		elems, names, locals = append(elems, r), append(names, r.name), append(locals, local)
+		shs[i] = r.sh
 	}
 	tupleShape := &hlo.Shape{IsTuple: true, Tuple: locals}
 	init := p.emit(p.fresh(in.Name+".state"), tupleShape, "tuple("+strings.Join(names, ", ")+")")
@@ -91,12 +101,81 @@ func (p *partitioner) while(in *hlo.Instruction, ops []*val) error {
 	return nil
 }
 
+// stateShardings settles a loop's state shardings as XLA's propagation
+// does through a while: an element whose body result comes out split
+// further than it went in (a scan's stacked outputs, made whole as zeros
+// and filled with batch-split rows) is split so from the start, so that
+// the body does not gather what it writes every iteration. Each round
+// partitions the body on trial and throws the trial away.
+func (p *partitioner) stateShardings(in *hlo.Instruction, body *hlo.Computation, state *val, shs []Sharding) ([]Sharding, error) {
+	for round := 0; round < maxStateRounds; round++ {
+		var locals []*hlo.Shape
+		for i, e := range state.tuple {
+			local, err := p.localShape(e.global, shs[i])
+			if err != nil {
+				return nil, p.errAt(in, "%v", err)
+			}
+			locals = append(locals, local)
+		}
+		got, wanted, err := p.trialBody(body, in, shs, locals)
+		if err != nil {
+			return nil, err
+		}
+		changed := false
+		for i, g := range got {
+			// A broadcast (zeros, a mask) can be made in any split: it
+			// takes the one the body first wants it in.
+			if w, ok := wanted[i]; ok && state.tuple[i].bcast != nil && extends(shs[i], w) && !extends(w, g) {
+				g = w
+			}
+			if extends(shs[i], g) {
+				if _, err := p.mesh.LocalDims(g, state.tuple[i].global.Dims); err == nil {
+					shs[i], changed = g, true
+				}
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return shs, nil
+}
+
+// maxStateRounds bounds stateShardings: each round can only split some
+// element further, and a mesh has few axes.
+const maxStateRounds = 4
+
+// trialBody partitions a loop body without keeping anything it emits, and
+// returns the shardings its result's elements come out with and, by
+// element, the first further split the body moved its parameter's element
+// to.
+func (p *partitioner) trialBody(body *hlo.Computation, at *hlo.Instruction, in []Sharding, locals []*hlo.Shape) ([]Sharding, map[int]Sharding, error) {
+	res := *p.res
+	res.Collectives, res.Fallbacks, res.Uneven, res.Shardings = slices.Clone(res.Collectives), slices.Clone(res.Fallbacks), slices.Clone(res.Uneven), slices.Clone(res.Shardings)
+	ncomps, adders, unevenSeen := len(p.comps), maps.Clone(p.adders), maps.Clone(p.unevenSeen)
+	defer func() {
+		*p.res = res
+		p.comps, p.adders, p.unevenSeen = p.comps[:ncomps], adders, unevenSeen
+	}()
+	var got []Sharding
+	wanted := map[int]Sharding{}
+	p.rootShardings, p.wantedState = &got, wanted
+	_, err := p.subComputation(body, at, in, locals, in)
+	p.wantedState = nil
+	return got, wanted, err
+}
+
 // subComputation partitions a loop's body (out: the shardings its
 // results move to) or condition (out nil: its predicate made whole) with
 // its tuple parameter's elements sharded as in, and adds it to the
 // module; it returns the new computation's name.
 func (p *partitioner) subComputation(c *hlo.Computation, at *hlo.Instruction, in []Sharding, locals []*hlo.Shape, out []Sharding) (string, error) {
+	// Only this computation's result is the trial's (trialBody), not
+	// that of a loop inside it.
+	record, wanted := p.rootShardings, p.wantedState
+	p.rootShardings, p.wantedState = nil, nil
 	saved := *p
+	saved.rootShardings = nil
 	defer func() {
 		// Keep what is module-wide; restore what belongs to the caller.
 		res, comps, adders, taken, chans := p.res, p.comps, p.adders, p.taken, p.chans
@@ -126,6 +205,13 @@ func (p *partitioner) subComputation(c *hlo.Computation, at *hlo.Instruction, in
 		for i, e := range x.Shape.Tuple {
 			g := p.emit(p.fresh(name+".gte"), locals[i], fmt.Sprintf("get-tuple-element(%s), index=%d", name, i))
 			v.tuple = append(v.tuple, &val{name: g, global: e, sh: in[i]})
+			if wanted != nil {
+				p.watch[v.tuple[i]] = func(to Sharding) {
+					if _, ok := wanted[i]; !ok {
+						wanted[i] = to.Clone()
+					}
+				}
+			}
 		}
 		p.vals[x.Name] = v
 	}
@@ -159,6 +245,9 @@ func (p *partitioner) subComputation(c *hlo.Computation, at *hlo.Instruction, in
 		for i, e := range root.tuple {
 			if e.tuple != nil || e.manual {
 				return "", p.errAt(at, "the loop's body %s returns a nested tuple", c.Name)
+			}
+			if record != nil {
+				*record = append(*record, dimsOnly(e.sh))
 			}
 			r, err := p.reshard(e, out[i])
 			if err != nil {

@@ -195,7 +195,7 @@ func Partition(file string, m *hlo.Module, devices int) (*Result, error) {
 }
 
 func partition(m *hlo.Module, devices int) (*Result, error) {
-	p := &partitioner{m: m, vals: map[string]*val{}, taken: map[string]bool{}, tables: map[string]string{}, adders: map[string]string{}}
+	p := &partitioner{m: m, vals: map[string]*val{}, taken: map[string]bool{}, tables: map[string]string{}, adders: map[string]string{}, watch: map[*val]func(Sharding){}}
 	meshes, err := moduleMeshes(m)
 	if err != nil {
 		return nil, err
@@ -261,6 +261,18 @@ func partition(m *hlo.Module, devices int) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("internal error: the partitioned module does not parse: %v", err)
 	}
+	ours := map[string]bool{}
+	for _, c := range res.Collectives {
+		ours[c.Name] = true
+	}
+	removed := removeDead(out, ours)
+	kept := res.Collectives[:0]
+	for _, c := range res.Collectives {
+		if !removed[c.Name] {
+			kept = append(kept, c)
+		}
+	}
+	res.Collectives = kept
 	if out, res.Collectives, err = combineAllReduces(out, res.Collectives); err != nil {
 		return nil, err
 	}
@@ -286,6 +298,15 @@ type val struct {
 	sh     Sharding
 	manual bool // a shard_map body's value: its local shape is its own
 	tuple  []*val
+	// bcast, for a broadcast's result, is its operand and the result
+	// dimensions it fills: reshard broadcasts it anew in the sharding
+	// wanted rather than moving the larger result.
+	bcast *bcastOf
+}
+
+type bcastOf struct {
+	op   *val
+	dims []int64
 }
 
 type partitioner struct {
@@ -309,6 +330,14 @@ type partitioner struct {
 	// state), by the tuple's instruction and the element's index.
 	tupleHints map[string]map[int64]Sharding
 	at         *hlo.Instruction // the input instruction being partitioned
+	// rootShardings, during a trial of a loop body (trialBody), collects
+	// the shardings the body's result elements come out with.
+	rootShardings *[]Sharding
+	// wantedState, during such a trial, collects where the body moves
+	// its parameter's elements; watch maps those elements' values to the
+	// function reshard tells.
+	wantedState map[int]Sharding
+	watch       map[*val]func(Sharding)
 }
 
 func (p *partitioner) errAt(in *hlo.Instruction, format string, a ...any) error {
@@ -445,6 +474,12 @@ func (p *partitioner) reshard(v *val, to Sharding) (*val, error) {
 	if v.sh.Equal(to) {
 		return v, nil
 	}
+	if f := p.watch[v]; f != nil && extends(v.sh, to) {
+		f(to)
+	}
+	if r, ok := p.rebroadcast(v, to); ok {
+		return r, nil
+	}
 	steps, err := p.mesh.planReshard(v.sh, to)
 	if err != nil {
 		return nil, err
@@ -518,6 +553,40 @@ func (p *partitioner) reshard(v *val, to Sharding) (*val, error) {
 		cur = &val{name: name, global: cur.global, sh: next}
 	}
 	return cur, nil
+}
+
+// rebroadcast moves a broadcast's result to sharding to by moving its
+// operand, which is smaller, and broadcasting again: a norm's weight
+// split as its parameter is gathers its 8 KiB rather than exchanging the
+// activation-sized broadcast all-to-all, and zeros made whole and wanted
+// split are made split. (The dimensions the broadcast adds split as
+// they like: each device fills its own part.) It reports false when the
+// operand cannot take the split.
+func (p *partitioner) rebroadcast(v *val, to Sharding) (*val, bool) {
+	b := v.bcast
+	if b == nil || len(to.Partial) > 0 || len(v.sh.Partial) > 0 {
+		return nil, false
+	}
+	src := Replicated(len(b.op.global.Dims))
+	for k, d := range b.dims {
+		if k >= len(src.Dims) || int(d) >= len(to.Dims) {
+			return nil, false
+		}
+		src.Dims[k] = to.Dims[d]
+	}
+	local, err := p.localShape(v.global, to)
+	if err != nil {
+		return nil, false
+	}
+	if _, err := p.localShape(b.op.global, src); err != nil {
+		return nil, false
+	}
+	r, err := p.reshard(b.op, src)
+	if err != nil {
+		return nil, false
+	}
+	name := p.emit(p.fresh(baseName(v.name)), local, fmt.Sprintf("broadcast(%s), dimensions=%s", r.name, hlo.IntsText(b.dims)))
+	return &val{name: name, global: v.global, sh: to.Clone(), bcast: &bcastOf{op: r, dims: b.dims}}, true
 }
 
 // allToAll moves the split over s.Axes from dimension s.Dim of the local

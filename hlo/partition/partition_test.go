@@ -112,6 +112,32 @@ cond {
 }
 `
 
+// stackLoop is a scan that writes each step's batch-split output into a
+// stacked array of zeros, with a mask passed through its state unchanged.
+const stackLoop = `
+body2 {
+  s = (s32[], f32[64,16], f32[4,64,16], f32[64,16]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  h = f32[64,16] get-tuple-element(s), index=1
+  ys = f32[4,64,16] get-tuple-element(s), index=2
+  m = f32[64,16] get-tuple-element(s), index=3
+  th = f32[64,16] tanh(h)
+  t = f32[64,16] multiply(th, m)
+  t1 = f32[1,64,16] reshape(t)
+  z = s32[] constant(0)
+  ys2 = f32[4,64,16] dynamic-update-slice(ys, t1, i, z, z)
+  one = s32[] constant(1)
+  n = s32[] add(i, one)
+  ROOT r = (s32[], f32[64,16], f32[4,64,16], f32[64,16]) tuple(n, t, ys2, m)
+}
+cond2 {
+  s = (s32[], f32[64,16], f32[4,64,16], f32[64,16]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  four = s32[] constant(4)
+  ROOT lt = pred[] compare(i, four), direction=LT
+}
+`
+
 func TestPartitionMatchesUnpartitioned(t *testing.T) {
 	for _, tc := range []struct {
 		name, body  string
@@ -225,6 +251,28 @@ func TestPartitionMatchesUnpartitioned(t *testing.T) {
   s0 = (s32[], f32[64,16], f32[4,16,16]) tuple(z, x, ws)
   l = (s32[], f32[64,16], f32[4,16,16]) while(s0), condition=cond, body=body
   ROOT h = f32[64,16] get-tuple-element(l), index=1`, "all-gather", 0},
+		{"a scan's stacked outputs and its mask are split as its batch: nothing moves", `
+  x = f32[64,16] parameter(0), sharding={devices=[8,1]<=[8]}
+  z = s32[] constant(0)
+  zf = f32[] constant(0)
+  ys = f32[4,64,16] broadcast(zf), dimensions={}
+  half = f32[] constant(0.5)
+  m = f32[64,16] broadcast(half), dimensions={}
+  s0 = (s32[], f32[64,16], f32[4,64,16], f32[64,16]) tuple(z, x, ys, m)
+  l = (s32[], f32[64,16], f32[4,64,16], f32[64,16]) while(s0), condition=cond2, body=body2
+  ROOT o = f32[4,64,16] get-tuple-element(l), index=2`, "", 0},
+		{"a take_along_axis gradient scatters each device's batch rows", `
+  upd = f32[8,4,1] parameter(0), sharding={devices=[8,1,1]<=[8]}
+  ids = s32[8,4,1,1] parameter(1), sharding={devices=[8,1,1,1]<=[8]}
+  c = s32[8,4,1,1] clamp(s32[] constant(0), ids, s32[] constant(15))
+  z = f32[] constant(0)
+  zeros = f32[8,4,16] broadcast(z), dimensions={}
+  ROOT s = f32[8,4,16] scatter(zeros, c, upd), update_window_dims={}, inserted_window_dims={2}, scatter_dims_to_operand_dims={2}, input_batching_dims={0,1}, scatter_indices_batching_dims={0,1}, index_vector_dim=3, to_apply=add`, "", 0},
+		{"a norm's split weight is gathered, not its broadcast moved all-to-all", `
+  x = f32[16,64] parameter(0), sharding={devices=[8,1]<=[8]}
+  g = f32[64] parameter(1), sharding={devices=[8]<=[8]}
+  gb = f32[16,64] broadcast(g), dimensions={1}
+  ROOT y = f32[16,64] multiply(x, gb), sharding={devices=[8,1]<=[8]}`, "all-gather", 0},
 		{"a split moved to another dimension is one all-to-all", `
   x = f32[16,8] parameter(0), sharding={devices=[8,1]<=[8]}
   y = f32[16,8] parameter(1), sharding={devices=[1,8]<=[8]}
@@ -253,7 +301,7 @@ func TestPartitionMatchesUnpartitioned(t *testing.T) {
   ROOT t = (f32[6,8], f32[6,8]) tuple(n, x), sharding={{devices=[4,2]<=[8]}, {devices=[8,1]<=[8]}}`, "all-gather", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := runPartitioned(t, "HloModule m\n"+adder+scanLoop+"\nENTRY e {"+tc.body+"\n}\n")
+			res := runPartitioned(t, "HloModule m\n"+adder+scanLoop+stackLoop+"\nENTRY e {"+tc.body+"\n}\n")
 			require.Equal(t, tc.collectives, kinds(res), "partitioned module:\n%s", res.Module)
 			require.Len(t, append(res.Fallbacks, res.Uneven...), tc.fallbacks)
 		})

@@ -368,7 +368,11 @@ func (p *partitioner) broadcast(in *hlo.Instruction, ops []*val) error {
 	if err != nil {
 		return p.errAt(in, "%v", err)
 	}
-	return p.emitAs(in, out, []string{r.name}, nil)
+	if err := p.emitAs(in, out, []string{r.name}, nil); err != nil {
+		return err
+	}
+	p.vals[in.Name].bcast = &bcastOf{op: r, dims: dims}
+	return nil
 }
 
 func (p *partitioner) transpose(in *hlo.Instruction, ops []*val) error {
@@ -625,6 +629,9 @@ func (p *partitioner) passThrough(in *hlo.Instruction, ops []*val) error {
 			target.Dims[d] = nil
 		}
 	}
+	if in.Opcode == "dynamic-update-slice" {
+		target = p.updateTarget(target, ops, free)
+	}
 	arrays := len(ops)
 	switch in.Opcode {
 	case "dynamic-slice", "pad":
@@ -743,4 +750,25 @@ func parseSlice(in *hlo.Instruction) ([][3]int64, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// updateTarget is the sharding a dynamic-update-slice runs in: its
+// operand's, or its update's where that splits the dimensions they share
+// further (a scan writing batch-split rows into a stacked array made
+// whole), as XLA's propagation takes the more specific of the two rather
+// than gathering the update.
+func (p *partitioner) updateTarget(target Sharding, ops []*val, free []bool) Sharding {
+	u := dimsOnly(ops[1].sh)
+	for d := range u.Dims {
+		if !free[d] {
+			u.Dims[d] = nil
+		}
+	}
+	if !extends(target, u) {
+		return target
+	}
+	if _, err := p.mesh.LocalDims(u, ops[0].global.Dims); err != nil {
+		return target
+	}
+	return u
 }
