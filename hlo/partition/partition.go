@@ -612,7 +612,7 @@ func (p *partitioner) allToAll(x string, local *hlo.Shape, s step) (string, erro
 		}
 	}
 	front := append([]int64{g}, m...)
-	t1 := p.emit(p.fresh(x+".a2a"), arrayShape(local.Elem, front), fmt.Sprintf("transpose(%s), dimensions=%s", r1, hlo.IntsText(perm)))
+	t1 := p.transposeUnlessIdentity(x, r1, local.Elem, front, perm)
 	groups := p.mesh.groups(s.Axes)
 	ex := p.emit(p.fresh(x+".a2a"), arrayShape(local.Elem, front), fmt.Sprintf("all-to-all(%s), channel_id=%d, replica_groups=%s, dimensions={0}", t1, p.channel(), groupsText(groups)))
 	p.res.Collectives = append(p.res.Collectives, Collective{Name: ex, Kind: "all-to-all", For: p.at.Name, Groups: groups,
@@ -628,10 +628,24 @@ func (p *partitioner) allToAll(x string, local *hlo.Shape, s step) (string, erro
 		back = append(back, int64(d))
 	}
 	moved := slices.Concat(m[:a], []int64{g}, m[a:])
-	t2 := p.emit(p.fresh(x+".a2a"), arrayShape(local.Elem, moved), fmt.Sprintf("transpose(%s), dimensions=%s", ex, hlo.IntsText(back)))
+	t2 := p.transposeUnlessIdentity(x, ex, local.Elem, moved, back)
 	out := slices.Clone(m)
 	out[a] *= g
 	return p.emit(p.fresh(x+".a2a"), arrayShape(local.Elem, out), "reshape("+t2+")"), nil
+}
+
+// transposeUnlessIdentity emits the transpose an all-to-all needs around
+// it, or nothing when the permutation keeps every dimension in place (the
+// split moves to or from the major dimension).
+func (p *partitioner) transposeUnlessIdentity(x, operand, elem string, shape, perm []int64) string {
+	identity := true
+	for i, d := range perm {
+		identity = identity && d == int64(i)
+	}
+	if identity {
+		return operand
+	}
+	return p.emit(p.fresh(x+".a2a"), arrayShape(elem, shape), fmt.Sprintf("transpose(%s), dimensions=%s", operand, hlo.IntsText(perm)))
 }
 
 func (p *partitioner) channel() int {
