@@ -76,6 +76,7 @@ var allowedImports = map[string][]string{
 	"lowering/legalize": {"hlo", "hlo/rewrite", "isa"},
 	"lowering":          {"asm", "config", "exe", "hlo", "hlo/analysis", "hlo/eval", "hlo/expand", "hlo/fusion", "hlo/pass", "hlo/rewrite", "isa", "lowering/legalize"},
 	"scalesim":          {"config", "hlo", "hlo/verify", "runtime"},
+	"serving":           {"config", "hlo", "hlo/eval", "lowering", "runtime"},
 	"ici":               {"config", "core", "hlo", "hlo/eval", "hlo/eval/spmd", "isa", "lowering", "sim"},
 	"runtime":           {"chip", "config", "core", "exe", "hlo", "hlo/eval", "hlo/stablehlo", "hlo/verify", "ici", "internal/inputs", "isa", "lowering", "ref", "sim", "traces"},
 	"sweep":             {"", "runtime", "chip", "config", "core", "exe", "hlo", "hlo/eval", "hlo/stablehlo", "hlo/verify", "internal/host", "internal/inputs", "lowering", "ref", "scalesim", "traces"},
@@ -85,7 +86,7 @@ var allowedImports = map[string][]string{
 	"":                  {"asm", "config", "exe", "internal/inputs", "internal/npy", "ref"},
 	"internal/cli": {"", "runtime", "asm", "bench", "chip", "config", "core", "energy", "exe", "grade", "hlo", "hlo/analysis", "hlo/eval",
 		"hlo/eval/check", "hlo/eval/spmd", "hlo/fusion", "hlo/partition", "hlo/stablehlo", "hlo/verify", "internal/host", "internal/inputs", "internal/npy", "isa", "labs", "lowering",
-		"membench", "ref", "scalesim", "sweep", "traces", "validate"},
+		"membench", "ref", "scalesim", "serving", "sweep", "traces", "validate"},
 	"cmd/pulse": {"internal/cli"},
 }
 

@@ -2,6 +2,7 @@ package pulse_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -34,6 +35,7 @@ var docFigures = map[string]map[string]func(t *testing.T) string{
 	"docs/sweeps.md":      {"transformer-study": transformerStudy},
 	"docs/bench.md":       {"bench-what-if": benchWhatIf},
 	"docs/performance.md": {"dots-suite": dotsSuite},
+	"docs/memory.md":      {"hbm-against-xla": hbmAgainstXLA},
 	"README.md":           {"quick-start": quickStart, "gemm4096": gemm4096},
 }
 
@@ -314,5 +316,48 @@ func dotsSuite(t *testing.T) string {
 	bench.WriteRoofSummary(&b, r)
 	b.WriteString("```\n\n")
 	require.NoError(t, bench.WriteRoofTable(&b, r, true))
+	return b.String()
+}
+
+// hbmAgainstXLA: each whole model of the shared JAX corpus, Pulse's peak
+// HBM (pulse compile --memory, the sharded one partitioned by Pulse, per
+// device) beside XLA's buffer assignment (meta.json xla_memory).
+func hbmAgainstXLA(t *testing.T) string {
+	const corpus = "../shared/corpus/jax"
+	dirs, err := os.ReadDir(corpus)
+	if err != nil {
+		t.Skip("needs ../shared/corpus/jax")
+	}
+	var b strings.Builder
+	b.WriteString("| model | Pulse's peak | XLA's buffer assignment | difference | XLA's peak_memory_in_bytes |\n|---|---:|---:|---:|---:|\n")
+	for _, d := range dirs {
+		meta := corpus + "/" + d.Name() + "/meta.json"
+		mb, err := os.ReadFile(meta)
+		if err != nil || !strings.Contains(string(mb), `"xla_memory"`) {
+			continue
+		}
+		var m struct {
+			XLA struct {
+				Peak int64 `json:"peak_memory_in_bytes"`
+			} `json:"xla_memory"`
+		}
+		require.NoError(t, json.Unmarshal(mb, &m))
+		file := corpus + "/" + d.Name() + "/" + d.Name() + ".hlo"
+		out := pulseCLI(t, "compile", file, "--chip", "tpuv4core", "--no-cache", "--memory", "--memory-top", "1",
+			"--xla-memory", meta, "--set", "memory.hbm_bytes=4398046511104")
+		var xla, pulse int64
+		var pct float64
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "XLA's buffer assignment: ") {
+				_, err := fmt.Sscanf(l[strings.Index(l, ":")+2:], "%d bytes", &xla)
+				require.NoError(t, err, l)
+				i := strings.Index(l, "Pulse needs ")
+				_, err = fmt.Sscanf(l[i:], "Pulse needs %d bytes, %f%%", &pulse, &pct)
+				require.NoError(t, err, l)
+			}
+		}
+		require.Positive(t, xla, out)
+		fmt.Fprintf(&b, "| %s | %.2f GB | %.2f GB | %+.1f%% | %.2f GB |\n", d.Name(), float64(pulse)/1e9, float64(xla)/1e9, pct, float64(m.XLA.Peak)/1e9)
+	}
 	return b.String()
 }

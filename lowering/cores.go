@@ -40,7 +40,7 @@ import (
 // Kernels emitted by instructions inside it (a while's body, the pieces of
 // a split fusion) have been made so already, each by its own onCores.
 func (c *compiler) onCores(emit func() error) error {
-	if c.chip.NumCores() <= 1 {
+	if c.chip.NumCores() <= 1 || c.out.discard {
 		return emit()
 	}
 	mark, nk := c.out.Len(), len(c.res.Kernels)

@@ -37,13 +37,14 @@ func (a *hbmAllocator) largestLive(n int) string {
 		if i > 0 {
 			sep = ", "
 		}
-		fmt.Fprintf(&b, "%s%s %s", sep, strings.TrimPrefix(l.name, "t_"), byteSize(l.size))
+		fmt.Fprintf(&b, "%s%s %s", sep, strings.TrimPrefix(l.name, "t_"), ByteSize(l.size))
 	}
 	return b.String()
 }
 
-// byteSize prints a byte count in binary units.
-func byteSize(n int64) string {
+// ByteSize prints a byte count in binary units, as the lowering's
+// messages and reports do.
+func ByteSize(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))

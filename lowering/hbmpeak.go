@@ -2,7 +2,9 @@ package lowering
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
 )
@@ -32,14 +34,25 @@ type HBMPeak struct {
 	Constants   int64 `json:"constant_bytes"`
 	Outputs     int64 `json:"output_bytes"`
 	Temporaries int64 `json:"temporary_bytes"`
-	// Arrays lists every array live at the peak, largest first.
-	Arrays []PeakArray `json:"arrays"`
+	// Arrays lists the arrays live at the peak, largest first: every one
+	// of them (ArrayCount), or the largest where Top cut the list.
+	Arrays     []PeakArray `json:"arrays"`
+	ArrayCount int         `json:"array_count"`
+}
+
+// Top is the report with only the n largest arrays listed (ArrayCount
+// still counts them all).
+func (h HBMPeak) Top(n int) HBMPeak {
+	if len(h.Arrays) > n {
+		h.Arrays = h.Arrays[:n:n]
+	}
+	return h
 }
 
 // PeakArray is one array live at the HBM peak.
 type PeakArray struct {
 	Tensor string `json:"tensor"`
-	HLO    string `json:"hlo"` // the instruction that made it
+	HLO    string `json:"hlo"` // the instruction that made it, [i] the element of its tuple
 	Op     string `json:"op"`
 	Shape  string `json:"shape"`
 	Bytes  int64  `json:"bytes"`
@@ -49,9 +62,11 @@ type PeakArray struct {
 
 // tensorOrigin is what made a tensor, for the report.
 type tensorOrigin struct {
-	in   *hlo.Instruction
-	kind string
-	size int64
+	in    *hlo.Instruction
+	kind  string
+	size  int64
+	shape string
+	index []int // the element of a tuple-shaped result
 }
 
 // notePeak records the live tensors when the allocations' high-water
@@ -96,9 +111,9 @@ func (a *hbmAllocator) report(file string, outputs map[string]bool) HBMPeak {
 		s := o.size
 		p := PeakArray{Tensor: t, Bytes: s, Kind: o.kind}
 		if o.in != nil {
-			p.HLO, p.Op, p.Pos = o.in.Name, o.in.Opcode, file+":"+o.in.Pos.String()
-			if o.in.Shape != nil {
-				p.Shape = o.in.Shape.String()
+			p.HLO, p.Op, p.Pos, p.Shape = o.in.Name, o.in.Opcode, file+":"+o.in.Pos.String(), o.shape
+			if len(o.index) > 0 {
+				p.HLO += strings.ReplaceAll(fmt.Sprint(o.index), " ", ",")
 			}
 		}
 		if p.Kind == kindTemporary && outputs[t] {
@@ -118,6 +133,7 @@ func (a *hbmAllocator) report(file string, outputs map[string]bool) HBMPeak {
 		r.Arrays = append(r.Arrays, p)
 	}
 	slices.SortStableFunc(r.Arrays, func(x, y PeakArray) int { return cmp.Compare(y.Bytes, x.Bytes) })
+	r.ArrayCount = len(r.Arrays)
 	return r
 }
 
@@ -127,3 +143,44 @@ const (
 	kindOutput    = "output"
 	kindTemporary = "temporary"
 )
+
+// Summary is the report in a sentence, as pulse simulate prints it: what
+// the program needs at its peak, what holds it, and the largest arrays.
+func (h HBMPeak) Summary() string {
+	if h.Needed == 0 {
+		return "HBM: the program holds no arrays"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "HBM at its peak: %s needed, %s in %d live arrays (", ByteSize(h.Needed), ByteSize(h.Live), h.ArrayCount)
+	var parts []string
+	for _, k := range []struct {
+		what  string
+		bytes int64
+	}{{"parameters", h.Parameters}, {"outputs", h.Outputs}, {"temporaries", h.Temporaries}, {"constants", h.Constants}} {
+		if k.bytes > 0 {
+			parts = append(parts, k.what+" "+ByteSize(k.bytes))
+		}
+	}
+	b.WriteString(strings.Join(parts, ", ") + ")")
+	if h.At != "" {
+		fmt.Fprintf(&b, ", reached at %s (%s)", h.At, h.AtPos)
+	}
+	if len(h.Arrays) > 0 {
+		b.WriteString("; largest:")
+		for i, a := range h.Arrays {
+			if i == 3 {
+				break
+			}
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			what := a.Kind
+			if a.Op != "" && a.Op != a.Kind {
+				what += ", " + a.Op
+			}
+			fmt.Fprintf(&b, "%s %s %s (%s)", sep, a.HLO, ByteSize(a.Bytes), what)
+		}
+	}
+	return b.String()
+}

@@ -38,6 +38,12 @@ func (c *compiler) loopState(in *hlo.Instruction, s *hlo.Shape, init *value, pas
 		if err != nil {
 			return nil, err
 		}
+		for _, name := range distinctTensors(e) {
+			if o := c.heap.origin[name]; o.in == in && len(o.index) == 0 {
+				o.index = []int{i} // the peak report names the element
+				c.heap.origin[name] = o
+			}
+		}
 		v.tuple[i] = e
 	}
 	return v, nil

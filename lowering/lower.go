@@ -15,7 +15,6 @@
 package lowering
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -193,10 +192,12 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 			fusion.ScheduleForMemory(comp)
 		}
 	}
-	c := &compiler{file: file, m: fm, chip: chip, devs: d, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[*value]string{}, offloadTotal: -1, synced: map[int]bool{}}
-	c.res.Devices, c.res.File = d, file
-	c.heap.init(chip.Memory.HBMBytes)
+	c := newCompiler(file, fm, chip, d)
 	if err := c.entry(); err != nil {
+		var le *Error
+		if errors.As(err, &le) && le.outOfHBM {
+			le.Reason += wholePeak(file, fm, chip, d)
+		}
 		return nil, err
 	}
 	src := c.out.String()
@@ -216,6 +217,41 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 	complexBindings(orig, &c.res)
 	return &c.res, nil
 }
+
+func newCompiler(file string, fm *hlo.Module, chip *config.Chip, d hlo.Devices) *compiler {
+	c := &compiler{file: file, m: fm, chip: chip, devs: d, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[*value]string{}, offloadTotal: -1, synced: map[int]bool{}}
+	c.res.Devices, c.res.File = d, file
+	c.heap.init(chip.Memory.HBMBytes)
+	return c
+}
+
+// wholePeak completes the message of a module too big for the chip with
+// what the whole program needs, found by lowering it again for a chip of
+// ample HBM: the first array that does not fit is seldom the peak.
+func wholePeak(file string, fm *hlo.Module, chip *config.Chip, d hlo.Devices) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r != errTooBig {
+				panic(r)
+			}
+			msg = ""
+		}
+	}()
+	big := *chip
+	big.Memory.HBMBytes = ampleHBM
+	c := newCompiler(file, fm, &big, d)
+	c.out.discard = true
+	if c.entry() != nil {
+		return ""
+	}
+	h := c.heap.report(file, nil)
+	return fmt.Sprintf("; the whole program needs %s at its peak, reached at %s (%s); pulse compile --memory --set memory.hbm_bytes=%d lists the arrays live there",
+		ByteSize(h.Needed), h.At, h.AtPos, (h.Needed+hbmAlign)/hbmAlign*hbmAlign)
+}
+
+// ampleHBM is the HBM wholePeak lowers for: more than any program here
+// needs (4 TiB, the most the ISA addresses).
+const ampleHBM = 1 << 42
 
 // complexBindings gives the bindings of complex parameters and results
 // their complex shapes back: the program holds each as its (real,
@@ -370,7 +406,7 @@ type compiler struct {
 	file    string
 	m       *hlo.Module
 	chip    *config.Chip
-	out     bytes.Buffer
+	out     asmBuf
 	names   map[string]bool
 	bufs    map[string]*value // entry instruction name -> its value
 	heap    hbmAllocator
@@ -448,10 +484,15 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 		if init == zeroInit {
 			leafInit = zeroInit // an elided tuple constant: zeros throughout
 		}
-		for _, t := range s.Tuple {
+		for i, t := range s.Tuple {
 			e, err := c.alloc(in, t, leafInit)
 			if err != nil {
 				return nil, err
+			}
+			for _, name := range distinctTensors(e) {
+				o := c.heap.origin[name]
+				o.index = append([]int{i}, o.index...)
+				c.heap.origin[name] = o
 			}
 			v.tuple = append(v.tuple, e)
 		}
@@ -486,7 +527,7 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 	}
 	addr := c.heap.take(size, fresh)
 	if c.heap.needed() > c.chip.Memory.HBMBytes {
-		err := c.fail(in, "its %s (%s) brings the HBM needed to %s, beyond the chip's %s (%s)", s, byteSize(size), byteSize(c.heap.needed()), byteSize(c.chip.Memory.HBMBytes), c.heap.largestLive(liveN))
+		err := c.fail(in, "its %s (%s) brings the HBM needed to %s, beyond the chip's %s (%s)", s, ByteSize(size), ByteSize(c.heap.needed()), ByteSize(c.chip.Memory.HBMBytes), c.heap.largestLive(liveN))
 		err.(*Error).outOfHBM = true
 		return nil, err
 	}
@@ -498,7 +539,7 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 		c.heap.pinned[name] = true // loaded with the program (or zeroed): never reused
 		kind = kindConstant
 	}
-	c.heap.origin[name] = tensorOrigin{in: in, kind: kind, size: size}
+	c.heap.origin[name] = tensorOrigin{in: in, kind: kind, size: size, shape: s.String()}
 	c.heap.notePeak(in)
 	return &value{tensor: name, addr: addr, shape: s, dt: dt}, nil
 }

@@ -119,7 +119,7 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 	fab.Finish(models[0].Clock)
 	res := &DevicesResult{ExecTime: time.Since(start)}
 	for i, m := range models {
-		r := &Result{Model: m, NotModelled: x.NotModelled}
+		r := &Result{Model: m, NotModelled: x.NotModelled, HBM: x.HBM.Top(ReportArrays)}
 		r.Report = chip.NewReport(x.Fused.Name, m, opt.TimingOnly)
 		r.Report.Interconnect = &fab.Stats[i]
 		r.Kernels = kernels[i].Stats()
@@ -243,13 +243,14 @@ func (r *DevicesResult) JSON() []byte {
 		*chip.Report
 		Kernels     []KernelStats          `json:"kernels"`
 		NotModelled []lowering.NotModelled `json:"not_modelled,omitempty"`
+		HBM         lowering.HBMPeak       `json:"hbm_peak"`
 	}
 	out := struct {
 		Cycles  int64    `json:"cycles"`
 		Devices []device `json:"devices"`
 	}{Cycles: r.Cycles}
 	for _, d := range r.Devices {
-		out.Devices = append(out.Devices, device{d.Report, d.Kernels, d.NotModelled})
+		out.Devices = append(out.Devices, device{d.Report, d.Kernels, d.NotModelled, d.HBM})
 	}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	return append(b, '\n')

@@ -159,7 +159,14 @@ type Result struct {
 	// NotModelled is the module's work the cycles leave out (the
 	// program's lowering.Compiled.NotModelled).
 	NotModelled []lowering.NotModelled
+	// HBM is the program's HBM at its peak, its largest arrays listed
+	// (lowering.Compiled.HBM, cut to ReportArrays).
+	HBM lowering.HBMPeak
 }
+
+// ReportArrays is how many of the arrays live at the HBM peak a run's
+// report lists (pulse compile --memory lists them all).
+const ReportArrays = 10
 
 // Execute runs x on args (one per entry parameter, in parameter order).
 func (c *Client) Execute(x *Executable, args []*eval.Value, opt ExecOptions) (*Result, error) {
@@ -205,7 +212,7 @@ func (c *Client) Execute(x *Executable, args []*eval.Value, opt ExecOptions) (*R
 	if err != nil {
 		return nil, feedFault(err, x.Feeds, len(opt.Infeed))
 	}
-	r := &Result{Model: model, ExecTime: time.Since(start), NotModelled: x.NotModelled}
+	r := &Result{Model: model, ExecTime: time.Since(start), NotModelled: x.NotModelled, HBM: x.HBM.Top(ReportArrays)}
 	r.Report = chip.NewReport(x.Fused.Name, model, opt.TimingOnly)
 	r.Kernels = kernels.Stats()
 	if opt.TimingOnly {
@@ -222,14 +229,15 @@ func (c *Client) Execute(x *Executable, args []*eval.Value, opt ExecOptions) (*R
 
 // JSON is the run's report as `pulse simulate --json` writes it: the chip
 // report's keys (docs/report-schema.md) plus "kernels", the per-kernel
-// rows, and "not_modelled", the work its cycles leave out (absent when
-// none). Only simulated figures: two runs write identical bytes.
+// rows, "not_modelled", the work its cycles leave out (absent when
+// none), and "hbm_peak", the program's HBM at its peak. Only simulated figures: two runs write identical bytes.
 func (r *Result) JSON() []byte {
 	b, _ := json.MarshalIndent(struct {
 		*chip.Report
 		Kernels     []KernelStats          `json:"kernels"`
 		NotModelled []lowering.NotModelled `json:"not_modelled,omitempty"`
-	}{r.Report, r.Kernels, r.NotModelled}, "", "  ")
+		HBM         lowering.HBMPeak       `json:"hbm_peak"`
+	}{r.Report, r.Kernels, r.NotModelled, r.HBM}, "", "  ")
 	return append(b, '\n')
 }
 

@@ -77,7 +77,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newAsm(), newDisasm(), newExec(), newRun(), newCompile(), newPasses(), newSimulate(), newValidate(), newHLO(), newChips(), newChip(), newScaleSim(), newMembench(), newSweep(), newBench(), newStableHLO(), newLab(), newVersion())
+	root.AddCommand(newAsm(), newDisasm(), newExec(), newRun(), newCompile(), newPasses(), newSimulate(), newServe(), newValidate(), newHLO(), newChips(), newChip(), newScaleSim(), newMembench(), newSweep(), newBench(), newStableHLO(), newLab(), newVersion())
 	return root
 }
 

@@ -93,20 +93,42 @@ func (f *compileFlags) compile(path string) (*runtime.Client, *hlo.Module, *runt
 
 func newCompile() *cobra.Command {
 	var (
-		f   compileFlags
-		out string
+		f         compileFlags
+		out       string
+		memory    bool
+		memoryTop int
+		xlaMemory string
 	)
 	cmd := &cobra.Command{
-		Use:   "compile MODEL.hlo --chip NAME -o MODEL.pulse [--emit-asm MODEL.s]",
+		Use:   "compile MODEL.hlo --chip NAME -o MODEL.pulse [--emit-asm MODEL.s] [--memory [--xla-memory META.json]]",
 		Short: "Compile an HLO module to a Pulse executable",
 		Long: `Compile an HLO module for a chip: fuse it, lower every kernel to the Pulse
 ISA and assemble the program. --emit-asm writes the assembly, each kernel
 headed by its HLO instruction and every instruction annotated with the HLO op
-it implements. Compiled programs are cached (see pulse simulate).`,
+it implements. Compiled programs are cached (see pulse simulate).
+
+--memory prints the program's HBM at its peak, as XProf's memory viewer shows
+XLA's: the bytes needed, what holds them (parameters, outputs, temporaries,
+constants) and every array live there, largest first, with its HLO op and
+line. --xla-memory FILE puts XLA's buffer assignment beside it: the fields of
+jax's compiled.memory_analysis() as JSON, alone or under "xla_memory" (as the
+corpus's meta.json files hold them). A program too big for the chip still
+gets its report: raise memory.hbm_bytes with --set to see it whole.`,
 		Args: exactArgs(1, "one HLO file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" && f.emitAsm == "" {
-				return usagef("give -o FILE.pulse, --emit-asm FILE.s, or both")
+			if xlaMemory != "" && !memory {
+				return usagef("--xla-memory goes with --memory")
+			}
+			if out == "" && f.emitAsm == "" && !memory {
+				return usagef("give -o FILE.pulse, --emit-asm FILE.s, --memory, or several")
+			}
+			var xla *XLAMemory
+			if xlaMemory != "" {
+				x, err := readXLAMemory(xlaMemory)
+				if err != nil {
+					return err
+				}
+				xla = &x
 			}
 			if err := checkOutputFile("-o", out); err != nil {
 				return err
@@ -129,11 +151,17 @@ it implements. Compiled programs are cached (see pulse simulate).`,
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d kernels, %d instructions, compiled in %.3f s%s\n",
 				args[0], len(x.Kernels), len(x.Program.Code), x.CompileTime.Seconds(), cacheNote(x))
+			if memory {
+				return writeMemoryReport(cmd.OutOrStdout(), x.HBM, memoryTop, xla)
+			}
 			return nil
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the executable to this file")
+	cmd.Flags().BoolVar(&memory, "memory", false, "print what is live at the program's HBM peak")
+	cmd.Flags().IntVar(&memoryTop, "memory-top", 30, "with --memory, list the largest N arrays (0: all)")
+	cmd.Flags().StringVar(&xlaMemory, "xla-memory", "", "with --memory, XLA's memory_analysis() figures (JSON) to print beside Pulse's")
 	return cmd
 }
 
@@ -318,6 +346,7 @@ func writeRunReport(w io.Writer, obs *observeFlags, r *runtime.Result) error {
 	if err := writeKernelTable(w, r.Kernels); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, r.HBM.Summary())
 	if err := obs.writeExplain(w, r.Report); err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ ENTRY e {
 		{[]string{"simulate", src, "--random-inputs", "1", "--max-memory", "lots"}, 2, "--max-memory lots"},
 		{[]string{"simulate", write(t, dir, "bad.hlo", "ENTRY e {\n  a = f32[2 parameter(0)\n}\n"), "--random-inputs", "1"}, 1, "bad.hlo:2:13: expected"},
 		{[]string{"simulate", custom, "--random-inputs", "1"}, 1, `custom.hlo:3:3: c: custom-call: cannot lower: custom-call target "my_kernel" has no Pulse lowering`},
-		{[]string{"compile", src}, 2, "give -o FILE.pulse, --emit-asm FILE.s, or both"},
+		{[]string{"compile", src}, 2, "give -o FILE.pulse, --emit-asm FILE.s, --memory, or several"},
 		// Issue 44, 8: --check's budget is checked before the simulation,
 		// not found wanting after it.
 		{[]string{"simulate", write(t, dir, "wide.hlo", "HloModule m\nENTRY e {\n  a = f32[4096] parameter(0)\n  b = f32[4096,4096] broadcast(a), dimensions={1}\n  ROOT n = f32[4096,4096] negate(b)\n}\n"),
