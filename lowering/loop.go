@@ -99,9 +99,12 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	// The pieces split out are kernels of the chip's cores each
 	// (cores.go); so is what remains.
 	rest := func() error {
-		out, err := c.alloc(in, in.Shape, "")
-		if err != nil {
-			return err
+		out := c.elementwiseInPlace(in, body, root)
+		if out == nil {
+			var err error
+			if out, err = c.alloc(in, in.Shape, ""); err != nil {
+				return err
+			}
 		}
 		c.bufs[in.Name] = out
 		S := out.shape.Dims

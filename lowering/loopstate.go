@@ -1,6 +1,7 @@
 package lowering
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/pulse-sim/pulse/hlo"
@@ -166,4 +167,66 @@ func (c *compiler) ownsAfter(v *value) bool {
 	// may still overwrite it (loopOwned).
 	held := c.heap.refs[v.tensor] - c.loopOwned[v.tensor]
 	return dying > 0 && dying == held
+}
+
+// elementwiseInPlace is the operand a loop kernel may write its result
+// into, as XLA's buffer assignment runs an elementwise fusion in place
+// into an operand that dies at it (an optimizer's update into its donated
+// parameter, a chain of activations): an array of the result's shape and
+// type that nothing reads after this kernel (ownsAfter), read by the body
+// only elementwise at the result's own indices, and passed as no other
+// operand. nil when there is none.
+func (c *compiler) elementwiseInPlace(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction) *value {
+	if in.Shape == nil || in.Shape.IsTuple || root == nil || root.Shape == nil || !slices.Equal(root.Shape.Dims, in.Shape.Dims) {
+		return nil
+	}
+	users := map[string][]*hlo.Instruction{}
+	for _, b := range body {
+		for _, o := range b.Operands {
+			users[o.Name] = append(users[o.Name], b)
+		}
+	}
+	uses := map[string]int{}
+	for _, o := range in.Operands {
+		if v := c.bufs[o.Name]; v != nil && v.tensor != "" {
+			uses[v.tensor]++
+		}
+	}
+	for _, b := range body {
+		if b.Opcode != hlo.OpParameter || int(b.ParamNumber) >= len(in.Operands) || b.Shape == nil || !slices.Equal(b.Shape.Dims, in.Shape.Dims) {
+			continue
+		}
+		v := c.bufs[in.Operands[b.ParamNumber].Name]
+		if v == nil || uses[v.tensor] != 1 || !sameArray(in.Shape, v) || !slices.Equal(v.shape.Dims, in.Shape.Dims) || !c.ownsAfter(v) {
+			continue
+		}
+		if readAtOwnIndex(b.Name, users, in.Shape.Dims) {
+			return &value{tensor: v.tensor, addr: v.addr, shape: in.Shape, dt: v.dt}
+		}
+	}
+	return nil
+}
+
+// readAtOwnIndex reports whether every use of name, and of what it flows
+// into, is an elementwise op over arrays of dims: each element of the
+// result is computed from the same element of name.
+func readAtOwnIndex(name string, users map[string][]*hlo.Instruction, dims []int64) bool {
+	seen := map[string]bool{}
+	var walk func(n string) bool
+	walk = func(n string) bool {
+		if seen[n] {
+			return true
+		}
+		seen[n] = true
+		for _, u := range users[n] {
+			if !(hlo.IsElementwise(u.Opcode) || u.Opcode == hlo.OpCopy) || u.Shape == nil || !slices.Equal(u.Shape.Dims, dims) {
+				return false
+			}
+			if !walk(u.Name) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(name)
 }

@@ -179,7 +179,7 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 				}
 				cp.Operands[i] = &hlo.Operand{Pos: o.Pos, Name: n}
 			}
-			if err := c.instruction(&cp); err != nil {
+			if err := c.piece(x == root, func() error { return c.instruction(&cp) }); err != nil {
 				return "", err
 			}
 			if x != root {
@@ -189,7 +189,7 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 		}
 		// A loop kernel of its own, over its producers.
 		k := &hlo.Instruction{Pos: in.Pos, Name: name, Opcode: in.Opcode, Shape: x.Shape, Attrs: in.Attrs, Operands: ops}
-		if err := c.onCores(func() error { return c.loopKernel(k, producers(byName, x), x) }); err != nil {
+		if err := c.piece(false, func() error { return c.onCores(func() error { return c.loopKernel(k, producers(byName, x), x) }) }); err != nil {
 			return "", err
 		}
 		keep(name)
@@ -228,4 +228,17 @@ func producers(byName map[string]*hlo.Instruction, root *hlo.Instruction) []*hlo
 	}
 	visit(byName[root.Name])
 	return out
+}
+
+// piece lowers one piece of a split fusion. Only its last piece (the
+// fusion's root) may take over an operand that dies at the fusion (an
+// update or an elementwise result in place, loopstate.go): the pieces
+// before it run while later ones may still read the operand.
+func (c *compiler) piece(last bool, lower func() error) error {
+	if last {
+		return lower()
+	}
+	defer func(d []string) { c.dyingNow = d }(c.dyingNow)
+	c.dyingNow = nil
+	return lower()
 }

@@ -193,5 +193,6 @@ ENTRY e {
 	var le *lowering.Error
 	require.ErrorAs(t, err, &le, "%v", err)
 	require.Equal(t, 16, le.Pos.Line, "%v", err)
-	require.Contains(t, err.Error(), "r.select.6: select: cannot lower: its f32[3,10000000] (114.4 MiB) brings the HBM needed to 600.8 MiB, beyond the chip's 512.0 MiB")
+	require.Contains(t, err.Error(), "r.slice.10: slice: cannot lower: its f32[3,5000000] (57.2 MiB) brings the HBM needed to 543.6 MiB, beyond the chip's 512.0 MiB")
+	require.Contains(t, err.Error(), "; the whole program needs 1.13 GiB at its peak")
 }
