@@ -182,7 +182,7 @@ func (p *partitioner) subComputation(c *hlo.Computation, at *hlo.Instruction, in
 		*p = saved
 		p.res, p.comps, p.adders, p.taken, p.chans = res, comps, adders, taken, chans
 	}()
-	p.lines, p.vals, p.pid, p.tables = nil, map[string]*val{}, "", map[string]string{}
+	p.lines, p.vals, p.pid, p.tables, p.moved = nil, map[string]*val{}, "", map[string]string{}, map[string]*val{}
 	body := flattenComp(p.m, c)
 	p.defs = map[string]*hlo.Instruction{}
 	for _, x := range body {

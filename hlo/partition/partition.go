@@ -195,7 +195,7 @@ func Partition(file string, m *hlo.Module, devices int) (*Result, error) {
 }
 
 func partition(m *hlo.Module, devices int) (*Result, error) {
-	p := &partitioner{m: m, vals: map[string]*val{}, taken: map[string]bool{}, tables: map[string]string{}, adders: map[string]string{}, watch: map[*val]func(Sharding){}}
+	p := &partitioner{m: m, vals: map[string]*val{}, taken: map[string]bool{}, tables: map[string]string{}, adders: map[string]string{}, watch: map[*val]func(Sharding){}, moved: map[string]*val{}}
 	meshes, err := moduleMeshes(m)
 	if err != nil {
 		return nil, err
@@ -338,6 +338,8 @@ type partitioner struct {
 	// function reshard tells.
 	wantedState map[int]Sharding
 	watch       map[*val]func(Sharding)
+	// moved memoizes reshard within the computation being emitted.
+	moved map[string]*val
 }
 
 func (p *partitioner) errAt(in *hlo.Instruction, format string, a ...any) error {
@@ -477,6 +479,22 @@ func (p *partitioner) reshard(v *val, to Sharding) (*val, error) {
 	if f := p.watch[v]; f != nil && extends(v.sh, to) {
 		f(to)
 	}
+	// The same move of the same value is made once: a value two users
+	// want in one split (attention probabilities read by two dots) is
+	// exchanged once, as XLA's CSE after partitioning leaves it.
+	key := v.name + " " + p.mesh.Format(v.sh) + " -> " + p.mesh.Format(to)
+	if r, ok := p.moved[key]; ok {
+		return r, nil
+	}
+	r, err := p.move(v, to)
+	if err == nil {
+		p.moved[key] = r
+	}
+	return r, err
+}
+
+// move is reshard without its memo.
+func (p *partitioner) move(v *val, to Sharding) (*val, error) {
 	if r, ok := p.rebroadcast(v, to); ok {
 		return r, nil
 	}
