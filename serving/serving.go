@@ -123,6 +123,9 @@ type Result struct {
 	// time per output token after it: the decode steps' mean.
 	TTFT float64 `json:"ttft_seconds"`
 	TPOT float64 `json:"tpot_seconds"`
+	// Throughput is the decode steps' output tokens per second: the batch
+	// over TPOT (0 without decode steps).
+	Throughput float64 `json:"decode_tokens_per_second"`
 	// HBM is each program's HBM at its peak (the decode step's caches
 	// donated, as the server runs it).
 	PrefillHBM lowering.HBMPeak `json:"prefill_hbm"`
@@ -192,6 +195,9 @@ func Run(p Programs, weights []*eval.Value, prompt *eval.Value, opt Options) (*R
 			s += st.Seconds
 		}
 		res.TPOT = s / float64(opt.Steps)
+		if res.TPOT > 0 {
+			res.Throughput = float64(l.Batch) / res.TPOT
+		}
 	}
 	return res, nil
 }

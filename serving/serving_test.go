@@ -105,6 +105,7 @@ func TestTinySession(t *testing.T) {
 	}
 	require.Equal(t, r.Steps[0].Seconds, r.TTFT)
 	require.InDelta(t, decode/steps, r.TPOT, 1e-15)
+	require.InDelta(t, 2/r.TPOT, r.Throughput, 1e-6, "batch 2 over TPOT")
 	require.Positive(t, r.DecodeHBM.Needed)
 
 	// Timing-only: the same cycles (the tokens move no address that

@@ -225,8 +225,8 @@ func writeServing(w io.Writer, r *serving.Result, sess sessionFile, chip string)
 	if r.TimingOnly {
 		mode = ", timing-only"
 	}
-	fmt.Fprintf(w, "on %s%s: time to first token %.1f us (batch %d, prompt %d); time per output token %.1f us over %d decode steps\n",
-		chip, mode, r.TTFT*1e6, r.Layout.Batch, r.Layout.PromptLen, r.TPOT*1e6, len(r.Steps)-1)
+	fmt.Fprintf(w, "on %s%s: time to first token %.1f us (batch %d, prompt %d); time per output token %.1f us over %d decode steps (%.0f tokens/s across the batch)\n",
+		chip, mode, r.TTFT*1e6, r.Layout.Batch, r.Layout.PromptLen, r.TPOT*1e6, len(r.Steps)-1, r.Throughput)
 	fmt.Fprintf(w, "HBM at the peak: prefill %s; decode step %s\n", lowering.ByteSize(r.PrefillHBM.Needed), lowering.ByteSize(r.DecodeHBM.Needed))
 	if r.TimingOnly || sess.Generated == nil {
 		return nil

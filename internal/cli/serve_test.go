@@ -17,7 +17,8 @@ func TestServe(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "time to first token ")
 	require.Contains(t, stdout, "time per output token ")
-	require.Contains(t, stdout, "over 3 decode steps")
+	require.Contains(t, stdout, "over 3 decode steps (")
+	require.Contains(t, stdout, " tokens/s across the batch)")
 	require.Contains(t, stdout, "tokens: 8 of 8 the same as JAX's session")
 	var r struct {
 		Steps []struct {
