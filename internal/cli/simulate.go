@@ -119,6 +119,9 @@ gets its report: raise memory.hbm_bytes with --set to see it whole.`,
 			if xlaMemory != "" && !memory {
 				return usagef("--xla-memory goes with --memory")
 			}
+			if memoryTop < 0 {
+				return usagef("--memory-top %d: want 0 (all) or more", memoryTop)
+			}
 			if out == "" && f.emitAsm == "" && !memory {
 				return usagef("give -o FILE.pulse, --emit-asm FILE.s, --memory, or several")
 			}
