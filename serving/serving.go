@@ -39,6 +39,8 @@ type Layout struct {
 	Weights, Caches int
 	// Batch, PromptLen and Vocab are the prompt's and the logits' sizes.
 	Batch, PromptLen, Vocab int64
+	// The element types of the prompt, the token and the position.
+	promptElem, tokenElem, posElem string
 }
 
 // CheckLayout checks that the programs have the serving layout.
@@ -50,10 +52,10 @@ func CheckLayout(p Programs) (Layout, error) {
 		return l, fmt.Errorf("%s: the prefill takes %d parameters: want the weights, then the prompt", p.PrefillFile, len(pre))
 	}
 	prompt := pre[len(pre)-1]
-	if len(prompt.Dims) != 2 || !isInt(prompt.Elem) {
+	if len(prompt.Dims) != 2 || !hlo.IsInteger(prompt.Elem) {
 		return l, fmt.Errorf("%s: the prefill's last parameter is %s: want the prompt, an integer [batch, length] array", p.PrefillFile, prompt)
 	}
-	l.Batch, l.PromptLen, l.Weights = prompt.Dims[0], prompt.Dims[1], len(pre)-1
+	l.Batch, l.PromptLen, l.Weights, l.promptElem = prompt.Dims[0], prompt.Dims[1], len(pre)-1, prompt.Elem
 	if len(preOut) < 2 || len(decOut) != len(preOut) {
 		return l, fmt.Errorf("%s and %s: the prefill returns %d arrays and the decode step %d: want the logits and the same caches from both", p.PrefillFile, p.DecodeFile, len(preOut), len(decOut))
 	}
@@ -61,7 +63,7 @@ func CheckLayout(p Programs) (Layout, error) {
 	for i, out := range [][]*hlo.Shape{preOut, decOut} {
 		lg := out[0]
 		file := []string{p.PrefillFile, p.DecodeFile}[i]
-		if len(lg.Dims) != 2 || lg.Dims[0] != l.Batch || !isFloat(lg.Elem) {
+		if len(lg.Dims) != 2 || lg.Dims[0] != l.Batch || !hlo.IsRealFloat(lg.Elem) {
 			return l, fmt.Errorf("%s: the first result is %s: want the logits, a float [%d, vocabulary] array", file, lg, l.Batch)
 		}
 		l.Vocab = lg.Dims[1]
@@ -81,12 +83,13 @@ func CheckLayout(p Programs) (Layout, error) {
 		}
 	}
 	tok, pos := dec[len(dec)-2], dec[len(dec)-1]
-	if len(tok.Dims) != 1 || tok.Dims[0] != l.Batch || !isInt(tok.Elem) {
+	if len(tok.Dims) != 1 || tok.Dims[0] != l.Batch || !hlo.IsInteger(tok.Elem) {
 		return l, fmt.Errorf("%s: the token parameter is %s: want an integer [%d] array", p.DecodeFile, tok, l.Batch)
 	}
-	if len(pos.Dims) != 0 || !isInt(pos.Elem) {
+	if len(pos.Dims) != 0 || !hlo.IsInteger(pos.Elem) {
 		return l, fmt.Errorf("%s: the position parameter is %s: want an integer scalar", p.DecodeFile, pos)
 	}
+	l.tokenElem, l.posElem = tok.Elem, pos.Elem
 	return l, nil
 }
 
@@ -163,7 +166,7 @@ func Run(p Programs, weights []*eval.Value, prompt *eval.Value, opt Options) (*R
 	if prompt == nil {
 		// No prompt (a timing-only run): token 0 throughout, so that the
 		// embedding lookups' addresses are known.
-		prompt = &eval.Value{Shape: &hlo.Shape{Elem: "s32", Dims: []int64{l.Batch, l.PromptLen}}, Data: make([]float64, l.Batch*l.PromptLen)}
+		prompt = &eval.Value{Shape: &hlo.Shape{Elem: l.promptElem, Dims: []int64{l.Batch, l.PromptLen}}, Data: make([]float64, l.Batch*l.PromptLen)}
 	}
 	total := opt.Steps + 1
 	r, err := client.Execute(pre, append(slices.Clone(weights), prompt), exec)
@@ -177,7 +180,7 @@ func Run(p Programs, weights []*eval.Value, prompt *eval.Value, opt Options) (*R
 	}
 	for k := range opt.Steps {
 		pos := l.PromptLen + int64(k)
-		args := slices.Concat(weights, caches, []*eval.Value{tokenValue(step.Tokens, l.Batch), scalar(pos)})
+		args := slices.Concat(weights, caches, []*eval.Value{tokenValue(step.Tokens, l.Batch, l.tokenElem), scalar(pos, l.posElem)})
 		r, err := client.Execute(dec, args, exec)
 		if err != nil {
 			return nil, fmt.Errorf("decode step %d: %w", k+1, err)
@@ -232,16 +235,16 @@ func Argmax(logits *eval.Value) []int64 {
 	return out
 }
 
-func tokenValue(tokens []int64, batch int64) *eval.Value {
-	v := &eval.Value{Shape: &hlo.Shape{Elem: "s32", Dims: []int64{batch}}, Data: make([]float64, batch)}
+func tokenValue(tokens []int64, batch int64, elem string) *eval.Value {
+	v := &eval.Value{Shape: &hlo.Shape{Elem: elem, Dims: []int64{batch}}, Data: make([]float64, batch)}
 	for i, t := range tokens {
 		v.Data[i] = float64(t)
 	}
 	return v
 }
 
-func scalar(x int64) *eval.Value {
-	return &eval.Value{Shape: &hlo.Shape{Elem: "s32"}, Data: []float64{float64(x)}}
+func scalar(x int64, elem string) *eval.Value {
+	return &eval.Value{Shape: &hlo.Shape{Elem: elem}, Data: []float64{float64(x)}}
 }
 
 func params(m *hlo.Module) []*hlo.Shape {
@@ -268,13 +271,6 @@ func results(m *hlo.Module) []*hlo.Shape {
 		return s.Tuple
 	}
 	return []*hlo.Shape{s}
-}
-
-func isInt(elem string) bool {
-	return elem == "s32" || elem == "s64" || elem == "u32" || elem == "s16" || elem == "s8"
-}
-func isFloat(elem string) bool {
-	return elem == "f32" || elem == "bf16" || elem == "f16" || elem == "f64"
 }
 
 // sameShape compares element types and dimensions (layouts aside).

@@ -76,7 +76,8 @@ func TestTinySession(t *testing.T) {
 		Progress: func(done, total int) { seen = append(seen, done); require.Equal(t, steps+1, total) }})
 	require.NoError(t, err)
 	require.Equal(t, []int{1, 2, 3, 4, 5}, seen)
-	require.Equal(t, serving.Layout{Weights: 12, Caches: 2, Batch: 2, PromptLen: 16, Vocab: 256}, r.Layout)
+	l := r.Layout
+	require.Equal(t, []int64{12, 2, 2, 16, 256}, []int64{int64(l.Weights), int64(l.Caches), l.Batch, l.PromptLen, l.Vocab})
 	require.Len(t, r.Steps, steps+1)
 	var decode float64
 	for i, s := range r.Steps {

@@ -197,33 +197,11 @@ func bindArgs(m *hlo.Module, ins []string, seed int64, random, leaveUnbound bool
 			bound[p.ParamNumber] = true
 			continue
 		}
-		b, err := inputs.ReadFile(path, inputs.Arrays())
+		v, err := readParamNPY(path, p)
 		if err != nil {
 			return nil, fmt.Errorf("--in %s: %v", name, err)
 		}
-		arr, err := npy.Read(b)
-		if err != nil {
-			return nil, fmt.Errorf("--in %s: %s: %v", name, path, err)
-		}
-		per := int64(1) // numbers per element: complex ones hold 2
-		if arr.Complex {
-			per = 2
-		}
-		same := len(arr.Shape) == len(p.Shape.Dims) && int64(len(arr.Values)) == per*p.Shape.Elems()
-		for i := 0; same && i < len(p.Shape.Dims); i++ {
-			same = int64(arr.Shape[i]) == p.Shape.Dims[i]
-		}
-		if !same {
-			return nil, fmt.Errorf("--in %s: %s has shape %v, but parameter %s is %s", name, path, arr.Shape, p.Name, p.Shape)
-		}
-		if want, got := elemKind(p.Shape.Elem), descrKind(arr.Descr); want != got {
-			return nil, fmt.Errorf("--in %s: %s holds %s (%s), but parameter %s is %s (%s)", name, path, arr.Descr, got, p.Name, p.Shape, want)
-		}
-		data := arr.Values
-		if d, ok := isa.ParseDType(p.Shape.Elem); ok && d.IsWide() {
-			data = arr.ValuesAs(d) // carried as bits (hlo.IsWide)
-		}
-		vals[p.ParamNumber] = &eval.Value{Shape: p.Shape, Data: data}
+		vals[p.ParamNumber] = v
 		bound[p.ParamNumber] = true
 	}
 	if !random && !leaveUnbound {
@@ -306,4 +284,38 @@ func encodeValue(v *eval.Value) []byte {
 		return npy.Write(d, shape, runtime.MachineValues(d, v.Data))
 	}
 	return npy.WriteFloat64(shape, v.Data)
+}
+
+// readParamNPY reads an .npy file as parameter p's value: its shape must be
+// the parameter's (complex numbers two per element), its kind of number
+// the same (floats of any width for floats), and wide integers are carried
+// as bits.
+func readParamNPY(path string, p *hlo.Instruction) (*eval.Value, error) {
+	b, err := inputs.ReadFile(path, inputs.Arrays())
+	if err != nil {
+		return nil, err
+	}
+	arr, err := npy.Read(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	per := int64(1) // numbers per element: complex ones hold 2
+	if arr.Complex {
+		per = 2
+	}
+	same := len(arr.Shape) == len(p.Shape.Dims) && int64(len(arr.Values)) == per*p.Shape.Elems()
+	for i := 0; same && i < len(p.Shape.Dims); i++ {
+		same = int64(arr.Shape[i]) == p.Shape.Dims[i]
+	}
+	if !same {
+		return nil, fmt.Errorf("%s has shape %v, but parameter %s is %s", path, arr.Shape, p.Name, p.Shape)
+	}
+	if want, got := elemKind(p.Shape.Elem), descrKind(arr.Descr); want != got {
+		return nil, fmt.Errorf("%s holds %s (%s), but parameter %s is %s (%s)", path, arr.Descr, got, p.Name, p.Shape, want)
+	}
+	data := arr.Values
+	if d, ok := isa.ParseDType(p.Shape.Elem); ok && d.IsWide() {
+		data = arr.ValuesAs(d) // carried as bits (hlo.IsWide)
+	}
+	return &eval.Value{Shape: p.Shape, Data: data}, nil
 }

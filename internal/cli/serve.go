@@ -14,8 +14,6 @@ import (
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
-	"github.com/pulse-sim/pulse/internal/inputs"
-	"github.com/pulse-sim/pulse/internal/npy"
 	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/serving"
 )
@@ -171,37 +169,13 @@ func readSessionInputs(dir string, m *hlo.Module, sess sessionFile) ([]*eval.Val
 		if name == "" || strings.Contains(name, "..") || filepath.IsAbs(name) {
 			return nil, fmt.Errorf("%s: session.json: input %d names %q: want a file in the session's folder", dir, p.ParamNumber, name)
 		}
-		v, err := readNPYFor(filepath.Join(dir, name), p.Shape)
+		v, err := readParamNPY(filepath.Join(dir, name), p)
 		if err != nil {
 			return nil, err
 		}
 		out[p.ParamNumber] = v
 	}
 	return out, nil
-}
-
-// readNPYFor reads an .npy file holding an array of shape s (any float
-// width for a float array).
-func readNPYFor(path string, s *hlo.Shape) (*eval.Value, error) {
-	b, err := inputs.ReadFile(path, inputs.Arrays())
-	if err != nil {
-		return nil, err
-	}
-	arr, err := npy.Read(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	same := len(arr.Shape) == len(s.Dims) && int64(len(arr.Values)) == s.Elems()
-	for i := 0; same && i < len(s.Dims); i++ {
-		same = int64(arr.Shape[i]) == s.Dims[i]
-	}
-	if !same {
-		return nil, fmt.Errorf("%s has shape %v, want %s", path, arr.Shape, s)
-	}
-	if want, got := elemKind(s.Elem), descrKind(arr.Descr); want != got {
-		return nil, fmt.Errorf("%s holds %s (%s), want %s (%s)", path, arr.Descr, got, s, want)
-	}
-	return &eval.Value{Shape: s, Data: arr.Values}, nil
 }
 
 // writeServing prints the session: each step, then TTFT and TPOT, then
