@@ -2,7 +2,6 @@ package lowering
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/pulse-sim/pulse/hlo"
 )
@@ -103,8 +102,8 @@ func loopInvariant(body *hlo.Computation) map[int]bool {
 			continue
 		}
 		p := byName[g.Operands[0].Name]
-		idx, _ := g.Attr("index")
-		if p != nil && p.Opcode == hlo.OpParameter && p.ParamNumber == 0 && idx == strconv.Itoa(i) {
+		idx, err := hlo.IntAttr(g, "index")
+		if p != nil && p.Opcode == hlo.OpParameter && p.ParamNumber == 0 && err == nil && idx == int64(i) {
 			out[i] = true
 		}
 	}
