@@ -73,7 +73,7 @@ var allowedImports = map[string][]string{
 	"hlo/stablehlo":     {"hlo", "hlo/eval", "hlo/eval/check", "hlo/eval/scalar", "hlo/verify", "internal/inputs"},
 
 	// The compiler, the interconnect and what runs them.
-	"lowering/legalize": {"hlo", "hlo/rewrite", "isa"},
+	"lowering/legalize": {"hlo", "hlo/eval", "hlo/rewrite", "isa"},
 	"lowering":          {"asm", "config", "exe", "hlo", "hlo/analysis", "hlo/eval", "hlo/expand", "hlo/fusion", "hlo/pass", "hlo/rewrite", "isa", "lowering/legalize"},
 	"scalesim":          {"config", "hlo", "hlo/verify", "runtime"},
 	"serving":           {"config", "hlo", "hlo/eval", "lowering", "runtime"},

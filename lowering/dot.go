@@ -39,10 +39,14 @@ import (
 // defaultSets is how many buffer sets a dot kernel cycles through: loads
 // run that many K tiles ahead of the MXUs. A chip whose DMA engines are
 // capped (each moves less than HBM: trn1nc's 29 GB/s with 1.3 us of setup
-// a descriptor) gets deepSets, so that the loads' latency is hidden.
+// a descriptor) gets deepSets, so that the loads' latency is hidden, or
+// sharedSets where one semaphore per set is enough (sharedSems): a 32 KiB
+// weight tile takes 2.4 us to arrive there, and a 1024-row stream under it
+// 0.37 us, so six sets left the MXU waiting 40% of the time.
 const (
 	defaultSets = 3
 	deepSets    = 6
+	sharedSets  = 12
 )
 
 // streamTile is the streamed dimension of an MXU tile on an output- or
@@ -155,6 +159,13 @@ func planLoop(sets int, groups, nk, avail, per int64, strides []int64, capped bo
 // offset to an access advancing by the given bytes per batch, per row and
 // per column.
 type offReg func(perBatch, perRow, perCol int64) string
+
+// colPipe is a column-group loop's registers and its step in columns,
+// for keeping the dot's pipeline full across its boundaries.
+type colPipe struct {
+	reg  offReg
+	step int64
+}
 
 // batchRuns finds runs of consecutive batches over which both operands'
 // offsets advance by fixed steps dL and dR: all the batches when they do
@@ -341,6 +352,38 @@ func allocDotSems(sets, nM int) (dotSems, bool) {
 	return d, true
 }
 
+// sharedSetsFor is the most buffer sets, at most sharedSets and at least
+// deepSets, that groups of nk K tiles bring back round within six groups
+// (an even number of them, for the accumulator halves): a loop body over
+// column groups holds that many groups of code.
+func sharedSetsFor(nk int64) int {
+	for sets := int64(sharedSets); sets > deepSets; sets -= 2 {
+		for p := int64(2); p <= 6; p += 2 {
+			if p*nk%sets == 0 {
+				return int(sets)
+			}
+		}
+	}
+	return deepSets
+}
+
+// allocSharedSems gives each of sets buffer sets of one MXU a single
+// semaphore, its panel's and its rhs tile's (sharedSems), and no staging
+// one; false when there are too few.
+func allocSharedSems(sets int) (dotSems, bool) {
+	if sets > len(dotSemsFree) {
+		return dotSems{}, false
+	}
+	var d dotSems
+	for st := range sets {
+		s := dotSemsFree[st]
+		d.panel = append(d.panel, s)
+		d.staged = append(d.staged, -1)
+		d.rhs = append(d.rhs, []int{s})
+	}
+	return d, true
+}
+
 // splitOwn is how many buffer sets each MXU owns when K is split among
 // the MXUs: two, so that one loads while the other streams.
 const splitOwn = 2
@@ -382,6 +425,16 @@ func dmaPool(engines, store, load int) []int {
 		}
 	}
 	return pool
+}
+
+// inTurn hands out the engines of pool in turn.
+func inTurn(pool []int) func() int {
+	next := 0
+	return func() int {
+		e := pool[next%len(pool)]
+		next++
+		return e
+	}
 }
 
 // minDMAPiece is the least a load split over engines gives each piece, so
@@ -756,7 +809,25 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		if c.chip.DMA.EngineGBps > 0 {
 			nset = deepSets
 		}
-		sems, ok := allocDotSems(nset, nM)
+		// sharedSems: one MXU whose lhs panel needs no staging (no
+		// transpose, no conversion) waits for its panel and its rhs tile
+		// at the weight load, so that one semaphore per set counts both
+		// and a capped chip can keep twice the sets in flight.
+		// Only where several engines can have that many loads in flight
+		// (teach16's one engine cannot), and with a set count that keeps the
+		// loops over column groups short (their period brings the sets back
+		// round: sharedPeriod).
+		sharedSems := nM == 1 && !paths.lhsT && !conv && c.chip.DMA.EngineGBps > 0 && c.chip.DMA.Engines > 3
+		var sems dotSems
+		ok := false
+		if sharedSems {
+			nset = sharedSetsFor((K + Kt - 1) / Kt)
+			sems, ok = allocSharedSems(nset)
+		}
+		if !ok {
+			sharedSems = false
+			sems, ok = allocDotSems(nset, nM)
+		}
 		if !ok {
 			nset = defaultSets
 			sems, _ = allocDotSems(nset, nM)
@@ -898,12 +969,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// chip whose engines each move less than its HBM, and a transposed lhs
 		// free to alternate XLUs.
 		pool := dmaPool(c.chip.DMA.Engines, storeEng, loadEng)
-		nextEng := 0
-		engine := func() int {
-			e := pool[nextEng%len(pool)]
-			nextEng++
-			return e
-		}
+		engine := inTurn(pool)
 		stageEng := storeEng // a transposed lhs panel's staging, beside the rhs tiles where there is room
 		if c.chip.DMA.Engines > 3 {
 			stageEng = 3
@@ -940,7 +1006,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				emit(in, "semset  s%d, 0", s)
 			}
 			for i := range nM {
-				if s := sems.Rhs(st, i); s >= 0 {
+				if s := sems.Rhs(st, i); s >= 0 && s != sems.Panel(st) {
 					emit(in, "semset  s%d, 0", s)
 				}
 			}
@@ -954,8 +1020,26 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// while that tile loads, at every group boundary (4096^3 bf16: 110K of
 		// 1.18M cycles). flush drains and emits it where the next group is in
 		// another loop body, or there is none.
-		var pending func()
+		//
+		// A column-group loop keeps the pipeline full across its iterations
+		// (software pipelining): the group before the loop leaves its
+		// epilogue pending, the body's first group emits the epilogue of the
+		// group one column step before it (the group before the loop in the
+		// first iteration, the body's last group of the previous iteration
+		// after that: the same tiles, at the same offset from the loop's
+		// registers), and the body's last group leaves its own pending for
+		// after the loop, one period of columns behind the registers. Where
+		// the loop's boundaries drained the MXUs instead, they cost a whole
+		// pipeline refill per iteration (trn1nc's 2048x1024x2048: 48K of 540K
+		// cycles).
+		var pending func(shift int64, reg offReg) // reg nil: the group's own
 		var pendingCols int
+		var pendingShift int64 // columns to add to the pending group's
+		var pendingReg offReg  // and the registers it is emitted with (nil: its own)
+		runPending := func() {
+			pending(pendingShift, pendingReg)
+			pending, pendingShift, pendingReg = nil, 0, nil
+		}
 		flush := func() {
 			if pending == nil {
 				return
@@ -964,8 +1048,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				emit(dot, "wait    s%d, %d", sems.Free(i), tokens)
 				emit(dot, "signal  s%d, %d", sems.Free(i), tokens)
 			}
-			pending()
-			pending = nil
+			runPending()
 		}
 		noReg := func(int64, int64, int64) string { return "" }
 		// regMax bounds what each loop register ("rN+" of an offReg) holds, so
@@ -1131,14 +1214,18 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					if paths.rhsT {
 						wt = fmt.Sprintf("%d,%d", nt, kt)
 					}
-					emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d", ldw, sb+mAt(i), mdt, wt, i, sems.Rhs(st, i))
+					ldwWait := ""
+					if sharedSems && panelWait > 0 {
+						ldwWait = fmt.Sprintf(":%d", 1+panelWait) // the panel's pieces too
+					}
+					emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d%s", ldw, sb+mAt(i), mdt, wt, i, sems.Rhs(st, i), ldwWait)
 					// The last sub-block's completion frees the set: an
 					// MXU completes its instructions in order.
 					p := parts[i]
 					for r0 := int64(0); r0 < p.rows; r0 += sub {
 						rs := min(sub, p.rows-r0)
 						sync := ""
-						if r0 == 0 && panelWait > 0 {
+						if r0 == 0 && panelWait > 0 && !sharedSems {
 							sync = fmt.Sprintf(" wait s%d:%d", sems.Panel(st), panelWait)
 						}
 						if r0+rs == p.rows {
@@ -1159,6 +1246,22 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			for k := int64(0); k < kSplits && k*Kt < K; k++ {
 				kTile(k*Kt, regL, regR, "")
 			}
+			lead := kSplits // the K tiles issued before the previous group's epilogue
+			if pending != nil && kSplits == 1 {
+				// The previous group's epilogue waits (on the sequencer) for
+				// its MXU streams to end; the MXUs then have this group's
+				// lead tiles to stream while the next loads are issued: all
+				// but one of the buffer sets' worth. Where the K loop below
+				// runs, as many as leave it no tiles after it (nset tiles an
+				// iteration), which is as much code as one lead tile was.
+				most := int64(tokens) - 1
+				if full := K / Kt; (full-most)/int64(nset) >= 2 && full%int64(nset) != 0 {
+					most = min(most, full%int64(nset))
+				}
+				for ; lead < most && lead*Kt < K; lead++ {
+					kTile(lead*Kt, regL, regR, "")
+				}
+			}
 			if pending != nil {
 				// The previous group's last nset-1 tiles: its MXU
 				// streams end before this tile's (an MXU completes in
@@ -1166,19 +1269,18 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				for i := 0; i < pendingCols; i++ {
 					n := tokens
 					if i < len(cols) {
-						n = tokens - 1 // this group took one already
+						n = tokens - int(lead/kSplits) // this group took lead already (with K split, one of each MXU's)
 					}
 					emit(dot, "wait    s%d, %d", sems.Free(i), n)
 					emit(dot, "signal  s%d, %d", sems.Free(i), n)
 				}
-				pending()
-				pending = nil
+				runPending()
 			}
-			k0 := kSplits * Kt
+			k0 := lead * Kt
 			// A loop body is nset tiles (the buffer sets come round
 			// again; with K split, each MXU's own sets).
 			body := int64(nset)
-			iters := (K/Kt - kSplits) / body
+			iters := (K/Kt - lead) / body
 			// The loop runs in segments that each start r25 and r26 afresh
 			// from the row block's offsets, carrying how far K has gone in
 			// the tiles' constants: r25 and r26 stay within a register's
@@ -1231,7 +1333,11 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				}
 				return sy
 			}
-			pending, pendingCols = func() {
+			pending, pendingCols = func(shift int64, r offReg) {
+				reg := reg
+				if r != nil {
+					reg = r
+				}
 				if kSplits > 1 {
 					// The splits' partial sums, added in SRAM, are the
 					// epilogue's dot.
@@ -1244,7 +1350,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					for i := int64(2); i < kSplits; i++ {
 						emit(dot, "vadd    %s, %s, %s", sum, sum, part(i))
 					}
-					t := epiTileAt{b: b, m0: m0, n0: p.n0, rows: p.rows, cols: nt, acc: sum,
+					t := epiTileAt{b: b, m0: m0, n0: p.n0 + shift, rows: p.rows, cols: nt, acc: sum,
 						sram: epiBase + int64(gg%2)*epiHalf, reg: reg}
 					ep.emit(t, epiSyncOf(gg, p.rows, nt), out)
 					return
@@ -1252,7 +1358,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				for i, nt := range cols {
 					p := parts[i]
 					t := epiTileAt{
-						b: b, m0: m0 + p.r0, n0: p.n0, rows: p.rows, cols: nt,
+						b: b, m0: m0 + p.r0, n0: p.n0 + shift, rows: p.rows, cols: nt,
 						acc:  fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+int64(i)*accTile, accDT, p.rows, nt),
 						sram: epiBase + int64(gg%2)*epiHalf + int64(i)*epiTile,
 						reg:  reg,
@@ -1265,9 +1371,16 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// counted emits a counted loop of lp.iters iterations whose body is
 		// lp.period units (unit(j) emits the j-th, its accesses offset by lp's
 		// registers), and records the later iterations' groups for the store
-		// waits that follow.
-		counted := func(lp *rowLoop, kind string, unit func(j int64)) {
-			flush() // a loop body cannot hold the epilogue of a group before it
+		// waits that follow. pipe, for a column-group loop whose pending
+		// group is the full group one column step before its first, keeps
+		// the pipeline full across the loop's boundaries (see pending).
+		counted := func(lp *rowLoop, kind string, unit func(j int64), pipe *colPipe) {
+			if pipe != nil && pending != nil {
+				pendingReg = pipe.reg
+			} else {
+				pipe = nil
+				flush() // a loop body cannot hold the epilogue of a group before it
+			}
 			for _, r := range lp.inits {
 				if o, ok := lp.from[r]; ok {
 					emit(in, "addi    r%d, r%d, 0", r, o)
@@ -1285,11 +1398,18 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			for j := int64(0); j < lp.period; j++ {
 				unit(j)
 			}
-			flush() // nor the next iteration's first group this one's last
+			if pipe == nil {
+				flush() // nor the next iteration's first group this one's last
+			}
 			for _, r := range lp.inits {
 				emit(in, "addi    r%d, r%d, %d", r, r, lp.step[r])
 			}
 			emit(in, "loop    r%d, %s", lp.counter, label)
+			if pipe != nil {
+				// The last iteration's last group, one period behind the
+				// registers now.
+				pendingShift = -lp.period * pipe.step
+			}
 			body := append([]int(nil), tilesOf[first:]...)
 			bodyStores := append([]int(nil), storesOf[first:]...)
 			for i := int64(1); i < lp.iters; i++ {
@@ -1331,7 +1451,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 						}
 						return lp.reg2(perB, perCol)
 					}
-					counted(lp, "n", func(j int64) { group(b, m0, min(mb, M-m0), n0+j*step, colReg) })
+					counted(lp, "n", func(j int64) { group(b, m0, min(mb, M-m0), n0+j*step, colReg) }, &colPipe{colReg, step})
 					n0 += lp.iters * lp.period * step
 				}
 			}
@@ -1349,7 +1469,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				full := n0 == 2*step && tilesOf[len(tilesOf)-1] == nM && tilesOf[len(tilesOf)-2] == nM
 				if lp := c.colGroupLoop(N, n0, step, nk, ep, R.sCol*esz, out.dt.Size()); full && lp != nil {
 					colReg := func(_, _, perCol int64) string { return lp.reg(perCol) }
-					counted(lp, "n", func(j int64) { group(b, m0, min(mb, M-m0), n0+j*step, colReg) })
+					counted(lp, "n", func(j int64) { group(b, m0, min(mb, M-m0), n0+j*step, colReg) }, &colPipe{colReg, step})
 					n0 += lp.iters * lp.period * step
 				}
 			}
@@ -1386,7 +1506,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					break
 				}
 				rowReg := func(_, perRow, _ int64) string { return lp.reg(perRow) }
-				counted(lp, "m", func(j int64) { rowBlock(b, m0+j*mb, rowReg, nil) })
+				counted(lp, "m", func(j int64) { rowBlock(b, m0+j*mb, rowReg, nil) }, nil)
 				m0 += lp.iters * lp.period * mb
 			}
 			for ; m0 < M; m0 += mb {
@@ -1426,7 +1546,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 						break
 					}
 					batchReg := func(perB, _, _ int64) string { return bl.reg(perB) }
-					counted(bl, "b", func(j int64) { batch(b+j, batchReg, bl) })
+					counted(bl, "b", func(j int64) { batch(b+j, batchReg, bl) }, nil)
 					b += bl.iters * bl.period
 				}
 			}

@@ -54,9 +54,36 @@ func (x *rewriter) expandReduceWindow(ops []*hlo.Instruction) error {
 	if err != nil {
 		return x.Errorf("%v", err)
 	}
+	// A long cumulative window (cumsum, cumlogsumexp) is a prefix scan.
+	if d, reverse, ok := scanDim(w, a.Shape.Dims); ok && hlo.Prod(w.Size) > MaxWindowPositions {
+		k := len(ops) / 2
+		var elems []string
+		for _, o := range ops[:k] {
+			elems = append(elems, o.Shape.Elem)
+		}
+		if op != "" || associative(x.M, c, elems) {
+			r, err := x.scanWindow(op, c, ops[:k], ops[k:], d, reverse)
+			if err != nil {
+				return err
+			}
+			if k == 1 {
+				x.Finish(r[0])
+				return nil
+			}
+			if !in.Shape.IsTuple || len(in.Shape.Tuple) != k {
+				return x.Errorf("a reduce-window of %d operands returns a tuple of %d arrays", k, k)
+			}
+			t := x.Emit("tuple", "", nil, r)
+			t.Shape = &hlo.Shape{IsTuple: true, Tuple: in.Shape.Tuple}
+			return nil
+		}
+		if op == "" {
+			return x.Errorf("a cumulative window of %d positions folded by %s is not lowered: %s is not associative (a prefix scan would regroup it), and a window that long is not unrolled (at most %d)", hlo.Prod(w.Size), c.Name, c.Name, MaxWindowPositions)
+		}
+	}
 	if op == "" {
 		if k := hlo.Prod(w.Size); k > MaxWindowPositions {
-			return x.Errorf("a window of %d positions folded by %s is not lowered (at most %d; one elementwise add, multiply, maximum, minimum, and or or runs any window as a loop)", k, c.Name, MaxWindowPositions)
+			return x.Errorf("a window of %d positions folded by %s is not lowered (at most %d; one elementwise add, multiply, maximum, minimum, and or or runs any window as a loop, and any associative reducer a cumulative window as a scan)", k, c.Name, MaxWindowPositions)
 		}
 		return x.generalReduceWindow(ops, c, w)
 	}

@@ -1,6 +1,7 @@
 package legalize_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
@@ -72,24 +73,7 @@ minc {
   n = s32[] select(le, a1, x1)
   ROOT t = (f32[], s32[]) tuple(m, n)
 }
-argmax {
-  a0 = f32[] parameter(0)
-  a1 = s32[] parameter(1)
-  x0 = f32[] parameter(2)
-  x1 = s32[] parameter(3)
-  gt = pred[] compare(x0, a0), direction=GT
-  m = f32[] select(gt, x0, a0)
-  n = s32[] select(gt, x1, a1)
-  ROOT t = (f32[], s32[]) tuple(m, n)
-}
-decay {
-  a = f32[] parameter(0)
-  x = f32[] parameter(1)
-  h = f32[] constant(0.5)
-  d = f32[] multiply(a, h)
-  ROOT s = f32[] add(d, x)
-}
-`
+` + argmaxAndDecay + ``
 	generalCases := map[string]string{
 		"variadic min with companion": general + `ENTRY e {
   v = f32[4,6] parameter(0)
@@ -123,6 +107,9 @@ decay {
 	// two unrolled, or a divisor of the dim's positions): the
 	// straight-line expansion's bits.
 	for name, text := range cases {
+		if strings.HasPrefix(name, "cumulative") {
+			continue // scans (TestScanWindows), not loops
+		}
 		t.Run(name+"/loop", func(t *testing.T) {
 			m, err := hlo.Parse(name, text)
 			require.NoError(t, err)
@@ -150,3 +137,107 @@ decay {
 		t.Run(name, func(t *testing.T) { evaltest.CheckExpanded(t, name, text, legalize.ExpandReduceWindows) })
 	}
 }
+
+// TestScanWindows: cumulative windows longer than MaxWindowPositions
+// (cumsum, a reversed cumsum, cummax, cumlogsumexp as JAX writes it, a
+// running argmax of two operands) expand into prefix scans of log2(N)
+// steps, with no loop and no reduce-window left, that agree with the
+// evaluator's in-order fold; a reducer that is not associative is refused.
+func TestScanWindows(t *testing.T) {
+	const reducers = `HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] maximum(a, b)
+}
+logaddexp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  sub = f32[] subtract(a, b)
+  ne = pred[] compare(sub, sub), direction=NE
+  add = f32[] add(a, b)
+  mx = f32[] maximum(a, b)
+  abs = f32[] abs(sub)
+  neg = f32[] negate(abs)
+  exp = f32[] exponential(neg)
+  l1p = f32[] log-plus-one(exp)
+  add2 = f32[] add(mx, l1p)
+  ROOT r = f32[] select(ne, add, add2)
+}
+` + argmaxAndDecay + ``
+	cases := map[string]string{
+		"cumsum over 1000": reducers + `ENTRY e {
+  x = f32[1000] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[1000] reduce-window(x, z), window={size=1000 pad=999_0}, to_apply=add
+}`,
+		"reversed cumsum along rows": reducers + `ENTRY e {
+  x = f32[3,37] parameter(0)
+  z = f32[] constant(1.5)
+  ROOT r = f32[3,37] reduce-window(x, z), window={size=1x37 pad=0_0x0_36}, to_apply=add
+}`,
+		"cummax of integers along the first dim": reducers + `ENTRY e {
+  x = s32[33,4] parameter(0)
+  z = s32[] constant(-2147483648)
+  ROOT r = s32[33,4] reduce-window(x, z), window={size=33x1 pad=32_0x0_0}, to_apply=max
+}`,
+		"cumlogsumexp (JAX's reducer)": reducers + `ENTRY e {
+  x = f32[16,512] parameter(0)
+  z = f32[] constant(-inf)
+  ROOT r = f32[16,512] reduce-window(x, z), window={size=1x512 pad=0_0x511_0}, to_apply=logaddexp
+}`,
+		"running argmax of two operands": reducers + `ENTRY e {
+  v = f32[2,40] parameter(0)
+  i = s32[2,40] iota(), iota_dimension=1
+  lo = f32[] constant(-inf)
+  z = s32[] constant(-1)
+  r = (f32[2,40], s32[2,40]) reduce-window(v, i, lo, z), window={size=1x40 pad=0_0x39_0}, to_apply=argmax
+  ROOT o = s32[2,40] get-tuple-element(r), index=1
+}`,
+	}
+	defer func(w int64) { legalize.MaxWindowPositions = w }(legalize.MaxWindowPositions)
+	legalize.MaxWindowPositions = 2
+	for name, text := range cases {
+		t.Run(name, func(t *testing.T) {
+			evaltest.CheckExpanded(t, name, text, legalize.ExpandReduceWindows)
+			m, err := hlo.Parse(name, text)
+			require.NoError(t, err)
+			require.NoError(t, legalize.ExpandReduceWindows(m))
+			require.NotContains(t, m.String(), "while(", "a scan, not a loop")
+		})
+	}
+	m, err := hlo.Parse("decay", reducers+`ENTRY e {
+  x = f32[12] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[12] reduce-window(x, z), window={size=12 pad=11_0}, to_apply=decay
+}`)
+	require.NoError(t, err)
+	err = legalize.ExpandReduceWindows(m)
+	require.ErrorContains(t, err, "decay is not associative")
+}
+
+// argmaxAndDecay are two reducers of the window tests: an argmax of a value
+// and its index (associative) and a running decay a*0.5 + x (not).
+const argmaxAndDecay = `argmax {
+  a0 = f32[] parameter(0)
+  a1 = s32[] parameter(1)
+  x0 = f32[] parameter(2)
+  x1 = s32[] parameter(3)
+  gt = pred[] compare(x0, a0), direction=GT
+  m = f32[] select(gt, x0, a0)
+  n = s32[] select(gt, x1, a1)
+  ROOT t = (f32[], s32[]) tuple(m, n)
+}
+decay {
+  a = f32[] parameter(0)
+  x = f32[] parameter(1)
+  h = f32[] constant(0.5)
+  d = f32[] multiply(a, h)
+  ROOT s = f32[] add(d, x)
+}
+`
