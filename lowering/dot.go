@@ -329,7 +329,17 @@ func (s dotSems) Rhs(set, mxu int) int { return s.rhs[set][mxu] }
 // dotSemsFree are the semaphores a dot kernel's buffer sets may take
 // (s1-s4 are the spread stores', s5-s8 the MXUs' tokens, s13-s15 the
 // epilogue's, s30-s31 the interconnect's).
-var dotSemsFree = []int{0, 9, 10, 11, 12, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}
+var dotSemsFree = []int{0, 9, 10, 11, 12, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28}
+
+// semDrained counts the groups whose epilogue has drained the
+// accumulators: a marker after each group's epilogue (the vector unit runs
+// in order) signals it, and group g waits for group g-2's before its MXUs
+// overwrite that accumulator half. The store wait that used to guard the
+// half (group g-2's stores, which follow its drain) now guards only the
+// epilogue buffers, just before group g's epilogue: on trn1nc a 256 KiB
+// store takes longer than a group computes, and waiting for it at the
+// group's start held back every load behind it.
+const semDrained = 29
 
 // allocDotSems gives sets buffer sets of nM MXUs their semaphores, or
 // false when there are too few (three sets of four MXUs always fit).
@@ -850,7 +860,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			perRow += int64(nset) * Kt * msz
 		}
 		mb := min(M, mbMax)
-		if lim := (c.chip.Memory.SRAMBytes - fixed - 64*int64(nset+2*nM*len(ep.bufs))) / perRow; mb > lim {
+		if lim := (c.chip.Memory.SRAMBytes - fixed - 64*int64(nset+2*nM*len(ep.bufs)+1)) / perRow; mb > lim {
 			mb = lim
 		}
 		if lim := c.chip.Memory.ACCBytes / (2 * int64(nM) * Nt * 4); mb > lim {
@@ -870,7 +880,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		resident := false
 		if (N+step-1)/step >= 2 && !conv {
 			perRow1 := int64(nset)*(panels-1)*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt) + nk*Kt*esz
-			mb1 := min(mb, (c.chip.Memory.SRAMBytes-fixed-64*int64(nset+2*nM*len(ep.bufs)+int(nk)))/perRow1)
+			mb1 := min(mb, (c.chip.Memory.SRAMBytes-fixed-64*int64(nset+2*nM*len(ep.bufs)+int(nk)+1))/perRow1)
 			if mb1 >= 8 {
 				mb1 -= mb1 % 8
 			}
@@ -911,7 +921,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		if kSplits > 1 {
 			sumHalf = align64(mb * Nt * 4)
 		}
-		if sumBase+2*sumHalf > c.chip.Memory.SRAMBytes || 2*accHalf > c.chip.Memory.ACCBytes {
+		markAt := sumBase + 2*sumHalf // the drain marker's scratch (semDrained)
+		if markAt+64 > c.chip.Memory.SRAMBytes || 2*accHalf > c.chip.Memory.ACCBytes {
 			return c.fail(in, "internal error: dot tiles exceed on-chip memory")
 		}
 
@@ -950,7 +961,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		for i := 0; i < nM; i++ {
 			emit(in, "semset  s%d, %d", sems.Free(i), tokens)
 		}
-		for _, s := range []int{13, 14, 15} {
+		for _, s := range []int{13, 14, 15, semDrained} {
 			emit(in, "semset  s%d, 0", s)
 		}
 		storeEng := 0
@@ -1092,7 +1103,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			}
 			storesOf = append(storesOf, int(nStores))
 			if g >= 2 {
-				emit(in, "wait    s%d, %d", semStored(g%2), storesOf[g-2])
+				emit(in, "wait    s%d, 1", semDrained) // group g-2's epilogue has read this half
 			}
 			acc := int64(g%2) * accHalf
 			regL := reg(dL*esz, L.sRow*esz, 0) // the lhs panel's batch or row-block offset
@@ -1338,6 +1349,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				if r != nil {
 					reg = r
 				}
+				if gg >= 2 { // group gg-2's stores have left its epilogue buffers
+					emit(in, "wait    s%d, %d", semStored(gg%2), storesOf[gg-2])
+				}
+				defer emit(dot, "vcopy   sram[%d]:f32[16], sram[%d]:f32[16] signal s%d", markAt, markAt, semDrained)
 				if kSplits > 1 {
 					// The splits' partial sums, added in SRAM, are the
 					// epilogue's dot.

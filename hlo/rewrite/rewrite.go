@@ -179,14 +179,27 @@ func (x *Rewriter) Broadcast(a *hlo.Instruction, dims, mapping []int64) *hlo.Ins
 
 // ReduceSum sums a over dims.
 func (x *Rewriter) ReduceSum(a *hlo.Instruction, dims []int64) *hlo.Instruction {
+	return x.Reduce(hlo.OpAdd, a, dims, "0")
+}
+
+// Reduce folds a over dims with one elementwise op (add, maximum, minimum,
+// and, or, ...) from the literal init, through a reducer computation
+// pulse.OP.ELEM shared by every such reduce of the module.
+func (x *Rewriter) Reduce(op string, a *hlo.Instruction, dims []int64, init string) *hlo.Instruction {
 	elem := a.Shape.Elem
-	name := "pulse.add." + elem
+	name := "pulse." + op + "." + elem
+	if op == hlo.OpAdd {
+		name = "pulse.add." + elem
+	}
 	if x.M.Computation(name) == nil {
 		s := &hlo.Shape{Elem: elem}
 		p0 := &hlo.Instruction{Pos: x.At.Pos, Name: "a", Shape: s, Opcode: "parameter"}
 		p1 := &hlo.Instruction{Pos: x.At.Pos, Name: "b", Shape: s, Opcode: "parameter", ParamNumber: 1}
-		r := &hlo.Instruction{Pos: x.At.Pos, Name: "sum", Shape: s, Opcode: "add", IsRoot: true,
+		r := &hlo.Instruction{Pos: x.At.Pos, Name: "r", Shape: s, Opcode: op, IsRoot: true,
 			Operands: []*hlo.Operand{{Pos: x.At.Pos, Name: "a"}, {Pos: x.At.Pos, Name: "b"}}}
+		if op == hlo.OpAdd {
+			r.Name = "sum"
+		}
 		c := &hlo.Computation{Pos: x.At.Pos, Name: name, Instructions: []*hlo.Instruction{p0, p1, r}, Root: r}
 		x.M.Computations = append([]*hlo.Computation{c}, x.M.Computations...)
 	}
@@ -200,8 +213,7 @@ func (x *Rewriter) ReduceSum(a *hlo.Instruction, dims []int64) *hlo.Instruction 
 			kept = append(kept, d)
 		}
 	}
-	zero := x.Constant(elem, "0")
-	return x.Emit("reduce", elem, kept, []*hlo.Instruction{a, zero}, "dimensions", hlo.IntsText(dims), "to_apply", "%"+name)
+	return x.Emit("reduce", elem, kept, []*hlo.Instruction{a, x.Constant(elem, init)}, "dimensions", hlo.IntsText(dims), "to_apply", "%"+name)
 }
 
 func (x *Rewriter) Concatenate(parts []*hlo.Instruction, dim int) *hlo.Instruction {

@@ -324,8 +324,9 @@ func (net *bitonicNet) loop(x *rewriter, ops []*hlo.Instruction) ([]*hlo.Instruc
 	return out, nil
 }
 
-// ExpandTopKs rewrites every topk into what XLA's TopkDecomposer makes of
-// it: a sort of the values with an iota of their positions along the last
+// ExpandTopKs rewrites every topk of a few elements of long rows into
+// rounds of selection (selectTopK, topkselect.go), and every other into
+// what XLA's TopkDecomposer makes of it: a sort of the values with an iota of their positions along the last
 // dimension, descending (largest=true) or ascending, floats in total
 // order, then the first k of each. ExpandSorts then makes the sort a
 // network; ties keep the lower index first, as the evaluator's topk.
@@ -343,6 +344,10 @@ func ExpandTopKs(m *hlo.Module) error {
 			dir = "LT"
 		}
 		elem := v.Shape.Elem
+		if selectTopK(k, v.Shape.Dims[r-1], elem) {
+			x.FinishAll(x.selectionTopK(v, k, dir == "GT"))
+			return nil
+		}
 		typ := "SIGNED"
 		switch {
 		case hlo.IsFloat(elem):
