@@ -8,7 +8,7 @@ import (
 )
 
 func TestPresets(t *testing.T) {
-	require.Equal(t, []string{"teach16", "tpuv1", "tpuv3core", "tpuv4", "tpuv4core", "trn1nc"}, Presets())
+	require.Equal(t, []string{"teach16", "tpuv1", "tpuv3core", "tpuv4", "tpuv4core", "tpuv5e", "tpuv5p", "tpuv6e", "trn1nc", "trn2"}, Presets())
 	for _, n := range Presets() {
 		c, err := Load(n, nil)
 		require.NoError(t, err, n)
@@ -23,6 +23,37 @@ func TestPresets(t *testing.T) {
 	require.Equal(t, 4, c.Units(isa.UnitMXU))
 	require.True(t, c.MXUSupports(isa.BF16))
 	require.False(t, c.MXUSupports(isa.F16))
+}
+
+// TestPresetsMatchTheirSpecSheets: each whole-chip preset's arrays, clock
+// and cores give the chip's published dense bf16 peak within 1%, and its
+// HBM the published capacity and bandwidth (../shared/reference/hardware.md;
+// the clocks of v5p, v6e and Trainium2 are derived from these peaks, so
+// this checks the arrays and cores they were derived with).
+func TestPresetsMatchTheirSpecSheets(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		peakTF         float64 // bf16, the whole chip
+		hbmGBps        float64
+		hbmGiB         float64
+		cores, sramMiB int64
+	}{
+		{"tpuv4", 275, 1200, 32, 2, 16},                // GC-v4
+		{"tpuv5e", 197, 819, 16, 1, 128},               // GC-v5e; JAX VMEM
+		{"tpuv5p", 459, 2765, 95, 2, 64},               // GC-v5p; JAX VMEM
+		{"tpuv6e", 918, 1640, 32, 1, 128},              // GC-v6e; JAX VMEM
+		{"trn2", 8 * 79, 2900, 96, 8, 28},              // NKI-A2 per core x 8; AN-TRN2 HBM
+		{"tpuv3core", 123.0 / 2, 900.0 / 2, 16, 1, 16}, // GC-v3, half a chip
+	} {
+		c, err := Load(tc.name, nil)
+		require.NoError(t, err)
+		peak := 2 * float64(c.MXU.Rows*c.MXU.Cols*c.MXU.Count*c.NumCores()) * float64(c.ClockMHz) * 1e6 / 1e12
+		require.InEpsilon(t, tc.peakTF, peak, 0.01, "%s: %.1f TF", tc.name, peak)
+		require.InEpsilon(t, tc.hbmGBps, c.HBM.BandwidthGBps, 0.01, tc.name)
+		require.InEpsilon(t, tc.hbmGiB, float64(c.Memory.HBMBytes)/(1<<30), 0.01, tc.name)
+		require.Equal(t, tc.cores, int64(c.NumCores()), tc.name)
+		require.Equal(t, tc.sramMiB<<20, c.Memory.SRAMBytes, tc.name)
+	}
 }
 
 func TestWholeNumbersWrittenAsFloats(t *testing.T) {
