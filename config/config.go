@@ -12,6 +12,7 @@ import (
 	"path"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pulse-sim/pulse/internal/inputs"
@@ -277,6 +278,36 @@ type ICI struct {
 	Links     int     `yaml:"links"`      // ports; 0: the chip has no interconnect
 	LinkGBps  float64 `yaml:"link_gbps"`  // each way, per port
 	LatencyNS float64 `yaml:"latency_ns"` // per step: a hop and its handshake
+	// Topology is the slice's shape, "16x16" or "4x4x4": a torus of the
+	// devices with wraparound on every dimension (ParseTopology); "": the
+	// devices form one ring.
+	Topology string `yaml:"topology"`
+}
+
+// ParseTopology reads a torus shape written as sizes joined by "x" ("8",
+// "16x16", "4x4x4"), each at least 1, at most 4 dimensions and 65,536
+// devices; "" is no topology.
+func ParseTopology(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, "x")
+	if len(parts) > 4 {
+		return nil, fmt.Errorf("%q has %d dimensions; at most 4", s, len(parts))
+	}
+	dims := make([]int, len(parts))
+	n := 1
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%q: dimension %q is not a whole number of at least 1 (write sizes joined by x, as 4x4x4)", s, p)
+		}
+		dims[i] = v
+		if n *= v; n > 1<<16 {
+			return nil, fmt.Errorf("%q has more than 65536 devices", s)
+		}
+	}
+	return dims, nil
 }
 
 // SpaceBytes returns the size of a memory space.
@@ -353,6 +384,11 @@ func (c *Chip) Validate() error {
 	}
 	if c.ICI.Links > 0 && c.ICI.LinkGBps <= 0 {
 		return fmt.Errorf("ici.link_gbps: must be above 0 when ici.links is %d", c.ICI.Links)
+	}
+	if dims, err := ParseTopology(c.ICI.Topology); err != nil {
+		return fmt.Errorf("ici.topology: %v", err)
+	} else if len(dims) > 0 && c.ICI.Links < 2*len(dims) {
+		return fmt.Errorf("ici.topology: a torus of %d dimensions needs 2 ports a dimension, and ici.links is %d", len(dims), c.ICI.Links)
 	}
 	switch c.MXU.Dataflow {
 	case "ws", "os", "is":

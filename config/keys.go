@@ -129,6 +129,7 @@ var keyMeta = map[string]meta{
 	"ici.links":                      r("ports", 0, 64, "interconnect ports to other chips; 0: none (one device only)"),
 	"ici.link_gbps":                  r("GB/s", 0, 1e6, "interconnect bandwidth per port, each way"),
 	"ici.latency_ns":                 r("ns", 0, 1e9, "interconnect latency per step of a collective (a hop and its handshake)"),
+	"ici.topology":                   {doc: "the slice's shape, sizes joined by x (16x16, 4x4x4): a torus with wraparound, devices numbered first dimension fastest; \"\": one ring"},
 }
 
 func init() {

@@ -25,15 +25,16 @@ import (
 //	collective-permute  1 step of B over one port
 //	collective-broadcast (g-1) latencies + B/W (pipelined along the ring)
 //
-// What it leaves out: the topology (a ring of the group's devices, not
-// the torus's routes and their sharing between groups), the devices' own
+// This is the cost without a topology, and of a group that is not a
+// sub-torus of one (topology.go). What it leaves out: the routes of such
+// a group and their sharing of links between groups, the devices' own
 // HBM traffic and vector work for the reduction (a link is 10-50x slower
 // than HBM), and any overlap of a collective with the device's compute
 // (the program waits for it).
 
-// Cost is the time a collective of kind (its base opcode) takes on a group
-// of g devices, each contributing in bytes and receiving out.
-func Cost(c config.ICI, kind string, g int, in, out int64) sim.Time {
+// RingCost is the time a collective of kind (its base opcode) takes on a
+// ring of g devices, each contributing in bytes and receiving out.
+func RingCost(c config.ICI, kind string, g int, in, out int64) sim.Time {
 	if g <= 1 {
 		return 0
 	}

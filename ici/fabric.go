@@ -107,7 +107,7 @@ func (f *Fabric) Doorbell(m *core.Model, now sim.Time) error {
 		out1 += a.Shape.Elems() * int64(a.DType.Size())
 	}
 	base := strings.TrimSuffix(in.Opcode, "-start")
-	end := start + Cost(f.cfg, base, len(members), in1, out1)
+	end := start + Cost(f.cfg, base, members, f.devs.N(), in1, out1)
 	for _, d := range members {
 		f.free[d] = end
 		s := &f.Stats[d]

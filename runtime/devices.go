@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pulse-sim/pulse/config"
 	"time"
 
 	"github.com/pulse-sim/pulse/chip"
@@ -144,6 +145,15 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 // the instructions compute marks. Observers watch device 0 when observe.
 func (c *Client) buildDevices(x *Executable, args [][]*eval.Value, opt ExecOptions, compute []bool, track ref.Tracking, depsFor int64, observe bool) ([]*core.Model, []*traces.Kernels, *ici.Fabric, []map[string]string, error) {
 	n := x.Devices.N()
+	if dims, err := config.ParseTopology(c.Chip.ICI.Topology); err == nil && len(dims) > 0 {
+		p := 1
+		for _, d := range dims {
+			p *= d
+		}
+		if p != n {
+			return nil, nil, nil, nil, fmt.Errorf("ici.topology: %s is a slice of %d devices; the program runs on %d", c.Chip.ICI.Topology, p, n)
+		}
+	}
 	eng := &sim.Engine{}
 	fab := ici.NewFabric(c.Chip.ICI, x.Devices, x.File, x.Fused, x.Collectives)
 	fab.TimingOnly = opt.TimingOnly

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,12 +23,13 @@ import (
 
 // compileFlags are what compile and simulate share.
 type compileFlags struct {
-	chip    string
-	sets    []string
-	noCache bool
-	emitAsm string
-	devices deviceFlags
-	passes  passFlags
+	chip     string
+	sets     []string
+	topology string
+	noCache  bool
+	emitAsm  string
+	devices  deviceFlags
+	passes   passFlags
 	// whole runs a sharded but unpartitioned module on one chip, as if
 	// unsharded (--no-partition); part is what Pulse's partitioner made
 	// of such a module otherwise.
@@ -38,6 +40,7 @@ type compileFlags struct {
 func (f *compileFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.chip, "chip", "teach16", "chip preset name or config file (pulse chips lists them)")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a chip config key (key=value), repeatable")
+	cmd.Flags().StringVar(&f.topology, "topology", "", "the devices' slice as a torus, sizes joined by x (16x16, 4x4x4; --set ici.topology=...): collectives along its dimensions run as on a TPU torus")
 	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "compile afresh, neither reading nor writing the executable cache")
 	cmd.Flags().StringVar(&f.emitAsm, "emit-asm", "", "write the generated assembly to this file")
 	f.devices.register(cmd)
@@ -47,7 +50,11 @@ func (f *compileFlags) register(cmd *cobra.Command) {
 
 // compile reads, verifies and compiles an HLO file through the runtime API.
 func (f *compileFlags) compile(path string) (*runtime.Client, *hlo.Module, *runtime.Executable, error) {
-	c, err := config.Load(f.chip, f.sets)
+	sets := f.sets
+	if f.topology != "" {
+		sets = append(slices.Clone(sets), "ici.topology="+f.topology)
+	}
+	c, err := config.Load(f.chip, sets)
 	if err != nil {
 		return nil, nil, nil, err
 	}
