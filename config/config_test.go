@@ -116,6 +116,8 @@ func FuzzParse(f *testing.F) {
 	// Fractions for integer keys (issue 44), in --set and in the file.
 	f.Add([]byte("name: x\nclock_mhz: 1050.7\n"), "mxu.rows=127.9")
 	f.Add([]byte("name: x\nclock_mhz: 1e3\n"), "mxu.cycles_per_row.f32=0.5")
+	// Topologies (ParseTopology): the --set form and the file's.
+	f.Add([]byte("name: x\nici:\n  links: 6\n  link_gbps: 50\n  topology: 4x4x4\n"), "ici.topology=16x16")
 	f.Fuzz(func(t *testing.T, src []byte, set string) {
 		if len(src) > 4096 {
 			return // the target is Pulse's handling of configs, not the YAML library's limits
