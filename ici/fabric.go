@@ -38,6 +38,11 @@ type Fabric struct {
 	// the operands' skipped writers, so control flow that reads them
 	// stops the run and asks for those writers.
 	TimingOnly bool
+	// Representative: only device 0 runs, standing for every device of an
+	// SPMD program (runtime.ExecOptions.Representative): its collectives
+	// start when it arrives, as if each member arrived with it, take the
+	// cost of their whole group, and move no values.
+	Representative bool
 }
 
 type meetKey struct{ id, k, first int }
@@ -78,6 +83,11 @@ func (f *Fabric) Doorbell(m *core.Model, now sim.Time) error {
 	if err != nil {
 		return f.errorf(in, "%v", err)
 	}
+	if f.Representative {
+		mt := &meeting{id: id, members: []int{dev}, arrived: map[int]sim.Time{dev: now}}
+		f.run(mt, members, now, m)
+		return nil
+	}
 	k := f.seen[dev][id]
 	f.seen[dev][id]++
 	key := meetKey{id, k, members[0]}
@@ -94,11 +104,20 @@ func (f *Fabric) Doorbell(m *core.Model, now sim.Time) error {
 		return nil
 	}
 	delete(f.meets, key)
+	f.run(mt, members, now, m)
+	return nil
+}
+
+// run starts meeting mt's collective, of the group members, once each of
+// its devices' links is free (a representative meeting's one device), and
+// schedules its completion.
+func (f *Fabric) run(mt *meeting, members []int, now sim.Time, m *core.Model) {
+	in := f.colls[mt.id].Op
 	start := now
-	for _, d := range members {
+	for _, d := range mt.members {
 		start = max(start, f.free[d])
 	}
-	c := f.colls[id]
+	c := f.colls[mt.id]
 	var in1, out1 int64
 	for _, a := range c.Operands {
 		in1 += a.Shape.Elems() * int64(a.DType.Size())
@@ -108,7 +127,7 @@ func (f *Fabric) Doorbell(m *core.Model, now sim.Time) error {
 	}
 	base := strings.TrimSuffix(in.Opcode, "-start")
 	end := start + Cost(f.cfg, base, members, f.devs.N(), in1, out1)
-	for _, d := range members {
+	for _, d := range mt.members {
 		f.free[d] = end
 		s := &f.Stats[d]
 		s.Collectives++
@@ -118,7 +137,6 @@ func (f *Fabric) Doorbell(m *core.Model, now sim.Time) error {
 		s.Wait += start - mt.arrived[d]
 	}
 	m.Eng.Schedule(end, sim.HandlerFunc(func(now sim.Time) { f.complete(mt, now) }))
-	return nil
 }
 
 // complete moves a meeting's values and releases its devices. A
@@ -130,7 +148,7 @@ func (f *Fabric) Doorbell(m *core.Model, now sim.Time) error {
 // moves it.
 func (f *Fabric) complete(mt *meeting, now sim.Time) {
 	c := f.colls[mt.id]
-	if f.TimingOnly && !f.operandsComputed(mt) {
+	if f.TimingOnly && (f.Representative || !f.operandsComputed(mt)) {
 		for _, d := range mt.members {
 			m := f.models[d]
 			for i, r := range c.Results {

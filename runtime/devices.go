@@ -26,6 +26,9 @@ type DevicesResult struct {
 	// Cycles is the run's length: when the last device finished.
 	Cycles   int64
 	ExecTime time.Duration
+	// Representative: only device 0 was simulated, standing for every
+	// device (ExecOptions.Representative); Devices holds its result alone.
+	Representative bool
 }
 
 // ExecuteDevices runs x, compiled for several devices, on one chip per
@@ -52,6 +55,9 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 	}
 	if n > 1 && c.Chip.ICI.Links <= 0 {
 		return nil, fmt.Errorf("chip %s has no interconnect (ici.links 0): it runs one device", c.Chip.Name)
+	}
+	if opt.Representative && !opt.TimingOnly {
+		return nil, fmt.Errorf("a representative run (device 0 standing for all %d) is timing-only: the other devices' values are not computed", n)
 	}
 	start := time.Now()
 	for i := range args {
@@ -115,10 +121,13 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 		if opt.TimingOnly {
 			err = timingOnlyDevicesError(err, x, params)
 		}
+		if opt.Representative {
+			err = fmt.Errorf("%w (a representative run times device 0 alone and moves no values: run every device)", err)
+		}
 		return nil, devicesError(err, fab)
 	}
 	fab.Finish(models[0].Clock)
-	res := &DevicesResult{ExecTime: time.Since(start)}
+	res := &DevicesResult{ExecTime: time.Since(start), Representative: opt.Representative}
 	for i, m := range models {
 		r := &Result{Model: m, NotModelled: x.NotModelled, HBM: x.HBM.Top(ReportArrays)}
 		r.Report = chip.NewReport(x.Fused.Name, m, opt.TimingOnly)
@@ -157,6 +166,10 @@ func (c *Client) buildDevices(x *Executable, args [][]*eval.Value, opt ExecOptio
 	eng := &sim.Engine{}
 	fab := ici.NewFabric(c.Chip.ICI, x.Devices, x.File, x.Fused, x.Collectives)
 	fab.TimingOnly = opt.TimingOnly
+	fab.Representative = opt.Representative
+	if opt.Representative {
+		n = 1 // device 0 stands for the others
+	}
 	models := make([]*core.Model, n)
 	kernels := make([]*traces.Kernels, n)
 	params := make([]map[string]string, n)
@@ -256,9 +269,15 @@ func (r *DevicesResult) JSON() []byte {
 		HBM         lowering.HBMPeak       `json:"hbm_peak"`
 	}
 	out := struct {
-		Cycles  int64    `json:"cycles"`
+		Cycles int64 `json:"cycles"`
+		// Mode is "all" (every device simulated) or "representative"
+		// (device 0's report stands for every device).
+		Mode    string   `json:"mode"`
 		Devices []device `json:"devices"`
-	}{Cycles: r.Cycles}
+	}{Cycles: r.Cycles, Mode: "all"}
+	if r.Representative {
+		out.Mode = "representative"
+	}
 	for _, d := range r.Devices {
 		out.Devices = append(out.Devices, device{d.Report, d.Kernels, d.NotModelled, d.HBM})
 	}

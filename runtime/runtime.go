@@ -119,6 +119,14 @@ type ExecOptions struct {
 	// Infeed is the host's infeed queue: the records the program's
 	// infeeds read, in order (feed.go).
 	Infeed []*eval.Value
+	// Representative (ExecuteDevices, timing-only) simulates device 0
+	// alone for all of an SPMD program's devices: they run one program,
+	// and on symmetric shards the same timeline, so each of device 0's
+	// collectives starts when it arrives (every member arriving with it)
+	// and lasts the interconnect model's time for its group. Exact when
+	// the devices' timelines are symmetric; a run whose control flow
+	// reads a collective's results is refused.
+	Representative bool
 }
 
 // KernelStats is a row of the per-kernel table (traces.KernelStats).

@@ -22,7 +22,7 @@ import (
 // DIR/deviceD; --check compares every device with the evaluator's
 // RunDevices. The observers (--trace, --pprof, ...) watch device 0.
 func simulateDevices(cmd *cobra.Command, client *runtime.Client, m *hlo.Module, x *runtime.Executable, file, asmFile string,
-	ins []string, seed int64, random bool, limit, maxCycles int64, obs *observeFlags, jsonPath, outDir string, check, timingOnly bool, part *partitioned) error {
+	ins []string, seed int64, random bool, limit, maxCycles int64, obs *observeFlags, jsonPath, outDir string, check, timingOnly, representative bool, part *partitioned) error {
 	d := x.Devices
 	n := d.N()
 	// Timing-only runs take inputs when given: control flow may depend on
@@ -42,14 +42,23 @@ func simulateDevices(cmd *cobra.Command, client *runtime.Client, m *hlo.Module, 
 	}
 	bar := newRunProgress(cmd.ErrOrStderr(), fmt.Sprintf("simulate (device 0 of %d, program position)", n), len(x.Program.Code))
 	observers := append(obs.observers(x.Source(file, asmFile)), &traces.Progress{Report: func(done, total int) { bar.set(done, "") }})
-	r, err := client.ExecuteDevices(x, args, runtime.ExecOptions{TimingOnly: timingOnly, MaxCycles: maxCycles, Observers: observers})
+	r, err := client.ExecuteDevices(x, args, runtime.ExecOptions{TimingOnly: timingOnly, MaxCycles: maxCycles, Observers: observers, Representative: representative})
 	bar.finish()
 	if err != nil {
 		return obs.failed(cmd.ErrOrStderr(), err)
 	}
 	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "%d devices (%s) on %s, joined by its interconnect (%d links of %g GB/s each way, %g ns a step): %d cycles, when the last device finished\n",
-		n, d, client.Chip.Name, client.Chip.ICI.Links, client.Chip.ICI.LinkGBps, client.Chip.ICI.LatencyNS, r.Cycles)
+	topo := ""
+	if t := client.Chip.ICI.Topology; t != "" {
+		topo = ", a " + t + " torus"
+	}
+	if r.Representative {
+		fmt.Fprintf(w, "%d devices (%s) on %s%s, represented by device 0 alone (--devices one: every device runs the program on symmetric shards; each collective starts when device 0 arrives and takes its group's interconnect time): %d cycles\n",
+			n, d, client.Chip.Name, topo, r.Cycles)
+	} else {
+		fmt.Fprintf(w, "%d devices (%s) on %s%s, joined by its interconnect (%d links of %g GB/s each way, %g ns a step): %d cycles, when the last device finished\n",
+			n, d, client.Chip.Name, topo, client.Chip.ICI.Links, client.Chip.ICI.LinkGBps, client.Chip.ICI.LatencyNS, r.Cycles)
+	}
 	if err := writeDevicesTable(w, d, r); err != nil {
 		return err
 	}
@@ -63,8 +72,12 @@ func simulateDevices(cmd *cobra.Command, client *runtime.Client, m *hlo.Module, 
 			return err
 		}
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "%s on %d x %s: %d kernels; compile %.3f s%s, simulation %.3f s, %d cycles\n",
-		file, n, client.Chip.Name, len(x.Kernels), x.CompileTime.Seconds(), cacheNote(x), r.ExecTime.Seconds(), r.Cycles)
+	mode := ""
+	if r.Representative {
+		mode = " (device 0 simulated for all)"
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s on %d x %s%s: %d kernels; compile %.3f s%s, simulation %.3f s, %d cycles\n",
+		file, n, client.Chip.Name, mode, len(x.Kernels), x.CompileTime.Seconds(), cacheNote(x), r.ExecTime.Seconds(), r.Cycles)
 	if err := obs.write(cmd.ErrOrStderr(), d0.Report, d0.Kernels); err != nil {
 		return err
 	}

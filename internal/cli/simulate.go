@@ -195,6 +195,7 @@ func newSimulate() *cobra.Command {
 		maxCycles  int64
 		memory     string
 		feed       feedFlags
+		devices    string
 	)
 	cmd := &cobra.Command{
 		Use:   "simulate MODEL.hlo --chip NAME [--in name=x.npy ... | --random-inputs SEED] [--out-dir DIR] [--timing-only] [--json report.json] [--check]",
@@ -268,12 +269,18 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 					return err
 				}
 			}
+			if devices != "all" && devices != "one" {
+				return usagef("--devices %s: want all or one", devices)
+			}
 			if x.Devices.N() > 1 {
 				if feed.given(cmd) {
 					return usagef("--infeed and --random-infeed are not available on several devices (%s)", x.Devices)
 				}
+				if devices == "one" && (!timingOnly || check || outDir != "") {
+					return usagef("--devices one simulates device 0 alone and computes no values: it needs --timing-only (and no --check or --out-dir)")
+				}
 				return simulateDevices(cmd, client, m, x, args[0], asmFile, ins, seed, cmd.Flags().Changed("random-inputs"), limit,
-					maxCycles, &obs, jsonPath, outDir, check, timingOnly, f.part)
+					maxCycles, &obs, jsonPath, outDir, check, timingOnly, devices == "one", f.part)
 			}
 			// Timing-only runs take inputs when given: control flow may
 			// depend on them (without them such a run refuses).
@@ -338,6 +345,7 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 	cmd.Flags().StringArrayVar(&ins, "in", nil, "bind a parameter (by name or number) to a .npy file or fill it with a number, repeatable")
 	cmd.Flags().Int64Var(&seed, "random-inputs", 0, "fill unbound parameters with random values from this seed")
 	cmd.Flags().StringVar(&outDir, "out-dir", "", "write the outputs as .npy files into this directory")
+	cmd.Flags().StringVar(&devices, "devices", "all", "on several devices, simulate all of them, or one: device 0 standing for every device of the SPMD program (timing-only; exact when their timelines are symmetric)")
 	cmd.Flags().BoolVar(&timingOnly, "timing-only", false, "compute only the values that steer control flow: the same cycles, faster (inputs are needed only when control flow depends on them)")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the report as JSON to this file")
 	cmd.Flags().BoolVar(&check, "check", false, "compare the outputs with the HLO reference evaluator's")
