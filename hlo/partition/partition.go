@@ -302,6 +302,9 @@ type val struct {
 	// dimensions it fills: reshard broadcasts it anew in the sharding
 	// wanted rather than moving the larger result.
 	bcast *bcastOf
+	// iota, for an iota's result, is the instruction: reshard makes the
+	// shard wanted anew rather than cutting it (reiota).
+	iota *hlo.Instruction
 }
 
 type bcastOf struct {
@@ -496,6 +499,9 @@ func (p *partitioner) reshard(v *val, to Sharding) (*val, error) {
 // move is reshard without its memo.
 func (p *partitioner) move(v *val, to Sharding) (*val, error) {
 	if r, ok := p.rebroadcast(v, to); ok {
+		return r, nil
+	}
+	if r, ok := p.reiota(v, to); ok {
 		return r, nil
 	}
 	steps, err := p.mesh.planReshard(v.sh, to)

@@ -173,6 +173,20 @@ func TestPartitionMatchesUnpartitioned(t *testing.T) {
   w2 = f32[32,24] parameter(1), sharding={devices=[8,1]<=[8]}
   xs = f32[16,32] custom-call(x), custom_call_target="Sharding", sharding={devices=[1,8]<=[8]}
   ROOT o = f32[16,24] dot(xs, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sharding={devices=[8,1]<=[8]}`, "reduce-scatter", 0},
+		{"a one-hot over a split vocabulary: each device its iota's shard, offset", `
+  l = s32[16] parameter(0), sharding={replicated}
+  lb = s32[16,64] broadcast(l), dimensions={0}
+  i = s32[16,64] iota(), iota_dimension=1, sharding={devices=[1,8]<=[8]}
+  e = pred[16,64] compare(lb, i), direction=EQ
+  x = f32[16,64] parameter(1), sharding={devices=[1,8]<=[8]}
+  z = f32[16,64] broadcast(f32[] constant(0)), dimensions={}
+  s = f32[16,64] select(e, x, z)
+  zero = f32[] constant(0)
+  ROOT r = f32[16] reduce(s, zero), dimensions={1}, to_apply=add, sharding={replicated}`, "all-reduce", 0},
+		{"an iota split along another dimension: its shard, no offset", `
+  i = s32[16,8] iota(), iota_dimension=1, sharding={devices=[8,1]<=[8]}
+  x = s32[16,8] parameter(0), sharding={devices=[8,1]<=[8]}
+  ROOT r = s32[16,8] add(i, x), sharding={devices=[8,1]<=[8]}`, "", 0},
 		{"fsdp gathers the weight", `
   x = f32[64,32] parameter(0), sharding={devices=[8,1]<=[8]}
   w = f32[32,64] parameter(1), sharding={devices=[8,1]<=[8]}
@@ -304,6 +318,12 @@ func TestPartitionMatchesUnpartitioned(t *testing.T) {
 			res := runPartitioned(t, "HloModule m\n"+adder+scanLoop+stackLoop+"\nENTRY e {"+tc.body+"\n}\n")
 			require.Equal(t, tc.collectives, kinds(res), "partitioned module:\n%s", res.Module)
 			require.Len(t, append(res.Fallbacks, res.Uneven...), tc.fallbacks)
+			switch { // the iotas' global shapes are never made
+			case strings.Contains(tc.name, "one-hot"):
+				require.NotRegexp(t, `s32\[16,64\]\S* iota`, res.Module)
+			case strings.Contains(tc.name, "an iota"):
+				require.NotRegexp(t, `s32\[16,8\]\S* iota`, res.Module)
+			}
 		})
 	}
 }

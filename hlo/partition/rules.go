@@ -79,6 +79,8 @@ func (p *partitioner) rule(in *hlo.Instruction) error {
 		return p.elementwise(in, ops)
 	case op == "broadcast":
 		return p.broadcast(in, ops)
+	case op == "iota":
+		return p.iota(in)
 	case op == "transpose":
 		return p.transpose(in, ops)
 	case op == "reshape":
