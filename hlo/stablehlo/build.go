@@ -463,6 +463,13 @@ func ints(toks []token) string {
 }
 
 func (b *builder) op(s *stmt, sc *scope) error {
+	// An SSA value is assigned once (MLIR refuses a redefinition); two
+	// with one name would be two HLO instructions with one name.
+	for _, r := range s.results {
+		if _, ok := sc.shapes[hloName(r)]; ok {
+			return b.r.errAt(token{line: s.line, col: s.col}, "%s is defined twice: a value is assigned once", r)
+		}
+	}
 	if handled, err := b.shardy(s, sc); handled {
 		return err
 	}
