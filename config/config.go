@@ -284,6 +284,15 @@ type ICI struct {
 	Topology string `yaml:"topology"`
 }
 
+// TopologySize is the number of devices of a torus of dims.
+func TopologySize(dims []int) int {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	return n
+}
+
 // ParseTopology reads a torus shape written as sizes joined by "x" ("8",
 // "16x16", "4x4x4"), each at least 1, at most 4 dimensions and 65,536
 // devices; "" is no topology.

@@ -32,14 +32,7 @@ import (
 // not n.
 func torus(cfg config.ICI, n int) []int {
 	dims, err := config.ParseTopology(cfg.Topology)
-	if err != nil || len(dims) == 0 {
-		return nil
-	}
-	p := 1
-	for _, d := range dims {
-		p *= d
-	}
-	if p != n {
+	if err != nil || len(dims) == 0 || config.TopologySize(dims) != n {
 		return nil
 	}
 	return dims

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pulse-sim/pulse/config"
 	"time"
 
 	"github.com/pulse-sim/pulse/chip"
+	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/ici"
@@ -155,11 +155,7 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 func (c *Client) buildDevices(x *Executable, args [][]*eval.Value, opt ExecOptions, compute []bool, track ref.Tracking, depsFor int64, observe bool) ([]*core.Model, []*traces.Kernels, *ici.Fabric, []map[string]string, error) {
 	n := x.Devices.N()
 	if dims, err := config.ParseTopology(c.Chip.ICI.Topology); err == nil && len(dims) > 0 {
-		p := 1
-		for _, d := range dims {
-			p *= d
-		}
-		if p != n {
+		if p := config.TopologySize(dims); p != n {
 			return nil, nil, nil, nil, fmt.Errorf("ici.topology: %s is a slice of %d devices; the program runs on %d", c.Chip.ICI.Topology, p, n)
 		}
 	}

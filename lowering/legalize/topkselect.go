@@ -71,11 +71,11 @@ func (x *rewriter) selectionTopK(v *hlo.Instruction, k int64, largest bool) []*h
 	}
 	elem := v.Shape.Elem
 	kt, _ := selectKeyType(elem)
-	key, width := v, hlo.ElemBits(elem)
-	if hlo.IsFloat(elem) {
+	key := v
+	bt := totalOrderBits(elem)
+	if bt != "" {
 		// The total-order key (ExpandTotalOrderCompares): every bit but
 		// the sign flipped where the bits are negative.
-		bt := map[int]string{64: "s64", 32: "s32", 16: "s16"}[width]
 		b := x.Emit("bitcast-convert", bt, dims, []*hlo.Instruction{v})
 		key = x.flipNegative(b, bt)
 		if bt != kt {
@@ -109,9 +109,8 @@ func (x *rewriter) selectionTopK(v *hlo.Instruction, k int64, largest bool) []*h
 	outKeys := x.Concatenate(keys, r-1)
 	outIdx := x.Concatenate(idxs, r-1)
 	vals := outKeys
-	if hlo.IsFloat(elem) {
+	if bt != "" {
 		od := outKeys.Shape.Dims
-		bt := map[int]string{64: "s64", 32: "s32", 16: "s16"}[width]
 		b := outKeys
 		if bt != kt {
 			b = x.Convert(b, bt)
@@ -119,16 +118,6 @@ func (x *rewriter) selectionTopK(v *hlo.Instruction, k int64, largest bool) []*h
 		vals = x.Emit("bitcast-convert", elem, od, []*hlo.Instruction{x.flipNegative(b, bt)})
 	}
 	return []*hlo.Instruction{vals, outIdx}
-}
-
-// flipNegative flips every bit but the sign of the signed integers b where
-// they are negative: the float total-order key, and its own inverse.
-func (x *rewriter) flipNegative(b *hlo.Instruction, bt string) *hlo.Instruction {
-	dims := b.Shape.Dims
-	maxInt := strconv.FormatUint(1<<(hlo.ElemBits(bt)-1)-1, 10)
-	neg := x.Emit("compare", hlo.Pred, dims, []*hlo.Instruction{b, x.Broadcast(x.Constant(bt, "0"), dims, nil)}, "direction", "LT", "type", "SIGNED")
-	flipped := x.Binary("xor", b, x.Broadcast(x.Constant(bt, maxInt), dims, nil))
-	return x.Emit("select", bt, dims, []*hlo.Instruction{neg, flipped, b})
 }
 
 func mustLookup(elem string) hlo.ElemType {
