@@ -85,9 +85,13 @@ func (e *Error) Error() string {
 
 // IsSharded reports whether a module carries shardings for the
 // partitioner: Shardy meshes, or a sharding= that splits an array, on a
-// module that declares no partitions of its own.
+// module that declares no partitions of its own and was not partitioned
+// already (AlreadyPartitioned).
 func IsSharded(m *hlo.Module) bool {
 	if d, err := hlo.ModuleDevices(m); err == nil && d.N() > 1 {
+		return false
+	}
+	if AlreadyPartitioned(m) {
 		return false
 	}
 	if n, _ := hlo.ShardedOver(m); n > 1 {
@@ -103,6 +107,18 @@ func IsSharded(m *hlo.Module) bool {
 		}
 	}
 	return false
+}
+
+// AlreadyPartitioned reports whether m is the output of XLA's SPMD
+// partitioner: its entry computation named <name>_spmd, as the partitioner
+// renames it. Such a module's shapes are already a device's shards and
+// its collectives explicit, but its parameters keep the sharding= of the
+// global arrays they are shards of; a dump may also have lost the header's
+// num_partitions (the MaxText steps of the shared corpus). Partitioning it
+// again would cut every shard once more: it runs as it is, on the devices
+// its collectives name (lowering.DeviceCount).
+func AlreadyPartitioned(m *hlo.Module) bool {
+	return m.Entry != nil && strings.HasSuffix(m.Entry.Name, "_spmd")
 }
 
 func usesSdy(m *hlo.Module) bool {

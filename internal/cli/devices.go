@@ -10,6 +10,7 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/spmd"
+	"github.com/pulse-sim/pulse/hlo/partition"
 	"github.com/spf13/cobra"
 )
 
@@ -53,10 +54,20 @@ func (f *deviceFlags) resolve(file string, m *hlo.Module) (hlo.Devices, error) {
 	if d.N() > hlo.MaxDevices {
 		return d, usagef("%s is %d devices; at most %d are evaluated", d, d.N(), hlo.MaxDevices)
 	}
-	if need := hlo.ImpliedDevices(m); d.N() < need.N() {
+	need := hlo.ImpliedDevices(m)
+	if d.N() == 1 && need.N() > 1 && partition.AlreadyPartitioned(m) && !f.changed() {
+		// XLA's SPMD partitioner made it: its devices are partitions, as
+		// many as its collectives name (a dump that lost num_partitions).
+		d = hlo.Devices{Replicas: 1, Partitions: need.N()}
+	}
+	if d.N() < need.N() {
 		return d, usagef("the module's collectives span %d devices and it runs on %d (%s): give --replicas %d --partitions %d, say (replica_count, num_partitions in its header)", need.N(), d.N(), d, need.Replicas, need.Partitions)
 	}
 	return d, nil
+}
+
+func (f *deviceFlags) changed() bool {
+	return f.cmd != nil && (f.cmd.Flags().Changed("replicas") || f.cmd.Flags().Changed("partitions"))
 }
 
 // evalDevices evaluates m on every device of d and writes each device's

@@ -235,3 +235,30 @@ func TestAllToAllAcrossDimensions(t *testing.T) {
 		}
 	}
 }
+
+// TestAlreadyPartitionedModule: a module XLA's SPMD partitioner wrote
+// (entry <name>_spmd) whose dump lost num_partitions — the MaxText steps
+// of the shared corpus — runs as it is on the partitions its collectives
+// name, not partitioned again by the sharding= its parameters keep from
+// the global arrays (which cut each shard once more, silently).
+func TestAlreadyPartitionedModule(t *testing.T) {
+	dir := corpus.Path(t, "jax", "spmd_data_parallel_step")
+	src := string(mustRead(t, filepath.Join(dir, "spmd_data_parallel_step.partitioned.hlo")))
+	require.Contains(t, src, ", num_partitions=8")
+	headless := filepath.Join(t.TempDir(), "step.hlo")
+	require.NoError(t, os.WriteFile(headless, []byte(strings.Replace(src, ", num_partitions=8", "", 1)), 0o644))
+	cycles := func(file string) string {
+		code, out, errs := runCLI("simulate", file, "--chip", "tpuv4core", "--timing-only")
+		require.Equal(t, 0, code, errs)
+		require.NotContains(t, errs, "Pulse partitioned it")
+		require.Contains(t, out, "8 devices (1 replica x 8 partitions)")
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "cycles") {
+				return l
+			}
+		}
+		t.Fatalf("no cycles in %s", out)
+		return ""
+	}
+	require.Equal(t, cycles(filepath.Join(dir, "spmd_data_parallel_step.partitioned.hlo")), cycles(headless))
+}
