@@ -26,25 +26,57 @@ import (
 // rings isa.SemLink, and the chip's CoreSync signals isa.SemLinkDone on all
 // of them core_sync_ns after the last one rang.
 
-// CoreSync is the barrier of a chip's cores: its Link.
+// CoreSync is the barrier of a chip's cores: their Link. On a chip that
+// is one device of several, it is also the way out to the chip's
+// interconnect port (outer): a collective kernel runs on core 0 alone
+// (lowering), whose doorbell for it CoreSync passes on, while the other
+// cores wait at the kernel's end for core 0 to arrive.
 type CoreSync struct {
 	cores   []*Model
 	rung    []bool
 	waiting int
 	last    sim.Time
 	latency sim.Time
+	outer   Link
 	// Syncs counts the barriers the cores met at.
 	Syncs int64
+}
+
+// NewCoreSync is the barrier of chip's cores, passing core 0's
+// collectives on to outer (nil on a chip that is the only device). Attach
+// gives it the cores once they are made.
+func NewCoreSync(chip *config.Chip, outer Link) *CoreSync {
+	n := chip.NumCores()
+	return &CoreSync{rung: make([]bool, n), latency: sim.Time(chip.CoreSyncNS*1000 + 0.5), outer: outer}
+}
+
+// Attach makes models, core 0 first, the cores the barrier joins, each
+// knowing the others (Model.Cores).
+func (s *CoreSync) Attach(models []*Model) error {
+	if len(models) != len(s.rung) {
+		return fmt.Errorf("internal error: %d cores attached to the barrier of a chip of %d", len(models), len(s.rung))
+	}
+	s.cores = models
+	for _, m := range models {
+		m.Cores = models
+	}
+	return nil
 }
 
 // Doorbell implements Link.
 func (s *CoreSync) Doorbell(m *Model, now sim.Time) error {
 	var b [4]byte
 	m.Arch.Mem[isa.SMEM].Read(isa.LinkWord, b[:])
-	if id := int32(binary.LittleEndian.Uint32(b[:])); id != isa.CoreSyncID {
-		return fmt.Errorf("the link was rung for collective %d on a chip of %d cores: collectives between chips are not simulated on multi-core chips yet", id, len(s.cores))
-	}
 	k := m.opt.Core
+	if id := int32(binary.LittleEndian.Uint32(b[:])); id != isa.CoreSyncID {
+		switch {
+		case s.outer == nil:
+			return fmt.Errorf("the link was rung for collective %d on a chip that is the only device", id)
+		case k != 0:
+			return fmt.Errorf("internal error: core %d rang the interconnect for collective %d; collectives run on core 0", k, id)
+		}
+		return s.outer.Doorbell(m, now)
+	}
 	if s.rung[k] {
 		return fmt.Errorf("internal error: core %d rang the core barrier twice", k)
 	}
@@ -70,12 +102,12 @@ func (s *CoreSync) Doorbell(m *Model, now sim.Time) error {
 func runCores(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.Machine) error, s *slice) (*Model, error) {
 	n := chip.NumCores()
 	if opt.Link != nil {
-		return nil, fmt.Errorf("a chip of %d cores in a multi-device run is not simulated yet", n)
+		return nil, fmt.Errorf("internal error: a chip of %d cores given a link of its own (a multi-device run makes its cores itself)", n)
 	}
 	if opt.Engine == nil {
 		opt.Engine = &sim.Engine{}
 	}
-	sync := &CoreSync{rung: make([]bool, n), latency: sim.Time(chip.CoreSyncNS*1000 + 0.5)}
+	sync := NewCoreSync(chip, nil)
 	models := make([]*Model, n)
 	for k := range n {
 		o := opt
@@ -110,9 +142,8 @@ func runCores(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.
 		m.Arch.Mem[isa.SMEM].Write(isa.CoreWord, id[:])
 		models[k] = m
 	}
-	sync.cores = models
-	for _, m := range models {
-		m.Cores = models
+	if err := sync.Attach(models); err != nil {
+		return nil, err
 	}
 	err := RunDevices(models)
 	var de *DeviceError

@@ -84,6 +84,8 @@ func TestCoresShareHBM(t *testing.T) {
 	require.Equal(t, "dma0", two.Units[0].Name)
 }
 
+// TestCoreSyncRefusesCollectives: a chip that is the only device has no
+// interconnect for a collective to go out on.
 func TestCoreSyncRefusesCollectives(t *testing.T) {
 	src := fmt.Sprintf("        li r4, 3\n        st r4, [r0+%d]\n        signal s31, 1\n        wait s30, 1\n        halt\n", isa.LinkWord)
 	prog, err := asm.Assemble("coll.s", []byte(src), asm.Options{})
@@ -91,5 +93,5 @@ func TestCoreSyncRefusesCollectives(t *testing.T) {
 	chip, err := config.Load("tpuv4", nil)
 	require.NoError(t, err)
 	_, err = core.Simulate(chip, prog, core.Options{}, nil)
-	require.ErrorContains(t, err, "collective 3 on a chip of 2 cores")
+	require.ErrorContains(t, err, "collective 3 on a chip that is the only device")
 }

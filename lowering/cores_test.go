@@ -84,22 +84,6 @@ ENTRY e {
 	require.Empty(t, chunked.CoreSplit)
 }
 
-// TestMultiCoreRefusesDevices: several devices of a multi-core chip are
-// refused at compile time, naming the chip.
-func TestMultiCoreRefusesDevices(t *testing.T) {
-	_, err := compileErr(t, "tpuv4", `HloModule m, replica_count=2
-ENTRY e {
-  a = f32[8] parameter(0)
-  ROOT s = f32[8] all-reduce(a), replica_groups={{0,1}}, to_apply=add
-}
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}`)
-	require.ErrorContains(t, err, "a multi-core chip runs one device for now")
-}
-
 // TestStreamKernelsSplitAcrossCores: elementwise loops and row reductions
 // share their rows out among the cores in whole tiles, with the
 // evaluator's values (uneven rows, a broadcast operand); a column

@@ -114,6 +114,10 @@ type Compiled struct {
 	// NotModelled lists the work of the module the program leaves out
 	// (host-offload transfers), so that a report can say so.
 	NotModelled []NotModelled
+	// Approximated lists the module's library calls Pulse runs by a
+	// slower algorithm than the hardware's fused kernel (approximate.go):
+	// their cycles are an upper bound, which a report must say.
+	Approximated []NotModelled
 	// Devices is what the program runs on (1 x 1: one chip). On several,
 	// every device runs it (devices.go): Collectives are its collectives
 	// by number, DeviceIDs the buffers that hold each device's ids.
@@ -168,9 +172,6 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 		}
 	}()
 	chip = Target(chip) // what the program may depend on, and nothing else
-	if d.N() > 1 && chip.NumCores() > 1 {
-		return nil, fmt.Errorf("%s:1:1: %d devices of a chip of %d cores (%s): a multi-core chip runs one device for now", file, d.N(), chip.NumCores(), chip.Name)
-	}
 	if err := checkDevices(file, m, d); err != nil {
 		return nil, err
 	}
@@ -213,6 +214,7 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 		return nil, fmt.Errorf("internal error: the generated assembly does not assemble (please report): %v", err)
 	}
 	c.res.Asm, c.res.AsmLines, c.res.Program, c.res.Fused = src, lines, prog, fm
+	c.res.Approximated = approximated(file, orig)
 	c.locateKernels()
 	complexBindings(orig, &c.res)
 	return &c.res, nil

@@ -46,6 +46,7 @@ func Pipeline(chip *config.Chip, d hlo.Devices) *pass.Pipeline {
 		p("narrow-promoted-combiners", legalize.NarrowPromotedCombiners),
 		p("expand-gemm-calls", expand.ExpandGemmCalls),
 		p("expand-cudnn-convs", expand.ExpandCudnnConvs),
+		p("expand-te-fused-attention", expand.ExpandTEFusedAttns),
 		p("expand-cub-sorts", expand.ExpandCubSorts),
 		p("expand-ragged-all-to-all", raggedAllToAll),
 		p("top-k-calls-as-top-k", expand.TopKCallsAsTopK),

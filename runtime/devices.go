@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,7 +100,7 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 		if err != nil {
 			return nil, err
 		}
-		err = core.RunDevices(models)
+		err = coreError(core.RunDevices(allCores(models)), models)
 		var nv *ref.NeedValues
 		if steers && errors.As(err, &nv) {
 			track, depsFor = ref.TrackDeps, max(depsFor, core.UnitExecs(models...))
@@ -129,7 +130,7 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 	fab.Finish(models[0].Clock)
 	res := &DevicesResult{ExecTime: time.Since(start), Representative: opt.Representative}
 	for i, m := range models {
-		r := &Result{Model: m, NotModelled: x.NotModelled, HBM: x.HBM.Top(ReportArrays)}
+		r := &Result{Model: m, NotModelled: x.NotModelled, Approximated: x.Approximated, HBM: x.HBM.Top(ReportArrays)}
 		r.Report = chip.NewReport(x.Fused.Name, m, opt.TimingOnly)
 		r.Report.Interconnect = &fab.Stats[i]
 		r.Kernels = kernels[i].Stats()
@@ -180,16 +181,27 @@ func (c *Client) buildDevices(x *Executable, args [][]*eval.Value, opt ExecOptio
 		if i == 0 && observe {
 			obs = append(obs, opt.Observers...)
 		}
-		m, err := core.New(c.Chip, x.Program, core.Options{TimingOnly: opt.TimingOnly, MaxCycles: opt.MaxCycles, Observers: obs, Engine: eng, Link: fab, Device: i})
+		// A chip of several cores is one device: its cores meet at their
+		// barrier, which passes core 0's collectives on to the fabric.
+		var link core.Link = fab
+		var sync *core.CoreSync
+		if c.Chip.NumCores() > 1 {
+			sync = core.NewCoreSync(c.Chip, fab)
+			link = sync
+		}
+		partial := func(m *core.Model) {
+			if compute != nil {
+				m.Arch.SetPartial(compute, track)
+				if track == ref.TrackDeps {
+					m.Arch.KeepDepsFor(depsFor)
+				}
+			}
+		}
+		m, err := core.New(c.Chip, x.Program, core.Options{TimingOnly: opt.TimingOnly, MaxCycles: opt.MaxCycles, Observers: obs, Engine: eng, Link: link, Device: i})
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
-		if compute != nil {
-			m.Arch.SetPartial(compute, track)
-			if track == ref.TrackDeps {
-				m.Arch.KeepDepsFor(depsFor)
-			}
-		}
+		partial(m)
 		for _, t := range unknown {
 			if err := m.Arch.MarkUnknown(t); err != nil {
 				return nil, nil, nil, nil, err
@@ -210,10 +222,65 @@ func (c *Client) buildDevices(x *Executable, args [][]*eval.Value, opt ExecOptio
 				return nil, nil, nil, nil, err
 			}
 		}
+		if sync != nil {
+			cores := []*core.Model{m}
+			for k := 1; k < c.Chip.NumCores(); k++ {
+				mk, err := core.New(c.Chip, x.Program, core.Options{TimingOnly: opt.TimingOnly, MaxCycles: opt.MaxCycles, Engine: eng, Link: sync, Device: i, Core: k, HBM: m.HBM})
+				if err != nil {
+					return nil, nil, nil, nil, err
+				}
+				for _, ob := range obs {
+					if co, ok := ob.(core.CoreObserver); ok {
+						co.AttachCore(mk, k)
+					}
+				}
+				partial(mk)
+				mk.Arch.ShareHBM(m.Arch)
+				var id [4]byte
+				binary.LittleEndian.PutUint32(id[:], uint32(k))
+				mk.Arch.Mem[isa.SMEM].Write(isa.CoreWord, id[:])
+				cores = append(cores, mk)
+			}
+			if err := sync.Attach(cores); err != nil {
+				return nil, nil, nil, nil, err
+			}
+		}
 		fab.Attach(m)
 		models[i] = m
 	}
 	return models, kernels, fab, params, nil
+}
+
+// allCores is every core of the devices' chips: each device's model (its
+// core 0) first, in device order, then the other cores, whose failures
+// devices maps back to their device.
+func allCores(models []*core.Model) []*core.Model {
+	all := append([]*core.Model{}, models...)
+	for _, m := range models {
+		if len(m.Cores) > 1 {
+			all = append(all, m.Cores[1:]...)
+		}
+	}
+	return all
+}
+
+// coreError makes a failure of RunDevices(allCores(models)) name the
+// device (and core) it happened on.
+func coreError(err error, models []*core.Model) error {
+	var de *core.DeviceError
+	if !errors.As(err, &de) || de.Device < len(models) {
+		return err
+	}
+	k := len(models)
+	for d, m := range models {
+		for c := 1; c < len(m.Cores); c++ {
+			if k == de.Device {
+				return &core.DeviceError{Device: d, Err: fmt.Errorf("core %d: %w", c, de.Err)}
+			}
+			k++
+		}
+	}
+	return err
 }
 
 // timingOnlyDevicesError says why a timing-only run of several devices
@@ -260,9 +327,10 @@ func devicesError(err error, fab *ici.Fabric) error {
 func (r *DevicesResult) JSON() []byte {
 	type device struct {
 		*chip.Report
-		Kernels     []KernelStats          `json:"kernels"`
-		NotModelled []lowering.NotModelled `json:"not_modelled,omitempty"`
-		HBM         lowering.HBMPeak       `json:"hbm_peak"`
+		Kernels      []KernelStats          `json:"kernels"`
+		NotModelled  []lowering.NotModelled `json:"not_modelled,omitempty"`
+		Approximated []lowering.NotModelled `json:"approximated,omitempty"`
+		HBM          lowering.HBMPeak       `json:"hbm_peak"`
 	}
 	out := struct {
 		Cycles int64 `json:"cycles"`
@@ -275,7 +343,7 @@ func (r *DevicesResult) JSON() []byte {
 		out.Mode = "representative"
 	}
 	for _, d := range r.Devices {
-		out.Devices = append(out.Devices, device{d.Report, d.Kernels, d.NotModelled, d.HBM})
+		out.Devices = append(out.Devices, device{d.Report, d.Kernels, d.NotModelled, d.Approximated, d.HBM})
 	}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	return append(b, '\n')

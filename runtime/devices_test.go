@@ -1,7 +1,6 @@
 package runtime_test
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -91,10 +90,27 @@ ENTRY e {
   w = (s32[], f32[16]) while(t), condition=cond, body=body
   ROOT v = f32[16] get-tuple-element(w), index=1
 }`, hlo.Devices{Replicas: 3, Partitions: 1}},
+	{"dot-all-reduce-gather", `HloModule dar
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[256,128] parameter(0)
+  w = f32[128,256] parameter(1)
+  d = f32[256,256] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  r = f32[256,256] all-reduce(d), replica_groups={}, to_apply=add
+  e = f32[256,256] exponential(r)
+  ROOT g = f32[512,256] all-gather(d), replica_groups={{0,1}}, dimensions={0}
+}`, hlo.Devices{Replicas: 2, Partitions: 1}},
 }
 
+// TestExecuteDevices: every case on single-core chips and on a chip of
+// two cores (tpuv4), whose kernels split across its cores and whose
+// collectives run on core 0 while core 1 waits at the kernel's barrier.
 func TestExecuteDevices(t *testing.T) {
-	for _, chipName := range []string{"teach16", "tpuv4core"} {
+	for _, chipName := range []string{"teach16", "tpuv4core", "tpuv4"} {
 		chip, err := config.Load(chipName, nil)
 		require.NoError(t, err)
 		client := &runtime.Client{Chip: chip}
@@ -137,7 +153,13 @@ func TestExecuteDevices(t *testing.T) {
 					require.Positive(t, st.BusyCycles, "device %d", i)
 				}
 				require.Positive(t, got.Cycles)
-				fmt.Println(chipName, tc.name, got.Cycles, got.Devices[0].Report.Interconnect)
+				if chip.NumCores() > 1 {
+					for i := range n {
+						cores := got.Devices[i].Model.Cores
+						require.Len(t, cores, chip.NumCores(), "device %d", i)
+						require.Positive(t, cores[1].Cycles(), "device %d core 1", i)
+					}
+				}
 			})
 		}
 	}

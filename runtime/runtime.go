@@ -167,6 +167,9 @@ type Result struct {
 	// NotModelled is the module's work the cycles leave out (the
 	// program's lowering.Compiled.NotModelled).
 	NotModelled []lowering.NotModelled
+	// Approximated is the module's work whose cycles are an upper bound
+	// (lowering.Compiled.Approximated).
+	Approximated []lowering.NotModelled
 	// HBM is the program's HBM at its peak, its largest arrays listed
 	// (lowering.Compiled.HBM, cut to ReportArrays).
 	HBM lowering.HBMPeak
@@ -220,7 +223,7 @@ func (c *Client) Execute(x *Executable, args []*eval.Value, opt ExecOptions) (*R
 	if err != nil {
 		return nil, feedFault(err, x.Feeds, len(opt.Infeed))
 	}
-	r := &Result{Model: model, ExecTime: time.Since(start), NotModelled: x.NotModelled, HBM: x.HBM.Top(ReportArrays)}
+	r := &Result{Model: model, ExecTime: time.Since(start), NotModelled: x.NotModelled, Approximated: x.Approximated, HBM: x.HBM.Top(ReportArrays)}
 	r.Report = chip.NewReport(x.Fused.Name, model, opt.TimingOnly)
 	r.Kernels = kernels.Stats()
 	if opt.TimingOnly {
@@ -242,10 +245,11 @@ func (c *Client) Execute(x *Executable, args []*eval.Value, opt ExecOptions) (*R
 func (r *Result) JSON() []byte {
 	b, _ := json.MarshalIndent(struct {
 		*chip.Report
-		Kernels     []KernelStats          `json:"kernels"`
-		NotModelled []lowering.NotModelled `json:"not_modelled,omitempty"`
-		HBM         lowering.HBMPeak       `json:"hbm_peak"`
-	}{r.Report, r.Kernels, r.NotModelled, r.HBM}, "", "  ")
+		Kernels      []KernelStats          `json:"kernels"`
+		NotModelled  []lowering.NotModelled `json:"not_modelled,omitempty"`
+		Approximated []lowering.NotModelled `json:"approximated,omitempty"`
+		HBM          lowering.HBMPeak       `json:"hbm_peak"`
+	}{r.Report, r.Kernels, r.NotModelled, r.Approximated, r.HBM}, "", "  ")
 	return append(b, '\n')
 }
 

@@ -666,6 +666,9 @@ func (e *Evaluator) eval(in *hlo.Instruction, ops []*Value, args []*Value) (*Val
 		if expand.IsCudnnConv(in) {
 			return e.byExpansion(in, soloText(in, ops), expand.ExpandCudnnConvs, ops)
 		}
+		if expand.IsTEFusedAttn(in) {
+			return e.byExpansion(in, soloText(in, ops), expand.ExpandTEFusedAttns, ops)
+		}
 		if expand.IsTopKCall(in) {
 			t, err := expand.TopKOfCall(e.M, in)
 			if err != nil {

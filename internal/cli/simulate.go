@@ -369,7 +369,24 @@ func writeRunReport(w io.Writer, obs *observeFlags, r *runtime.Result) error {
 		return err
 	}
 	writeNotModelled(w, r.NotModelled)
+	writeApproximated(w, r.Approximated)
 	return nil
+}
+
+// writeApproximated says which of the module's work took longer than the
+// hardware's fused kernel would (the cycles are an upper bound).
+func writeApproximated(w io.Writer, ap []lowering.NotModelled) {
+	if len(ap) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "upper bound: %d instructions ran by a slower algorithm than their fused kernel, so the cycles overstate them:\n", len(ap))
+	for i, n := range ap {
+		if i == 3 {
+			fmt.Fprintf(w, "  ... and %d more (--json lists them all)\n", len(ap)-i)
+			break
+		}
+		fmt.Fprintf(w, "  %s: %s: %s\n", n.At, n.Op, n.What)
+	}
 }
 
 func writeKernelTable(w io.Writer, ks []runtime.KernelStats) error {
