@@ -65,7 +65,28 @@ func (b *Banks) add(addr, n int64) int64 {
 // ReserveRange reserves the lines of one contiguous range at t and returns
 // when the last of them has been served.
 func (b *Banks) ReserveRange(t sim.Time, addr, n int64) sim.Time {
-	end, _ := b.reserve(t, b.add(addr, n))
+	first, last := addr/b.width, (addr+n-1)/b.width
+	lines, nb := last-first+1, int64(b.n)
+	if lines >= nb {
+		end, _ := b.reserve(t, b.add(addr, n))
+		return end
+	}
+	// Fewer lines than banks (a DMA burst, the common case): each touches
+	// one bank once, so only those banks are visited; the same times as
+	// add and reserve give.
+	end, k := t, first%nb
+	for range lines {
+		s := max(t, b.free[k]) + b.period
+		b.free[k] = s
+		end = max(end, s)
+		if k++; k == nb {
+			k = 0
+		}
+	}
+	if ideal := t + b.period; end > ideal {
+		b.conflict(ideal, end)
+	}
+	b.Lines += lines
 	return end
 }
 

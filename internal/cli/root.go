@@ -36,6 +36,9 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 		}
 	}()
 	setMemoryLimit()
+	if stop := hostProfile(stderr); stop != nil {
+		defer stop()
+	}
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
