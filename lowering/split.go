@@ -1,6 +1,7 @@
 package lowering
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/pulse-sim/pulse/hlo"
@@ -164,6 +165,18 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 				return "", c.fail(in, "fused parameter %d has no operand", x.ParamNumber)
 			}
 			return ops[x.ParamNumber].Name, nil
+		case x.Opcode == hlo.OpReduce && x != root:
+			// A reduction inside the fusion (a softmax's max and sum)
+			// reads its elementwise producers itself, as a kInput
+			// fusion's kernel does, rather than through an HBM temporary
+			// of its input's full size (a log-softmax over a 128K
+			// vocabulary materialized 8 GiB per producer).
+			if name, ok, err := c.reducePiece(in, x, name, ops, byName); err != nil || ok {
+				if ok {
+					keep(name)
+				}
+				return name, err
+			}
 		case !inLoopKernel(x.Opcode) || movesInnermost(x) || x.Opcode == hlo.OpConstant || (x.Opcode == hlo.OpReshape || x.Opcode == hlo.OpBitcast) && plain[x.Operands[0].Name]:
 			// Its own instruction, over its operands' values.
 			cp := *x
@@ -208,6 +221,29 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 	cp := *in
 	cp.Operands = ops
 	return &cp, producers(byName, root), temps, false, nil
+}
+
+// reducePiece lowers reduce x of a split fusion as a reduce kernel over its
+// producers in the fusion (kernel name, reading ops). ok is false, with
+// nothing emitted, when the reduce kernel does not take that pattern: the
+// caller then lowers x over materialized operands.
+func (c *compiler) reducePiece(in, x *hlo.Instruction, name string, ops []*hlo.Operand, byName map[string]*hlo.Instruction) (_ string, ok bool, _ error) {
+	k := &hlo.Instruction{Pos: in.Pos, Name: name, Opcode: in.Opcode, Shape: x.Shape, Attrs: in.Attrs, Operands: ops}
+	mark, nk, nl, heap, cm := c.out.Len(), len(c.res.Kernels), c.nlabel, c.heap.snapshot(), c.coreMark()
+	err := c.piece(false, func() error {
+		return c.onCores(func() error { return c.reduceKernel(k, producers(byName, x), x) })
+	})
+	if err == nil {
+		return name, true, nil
+	}
+	var le *Error
+	if !errors.As(err, &le) || le.outOfHBM {
+		return "", false, err
+	}
+	c.out.Truncate(mark)
+	c.res.Kernels, c.nlabel, c.heap = c.res.Kernels[:nk], nl, heap
+	c.coreReset(cm)
+	return "", false, nil
 }
 
 // producers lists root and every instruction it reads, directly or
