@@ -180,7 +180,7 @@ func (e *epilogue) analyze() error {
 				st[gi] = s
 			}
 			e.loads[b.Name] = &epiLoad{v: v, pB: st[0], pM: st[1], pN: st[2]}
-		case hlo.IsElementwise(b.Opcode):
+		case hlo.IsElementwise(b.Opcode) || b.Opcode == hlo.OpCopy && copyKeepsLayout(b, e.body):
 			if err := c.checkElementwise(b, func(n string) string {
 				if v := params[n]; v != nil {
 					return v.shape.Elem

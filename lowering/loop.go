@@ -279,7 +279,9 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 				st := make([]int64, len(S))
 				st[d[0]] = 1
 				loads[b.Name] = &hbmAccess{src: v, strides: st}
-			case hlo.IsElementwise(b.Opcode):
+			case hlo.IsElementwise(b.Opcode) || b.Opcode == hlo.OpCopy && copyKeepsLayout(b, body):
+				// A copy that keeps the layout (a sharding constraint in a
+				// partitioned module) is the identity: a vector copy.
 				if err := c.checkElementwise(b, elemOf); err != nil {
 					return err
 				}
@@ -629,4 +631,36 @@ func fillValue(lit string) string {
 		return "0"
 	}
 	return lit
+}
+
+// copyKeepsLayout reports whether copy b of a body value leaves its
+// layout as it is (both default, or the same minor-to-major order).
+func copyKeepsLayout(b *hlo.Instruction, body []*hlo.Instruction) bool {
+	if len(b.Operands) != 1 || b.Shape == nil || b.Shape.IsTuple {
+		return false
+	}
+	for _, x := range body {
+		if x.Name == b.Operands[0].Name {
+			return x.Shape != nil && !x.Shape.IsTuple && x.Shape.Elem == b.Shape.Elem && hlo.EqualDims(x.Shape.Dims, b.Shape.Dims) && sameLayout(x.Shape, b.Shape)
+		}
+	}
+	return false
+}
+
+// sameLayout: a and b (of one rank) keep their elements in the same order
+// in memory; a missing layout is the default, major to minor.
+func sameLayout(a, b *hlo.Shape) bool {
+	order := func(s *hlo.Shape) ([]int64, string) {
+		if s.Layout == nil || len(s.Layout.MinorToMajor) == 0 {
+			d := make([]int64, len(s.Dims))
+			for i := range d {
+				d[i] = int64(len(d) - 1 - i)
+			}
+			return d, ""
+		}
+		return s.Layout.MinorToMajor, s.Layout.Tail
+	}
+	oa, ta := order(a)
+	ob, tb := order(b)
+	return slices.Equal(oa, ob) && ta == tb
 }

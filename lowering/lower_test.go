@@ -835,3 +835,92 @@ func TestRngBitGeneratorOnChips(t *testing.T) {
 		t.Run(chip, func(t *testing.T) { runChecked(t, chip, src) })
 	}
 }
+
+// TestCopiesInsideFusions: a copy that keeps the layout (MaxText's
+// sharding constraints in XLA's partitioned modules) is the identity
+// inside a loop fusion and a dot's epilogue, so neither runs unfused nor
+// is split around it; values as the evaluator's.
+func TestCopiesInsideFusions(t *testing.T) {
+	const src = `mx {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT m = f32[] maximum(p, q)
+}
+add {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}
+ENTRY e {
+  x = bf16[64,128] parameter(0)
+  w = bf16[128,256] parameter(1)
+  d = bf16[64,256] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  c = bf16[64,256]{1,0} copy(d)
+  f = f32[64,256] convert(c)
+  ninf = f32[] constant(-inf)
+  m = f32[64] reduce(f, ninf), dimensions={1}, to_apply=mx
+  mc = f32[64]{0} copy(m)
+  mb = f32[64,256] broadcast(mc), dimensions={0}
+  s = f32[64,256] subtract(f, mb)
+  e = f32[64,256] exponential(s)
+  z = f32[] constant(0)
+  l = f32[64] reduce(e, z), dimensions={1}, to_apply=add
+  lb = f32[64,256] broadcast(l), dimensions={0}
+  ROOT p = f32[64,256] divide(e, lb)
+}`
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) {
+			comp := compileFor(t, chip, src)
+			require.Empty(t, comp.Unfused)
+			for _, k := range comp.Kernels {
+				require.False(t, strings.HasSuffix(k.Name, "/d"), "%s: the dot's epilogue takes the copy, the dot is not split out", k.Name)
+			}
+			runChecked(t, chip, src)
+		})
+	}
+}
+
+// TestReductionInsideLoopFusion: a softmax written as one loop fusion (as
+// XLA's dumps hold it) runs its reductions as reduce kernels over their
+// producers, not over an HBM temporary of the converted input: three
+// kernels, none of them the convert or the exponential alone.
+func TestReductionInsideLoopFusion(t *testing.T) {
+	const src = `mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  p0 = bf16[96,300] parameter(0)
+  x = f32[96,300] convert(p0)
+  ninf = f32[] constant(-inf)
+  m = f32[96] reduce(x, ninf), dimensions={1}, to_apply=mx
+  mb = f32[96,300] broadcast(m), dimensions={0}
+  s = f32[96,300] subtract(x, mb)
+  e = f32[96,300] exponential(s)
+  zero = f32[] constant(0)
+  l = f32[96] reduce(e, zero), dimensions={1}, to_apply=add
+  lb = f32[96,300] broadcast(l), dimensions={0}
+  ROOT d = f32[96,300] divide(e, lb)
+}
+ENTRY e {
+  p0 = bf16[96,300] parameter(0)
+  ROOT f = f32[96,300] fusion(p0), kind=kLoop, calls=fused
+}`
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) {
+			comp := compileFor(t, chip, src)
+			var names []string
+			for _, k := range comp.Kernels {
+				names = append(names, k.Name)
+			}
+			require.Equal(t, []string{"f/m", "f/l", "f"}, names)
+			runChecked(t, chip, src)
+		})
+	}
+}
