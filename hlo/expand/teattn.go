@@ -226,6 +226,8 @@ func (x *rewriter) teArrays(ops []*hlo.Instruction, cfg teConfig) (q, k, v *hlo.
 	switch {
 	case kd[0] != td.b || vd[0] != td.b || vd[1] != td.sk || vd[2] != td.g || kd[3] != td.d:
 		return nil, nil, nil, td, x.Errorf("k %v and v %v do not fit q %v", kd, vd, qd)
+	case td.b < 1 || td.sq < 1 || td.sk < 1 || td.h < 1 || td.d < 1 || td.dv < 1:
+		return nil, nil, nil, td, x.Errorf("an empty attention (q %v, k %v, v %v)", qd, kd, vd)
 	case td.g < 1 || td.h%td.g != 0:
 		return nil, nil, nil, td, x.Errorf("%d query heads are not a multiple of %d key/value heads", td.h, td.g)
 	case cfg.hasHeads && cfg.heads != td.h || cfg.hasGroups && cfg.groups != td.g:

@@ -3,6 +3,7 @@ package expand_test
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
@@ -226,20 +227,55 @@ func TestTEFusedAttentionRefuses(t *testing.T) {
 		{"window_size_left = 64 : i64", "sliding window"},
 		{"qkv_layout = 5 : i64", "qkv_layout 5"},
 		{"mask_type = 7 : i64", "mask_type 7"},
+		{"attn_heads = 2 : i64, empty", "empty attention"},
 	} {
+		seq := 4
+		if strings.HasSuffix(c.cfg, "empty") {
+			c.cfg, seq = strings.TrimSuffix(c.cfg, ", empty"), 0
+		}
 		src := fmt.Sprintf(`HloModule te
 ENTRY e {
-  q = bf16[1,4,2,8] parameter(0)
-  k = bf16[1,4,2,8] parameter(1)
+  q = bf16[1,%[2]d,2,8] parameter(0)
+  k = bf16[1,%[2]d,2,8] parameter(1)
   z = bf16[0] constant({})
   s = u32[2] constant({0, 0})
   cu = s32[2] constant({0, 4})
-  ROOT fwd = (bf16[1,4,2,8], f32[1,2,4,1], u32[2,4], u8[48]) custom-call(q, k, k, z, s, cu, cu), custom_call_target="te_fused_attn_forward_ffi", backend_config={mask_type = 2 : i64, %s}
+  ROOT fwd = (bf16[1,%[2]d,2,8], f32[1,2,%[2]d,1], u32[2,4], u8[48]) custom-call(q, k, k, z, s, cu, cu), custom_call_target="te_fused_attn_forward_ffi", backend_config={mask_type = 2 : i64, %[1]s}
 }
-`, c.cfg)
+`, c.cfg, seq)
 		m, err := hlo.Parse("te.hlo", src)
 		require.NoError(t, err)
 		err = expand.ExpandTEFusedAttns(m)
 		require.ErrorContains(t, err, c.want)
 	}
+}
+
+// FuzzTEFusedAttentionConfig: any backend_config and sequence length
+// expands or is refused with an error, never a panic.
+func FuzzTEFusedAttentionConfig(f *testing.F) {
+	f.Add("mask_type = 3 : i64, qkv_layout = 9 : i64, scaling_factor = 1.250000e-01 : f64", 4)
+	f.Add("mask_type = 5 : i64, qkv_layout = 4 : i64", 3)
+	f.Add("num_gqa_groups = 0 : i64, attn_heads = x", 0)
+	f.Fuzz(func(t *testing.T, cfg string, seq int) {
+		if seq < 0 || seq > 16 || strings.ContainsAny(cfg, "{}\n\"") {
+			return
+		}
+		src := fmt.Sprintf(`HloModule te
+ENTRY e {
+  q = f32[2,%[2]d,4,8] parameter(0)
+  k = f32[2,%[2]d,2,8] parameter(1)
+  z = f32[0] constant({})
+  s = u32[2] constant({0, 0})
+  cu = s32[3] constant({0, 1, 2})
+  ROOT fwd = (f32[2,%[2]d,4,8], f32[2,4,%[2]d,1], u32[2,4], u8[48]) custom-call(q, k, k, z, s, cu, cu), custom_call_target="te_fused_attn_forward_ffi", backend_config={%[1]s}
+}
+`, cfg, seq)
+		m, err := hlo.Parse("te.hlo", src)
+		if err != nil {
+			return
+		}
+		if err := expand.ExpandTEFusedAttns(m); err == nil {
+			require.NoError(t, verify.Verify("te.hlo", m))
+		}
+	})
 }
