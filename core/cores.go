@@ -96,6 +96,34 @@ func (s *CoreSync) Doorbell(m *Model, now sim.Time) error {
 	return nil
 }
 
+// NewCore makes core k (> 0) of the chip whose core 0 is m0, on m0's
+// engine: it shares m0's HBM (the timing model and the bytes), meets the
+// other cores at sync, is watched by those of opt's observers that watch
+// cores, and finds its number at scalar-memory byte isa.CoreWord. setup,
+// when given, prepares its model before the HBM is shared (a timing-only
+// run's partial computing, whose HBM shadow is then core 0's).
+func NewCore(chip *config.Chip, prog *exe.Program, m0 *Model, opt Options, k int, sync *CoreSync, setup func(*Model)) (*Model, error) {
+	o := opt
+	o.Core, o.Link, o.Observers, o.HBM = k, sync, nil, m0.HBM
+	m, err := New(chip, prog, o)
+	if err != nil {
+		return nil, err
+	}
+	for _, ob := range opt.Observers {
+		if co, ok := ob.(CoreObserver); ok {
+			co.AttachCore(m, k)
+		}
+	}
+	if setup != nil {
+		setup(m)
+	}
+	m.Arch.ShareHBM(m0.Arch)
+	var id [4]byte
+	binary.LittleEndian.PutUint32(id[:], uint32(k))
+	m.Arch.Mem[isa.SMEM].Write(isa.CoreWord, id[:])
+	return m, nil
+}
+
 // runCores builds the models of every core of chip on one engine, sharing
 // core 0's HBM, lets load fill core 0's memories (the HBM they share) and
 // runs them all; it returns core 0's model, whose Cores lists them.
@@ -108,44 +136,36 @@ func runCores(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.
 		opt.Engine = &sim.Engine{}
 	}
 	sync := NewCoreSync(chip, nil)
-	models := make([]*Model, n)
-	for k := range n {
-		o := opt
-		o.Core, o.Link = k, sync
-		if k > 0 {
-			o.Observers, o.HBM = nil, models[0].HBM
-		}
-		m, err := New(chip, prog, o)
-		if err != nil {
-			return nil, err
-		}
-		for _, ob := range opt.Observers {
-			if co, ok := ob.(CoreObserver); ok && k > 0 {
-				co.AttachCore(m, k)
-			}
-		}
+	o := opt
+	o.Link = sync
+	m0, err := New(chip, prog, o)
+	if err != nil {
+		return nil, err
+	}
+	partial := func(m *Model) {
 		if s != nil {
 			s.set(m.Arch)
 			m.slice = s
 		}
-		if k == 0 {
-			if load != nil {
-				if err := load(m.Arch); err != nil {
-					return nil, err
-				}
-			}
-		} else {
-			m.Arch.ShareHBM(models[0].Arch)
+	}
+	partial(m0)
+	if load != nil {
+		if err := load(m0.Arch); err != nil {
+			return nil, err
 		}
-		var id [4]byte
-		binary.LittleEndian.PutUint32(id[:], uint32(k))
-		m.Arch.Mem[isa.SMEM].Write(isa.CoreWord, id[:])
-		models[k] = m
+	}
+	models := []*Model{m0}
+	for k := 1; k < n; k++ {
+		m, err := NewCore(chip, prog, m0, opt, k, sync, partial)
+		if err != nil {
+			return nil, err
+		}
+		models = append(models, m)
 	}
 	if err := sync.Attach(models); err != nil {
 		return nil, err
 	}
-	err := RunDevices(models)
+	err = RunDevices(models)
 	var de *DeviceError
 	if errors.As(err, &de) {
 		var nv *NeedValues

@@ -220,6 +220,27 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 	return &c.res, nil
 }
 
+// lowerMark is where the lowering stood before a kernel it may give up
+// (a fusion's kernel falling back to several, a reduction of a split
+// fusion falling back to materialized operands).
+type lowerMark struct {
+	out, kernels, labels int
+	heap                 hbmAllocator
+	cores                coreState
+}
+
+func (c *compiler) mark() lowerMark {
+	return lowerMark{c.out.Len(), len(c.res.Kernels), c.nlabel, c.heap.snapshot(), c.coreMark()}
+}
+
+// rollback undoes what the lowering emitted and allocated since at; at
+// may be rolled back to again.
+func (c *compiler) rollback(at lowerMark) {
+	c.out.Truncate(at.out)
+	c.res.Kernels, c.nlabel, c.heap = c.res.Kernels[:at.kernels], at.labels, at.heap.snapshot()
+	c.coreReset(at.cores)
+}
+
 func newCompiler(file string, fm *hlo.Module, chip *config.Chip, d hlo.Devices) *compiler {
 	c := &compiler{file: file, m: fm, chip: chip, devs: d, names: map[string]bool{}, bufs: map[string]*value{}, literals: map[*value]string{}, offloadTotal: -1, synced: map[int]bool{}}
 	c.res.Devices, c.res.File = d, file
@@ -806,7 +827,7 @@ func (c *compiler) lowerInstruction(in *hlo.Instruction) error {
 		// Lower the fusion as one kernel; when its pattern is not one the
 		// kernels handle, fall back to its instructions one by one
 		// (through HBM: slower, still right), and say so.
-		mark, nk, nl, heap, cm := c.out.Len(), len(c.res.Kernels), c.nlabel, c.heap.snapshot(), c.coreMark()
+		at := c.mark()
 		var err error
 		switch kind {
 		case "kLoop":
@@ -827,9 +848,7 @@ func (c *compiler) lowerInstruction(in *hlo.Instruction) error {
 		if err == nil || !errors.As(err, &le) || le.outOfHBM {
 			return err
 		}
-		c.out.Truncate(mark)
-		c.res.Kernels, c.nlabel, c.heap = c.res.Kernels[:nk], nl, heap.snapshot()
-		c.coreReset(cm)
+		c.rollback(at)
 		if kind != "kLoop" && !in.Shape.IsTuple {
 			// A reduction or dot whose fused producers or epilogue its
 			// kernel does not take: that op as a kernel of its own and
@@ -842,9 +861,7 @@ func (c *compiler) lowerInstruction(in *hlo.Instruction) error {
 			} else if le2 := (*Error)(nil); !errors.As(err2, &le2) || le2.outOfHBM {
 				return err2
 			}
-			c.out.Truncate(mark)
-			c.res.Kernels, c.nlabel, c.heap = c.res.Kernels[:nk], nl, heap
-			c.coreReset(cm)
+			c.rollback(at)
 		}
 		c.res.Unfused = append(c.res.Unfused, Unfused{Fusion: in.Name, Pos: in.Pos, Reason: le.Error()})
 		fmt.Fprintf(&c.out, "\n; %s (%s) runs unfused: %s\n", in.Name, kind, le.Error())

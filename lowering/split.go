@@ -229,7 +229,7 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 // caller then lowers x over materialized operands.
 func (c *compiler) reducePiece(in, x *hlo.Instruction, name string, ops []*hlo.Operand, byName map[string]*hlo.Instruction) (_ string, ok bool, _ error) {
 	k := &hlo.Instruction{Pos: in.Pos, Name: name, Opcode: in.Opcode, Shape: x.Shape, Attrs: in.Attrs, Operands: ops}
-	mark, nk, nl, heap, cm := c.out.Len(), len(c.res.Kernels), c.nlabel, c.heap.snapshot(), c.coreMark()
+	at := c.mark()
 	err := c.piece(false, func() error {
 		return c.onCores(func() error { return c.reduceKernel(k, producers(byName, x), x) })
 	})
@@ -240,9 +240,7 @@ func (c *compiler) reducePiece(in, x *hlo.Instruction, name string, ops []*hlo.O
 	if !errors.As(err, &le) || le.outOfHBM {
 		return "", false, err
 	}
-	c.out.Truncate(mark)
-	c.res.Kernels, c.nlabel, c.heap = c.res.Kernels[:nk], nl, heap
-	c.coreReset(cm)
+	c.rollback(at)
 	return "", false, nil
 }
 

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -225,20 +224,10 @@ func (c *Client) buildDevices(x *Executable, args [][]*eval.Value, opt ExecOptio
 		if sync != nil {
 			cores := []*core.Model{m}
 			for k := 1; k < c.Chip.NumCores(); k++ {
-				mk, err := core.New(c.Chip, x.Program, core.Options{TimingOnly: opt.TimingOnly, MaxCycles: opt.MaxCycles, Engine: eng, Link: sync, Device: i, Core: k, HBM: m.HBM})
+				mk, err := core.NewCore(c.Chip, x.Program, m, core.Options{TimingOnly: opt.TimingOnly, MaxCycles: opt.MaxCycles, Observers: obs, Engine: eng, Device: i}, k, sync, partial)
 				if err != nil {
 					return nil, nil, nil, nil, err
 				}
-				for _, ob := range obs {
-					if co, ok := ob.(core.CoreObserver); ok {
-						co.AttachCore(mk, k)
-					}
-				}
-				partial(mk)
-				mk.Arch.ShareHBM(m.Arch)
-				var id [4]byte
-				binary.LittleEndian.PutUint32(id[:], uint32(k))
-				mk.Arch.Mem[isa.SMEM].Write(isa.CoreWord, id[:])
 				cores = append(cores, mk)
 			}
 			if err := sync.Attach(cores); err != nil {
