@@ -26,6 +26,13 @@ type Options struct {
 	// the slice; a model built with New computes only what touches scalar
 	// memory, and its Run stops with a *NeedValues when that is not enough.
 	TimingOnly bool
+	// Seed marks, by program counter, unit instructions a timing-only run
+	// computes from its first run: a guess at the slice known before
+	// running (the compiler's, from the HLO). The search still adds what
+	// the guess misses, and a guess that reads an input without values is
+	// dropped, so the run takes the same path with or without it, in
+	// fewer runs.
+	Seed []bool
 	// MaxCycles stops the run after this many core cycles: 0 means
 	// DefaultMaxCycles, a negative number no limit.
 	MaxCycles int64

@@ -69,6 +69,10 @@ func Simulate(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.
 		info.Runs = 1
 		return runOnce(chip, prog, opt, load, &slice{compute, ref.TrackNone, 0, info})
 	}
+	unseeded, seeded := compute, false
+	if s := Seed(compute, opt.Seed, prog); s != nil {
+		compute, seeded = s, true
+	}
 	search := opt
 	restartable := Restartable(opt.Observers)
 	if !restartable {
@@ -83,6 +87,12 @@ func Simulate(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.
 	for {
 		info.Runs++
 		m, err := runOnce(chip, prog, search, load, &slice{compute, track, depsFor, info})
+		if _, ok := err.(*ref.UnknownInput); ok && seeded {
+			// The seed reached an input the run was not given, which
+			// what control flow reads may not: search from scratch.
+			compute, seeded = unseeded, false
+			continue
+		}
 		if nv, ok := err.(*NeedValues); ok {
 			track, depsFor = ref.TrackDeps, max(depsFor, UnitExecs(m))
 			for _, pc := range nv.PCs {
@@ -100,6 +110,25 @@ func Simulate(chip *config.Chip, prog *exe.Program, opt Options, load func(*ref.
 		// see one whole run.
 		return runOnce(chip, prog, opt, load, &slice{compute, ref.TrackStale, 0, info})
 	}
+}
+
+// Seed is compute with the unit instructions of guess (Options.Seed)
+// added, or nil when guess adds none.
+func Seed(compute, guess []bool, prog *exe.Program) []bool {
+	if len(guess) != len(compute) {
+		return nil
+	}
+	var out []bool
+	for pc, g := range guess {
+		if !g || compute[pc] || prog.Code[pc].Op.Info().Unit == isa.UnitScalar {
+			continue
+		}
+		if out == nil {
+			out = append([]bool(nil), compute...)
+		}
+		out[pc] = true
+	}
+	return out
 }
 
 // NeedValues is ref.NeedValues as Model.Run returns it.

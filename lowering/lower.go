@@ -103,6 +103,10 @@ type Compiled struct {
 	Outputs  []Binding // one per result (tuple element)
 	Kernels  []Kernel
 	Fused    *hlo.Module
+	// Steering marks the program's instructions whose values control flow
+	// can read, as far as the HLO shows (steer.go): where a timing-only
+	// run starts its search for what it must compute (nil: none known).
+	Steering []bool
 	// PeakHBMBytes is the most HBM the program's tensors occupy at once
 	// (dead arrays' bytes are reused).
 	PeakHBMBytes int64
@@ -216,6 +220,7 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 	c.res.Asm, c.res.AsmLines, c.res.Program, c.res.Fused = src, lines, prog, fm
 	c.res.Approximated = approximated(file, orig)
 	c.locateKernels()
+	c.res.Steering = c.steering(fm)
 	complexBindings(orig, &c.res)
 	return &c.res, nil
 }

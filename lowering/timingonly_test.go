@@ -338,3 +338,98 @@ func TestDataflowMagnitudes(t *testing.T) {
 		require.LessOrEqual(t, float64(r.Report.Cycles), 1.1*float64(l), df)
 	}
 }
+
+// An index taken from the constant part of a concatenation whose other
+// part is a parameter: the HLO's slice takes the whole concatenation (and
+// so the parameter), the run's slice only the constant's bytes.
+const indexBesideParam = `HloModule i
+ENTRY e {
+  x = s32[3] parameter(0)
+  data = f32[8,16] parameter(1)
+  c = s32[1] constant({2})
+  cat = s32[4] concatenate(c, x), dimensions={0}
+  i1 = s32[1] slice(cat), slice={[0:1]}
+  i = s32[] reshape(i1)
+  z = s32[] constant(0)
+  ROOT d = f32[2,16] dynamic-slice(data, i, z), dynamic_slice_sizes={2,16}
+}
+`
+
+// TestTimingOnlySeed: the compiler's static slice (Compiled.Steering)
+// lets a timing-only run find what control flow reads in one run where the
+// search took several, with the value run's cycles; where the static slice
+// reaches an input the run was not given, the search starts over without
+// it and still succeeds.
+func TestTimingOnlySeed(t *testing.T) {
+	client, x, m := compileText(t, "tpuv4core", scanLoop)
+	require.NotNil(t, x.Steering)
+	args, err := eval.RandomArgs(m, 1)
+	require.NoError(t, err)
+	seeded, err := bothModes(t, client, x, args, 1e8)
+	require.NoError(t, err)
+	require.True(t, seeded.Report.Slice.ControlDependsOnData)
+	require.Equal(t, 1, seeded.Report.Slice.Runs)
+	unseeded := *x.Compiled
+	unseeded.Steering = nil
+	searched, err := client.Execute(&runtime.Executable{Compiled: &unseeded}, args, runtime.ExecOptions{TimingOnly: true})
+	require.NoError(t, err)
+	require.Equal(t, seeded.Report.Cycles, searched.Report.Cycles)
+	require.Greater(t, searched.Report.Slice.Runs, 1, "without the seed the search takes several runs")
+
+	client, x, m = compileText(t, "tpuv4core", indexBesideParam)
+	require.NotNil(t, x.Steering)
+	args, err = eval.RandomArgs(m, 1)
+	require.NoError(t, err)
+	want, err := client.Execute(x, args, runtime.ExecOptions{})
+	require.NoError(t, err)
+	got, err := client.Execute(x, nil, runtime.ExecOptions{TimingOnly: true})
+	require.NoError(t, err, "the seed read x, which the index does not need")
+	require.Equal(t, want.Report.Cycles, got.Report.Cycles)
+}
+
+// A scan over stacked weights whose layer order comes from a statistic
+// of its input (a chain of kernels larger than the ones ref computes
+// eagerly), then the loop's counter.
+const scanLoop = `HloModule scan
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+cond {
+  p = (s32[], f32[4,128,128], f32[8,128], s32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[4,128,128], f32[8,128], s32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  ws = f32[4,128,128] get-tuple-element(p), index=1
+  x = f32[8,128] get-tuple-element(p), index=2
+  k = s32[] get-tuple-element(p), index=3
+  one = s32[] constant(1)
+  four = s32[] constant(4)
+  ik = s32[] add(i, k)
+  j = s32[] remainder(ik, four)
+  next = s32[] add(i, one)
+  z = s32[] constant(0)
+  w3 = f32[1,128,128] dynamic-slice(ws, j, z, z), dynamic_slice_sizes={1,128,128}
+  w = f32[128,128] reshape(w3)
+  y = f32[8,128] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  act = f32[8,128] tanh(y)
+  ROOT t = (s32[], f32[4,128,128], f32[8,128], s32[]) tuple(next, ws, act, k)
+}
+ENTRY e {
+  ws = f32[4,128,128] parameter(0)
+  x = f32[8,128] parameter(1)
+  sq = f32[8,128] multiply(x, x)
+  zf = f32[] constant(0)
+  s = f32[] reduce(sq, zf), dimensions={0,1}, to_apply=add
+  si = s32[] convert(s)
+  c0 = s32[] constant(0)
+  t = (s32[], f32[4,128,128], f32[8,128], s32[]) tuple(c0, ws, x, si)
+  w = (s32[], f32[4,128,128], f32[8,128], s32[]) while(t), condition=cond, body=body
+  ROOT r = f32[8,128] get-tuple-element(w), index=2
+}
+`

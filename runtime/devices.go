@@ -79,6 +79,10 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 			}
 		}
 	}
+	unseeded, seeded := compute, false
+	if s := core.Seed(compute, x.Steering, x.Program); steers && s != nil {
+		compute, seeded = s, true
+	}
 	var (
 		models  []*core.Model
 		kernels []*traces.Kernels
@@ -100,7 +104,14 @@ func (c *Client) ExecuteDevices(x *Executable, args [][]*eval.Value, opt ExecOpt
 			return nil, err
 		}
 		err = coreError(core.RunDevices(allCores(models)), models)
-		var nv *ref.NeedValues
+		var (
+			nv *ref.NeedValues
+			ui *ref.UnknownInput
+		)
+		if seeded && errors.As(err, &ui) {
+			compute, seeded = unseeded, false // as core.Simulate
+			continue
+		}
 		if steers && errors.As(err, &nv) {
 			track, depsFor = ref.TrackDeps, max(depsFor, core.UnitExecs(models...))
 			for _, pc := range nv.PCs {

@@ -199,7 +199,7 @@ func (c *Client) Execute(x *Executable, args []*eval.Value, opt ExecOptions) (*R
 	}
 	start := time.Now()
 	kernels := traces.NewKernels(x.Source("", ""))
-	model, err := core.Simulate(c.Chip, x.Program, core.Options{TimingOnly: opt.TimingOnly, MaxCycles: opt.MaxCycles,
+	model, err := core.Simulate(c.Chip, x.Program, core.Options{TimingOnly: opt.TimingOnly, Seed: x.Steering, MaxCycles: opt.MaxCycles,
 		Observers: append([]core.Observer{kernels}, opt.Observers...)}, func(a *ref.Machine) error {
 		for _, in := range inputs {
 			if err := a.WriteTensor(in.Name, in.Values); err != nil {

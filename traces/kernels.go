@@ -88,12 +88,21 @@ func NewKernels(src *Source) *Kernels {
 
 // Attach implements core.Observer.
 func (k *Kernels) Attach(m *core.Model) {
+	// A run begun again (a timing-only search's) starts the table anew.
 	k.m = m
+	clear(k.total)
+	clear(k.count)
+	k.runs.cur = -1
 	m.Seq.AcceptHook(k) // a collective's time (core/link.go)
 	for _, u := range m.Units {
 		u.AcceptHook(k)
 	}
 }
+
+// Restartable: the table watches a timing-only search's runs, each from
+// the start, so that its first run, when that needs no more values, is the
+// final one (core.RestartableObserver).
+func (k *Kernels) Restartable() {}
 
 // Func implements sim.Hook.
 func (k *Kernels) Func(ctx *sim.HookCtx) {
