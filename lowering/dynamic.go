@@ -100,10 +100,13 @@ func (c *compiler) dynamicSlice(in *hlo.Instruction) error {
 	c.kernelHeader(in, "copy", 0, 2*in.Shape.Bytes())
 	// The window, its dims of 1 dropped and contiguous runs merged.
 	win, st := mergeDims(sizes, [][]int64{hlo.Strides(dims), hlo.Strides(sizes)})
-	err = c.dynamicDMA(in, 1, dims, sizes, int64(src.dt.Size()), func(imm int64) {
-		c.loc(in)
-		fmt.Fprintf(&c.out, "        dma     %s, hbm[r3+%s+%d]:%s[%s]{%s} @0\n", view{v: out, strides: st[1]}.operand(win),
-			src.tensor, imm, src.dt, joinDims(win), joinDims(st[0]))
+	esize := int64(src.dt.Size())
+	err = c.dynamicDMA(in, 1, dims, sizes, esize, func(imm int64) {
+		for e, p := range c.windowPieces(win, esize) {
+			c.loc(in)
+			fmt.Fprintf(&c.out, "        dma     %s, hbm[r3+%s+%d]:%s[%s]{%s} @%d\n", view{v: out, strides: st[1], off: p.off * lead(st[1])}.operand(p.dims),
+				src.tensor, imm+p.off*lead(st[0])*esize, src.dt, joinDims(p.dims), joinDims(st[0]), e%c.chip.DMA.Engines)
+		}
 	})
 	if err != nil {
 		return err
@@ -149,10 +152,13 @@ func (c *compiler) dynamicUpdateSlice(in *hlo.Instruction) error {
 	}
 	out := c.bufs[in.Name]
 	win, st := mergeDims(sizes, [][]int64{hlo.Strides(dims), hlo.Strides(sizes)})
-	err := c.dynamicDMA(in, 2, dims, sizes, int64(src.dt.Size()), func(imm int64) {
-		c.loc(in)
-		fmt.Fprintf(&c.out, "        dma     hbm[r3+%s+%d]:%s[%s]{%s}, %s @0\n", out.tensor, imm, out.dt, joinDims(win), joinDims(st[0]),
-			view{v: upd, strides: st[1]}.operand(win))
+	esize := int64(src.dt.Size())
+	err := c.dynamicDMA(in, 2, dims, sizes, esize, func(imm int64) {
+		for e, p := range c.windowPieces(win, esize) {
+			c.loc(in)
+			fmt.Fprintf(&c.out, "        dma     hbm[r3+%s+%d]:%s[%s]{%s}, %s @%d\n", out.tensor, imm+p.off*lead(st[0])*esize, out.dt, joinDims(p.dims), joinDims(st[0]),
+				view{v: upd, strides: st[1], off: p.off * lead(st[1])}.operand(p.dims), e%c.chip.DMA.Engines)
+		}
 	})
 	if err != nil {
 		return err
@@ -160,6 +166,35 @@ func (c *compiler) dynamicUpdateSlice(in *hlo.Instruction) error {
 	c.loc(in)
 	fmt.Fprintln(&c.out, "        barrier")
 	return nil
+}
+
+// A windowPiece is rows [off, off+dims[0]) of a window's leading
+// dimension.
+type windowPiece struct {
+	off  int64
+	dims []int64
+}
+
+// windowPieces cuts a window (merged dims, as its DMA takes them) along its
+// leading dimension into the pieces a copy spreads over the DMA engines
+// (copyPieces).
+func (c *compiler) windowPieces(win []int64, esize int64) []windowPiece {
+	if len(win) == 0 {
+		return []windowPiece{{0, win}}
+	}
+	var out []windowPiece
+	for _, p := range c.copyPieces(win[0], prod(win[1:])*esize) {
+		out = append(out, windowPiece{p.off, append([]int64{p.n}, win[1:]...)})
+	}
+	return out
+}
+
+// lead is a stride list's first stride (0 for none).
+func lead(st []int64) int64 {
+	if len(st) == 0 {
+		return 0
+	}
+	return st[0]
 }
 
 // kernelHeader starts a DMA-only kernel and records it.
