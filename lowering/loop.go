@@ -79,6 +79,33 @@ type tileBuf struct {
 	dt isa.DType
 }
 
+// reshapedPiece is the view of a split fusion's result when what remains
+// of it (in, body, root) only reshapes one of the pieces split out (temps
+// index i): nil when it computes anything.
+func reshapedPiece(c *compiler, in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction, temps []*value) (*value, int) {
+	byName := make(map[string]*hlo.Instruction, len(body))
+	for _, b := range body {
+		byName[b.Name] = b
+	}
+	x := byName[root.Name]
+	for x != nil && (x.Opcode == hlo.OpReshape || x.Opcode == hlo.OpBitcast) && len(x.Operands) == 1 {
+		x = byName[x.Operands[0].Name]
+	}
+	if x == nil || x.Opcode != hlo.OpParameter || int(x.ParamNumber) >= len(in.Operands) {
+		return nil, 0
+	}
+	v := c.bufs[in.Operands[x.ParamNumber].Name]
+	if v == nil || v.tuple != nil || v.shape == nil || v.shape.Elems() != in.Shape.Elems() || v.shape.Elem != in.Shape.Elem {
+		return nil, 0
+	}
+	for i, t := range temps {
+		if t.tensor == v.tensor {
+			return &value{tensor: v.tensor, addr: v.addr, shape: in.Shape, dt: v.dt, empty: v.empty}, i
+		}
+	}
+	return nil, 0
+}
+
 func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction) error {
 	if root == nil {
 		root = body[len(body)-1]
@@ -95,6 +122,15 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	}()
 	if err != nil || done {
 		return err
+	}
+	if v, i := reshapedPiece(c, in, body, root, temps); v != nil {
+		// What remains reshapes a piece split out (a layer's weights
+		// sliced from a scan's stack, the layer dim dropped): the
+		// piece's buffer, viewed in the fusion's shape, is the result,
+		// as XLA's bitcast is free. It outlives the fusion.
+		c.bufs[in.Name] = v
+		temps = append(temps[:i], temps[i+1:]...)
+		return nil
 	}
 	// The pieces split out are kernels of the chip's cores each
 	// (cores.go); so is what remains.

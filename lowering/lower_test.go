@@ -924,3 +924,33 @@ ENTRY e {
 		})
 	}
 }
+
+// TestReshapedPieceIsAView: a layer's weights sliced from a scan's stack
+// and reshaped to drop the layer dim, in one fusion: the dynamic slice is
+// a piece of its own and the reshape is a view of its buffer, not a loop
+// kernel copying it again; the values are the evaluator's.
+func TestReshapedPieceIsAView(t *testing.T) {
+	const src = `fused {
+  ws = f32[4,64,128] parameter(0)
+  i = s32[] parameter(1)
+  z = s32[] constant(0)
+  s = f32[1,64,128] dynamic-slice(ws, i, z, z), dynamic_slice_sizes={1,64,128}
+  ROOT r = f32[64,128] reshape(s)
+}
+ENTRY e {
+  ws = f32[4,64,128] parameter(0)
+  i = s32[] parameter(1)
+  x = f32[8,64] parameter(2)
+  w = f32[64,128] fusion(ws, i), kind=kLoop, calls=fused
+  ROOT d = f32[8,128] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) {
+			comp := compileFor(t, chip, src)
+			for _, k := range comp.Kernels {
+				require.NotEqual(t, "w", k.Name, "the reshape left a kernel of its own")
+			}
+			runChecked(t, chip, src)
+		})
+	}
+}

@@ -97,6 +97,7 @@ func Pipeline(chip *config.Chip, d hlo.Devices) *pass.Pipeline {
 				return ok && chip.MXUSupports(dt)
 			}, maxVectorDotProducts)
 		}),
+		p("fold-broadcast-batches", legalize.FoldBroadcastBatches),
 		p("swap-skinny-dots", func(m *hlo.Module) error {
 			return legalize.SwapSkinnyDots(m, int64(chip.MXU.Rows), 4*int64(chip.MXU.Cols))
 		}),

@@ -1,0 +1,78 @@
+package legalize_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/eval"
+	"github.com/pulse-sim/pulse/hlo/eval/check"
+	"github.com/pulse-sim/pulse/hlo/verify"
+	"github.com/pulse-sim/pulse/lowering/legalize"
+	"github.com/stretchr/testify/require"
+)
+
+// TestFoldBroadcastBatches: grouped-query attention as jnp.repeat writes
+// it (each key and value head broadcast to its query heads and merged)
+// computes the same without the repeated operand.
+func TestFoldBroadcastBatches(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		folds      bool
+	}{
+		{"one query's scores", `
+  q = f32[2,1,6,8] parameter(0)
+  kv = f32[2,5,3,8] parameter(1)
+  b = f32[2,5,3,2,8] broadcast(kv), dimensions={0,1,2,4}
+  k = f32[2,5,6,8] reshape(b)
+  ROOT s = f32[2,6,1,5] dot(q, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}`, true},
+		{"one query's output, the values on the left", `
+  kv = f32[2,5,3,8] parameter(0)
+  p = f32[2,6,1,5] parameter(1)
+  b = f32[2,5,3,2,8] broadcast(kv), dimensions={0,1,2,4}
+  v = f32[2,5,6,8] reshape(b)
+  ROOT o = f32[2,6,8,1] dot(v, p), lhs_batch_dims={0,2}, lhs_contracting_dims={1}, rhs_batch_dims={0,1}, rhs_contracting_dims={3}`, true},
+		{"a prompt's scores (g moves past the queries)", `
+  q = f32[2,4,6,8] parameter(0)
+  kv = f32[2,5,3,8] parameter(1)
+  b = f32[2,5,3,2,8] broadcast(kv), dimensions={0,1,2,4}
+  k = f32[2,5,6,8] reshape(b)
+  ROOT s = f32[2,6,4,5] dot(q, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}`, true},
+		{"heads tiled, not repeated", `
+  q = f32[2,1,6,8] parameter(0)
+  kv = f32[2,5,3,8] parameter(1)
+  b = f32[2,5,2,3,8] broadcast(kv), dimensions={0,1,3,4}
+  k = f32[2,5,6,8] reshape(b)
+  ROOT s = f32[2,6,1,5] dot(q, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}`, false},
+		{"repeated along a contracted dimension", `
+  q = f32[2,1,6,8] parameter(0)
+  kv = f32[2,5,6,4] parameter(1)
+  b = f32[2,5,6,4,2] broadcast(kv), dimensions={0,1,2,3}
+  k = f32[2,5,6,8] reshape(b)
+  ROOT s = f32[2,6,1,5] dot(q, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "HloModule m\nENTRY e {" + tc.body + "\n}\n"
+			m, err := hlo.Parse("f.hlo", src)
+			require.NoError(t, err)
+			require.NoError(t, verify.Verify("f.hlo", m))
+			args, err := eval.RandomArgs(m, 3)
+			require.NoError(t, err)
+			want, err := (&eval.Evaluator{File: "f.hlo", M: m}).Run(args)
+			require.NoError(t, err)
+			x := m.Clone()
+			require.NoError(t, legalize.FoldBroadcastBatches(x))
+			require.NoError(t, verify.Verify("x.hlo", x))
+			if !tc.folds {
+				require.Equal(t, m.String(), x.String())
+				return
+			}
+			require.NotContains(t, x.String(), "broadcast(", "the repeated operand is gone")
+			require.Equal(t, 1, strings.Count(x.String(), " dot("))
+			got, err := (&eval.Evaluator{File: "x.hlo", M: x}).Run(args)
+			require.NoError(t, err)
+			d := check.Compare(eval.Leaves(got)[0], eval.Leaves(want)[0])
+			require.Zero(t, d.Mismatches, x.String())
+		})
+	}
+}
