@@ -13,9 +13,11 @@ import (
 // grouped-query attention's query heads its key and value head — into a
 // dot of y itself: the other operand's batch dimension is split into
 // (h, g), g becoming one of its free dimensions, and the result is
-// rearranged back (a reshape where g only moves past dimensions of 1).
-// XLA fuses such a broadcast into the dot and reads each key once;
-// materialized, the keys are written g times over and read back.
+// rearranged back (a reshape where g only moves past dimensions of 1, as
+// for one query; otherwise a transpose, done only where it moves fewer
+// bytes than the repeat). XLA fuses such a broadcast into the dot and
+// reads each key once; materialized, the keys are written g times over
+// and read back.
 func FoldBroadcastBatches(m *hlo.Module) error {
 	defs := map[*hlo.Instruction]map[string]*hlo.Instruction{}
 	for _, c := range m.Computations {
@@ -132,37 +134,26 @@ func (x *rewriter) foldBroadcastBatch(ops []*hlo.Instruction, s int, byName map[
 		}
 		return out
 	}
-	newOps := make([]*hlo.Instruction, 2)
-	newOps[s], newOps[1-s] = r.y, x.Reshape(o, od)
 	batch[1-s], contracting[1-s] = shift(batch[1-s]), shift(contracting[1-s])
+	opDims := [2][]int64{}
+	opDims[s], opDims[1-s] = r.y.Shape.Dims, od
 	// The new result: batch dims, then each side's free dims in order.
 	var dims []int64
 	for _, d := range batch[0] {
-		dims = append(dims, newOps[0].Shape.Dims[d])
+		dims = append(dims, opDims[0][d])
 	}
 	gAt := int64(-1) // where g lands in the new result
 	for side := range 2 {
-		for d := range newOps[side].Shape.Dims {
+		for d := range opDims[side] {
 			if slices.Contains(batch[side], int64(d)) || slices.Contains(contracting[side], int64(d)) {
 				continue
 			}
 			if side == 1-s && int64(d) == q+1 {
 				gAt = int64(len(dims))
 			}
-			dims = append(dims, newOps[side].Shape.Dims[d])
+			dims = append(dims, opDims[side][d])
 		}
 	}
-	var attrs []string
-	for _, a := range in.Attrs {
-		switch a.Key {
-		case "lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims", "rhs_batch_dims":
-		default:
-			attrs = append(attrs, a.Key, a.Value)
-		}
-	}
-	attrs = append(attrs, "lhs_batch_dims", hlo.IntsText(batch[0]), "lhs_contracting_dims", hlo.IntsText(contracting[0]),
-		"rhs_batch_dims", hlo.IntsText(batch[1]), "rhs_contracting_dims", hlo.IntsText(contracting[1]))
-	t := x.Emit("dot", in.Shape.Elem, dims, newOps, attrs...)
 	// Bring g next to h (batch dim k), then merge them.
 	perm := make([]int64, 0, len(dims))
 	for i := range int64(len(dims)) {
@@ -178,6 +169,25 @@ func (x *rewriter) foldBroadcastBatch(ops []*hlo.Instruction, s int, byName map[
 	for i := int64(k) + 1; i < gAt; i++ {
 		between *= dims[i]
 	}
+	// A transpose back moves the whole result; the repeat it saves moves
+	// y g-1 extra times. A prompt's scores (T x S per head) outweigh its
+	// keys (S x D): there the repeat stays.
+	if between != 1 && hlo.Prod(in.Shape.Dims) >= (r.g-1)*hlo.Prod(r.y.Shape.Dims) {
+		return false
+	}
+	var attrs []string
+	for _, a := range in.Attrs {
+		switch a.Key {
+		case "lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims", "rhs_batch_dims":
+		default:
+			attrs = append(attrs, a.Key, a.Value)
+		}
+	}
+	attrs = append(attrs, "lhs_batch_dims", hlo.IntsText(batch[0]), "lhs_contracting_dims", hlo.IntsText(contracting[0]),
+		"rhs_batch_dims", hlo.IntsText(batch[1]), "rhs_contracting_dims", hlo.IntsText(contracting[1]))
+	newOps := make([]*hlo.Instruction, 2)
+	newOps[s], newOps[1-s] = r.y, x.Reshape(o, od)
+	t := x.Emit("dot", in.Shape.Elem, dims, newOps, attrs...)
 	if between != 1 {
 		t = x.Transpose(t, perm)
 	}

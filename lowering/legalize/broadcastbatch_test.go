@@ -32,12 +32,18 @@ func TestFoldBroadcastBatches(t *testing.T) {
   b = f32[2,5,3,2,8] broadcast(kv), dimensions={0,1,2,4}
   v = f32[2,5,6,8] reshape(b)
   ROOT o = f32[2,6,8,1] dot(v, p), lhs_batch_dims={0,2}, lhs_contracting_dims={1}, rhs_batch_dims={0,1}, rhs_contracting_dims={3}`, true},
-		{"a prompt's scores (g moves past the queries)", `
+		{"two queries' scores (g moves past them: a transpose, smaller than the repeat)", `
+  q = f32[2,2,6,64] parameter(0)
+  kv = f32[2,5,3,64] parameter(1)
+  b = f32[2,5,3,2,64] broadcast(kv), dimensions={0,1,2,4}
+  k = f32[2,5,6,64] reshape(b)
+  ROOT s = f32[2,6,2,5] dot(q, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}`, true},
+		{"a prompt's scores (the transpose would outweigh the repeat)", `
   q = f32[2,4,6,8] parameter(0)
   kv = f32[2,5,3,8] parameter(1)
   b = f32[2,5,3,2,8] broadcast(kv), dimensions={0,1,2,4}
   k = f32[2,5,6,8] reshape(b)
-  ROOT s = f32[2,6,4,5] dot(q, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}`, true},
+  ROOT s = f32[2,6,4,5] dot(q, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}`, false},
 		{"heads tiled, not repeated", `
   q = f32[2,1,6,8] parameter(0)
   kv = f32[2,5,3,8] parameter(1)
