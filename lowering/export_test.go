@@ -16,3 +16,12 @@ func SetMaxLhsRuns(n int64) (restore func()) {
 	maxLhsRuns = n
 	return func() { maxLhsRuns = old }
 }
+
+// SetMaxRowPasses lowers the passes a loop kernel may walk over its rows,
+// so that small arrays take the paths of a 128K vocabulary's; the returned
+// function restores it.
+func SetMaxRowPasses(n int) (restore func()) {
+	old := maxRowPasses
+	maxRowPasses = n
+	return func() { maxRowPasses = old }
+}

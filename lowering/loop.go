@@ -106,6 +106,11 @@ func reshapedPiece(c *compiler, in *hlo.Instruction, body []*hlo.Instruction, ro
 	return nil, 0
 }
 
+// maxRowPasses bounds the passes a loop kernel walks over its rows when
+// the dims before them do not collapse into rows (each pass's offsets are
+// listed; past 4096 they are not lowered).
+var maxRowPasses = 4096
+
 func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction) error {
 	if root == nil {
 		root = body[len(body)-1]
@@ -365,24 +370,33 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 		// The leading dims collapse into the rows when every operand's pattern
 		// allows it; otherwise dim p-1 holds the rows and the dims before it
 		// are walked in passes.
-		lead := make([]int, p)
-		for i := range lead {
-			lead[i] = i
-		}
-		collapsible := true
-		for _, l := range loads {
-			if _, ok := collapse(lead, l.strides, S); !ok {
-				collapsible = false
+		leadDims := func(p int) []int {
+			lead := make([]int, p)
+			for i := range lead {
+				lead[i] = i
 			}
+			return lead
 		}
-		V := append([]int64{prod(S[:p])}, S[p:]...)
-		passes := 1
-		if !collapsible {
-			V = S[p-1:]
-			passes = int(prod(S[:p-1]))
-			if passes > 4096 {
-				return c.fail(in, "rows of %s do not fit SRAM and its operands' patterns need %d passes (not lowered yet)", out.shape, passes)
+		rowsAt := func(p int) (V []int64, passes int, collapsible bool) {
+			for _, l := range loads {
+				if _, ok := collapse(leadDims(p), l.strides, S); !ok {
+					return S[p-1:], int(prod(S[:p-1])), false
+				}
 			}
+			return append([]int64{prod(S[:p])}, S[p:]...), 1, true
+		}
+		V, passes, collapsible := rowsAt(p)
+		if passes > maxRowPasses && p > 1 && p-1 >= len(S)-3 && prod(S[p-1:])*elemBytes <= c.chip.Memory.SRAMBytes/4 {
+			// A row longer than the streaming budget that SRAM still
+			// holds (a 128K vocabulary's logits for each of 16K tokens)
+			// is a row, rather than the dims before it being walked in
+			// passes one by one.
+			p--
+			V, passes, collapsible = rowsAt(p)
+		}
+		lead := leadDims(p)
+		if passes > maxRowPasses {
+			return c.fail(in, "rows of %s do not fit SRAM and its operands' patterns need %d passes (not lowered yet)", out.shape, passes)
 		}
 		var sbufs []*streamBuf
 		type named struct {

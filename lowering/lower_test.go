@@ -954,3 +954,125 @@ ENTRY e {
 		})
 	}
 }
+
+// TestIotaInReduceFusion: a cross-entropy's one-hot (iota == labels) times
+// the log-probabilities, summed over the vocabulary in one reduce fusion,
+// is one reduce kernel: the iota a constant read as a broadcast. It ran
+// op by op before, each op an array of the logits' size (MaxText's 8B
+// step: three of 7.8 GiB).
+func TestIotaInReduceFusion(t *testing.T) {
+	const src = `add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  lp = f32[4,64,1000] parameter(0)
+  lab = s32[4,64] parameter(1)
+  io = s32[4,64,1000] iota(), iota_dimension=2
+  lb = s32[4,64,1000] broadcast(lab), dimensions={0,1}
+  eq = pred[4,64,1000] compare(io, lb), direction=EQ
+  oh = f32[4,64,1000] convert(eq)
+  m = f32[4,64,1000] multiply(oh, lp)
+  z = f32[] constant(0)
+  ROOT r = f32[4,64] reduce(m, z), dimensions={2}, to_apply=add
+}
+ENTRY e {
+  lp = f32[4,64,1000] parameter(0)
+  lab = s32[4,64] parameter(1)
+  ROOT f = f32[4,64] fusion(lp, lab), kind=kInput, calls=fused
+}`
+	for _, chip := range chips {
+		t.Run(chip, func(t *testing.T) {
+			comp := compileFor(t, chip, src)
+			require.Empty(t, comp.Unfused)
+			require.Empty(t, comp.Split)
+			require.Len(t, comp.Kernels, 1)
+			runChecked(t, chip, src)
+		})
+	}
+}
+
+// TestLongRowsInSRAM: a loop fusion whose rows are longer than the
+// streaming budget but fit SRAM, over leading dims that do not collapse
+// (one operand transposed in them), streams whole rows in a few passes
+// instead of walking every leading index (as MaxText's loss fusions over
+// 16,384 tokens of a 128K vocabulary do), with the evaluator's values.
+// The pass bound is lowered so that a small array takes that path.
+func TestLongRowsInSRAM(t *testing.T) {
+	defer lowering.SetMaxRowPasses(4)()
+	const src = `fused {
+  x = f32[2,3,49152] parameter(0)
+  y = f32[3,2,49152] parameter(1)
+  yt = f32[2,3,49152] transpose(y), dimensions={1,0,2}
+  a = f32[2,3,49152] add(x, yt)
+  m = f32[2,3,49152] multiply(a, x)
+  e = f32[2,3,49152] exponential(m)
+  s = f32[2,3,49152] subtract(e, yt)
+  n = f32[2,3,49152] negate(s)
+  b = f32[2,3,49152] maximum(n, x)
+  c = f32[2,3,49152] minimum(b, yt)
+  d = f32[2,3,49152] multiply(c, a)
+  ROOT r = f32[2,3,49152] add(d, m)
+}
+ENTRY e {
+  x = f32[2,3,49152] parameter(0)
+  y = f32[3,2,49152] parameter(1)
+  ROOT f = f32[2,3,49152] fusion(x, y), kind=kLoop, calls=fused
+}`
+	comp := compileFor(t, "tpuv6e", src)
+	require.Empty(t, comp.Unfused)
+	runChecked(t, "tpuv6e", src)
+}
+
+// TestReduceOfRowsBeyondTheStreamBudget: a reduce fusion whose row, in all
+// its buffers (twelve values live to the end), is more than a buffer set's
+// 4 MiB but fits its share of SRAM (a loss summed over a 128K vocabulary)
+// is one kernel streaming a row at a time; before, its elementwise part was
+// split out and written to HBM whole.
+func TestReduceOfRowsBeyondTheStreamBudget(t *testing.T) {
+	const src = `add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[2,128256] parameter(0)
+  y = f32[2,128256] parameter(1)
+  v0 = f32[2,128256] add(y, x)
+  v1 = f32[2,128256] multiply(v0, y)
+  v2 = f32[2,128256] subtract(v1, v0)
+  v3 = f32[2,128256] maximum(v2, v1)
+  v4 = f32[2,128256] minimum(v3, v2)
+  v5 = f32[2,128256] add(v4, v3)
+  v6 = f32[2,128256] multiply(v5, v4)
+  v7 = f32[2,128256] subtract(v6, v5)
+  v8 = f32[2,128256] maximum(v7, v6)
+  v9 = f32[2,128256] minimum(v8, v7)
+  v10 = f32[2,128256] add(v9, v8)
+  v11 = f32[2,128256] multiply(v10, v9)
+  w0 = f32[2,128256] add(v0, v1)
+  w1 = f32[2,128256] add(w0, v2)
+  w2 = f32[2,128256] add(w1, v3)
+  w3 = f32[2,128256] add(w2, v4)
+  w4 = f32[2,128256] add(w3, v5)
+  w5 = f32[2,128256] add(w4, v6)
+  w6 = f32[2,128256] add(w5, v7)
+  w7 = f32[2,128256] add(w6, v8)
+  w8 = f32[2,128256] add(w7, v9)
+  w9 = f32[2,128256] add(w8, v10)
+  w10 = f32[2,128256] add(w9, v11)
+  z = f32[] constant(0)
+  ROOT r = f32[2] reduce(w10, z), dimensions={1}, to_apply=add
+}
+ENTRY e {
+  x = f32[2,128256] parameter(0)
+  y = f32[2,128256] parameter(1)
+  ROOT f = f32[2] fusion(x, y), kind=kInput, calls=fused
+}`
+	comp := compileFor(t, "tpuv6e", src)
+	require.Empty(t, comp.Unfused)
+	require.Empty(t, comp.Split)
+	require.Len(t, comp.Kernels, 1)
+	runChecked(t, "tpuv6e", src)
+}

@@ -266,6 +266,27 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			if err := addBuf(b, b.Shape.Elem, rowShape, a); err != nil {
 				return err
 			}
+		case b.Opcode == hlo.OpIota:
+			// A constant 0..n-1 along its dimension, stored once and read
+			// as a broadcast (as a loop kernel does): a loss's one-hot
+			// compares it with the labels.
+			d, _ := hlo.IntList("{" + hlo.AttrOr(b, "iota_dimension", "0") + "}")
+			if !sameX(b.Shape) || len(d) != 1 || d[0] < 0 || int(d[0]) >= len(X.Dims) {
+				return c.fail(b, "iota of %s in a reduce fusion over %s", b.Shape, X)
+			}
+			v, err := c.alloc(b, &hlo.Shape{Elem: b.Shape.Elem, Dims: []int64{X.Dims[d[0]]}}, " = iota()")
+			if err != nil {
+				return err
+			}
+			st := make([]int64, len(X.Dims))
+			st[d[0]] = 1
+			a, err := access(v, st, b)
+			if err != nil {
+				return err
+			}
+			if err := addBuf(b, b.Shape.Elem, rowShape, a); err != nil {
+				return err
+			}
 		case hlo.IsElementwise(b.Opcode):
 			if err := c.checkElementwise(b, func(n string) string {
 				if v := params[n]; v != nil {

@@ -135,11 +135,15 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	if res == nil {
 		return c.fail(in, "internal error: no result buffer")
 	}
-	budget := c.chip.Memory.SRAMBytes / nsets
-	if budget > 4<<20 {
-		budget = 4 << 20 // big enough to stream at full rate, small enough to overlap
-	}
+	whole := c.chip.Memory.SRAMBytes / nsets
+	budget := min(whole, 4<<20) // big enough to stream at full rate, small enough to overlap
 	TR := (budget - fixed) / bytesPerRow
+	if TR < 1 {
+		// A row longer than that (a loss over a 128K vocabulary with
+		// a dozen buffers) still streams a row at a time where the
+		// sets' share of SRAM holds it.
+		TR = (whole - fixed) / bytesPerRow
+	}
 	if TR < 1 {
 		return c.fail(in, "one row of the kernel's %d buffers takes %d bytes, more than SRAM allows", len(sp.bufs), bytesPerRow)
 	}
