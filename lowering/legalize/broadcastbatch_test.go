@@ -4,10 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pulse-sim/pulse/hlo"
-	"github.com/pulse-sim/pulse/hlo/eval"
-	"github.com/pulse-sim/pulse/hlo/eval/check"
-	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering/legalize"
 	"github.com/stretchr/testify/require"
 )
@@ -58,27 +54,14 @@ func TestFoldBroadcastBatches(t *testing.T) {
   ROOT s = f32[2,6,1,5] dot(q, k), lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := "HloModule m\nENTRY e {" + tc.body + "\n}\n"
-			m, err := hlo.Parse("f.hlo", src)
-			require.NoError(t, err)
-			require.NoError(t, verify.Verify("f.hlo", m))
-			args, err := eval.RandomArgs(m, 3)
-			require.NoError(t, err)
-			want, err := (&eval.Evaluator{File: "f.hlo", M: m}).Run(args)
-			require.NoError(t, err)
-			x := m.Clone()
-			require.NoError(t, legalize.FoldBroadcastBatches(x))
-			require.NoError(t, verify.Verify("x.hlo", x))
+			r := runPass(t, tc.body, legalize.FoldBroadcastBatches)
 			if !tc.folds {
-				require.Equal(t, m.String(), x.String())
+				require.Equal(t, r.m.String(), r.x.String())
 				return
 			}
-			require.NotContains(t, x.String(), "broadcast(", "the repeated operand is gone")
-			require.Equal(t, 1, strings.Count(x.String(), " dot("))
-			got, err := (&eval.Evaluator{File: "x.hlo", M: x}).Run(args)
-			require.NoError(t, err)
-			d := check.Compare(eval.Leaves(got)[0], eval.Leaves(want)[0])
-			require.Zero(t, d.Mismatches, x.String())
+			require.NotContains(t, r.x.String(), "broadcast(", "the repeated operand is gone")
+			require.Equal(t, 1, strings.Count(r.x.String(), " dot("))
+			r.sameValues(t)
 		})
 	}
 }

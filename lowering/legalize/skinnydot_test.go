@@ -5,9 +5,6 @@ import (
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
-	"github.com/pulse-sim/pulse/hlo/eval"
-	"github.com/pulse-sim/pulse/hlo/eval/check"
-	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering/legalize"
 	"github.com/stretchr/testify/require"
 )
@@ -62,29 +59,17 @@ func TestSwapSkinnyDots(t *testing.T) {
   ROOT d = f32[4,64] dot(x, w), lhs_contracting_dims={0}, rhs_contracting_dims={0}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := "HloModule m\nENTRY e {" + tc.body + "\n}\n"
-			m, err := hlo.Parse("f.hlo", src)
-			require.NoError(t, err)
-			require.NoError(t, verify.Verify("f.hlo", m))
-			args, err := eval.RandomArgs(m, 3)
-			require.NoError(t, err)
-			want, err := (&eval.Evaluator{File: "f.hlo", M: m}).Run(args)
-			require.NoError(t, err)
-			x := m.Clone()
-			require.NoError(t, legalize.SwapSkinnyDots(x, 16, 64)) // teach16's array: 16 rows, 4 x 16 columns
-			require.NoError(t, verify.Verify("x.hlo", x))
+			// teach16's array: 16 rows, 4 x 16 columns.
+			r := runPass(t, tc.body, func(m *hlo.Module) error { return legalize.SwapSkinnyDots(m, 16, 64) })
 			if tc.want == "" {
-				require.Equal(t, m.String(), x.String())
+				require.Equal(t, r.m.String(), r.x.String())
 				return
 			}
-			require.Contains(t, x.String(), tc.want)
+			require.Contains(t, r.x.String(), tc.want)
 			// Transposed back: a reshape where M or N is 1.
-			back := strings.Contains(x.String(), "transpose(") || strings.Contains(x.String(), "reshape(")
-			require.True(t, back, x.String())
-			got, err := (&eval.Evaluator{File: "x.hlo", M: x}).Run(args)
-			require.NoError(t, err)
-			d := check.Compare(eval.Leaves(got)[0], eval.Leaves(want)[0])
-			require.Zero(t, d.Mismatches)
+			back := strings.Contains(r.x.String(), "transpose(") || strings.Contains(r.x.String(), "reshape(")
+			require.True(t, back, r.x.String())
+			r.sameValues(t)
 		})
 	}
 }
