@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/analysis"
 	"github.com/pulse-sim/pulse/hlo/eval"
@@ -144,9 +145,13 @@ func coverageStatus(t *testing.T, path, chipName string) string {
 	if len(infeed) > 0 {
 		note += fmt.Sprintf(" (with `--random-infeed %d`)", len(infeed))
 	}
-	r, err := client.Execute(x, args, runtime.ExecOptions{MaxCycles: 2e9, Infeed: infeed})
+	races := &core.Races{}
+	r, err := client.Execute(x, args, runtime.ExecOptions{MaxCycles: 2e9, Infeed: infeed, Observers: []core.Observer{races}})
 	if err != nil {
 		return fmt.Sprintf("compiles, %d kernels%s; simulation fails: %s", len(x.Kernels), note, firstLine(err))
+	}
+	if races.Count > 0 { // as pulse simulate --check fails
+		return fmt.Sprintf("FAILS --check: %d unordered accesses (a missing wait), first: %s%s", races.Count, strings.ReplaceAll(races.Found[0].String(), "|", "\\|"), note)
 	}
 	outputs, cycles := append(r.Outputs, eval.OutfeedLeaves(r.Outfeed)...), r.Report.Cycles // r, and the machine, are dead past here
 	debug.FreeOSMemory()
@@ -261,12 +266,23 @@ func updateCoverageRows(t *testing.T, names []string) {
 	pass := map[string]int{}
 	total := map[string]int{}
 	done := map[string]int{}
-	var out []string
+	var out, earlier []string
 	for _, l := range lines {
 		switch {
 		case strings.HasPrefix(l, "## "):
 			chip = strings.TrimPrefix(l, "## ")
-		case strings.HasPrefix(l, "Passing: "), strings.HasPrefix(l, "Rows regenerated"):
+		case strings.HasPrefix(l, "Passing: "):
+			continue
+		case strings.HasPrefix(l, "Rows regenerated"):
+			// The rows regenerated before stay listed: the list is every
+			// row newer than the last full run.
+			if _, list, ok := strings.Cut(l, "`: "); ok {
+				for _, n := range strings.Split(strings.TrimSuffix(list, "."), ", ") {
+					if n != "" && !slices.Contains(earlier, n) {
+						earlier = append(earlier, n)
+					}
+				}
+			}
 			continue
 		case strings.HasPrefix(l, "| ") && chip != "" && !strings.HasPrefix(l, "| file |"):
 			name := strings.TrimSpace(strings.SplitN(strings.TrimPrefix(l, "| "), "|", 2)[0])
@@ -285,7 +301,12 @@ func updateCoverageRows(t *testing.T, names []string) {
 	for n := range want {
 		require.Equal(t, 2, done[n], "%s: not a row of docs/coverage.md for both chips", n)
 	}
-	sorted := append([]string(nil), names...)
+	sorted := append([]string(nil), earlier...)
+	for _, n := range names {
+		if n = strings.TrimSpace(n); !slices.Contains(sorted, n) {
+			sorted = append(sorted, n)
+		}
+	}
 	slices.Sort(sorted)
 	summary := []string{fmt.Sprintf("Passing: teach16 %d of %d, tpuv4core %d of %d.", pass["teach16"], total["teach16"], pass["tpuv4core"], total["tpuv4core"]), "",
 		fmt.Sprintf("Rows regenerated since by `go test ./lowering -run TestCoverage -update%s -only=FILES`: %s.", map[bool]string{true: " -full"}[*full], strings.Join(sorted, ", ")), ""}

@@ -1047,6 +1047,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		var pendingCols int
 		var pendingShift int64 // columns to add to the pending group's
 		var pendingReg offReg  // and the registers it is emitted with (nil: its own)
+		var pendingG int       // the pending group's number
+		// pendingLooped is set while a column-group loop's body emits the
+		// pending group's epilogue, which stands for later groups' too.
+		var pendingLooped bool
 		runPending := func() {
 			pending(pendingShift, pendingReg)
 			pending, pendingShift, pendingReg = nil, 0, nil
@@ -1349,7 +1353,16 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				if r != nil {
 					reg = r
 				}
-				if gg >= 2 { // group gg-2's stores have left its epilogue buffers
+				switch {
+				case pendingLooped:
+					// The first group of a column-group loop emits this
+					// epilogue, in later iterations that of a full group
+					// whose buffers the full group two before it stores
+					// from: the wait counts a full group's stores, and
+					// counted evens out the first iteration's before the
+					// loop.
+					emit(in, "wait    s%d, %d", semStored(gg%2), storesOf[gg])
+				case gg >= 2: // group gg-2's stores have left its epilogue buffers
 					emit(in, "wait    s%d, %d", semStored(gg%2), storesOf[gg-2])
 				}
 				defer emit(dot, "vcopy   sram[%d]:f32[16], sram[%d]:f32[16] signal s%d", markAt, markAt, semDrained)
@@ -1381,6 +1394,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					ep.emit(t, epiSyncOf(gg, p.rows, nt), out)
 				}
 			}, len(cols)
+			pendingG = gg
 			g++
 		}
 		// counted emits a counted loop of lp.iters iterations whose body is
@@ -1392,6 +1406,20 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		counted := func(lp *rowLoop, kind string, unit func(j int64), pipe *colPipe) {
 			if pipe != nil && pending != nil {
 				pendingReg = pipe.reg
+				// Its epilogue's store wait (see pendingLooped) counts a
+				// full group's stores; in the first iteration it must count
+				// group pendingG-2's (none before the third group).
+				prev := 0
+				if pendingG >= 2 {
+					prev = storesOf[pendingG-2]
+				}
+				switch full := storesOf[pendingG]; {
+				case full > prev:
+					emit(in, "signal  s%d, %d", semStored(pendingG%2), full-prev)
+				case full < prev:
+					emit(in, "wait    s%d, %d", semStored(pendingG%2), prev-full)
+				}
+				pendingLooped = true
 			} else {
 				pipe = nil
 				flush() // a loop body cannot hold the epilogue of a group before it
@@ -1412,6 +1440,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			first := len(tilesOf)
 			for j := int64(0); j < lp.period; j++ {
 				unit(j)
+				pendingLooped = false
 			}
 			if pipe == nil {
 				flush() // nor the next iteration's first group this one's last

@@ -11,6 +11,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/pulse-sim/pulse/config"
+	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/check"
@@ -211,7 +212,9 @@ a dropout rate); --random-inputs SEED fills the others with values uniform in
 [-1, 1) (integers in [0, 8)). Outputs are written to --out-dir as .npy (out.npy, or one
 out.N.npy per tuple element). --check also runs the HLO reference evaluator
 on the same inputs and fails, with a per-output error report, if any output
-differs beyond the dtype-aware tolerance (docs/hlo.md).
+differs beyond the dtype-aware tolerance (docs/hlo.md), and watches the run
+for unordered accesses (a missing wait in the generated code, whose values
+would depend on timing), failing with the two instructions when it sees one.
 
 A module with infeed reads its records from host memory through the chip's
 host link: --infeed DIR gives them (DIR/0.npy, DIR/1.npy, ...; a tuple
@@ -296,6 +299,14 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 			}
 			bar := newRunProgress(cmd.ErrOrStderr(), "simulate (program position)", len(x.Program.Code))
 			observers := append(obs.observers(x.Source(args[0], asmFile)), &traces.Progress{Report: func(done, total int) { bar.set(done, "") }})
+			// --check watches for races too: the compiler's own missing
+			// wait shows in values only for some latencies, and says
+			// where it is only here.
+			var races *core.Races
+			if check {
+				races = &core.Races{}
+				observers = append(observers, races)
+			}
 			r, err := client.Execute(x, vals, runtime.ExecOptions{TimingOnly: timingOnly, MaxCycles: maxCycles,
 				Observers: observers, Infeed: infeed})
 			bar.finish()
@@ -324,6 +335,9 @@ roofline chart and the per-kernel table as CSV (docs/observability.md).
 			}
 			if err := writeOutfeed(w, r.Outfeed, outDir); err != nil {
 				return err
+			}
+			if err := raceFailure(cmd.ErrOrStderr(), races); err != nil {
+				return fmt.Errorf("--check: %w", err)
 			}
 			if check {
 				// The simulated machine's memory image (every HBM page the
