@@ -250,6 +250,7 @@ type DMA struct {
 	BurstBytes     int     `yaml:"burst_bytes"`     // a descriptor is split into requests of this size
 	MaxOutstanding int     `yaml:"max_outstanding"` // requests in flight per engine
 	SetupNS        float64 `yaml:"setup_ns"`        // from issue to the first request
+	Prefetch       int     `yaml:"prefetch"`        // descriptors set up ahead of the one issuing (0: setup from issue)
 	EngineGBps     float64 `yaml:"engine_gbps"`     // per-engine bandwidth cap, 0: none
 }
 

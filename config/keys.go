@@ -96,6 +96,7 @@ var keyMeta = map[string]meta{
 	"dma.burst_bytes":                r("bytes", 1, 1<<24, "a descriptor is split into requests of this size"),
 	"dma.max_outstanding":            r("requests", 1, 1<<16, "requests in flight per engine"),
 	"dma.setup_ns":                   r("ns", 0, 1e9, "from issue to the first request"),
+	"dma.prefetch":                   r("descriptors", 0, 1024, "descriptors set up ahead of the one issuing, from when each is queued and its semaphore met (0: each setup starts when the engine takes it)"),
 	"dma.engine_gbps":                r("GB/s", 0, 1e6, "per-engine bandwidth cap (0: none)"),
 	"hbm.model":                      {enum: []string{"ideal", "banked"}, doc: "ideal (latency + bandwidth) or banked (the device below)"},
 	"hbm.bandwidth_gbps":             {unit: "GB/s", lo: 1e-3, hi: 1e6, ranged: true, doc: "ideal model: peak bandwidth"},

@@ -122,6 +122,7 @@ type Model struct {
 	opt      Options
 	err      error
 	waiters  [isa.NumSems][]waker
+	semHist  [isa.NumSems]semHistory // each semaphore's recent values
 	inflight int
 	retired  int64
 	last     sim.Time
@@ -196,7 +197,7 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	m.SRAMBanks.Now, m.ACCBanks.Now = m.Eng.Now, m.Eng.Now
 	for i := 0; i < chip.DMA.Engines; i++ {
 		d := dma.New(dma.Config{BurstBytes: chip.DMA.BurstBytes, MaxOutstanding: chip.DMA.MaxOutstanding,
-			Setup: sim.Time(chip.DMA.SetupNS*1000 + 0.5), EngineGBps: chip.DMA.EngineGBps, Banks: m.banks, HostIn: m.HostIn, HostOut: m.HostOut}, m.Eng, m.HBM)
+			Setup: sim.Time(chip.DMA.SetupNS*1000 + 0.5), Prefetch: chip.DMA.Prefetch, EngineGBps: chip.DMA.EngineGBps, Banks: m.banks, HostIn: m.HostIn, HostOut: m.HostOut}, m.Eng, m.HBM)
 		m.DMAs = append(m.DMAs, d)
 		add(ref.UnitID{Class: isa.UnitDMA, Index: i}, m.Clock, &dmaTimer{d})
 	}
@@ -243,6 +244,7 @@ func (m *Model) fail(err error) {
 func (m *Model) waitSem(sem uint8, w waker) { m.waiters[sem] = append(m.waiters[sem], w) }
 
 func (m *Model) signaled(sem uint8, now sim.Time) {
+	m.semHist[sem].record(now, m.Arch.Sems[sem])
 	ws := m.waiters[sem]
 	m.waiters[sem] = nil
 	for _, w := range ws {

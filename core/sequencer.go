@@ -79,7 +79,7 @@ func (s *Sequencer) tick(now sim.Time) {
 				u.queue.NotifySpace(s)
 				return
 			}
-			u.queue.Send(pending{pc: pc, bases: a.Bases(in)})
+			u.queue.Send(pending{pc: pc, bases: a.Bases(in), at: now})
 			m.actions[pc].ScalarInstructions++
 			s.spin.reset()
 			if s.Wants(sim.HookDispatch) {
@@ -97,6 +97,7 @@ func (s *Sequencer) tick(now sim.Time) {
 				return
 			}
 			a.Sems[in.Sem] -= uint32(in.Imm)
+			m.semHist[in.Sem].record(now, a.Sems[in.Sem])
 			m.actions[pc].ScalarInstructions++
 			a.PC++
 		case info.Code == isa.CodeBarrier:

@@ -176,7 +176,7 @@ func (t *dmaTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]i
 	act.access(v[0], true)
 	act.access(v[1], false)
 	act.DMABytes += layoutBytes(v[1])
-	t.eng.Start(now, memory.Tile{Base: b[0], Layout: v[0]}, memory.Tile{Base: b[1], Layout: v[1]},
+	t.eng.Start(now, u.headAvail, memory.Tile{Base: b[0], Layout: v[0]}, memory.Tile{Base: b[1], Layout: v[1]},
 		func(ready sim.Time) {
 			u.acct.endBusy(ready)
 			u.readyAsync(ready)

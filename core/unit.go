@@ -11,6 +11,7 @@ import (
 type pending struct {
 	pc    int
 	bases [3]int64
+	at    sim.Time // dispatched
 }
 
 // Unit is one execution unit: an in-order queue of dispatched instructions
@@ -33,6 +34,10 @@ type Unit struct {
 	inflight  int
 	acct      Accounting
 	lastPC    int // the instruction started last (a DMA's memory stall is its)
+	// headAvail is when the instruction starting now could have started
+	// but for the unit being busy: dispatched, and its semaphore last
+	// signalled (a DMA engine sets descriptors up from then, dma.Config.Prefetch).
+	headAvail sim.Time
 
 	// Instructions completed.
 	Instructions int64
@@ -76,13 +81,16 @@ func (u *Unit) try(now sim.Time) {
 		return
 	}
 	in := &m.Prog.Code[p.pc]
+	u.headAvail = p.at
 	if w := in.Wait; w.Enabled {
 		if m.Arch.Sems[w.Sem] < uint32(w.Count) {
 			u.acct.set(now, SemWait, p.pc)
 			m.waitSem(w.Sem, u)
 			return
 		}
+		u.headAvail = max(u.headAvail, m.semHist[w.Sem].metSince(uint32(w.Count), now))
 		m.Arch.Sems[w.Sem] -= uint32(w.Count)
+		m.semHist[w.Sem].record(now, m.Arch.Sems[w.Sem])
 	}
 	u.queue.Recv()
 	u.lastPC = p.pc

@@ -5,6 +5,13 @@
 // accepts the next descriptor as soon as the current one has issued its last
 // burst, so descriptors pipeline, and it reports completions in order. HBM is
 // shared by all engines, so engines with work interleave their bursts.
+//
+// A descriptor's setup (Config.Setup) runs from its acceptance, or, with
+// Config.Prefetch, from when it was available to the engine (queued, its
+// semaphore met) once one of Prefetch descriptor slots is free: the setup of
+// queued descriptors then overlaps the transfers before them, and only a
+// descriptor that waited for a semaphore, or found the engine idle, pays it
+// in full.
 package dma
 
 import (
@@ -18,7 +25,10 @@ type Config struct {
 	BurstBytes     int
 	MaxOutstanding int
 	Setup          sim.Time // from accepting a descriptor to its first burst
-	EngineGBps     float64  // issue rate cap, 0: none
+	// Prefetch is how many descriptors beyond the one issuing the engine
+	// sets up ahead (0: none; each setup starts at acceptance).
+	Prefetch   int
+	EngineGBps float64 // issue rate cap, 0: none
 	// Banks gives the bank model of an on-chip space (nil: no bank timing,
 	// as for scalar memory).
 	Banks func(isa.Space) *memory.Banks
@@ -83,6 +93,11 @@ type Engine struct {
 	issueQueued bool
 	issueH      issueHandler
 	lastDone    sim.Time
+	// firsts holds the first-burst times of the last Prefetch descriptors
+	// accepted (a ring): a descriptor's setup slot frees when the one
+	// Prefetch before it starts issuing.
+	firsts []sim.Time
+	nth    int
 
 	copies pool[farCopy]
 	writes pool[chipWrite]
@@ -109,12 +124,23 @@ func New(cfg Config, e *sim.Engine, hbm memory.HBM) *Engine {
 // Busy reports whether any transfer is in flight.
 func (d *Engine) Busy() bool { return len(d.flight) > 0 }
 
-// Start accepts a copy from src to dst at now. ready is called when the
-// engine can accept the next descriptor, finish when this one has completed
-// (in order).
-func (d *Engine) Start(now sim.Time, dst, src memory.Tile, ready, finish func(sim.Time)) {
+// Start accepts a copy from src to dst at now; avail (<= now) is when the
+// descriptor was available to the engine (see Config.Prefetch). ready is
+// called when the engine can accept the next descriptor, finish when this
+// one has completed (in order).
+func (d *Engine) Start(now, avail sim.Time, dst, src memory.Tile, ready, finish func(sim.Time)) {
 	n := dst.Layout.Elems() * int64(dst.Layout.DType.Size())
-	t := &transfer{d: d, remaining: n, first: now + d.cfg.Setup, ready: ready, finish: finish,
+	first := now + d.cfg.Setup
+	if p := d.cfg.Prefetch; p > 0 {
+		if d.firsts == nil {
+			d.firsts = make([]sim.Time, p)
+		}
+		slot := &d.firsts[d.nth%p] // the first burst of the descriptor p before
+		first = max(now, max(min(avail, now), *slot)+d.cfg.Setup)
+		*slot = first
+		d.nth++
+	}
+	t := &transfer{d: d, remaining: n, first: first, ready: ready, finish: finish,
 		src: d.side(src, d.cfg.HostIn), dst: d.side(dst, d.cfg.HostOut)}
 	d.Bytes += n
 	d.flight = append(d.flight, t)
