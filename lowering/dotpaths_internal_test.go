@@ -75,12 +75,15 @@ func TestDotPlanPieces(t *testing.T) {
 	require.False(t, residentTraffic(1024, 512, 512, 512, 1024, 1024), "one column group: nothing to save")
 	require.False(t, residentTraffic(4096, 4096, 1024, 512, 1024, 64), "blocks so short the rhs re-reads cost more")
 
-	// Engines: dma0 alone unless capped; pieces of 64 KiB at least, and
-	// never for several MXUs (they share one piece's tokens).
+	// Engines: dma0 alone unless capped; pieces of 32 KiB at least, and
+	// never for several MXUs (they share one piece's tokens); as many
+	// pieces as splitRows makes (128 rows in 14 are 13 of 10).
 	require.Equal(t, []int{0}, dmaPool(3, 1, 2), "three engines: the epilogue has two")
 	require.Equal(t, []int{0, 3}, dmaPool(4, 1, 2))
 	require.Equal(t, []int{0, 3, 4, 5}, dmaPool(6, 1, 2))
-	require.Equal(t, int64(4), dmaPieces(1024, 256, 1, 14), "256 KiB in four pieces")
+	require.Equal(t, int64(8), dmaPieces(1024, 256, 1, 14), "256 KiB in eight pieces")
+	require.Equal(t, int64(13), dmaPieces(128, 64<<10, 1, 14), "128 rows: 13 pieces of 10 rows, not 14")
+	require.Len(t, splitRows(128, dmaPieces(128, 64<<10, 1, 14)), 13)
 	require.Equal(t, int64(1), dmaPieces(1024, 256, 2, 14))
 	require.Equal(t, int64(1), dmaPieces(1024, 256, 1, 1))
 	require.Equal(t, [][2]int64{{0, 3}, {3, 3}, {6, 1}}, splitRows(7, 3))
