@@ -3,6 +3,8 @@ package lowering
 import (
 	"fmt"
 
+	"github.com/pulse-sim/pulse/config"
+
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/isa"
 )
@@ -23,9 +25,21 @@ import (
 // and epilogue halves alternate by chunk, and a chunk waits for the
 // stores of the chunk two before it (semStored by half).
 
-// batchedSmall is the plan of a chunked batched dot: P batches a chunk.
+// Packed (G > 1): where G batches' weights fit the array side by side
+// (K and N at most a G-th of its rows and columns), a chunk runs as packs
+// of G batches, each one weight load and one stream: the pack's weights
+// are the block diagonal of its G tiles ([G*K, G*N], zero elsewhere, the
+// zeros written once per buffer set), its lhs the G batches' rows side by
+// side ([M, G*K], batch i in columns i*K..), so that its result [M, G*N]
+// holds batch i's in columns i*N... The loads and the store permute
+// batches and columns with strided DMA. A weight load and a stream a
+// batch paid the array's fill and drain once a batch: 512 dots of
+// 16x16x16 f32 took 20,971 cycles on tpuv4core for a roof of 2,690.
+
+// batchedSmall is the plan of a chunked batched dot: P batches a chunk,
+// in packs of G (1: unpacked).
 type batchedSmall struct {
-	P                  int64
+	P, G               int64
 	lhsBytes, rhsBytes int64 // a chunk's panel and tiles in a buffer set
 	epiTile            int64 // a chunk's epilogue buffers
 }
@@ -46,10 +60,14 @@ func (c *compiler) planBatchedSmall(B, M, K, N, Kt, Nt int64, paths operandPaths
 	// one chunk loaded everything, then computed: 0.36 of the roof), and a
 	// chunk as many batches as there are MXUs at least.
 	nM := int64(min(c.chip.MXU.Count, 4))
-	most := min(B, 256, max(nM, 2, (B+7)/8))
+	G := packOf(B, K, N, c.chip, ep)
+	most := min(B, 256*G, max(nM*G, 2, (B+7)/8))
 	var best batchedSmall
 	for P := most; P >= 2; P-- {
-		p := batchedSmall{P: P, lhsBytes: align64(P * M * K * esz), rhsBytes: align64(P * K * N * esz)}
+		if P%G != 0 {
+			continue
+		}
+		p := batchedSmall{P: P, G: G, lhsBytes: align64(P * M * K * esz), rhsBytes: align64(P * G * K * N * esz)}
 		p.epiTile = ep.layout(P*M, N)
 		sram := int64(defaultSets)*(p.lhsBytes+p.rhsBytes) + 2*p.epiTile + 64*int64(len(ep.bufs)+2)
 		if sram <= c.chip.Memory.SRAMBytes && 2*P*M*N*4 <= c.chip.Memory.ACCBytes {
@@ -58,6 +76,26 @@ func (c *compiler) planBatchedSmall(B, M, K, N, Kt, Nt int64, paths operandPaths
 		}
 	}
 	return best, best.P >= 2
+}
+
+// packOf is how many batches a pack holds (see batchedSmall): as many
+// weight tiles as fit the array's diagonal, where the batches divide into
+// such packs and the epilogue is the dot alone (its store permutes the
+// result; a fused epilogue's operands would need the same). The permuting
+// loads move runs of one tile row (K or N elements): on engines with a
+// rate cap and few requests in flight (trn1nc: 29 GB/s, 16 of them) runs
+// of 128 bytes are slower than the fill and drain a pack of two saves
+// (64x64x64 bf16: 0.32 -> 0.28 of the roof), so there packs are of four
+// batches at least (16x16x16 f32, eight a pack: 0.062 -> 0.077).
+func packOf(B, K, N int64, chip *config.Chip, ep *epilogue) int64 {
+	G := min(int64(chip.MXU.Rows)/K, int64(chip.MXU.Cols)/N)
+	if G < 2 || B%G != 0 || len(ep.loads) > 0 || len(ep.order) != 1 || ep.root != ep.dot {
+		return 1
+	}
+	if chip.DMA.EngineGBps > 0 && G < 4 {
+		return 1
+	}
+	return G
 }
 
 // batchedSmallDot emits the chunked kernel of plan p (see batchedSmall).
@@ -102,6 +140,19 @@ func (c *compiler) batchedSmallDot(in, dot *hlo.Instruction, p batchedSmall, L, 
 		emit(in, "semset  s%d, 0", sems.Panel(st))
 		emit(in, "semset  s%d, 0", sems.Rhs(st, 0))
 	}
+	G := max(p.G, 1)
+	wRows, wCols := K, N // a weight tile as loaded
+	if paths.rhsT {
+		wRows, wCols = N, K
+	}
+	if G > 1 {
+		// The packs' block-diagonal weights are zero off the diagonal:
+		// written once per set, before any load writes its diagonal.
+		for st := range nset {
+			emit(in, "vfill   sram[%d]:%s[%d,%d], 0 signal s15", int64(st)*setBytes+p.lhsBytes, rv.dt, p.P*wRows, G*wCols)
+		}
+		emit(in, "wait    s15, %d", nset)
+	}
 	set, chunk := 0, 0
 	var storesOf []int
 	var pending func()
@@ -110,7 +161,7 @@ func (c *compiler) batchedSmallDot(in, dot *hlo.Instruction, p batchedSmall, L, 
 	// to an access advancing by the given bytes per batch.
 	one := func(b0, P int64, reg offReg) {
 		st, sb := set, int64(set)*setBytes
-		used := int(min(P, int64(nM)))
+		used := int(min(P/G, int64(nM)))
 		for i := range used {
 			emit(dot, "wait    s%d, 1", sems.Free(i))
 		}
@@ -118,34 +169,91 @@ func (c *compiler) batchedSmallDot(in, dot *hlo.Instruction, p batchedSmall, L, 
 			emit(in, "wait    s%d, %d", 3+chunk%2, storesOf[chunk-2])
 		}
 		r := func(perB int64) string { return reg(perB, 0, 0) }
-		for _, q := range splitRows(P, dmaPieces(P, M*K*esz, 1, len(pool))) {
-			emit(dot, "dma     sram[%d]:%s[%d,%d,%d], hbm[%s%s+%d]:%s[%d,%d,%d]{%d,%d,%d} @%d signal s%d:%d", sb+q[0]*M*K*esz, lv.dt, q[1], M, K,
-				r(dL*esz), lv.tensor, (L.off[b0]+q[0]*dL)*esz, lv.dt, q[1], M, K, dL, L.sRow, L.sCol, engine(), sems.Panel(st), q[1])
-		}
 		rAt := sb + p.lhsBytes
-		rows, cols, s1, s2 := K, N, R.sRow, R.sCol
-		if paths.rhsT {
-			rows, cols, s1, s2 = N, K, R.sCol, R.sRow
+		// unitWait is the sync of unit u of n (a batch, or a pack) on a
+		// semaphore that np load pieces signal, a token a unit: with one
+		// piece the tokens arrive together, one for each unit whatever
+		// MXU takes it; pieces land in their engines' order, so there the
+		// one MXU's first unit waits for every token and the rest follow
+		// it in order (a unit waiting for a token could take one of a
+		// later piece: a race the detector saw on trn1nc once pieces
+		// were 32 KiB). Several MXUs get one piece (dmaPieces).
+		unitWait := func(sem int, u, n, np int64) string {
+			switch {
+			case np == 1:
+				return fmt.Sprintf(" wait s%d:1", sem)
+			case u == 0:
+				return fmt.Sprintf(" wait s%d:%d", sem, n)
+			}
+			return ""
 		}
-		for _, q := range splitRows(P, dmaPieces(P, K*N*esz, 1, len(pool))) {
-			emit(dot, "dma     sram[%d]:%s[%d,%d,%d], hbm[%s%s+%d]:%s[%d,%d,%d]{%d,%d,%d} @%d signal s%d:%d", rAt+q[0]*rows*cols*esz, rv.dt, q[1], rows, cols,
-				r(dR*esz), rv.tensor, (R.off[b0]+q[0]*dR)*esz, rv.dt, q[1], rows, cols, dR, s1, s2, engine(), sems.Rhs(st, 0), q[1])
-		}
-		ldw := "mxu.ldw "
-		if paths.rhsT {
-			ldw = "mxu.ldwt"
+		if G > 1 {
+			// Pack j of the chunk: its lhs [M, G*K] at sb+j*M*G*K (batch
+			// jG+i in columns i*K..), its weights the block diagonal
+			// [G*wRows, G*wCols] at rAt+j*G*wRows*G*wCols.
+			packs := P / G
+			npL, npR := dmaPieces(packs, M*G*K*esz, used, len(pool)), dmaPieces(packs, G*K*N*esz, used, len(pool))
+			for _, q := range splitRows(packs, npL) {
+				emit(dot, "dma     sram[%d]:%s[%d,%d,%d,%d], hbm[%s%s+%d]:%s[%d,%d,%d,%d]{%d,%d,%d,%d} @%d signal s%d:%d", sb+q[0]*M*G*K*esz, lv.dt, q[1], M, G, K,
+					r(dL*esz), lv.tensor, (L.off[b0]+q[0]*G*dL)*esz, lv.dt, q[1], M, G, K, G*dL, L.sRow, dL, L.sCol, engine(), sems.Panel(st), q[1])
+			}
+			s1, s2 := R.sRow, R.sCol
+			if paths.rhsT {
+				s1, s2 = R.sCol, R.sRow
+			}
+			pw := G * wRows * G * wCols // a pack's weights, elements
+			for _, q := range splitRows(packs, npR) {
+				emit(dot, "dma     sram[%d]:%s[%d,%d,%d,%d]{%d,%d,%d,1}, hbm[%s%s+%d]:%s[%d,%d,%d,%d]{%d,%d,%d,%d} @%d signal s%d:%d", rAt+q[0]*pw*esz, rv.dt, q[1], G, wRows, wCols, pw, wRows*G*wCols+wCols, G*wCols,
+					r(dR*esz), rv.tensor, (R.off[b0]+q[0]*G*dR)*esz, rv.dt, q[1], G, wRows, wCols, G*dR, dR, s1, s2, engine(), sems.Rhs(st, 0), q[1])
+			}
+			ldw := "mxu.ldw "
+			if paths.rhsT {
+				ldw = "mxu.ldwt"
+			}
+			acc := int64(chunk%2) * accHalf
+			for j := range packs {
+				i := int(j % int64(nM))
+				emit(dot, "%s sram[%d]:%s[%d,%d] @%d%s", ldw, rAt+j*pw*esz, rv.dt, G*wRows, G*wCols, i, unitWait(sems.Rhs(st, 0), j, packs, npR))
+				sig := ""
+				if j+int64(nM) >= packs { // the MXU's last stream of the chunk
+					sig = fmt.Sprintf(" signal s%d", sems.Free(i))
+				}
+				emit(dot, "mxu.mm  acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d]%s @%d%s%s", acc+j*M*G*N*4, accDT, M, G*N,
+					sb+j*M*G*K*esz, lv.dt, M, G*K, passes, i, unitWait(sems.Panel(st), j, packs, npL), sig)
+			}
+		} else {
+			npL, npR := dmaPieces(P, M*K*esz, used, len(pool)), dmaPieces(P, K*N*esz, used, len(pool))
+			for _, q := range splitRows(P, npL) {
+				emit(dot, "dma     sram[%d]:%s[%d,%d,%d], hbm[%s%s+%d]:%s[%d,%d,%d]{%d,%d,%d} @%d signal s%d:%d", sb+q[0]*M*K*esz, lv.dt, q[1], M, K,
+					r(dL*esz), lv.tensor, (L.off[b0]+q[0]*dL)*esz, lv.dt, q[1], M, K, dL, L.sRow, L.sCol, engine(), sems.Panel(st), q[1])
+			}
+			{
+				rows, cols, s1, s2 := K, N, R.sRow, R.sCol
+				if paths.rhsT {
+					rows, cols, s1, s2 = N, K, R.sCol, R.sRow
+				}
+				for _, q := range splitRows(P, npR) {
+					emit(dot, "dma     sram[%d]:%s[%d,%d,%d], hbm[%s%s+%d]:%s[%d,%d,%d]{%d,%d,%d} @%d signal s%d:%d", rAt+q[0]*rows*cols*esz, rv.dt, q[1], rows, cols,
+						r(dR*esz), rv.tensor, (R.off[b0]+q[0]*dR)*esz, rv.dt, q[1], rows, cols, dR, s1, s2, engine(), sems.Rhs(st, 0), q[1])
+				}
+				ldw := "mxu.ldw "
+				if paths.rhsT {
+					ldw = "mxu.ldwt"
+				}
+				acc := int64(chunk%2) * accHalf
+				for q := range P {
+					i := int(q % int64(nM))
+					emit(dot, "%s sram[%d]:%s[%d,%d] @%d%s", ldw, rAt+q*rows*cols*esz, rv.dt, rows, cols, i, unitWait(sems.Rhs(st, 0), q, P, npR))
+					sig := ""
+					if q+int64(nM) >= P { // the MXU's last stream of the chunk
+						sig = fmt.Sprintf(" signal s%d", sems.Free(i))
+					}
+					emit(dot, "mxu.mm  acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d]%s @%d%s%s", acc+q*M*N*4, accDT, M, N,
+						sb+q*M*K*esz, lv.dt, M, K, passes, i, unitWait(sems.Panel(st), q, P, npL), sig)
+				}
+			}
 		}
 		acc := int64(chunk%2) * accHalf
-		for q := range P {
-			i := int(q % int64(nM))
-			emit(dot, "%s sram[%d]:%s[%d,%d] @%d wait s%d:1", ldw, rAt+q*rows*cols*esz, rv.dt, rows, cols, i, sems.Rhs(st, 0))
-			sig := ""
-			if q+int64(nM) >= P { // the MXU's last stream of the chunk
-				sig = fmt.Sprintf(" signal s%d", sems.Free(i))
-			}
-			emit(dot, "mxu.mm  acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d]%s @%d wait s%d:1%s", acc+q*M*N*4, accDT, M, N,
-				sb+q*M*K*esz, lv.dt, M, K, passes, i, sems.Panel(st), sig)
-		}
 		set = (set + 1) % nset
 		if pending != nil {
 			// The previous chunk's streams are done once every MXU has
@@ -162,6 +270,29 @@ func (c *compiler) batchedSmallDot(in, dot *hlo.Instruction, p batchedSmall, L, 
 		}
 		cc := chunk
 		pieces := dmaPieces(P*M, N*int64(out.dt.Size()), 1, len(pool))
+		if G > 1 {
+			packs, osz := P/G, int64(out.dt.Size())
+			pieces = dmaPieces(packs, M*G*N*osz, 1, len(pool))
+			pending, pendingUsed = func() {
+				// The packs' results [M, G*N] converted as one tile, then
+				// stored with batches and columns unpermuted: pack j's
+				// row m, column block i is batch jG+i's row m.
+				c.loc(ep.dot)
+				op, odt := "vcopy  ", ep.byName[ep.dot.Name].dt
+				if odt != accDT {
+					op = "vcvt   "
+				}
+				epi := epiBase + int64(cc%2)*p.epiTile
+				emit(dot, "%s sram[%d]:%s[%d,%d], acc[%d]:%s[%d,%d] signal s%d:%d", op, epi, odt, packs*M, G*N, acc, accDT, packs*M, G*N, 1+cc%2, pieces)
+				for _, q := range splitRows(packs, pieces) {
+					emit(dot, "dma     hbm[%s%s+%d]:%s[%d,%d,%d,%d]{%d,%d,%d,1}, sram[%d]:%s[%d,%d,%d,%d] @%d wait s%d signal s%d", reg(M*N*osz, N*osz, osz), out.tensor,
+						(b0+q[0]*G)*M*N*osz, out.dt, q[1], M, G, N, G*M*N, N, M*N, epi+q[0]*M*G*N*osz, odt, q[1], M, G, N, engine(), 1+cc%2, 3+cc%2)
+				}
+			}, used
+			storesOf = append(storesOf, int(pieces))
+			chunk++
+			return
+		}
 		pending, pendingUsed = func() {
 			t := epiTileAt{b: b0, m0: 0, n0: 0, rows: P * M, cols: N,
 				acc:  fmt.Sprintf("acc[%d]:%s[%d,%d]", acc, accDT, P*M, N),
