@@ -54,3 +54,23 @@ ENTRY e {
 	x, _ := compileRunChecked(t, "tpuv4core", nil, src)
 	require.Contains(t, x.Compiled.Asm, "_nloop:", "the column groups run as a loop")
 }
+
+// TestRowSplitSharesRhsTiles: MXUs that split a column tile's rows stream
+// the same weights from one load (its DMA signals a token for each):
+// [256 x 2048 x 256] on tpuv4core's four MXUs, two to a column tile, reads
+// its rhs once, and the values are the evaluator's with the race detector
+// watching.
+func TestRowSplitSharesRhsTiles(t *testing.T) {
+	const src = `HloModule m
+ENTRY e {
+  a = bf16[256,2048] parameter(0)
+  b = bf16[2048,256] parameter(1)
+  ROOT d = f32[256,256] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`
+	x, r := compileRunChecked(t, "tpuv4core", nil, src)
+	require.Contains(t, x.Compiled.Asm, "row blocks in 2 parts")
+	require.Contains(t, x.Compiled.Asm, ":2\n", "a shared load's two tokens")
+	// Operands once, plus the output: 1 MiB + 1 MiB + 256 KiB.
+	require.Equal(t, int64(2<<20), r.Report.HBM.BytesRead, "HBM read")
+	require.Equal(t, int64(256<<10), r.Report.HBM.BytesWritten, "HBM written")
+}
