@@ -85,8 +85,12 @@ func (c *compiler) transposeKernel(in *hlo.Instruction, x, out *value) bool {
 	// Four buffers (two sets of source and transposed tile) in the
 	// streaming kernels' share of SRAM.
 	budget := min(c.chip.Memory.SRAMBytes/2, 4<<20) / 4 / esz
+	// Tiles of up to 512x512 elements, as square as the dimensions allow:
+	// a narrow Q takes that many more rows (a decode GEMV's [4096, 8]
+	// result in one tile, not eight of [512, 8], each of whose loads and
+	// stores paid trn1nc's 1.3 us from semaphore to start in turn).
 	tq := largestDivisor(Q, min(512, budget))
-	tp := largestDivisor(P, min(512, budget/tq))
+	tp := largestDivisor(P, min(512*512/tq, budget/tq))
 	if tp*tq < 64 {
 		return false // thin tiles: the strided DMA does as well
 	}
@@ -103,15 +107,16 @@ func (c *compiler) transposeKernel(in *hlo.Instruction, x, out *value) bool {
 		emit("semset  %s", s)
 	}
 	// tile moves one tile through set (0 or 1); dq is its column offset
-	// (in tiles) from the loop registers' position.
-	tile := func(set, dq int64) {
+	// (in tiles) from the loop registers' position, dp its row offset.
+	tileAt := func(set, dq, dp int64) {
 		src, dst := 2*set*tileBytes, (2*set+1)*tileBytes
 		emit("dma     sram[%d]:%s[%d,%d], hbm[r20+%s+%d]:%s[%d,%d]{%d,1} @%d wait s%d:1 signal s0",
-			src, x.dt, tp, tq, x.tensor, dq*tq*esz, x.dt, tp, tq, Q, loadEng, 2+set)
+			src, x.dt, tp, tq, x.tensor, dq*tq*esz+dp*tp*Q*esz, x.dt, tp, tq, Q, loadEng, 2+set)
 		emit("xpose   sram[%d]:%s[%d,%d], sram[%d]:%s[%d,%d] wait s0:1 signal s1", dst, x.dt, tq, tp, src, x.dt, tp, tq)
 		emit("dma     hbm[r21+%s+%d]:%s[%d,%d]{%d,1}, sram[%d]:%s[%d,%d] @%d wait s1:1 signal s%d",
-			out.tensor, dq*tq*P*esz, out.dt, tq, tp, P, dst, out.dt, tq, tp, storeEng, 2+set)
+			out.tensor, dq*tq*P*esz+dp*tp*esz, out.dt, tq, tp, P, dst, out.dt, tq, tp, storeEng, 2+set)
 	}
+	tile := func(set, dq int64) { tileAt(set, dq, 0) }
 	c.nlabel++
 	l := fmt.Sprintf("k%d_xp", c.nlabel)
 	QT := Q / tq
@@ -121,7 +126,30 @@ func (c *compiler) transposeKernel(in *hlo.Instruction, x, out *value) bool {
 	fmt.Fprintf(&c.out, "%s_b:\n", l)
 	emit("addi    r18, r16, 0")
 	emit("addi    r19, r17, 0")
-	emit("li      r23, %d", P/tp)
+	PT := P / tp
+	if QT == 1 && PT >= 2 {
+		// One column of tiles: the two sets alternate down the rows, two
+		// tiles a step, so that a tile loads while the last is stored.
+		emit("li      r23, %d", PT/2)
+		fmt.Fprintf(&c.out, "%s_p:\n", l)
+		emit("addi    r20, r18, 0")
+		emit("addi    r21, r19, 0")
+		tileAt(0, 0, 0)
+		tileAt(1, 0, 1)
+		emit("addi    r18, r18, %d", 2*tp*Q*esz)
+		emit("addi    r19, r19, %d", 2*tp*esz)
+		emit("loop    r23, %s_p", l)
+		if PT%2 == 1 {
+			emit("addi    r20, r18, 0")
+			emit("addi    r21, r19, 0")
+			tile(0, 0)
+		}
+		emit("addi    r16, r16, %d", P*Q*esz)
+		emit("addi    r17, r17, %d", P*Q*esz)
+		emit("loop    r22, %s_b", l)
+		return true
+	}
+	emit("li      r23, %d", PT)
 	fmt.Fprintf(&c.out, "%s_p:\n", l)
 	emit("addi    r20, r18, 0")
 	emit("addi    r21, r19, 0")
