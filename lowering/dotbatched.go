@@ -187,6 +187,30 @@ func (c *compiler) batchedSmallDot(in, dot *hlo.Instruction, p batchedSmall, L, 
 			}
 			return ""
 		}
+		ldw := "mxu.ldw "
+		if paths.rhsT {
+			ldw = "mxu.ldwt"
+		}
+		acc := int64(chunk%2) * accHalf
+		// streams emits the chunk's n units (batches, or packs), unit j on
+		// MXU j mod nM: a weight load of [wr, wc] at rAt+j*wr*wc, then a
+		// stream of M rows of lk from sb+j*M*lk into acc[.. + j*M*an]:[M, an].
+		streams := func(n, wr, wc, lk, an, npL, npR int64) {
+			for j := range n {
+				i := int(j % int64(nM))
+				emit(dot, "%s sram[%d]:%s[%d,%d] @%d%s", ldw, rAt+j*wr*wc*esz, rv.dt, wr, wc, i, unitWait(sems.Rhs(st, 0), j, n, npR))
+				sig := ""
+				if j+int64(nM) >= n { // the MXU's last stream of the chunk
+					sig = fmt.Sprintf(" signal s%d", sems.Free(i))
+				}
+				emit(dot, "mxu.mm  acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d]%s @%d%s%s", acc+j*M*an*4, accDT, M, an,
+					sb+j*M*lk*esz, lv.dt, M, lk, passes, i, unitWait(sems.Panel(st), j, n, npL), sig)
+			}
+		}
+		s1, s2 := R.sRow, R.sCol
+		if paths.rhsT {
+			s1, s2 = R.sCol, R.sRow
+		}
 		if G > 1 {
 			// Pack j of the chunk: its lhs [M, G*K] at sb+j*M*G*K (batch
 			// jG+i in columns i*K..), its weights the block diagonal
@@ -197,63 +221,24 @@ func (c *compiler) batchedSmallDot(in, dot *hlo.Instruction, p batchedSmall, L, 
 				emit(dot, "dma     sram[%d]:%s[%d,%d,%d,%d], hbm[%s%s+%d]:%s[%d,%d,%d,%d]{%d,%d,%d,%d} @%d signal s%d:%d", sb+q[0]*M*G*K*esz, lv.dt, q[1], M, G, K,
 					r(dL*esz), lv.tensor, (L.off[b0]+q[0]*G*dL)*esz, lv.dt, q[1], M, G, K, G*dL, L.sRow, dL, L.sCol, engine(), sems.Panel(st), q[1])
 			}
-			s1, s2 := R.sRow, R.sCol
-			if paths.rhsT {
-				s1, s2 = R.sCol, R.sRow
-			}
 			pw := G * wRows * G * wCols // a pack's weights, elements
 			for _, q := range splitRows(packs, npR) {
 				emit(dot, "dma     sram[%d]:%s[%d,%d,%d,%d]{%d,%d,%d,1}, hbm[%s%s+%d]:%s[%d,%d,%d,%d]{%d,%d,%d,%d} @%d signal s%d:%d", rAt+q[0]*pw*esz, rv.dt, q[1], G, wRows, wCols, pw, wRows*G*wCols+wCols, G*wCols,
 					r(dR*esz), rv.tensor, (R.off[b0]+q[0]*G*dR)*esz, rv.dt, q[1], G, wRows, wCols, G*dR, dR, s1, s2, engine(), sems.Rhs(st, 0), q[1])
 			}
-			ldw := "mxu.ldw "
-			if paths.rhsT {
-				ldw = "mxu.ldwt"
-			}
-			acc := int64(chunk%2) * accHalf
-			for j := range packs {
-				i := int(j % int64(nM))
-				emit(dot, "%s sram[%d]:%s[%d,%d] @%d%s", ldw, rAt+j*pw*esz, rv.dt, G*wRows, G*wCols, i, unitWait(sems.Rhs(st, 0), j, packs, npR))
-				sig := ""
-				if j+int64(nM) >= packs { // the MXU's last stream of the chunk
-					sig = fmt.Sprintf(" signal s%d", sems.Free(i))
-				}
-				emit(dot, "mxu.mm  acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d]%s @%d%s%s", acc+j*M*G*N*4, accDT, M, G*N,
-					sb+j*M*G*K*esz, lv.dt, M, G*K, passes, i, unitWait(sems.Panel(st), j, packs, npL), sig)
-			}
+			streams(packs, G*wRows, G*wCols, G*K, G*N, npL, npR)
 		} else {
 			npL, npR := dmaPieces(P, M*K*esz, used, len(pool)), dmaPieces(P, K*N*esz, used, len(pool))
 			for _, q := range splitRows(P, npL) {
 				emit(dot, "dma     sram[%d]:%s[%d,%d,%d], hbm[%s%s+%d]:%s[%d,%d,%d]{%d,%d,%d} @%d signal s%d:%d", sb+q[0]*M*K*esz, lv.dt, q[1], M, K,
 					r(dL*esz), lv.tensor, (L.off[b0]+q[0]*dL)*esz, lv.dt, q[1], M, K, dL, L.sRow, L.sCol, engine(), sems.Panel(st), q[1])
 			}
-			{
-				rows, cols, s1, s2 := K, N, R.sRow, R.sCol
-				if paths.rhsT {
-					rows, cols, s1, s2 = N, K, R.sCol, R.sRow
-				}
-				for _, q := range splitRows(P, npR) {
-					emit(dot, "dma     sram[%d]:%s[%d,%d,%d], hbm[%s%s+%d]:%s[%d,%d,%d]{%d,%d,%d} @%d signal s%d:%d", rAt+q[0]*rows*cols*esz, rv.dt, q[1], rows, cols,
-						r(dR*esz), rv.tensor, (R.off[b0]+q[0]*dR)*esz, rv.dt, q[1], rows, cols, dR, s1, s2, engine(), sems.Rhs(st, 0), q[1])
-				}
-				ldw := "mxu.ldw "
-				if paths.rhsT {
-					ldw = "mxu.ldwt"
-				}
-				acc := int64(chunk%2) * accHalf
-				for q := range P {
-					i := int(q % int64(nM))
-					emit(dot, "%s sram[%d]:%s[%d,%d] @%d%s", ldw, rAt+q*rows*cols*esz, rv.dt, rows, cols, i, unitWait(sems.Rhs(st, 0), q, P, npR))
-					sig := ""
-					if q+int64(nM) >= P { // the MXU's last stream of the chunk
-						sig = fmt.Sprintf(" signal s%d", sems.Free(i))
-					}
-					emit(dot, "mxu.mm  acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d]%s @%d%s%s", acc+q*M*N*4, accDT, M, N,
-						sb+q*M*K*esz, lv.dt, M, K, passes, i, unitWait(sems.Panel(st), q, P, npL), sig)
-				}
+			for _, q := range splitRows(P, npR) {
+				emit(dot, "dma     sram[%d]:%s[%d,%d,%d], hbm[%s%s+%d]:%s[%d,%d,%d]{%d,%d,%d} @%d signal s%d:%d", rAt+q[0]*wRows*wCols*esz, rv.dt, q[1], wRows, wCols,
+					r(dR*esz), rv.tensor, (R.off[b0]+q[0]*dR)*esz, rv.dt, q[1], wRows, wCols, dR, s1, s2, engine(), sems.Rhs(st, 0), q[1])
 			}
+			streams(P, wRows, wCols, K, N, npL, npR)
 		}
-		acc := int64(chunk%2) * accHalf
 		set = (set + 1) % nset
 		if pending != nil {
 			// The previous chunk's streams are done once every MXU has
