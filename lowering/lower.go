@@ -77,6 +77,9 @@ type Kernel struct {
 	Bytes   int64 // HBM bytes the HLO op reads and writes
 	FirstPC int   // first instruction of the kernel in the program
 	EndPC   int   // one past its last
+	// Source is where the model's program wrote it: the Python file and
+	// line of the HLO's metadata (zero when the HLO has none).
+	Source hlo.Source
 }
 
 // Unfused records a fusion lowered instruction by instruction because no
@@ -103,6 +106,10 @@ type Compiled struct {
 	Outputs  []Binding // one per result (tuple element)
 	Kernels  []Kernel
 	Fused    *hlo.Module
+	// Sources are the sources the module's metadata names, by the
+	// position of their instruction (nil: none); a machine instruction's
+	// debug position finds its own.
+	Sources map[hlo.Pos]hlo.Source
 	// Steering marks the program's instructions whose values control flow
 	// can read, as far as the HLO shows (steer.go): where a timing-only
 	// run starts its search for what it must compute (nil: none known).
@@ -220,6 +227,7 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 	c.res.Asm, c.res.AsmLines, c.res.Program, c.res.Fused = src, lines, prog, fm
 	c.res.Approximated = approximated(file, orig)
 	c.locateKernels()
+	c.locateSources(orig, fm)
 	c.res.Steering = c.steering(fm)
 	complexBindings(orig, &c.res)
 	return &c.res, nil

@@ -139,9 +139,20 @@ func (x *Executable) Source(hloFile, asmFile string) *traces.Source {
 	kernels := make([]traces.Kernel, 0, len(c.Kernels))
 	for i, k := range c.Kernels {
 		kernels = append(kernels, traces.Kernel{Name: k.Name, Label: fmt.Sprintf("k%d", i+1), Kind: k.Kind, File: hloFile, Line: k.Pos.Line,
-			FLOPs: k.FLOPs, Bytes: k.Bytes, FirstPC: k.FirstPC, EndPC: k.EndPC})
+			FLOPs: k.FLOPs, Bytes: k.Bytes, FirstPC: k.FirstPC, EndPC: k.EndPC, Origin: origin(k.Source)})
 	}
-	return traces.NewSource(c.Program, asmFile, c.AsmLines, kernels, true)
+	src := traces.NewSource(c.Program, asmFile, c.AsmLines, kernels, true)
+	if len(c.Sources) > 0 {
+		src.Origins = make(map[[2]int32]traces.Origin, len(c.Sources))
+		for p, s := range c.Sources {
+			src.Origins[[2]int32{int32(p.Line), int32(p.Col)}] = origin(s)
+		}
+	}
+	return src
+}
+
+func origin(s hlo.Source) traces.Origin {
+	return traces.Origin{File: s.File, Line: s.Line, Op: s.OpName}
 }
 
 // NeedsInputError stops a timing-only run whose control flow depends on

@@ -68,6 +68,9 @@ type KernelStats struct {
 	// (docs/energy.md); static energy and DRAM activations and refreshes
 	// belong to the run, not to a kernel. Absent without an energy model.
 	EnergyJoules float64 `json:"energy_joules,omitempty"`
+	// Source is where the model's program wrote the kernel's work: the
+	// Python file and line of its HLO's metadata (absent when unknown).
+	Source string `json:"source,omitempty"`
 }
 
 // Kernels records the per-kernel table of a run.
@@ -137,7 +140,7 @@ func (k *Kernels) Stats() []KernelStats {
 	}
 	var out []KernelStats
 	for i, kn := range k.src.Kernels {
-		ks := KernelStats{Name: kn.Name, Kind: kn.Kind, Runs: k.count[i], FLOPs: kn.FLOPs * k.count[i], Bytes: kn.Bytes * k.count[i]}
+		ks := KernelStats{Name: kn.Name, Kind: kn.Kind, Runs: k.count[i], FLOPs: kn.FLOPs * k.count[i], Bytes: kn.Bytes * k.count[i], Source: kn.Origin.String()}
 		if !k.src.HLO {
 			st := m.HBM.Stats()
 			ks.FLOPs, ks.Bytes = m.FLOPs(), st.BytesRead+st.BytesWritten

@@ -310,7 +310,19 @@ func (b *stackBuilder) stack(pc int) []*profile.Location {
 	if op := s.HLOOp(pc); op != "" && op != kn.Name {
 		st = append(st, b.frame(op, d.File, int(d.Line), int(d.Line)))
 	}
-	return append(st, b.frame(kn.Name, kn.File, kn.Line, kn.Line))
+	st = append(st, b.frame(kn.Name, kn.File, kn.Line, kn.Line))
+	// The model's line the instruction's HLO op came from (the kernel's,
+	// when the op's own metadata names none), as the outermost frame: a
+	// function named file:line in that file, so that pprof -top groups
+	// the cycles by line of the model and -list shows them on its source.
+	o, ok := s.Origins[[2]int32{d.Line, d.Col}]
+	if !ok {
+		o = kn.Origin
+	}
+	if o.File != "" {
+		st = append(st, b.frame(o.String(), o.File, o.Line, o.Line))
+	}
+	return st
 }
 
 // Wants implements sim.HookFilter: only state stretches.

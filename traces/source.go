@@ -6,6 +6,7 @@
 package traces
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"github.com/pulse-sim/pulse/exe"
@@ -24,6 +25,30 @@ type Kernel struct {
 	Bytes   int64  // HBM bytes the HLO op reads and writes in one run
 	FirstPC int
 	EndPC   int // one past the last instruction
+	// Origin is where the model's program wrote the kernel's work (the
+	// Python file and line of the HLO's metadata); zero when unknown.
+	Origin Origin
+}
+
+// Origin is a place in the program a model was written in: a Python file
+// and line, and the framework's name for the op (JAX's name stack,
+// PyTorch/XLA's op), from the HLO's metadata or a StableHLO export's debug
+// locations.
+type Origin struct {
+	File string
+	Line int
+	Op   string
+}
+
+// String is "file:line" ("" when the file is unknown).
+func (o Origin) String() string {
+	switch {
+	case o.File == "":
+		return ""
+	case o.Line <= 0:
+		return o.File
+	}
+	return fmt.Sprintf("%s:%d", o.File, o.Line)
 }
 
 // Source says where every instruction of a program came from: its kernel,
@@ -40,6 +65,10 @@ type Source struct {
 	// HLO is true when the debug map points into an HLO module (its Origin
 	// is the HLO instruction each machine instruction implements).
 	HLO bool
+	// Origins are the model's source lines of the HLO instructions, by
+	// their position (line and column) in the HLO: what a machine
+	// instruction's debug position finds (nil: none known).
+	Origins map[[2]int32]Origin
 
 	kernelOf []int32 // pc -> kernel index, -1 for none
 }

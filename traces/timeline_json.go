@@ -69,6 +69,12 @@ func (t *Timeline) WriteJSON(w io.Writer) error {
 		if kn.Label != "" {
 			args["kernel"] = kn.Label
 		}
+		if o := kn.Origin.String(); o != "" {
+			args["source"] = o // the model's line (the HLO's metadata)
+			if kn.Origin.Op != "" {
+				args["op_name"] = kn.Origin.Op
+			}
+		}
 		e.complete(1+int(k.track), k.start, k.end, kn.Name, mustJSON(args))
 	}
 

@@ -131,6 +131,13 @@ func (r *reader) build() (*Result, error) {
 			if in.Pos.Line-1 < len(b.pos) && b.pos[in.Pos.Line-1].Line > 0 {
 				in.Pos = b.pos[in.Pos.Line-1]
 			}
+			// The operation's debug location, as XLA's translation
+			// writes it: the instruction's metadata.
+			if src, ok := r.locs.sourceAt(in.Pos); ok {
+				if _, has := in.Attr("metadata"); !has {
+					in.Attrs = append(in.Attrs, hlo.Attr{Pos: in.Pos, Key: "metadata", Value: hlo.MetadataText(src)})
+				}
+			}
 		}
 	}
 	return &Result{File: r.file, Module: m, Checks: b.checks, Outputs: entryOutputs}, nil

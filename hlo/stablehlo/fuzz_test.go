@@ -35,6 +35,24 @@ func FuzzRead(f *testing.F) {
     return %1 : tensor<8x4xf32>
   }
 }`))
+	// Debug locations (issue 45): aliases, name stacks, call sites, fused
+	// locations, a column range, an alias cycle.
+	f.Add([]byte(`#loc1 = loc("x")
+module @m {
+  func.func public @main(%arg0: tensor<3xf32> loc("x")) -> (tensor<3xf32>) {
+    %0 = stablehlo.negate %arg0 : tensor<3xf32> loc(#loc4)
+    %1 = stablehlo.abs %0 : tensor<3xf32> loc(fused[#loc1, callsite("f"("a.py":3:1 to :9) at #loc2)])
+    %2 = stablehlo.sine %1 : tensor<3xf32> loc(#loc5)
+    return %2 : tensor<3xf32> loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc2 = loc("a.py":9:0)
+#loc3 = loc("jit(f)"(#loc2))
+#loc4 = loc("neg"(#loc3))
+#loc5 = loc("a"(#loc6))
+#loc6 = loc("b"(#loc5))
+`))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		r, err := Read("f.mlir", src)
 		if err != nil {

@@ -49,49 +49,12 @@ func Read(file string, src []byte) (*Result, error) {
 		e.File = file
 		return nil, &e
 	}
-	r := &reader{file: file, toks: dropLocations(toks), funcs: map[string]*fn{}}
+	r := &reader{file: file, funcs: map[string]*fn{}}
+	r.toks, r.locs = splitLocations(toks)
 	if err := r.module(); err != nil {
 		return nil, err
 	}
 	return r.build()
-}
-
-// dropLocations removes MLIR's debug locations, which
-// jax.jit(f).lower(x).as_text(debug_info=True) writes: a loc(...) after an
-// operation, an argument, a function or the module, and the #locN =
-// loc(...) aliases before and after the module. Positions in Pulse's
-// messages are the .mlir file's own lines, which the locations do not
-// change.
-func dropLocations(toks []token) []token {
-	out := toks[:0:0]
-	skipGroup := func(i int) int { // i at "(": the index after its ")"
-		depth := 0
-		for ; i < len(toks) && toks[i].kind != tEOF; i++ {
-			switch toks[i].text {
-			case "(":
-				depth++
-			case ")":
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for i := 0; i < len(toks); {
-		t := toks[i]
-		switch {
-		case t.kind == tIdent && t.text == "loc" && i+1 < len(toks) && toks[i+1].text == "(":
-			i = skipGroup(i + 1)
-		case t.kind == tIdent && strings.HasPrefix(t.text, "#loc") && i+3 < len(toks) && toks[i+1].text == "=" && toks[i+2].text == "loc" && toks[i+3].text == "(":
-			i = skipGroup(i + 3)
-		default:
-			out = append(out, t)
-			i++
-		}
-	}
-	return out
 }
 
 type fn struct {
@@ -122,6 +85,9 @@ type stmt struct {
 	col     int
 	regions [][]*stmt
 	rargs   [][]arg // region block arguments
+	// src is where the operation came from, from its loc(...) (JAX's
+	// as_text(debug_info=True)); zero without one.
+	src hlo.Source
 	// paired: the region's arguments were written as the pretty
 	// reduce's (%acc_a, %x_a) (%acc_b, %x_b) pairs, not in HLO's order
 	// (the accumulators, then the elements) as a generic region's are.
@@ -139,6 +105,8 @@ type reader struct {
 	replicas, partitions int64
 	// meshes are the module's sdy.mesh declarations (shardy.go).
 	meshes []meshDecl
+	// locs are the module's debug locations (locations.go).
+	locs *locations
 }
 
 func (r *reader) peek() token { return r.toks[r.p] }
@@ -476,6 +444,9 @@ func (r *reader) statement() (*stmt, error) {
 			s.regions = append(s.regions, body)
 			s.rargs = append(s.rargs, nil)
 		}
+	}
+	if s.src = r.locs.after(r.p - 1); s.src.Known() {
+		r.locs.sources[hlo.Pos{Line: s.line, Col: s.col}] = s.src
 	}
 	return s, nil
 }

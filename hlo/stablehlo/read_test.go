@@ -1,10 +1,12 @@
 package stablehlo
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
@@ -185,6 +187,88 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
 			require.Contains(t, []int{5, 6}, in.Pos.Line)
 		}
 	}
+}
+
+// Each operation's location becomes its instruction's metadata, as XLA's
+// translation makes it: the op name from the name locations (JAX nests
+// its name stack: "dot_general"("jit(f)"(...)) is jit(f)/dot_general),
+// the file and line of the innermost frame of a call site (the user's
+// line), the first fused location that names a file. Column ranges
+// ("to :25", MLIR's FileLineColRange) and escapes in file names are read.
+func TestDebugLocationSources(t *testing.T) {
+	src := `#loc1 = loc("x")
+module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<8x16xf32> loc("x"), %arg1: tensor<16x4xf32> loc("w")) -> (tensor<8x4xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32> loc(#loc8)
+    %1 = stablehlo.tanh %0 : tensor<8x4xf32> loc(#loc9)
+    %2 = chlo.square %1 : tensor<8x4xf32> -> tensor<8x4xf32> loc(#loc12)
+    %3 = stablehlo.negate %2 : tensor<8x4xf32> loc(#loc13)
+    %4 = stablehlo.abs %3 : tensor<8x4xf32> loc(unknown)
+    %5 = stablehlo.exponential %4 : tensor<8x4xf32> loc(#loc14)
+    return %5 : tensor<8x4xf32> loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc2 = loc("/home/u/model.py":12:10 to :25)
+#loc3 = loc("/home/u/model.py":20:0)
+#loc4 = loc("layer"(#loc2))
+#loc5 = loc("<module>"(#loc3))
+#loc6 = loc(callsite(#loc4 at #loc5))
+#loc7 = loc("jit(f)"(#loc6))
+#loc8 = loc("dot_general"(#loc7))
+#loc9 = loc("jit(f)/jit(main)/tanh"(callsite("layer"("/home/u/model.py":13:9 to 14:2) at #loc5)))
+#loc10 = loc("/home/u/my\22model.py":14:11)
+#loc11 = loc("square"(#loc10))
+#loc12 = loc(fused[#loc1, #loc11, #loc3])
+#loc13 = loc("neg"(#loc1))
+#loc14 = loc("loop"(#loc15))
+#loc15 = loc("again"(#loc14))
+`
+	r, err := Read("dbg.mlir", []byte(src))
+	require.NoError(t, err)
+	got := map[string]hlo.Source{}
+	for _, in := range r.Module.Entry.Instructions {
+		if s, ok := hlo.SourceOf(in); ok {
+			s2 := hlo.ParseMetadata(mustAttr(t, in, "metadata"))
+			require.Equal(t, s, s2)
+			got[in.Opcode] = s
+		}
+	}
+	require.Equal(t, map[string]hlo.Source{
+		hlo.OpDot:      {File: "/home/u/model.py", Line: 12, OpName: "jit(f)/dot_general"},
+		hlo.OpTanh:     {File: "/home/u/model.py", Line: 13, OpName: "jit(f)/jit(main)/tanh"},
+		hlo.OpMultiply: {File: "/home/u/my\"model.py", Line: 14, OpName: "square"},
+	}, got, "negate names no file, abs is unknown, exponential's aliases form a cycle")
+}
+
+// Aliases fused into each other double the locations at each level: a
+// budget keeps resolving them linear (60 levels, 3^60 paths unbounded).
+func TestDebugLocationBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("module @m {\n  func.func public @main(%arg0: tensor<3xf32>) -> (tensor<3xf32>) {\n")
+	b.WriteString("    %0 = stablehlo.negate %arg0 : tensor<3xf32> loc(#loc0)\n    return %0 : tensor<3xf32>\n  }\n}\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "#loc%d = loc(fused[#loc%d, #loc%d, #loc%d])\n", i, i+1, i+1, i+1)
+	}
+	b.WriteString("#loc60 = loc(\"a.py\":1:1)\n")
+	done := make(chan error, 1)
+	go func() {
+		_, err := Read("bomb.mlir", []byte(b.String()))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("resolving the locations did not end")
+	}
+}
+
+func mustAttr(t *testing.T, in *hlo.Instruction, key string) string {
+	t.Helper()
+	v, ok := in.Attr(key)
+	require.True(t, ok, key)
+	return v
 }
 
 // An optimization barrier over several values (jax.checkpoint's, around

@@ -352,6 +352,9 @@ func (b *builder) manualComputation(s *stmt, sc *scope) error {
 	if len(s.regions) != 1 {
 		return b.r.errAt(at, "sdy.manual_computation needs its body")
 	}
+	if len(s.results) == 0 {
+		return b.r.errAt(at, "sdy.manual_computation without a result")
+	}
 	pre, typ := split(s.toks)
 	ins, outs, err := b.types(typ)
 	if err != nil {

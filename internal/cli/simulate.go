@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -382,6 +383,9 @@ func writeRunReport(w io.Writer, obs *observeFlags, r *runtime.Result) error {
 	if err := obs.writeExplain(w, r.Report); err != nil {
 		return err
 	}
+	if obs.explainer != nil {
+		writeModelLines(w, r.Kernels, r.Report.Cycles)
+	}
 	writeNotModelled(w, r.NotModelled)
 	writeApproximated(w, r.Approximated)
 	return nil
@@ -403,20 +407,89 @@ func writeApproximated(w io.Writer, ap []lowering.NotModelled) {
 	}
 }
 
+// writeKernelTable prints the per-kernel table; when the module's
+// metadata names the model's source lines (XLA's source_file and
+// source_line, a StableHLO export's debug locations), a SOURCE column
+// gives each kernel's file (without its directories) and line.
 func writeKernelTable(w io.Writer, ks []runtime.KernelStats) error {
 	t := tablewriter.NewTable(w)
-	t.Header("KERNEL", "KIND", "RUNS", "CYCLES", "FLOPS", "BYTES", "FLOP/BYTE", "BOUND", "ACHIEVED")
+	header := []any{"KERNEL", "KIND", "RUNS", "CYCLES", "FLOPS", "BYTES", "FLOP/BYTE", "BOUND", "ACHIEVED"}
+	sources := slices.ContainsFunc(ks, func(k runtime.KernelStats) bool { return k.Source != "" })
+	if sources {
+		header = append(header, "SOURCE")
+	}
+	t.Header(header...)
 	for _, k := range ks {
 		achieved := fmt.Sprintf("%.1f%%", 100*k.Achieved)
 		if k.Bound == "interconnect" {
 			achieved = "-" // no roof of the chip's (the devices table has the link's figures)
 		}
-		if err := t.Append(k.Name, k.Kind, fmt.Sprint(k.Runs), fmt.Sprint(k.Cycles), fmt.Sprint(k.FLOPs), fmt.Sprint(k.Bytes),
-			fmt.Sprintf("%.2f", k.Intensity), k.Bound, achieved); err != nil {
+		row := []any{k.Name, k.Kind, fmt.Sprint(k.Runs), fmt.Sprint(k.Cycles), fmt.Sprint(k.FLOPs), fmt.Sprint(k.Bytes),
+			fmt.Sprintf("%.2f", k.Intensity), k.Bound, achieved}
+		if sources {
+			row = append(row, shortSource(k.Source))
+		}
+		if err := t.Append(row...); err != nil {
 			return err
 		}
 	}
 	return t.Render()
+}
+
+// shortSource is file:line without the file's directories ("-" for none).
+func shortSource(s string) string {
+	if s == "" {
+		return "-"
+	}
+	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// maxModelLines is how many of the model's lines --explain lists.
+const maxModelLines = 5
+
+// writeModelLines says, after --explain's phases, which lines of the
+// model's program the cycles went to: the kernels' cycles summed by their
+// source line, the largest first (nothing when the module names none).
+func writeModelLines(w io.Writer, ks []runtime.KernelStats, total int64) {
+	type line struct {
+		src             string
+		cycles, kernels int64
+	}
+	by := map[string]*line{}
+	var order []*line
+	var unknown int64
+	for _, k := range ks {
+		if k.Source == "" {
+			unknown += k.Cycles
+			continue
+		}
+		l := by[k.Source]
+		if l == nil {
+			l = &line{src: k.Source}
+			by[k.Source] = l
+			order = append(order, l)
+		}
+		l.cycles += k.Cycles
+		l.kernels++
+	}
+	if len(order) == 0 || total <= 0 {
+		return
+	}
+	slices.SortStableFunc(order, func(a, b *line) int { return cmp.Compare(b.cycles, a.cycles) })
+	fmt.Fprintf(w, "  model lines (kernel cycles by the source line their HLO names):\n")
+	for i, l := range order {
+		if i == maxModelLines {
+			fmt.Fprintf(w, "    ... and %d more lines (the kernel table's SOURCE column, --json's kernels)\n", len(order)-i)
+			break
+		}
+		fmt.Fprintf(w, "    %5.1f%% %12d cycles %5d kernel(s)  %s\n", 100*float64(l.cycles)/float64(total), l.cycles, l.kernels, l.src)
+	}
+	if unknown > 0 {
+		fmt.Fprintf(w, "    %5.1f%% %12d cycles                  (kernels with no source line)\n", 100*float64(unknown)/float64(total), unknown)
+	}
 }
 
 // checkBudgetFirst refuses --check before the simulation when the
