@@ -625,7 +625,9 @@ func TestDotBatchLoops(t *testing.T) {
 
 // Transposes that move the innermost dimension run as tiles through SRAM
 // and the cross-lane unit; the permutations and shapes below are batched
-// 2-D transposes with and without size-1 dims, odd and even tile counts.
+// 2-D transposes with and without size-1 dims, odd and even tile counts,
+// and one that takes two passes; one that keeps the innermost dimension is
+// a strided DMA.
 func TestTiledTransposes(t *testing.T) {
 	cases := map[string]string{
 		"NCHW to NHWC": `ENTRY e {
@@ -640,9 +642,13 @@ func TestTiledTransposes(t *testing.T) {
   x = f32[1,300,1000] parameter(0)
   ROOT t = f32[1000,1,300] transpose(x), dimensions={2,0,1}
 }`,
-		"weights OIHW to HWIO are not batched 2-D: strided DMA": `ENTRY e {
+		"weights OIHW to HWIO, not batched 2-D: two passes": `ENTRY e {
   x = f32[32,16,3,3] parameter(0)
   ROOT t = f32[3,3,16,32] transpose(x), dimensions={2,3,1,0}
+}`,
+		"heads swap keeps the innermost dim: strided DMA": `ENTRY e {
+  x = f32[2,8,4,64] parameter(0)
+  ROOT t = f32[2,4,8,64] transpose(x), dimensions={0,2,1,3}
 }`,
 	}
 	for name, src := range cases {
