@@ -71,6 +71,12 @@ max {
   u = f32[30,8] parameter(2)
   ROOT s = f32[4,8] scatter(c, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign
 }`,
+		"scatter assign, unique indices (on the engines in turn), one skipped": `ENTRY e {
+  c = f32[9,8] parameter(0)
+  i = s32[6,1] constant({{3},{0},{6},{1},{12},{8}})
+  u = f32[6,8] parameter(1)
+  ROOT s = f32[9,8] scatter(c, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, indices_are_sorted=false, unique_indices=true, to_apply=assign
+}`,
 		"scatter add, repeated and skipped indices (an embedding gradient)": `ENTRY e {
   c = f32[5,16] parameter(0)
   i = s64[40,1] parameter(1)

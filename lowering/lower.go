@@ -892,6 +892,11 @@ func (c *compiler) lowerInstruction(in *hlo.Instruction) error {
 		return c.gather(in)
 	case op == hlo.OpScatter:
 		return c.scatter(in)
+	case op == hlo.OpSort:
+		if ok, err := c.sortKernel(in); ok || err != nil {
+			return err
+		}
+		return c.fail(in, "a sort the SRAM sort kernel does not take reached the compiler (the legalization expands those)")
 	case op == hlo.OpDynamicSlice:
 		return c.dynamicSlice(in)
 	case op == hlo.OpDynamicUpdateSlice:

@@ -140,3 +140,54 @@ ENTRY e {
 		runChecked(t, chip, src)
 	}
 }
+
+// TestSortKernel: a sort whose rows fit SRAM is one kernel (kind sort)
+// there, an argsort of f32[8,1024] in under 80,000 cycles on tpuv4core
+// (its network expanded into HLO ops took 440,000); one whose rows do not
+// fit (teach16's 256 KiB) or whose keys are f64 is still expanded into a
+// network of kernels. Values are the evaluator's, races watched.
+func TestSortKernel(t *testing.T) {
+	argsort := `cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT, type=TOTALORDER
+}
+ENTRY e {
+  x = f32[%d,%d] parameter(0)
+  i = s32[%d,%d] iota(), iota_dimension=1
+  ROOT s = (f32[%d,%d], s32[%d,%d]) sort(x, i), dimensions={1}, to_apply=cmp, is_stable=true
+}`
+	f64 := `cmp {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=GT
+}
+ENTRY e {
+  x = f64[4,33] parameter(0)
+  ROOT s = f64[4,33] sort(x), dimensions={1}, to_apply=cmp
+}`
+	for _, tc := range []struct {
+		name, chip, src string
+		kernel          bool
+		maxCycles       int64
+	}{
+		{"argsort 8x1024", "tpuv4core", fmt.Sprintf(argsort, 8, 1024, 8, 1024, 8, 1024, 8, 1024), true, 80000},
+		{"argsort 3x1000 padded", "trn1nc", fmt.Sprintf(argsort, 3, 1000, 3, 1000, 3, 1000, 3, 1000), true, 0},
+		{"argsort beyond teach16's SRAM", "teach16", fmt.Sprintf(argsort, 16, 2048, 16, 2048, 16, 2048, 16, 2048), false, 0},
+		{"f64 keys", "tpuv4core", f64, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, r := compileRunChecked(t, tc.chip, nil, tc.src)
+			kinds := map[string]bool{}
+			for _, k := range x.Compiled.Kernels {
+				kinds[k.Kind] = true
+			}
+			require.Equal(t, tc.kernel, kinds["sort"], "a sort kernel")
+			if tc.maxCycles > 0 {
+				require.Less(t, r.Report.Cycles, tc.maxCycles)
+			}
+		})
+	}
+}

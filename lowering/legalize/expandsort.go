@@ -28,9 +28,28 @@ import (
 // its phases are as many as the bitonic networks TPUs sort with (n log^2
 // n comparisons). Short networks are unrolled, longer ones a loop over
 // phases: code does not grow with N.
-func ExpandSorts(m *hlo.Module) error {
+func ExpandSorts(m *hlo.Module) error { return ExpandSortsExcept(nil)(m) }
+
+// SortKernelFits says whether the compiler sorts, in a kernel of its own,
+// rows of n elements (rows of them) with operands of the element types
+// elems ordered by the comparator cmp (lowering's SRAM sort kernel).
+type SortKernelFits func(cmp *hlo.Computation, elems []string, rows, n int64) bool
+
+// ExpandSortsExcept is ExpandSorts for the sorts along their last
+// dimension that kernel does not take (nil: all).
+func ExpandSortsExcept(kernel SortKernelFits) func(*hlo.Module) error {
+	return func(m *hlo.Module) error { return expandSorts(m, kernel) }
+}
+
+func expandSorts(m *hlo.Module, kernel SortKernelFits) error {
 	return rewriteEach(m, "sort", func(x *rewriter, ops []*hlo.Instruction) error {
 		in := x.At
+		if kernel != nil {
+			if cmp, elems, rows, n, last := sortShape(m, in, ops); last && kernel(cmp, elems, rows, n) {
+				x.Out = append(x.Out, in) // the compiler's sort kernel
+				return nil
+			}
+		}
 		name, _ := in.Attr("to_apply")
 		cmp := m.Computation(strings.TrimPrefix(name, "%"))
 		dimsAttr, _ := in.Attr("dimensions")
@@ -386,4 +405,93 @@ func ExpandTopKs(m *hlo.Module) error {
 		x.FinishAll(outs)
 		return nil
 	})
+}
+
+// sortShape reads a sort: its comparator, its operands' element types, its
+// rows and their length along the sort dimension, and whether that
+// dimension is the last.
+func sortShape(m *hlo.Module, in *hlo.Instruction, ops []*hlo.Instruction) (cmp *hlo.Computation, elems []string, rows, n int64, last bool) {
+	name, _ := in.Attr("to_apply")
+	cmp = m.Computation(strings.TrimPrefix(name, "%"))
+	dims, ok := hlo.IntList(hlo.AttrOr(in, "dimensions", "{}"))
+	if cmp == nil || !ok || len(dims) != 1 || len(ops) == 0 || ops[0].Shape.IsTuple {
+		return nil, nil, 0, 0, false
+	}
+	d := int(dims[0])
+	D := ops[0].Shape.Dims
+	if d < 0 || d >= len(D) {
+		return nil, nil, 0, 0, false
+	}
+	for _, o := range ops {
+		if o.Shape.IsTuple || !hlo.EqualDims(o.Shape.Dims, D) {
+			return nil, nil, 0, 0, false
+		}
+		elems = append(elems, o.Shape.Elem)
+	}
+	n = D[d]
+	rows = 1
+	for i, x := range D {
+		if i != d {
+			rows *= x
+		}
+	}
+	return cmp, elems, rows, n, d == len(D)-1
+}
+
+// SortDimsLast moves the sort dimension of the sorts kernel would take
+// last: each operand transposed so that it is, the sort along it (the same
+// comparator), each result transposed back; the transposes are copies the
+// compiler runs at their roof, the sort then one kernel instead of a
+// network of them.
+func SortDimsLast(kernel SortKernelFits) func(*hlo.Module) error {
+	return func(m *hlo.Module) error {
+		return rewriteEach(m, "sort", func(x *rewriter, ops []*hlo.Instruction) error {
+			in := x.At
+			cmp, elems, rows, n, last := sortShape(m, in, ops)
+			if cmp == nil || last || !kernel(cmp, elems, rows, n) {
+				x.Out = append(x.Out, in)
+				return nil
+			}
+			dims, _ := hlo.IntList(hlo.AttrOr(in, "dimensions", "{}"))
+			d, r := dims[0], int64(len(ops[0].Shape.Dims))
+			var perm []int64
+			for i := range r {
+				if i != d {
+					perm = append(perm, i)
+				}
+			}
+			perm = append(perm, d)
+			inv := make([]int64, r)
+			for i, p := range perm {
+				inv[p] = int64(i)
+			}
+			moved := make([]*hlo.Instruction, len(ops))
+			for i, o := range ops {
+				moved[i] = x.Transpose(o, perm)
+			}
+			tdims := moved[0].Shape.Dims
+			attrs := []string{"dimensions", hlo.IntsText([]int64{r - 1}), "to_apply", hlo.AttrOr(in, "to_apply", "")}
+			if st, ok := in.Attr("is_stable"); ok {
+				attrs = append(attrs, "is_stable", st)
+			}
+			if len(ops) == 1 {
+				s := x.Emit("sort", elems[0], tdims, moved, attrs...)
+				x.Finish(x.Transpose(s, inv))
+				return nil
+			}
+			s := x.Emit("sort", "", nil, moved, attrs...)
+			tuple := &hlo.Shape{IsTuple: true}
+			for _, e := range elems {
+				tuple.Tuple = append(tuple.Tuple, &hlo.Shape{Elem: e, Dims: tdims})
+			}
+			s.Shape = tuple
+			var outs []*hlo.Instruction
+			for i, e := range elems {
+				g := x.Emit("get-tuple-element", e, tdims, []*hlo.Instruction{s}, "index", strconv.Itoa(i))
+				outs = append(outs, x.Transpose(g, inv))
+			}
+			x.FinishAll(outs)
+			return nil
+		})
+	}
 }
