@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
+	"strings"
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
@@ -180,15 +181,19 @@ func TestComplexFFT(t *testing.T) {
 		{"RFFT", "f64[4,7]", "c128[4,4]", "{4,7}", []int{4, 7}, 2},
 		{"IRFFT", "c128[3,5]", "f64[3,8]", "{8}", []int{3, 8}, 1},
 		{"IRFFT", "c128[4,4]", "f64[4,7]", "{4,7}", []int{4, 7}, 2},
-		// Four-step: 300 = 15 x 20, 1024 = 32 x 32, 2048 = 32 x 64 (64
-		// and 32 direct), 514 = 2 x 257 (257 prime, direct); RFFT and
-		// IRFFT through the complex transform and the Hermitian spectrum.
+		// Direct up to 512 when the work is small (300, 256: one matrix
+		// product); four-step beyond: 600 = 24 x 25, 1024 = 32 x 32,
+		// 2048 = 32 x 64 (64 and 32 direct), 514 = 2 x 257 (257 prime,
+		// direct); RFFT and IRFFT through the complex transform and the
+		// Hermitian spectrum.
 		{"FFT", "c128[2,300]", "c128[2,300]", "{300}", []int{2, 300}, 1},
+		{"RFFT", "f64[3,256]", "c128[3,129]", "{256}", []int{3, 256}, 1},
+		{"FFT", "c128[2,600]", "c128[2,600]", "{600}", []int{2, 600}, 1},
 		{"IFFT", "c128[1024]", "c128[1024]", "{1024}", []int{1024}, 1},
 		{"FFT", "c128[2048]", "c128[2048]", "{2048}", []int{2048}, 1},
 		{"FFT", "c128[514]", "c128[514]", "{514}", []int{514}, 1},
-		{"RFFT", "f64[2,300]", "c128[2,151]", "{300}", []int{2, 300}, 1},
-		{"IRFFT", "c128[2,151]", "f64[2,300]", "{300}", []int{2, 300}, 1},
+		{"RFFT", "f64[2,600]", "c128[2,301]", "{600}", []int{2, 600}, 1},
+		{"IRFFT", "c128[2,301]", "f64[2,600]", "{600}", []int{2, 600}, 1},
 		{"IRFFT", "c128[3,129]", "f64[3,257]", "{3,257}", []int{3, 257}, 2},
 	} {
 		t.Run(fmt.Sprintf("%s %s %s", c.typ, c.in, c.lengths), func(t *testing.T) {
@@ -302,4 +307,26 @@ ENTRY e {
 		nearC(t, cmplx.Pow(z[i], w[i]), complexOut(t, out.Tuple[3])[i], 1e-12, fmt.Sprintf("power %v %v", z[i], w[i]))
 	}
 	require.Equal(t, []float64{0, 0}, out.Tuple[4].Data, "sqrt 0")
+}
+
+// TestFFTDirectOrFourStep: a DFT of up to 512 points whose work is small
+// (rows x n^2 up to 2^25 multiply-adds) is one matrix product per part (an
+// RFFT of f32[16,256]: two dots, cosines and sines); a large batch of the
+// same length takes the four steps, fewer operations in more kernels.
+func TestFFTDirectOrFourStep(t *testing.T) {
+	for _, tc := range []struct {
+		rows int
+		dots int // at most, for the direct product; more than it otherwise
+		four bool
+	}{{16, 2, false}, {4096, 2, true}} {
+		m, err := hlo.Parse("f.hlo", fmt.Sprintf("HloModule f\nENTRY e {\n  z = f32[%d,256] parameter(0)\n  ROOT f = c64[%d,129] fft(z), fft_type=RFFT, fft_length={256}\n}\n", tc.rows, tc.rows))
+		require.NoError(t, err)
+		require.NoError(t, expand.ExpandComplex(m))
+		dots := strings.Count(m.String(), " dot(")
+		if tc.four {
+			require.Greater(t, dots, tc.dots, "rows %d", tc.rows)
+		} else {
+			require.Equal(t, tc.dots, dots, "rows %d", tc.rows)
+		}
+	}
 }

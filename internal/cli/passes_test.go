@@ -25,7 +25,7 @@ func TestCompileDumpAfter(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	require.Equal(t, []string{"m.01.expand-complex.hlo", "m.53.fold-dot-transposes.hlo"}, names)
+	require.Equal(t, []string{"m.01.expand-complex.hlo", "m.54.fold-dot-transposes.hlo"}, names)
 	before := string(mustRead(t, filepath.Join(dumps, names[0])))
 	after := string(mustRead(t, filepath.Join(dumps, names[1])))
 	require.Contains(t, before, "transpose(")
@@ -34,7 +34,7 @@ func TestCompileDumpAfter(t *testing.T) {
 
 	code, out, stderr := runCLI("passes")
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, out, "53 fold-dot-transposes")
+	require.Contains(t, out, "54 fold-dot-transposes")
 
 	for _, c := range []struct{ pattern, msg string }{
 		{"fold", "names no pass; the passes, in order: expand-complex"},

@@ -349,7 +349,20 @@ func (net *bitonicNet) loop(x *rewriter, ops []*hlo.Instruction) ([]*hlo.Instruc
 // dimension, descending (largest=true) or ascending, floats in total
 // order, then the first k of each. ExpandSorts then makes the sort a
 // network; ties keep the lower index first, as the evaluator's topk.
-func ExpandTopKs(m *hlo.Module) error {
+func ExpandTopKs(m *hlo.Module) error { return ExpandTopKsExcept(nil)(m) }
+
+// TopKKernelFits says whether the compiler selects the top k of rows of n
+// elements of type elem in a kernel of its own (lowering's SRAM top-k
+// kernel).
+type TopKKernelFits func(elem string, rows, n, k int64) bool
+
+// ExpandTopKsExcept is ExpandTopKs for the topks that kernel does not take
+// (nil: all); it is asked only about those a selection suits (selectTopK).
+func ExpandTopKsExcept(kernel TopKKernelFits) func(*hlo.Module) error {
+	return func(m *hlo.Module) error { return expandTopKs(m, kernel) }
+}
+
+func expandTopKs(m *hlo.Module, kernel TopKKernelFits) error {
 	return rewriteEach(m, "topk", func(x *rewriter, ops []*hlo.Instruction) error {
 		in := x.At
 		k, err := hlo.IntAttr(in, "k")
@@ -363,6 +376,11 @@ func ExpandTopKs(m *hlo.Module) error {
 			dir = "LT"
 		}
 		elem := v.Shape.Elem
+		n := v.Shape.Dims[r-1]
+		if kernel != nil && k >= 1 && selectTopK(k, n, elem) && kernel(elem, v.Shape.Elems()/n, n, k) {
+			x.Out = append(x.Out, in) // the compiler's top-k kernel
+			return nil
+		}
 		if selectTopK(k, v.Shape.Dims[r-1], elem) {
 			x.FinishAll(x.selectionTopK(v, k, dir == "GT"))
 			return nil
