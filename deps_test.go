@@ -31,7 +31,7 @@ var allowedImports = map[string][]string{
 	"sim":              {},
 	"systolic":         {},
 	"internal/host":    {},
-	"internal/corpus":  {},
+	"internal/corpus":  {"hlo", "internal/npy"},
 	"internal/docfigs": {},
 	"internal/hlogen":  {},
 	"labs":             {},

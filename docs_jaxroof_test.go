@@ -6,12 +6,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/pulse-sim/pulse/hlo"
-	"github.com/pulse-sim/pulse/internal/npy"
+	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,8 +21,8 @@ import (
 // cycles (../shared/tools/kernel-roof's formula); the aggregate is the
 // sums' ratio.
 func jaxCorpusRoof(t *testing.T) string {
-	const corpus = "../shared/corpus/jax"
-	dirs, err := os.ReadDir(corpus)
+	const corpusDir = "../shared/corpus/jax"
+	dirs, err := os.ReadDir(corpusDir)
 	if err != nil {
 		t.Skip("needs ../shared/corpus/jax")
 	}
@@ -34,7 +32,7 @@ func jaxCorpusRoof(t *testing.T) string {
 	below := 0
 	for _, d := range dirs {
 		name := d.Name()
-		dir := filepath.Join(corpus, name)
+		dir := filepath.Join(corpusDir, name)
 		if !d.IsDir() || strings.HasPrefix(name, "spmd_") || strings.HasPrefix(name, "gpt3_") {
 			continue
 		}
@@ -43,7 +41,7 @@ func jaxCorpusRoof(t *testing.T) string {
 		}
 		report := filepath.Join(t.TempDir(), "r.json")
 		args := []string{"simulate", filepath.Join(dir, name+".hlo"), "--chip", "tpuv4core", "--timing-only", "--json", report}
-		for _, in := range corpusInputs(t, dir, name) {
+		for _, in := range corpus.JAXInputs(t, dir, name) {
 			args = append(args, "--in", in)
 		}
 		pulseCLI(t, args...)
@@ -80,35 +78,4 @@ func kernelRoof(t *testing.T, path string) (cycles, roofs float64) {
 		roofs += math.Max(k.FLOPs/r.Peak, k.Bytes/r.HBM.Peak) * r.ClockMHz * 1e6
 	}
 	return r.Cycles, roofs
-}
-
-// corpusInputs binds a program's in.N.npy files to its parameters in order,
-// skipping an input whose shape is not the next parameter's (jax.jit drops
-// the arguments a function does not use: layernorm_backward's beta).
-func corpusInputs(t *testing.T, dir, name string) []string {
-	src, err := os.ReadFile(filepath.Join(dir, name+".hlo"))
-	require.NoError(t, err)
-	m, err := hlo.Parse(name, string(src))
-	require.NoError(t, err)
-	params := map[int64]*hlo.Instruction{}
-	for _, in := range m.Entry.Instructions {
-		if in.Opcode == hlo.OpParameter {
-			params[in.ParamNumber] = in
-		}
-	}
-	var out []string
-	next := int64(0)
-	for i := 0; next < int64(len(params)); i++ {
-		p := filepath.Join(dir, fmt.Sprintf("in.%d.npy", i))
-		data, err := os.ReadFile(p)
-		require.NoError(t, err, "parameter %d of %s has no input", next, name)
-		a, err := npy.Read(data)
-		require.NoError(t, err)
-		if !slices.EqualFunc(a.Shape, params[next].Shape.Dims, func(x int, y int64) bool { return int64(x) == y }) {
-			continue
-		}
-		out = append(out, fmt.Sprintf("%d=%s", next, p))
-		next++
-	}
-	return out
 }

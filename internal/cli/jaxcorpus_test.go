@@ -6,11 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/internal/corpus"
 	"github.com/pulse-sim/pulse/internal/npy"
 	"github.com/stretchr/testify/require"
@@ -42,7 +40,7 @@ func TestJAXCorpusMatchesXLA(t *testing.T) {
 				ran++
 				outDir := filepath.Join(t.TempDir(), "o")
 				args := []string{"simulate", filepath.Join(dir, name+form), "--chip", "tpuv4core", "--out-dir", outDir}
-				for _, b := range jaxInputBindings(t, dir, name) {
+				for _, b := range corpus.JAXInputs(t, dir, name) {
 					args = append(args, "--in", b)
 				}
 				code, _, errs := runCLI(args...)
@@ -106,35 +104,4 @@ func requireMatchesXLA(t *testing.T, what, dtype string, wantNPY, gotNPY []byte)
 			require.LessOrEqual(t, math.Abs(g-v), tol*largest, "%s element %d: %v, XLA %v (tolerance %g of %g)", what, i, g, v, tol, largest)
 		}
 	}
-}
-
-// jaxInputBindings binds a program's inputs (in.N.npy) to its parameters:
-// jax.jit drops the arguments a function does not use (layernorm_backward's
-// beta), so input N is parameter N only until one is dropped; an input
-// whose shape is not the next parameter's is skipped.
-func jaxInputBindings(t *testing.T, dir, name string) []string {
-	m, err := hlo.Parse(name, string(mustRead(t, filepath.Join(dir, name+".hlo"))))
-	require.NoError(t, err)
-	params := map[int64]*hlo.Instruction{}
-	for _, in := range m.Entry.Instructions {
-		if in.Opcode == hlo.OpParameter {
-			params[in.ParamNumber] = in
-		}
-	}
-	var out []string
-	next := int64(0)
-	for i := 0; next < int64(len(params)); i++ {
-		p := filepath.Join(dir, fmt.Sprintf("in.%d.npy", i))
-		data, err := os.ReadFile(p)
-		require.NoError(t, err, "parameter %d of %s has no input", next, name)
-		a, err := npy.Read(data)
-		require.NoError(t, err)
-		want := params[next].Shape.Dims
-		if len(a.Shape) != len(want) || !slices.EqualFunc(a.Shape, want, func(x int, y int64) bool { return int64(x) == y }) {
-			continue // dropped by jax.jit
-		}
-		out = append(out, fmt.Sprintf("%d=%s", next, p))
-		next++
-	}
-	return out
 }

@@ -7,10 +7,15 @@ package corpus
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/internal/npy"
 )
 
 var (
@@ -133,4 +138,46 @@ func Glob(pattern string) []string {
 	}
 	files, _ := filepath.Glob(filepath.Join(Dir(), pattern))
 	return files
+}
+
+// JAXInputs binds a JAX corpus program's inputs (dir/in.N.npy) to its
+// parameters as --in flags ("N=path"): jax.jit drops the arguments a
+// function does not use (layernorm_backward's beta), so input N is
+// parameter N only until one is dropped; an input whose shape is not the
+// next parameter's is skipped.
+func JAXInputs(t testing.TB, dir, name string) []string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(dir, name+".hlo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := hlo.Parse(name, string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := map[int64]*hlo.Instruction{}
+	for _, in := range m.Entry.Instructions {
+		if in.Opcode == hlo.OpParameter {
+			params[in.ParamNumber] = in
+		}
+	}
+	var out []string
+	next := int64(0)
+	for i := 0; next < int64(len(params)); i++ {
+		p := filepath.Join(dir, fmt.Sprintf("in.%d.npy", i))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("parameter %d of %s has no input: %v", next, name, err)
+		}
+		a, err := npy.Read(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(a.Shape, params[next].Shape.Dims, func(x int, y int64) bool { return int64(x) == y }) {
+			continue // dropped by jax.jit
+		}
+		out = append(out, fmt.Sprintf("%d=%s", next, p))
+		next++
+	}
+	return out
 }
