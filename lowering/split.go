@@ -31,7 +31,7 @@ func inLoopKernel(op string) bool {
 
 // minStridedTranspose is the smallest transpose (in elements) that runs as
 // a transpose kernel rather than as a loop kernel's strided load.
-const minStridedTranspose = 1 << 14
+const minStridedTranspose = 1 << 11
 
 // movesInnermost: a big transpose that brings another dim innermost. As a
 // loop kernel's load it would read one element per DMA burst; on its own it

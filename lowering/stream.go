@@ -2,6 +2,9 @@ package lowering
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/isa"
@@ -331,7 +334,7 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 			if b.load == nil {
 				continue
 			}
-			emit(b.at, "dma     %s, %s%s signal s0", tileOp(b.name), hbmOp(b.load, b.row, b.oneRow), wait())
+			emit(b.at, "dma     %s%s signal s0", squeezedDMA(tileOp(b.name), hbmOp(b.load, b.row, b.oneRow)), wait())
 			nloads++
 		}
 		var ops []streamOp
@@ -680,4 +683,71 @@ func prod(d []int64) int64 {
 		n *= x
 	}
 	return n
+}
+
+// squeezedDMA is "dst, src" for a load from HBM tile src into the
+// contiguous SRAM tile dst of the same dims, with the dims of one element
+// dropped from both: they move nothing, but a DMA engine walks a
+// descriptor's innermost dimension as its contiguous run, and a broadcast
+// operand's trailing [.., 1] of stride 0 made every element a run of its
+// own (a batched outer product's f32[64,128,1] load: 8,192 bursts of 4
+// bytes).
+func squeezedDMA(dst, src string) string {
+	dd, ok1 := tileDims(dst)
+	sd, ok2 := tileDims(src)
+	if !ok1 || !ok2 || len(dd.dims) != len(sd.dims) || len(sd.strides) != len(sd.dims) || len(dd.strides) != 0 || !slices.Equal(dd.dims, sd.dims) || !slices.Contains(sd.dims, 1) {
+		return dst + ", " + src
+	}
+	var dims, strides []int64
+	for i, n := range sd.dims {
+		if n != 1 {
+			dims, strides = append(dims, n), append(strides, sd.strides[i])
+		}
+	}
+	if len(dims) == 0 {
+		dims, strides = []int64{1}, []int64{1}
+	}
+	return fmt.Sprintf("%s[%s], %s[%s]{%s}", dd.head, joinDims(dims), sd.head, joinDims(dims), joinDims(strides))
+}
+
+// tileText is a tile operand's text split: "space[base]:dtype", its dims
+// and its strides (none when it has no {...}).
+type tileText struct {
+	head          string
+	dims, strides []int64
+}
+
+func tileDims(t string) (tileText, bool) {
+	open := strings.LastIndexByte(t, '[')
+	close := strings.LastIndexByte(t, ']')
+	if open < 0 || close < open {
+		return tileText{}, false
+	}
+	out := tileText{head: t[:open]}
+	var ok bool
+	if out.dims, ok = intsOf(t[open+1 : close]); !ok {
+		return tileText{}, false
+	}
+	if rest := t[close+1:]; rest != "" {
+		if !strings.HasPrefix(rest, "{") || !strings.HasSuffix(rest, "}") {
+			return tileText{}, false
+		}
+		if out.strides, ok = intsOf(rest[1 : len(rest)-1]); !ok {
+			return tileText{}, false
+		}
+	}
+	return out, true
+}
+
+// intsOf reads "a,b,c".
+func intsOf(s string) ([]int64, bool) {
+	var out []int64
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // TestUnrollNarrowReductions: a short reduced dimension between kept ones,
-// under more outer rows than a reduce kernel makes passes, becomes
+// under more outer rows than a reduce kernel makes passes (or under
+// enough of them that are each small), becomes
 // elementwise ops over its slices, with the evaluator's values; others
 // are left as they are.
 func TestUnrollNarrowReductions(t *testing.T) {
@@ -24,6 +25,8 @@ func TestUnrollNarrowReductions(t *testing.T) {
 		{"max over 3", mod("f32", "[4200,3,2]", "[4200,2]", "{1}", "maximum", "-inf"), true},
 		{"s32 min", mod("s32", "[4100,2,2]", "[4100,2]", "{1}", "minimum", "2147483647"), true},
 		{"few outer rows: a kernel's passes", mod("f32", "[6,2,3]", "[6,3]", "{1}", "add", "0"), false},
+		{"many small passes (MoE's sum over 2 experts)", mod("f32", "[64,2,8]", "[64,8]", "{1}", "add", "0"), true},
+		{"many passes, each large: the kernel's", mod("f32", "[64,2,4096]", "[64,4096]", "{1}", "add", "0"), false},
 		{"the last dimension: rows", mod("f32", "[4200,2]", "[4200]", "{1}", "add", "0"), false},
 		{"too long to unroll", mod("f32", "[4200,16,2]", "[4200,2]", "{1}", "add", "0"), false},
 	}
