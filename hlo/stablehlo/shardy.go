@@ -2,6 +2,7 @@ package stablehlo
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
@@ -105,8 +106,15 @@ func (r *reader) meshDecl() error {
 	m := meshDecl{name: strings.Trim(name.text[1:], `"`), text: attrText(r.toks[start:r.p])}
 	for i, t := range r.toks[start:r.p] {
 		if t.kind == tString && i+2 < r.p-start && r.toks[start+i+1].text == "=" {
+			size := r.toks[start+i+2]
+			// A name of letters, digits and _ (Shardy's), a size that is
+			// a positive number: anything else would be carried into the
+			// HLO text unread.
+			if n, err := strconv.ParseInt(size.text, 10, 64); err != nil || n < 1 || !meshAxisName(t.text) {
+				return r.errAt(t, "sdy.mesh: an axis is \"name\"=size, a name of letters, digits and _ and a positive size")
+			}
 			m.axes = append(m.axes, t.text)
-			m.size = append(m.size, r.toks[start+i+2].text)
+			m.size = append(m.size, size.text)
 		}
 	}
 	if r.peek().text == "{" {
@@ -114,6 +122,19 @@ func (r *reader) meshDecl() error {
 	}
 	r.meshes = append(r.meshes, m)
 	return nil
+}
+
+// meshAxisName reports whether a mesh axis name is one Shardy writes.
+func meshAxisName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c != '_' && !(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // meshesAttr is the module's frontend attribute listing the meshes.
@@ -147,6 +168,9 @@ func (b *builder) meshGroups(toks []token) (string, error) {
 			mesh = strings.Trim(strings.TrimPrefix(toks[i+2].text, "@"), `"`)
 		}
 		if t.text == "name" && i+2 < len(toks) && toks[i+1].text == "=" && toks[i+2].kind == tString {
+			if !meshAxisName(toks[i+2].text) {
+				return "", fmt.Errorf("axis name %q is not one of letters, digits and _", toks[i+2].text)
+			}
 			axes = append(axes, "'"+toks[i+2].text+"'")
 		}
 		if t.text == "sub_axis_info" {

@@ -180,3 +180,24 @@ func TestExpandConvolutionLoopSize(t *testing.T) {
 	require.Equal(t, 30, dots)
 	require.Equal(t, 1, whiles)
 }
+
+// A weight gradient's few output positions (3x3) with small rows (B = 3)
+// stack their windows into one dot's rows, as im2col does, rather than a
+// dot of 3 rows per position; a convolution with many positions keeps its
+// dot per kernel tap. Values are checked by TestExpandConvolutions.
+func TestConvolutionPositionsStacked(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		dots       int
+	}{
+		{"weight gradient padded", convModule("f32[4,3,6,6]", "f32[4,5,6,6]", "f32[3,3,3,5]", "window={size=6x6 pad=1_1x1_1}, dim_labels=fb01_io01->01bf"), 1},
+		{"nhwc 3x3 same: taps", convModule("f32[2,6,6,3]", "f32[3,3,3,4]", "f32[2,6,6,4]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"), 9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := hlo.Parse("c.hlo", tc.text)
+			require.NoError(t, err)
+			require.NoError(t, legalize.ExpandConvolutions(m))
+			require.Equal(t, tc.dots, strings.Count(m.String(), " dot("))
+		})
+	}
+}
