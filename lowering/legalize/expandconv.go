@@ -122,11 +122,7 @@ func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
 		cfg[1+i] = fmt.Sprintf("%d_%d_%d", w.PadLo[i], w.PadHi[i], w.LhsDil[i]-1)
 		needPad = needPad || w.PadLo[i] != 0 || w.PadHi[i] != 0 || w.LhsDil[i] != 1
 	}
-	if needPad {
-		zero := x.Constant(L.Shape.Elem, "0")
-		Lp = x.Emit("pad", L.Shape.Elem, pdims, []*hlo.Instruction{L, zero}, "padding", strings.Join(cfg, "x"))
-	}
-	B, F := Lp.Shape.Dims[0], Lp.Shape.Dims[n+1]
+	B, F := L.Shape.Dims[0], L.Shape.Dims[n+1]
 	g.K = append([]int64{}, R.Shape.Dims[:n]...)
 	I, O := R.Shape.Dims[n], R.Shape.Dims[n+1]
 	g.P = make([]int64, n)
@@ -135,6 +131,11 @@ func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
 		if pdims[1+i] >= span && g.K[i] > 0 {
 			g.P[i] = (pdims[1+i]-span)/w.Stride[i] + 1
 		}
+	}
+	subPixel := G == 1 && Gb == 1 && subPixelFits(g, w, L.Shape.Dims[1:n+1])
+	if needPad && !subPixel {
+		zero := x.Constant(L.Shape.Elem, "0")
+		Lp = x.Emit("pad", L.Shape.Elem, pdims, []*hlo.Instruction{L, zero}, "padding", strings.Join(cfg, "x"))
 	}
 	// The canonical result [B', P..., O] and its permutation to the output.
 	operm := make([]int64, n+2)
@@ -153,6 +154,8 @@ func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
 
 	var res *hlo.Instruction
 	switch {
+	case subPixel && hlo.Prod(got) > 0 && I > 0:
+		res = x.subPixel(g, w, L, R)
 	case hlo.Prod(got) == 0 || I == 0:
 		zero := x.Constant(g.acc, "0")
 		res = x.Broadcast(zero, got, nil)
