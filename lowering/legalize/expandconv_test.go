@@ -147,7 +147,10 @@ func TestExpandConvolutionTapLoops(t *testing.T) {
 				require.NoError(t, legalize.ExpandConvolutions(looped))
 				got, err := (&eval.Evaluator{File: c.name, M: looped}).Run(args)
 				require.NoError(t, err)
-				if !perOutput[c.name] {
+				// Lhs dilation unrolled is split by output phase, its taps
+				// summed inside each phase's dot: the loop's order differs
+				// (CheckExpanded holds both to the evaluator).
+				if !perOutput[c.name] && !strings.Contains(c.text, "lhs_dilate") {
 					require.Empty(t, eval.BitDiff(want, got), c.name)
 				}
 			}
@@ -204,8 +207,9 @@ func TestConvolutionPositionsStacked(t *testing.T) {
 
 // TestConvolutionSubPixel: a convolution with lhs dilation (a transposed
 // convolution, a strided convolution's input gradient) is split by output
-// phase, reading the undilated input: no pad with interior padding, as
-// many dots as taps; the values are the evaluator's, for asymmetric and
+// phase, reading the undilated input: no pad with interior padding, a
+// dot per phase that some tap reaches (its taps stacked in the
+// contraction); the values are the evaluator's, for asymmetric and
 // negative padding, kernels shorter than the dilation (phases no tap
 // reaches), 1-D to 3-D, and mixed types.
 func TestConvolutionSubPixel(t *testing.T) {
@@ -213,12 +217,12 @@ func TestConvolutionSubPixel(t *testing.T) {
 		name, text string
 		dots       int
 	}{
-		{"upsample 2x, 4x4 kernel", convModule("f32[2,8,8,3]", "f32[4,4,3,5]", "f32[2,16,16,5]", "window={size=4x4 pad=2_2x2_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f"), 16},
-		{"stride-2 input gradient, 3x3", convModule("f32[2,4,4,3]", "f32[3,3,3,2]", "f32[2,8,8,2]", "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f"), 9},
-		{"1-D, dilation 3, negative padding", convModule("f32[2,3,10]", "f32[4,3,5]", "f32[2,4,24]", "window={size=5 pad=-1_1 lhs_dilate=3}, dim_labels=bf0_oi0->bf0"), 5},
+		{"upsample 2x, 4x4 kernel", convModule("f32[2,8,8,3]", "f32[4,4,3,5]", "f32[2,16,16,5]", "window={size=4x4 pad=2_2x2_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f"), 4},
+		{"stride-2 input gradient, 3x3", convModule("f32[2,4,4,3]", "f32[3,3,3,2]", "f32[2,8,8,2]", "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f"), 4},
+		{"1-D, dilation 3, negative padding", convModule("f32[2,3,10]", "f32[4,3,5]", "f32[2,4,24]", "window={size=5 pad=-1_1 lhs_dilate=3}, dim_labels=bf0_oi0->bf0"), 3},
 		{"kernel shorter than the dilation", convModule("f32[1,5,5,2]", "f32[1,1,2,2]", "f32[1,10,10,2]", "window={size=1x1 pad=0_1x0_1 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f"), 1},
 		{"3-D", convModule("f32[1,3,3,3,2]", "f32[2,2,2,2,2]", "f32[1,6,6,6,2]", "window={size=2x2x2 pad=1_1x1_1x1_1 lhs_dilate=2x2x2}, dim_labels=b012f_012io->b012f"), 8},
-		{"bf16 into f32", convModule("bf16[2,4,4,3]", "bf16[4,4,3,5]", "f32[2,8,8,5]", "window={size=4x4 pad=2_2x2_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f"), 16},
+		{"bf16 into f32", convModule("bf16[2,4,4,3]", "bf16[4,4,3,5]", "f32[2,8,8,5]", "window={size=4x4 pad=2_2x2_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f"), 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			evaltest.CheckExpanded(t, tc.name, tc.text, legalize.ExpandConvolutions)

@@ -77,9 +77,15 @@ func (x *rewriter) subPixel(g geometry, w hlo.Window, L, R *hlo.Instruction) *hl
 		pieceDims = append(pieceDims, T[i], 1)
 	}
 	pieceDims = append(pieceDims, O)
+	F := L.Shape.Dims[n+1]
+	out := append(append([]int64{B}, T...), O)
 	var pieces []*hlo.Instruction
 	for _, phi := range hlo.Positions(d) {
-		var sum *hlo.Instruction
+		// The phase's taps: their input windows as [B, T..., 1, F] and
+		// their kernel slices as [1, F, O], stacked so that one dot
+		// contracts over (tap, F) — a dot per tap was a kernel of a few
+		// rows each, its fixed cost many times its work.
+		var xs, ws []*hlo.Instruction
 		for _, k := range hlo.Positions(g.K) {
 			start := make([]int64, n+2)
 			ok := true
@@ -91,18 +97,21 @@ func (x *rewriter) subPixel(g geometry, w hlo.Window, L, R *hlo.Instruction) *hl
 			if !ok {
 				continue
 			}
-			count := append(append([]int64{B}, T...), L.Shape.Dims[n+1])
+			count := append(append([]int64{B}, T...), F)
 			one := make([]int64, n+2)
 			for i := range one {
 				one[i] = 1
 			}
-			X, W := x.dotOperands(x.Slice(Lz, start, count, one), x.kernelAt(g, R, k), g.acc)
-			dot := x.Emit("dot", g.acc, append(append([]int64{B}, T...), O), []*hlo.Instruction{X, W},
-				"lhs_contracting_dims", hlo.IntsText([]int64{int64(n + 1)}), "rhs_contracting_dims", "{0}")
-			sum = x.Binary("add", sum, dot)
+			xs = append(xs, x.Reshape(x.Slice(Lz, start, count, one), append(append(append([]int64{B}, T...), 1), F)))
+			ws = append(ws, x.Reshape(x.kernelAt(g, R, k), []int64{1, F, O}))
 		}
-		if sum == nil { // no tap reaches this phase
-			sum = x.Broadcast(x.Constant(g.acc, "0"), append(append([]int64{B}, T...), O), nil)
+		var sum *hlo.Instruction
+		if len(xs) == 0 { // no tap reaches this phase
+			sum = x.Broadcast(x.Constant(g.acc, "0"), out, nil)
+		} else {
+			X, W := x.dotOperands(x.Concatenate(xs, n+1), x.Concatenate(ws, 0), g.acc)
+			sum = x.Emit("dot", g.acc, out, []*hlo.Instruction{X, W},
+				"lhs_contracting_dims", hlo.IntsText([]int64{int64(n + 1), int64(n + 2)}), "rhs_contracting_dims", "{0,1}")
 		}
 		pieces = append(pieces, x.Reshape(sum, pieceDims))
 	}
