@@ -116,18 +116,8 @@ func planSort(cmp *hlo.Computation, elems []string, rows, n, sramBytes int64) (*
 		}
 	}
 	slices.Sort(p.used)
-	// Each array starts a bank further on (32 banks of 128 bytes on the
-	// TPU presets): arrays of a power-of-two size would otherwise all start
-	// in bank 0, and a vector op reading two and writing a third would
-	// take three turns of the same bank every cycle.
-	at, count := int64(0), int64(0)
-	take := func(bytes int64) int64 {
-		at += (count % 32) * 128
-		count++
-		a := at
-		at += align64(bytes)
-		return a
-	}
+	var mem sramLayout
+	take := mem.take
 	for _, dt := range p.dtypes {
 		p.data = append(p.data, take(rows*np*int64(dt.Size())))
 	}
@@ -151,7 +141,7 @@ func planSort(cmp *hlo.Computation, elems []string, rows, n, sramBytes int64) (*
 		}
 	}
 	p.roots = [2]int64{take(p.half), take(p.half)}
-	p.end = at
+	p.end = mem.end
 	if p.end > sramBytes {
 		return nil, false
 	}

@@ -40,23 +40,15 @@ func planTopK(elem string, rows, n, k, sramBytes int64) (*topKPlan, bool) {
 		return nil, false
 	}
 	p := &topKPlan{rows: rows, n: n, k: k}
-	// Each array a bank further on (as the sort kernel's): a vector op's
-	// operands in the same bank would take turns every cycle.
-	at, count := int64(0), int64(0)
-	take := func(bytes int64) int64 {
-		at += (count % 32) * 128
-		count++
-		a := at
-		at += align64(bytes)
-		return a
-	}
+	var mem sramLayout
+	take := mem.take
 	full := rows * n
 	p.vals, p.key, p.pos, p.cand = take(4*full), take(4*full), take(4*full), take(4*full)
 	p.eq, p.hit = take(full), take(full)
 	p.minFill, p.bigFill, p.shift, p.mask = take(4*full), take(4*full), take(4*full), take(4*full)
 	p.mx, p.idx, p.tmp, p.tmp2 = take(4*rows), take(4*rows), take(4*rows), take(4*rows)
 	p.outVals, p.outIdx = take(4*rows*k), take(4*rows*k)
-	return p, at <= sramBytes
+	return p, mem.end <= sramBytes
 }
 
 // TopKFits is the legalization's question for this chip: does a topk of
