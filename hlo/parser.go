@@ -423,6 +423,28 @@ func (p *parser) rhs(in *Instruction, nested bool) {
 		}
 		in.Attrs = append(in.Attrs, p.attr())
 	}
+	totalOrderSpelling(in)
+}
+
+// totalOrderSpelling reads a compare's order=TOTAL (as JAX 0.11 prints the
+// comparator of jnp.sort and jnp.argsort, whose StableHLO says TOTALORDER)
+// as type=TOTALORDER, the one spelling the rest of Pulse reads: taken as a
+// partial order it would tie NaNs with every value instead of sorting them
+// last.
+func totalOrderSpelling(in *Instruction) {
+	if in.Opcode != OpCompare {
+		return
+	}
+	for _, a := range in.Attrs {
+		if a.Key == "type" {
+			return
+		}
+	}
+	for i, a := range in.Attrs {
+		if a.Key == "order" && a.Value == "TOTAL" {
+			in.Attrs[i] = Attr{Pos: a.Pos, Key: "type", Value: "TOTALORDER"}
+		}
+	}
 }
 
 func (p *parser) operand() *Operand {

@@ -146,3 +146,26 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestCompareTotalOrderSpelling: JAX 0.11 prints a sort comparator's total
+// order as order=TOTAL; Pulse reads it as type=TOTALORDER, and leaves an
+// explicit type alone.
+func TestCompareTotalOrderSpelling(t *testing.T) {
+	m, err := hlo.Parse("t.hlo", `HloModule m
+c {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  lt = pred[] compare(a, b), direction=LT, order=TOTAL
+  ROOT f = pred[] compare(a, b), direction=LT, type=FLOAT, order=TOTAL
+}
+ENTRY e {
+  ROOT p = f32[] parameter(0)
+}
+`)
+	require.NoError(t, err)
+	c := m.Computation("c")
+	typ, _ := c.Instructions[2].Attr("type")
+	require.Equal(t, "TOTALORDER", typ)
+	typ, _ = c.Root.Attr("type")
+	require.Equal(t, "FLOAT", typ)
+}

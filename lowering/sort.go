@@ -47,8 +47,13 @@ func (c *compiler) sortKernel(in *hlo.Instruction) (bool, error) {
 	}
 	n := D[len(D)-1]
 	rows := ops[0].shape.Elems() / n
+	positions := make([]bool, len(ops))
+	for i, o := range in.Operands {
+		positions[i] = c.positionsOperand(in, o, len(D)-1)
+	}
+	kp, keyed := planKeyedSort(cmp, elems, positions, c.usedResults(in), rows, n, c.chip.Memory.SRAMBytes/2, c.chip.XLU.Count)
 	p, ok := planSort(cmp, elems, rows, n, c.chip.Memory.SRAMBytes/2)
-	if !ok {
+	if !ok && !keyed {
 		return false, nil
 	}
 	out, err := c.alloc(in, in.Shape, "")
@@ -65,6 +70,10 @@ func (c *compiler) sortKernel(in *hlo.Instruction) (bool, error) {
 		bytes += 2 * v.shape.Bytes()
 	}
 	c.kernelHeader(in, "sort", 0, bytes)
+	if keyed {
+		c.keyedSortKernel(in, kp, ops, outs)
+		return true, nil
+	}
 	emit := func(format string, a ...any) {
 		c.loc(in)
 		fmt.Fprintf(&c.out, "        "+format+"\n", a...)

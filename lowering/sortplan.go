@@ -155,6 +155,7 @@ func planSort(cmp *hlo.Computation, elems []string, rows, n, sramBytes int64) (*
 func SortFits(sramBytes int64) func(cmp *hlo.Computation, elems []string, rows, n int64) bool {
 	return func(cmp *hlo.Computation, elems []string, rows, n int64) bool {
 		_, ok := planSort(cmp, elems, rows, n, sramBytes/2)
-		return ok
+		_, keyed := planKeyedSort(cmp, elems, nil, nil, rows, n, sramBytes/2, 0)
+		return ok || keyed
 	}
 }
