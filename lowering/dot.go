@@ -394,20 +394,36 @@ func allocSharedSems(sets int) (dotSems, bool) {
 	return d, true
 }
 
+// splitMinTiles is the fewest K tiles per MXU for which the MXUs split K
+// rather than the rows (a weight tile loaded by each for a few rows).
+var splitMinTiles int64 = 2
+
 // splitOwn is how many buffer sets each MXU owns when K is split among
 // the MXUs: two, so that one loads while the other streams.
 const splitOwn = 2
 
 // allocSplitSems gives the sets of a split K (each owned by one MXU:
 // set st by MXU st/splitOwn) a panel and an rhs semaphore each; the
-// others are -1.
-func allocSplitSems(sets, nM int) dotSems {
-	free := dotSemsFree
+// others are -1. A transposed lhs (staged) also has a staging semaphore
+// per MXU, which its sets share: an MXU's staging loads all go to one DMA
+// engine, whose completions come in order, so the first pieces counted
+// are the first set's. The spread stores' s1-s4 are free: several MXUs
+// never spread their stores (multiStore).
+func allocSplitSems(sets, nM int, staged bool) dotSems {
+	free := slices.Concat(dotSemsFree, []int{1, 2, 3, 4})
 	take := func() int { s := free[0]; free = free[1:]; return s }
 	var d dotSems
+	var stagedOf []int
+	for range nM {
+		if staged {
+			stagedOf = append(stagedOf, take())
+		} else {
+			stagedOf = append(stagedOf, -1)
+		}
+	}
 	for st := range sets {
 		d.panel = append(d.panel, take())
-		d.staged = append(d.staged, -1)
+		d.staged = append(d.staged, stagedOf[st/splitOwn])
 		r := make([]int, nM)
 		for i := range r {
 			r[i] = -1
@@ -806,7 +822,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		if conv && paths.lhsT {
 			return c.fail(dot, "a transposed lhs converted in the fusion is not lowered")
 		}
-		if nk0 := (K + Kt - 1) / Kt; colTiles == 1 && nM > 1 && M <= Kt && nk0 >= 4*int64(nM) && !paths.lhsT && !conv && c.chip.MXU.Dataflow == "ws" {
+		if nk0 := (K + Kt - 1) / Kt; colTiles == 1 && nM > 1 && M <= Kt && nk0 >= splitMinTiles*int64(nM) && !conv && c.chip.MXU.Dataflow == "ws" {
 			kSplits, rowSplits = int64(nM), 1
 		}
 		nM = int(colTiles * rowSplits * kSplits)
@@ -855,7 +871,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		if kSplits > 1 {
 			nset = int(kSplits) * splitOwn
 			tokens = splitOwn
-			sems = allocSplitSems(nset, int(kSplits))
+			sems = allocSplitSems(nset, int(kSplits), paths.lhsT)
 		}
 		c.dotSets = nset
 		fixed := int64(nset*nM) * align64(Kt*Nt*esz)
@@ -943,7 +959,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d in chunks of %d batches%s\n",
 				label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, bp.P, paths)
 			fmt.Fprintf(w, ".origin %q\n", in.Name)
-			c.batchedSmallDot(in, dot, bp, L, R, dL, dR, B, M, K, N, paths, passes, accDT, ep, out)
+			c.batchedSmallDot(in, dot, bp, L, R, dL, dR, B, run, M, K, N, paths, passes, accDT, ep, out)
 			return nil
 		}
 		split := ""
@@ -1166,7 +1182,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					np := dmaPieces(kt, rows*esz, len(active), len(pool))
 					for _, q := range splitRows(kt, np) {
 						eng := stageEng
-						if len(pool) > 1 {
+						switch {
+						case kSplits > 1:
+							eng = pool[active[0]%len(pool)] // the MXU's own engine (allocSplitSems)
+						case len(pool) > 1:
 							eng = engine()
 						}
 						emit(dot, "dma     sram[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s%d", sb+stageAt+q[0]*rows*esz, lv.dt, q[1], rows,

@@ -41,13 +41,30 @@ import (
 type batchedSmall struct {
 	P, G               int64
 	lhsBytes, rhsBytes int64 // a chunk's panel and tiles in a buffer set
-	epiTile            int64 // a chunk's epilogue buffers
+	// stageBytes: a transposed lhs's chunk as loaded ([P, K, M]), beside
+	// its panel, each batch then transposed by an xpose.
+	stageBytes int64
+	epiTile    int64 // a chunk's epilogue buffers
 }
 
+// maxRunChunks bounds the chunks of batches whose steps are fixed only
+// within runs (attention heads interleaved with positions: [b, s, h, d]):
+// those chunks are unrolled, not looped.
+const maxRunChunks = 64
+
 // planBatchedSmall sizes the chunks, or returns false when the dot is not
-// a batch of single-tile dots this path takes.
+// a batch of single-tile dots this path takes. The batches' operands
+// advance by fixed steps through runs of run batches (batchRuns): a chunk
+// stays within one.
 func (c *compiler) planBatchedSmall(B, M, K, N, Kt, Nt int64, paths operandPaths, affine bool, run int64, ep *epilogue, esz int64) (batchedSmall, bool) {
-	if B < 2 || !affine || run != B || K > Kt || N > Nt || paths.lhsT || c.chip.MXU.Dataflow != "ws" || M > 1024 {
+	if B < 2 || !affine || run < 2 || B%run != 0 || K > Kt || N > Nt || c.chip.MXU.Dataflow != "ws" || M > 1024 {
+		return batchedSmall{}, false
+	}
+	// A transposed lhs is staged and transposed on a cross-lane unit: its
+	// loads are runs of M elements, which engines with a rate cap move
+	// slower than the dot kernel's K-tile panels (trn1nc, 8 batches of
+	// [64,32]^T x [64,64]: 29,021 -> 32,559 cycles).
+	if paths.lhsT && (c.chip.XLU.Count < 1 || c.chip.DMA.EngineGBps > 0) {
 		return batchedSmall{}, false
 	}
 	for _, ld := range ep.loads {
@@ -61,15 +78,21 @@ func (c *compiler) planBatchedSmall(B, M, K, N, Kt, Nt int64, paths operandPaths
 	// chunk as many batches as there are MXUs at least.
 	nM := int64(min(c.chip.MXU.Count, 4))
 	G := packOf(B, K, N, c.chip, ep)
+	if paths.lhsT {
+		G = 1 // packs permute the lhs as they load it; a transposed one is staged
+	}
 	most := min(B, 256*G, max(nM*G, 2, (B+7)/8))
 	var best batchedSmall
 	for P := most; P >= 2; P-- {
-		if P%G != 0 {
-			continue
+		if P%G != 0 || run < B && (run%P != 0 || B/P > maxRunChunks) {
+			continue // chunks do not cross the runs of batches with fixed steps
 		}
 		p := batchedSmall{P: P, G: G, lhsBytes: align64(P * M * K * esz), rhsBytes: align64(P * G * K * N * esz)}
+		if paths.lhsT {
+			p.stageBytes = p.lhsBytes
+		}
 		p.epiTile = ep.layout(P*M, N)
-		sram := int64(defaultSets)*(p.lhsBytes+p.rhsBytes) + 2*p.epiTile + 64*int64(len(ep.bufs)+2)
+		sram := int64(defaultSets)*(p.lhsBytes+p.rhsBytes+p.stageBytes) + 2*p.epiTile + 64*int64(len(ep.bufs)+2)
 		if sram <= c.chip.Memory.SRAMBytes && 2*P*M*N*4 <= c.chip.Memory.ACCBytes {
 			best = p
 			break
@@ -99,7 +122,7 @@ func packOf(B, K, N int64, chip *config.Chip, ep *epilogue) int64 {
 }
 
 // batchedSmallDot emits the chunked kernel of plan p (see batchedSmall).
-func (c *compiler) batchedSmallDot(in, dot *hlo.Instruction, p batchedSmall, L, R dotView, dL, dR int64, B, M, K, N int64,
+func (c *compiler) batchedSmallDot(in, dot *hlo.Instruction, p batchedSmall, L, R dotView, dL, dR int64, B, run, M, K, N int64,
 	paths operandPaths, passes string, accDT isa.DType, ep *epilogue, out *value) {
 	lv, rv := L.v, R.v
 	esz := int64(lv.dt.Size())
@@ -112,7 +135,7 @@ func (c *compiler) batchedSmallDot(in, dot *hlo.Instruction, p batchedSmall, L, 
 	const nset = defaultSets
 	sems, _ := allocDotSems(nset, 1)
 	c.dotSets = nset
-	setBytes := p.lhsBytes + p.rhsBytes
+	setBytes := p.lhsBytes + p.rhsBytes + p.stageBytes
 	epiBase := int64(nset) * setBytes
 	accHalf := p.P * M * N * 4
 	storeEng, loadEng := 0, 0
@@ -139,7 +162,11 @@ func (c *compiler) batchedSmallDot(in, dot *hlo.Instruction, p batchedSmall, L, 
 	for st := range nset {
 		emit(in, "semset  s%d, 0", sems.Panel(st))
 		emit(in, "semset  s%d, 0", sems.Rhs(st, 0))
+		if paths.lhsT {
+			emit(in, "semset  s%d, 0", sems.Staged(st))
+		}
 	}
+	nXLU := int64(min(max(c.chip.XLU.Count, 1), 2))
 	G := max(p.G, 1)
 	wRows, wCols := K, N // a weight tile as loaded
 	if paths.rhsT {
@@ -229,9 +256,33 @@ func (c *compiler) batchedSmallDot(in, dot *hlo.Instruction, p batchedSmall, L, 
 			streams(packs, G*wRows, G*wCols, G*K, G*N, npL, npR)
 		} else {
 			npL, npR := dmaPieces(P, M*K*esz, used, len(pool)), dmaPieces(P, K*N*esz, used, len(pool))
-			for _, q := range splitRows(P, npL) {
-				emit(dot, "dma     sram[%d]:%s[%d,%d,%d], hbm[%s%s+%d]:%s[%d,%d,%d]{%d,%d,%d} @%d signal s%d:%d", sb+q[0]*M*K*esz, lv.dt, q[1], M, K,
-					r(dL*esz), lv.tensor, (L.off[b0]+q[0]*dL)*esz, lv.dt, q[1], M, K, dL, L.sRow, L.sCol, engine(), sems.Panel(st), q[1])
+			if paths.lhsT {
+				// Each batch [K, M] in its own rows, staged, then
+				// transposed into [M, K] on one cross-lane unit (the
+				// chunk's, in turn), whose last xpose gives every
+				// stream its token at once (npL 1 below).
+				stage := sb + p.lhsBytes + p.rhsBytes
+				for _, q := range splitRows(P, npL) {
+					emit(dot, "dma     sram[%d]:%s[%d,%d,%d], hbm[%s%s+%d]:%s[%d,%d,%d]{%d,%d,%d} @%d signal s%d", stage+q[0]*M*K*esz, lv.dt, q[1], K, M,
+						r(dL*esz), lv.tensor, (L.off[b0]+q[0]*dL)*esz, lv.dt, q[1], K, M, dL, L.sCol, L.sRow, engine(), sems.Staged(st))
+				}
+				x := int64(chunk) % nXLU
+				for j := range P {
+					sync := ""
+					if j == 0 {
+						sync = fmt.Sprintf(" wait s%d:%d", sems.Staged(st), npL)
+					}
+					if j == P-1 {
+						sync += fmt.Sprintf(" signal s%d:%d", sems.Panel(st), P)
+					}
+					emit(dot, "xpose   sram[%d]:%s[%d,%d], sram[%d]:%s[%d,%d] @%d%s", sb+j*M*K*esz, lv.dt, M, K, stage+j*K*M*esz, lv.dt, K, M, x, sync)
+				}
+				npL = 1
+			} else {
+				for _, q := range splitRows(P, npL) {
+					emit(dot, "dma     sram[%d]:%s[%d,%d,%d], hbm[%s%s+%d]:%s[%d,%d,%d]{%d,%d,%d} @%d signal s%d:%d", sb+q[0]*M*K*esz, lv.dt, q[1], M, K,
+						r(dL*esz), lv.tensor, (L.off[b0]+q[0]*dL)*esz, lv.dt, q[1], M, K, dL, L.sRow, L.sCol, engine(), sems.Panel(st), q[1])
+				}
 			}
 			for _, q := range splitRows(P, npR) {
 				emit(dot, "dma     sram[%d]:%s[%d,%d,%d], hbm[%s%s+%d]:%s[%d,%d,%d]{%d,%d,%d} @%d signal s%d:%d", rAt+q[0]*wRows*wCols*esz, rv.dt, q[1], wRows, wCols,
@@ -299,6 +350,16 @@ func (c *compiler) batchedSmallDot(in, dot *hlo.Instruction, p batchedSmall, L, 
 		pending = nil
 	}
 	noReg := func(int64, int64, int64) string { return "" }
+	if run < B {
+		// Runs of batches: each run's chunks unrolled (planBatchedSmall
+		// keeps them few).
+		for b := int64(0); b < B; b += p.P {
+			one(b, p.P, noReg)
+		}
+		flush()
+		emit(in, "barrier")
+		return
+	}
 	b := int64(0)
 	// Two chunks unrolled, then counted loops of full chunks (a period of
 	// six brings the buffer sets and halves back), then the rest.
