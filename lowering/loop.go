@@ -118,6 +118,9 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	if in.Shape.IsTuple {
 		return c.fail(in, "multi-output loop fusions are not lowered yet")
 	}
+	if ok, err := c.fusedDynamicUpdate(in, body, root); ok || err != nil {
+		return err
+	}
 	nk := len(c.res.Kernels)
 	in, body, temps, done, err := c.splitLoop(in, body, root)
 	defer func() {
