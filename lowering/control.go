@@ -300,14 +300,18 @@ func (c *compiler) whileLoop(in *hlo.Instruction) error {
 		trip = fmt.Sprintf(", known trip count %d", n)
 	}
 	fmt.Fprintf(&c.out, "\n; ==== while %s (%s:%d)%s: condition %s, body %s\n%s:\n", in.Name, c.file, in.Pos.Line, trip, cond.Name, body.Name, top)
-	p, err := c.subComputation(cond, []*value{state}, in.Name+"/cond")
-	if err != nil {
+	if scalar, err := c.scalarCondition(in, cond, state); err != nil {
 		return err
+	} else if !scalar {
+		p, err := c.subComputation(cond, []*value{state}, in.Name+"/cond")
+		if err != nil {
+			return err
+		}
+		if err := c.loadScalar(in, p, "loop condition"); err != nil {
+			return err
+		}
+		c.releaseResult(p, state)
 	}
-	if err := c.loadScalar(in, p, "loop condition"); err != nil {
-		return err
-	}
-	c.releaseResult(p, state)
 	c.loc(in)
 	fmt.Fprintf(&c.out, "        beq     r1, r0, %s\n", exit)
 	c.nextLoopOwned = c.stateOwned(state, readOnly)
