@@ -35,8 +35,8 @@ type fusedUpdate struct {
 	src     *value             // the array updated
 	update  []*hlo.Instruction // computing the update, in order
 	updRoot *hlo.Instruction   // its value (through reshapes of the same elements)
-	index   [][]*hlo.Instruction
-	n       int64 // the update's elements
+	index   []*seqScalar       // each start index (seqscalar.go)
+	n       int64              // the update's elements
 }
 
 // fusedDynamicUpdate lowers fusion in (body, root: a dynamic-update-slice)
@@ -167,42 +167,18 @@ func (c *compiler) fusedDynamicUpdate(in *hlo.Instruction, body []*hlo.Instructi
 		return true, c.fail(in, "internal error: the update's tiles exceed SRAM")
 	}
 	// The indices, on the sequencer: each leaf scalar into scalar memory,
-	// each expression into a register, then clamped into the offset.
-	slot := map[string]int64{}
-	nleaf := 0
-	for _, idx := range p.index {
-		for _, b := range idx {
-			if b.Opcode != hlo.OpParameter || slot[b.Name] != 0 {
-				continue
-			}
-			v := c.bufs[in.Operands[b.ParamNumber].Name]
-			slot[b.Name] = condWord + 8*int64(nleaf)
-			emit("dma     smem[%#x]:%s[1], %s @0 signal s0", slot[b.Name], v.dt, view{v: v, strides: []int64{1}}.operand([]int64{1}))
-			nleaf++
-		}
-	}
-	if nleaf > 0 {
-		emit("wait    s0, %d", nleaf)
-	}
-	reg := map[string]int{}
+	// each expression into registers, then clamped into the offset.
+	slot := c.loadSeqLeaves(in, p.index, condWord)
+	roots := make([]int, len(p.index))
 	next := firstExprReg
-	for _, idx := range p.index {
-		for _, b := range idx {
-			if _, done := reg[b.Name]; done {
-				continue
-			}
-			r := next
-			next++
-			reg[b.Name] = r
-			c.scalarOp(in, b, r, reg, slot, byName)
-		}
+	for i, idx := range p.index {
+		roots[i], next = c.computeSeqScalar(in, idx, slot, next)
 	}
 	emit("li      r3, 0")
 	st := hlo.Strides(dims)
 	for i, idx := range p.index {
-		last := idx[len(idx)-1]
-		r := reg[last.Name]
-		if last.Shape.Elem == "u32" {
+		r := roots[i]
+		if idx.elem == "u32" {
 			// An unsigned start past the s32 range is past every
 			// dimension: saturated, as loadInt does, before the clamp.
 			c.nlabel++
@@ -341,46 +317,11 @@ func (c *compiler) planFusedUpdate(in *hlo.Instruction, body []*hlo.Instruction,
 	// The indices: scalar expressions the sequencer computes.
 	regs := 0
 	for _, o := range root.Operands[2:] {
-		seen := map[string]bool{}
-		var idx []*hlo.Instruction
-		var visit func(b *hlo.Instruction) bool
-		visit = func(b *hlo.Instruction) bool {
-			if b == nil || b.Shape == nil || b.Shape.IsTuple || b.Shape.Elems() != 1 || !scalarALUType[b.Shape.Elem] {
-				return false
-			}
-			if seen[b.Name] {
-				return true
-			}
-			seen[b.Name] = true
-			switch {
-			case b.Opcode == hlo.OpParameter:
-				v := param(b.Name)
-				if v == nil || !v.dt.IsInt() && v.dt != isa.Pred || v.dt.Size() > 4 {
-					return false
-				}
-			case b.Opcode == hlo.OpConstant:
-				if _, ok := intLiteral(b); !ok {
-					return false
-				}
-			case scalarALUOps[b.Opcode]:
-				if !scalarOpOK(b, byName) {
-					return false
-				}
-				for _, x := range b.Operands {
-					if !visit(byName[x.Name]) {
-						return false
-					}
-				}
-			default:
-				return false
-			}
-			idx = append(idx, b)
-			return true
-		}
-		if !visit(byName[o.Name]) {
+		idx, _, ok := c.seqScalarOf(in, byName[o.Name], byName)
+		if !ok {
 			return nil, false
 		}
-		regs += len(idx)
+		regs += len(idx.order)
 		p.index = append(p.index, idx)
 	}
 	if len(p.index) != len(src.shape.Dims) || regs > lastExprReg-firstExprReg+1 {

@@ -121,6 +121,9 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	if ok, err := c.fusedDynamicUpdate(in, body, root); ok || err != nil {
 		return err
 	}
+	if ok, err := c.viewConcat(in, body, root); ok || err != nil {
+		return err
+	}
 	nk := len(c.res.Kernels)
 	in, body, temps, done, err := c.splitLoop(in, body, root)
 	defer func() {
@@ -208,8 +211,19 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 			}
 			return true
 		}
+		seq, seqMembers := c.seqScalars(in, body)
 		for _, b := range body {
 			switch {
+			case seqMembers[b.Name]:
+				// Computed by the sequencer before the first tile.
+			case b.Opcode == hlo.OpBroadcast && seq[b.Operands[0].Name] != nil:
+				s := seq[b.Operands[0].Name]
+				if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
+					return err
+				}
+				dt, _ := dtypeOf(s.elem)
+				word := s.word
+				loads[b.Name] = &hbmAccess{src: &value{shape: &hlo.Shape{Elem: s.elem}, dt: dt}, strides: make([]int64, len(S)), smem: &word}
 			case b.Opcode == hlo.OpParameter:
 				if int(b.ParamNumber) >= len(in.Operands) {
 					return c.fail(in, "fused parameter %d has no operand", b.ParamNumber)
@@ -440,9 +454,14 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 			}})
 		}
 		flops, bytes := c.kernelCost(in, body)
+		var prologue func()
+		if len(seq) > 0 {
+			prologue = func() { c.emitSeqScalars(in, seq) }
+		}
 		return c.streamKernel(streamSpec{
 			in: in, kind: "loop", rows: V[0], bufs: sbufs, ops: ops,
 			result: root.Name, out: out, outRow: V[1:], flops: flops, bytes: bytes, passes: passes,
+			prologue: prologue,
 		})
 	}
 	if len(c.res.Kernels) > nk {

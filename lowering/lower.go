@@ -189,13 +189,15 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 	if err := checkF64(file, m, chip); err != nil {
 		return nil, err
 	}
-	// Concatenate and pad are DMA kernels of their own here.
+	// Concatenate and pad are DMA kernels of their own here; a
+	// concatenate takes the slices and reshapes of its operands, which it
+	// reads as views (viewconcat.go).
 	orig := m
 	m = m.Clone()
 	if err := runPipeline(file, m, Pipeline(chip, d), opts); err != nil {
 		return nil, err
 	}
-	fm, _, err := fusion.FuseWith(m, fusion.FuseOptions{Exclude: []string{"concatenate", "pad"}})
+	fm, _, err := fusion.FuseWith(m, fusion.FuseOptions{Exclude: []string{"concatenate", "pad"}, ViewRoots: []string{"concatenate"}})
 	if err != nil {
 		return nil, err
 	}

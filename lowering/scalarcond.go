@@ -117,35 +117,14 @@ func (c *compiler) scalarCondition(at *hlo.Instruction, cond *hlo.Computation, s
 	if len(order) > lastExprReg-firstExprReg+1 {
 		return false, nil
 	}
-	emit := func(format string, a ...any) {
-		c.loc(at)
-		fmt.Fprintf(&c.out, "        "+format+"\n", a...)
+	expr := &seqScalar{root: cond.Root.Name, elem: hlo.Pred, order: order, leaves: map[string]seqLeaf{}}
+	for n, v := range leaves {
+		expr.leaves[n] = seqLeaf{v: v}
 	}
-	slot := map[string]int64{}
-	if len(leaves) > 0 {
-		emit("semset  s0, 0")
-	}
-	for _, b := range order {
-		if v := leaves[b.Name]; v != nil && b.Opcode == hlo.OpParameter {
-			slot[b.Name] = condWord + 8*int64(len(slot))
-			emit("dma     smem[%#x]:%s[1], %s @0 signal s0", slot[b.Name], v.dt, view{v: v, strides: []int64{1}}.operand([]int64{1}))
-		}
-	}
-	if len(slot) > 0 {
-		emit("wait    s0, %d", len(slot))
-	}
-	byName := map[string]*hlo.Instruction{}
-	for _, b := range order {
-		byName[b.Name] = b
-	}
-	reg := map[string]int{}
-	next := firstExprReg
-	for _, b := range order {
-		reg[b.Name] = next
-		c.scalarOp(at, b, next, reg, slot, byName)
-		next++
-	}
-	emit("add     r1, r%d, r0", reg[cond.Root.Name])
+	slot := c.loadSeqLeaves(at, []*seqScalar{expr}, condWord)
+	r, _ := c.computeSeqScalar(at, expr, slot, firstExprReg)
+	c.loc(at)
+	fmt.Fprintf(&c.out, "        add     r1, r%d, r0\n", r)
 	return true, nil
 }
 

@@ -104,9 +104,15 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 	// plain: parameters, constants and reshapes of them, which the loop
 	// kernel reads through access patterns whatever their shape.
 	plain := map[string]bool{}
+	// Scalars the sequencer computes for the loop kernel (seqscalar.go)
+	// are read like parameters.
+	_, seqMembers := c.seqScalars(in, body)
 	var split []*hlo.Instruction
 	for _, b := range body {
 		switch {
+		case seqMembers[b.Name]:
+			plain[b.Name] = true
+			continue
 		case b.Opcode == hlo.OpParameter || b.Opcode == hlo.OpConstant:
 			plain[b.Name] = true
 			continue

@@ -32,6 +32,9 @@ type hbmAccess struct {
 	adv     int64
 	reg     int     // offset register, 0 when the offset never changes
 	outer   []int64 // per pass over the rows (streamSpec.passes): bytes added to base
+	// smem, when set, reads scalar memory at that word instead of HBM (a
+	// scalar the sequencer computed: seqscalar.go).
+	smem *int64
 }
 
 type streamBuf struct {
@@ -79,6 +82,9 @@ type streamSpec struct {
 	// column reduction. The result's perPass ops fill it first.
 	accumulate bool
 	sets       int64 // buffer sets the tiles rotate through (streamKernel)
+	// prologue, when set, emits what runs before the first tile (the
+	// scalars the sequencer computes for the kernel).
+	prologue func()
 }
 
 func (c *compiler) streamKernel(sp streamSpec) error {
@@ -278,6 +284,9 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 		emit(in, "semset  s2, %d", sp.sets)
 	}
 	emit(in, "li      r30, 0")
+	if sp.prologue != nil {
+		sp.prologue()
+	}
 	storeEngine := 0
 	if c.chip.DMA.Engines > 1 {
 		storeEngine = 1
@@ -316,6 +325,13 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 			return fmt.Sprintf("sram[r30+%d]:%s[%s]", b.off, b.dt, joinDims(append([]int64{r}, b.row...)))
 		}
 		hbmOp := func(a *hbmAccess, row []int64, oneRow bool) string {
+			if a.smem != nil {
+				r := rows
+				if oneRow {
+					r = 1
+				}
+				return fmt.Sprintf("smem[%#x]:%s[%s]{%s}", *a.smem, a.src.dt, joinDims(append([]int64{r}, row...)), joinDims(a.strides))
+			}
 			base := a.src.tensor
 			if a.reg != 0 {
 				base = fmt.Sprintf("r%d+%s", a.reg, a.src.tensor)

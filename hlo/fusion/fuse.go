@@ -62,7 +62,16 @@ type FuseOptions struct {
 	// Exclude lists ops that neither join nor start fusions (a backend
 	// that lowers them better on their own).
 	Exclude []string
+	// ViewRoots lists excluded ops that still root a fusion of data
+	// movement alone: their producers that only move elements (slice,
+	// reshape, bitcast, transpose, reverse) join them, so that the
+	// backend's kernel reads its operands through those views rather than
+	// from copies (a concatenate of windows sliced from one array).
+	ViewRoots []string
 }
+
+// viewMoves are the producers a ViewRoots fusion takes.
+var viewMoves = hlo.OpSet("slice reshape bitcast transpose reverse")
 
 // FuseWith is Fuse with backend options.
 func FuseWith(m *hlo.Module, opt FuseOptions) (*hlo.Module, FuseStats, error) {
@@ -78,9 +87,12 @@ func FuseWith(m *hlo.Module, opt FuseOptions) (*hlo.Module, FuseStats, error) {
 			}
 		}
 	}
-	f := &fuser{m: m, st: &st, names: map[string]bool{}, exclude: map[string]bool{}}
+	f := &fuser{m: m, st: &st, names: map[string]bool{}, exclude: map[string]bool{}, viewRoots: map[string]bool{}}
 	for _, op := range opt.Exclude {
 		f.exclude[op] = true
+	}
+	for _, op := range opt.ViewRoots {
+		f.viewRoots[op] = true
 	}
 	for _, c := range m.Computations {
 		f.names[c.Name] = true
@@ -129,11 +141,12 @@ func embeddedComputations(m *hlo.Module) map[string]bool {
 }
 
 type fuser struct {
-	m       *hlo.Module
-	st      *FuseStats
-	names   map[string]bool
-	next    int
-	exclude map[string]bool
+	m         *hlo.Module
+	st        *FuseStats
+	names     map[string]bool
+	next      int
+	exclude   map[string]bool
+	viewRoots map[string]bool
 }
 
 // fresh returns an instruction or computation name not used in the module
@@ -178,7 +191,8 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 	var groups []*group
 	for i := len(c.Instructions) - 1; i >= 0; i-- {
 		in := c.Instructions[i]
-		if groupOf[in] != nil || pinned[in.Name] || in.Shape.IsTuple || f.exclude[in.Opcode] {
+		viewOnly := f.exclude[in.Opcode] && f.viewRoots[in.Opcode]
+		if groupOf[in] != nil || pinned[in.Name] || in.Shape.IsTuple || f.exclude[in.Opcode] && !viewOnly {
 			continue
 		}
 		kind := ""
@@ -228,7 +242,7 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 					continue // the computation's result stays visible, even when something uses it
 				}
 				isDot := p.Opcode == hlo.OpDot || p.Opcode == hlo.OpConvolution
-				if !producerOps[p.Opcode] && !(isDot && g.kind == "kLoop") {
+				if !producerOps[p.Opcode] && !(isDot && g.kind == "kLoop") || viewOnly && !viewMoves[p.Opcode] {
 					continue
 				}
 				if isDot && m.Opcode == hlo.OpTranspose {

@@ -371,3 +371,45 @@ func TestRecomputeIsBounded(t *testing.T) {
 	}
 	require.LessOrEqual(t, after, 2*before+64, "instructions after fusion")
 }
+
+// TestFuseViewRoots: an excluded op listed as a view root takes the
+// slices, reshapes and transposes of its operands into a fusion of its
+// own, but no elementwise producer; excluded alone, it takes nothing.
+func TestFuseViewRoots(t *testing.T) {
+	const src = `HloModule m
+ENTRY e {
+  x = f32[6,10] parameter(0)
+  a = f32[4,8] slice(x), slice={[0:4], [0:8]}
+  b = f32[4,8] slice(x), slice={[1:5], [1:9]}
+  n = f32[4,8] negate(b)
+  ra = f32[1,4,8] reshape(a)
+  rn = f32[1,4,8] reshape(n)
+  ROOT k = f32[2,4,8] concatenate(ra, rn), dimensions={0}
+}
+`
+	for _, tc := range []struct {
+		roots []string
+		inK   []string // the concatenate's fusion's ops
+	}{
+		{[]string{"concatenate"}, []string{"parameter", "parameter", "slice", "reshape", "reshape", "concatenate"}},
+		{nil, nil},
+	} {
+		m, err := hlo.Parse("v.hlo", src)
+		require.NoError(t, err)
+		require.NoError(t, verify.Verify("v.hlo", m))
+		fm, _, err := fusion.FuseWith(m, fusion.FuseOptions{Exclude: []string{"concatenate"}, ViewRoots: tc.roots})
+		require.NoError(t, err)
+		root := fm.Entry.Root
+		if tc.inK == nil {
+			require.Equal(t, "concatenate", root.Opcode)
+			continue
+		}
+		require.Equal(t, "fusion", root.Opcode)
+		var ops []string
+		for _, in := range fm.Computation(mustAttr(t, root, "calls")).Instructions {
+			ops = append(ops, in.Opcode)
+		}
+		require.Equal(t, tc.inK, ops, "the negate (and its slice) stays out; the reshape of it joins")
+		checkFusedModule(t, "v.hlo", src, fm, 1<<20)
+	}
+}
