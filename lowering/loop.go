@@ -233,9 +233,10 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 					return c.fail(in, "operand %d is not an array in memory", b.ParamNumber)
 				}
 				params[b.Name] = v
-				// Loaded as a tile when an elementwise user reads it whole.
+				// Loaded as a tile when an elementwise user reads it whole
+				// (not a scalar the sequencer computes from it).
 				for _, u := range users[b.Name] {
-					if u.Opcode != hlo.OpBroadcast && !viewOps[u.Opcode] {
+					if u.Opcode != hlo.OpBroadcast && !viewOps[u.Opcode] && !seqMembers[u.Name] {
 						if !fullShape(v.shape) {
 							return c.fail(u, "operand %s is %s, not the output's %s (only broadcasts change shape in a loop kernel)", b.Name, v.shape, out.shape)
 						}

@@ -221,6 +221,13 @@ func (c *compiler) seqScalarOf(in, x *hlo.Instruction, byName map[string]*hlo.In
 	if !visit(x) || len(s.order) > lastExprReg-firstExprReg+1 {
 		return nil, nil, false
 	}
+	// The fusion's parameters and constants stay the loop kernel's too:
+	// something else may read them (a parameter broadcast as it is).
+	for n := range inner {
+		if b := byName[n]; b != nil && (b.Opcode == hlo.OpParameter || b.Opcode == hlo.OpConstant) {
+			delete(inner, n)
+		}
+	}
 	return s, inner, true
 }
 

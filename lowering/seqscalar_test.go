@@ -49,6 +49,17 @@ ENTRY e {
   fb = f32[4,64] broadcast(f), dimensions={}
   ROOT o = f32[4,64] select(m, x, fb)
 }`, 1},
+		{"a parameter broadcast as it is and computed from", `HloModule m
+ENTRY e {
+  p = u32[] parameter(0)
+  x = u32[8,128] parameter(1)
+  k = u32[] constant(7)
+  q = u32[] add(p, k)
+  pb = u32[8,128] broadcast(p), dimensions={}
+  qb = u32[8,128] broadcast(q), dimensions={}
+  a = u32[8,128] add(x, pb)
+  ROOT o = u32[8,128] xor(a, qb)
+}`, 1},
 		{"a float scalar", `HloModule m
 ENTRY e {
   p = f32[] parameter(0)
