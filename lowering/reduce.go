@@ -80,22 +80,66 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	// dims before it are walked in passes (reducing the middle dim of
 	// [13,1051,321]: 13 passes over 321 rows).
 	patterns := [][]int64{hlo.Strides(X.Dims)}
+	patternOf := map[string][]int64{} // a broadcast of a parameter: its strides over X
 	for _, b := range body {
 		if b.Opcode == hlo.OpBroadcast && byName[b.Operands[0].Name] != nil && byName[b.Operands[0].Name].Opcode == hlo.OpParameter {
 			if v := c.bufs[in.Operands[byName[b.Operands[0].Name].ParamNumber].Name]; v != nil && v.shape != nil && !v.shape.IsTuple {
 				patterns = append(patterns, broadcastStrides(b, v, len(X.Dims)))
+				patternOf[b.Name] = patterns[len(patterns)-1]
 			}
 		}
 	}
+	// firstRun is the first kept dim from which a pattern's kept dims
+	// collapse into one strided run.
+	firstRun := func(st []int64) int {
+		q := 0
+		for ; q < len(kept); q++ {
+			if _, ok := collapse(kept[q:], st, X.Dims); ok {
+				break
+			}
+		}
+		return q
+	}
 	q := 0
-	for ; q < len(kept); q++ {
+	for _, st := range patterns {
+		q = max(q, firstRun(st))
+	}
+	// A broadcast that repeats along the leading kept dims (q broadcast
+	// over K's positions in q.K^T: strides 0 there) and is one run after
+	// them is periodic: every p rows it starts again. Loaded once per tile
+	// as its p rows and broadcast over the tile on the vector unit, it
+	// lets the rows collapse where X's own pattern does, instead of the
+	// kept dims before its run being walked in passes of p rows (64
+	// passes of 4 rows, each paying the loads' latency).
+	periodic := map[string]int64{} // broadcast -> p
+	rowReduce := len(reduced) > 0 && reduced[len(reduced)-1] == len(X.Dims)-1
+	if qx := firstRun(patterns[0]); qx < q && rowReduce {
 		ok := true
-		for _, st := range patterns {
-			_, ok1 := collapse(kept[q:], st, X.Dims)
-			ok = ok && ok1
+		for name, st := range patternOf {
+			qb := firstRun(st)
+			if qb <= qx {
+				continue
+			}
+			for _, d := range kept[qx:qb] {
+				ok = ok && st[d] == 0
+			}
+			p := int64(1)
+			for _, d := range kept[qb:] {
+				p *= X.Dims[d]
+			}
+			periodic[name] = p
+		}
+		m := int64(1)
+		for _, p := range periodic {
+			if m%p != 0 && p%m != 0 {
+				ok = false // one tile multiple for all of them
+			}
+			m = max(m, p)
 		}
 		if ok {
-			break
+			q = qx
+		} else {
+			periodic = map[string]int64{}
 		}
 	}
 	outerDims := make([]int64, q)
@@ -259,6 +303,12 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 				return c.fail(b, "broadcast of a computed value is not lowered yet")
 			}
 			st := broadcastStrides(b, v, len(X.Dims))
+			if p := periodic[b.Name]; p > 0 {
+				if err := c.periodicBroadcast(b, v, st, kept, reduced, q, p, X.Dims, outerDims, &bufs, bufOf, &ops); err != nil {
+					return err
+				}
+				continue
+			}
 			a, err := access(v, st, b)
 			if err != nil {
 				return err
@@ -371,7 +421,62 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	return c.streamKernel(streamSpec{
 		in: in, kind: "input", rows: rows, bufs: bufs, ops: ops,
 		result: red.Name, out: out, outRow: []int64{1}, flops: flops, bytes: bytes, passes: int(passes),
+		rowMultiple: rowMultipleOf(periodic),
 	})
+}
+
+// rowMultipleOf is the tile row multiple periodic broadcasts need: the
+// longest period (the others divide it).
+func rowMultipleOf(periodic map[string]int64) int64 {
+	m := int64(1)
+	for _, p := range periodic {
+		m = max(m, p)
+	}
+	return m
+}
+
+// periodicBroadcast adds broadcast b of v (strides st over the input's
+// dims) that repeats every p rows: a buffer of its p rows, loaded for each
+// tile, and a vbcast of them over the tile viewed as [rows/p, p, cols].
+func (c *compiler) periodicBroadcast(b *hlo.Instruction, v *value, st []int64, kept, reduced []int, q int, p int64, dims, outerDims []int64,
+	bufs *[]*streamBuf, bufOf map[string]*streamBuf, ops *[]streamOp) error {
+	qb := len(kept)
+	for i := range kept {
+		if _, ok := collapse(kept[i:], st, dims); ok {
+			qb = i
+			break
+		}
+	}
+	sr, ok1 := collapse(kept[qb:], st, dims)
+	sc, ok2 := collapse(reduced, st, dims)
+	if !ok1 || !ok2 {
+		return c.fail(b, "internal error: a periodic broadcast is not one run in its period")
+	}
+	dt, ok := dtypeOf(b.Shape.Elem)
+	if !ok {
+		return c.fail(b, "element type %s has no Pulse dtype", b.Shape.Elem)
+	}
+	var cols int64 = 1
+	for _, d := range reduced {
+		cols *= dims[d]
+	}
+	a := &hbmAccess{src: v, strides: []int64{0, sr, sc}}
+	if q > 0 {
+		outerSt := make([]int64, q)
+		for i, d := range kept[:q] {
+			outerSt[i] = st[d]
+		}
+		a.outer = passOffsets(outerDims, outerSt, int64(v.dt.Size()))
+	}
+	src := &streamBuf{name: b.Name + ".period", at: b, dt: dt, row: []int64{p, cols}, load: a, oneRow: true}
+	dst := &streamBuf{name: b.Name, at: b, dt: dt, row: []int64{cols}}
+	*bufs = append(*bufs, src, dst)
+	bufOf[src.name], bufOf[dst.name] = src, dst
+	*ops = append(*ops, streamOp{at: b, emitRows: func(view func(string, int64, int64) string, rows int64, sync string) {
+		t, _ := tileDims(view(dst.name, 0, rows))
+		fmt.Fprintf(&c.out, "        vbcast  %s[%d,%d,%d], %s%s\n", t.head, rows/p, p, cols, view(src.name, 0, 1), sync)
+	}})
+	return nil
 }
 
 // columnChunk picks how many kept elements (a divisor of k) a column

@@ -85,6 +85,9 @@ type streamSpec struct {
 	// prologue, when set, emits what runs before the first tile (the
 	// scalars the sequencer computes for the kernel).
 	prologue func()
+	// rowMultiple, when above 1, is what every tile's rows are a multiple
+	// of (a broadcast repeating every rowMultiple rows: reduce.go).
+	rowMultiple int64
 }
 
 func (c *compiler) streamKernel(sp streamSpec) error {
@@ -172,6 +175,12 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	// (below): a tile must leave room for at least two in a segment.
 	if most := sp.reachRows(R); most < TR {
 		TR = max(most, 1)
+	}
+	if m := sp.rowMultiple; m > 1 {
+		if R%m != 0 {
+			return c.fail(in, "internal error: %d rows are not a multiple of %d", R, m)
+		}
+		TR = max(TR-TR%m, m)
 	}
 	var off int64
 	for _, b := range sp.bufs {
@@ -645,8 +654,8 @@ func (c *compiler) compactBroadcasts(sp *streamSpec) {
 	var pre []streamOp
 	for _, b := range sp.bufs {
 		l := b.load
-		if l == nil {
-			continue
+		if l == nil || b.oneRow {
+			continue // a row for every tile is compact already
 		}
 		// A zero stride over a dimension of one element repeats nothing.
 		zero := l.strides[0] == 0 && sp.rows > 1
