@@ -1,6 +1,7 @@
 package lowering
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -21,6 +22,26 @@ import (
 var rowReductions = map[string]string{"add": "vrsum", "maximum": "vrmax", "minimum": "vrmin", "and": "vrand", "or": "vror"}
 
 func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction) error {
+	at := c.mark()
+	err := c.reduceKernelWith(in, body, root, true)
+	if errors.Is(err, errPeriodTooLong) {
+		// A tile of the periodic broadcasts' period does not fit SRAM:
+		// the leading dims are walked in passes instead.
+		c.rollback(at)
+		return c.reduceKernelWith(in, body, root, false)
+	}
+	return err
+}
+
+// minPassBytes is the pass below which a reduction walking its leading
+// kept dims in passes is latency-bound, and a periodic broadcast streams
+// its rows as one run instead.
+const minPassBytes = 64 << 10
+
+// errPeriodTooLong: a stream kernel's tiles cannot hold rowMultiple rows.
+var errPeriodTooLong = errors.New("a tile cannot hold the rows of one period")
+
+func (c *compiler) reduceKernelWith(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction, periodicOK bool) error {
 	if root == nil {
 		root = body[len(body)-1]
 	}
@@ -113,7 +134,7 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 	// passes of 4 rows, each paying the loads' latency).
 	periodic := map[string]int64{} // broadcast -> p
 	rowReduce := len(reduced) > 0 && reduced[len(reduced)-1] == len(X.Dims)-1
-	if qx := firstRun(patterns[0]); qx < q && rowReduce {
+	if qx := firstRun(patterns[0]); qx < q && rowReduce && periodicOK {
 		ok := true
 		for name, st := range patternOf {
 			qb := firstRun(st)
@@ -136,7 +157,19 @@ func (c *compiler) reduceKernel(in *hlo.Instruction, body []*hlo.Instruction, ro
 			}
 			m = max(m, p)
 		}
-		if ok {
+		// Worth it where the passes are short (latency-bound): passes of
+		// 64 KiB and more already keep the loads and the vector unit
+		// busy, and one long run in a single tile would not overlap them
+		// (a batch norm's variance over [8,16,32,32]: 8 passes 1,825
+		// cycles, one run 2,213).
+		var passRows, cols int64 = 1, 1
+		for _, d := range kept[q:] {
+			passRows *= X.Dims[d]
+		}
+		for _, d := range reduced {
+			cols *= X.Dims[d]
+		}
+		if ok && passRows*cols*4 < minPassBytes {
 			q = qx
 		} else {
 			periodic = map[string]int64{}
@@ -460,6 +493,14 @@ func (c *compiler) periodicBroadcast(b *hlo.Instruction, v *value, st []int64, k
 	for _, d := range reduced {
 		cols *= dims[d]
 	}
+	// A value constant along the reduced dims (a per-row statistic: a
+	// batch norm's mean) is loaded as one element a row and broadcast
+	// along them too: read through its stride of 0 it was one 4-byte
+	// burst an element.
+	srcCols := cols
+	if sc == 0 {
+		srcCols = 1
+	}
 	a := &hbmAccess{src: v, strides: []int64{0, sr, sc}}
 	if q > 0 {
 		outerSt := make([]int64, q)
@@ -468,7 +509,7 @@ func (c *compiler) periodicBroadcast(b *hlo.Instruction, v *value, st []int64, k
 		}
 		a.outer = passOffsets(outerDims, outerSt, int64(v.dt.Size()))
 	}
-	src := &streamBuf{name: b.Name + ".period", at: b, dt: dt, row: []int64{p, cols}, load: a, oneRow: true}
+	src := &streamBuf{name: b.Name + ".period", at: b, dt: dt, row: []int64{p, srcCols}, load: a, oneRow: true}
 	dst := &streamBuf{name: b.Name, at: b, dt: dt, row: []int64{cols}}
 	*bufs = append(*bufs, src, dst)
 	bufOf[src.name], bufOf[dst.name] = src, dst

@@ -180,7 +180,10 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 		if R%m != 0 {
 			return c.fail(in, "internal error: %d rows are not a multiple of %d", R, m)
 		}
-		TR = max(TR-TR%m, m)
+		if TR < m {
+			return errPeriodTooLong // the caller plans without the period
+		}
+		TR -= TR % m
 	}
 	var off int64
 	for _, b := range sp.bufs {
