@@ -22,6 +22,9 @@ import (
 // copy, each a round trip through HBM: a KV-cache step's update took
 // 1,028 cycles on tpuv4core.
 
+// fusedUpdateHeader is what the kernel's header says it is.
+const fusedUpdateHeader = "a dynamic-update-slice with its update and indices"
+
 // maxFusedUpdateBytes bounds the update the kernel computes in one tile.
 const maxFusedUpdateBytes = 1 << 20
 
@@ -69,14 +72,14 @@ func (c *compiler) fusedDynamicUpdate(in *hlo.Instruction, body []*hlo.Instructi
 	inPlace := c.ownsAfter(src)
 	if inPlace {
 		c.bufs[in.Name] = &value{tensor: src.tensor, addr: src.addr, shape: in.Shape, dt: src.dt}
-		c.kernelHeaderKind(in, kind, p.flops(), 2*updShape.Bytes())
+		c.kernelHeaderSaying(in, kind, p.flops(), 2*updShape.Bytes(), fusedUpdateHeader)
 	} else {
 		out, err := c.alloc(in, in.Shape, "")
 		if err != nil {
 			return true, err
 		}
 		c.bufs[in.Name] = out
-		c.kernelHeaderKind(in, kind, p.flops(), 2*in.Shape.Bytes()+2*updShape.Bytes())
+		c.kernelHeaderSaying(in, kind, p.flops(), 2*in.Shape.Bytes()+2*updShape.Bytes(), fusedUpdateHeader)
 		c.flatCopy(in, out, src, 0)
 		c.loc(in)
 		fmt.Fprintln(&c.out, "        barrier") // the copy lands before the update
@@ -216,14 +219,6 @@ func (p *fusedUpdate) flops() int64 {
 		}
 	}
 	return f
-}
-
-// kernelHeaderKind is kernelHeader for a kernel that computes (kind).
-func (c *compiler) kernelHeaderKind(in *hlo.Instruction, kind string, flops, bytes int64) {
-	c.nlabel++
-	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: kind, Pos: in.Pos, FLOPs: flops, Bytes: bytes})
-	fmt.Fprintf(&c.out, "\n; ---- kernel k%d: %s %s (%s:%d) -> %s, a dynamic-update-slice with its update and indices\n", c.nlabel, in.Opcode, in.Name, c.file, in.Pos.Line, in.Shape)
-	fmt.Fprintf(&c.out, ".origin %q\n", in.Name)
 }
 
 // scalarConstant is the scalar constant a broadcast (or a constant) fills

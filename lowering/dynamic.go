@@ -199,9 +199,15 @@ func lead(st []int64) int64 {
 
 // kernelHeader starts a DMA-only kernel and records it.
 func (c *compiler) kernelHeader(in *hlo.Instruction, kind string, flops, bytes int64) {
+	c.kernelHeaderSaying(in, kind, flops, bytes, "DMA only")
+}
+
+// kernelHeaderSaying is kernelHeader with what the header says the
+// kernel is.
+func (c *compiler) kernelHeaderSaying(in *hlo.Instruction, kind string, flops, bytes int64, what string) {
 	c.nlabel++
 	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: kind, Pos: in.Pos, FLOPs: flops, Bytes: bytes})
-	fmt.Fprintf(&c.out, "\n; ---- kernel k%d: %s %s (%s:%d) -> %s, DMA only\n", c.nlabel, in.Opcode, in.Name, c.file, in.Pos.Line, in.Shape)
+	fmt.Fprintf(&c.out, "\n; ---- kernel k%d: %s %s (%s:%d) -> %s, %s\n", c.nlabel, in.Opcode, in.Name, c.file, in.Pos.Line, in.Shape, what)
 	fmt.Fprintf(&c.out, ".origin %q\n", in.Name)
 }
 
