@@ -236,6 +236,11 @@ type VPU struct {
 	TranscendentalCost int `yaml:"transcendental_cost"` // cycles per element group for exp, log, tanh, ...
 	DivideCost         int `yaml:"divide_cost"`         // cycles per element group for div, rcp, rsqrt, sqrt, pow
 	F64Cost            int `yaml:"f64_cost"`            // f64 arithmetic costs this many f32 ops (0: no f64 arithmetic)
+	// F16ConvertCost is what converting an f16 operand or result costs a
+	// vector instruction, in cycles per element group, on a chip whose
+	// lanes have no f16 format and emulate it with integer ops (0: f16 is
+	// native, and costs what f32 does).
+	F16ConvertCost int `yaml:"f16_convert_cost"`
 }
 
 // XLU describes the cross-lane units.

@@ -90,6 +90,7 @@ var keyMeta = map[string]meta{
 	"vpu.transcendental_cost":        r("cycles", 1, 1000, "cycles per element group for exp, log, tanh, ..."),
 	"vpu.divide_cost":                r("cycles", 1, 1000, "cycles per element group for div, rcp, rsqrt, sqrt, pow"),
 	"vpu.f64_cost":                   r("x", 0, 1000, "f64 arithmetic costs this many times the f32 op (the lanes emulate it; 0: the chip has no f64 arithmetic)"),
+	"vpu.f16_convert_cost":           r("cycles", 0, 1000, "cycles per element group a vector instruction adds for each f16 operand or result it converts (the lanes emulate f16; 0: f16 is native)"),
 	"xlu.count":                      r("units", 1, isa.MaxUnitIndex+1, "cross-lane units"),
 	"xlu.latency":                    r("cycles", 0, 1<<20, "cycles added to every cross-lane instruction"),
 	"dma.engines":                    r("engines", 1, isa.MaxUnitIndex+1, "DMA engines"),

@@ -325,6 +325,34 @@ func TestF64Cost(t *testing.T) {
 	require.ErrorContains(t, cerr, "vpu.f64_cost is 0")
 }
 
+// vpu.f16_convert_cost: each f16 operand read and f16 result written adds
+// its cost per element group (lanes that emulate f16); a vcvt pays one
+// conversion, an f16 add three, a copy none (it moves the bits). (Measured
+// between two costs: at 0 the banks, not the lanes, may bound it.)
+func TestF16ConvertCost(t *testing.T) {
+	cycles := func(line, cost string) int64 {
+		prog, err := asm.Assemble("h.s", []byte("  "+line+"\n  halt\n"), asm.Options{})
+		require.NoError(t, err)
+		_, rerr, cm, cerr := both(t, "teach16", prog, "vpu.f16_convert_cost="+cost, "vpu.latency=0")
+		require.NoError(t, rerr)
+		require.NoError(t, cerr)
+		return cm.Cycles()
+	}
+	// teach16: 16 lanes, 1024 elements: 64 element groups.
+	for _, c := range []struct {
+		line  string
+		convs int64
+	}{
+		{"vcvt    sram[0]:f32[1024], sram[0x4000]:f16[1024]", 1},
+		{"vcvt    sram[0]:f16[1024], sram[0x4000]:f32[1024]", 1},
+		{"vadd    sram[0]:f16[1024], sram[0x4000]:f16[1024], sram[0x8000]:f16[1024]", 3},
+		{"vadd    sram[0]:f32[1024], sram[0x4000]:f32[1024], sram[0x8000]:f32[1024]", 0},
+		{"vcopy   sram[0]:f16[1024], sram[0x4000]:f16[1024]", 0},
+	} {
+		require.Equal(t, 64*10*c.convs, cycles(c.line, "20")-cycles(c.line, "10"), c.line)
+	}
+}
+
 // mxu.ldwt shifts in the K rows of the weights it holds, as mxu.ldw does:
 // a [N=16, K=4] transposed tile loads as fast as the [4, 16] tile it holds,
 // and four times faster than a [16, 16] one (ldw_cycles_per_row 1).

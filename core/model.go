@@ -209,7 +209,7 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	}
 	add(ref.UnitID{Class: isa.UnitVPU}, m.VClock, &vpuTimer{lanes: int64(chip.VPU.Lanes * chip.VPU.Sublanes),
 		latency: int64(chip.VPU.Latency), trans: int64(chip.VPU.TranscendentalCost), div: int64(chip.VPU.DivideCost),
-		f64: int64(chip.VPU.F64Cost)})
+		f64: int64(chip.VPU.F64Cost), f16: int64(chip.VPU.F16ConvertCost)})
 	for i := 0; i < chip.XLU.Count; i++ {
 		add(ref.UnitID{Class: isa.UnitXLU, Index: i}, m.VClock, &vpuTimer{lanes: int64(chip.VPU.Lanes),
 			latency: int64(chip.XLU.Latency), trans: 1, div: 1, f64: 2})

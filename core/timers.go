@@ -56,6 +56,7 @@ type vpuTimer struct {
 	trans   int64
 	div     int64
 	f64     int64 // f64 arithmetic's cost multiplier (vpu.f64_cost; 2 on the XLU: two 32-bit halves)
+	f16     int64 // cycles per element group for each f16 operand or result converted (vpu.f16_convert_cost)
 }
 
 // Vector op classes: what an element-op costs in time and energy.
@@ -110,6 +111,23 @@ func (t *vpuTimer) wideCost(in *isa.Inst, v [3]*isa.Layout) int64 {
 	return cost
 }
 
+// f16Cost is what an instruction's f16 operands and result add per element
+// group on lanes without an f16 format: each one read is converted to f32
+// and a result written converted back, with integer ops (vpu.f16_convert_cost
+// each). An instruction that only moves elements moves their bits as they are.
+func (t *vpuTimer) f16Cost(in *isa.Inst, v [3]*isa.Layout) int64 {
+	if t.f16 == 0 || movesData(in) {
+		return 0
+	}
+	n := int64(0)
+	for _, l := range v {
+		if l != nil && l.DType == isa.F16 {
+			n++
+		}
+	}
+	return n * t.f16
+}
+
 // movesData reports whether a vector instruction copies elements without
 // arithmetic.
 func movesData(in *isa.Inst) bool {
@@ -136,7 +154,7 @@ func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]i
 			memEnd, idealEnd = max(memEnd, end), max(idealEnd, ideal)
 		}
 	}
-	occ := max(ceilDiv(elems, t.lanes)*opCost(t, in)*t.wideCost(in, v), 1)
+	occ := max(ceilDiv(elems, t.lanes)*(opCost(t, in)*t.wideCost(in, v)+t.f16Cost(in, v)), 1)
 	switch in.Op.Info().Code {
 	case isa.CodeVBin, isa.CodeVUn, isa.CodeVScale, isa.CodeVAct, isa.CodeVRed, isa.CodeXRed:
 		u.m.flops += elems
