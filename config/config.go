@@ -517,10 +517,18 @@ func Parse(origin string, src []byte, sets []string) (*Chip, error) {
 	if err := enc.Encode(&root); err != nil {
 		return nil, fmt.Errorf("%s: %v", origin, err)
 	}
-	dec := yaml.NewDecoder(&buf)
+	// The decoder's errors give lines of the text written here, which
+	// differ from the source's where --set added a key the file leaves out:
+	// the key is looked up in that text.
+	text := buf.Bytes()
+	dec := yaml.NewDecoder(bytes.NewReader(text))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%s: %s", origin, yamlError(err, root.Content[0]))
+		var written yaml.Node
+		if yaml.Unmarshal(text, &written) != nil || len(written.Content) != 1 {
+			return nil, fmt.Errorf("%s: %s", origin, yamlError(err, root.Content[0]))
+		}
+		return nil, fmt.Errorf("%s: %s", origin, yamlError(err, written.Content[0]))
 	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %v", origin, err)

@@ -80,6 +80,7 @@ func TestOverridesAndErrors(t *testing.T) {
 		{"section as value", []string{"mxu=1"}, "", "is a section"},
 		{"no equals", []string{"mxu.rows"}, "", "want key=value"},
 		{"type", []string{"vpu.lanes=wide"}, "", "vpu.lanes: cannot unmarshal"},
+		{"type of a key the preset leaves out", []string{"vpu.f16_convert_cost=abc"}, "", "vpu.f16_convert_cost: cannot unmarshal"},
 		{"range", []string{"mxu.cols=0"}, "", "mxu.cols: 0 out of range"},
 		// YAML's decoder truncates a fraction given for an int field; a
 		// chip other than the one asked for would run (issue 44, 2).
