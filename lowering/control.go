@@ -315,6 +315,8 @@ func (c *compiler) whileLoop(in *hlo.Instruction) error {
 	c.loc(in)
 	fmt.Fprintf(&c.out, "        beq     r1, r0, %s\n", exit)
 	c.nextLoopOwned = c.stateOwned(state, readOnly)
+	defer func(p map[string]string) { c.preferIn = p }(c.preferIn)
+	c.preferIn = bodyReturns(body, state, in.Name+"/body")
 	res, err := c.subComputation(body, []*value{state}, in.Name+"/body")
 	if err != nil {
 		return err
@@ -399,4 +401,20 @@ func (c *compiler) conditional(in *hlo.Instruction) error {
 	}
 	fmt.Fprintf(&c.out, "%s_end:\n", base)
 	return nil
+}
+
+// bodyReturns maps each value a while body's root tuple returns as an
+// array of the state (scoped as subComputation scopes it) to that
+// element's buffer (compiler.preferIn).
+func bodyReturns(body *hlo.Computation, state *value, scope string) map[string]string {
+	if body.Root == nil || body.Root.Opcode != hlo.OpTuple || len(body.Root.Operands) != len(state.tuple) {
+		return nil
+	}
+	out := map[string]string{}
+	for k, o := range body.Root.Operands {
+		if e := state.tuple[k]; e != nil && e.tuple == nil && e.tensor != "" {
+			out[scope+"/"+o.Name] = e.tensor
+		}
+	}
+	return out
 }

@@ -116,16 +116,34 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 		root = body[len(body)-1]
 	}
 	if in.Shape.IsTuple {
-		return c.fail(in, "multi-output loop fusions are not lowered yet")
+		return c.multiOutputLoop(in, body, root)
 	}
-	if ok, err := c.fusedDynamicUpdate(in, body, root); ok || err != nil {
-		return err
-	}
-	if ok, err := c.viewConcat(in, body, root); ok || err != nil {
-		return err
+	return c.loopKernelOf(in, body, root, nil)
+}
+
+// loopKernelOf lowers a loop fusion whose result is root, and, when extras
+// is set (a multi-output fusion: multiloop.go), also stores each of extras,
+// computed in the same kernel; the fusion's value is then the tuple of
+// root's and the extras' results.
+func (c *compiler) loopKernelOf(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction, extras []*hlo.Instruction) error {
+	if len(extras) > 0 {
+		// What is split out is read like a parameter; a result split
+		// out would be a kernel of its own.
+		for _, x := range c.splitList(in, body, root) {
+			if slices.Contains(extras, x) || x == root {
+				return c.fail(x, "%s, a result of a multi-output loop fusion, would be a kernel of its own", x.Name)
+			}
+		}
+	} else {
+		if ok, err := c.fusedDynamicUpdate(in, body, root); ok || err != nil {
+			return err
+		}
+		if ok, err := c.viewConcat(in, body, root); ok || err != nil {
+			return err
+		}
 	}
 	nk := len(c.res.Kernels)
-	in, body, temps, done, err := c.splitLoop(in, body, root)
+	in, body, temps, done, err := c.splitLoop(in, body, root, extras...)
 	defer func() {
 		for _, t := range temps {
 			c.heap.release(t.tensor)
@@ -134,7 +152,7 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	if err != nil || done {
 		return err
 	}
-	if v, i := reshapedPiece(c, in, body, root, temps); v != nil {
+	if v, i := reshapedPiece(c, in, body, root, temps); v != nil && len(extras) == 0 {
 		// What remains reshapes a piece split out (a layer's weights
 		// sliced from a scan's stack, the layer dim dropped): the
 		// piece's buffer, viewed in the fusion's shape, is the result,
@@ -145,8 +163,20 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 	}
 	// The pieces split out are kernels of the chip's cores each
 	// (cores.go); so is what remains.
-	rest := func() error {
-		out := c.elementwiseInPlace(in, body, root)
+	rest := func() error { return c.loopKernelRest(in, body, root, extras) }
+	if len(c.res.Kernels) > nk {
+		return c.onCores(rest)
+	}
+	return rest()
+}
+
+// loopKernelRest is the loop kernel proper, over a body with nothing to
+// split out.
+func (c *compiler) loopKernelRest(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction, extras []*hlo.Instruction) error {
+	var out *value
+	var extraOuts []*value
+	if len(extras) == 0 {
+		out = c.elementwiseInPlace(in, body, root)
 		if out == nil {
 			var err error
 			if out, err = c.alloc(in, in.Shape, ""); err != nil {
@@ -154,321 +184,329 @@ func (c *compiler) loopKernel(in *hlo.Instruction, body []*hlo.Instruction, root
 			}
 		}
 		c.bufs[in.Name] = out
-		S := out.shape.Dims
-		if len(S) == 0 {
-			S = []int64{1}
+	} else {
+		all, err := c.multiOutputBuffers(in, body, append([]*hlo.Instruction{root}, extras...))
+		if err != nil {
+			return err
 		}
-		rowElems := int64(1)
-		for _, d := range S[1:] {
-			rowElems *= d
+		c.bufs[in.Name] = all
+		out, extraOuts = all.tuple[0], all.tuple[1:]
+	}
+	S := out.shape.Dims
+	if len(S) == 0 {
+		S = []int64{1}
+	}
+	rowElems := int64(1)
+	for _, d := range S[1:] {
+		rowElems *= d
+	}
+	params := map[string]*value{} // body parameter -> HBM value
+	consts := map[string]string{} // scalar constants -> literal
+	users := map[string][]*hlo.Instruction{}
+	for _, b := range body {
+		for _, o := range b.Operands {
+			users[o.Name] = append(users[o.Name], b)
 		}
-		params := map[string]*value{} // body parameter -> HBM value
-		consts := map[string]string{} // scalar constants -> literal
-		users := map[string][]*hlo.Instruction{}
-		for _, b := range body {
-			for _, o := range b.Operands {
-				users[o.Name] = append(users[o.Name], b)
-			}
+	}
+	// Element types by name, found once (a scan per lookup was quadratic
+	// in a body of the whole entry: issue 44, 7).
+	elemByName := make(map[string]string, len(body))
+	for _, x := range body {
+		if _, dup := elemByName[x.Name]; !dup && x.Shape != nil {
+			elemByName[x.Name] = x.Shape.Elem
 		}
-		// Element types by name, found once (a scan per lookup was quadratic
-		// in a body of the whole entry: issue 44, 7).
-		elemByName := make(map[string]string, len(body))
-		for _, x := range body {
-			if _, dup := elemByName[x.Name]; !dup && x.Shape != nil {
-				elemByName[x.Name] = x.Shape.Elem
-			}
+	}
+	elemOf := func(name string) string {
+		if v := params[name]; v != nil {
+			return v.shape.Elem
 		}
-		elemOf := func(name string) string {
-			if v := params[name]; v != nil {
-				return v.shape.Elem
-			}
-			return elemByName[name]
+		return elemByName[name]
+	}
+	// What each body instruction needs.
+	bufs := map[string]*tileBuf{}
+	loads := map[string]*hbmAccess{} // body value -> the DMA that fills its tile
+	var order []*hlo.Instruction     // instructions computed on the vector unit
+	newBuf := func(name string, elem string, at *hlo.Instruction) error {
+		dt, ok := dtypeOf(elem)
+		if !ok {
+			return c.fail(at, "element type %s has no Pulse dtype", elem)
 		}
-		// What each body instruction needs.
-		bufs := map[string]*tileBuf{}
-		loads := map[string]*hbmAccess{} // body value -> the DMA that fills its tile
-		var order []*hlo.Instruction     // instructions computed on the vector unit
-		newBuf := func(name string, elem string, at *hlo.Instruction) error {
-			dt, ok := dtypeOf(elem)
-			if !ok {
-				return c.fail(at, "element type %s has no Pulse dtype", elem)
-			}
-			bufs[name] = &tileBuf{dt: dt} // placed once the tile size is known
-			return nil
+		bufs[name] = &tileBuf{dt: dt} // placed once the tile size is known
+		return nil
+	}
+	fullShape := func(s *hlo.Shape) bool {
+		d := s.Dims
+		if len(d) == 0 {
+			d = []int64{1}
 		}
-		fullShape := func(s *hlo.Shape) bool {
-			d := s.Dims
-			if len(d) == 0 {
-				d = []int64{1}
-			}
-			if len(d) != len(S) {
+		if len(d) != len(S) {
+			return false
+		}
+		for i := range d {
+			if d[i] != S[i] {
 				return false
 			}
-			for i := range d {
-				if d[i] != S[i] {
-					return false
-				}
-			}
-			return true
 		}
-		seq, seqMembers := c.seqScalars(in, body)
-		for _, b := range body {
-			switch {
-			case seqMembers[b.Name]:
-				// Computed by the sequencer before the first tile.
-			case b.Opcode == hlo.OpBroadcast && seq[b.Operands[0].Name] != nil:
-				s := seq[b.Operands[0].Name]
-				if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
-					return err
-				}
-				dt, _ := dtypeOf(s.elem)
-				word := s.word
-				loads[b.Name] = &hbmAccess{src: &value{shape: &hlo.Shape{Elem: s.elem}, dt: dt}, strides: make([]int64, len(S)), smem: &word}
-			case b.Opcode == hlo.OpParameter:
-				if int(b.ParamNumber) >= len(in.Operands) {
-					return c.fail(in, "fused parameter %d has no operand", b.ParamNumber)
-				}
-				v := c.bufs[in.Operands[b.ParamNumber].Name]
-				if v == nil || v.tuple != nil {
-					return c.fail(in, "operand %d is not an array in memory", b.ParamNumber)
-				}
-				params[b.Name] = v
-				// Loaded as a tile when an elementwise user reads it whole
-				// (not a scalar the sequencer computes from it).
-				for _, u := range users[b.Name] {
-					if u.Opcode != hlo.OpBroadcast && !viewOps[u.Opcode] && !seqMembers[u.Name] {
-						if !fullShape(v.shape) {
-							return c.fail(u, "operand %s is %s, not the output's %s (only broadcasts change shape in a loop kernel)", b.Name, v.shape, out.shape)
-						}
-						if err := newBuf(b.Name, v.shape.Elem, b); err != nil {
-							return err
-						}
-						loads[b.Name] = &hbmAccess{src: v, strides: hlo.Strides(S), adv: 0}
-						break
+		return true
+	}
+	seq, seqMembers := c.seqScalars(in, body)
+	for _, b := range body {
+		switch {
+		case seqMembers[b.Name]:
+			// Computed by the sequencer before the first tile.
+		case b.Opcode == hlo.OpBroadcast && seq[b.Operands[0].Name] != nil:
+			s := seq[b.Operands[0].Name]
+			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
+				return err
+			}
+			dt, _ := dtypeOf(s.elem)
+			word := s.word
+			loads[b.Name] = &hbmAccess{src: &value{shape: &hlo.Shape{Elem: s.elem}, dt: dt}, strides: make([]int64, len(S)), smem: &word}
+		case b.Opcode == hlo.OpParameter:
+			if int(b.ParamNumber) >= len(in.Operands) {
+				return c.fail(in, "fused parameter %d has no operand", b.ParamNumber)
+			}
+			v := c.bufs[in.Operands[b.ParamNumber].Name]
+			if v == nil || v.tuple != nil {
+				return c.fail(in, "operand %d is not an array in memory", b.ParamNumber)
+			}
+			params[b.Name] = v
+			// Loaded as a tile when an elementwise user reads it whole
+			// (not a scalar the sequencer computes from it).
+			for _, u := range users[b.Name] {
+				if u.Opcode != hlo.OpBroadcast && !viewOps[u.Opcode] && !seqMembers[u.Name] {
+					if !fullShape(v.shape) {
+						return c.fail(u, "operand %s is %s, not the output's %s (only broadcasts change shape in a loop kernel)", b.Name, v.shape, out.shape)
 					}
-				}
-			case b.Opcode == hlo.OpConstant:
-				if b.Shape.IsTuple {
-					return c.fail(b, "tuple constants are not lowered")
-				}
-				if len(b.Shape.Dims) == 0 && strings.TrimSpace(b.Literal) != "{...}" && c.fillableScalar(b) {
-					lit, err := c.scalarLiteral(b)
-					if err != nil {
-						return err
-					}
-					consts[b.Name] = lit
-					if fullShape(b.Shape) { // a scalar kernel uses it directly
-						if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
-							return err
-						}
-						order = append(order, b)
-					}
-					continue
-				}
-				// A non-scalar constant lives in HBM like a parameter.
-				if err := c.constant(b); err != nil {
-					return err
-				}
-				v := c.bufs[b.Name]
-				params[b.Name] = v
-				if fullShape(v.shape) {
 					if err := newBuf(b.Name, v.shape.Elem, b); err != nil {
 						return err
 					}
-					loads[b.Name] = &hbmAccess{src: v, strides: hlo.Strides(S)}
+					loads[b.Name] = &hbmAccess{src: v, strides: hlo.Strides(S), adv: 0}
+					break
 				}
-			case viewOps[b.Opcode] && params[b.Operands[0].Name] != nil && fullShape(b.Shape):
-				// Data movement of a parameter: a load through an access pattern.
-				w, err := c.viewOf(b, params[b.Operands[0].Name])
+			}
+		case b.Opcode == hlo.OpConstant:
+			if b.Shape.IsTuple {
+				return c.fail(b, "tuple constants are not lowered")
+			}
+			if len(b.Shape.Dims) == 0 && strings.TrimSpace(b.Literal) != "{...}" && c.fillableScalar(b) {
+				lit, err := c.scalarLiteral(b)
 				if err != nil {
 					return err
 				}
-				if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
-					return err
-				}
-				loads[b.Name] = &hbmAccess{src: w.v, strides: w.strides, base: w.off * int64(w.v.dt.Size())}
-				if b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || b.Opcode == hlo.OpCopy {
-					v := params[b.Operands[0].Name] // broadcasts may read it too
-					params[b.Name] = &value{tensor: v.tensor, addr: v.addr, shape: b.Shape, dt: v.dt}
-				}
-			case (b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || b.Opcode == hlo.OpCopy) && params[b.Operands[0].Name] != nil,
-				len(b.Operands) == 1 && params[b.Operands[0].Name] != nil && sameElements(b, params[b.Operands[0].Name].shape) && !fullShape(b.Shape):
-				// A reshape of a parameter (or a broadcast that only adds
-				// dims of 1) read only through broadcasts: the same bytes
-				// seen with the new dimensions.
-				v := params[b.Operands[0].Name]
-				params[b.Name] = &value{tensor: v.tensor, addr: v.addr, shape: b.Shape, dt: v.dt}
-			case (b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || b.Opcode == hlo.OpCopy) && consts[b.Operands[0].Name] != "":
-				// A reshaped scalar constant: a fill, as a broadcast of it.
-				if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
-					return err
-				}
-				consts[b.Name] = consts[b.Operands[0].Name]
-				order = append(order, b)
-			case b.Opcode == hlo.OpBroadcast:
-				x := b.Operands[0].Name
-				if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
-					return err
-				}
-				if lit, ok := consts[x]; ok {
-					consts[b.Name] = lit
-					order = append(order, b) // a vfill
-					continue
-				}
-				v := params[x]
-				if v == nil {
-					return c.fail(b, "broadcast of a computed value is not lowered yet (only of parameters and constants)")
-				}
-				st := broadcastStrides(b, v, len(S))
-				loads[b.Name] = &hbmAccess{src: v, strides: st}
-			case b.Opcode == hlo.OpIota:
-				// An iota is a constant: 0..n-1 along its dimension, stored once
-				// and broadcast like any other operand.
-				d, _ := hlo.IntList("{" + hlo.AttrOr(b, "iota_dimension", "0") + "}")
-				if len(d) != 1 || d[0] < 0 || int(d[0]) >= len(S) || !fullShape(b.Shape) {
-					return c.fail(b, "bad iota_dimension")
-				}
-				v, err := c.alloc(b, &hlo.Shape{Elem: b.Shape.Elem, Dims: []int64{S[d[0]]}}, " = iota()")
-				if err != nil {
-					return err
-				}
-				if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
-					return err
-				}
-				st := make([]int64, len(S))
-				st[d[0]] = 1
-				loads[b.Name] = &hbmAccess{src: v, strides: st}
-			case hlo.IsElementwise(b.Opcode) || b.Opcode == hlo.OpCopy && copyKeepsLayout(b, body):
-				// A copy that keeps the layout (a sharding constraint in a
-				// partitioned module) is the identity: a vector copy.
-				if err := c.checkElementwise(b, elemOf); err != nil {
-					return err
-				}
-				if !fullShape(b.Shape) {
-					return c.fail(b, "shape %s differs from the kernel's %s", b.Shape, out.shape)
-				}
-				if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
-					return err
-				}
-				for i, elem := range expansionScratch(b) {
-					if err := newBuf(scratchName(b.Name, i), elem, b); err != nil {
+				consts[b.Name] = lit
+				if fullShape(b.Shape) { // a scalar kernel uses it directly
+					if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
 						return err
 					}
+					order = append(order, b)
 				}
-				order = append(order, b)
-			default:
-				return c.fail(b, "%s inside a loop fusion is not lowered yet", b.Opcode)
-			}
-		}
-		if bufs[root.Name] == nil {
-			return c.fail(root, "the fusion's result is not computed in the kernel")
-		}
-		// Dims of 1 and dims every access walks contiguously merge, so that
-		// a rank-6 fusion of an attention layer still has tiles of at most 4.
-		S = mergeLoopDims(S, loads)
-		// Rows: the leading p dimensions, collapsed; one row of every buffer
-		// is S[p:]. p is 1 unless a row of S[1:] is too big for SRAM.
-		var elemBytes int64
-		for name, t := range bufs {
-			elemBytes += int64(t.dt.Size())
-			if l := loads[name]; l != nil && slices.Contains(l.strides, 0) {
-				// A broadcast may become a compact source buffer of up to a
-				// row, held twice (compactBroadcasts).
-				elemBytes += 2 * int64(t.dt.Size())
-			}
-		}
-		budget := min(c.chip.Memory.SRAMBytes/2, 4<<20) / 2
-		p := 1
-		for p < len(S) && prod(S[p:])*elemBytes > budget {
-			p++
-		}
-		// Tiles have at most 4 dims (the rows and three more): the dims before
-		// those are rows, collapsed or walked in passes.
-		p = max(p, len(S)-3)
-		// The leading dims collapse into the rows when every operand's pattern
-		// allows it; otherwise dim p-1 holds the rows and the dims before it
-		// are walked in passes.
-		leadDims := func(p int) []int {
-			lead := make([]int, p)
-			for i := range lead {
-				lead[i] = i
-			}
-			return lead
-		}
-		rowsAt := func(p int) (V []int64, passes int, collapsible bool) {
-			for _, l := range loads {
-				if _, ok := collapse(leadDims(p), l.strides, S); !ok {
-					return S[p-1:], int(prod(S[:p-1])), false
-				}
-			}
-			return append([]int64{prod(S[:p])}, S[p:]...), 1, true
-		}
-		V, passes, collapsible := rowsAt(p)
-		if passes > maxRowPasses && p > 1 && p-1 >= len(S)-3 && prod(S[p-1:])*elemBytes <= c.chip.Memory.SRAMBytes/4 {
-			// A row longer than the streaming budget that SRAM still
-			// holds (a 128K vocabulary's logits for each of 16K tokens)
-			// is a row, rather than the dims before it being walked in
-			// passes one by one.
-			p--
-			V, passes, collapsible = rowsAt(p)
-		}
-		lead := leadDims(p)
-		if passes > maxRowPasses {
-			return c.fail(in, "rows of %s do not fit SRAM and its operands' patterns need %d passes (not lowered yet)", out.shape, passes)
-		}
-		var sbufs []*streamBuf
-		type named struct {
-			name string
-			at   *hlo.Instruction
-		}
-		var names []named
-		for _, b := range body {
-			names = append(names, named{b.Name, b})
-			for i := range expansionScratch(b) {
-				names = append(names, named{scratchName(b.Name, i), b})
-			}
-		}
-		for _, nb := range names {
-			b := nb.at
-			t := bufs[nb.name]
-			if t == nil {
 				continue
 			}
-			_, isConst := consts[nb.name]
-			sb := &streamBuf{name: nb.name, at: b, dt: t.dt, row: S[p:], load: loads[nb.name], static: isConst}
-			if l := sb.load; l != nil && p > 1 {
-				if collapsible {
-					st0, _ := collapse(lead, l.strides, S)
-					l.strides = append([]int64{st0}, l.strides[p:]...)
-				} else {
-					l.outer = passOffsets(S[:p-1], l.strides[:p-1], int64(l.src.dt.Size()))
-					l.strides = l.strides[p-1:]
+			// A non-scalar constant lives in HBM like a parameter.
+			if err := c.constant(b); err != nil {
+				return err
+			}
+			v := c.bufs[b.Name]
+			params[b.Name] = v
+			if fullShape(v.shape) {
+				if err := newBuf(b.Name, v.shape.Elem, b); err != nil {
+					return err
+				}
+				loads[b.Name] = &hbmAccess{src: v, strides: hlo.Strides(S)}
+			}
+		case viewOps[b.Opcode] && params[b.Operands[0].Name] != nil && fullShape(b.Shape):
+			// Data movement of a parameter: a load through an access pattern.
+			w, err := c.viewOf(b, params[b.Operands[0].Name])
+			if err != nil {
+				return err
+			}
+			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
+				return err
+			}
+			loads[b.Name] = &hbmAccess{src: w.v, strides: w.strides, base: w.off * int64(w.v.dt.Size())}
+			if b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || b.Opcode == hlo.OpCopy {
+				v := params[b.Operands[0].Name] // broadcasts may read it too
+				params[b.Name] = &value{tensor: v.tensor, addr: v.addr, shape: b.Shape, dt: v.dt}
+			}
+		case (b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || b.Opcode == hlo.OpCopy) && params[b.Operands[0].Name] != nil,
+			len(b.Operands) == 1 && params[b.Operands[0].Name] != nil && sameElements(b, params[b.Operands[0].Name].shape) && !fullShape(b.Shape):
+			// A reshape of a parameter (or a broadcast that only adds
+			// dims of 1) read only through broadcasts: the same bytes
+			// seen with the new dimensions.
+			v := params[b.Operands[0].Name]
+			params[b.Name] = &value{tensor: v.tensor, addr: v.addr, shape: b.Shape, dt: v.dt}
+		case (b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || b.Opcode == hlo.OpCopy) && consts[b.Operands[0].Name] != "":
+			// A reshaped scalar constant: a fill, as a broadcast of it.
+			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
+				return err
+			}
+			consts[b.Name] = consts[b.Operands[0].Name]
+			order = append(order, b)
+		case b.Opcode == hlo.OpBroadcast:
+			x := b.Operands[0].Name
+			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
+				return err
+			}
+			if lit, ok := consts[x]; ok {
+				consts[b.Name] = lit
+				order = append(order, b) // a vfill
+				continue
+			}
+			v := params[x]
+			if v == nil {
+				return c.fail(b, "broadcast of a computed value is not lowered yet (only of parameters and constants)")
+			}
+			st := broadcastStrides(b, v, len(S))
+			loads[b.Name] = &hbmAccess{src: v, strides: st}
+		case b.Opcode == hlo.OpIota:
+			// An iota is a constant: 0..n-1 along its dimension, stored once
+			// and broadcast like any other operand.
+			d, _ := hlo.IntList("{" + hlo.AttrOr(b, "iota_dimension", "0") + "}")
+			if len(d) != 1 || d[0] < 0 || int(d[0]) >= len(S) || !fullShape(b.Shape) {
+				return c.fail(b, "bad iota_dimension")
+			}
+			v, err := c.alloc(b, &hlo.Shape{Elem: b.Shape.Elem, Dims: []int64{S[d[0]]}}, " = iota()")
+			if err != nil {
+				return err
+			}
+			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
+				return err
+			}
+			st := make([]int64, len(S))
+			st[d[0]] = 1
+			loads[b.Name] = &hbmAccess{src: v, strides: st}
+		case hlo.IsElementwise(b.Opcode) || b.Opcode == hlo.OpCopy && copyKeepsLayout(b, body):
+			// A copy that keeps the layout (a sharding constraint in a
+			// partitioned module) is the identity: a vector copy.
+			if err := c.checkElementwise(b, elemOf); err != nil {
+				return err
+			}
+			if !fullShape(b.Shape) {
+				return c.fail(b, "shape %s differs from the kernel's %s", b.Shape, out.shape)
+			}
+			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
+				return err
+			}
+			for i, elem := range expansionScratch(b) {
+				if err := newBuf(scratchName(b.Name, i), elem, b); err != nil {
+					return err
 				}
 			}
-			sbufs = append(sbufs, sb)
+			order = append(order, b)
+		default:
+			return c.fail(b, "%s inside a loop fusion is not lowered yet", b.Opcode)
 		}
-		var ops []streamOp
-		for _, b := range order {
-			_, isConst := consts[b.Name]
-			ops = append(ops, streamOp{at: b, static: isConst, emit: func(tile func(string) string, sync string) {
-				c.vectorOp(b, tile, consts, sync)
-			}})
-		}
-		flops, bytes := c.kernelCost(in, body)
-		var prologue func()
-		if len(seq) > 0 {
-			prologue = func() { c.emitSeqScalars(in, seq) }
-		}
-		return c.streamKernel(streamSpec{
-			in: in, kind: "loop", rows: V[0], bufs: sbufs, ops: ops,
-			result: root.Name, out: out, outRow: V[1:], flops: flops, bytes: bytes, passes: passes,
-			prologue: prologue,
-		})
 	}
-	if len(c.res.Kernels) > nk {
-		return c.onCores(rest)
+	if bufs[root.Name] == nil {
+		return c.fail(root, "the fusion's result is not computed in the kernel")
 	}
-	return rest()
+	for _, r := range extras {
+		if _, isConst := consts[r.Name]; bufs[r.Name] == nil || isConst {
+			return c.fail(r, "the fusion's result %s is not computed in the kernel", r.Name)
+		}
+	}
+	// Dims of 1 and dims every access walks contiguously merge, so that
+	// a rank-6 fusion of an attention layer still has tiles of at most 4.
+	S = mergeLoopDims(S, loads)
+	// Rows: the leading p dimensions, collapsed; one row of every buffer
+	// is S[p:]. p is 1 unless a row of S[1:] is too big for SRAM.
+	var elemBytes int64
+	for name, t := range bufs {
+		elemBytes += int64(t.dt.Size())
+		if l := loads[name]; l != nil && slices.Contains(l.strides, 0) {
+			// A broadcast may become a compact source buffer of up to a
+			// row, held twice (compactBroadcasts).
+			elemBytes += 2 * int64(t.dt.Size())
+		}
+	}
+	budget := min(c.chip.Memory.SRAMBytes/2, 4<<20) / 2
+	p := 1
+	for p < len(S) && prod(S[p:])*elemBytes > budget {
+		p++
+	}
+	// Tiles have at most 4 dims (the rows and three more): the dims before
+	// those are rows, collapsed or walked in passes.
+	p = max(p, len(S)-3)
+	// The leading dims collapse into the rows when every operand's pattern
+	// allows it; otherwise dim p-1 holds the rows and the dims before it
+	// are walked in passes.
+	leadDims := func(p int) []int {
+		lead := make([]int, p)
+		for i := range lead {
+			lead[i] = i
+		}
+		return lead
+	}
+	rowsAt := func(p int) (V []int64, passes int, collapsible bool) {
+		for _, l := range loads {
+			if _, ok := collapse(leadDims(p), l.strides, S); !ok {
+				return S[p-1:], int(prod(S[:p-1])), false
+			}
+		}
+		return append([]int64{prod(S[:p])}, S[p:]...), 1, true
+	}
+	V, passes, collapsible := rowsAt(p)
+	if passes > maxRowPasses && p > 1 && p-1 >= len(S)-3 && prod(S[p-1:])*elemBytes <= c.chip.Memory.SRAMBytes/4 {
+		// A row longer than the streaming budget that SRAM still
+		// holds (a 128K vocabulary's logits for each of 16K tokens)
+		// is a row, rather than the dims before it being walked in
+		// passes one by one.
+		p--
+		V, passes, collapsible = rowsAt(p)
+	}
+	lead := leadDims(p)
+	if passes > maxRowPasses {
+		return c.fail(in, "rows of %s do not fit SRAM and its operands' patterns need %d passes (not lowered yet)", out.shape, passes)
+	}
+	var sbufs []*streamBuf
+	type named struct {
+		name string
+		at   *hlo.Instruction
+	}
+	var names []named
+	for _, b := range body {
+		names = append(names, named{b.Name, b})
+		for i := range expansionScratch(b) {
+			names = append(names, named{scratchName(b.Name, i), b})
+		}
+	}
+	for _, nb := range names {
+		b := nb.at
+		t := bufs[nb.name]
+		if t == nil {
+			continue
+		}
+		_, isConst := consts[nb.name]
+		sb := &streamBuf{name: nb.name, at: b, dt: t.dt, row: S[p:], load: loads[nb.name], static: isConst}
+		if l := sb.load; l != nil && p > 1 {
+			if collapsible {
+				st0, _ := collapse(lead, l.strides, S)
+				l.strides = append([]int64{st0}, l.strides[p:]...)
+			} else {
+				l.outer = passOffsets(S[:p-1], l.strides[:p-1], int64(l.src.dt.Size()))
+				l.strides = l.strides[p-1:]
+			}
+		}
+		sbufs = append(sbufs, sb)
+	}
+	var ops []streamOp
+	for _, b := range order {
+		_, isConst := consts[b.Name]
+		ops = append(ops, streamOp{at: b, static: isConst, emit: func(tile func(string) string, sync string) {
+			c.vectorOp(b, tile, consts, sync)
+		}})
+	}
+	flops, bytes := c.kernelCost(in, body)
+	var prologue func()
+	if len(seq) > 0 {
+		prologue = func() { c.emitSeqScalars(in, seq) }
+	}
+	return c.streamKernel(streamSpec{
+		in: in, kind: "loop", rows: V[0], bufs: sbufs, ops: ops,
+		result: root.Name, out: out, outRow: V[1:], flops: flops, bytes: bytes, passes: passes,
+		prologue: prologue, extraStores: extraStores(extras, extraOuts),
+	})
 }
 
 // mergeLoopDims drops the dims of 1 from the kernel's shape S and merges

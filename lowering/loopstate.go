@@ -179,6 +179,17 @@ func (c *compiler) elementwiseInPlace(in *hlo.Instruction, body []*hlo.Instructi
 	if in.Shape == nil || in.Shape.IsTuple || root == nil || root.Shape == nil || !slices.Equal(root.Shape.Dims, in.Shape.Dims) {
 		return nil
 	}
+	return c.inPlaceFor(in, body, in.Shape, nil, "")
+}
+
+// inPlaceFor is elementwiseInPlace for one result of the given shape
+// (a multi-output fusion's: multiloop.go), passing over the tensors in
+// taken (given to its other results).
+//
+// A result the loop body returns as its state element k (preferIn)
+// prefers the operand in that element's buffer: given another one, the
+// loop would copy the two through temporaries to swap them back.
+func (c *compiler) inPlaceFor(in *hlo.Instruction, body []*hlo.Instruction, shape *hlo.Shape, taken map[string]bool, prefer string) *value {
 	users := map[string][]*hlo.Instruction{}
 	for _, b := range body {
 		for _, o := range b.Operands {
@@ -191,19 +202,26 @@ func (c *compiler) elementwiseInPlace(in *hlo.Instruction, body []*hlo.Instructi
 			uses[v.tensor]++
 		}
 	}
+	var found *value // an operand other than the one preferred
 	for _, b := range body {
-		if b.Opcode != hlo.OpParameter || int(b.ParamNumber) >= len(in.Operands) || b.Shape == nil || !slices.Equal(b.Shape.Dims, in.Shape.Dims) {
+		if b.Opcode != hlo.OpParameter || int(b.ParamNumber) >= len(in.Operands) || b.Shape == nil || !slices.Equal(b.Shape.Dims, shape.Dims) {
 			continue
 		}
 		v := c.bufs[in.Operands[b.ParamNumber].Name]
-		if v == nil || uses[v.tensor] != 1 || !sameArray(in.Shape, v) || !slices.Equal(v.shape.Dims, in.Shape.Dims) || !c.ownsAfter(v) {
+		if v == nil || taken[v.tensor] || uses[v.tensor] != 1 || !sameArray(shape, v) || !slices.Equal(v.shape.Dims, shape.Dims) || !c.ownsAfter(v) {
 			continue
 		}
-		if readAtOwnIndex(b.Name, users, in.Shape.Dims) {
-			return &value{tensor: v.tensor, addr: v.addr, shape: in.Shape, dt: v.dt}
+		if !readAtOwnIndex(b.Name, users, shape.Dims) {
+			continue
+		}
+		if prefer == "" || v.tensor == prefer {
+			return &value{tensor: v.tensor, addr: v.addr, shape: shape, dt: v.dt}
+		}
+		if found == nil {
+			found = &value{tensor: v.tensor, addr: v.addr, shape: shape, dt: v.dt}
 		}
 	}
-	return nil
+	return found
 }
 
 // readAtOwnIndex reports whether every use of name, and of what it flows

@@ -197,7 +197,7 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 	if err := runPipeline(file, m, Pipeline(chip, d), opts); err != nil {
 		return nil, err
 	}
-	fm, _, err := fusion.FuseWith(m, fusion.FuseOptions{Exclude: []string{"concatenate", "pad"}, ViewRoots: []string{"concatenate"}})
+	fm, _, err := fusion.FuseWith(m, fusion.FuseOptions{Exclude: []string{"concatenate", "pad"}, ViewRoots: []string{"concatenate"}, MultiOutput: true})
 	if err != nil {
 		return nil, err
 	}
@@ -464,6 +464,10 @@ type compiler struct {
 	// holds on it that do not count. nextLoopOwned passes them to the
 	// body's subComputation.
 	loopOwned, nextLoopOwned map[string]int
+	// preferIn maps the values a while body returns as its state (by
+	// scoped name) to the state buffer each returns to: where a
+	// multi-output kernel writes a result in place, it prefers that one.
+	preferIn map[string]string
 	// rngState is the generator state of rng (rngstate.go), once used.
 	rngState *value
 	// devs is what the program runs on (devices.go).

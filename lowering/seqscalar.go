@@ -118,7 +118,7 @@ func sortedKeys(m map[string]*seqScalar) []string {
 // maxSeqScalars bounds the scalars one kernel computes on the sequencer;
 // maxSeqSlots the scalar-memory words their leaves and results take
 // (below isa.CoreWord).
-const maxSeqScalars, maxSeqSlots = 8, 24
+const maxSeqScalars, maxSeqSlots = 12, 24
 
 func leafSlots(m map[string]*seqScalar) int {
 	n := len(m)

@@ -79,16 +79,18 @@ func sameElements(b *hlo.Instruction, operand *hlo.Shape) bool {
 	return slices.IsSorted(dims)
 }
 
-// splitLoop finds the values of body that a shape-changing op reads but the
-// kernel would have to compute, and the ops a loop kernel cannot compute;
-// it lowers each as a kernel of its own and returns the fusion rewritten
-// to read them as parameters, with what no longer contributes to root left
-// out. temps are the temporaries, to release once the fusion's kernel is
-// emitted. done reports that the root itself was such an op: the fusion
-// is lowered. A fusion with nothing to split comes back as it was.
-func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction) (_ *hlo.Instruction, _ []*hlo.Instruction, temps []*value, done bool, err error) {
+// splitList lists the body values a loop kernel cannot compute in its
+// tiles (splitLoop makes each a kernel of its own), in body order.
+func (c *compiler) splitList(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction) []*hlo.Instruction {
+	split, _, _ := c.splitPlan(in, body, root)
+	return split
+}
+
+// splitPlan is splitList with what splitLoop goes on with: the body by
+// name and the values read like parameters.
+func (c *compiler) splitPlan(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction) (split []*hlo.Instruction, byName map[string]*hlo.Instruction, plain map[string]bool) {
 	users := map[string][]*hlo.Instruction{}
-	byName := map[string]*hlo.Instruction{}
+	byName = map[string]*hlo.Instruction{}
 	for _, b := range body {
 		byName[b.Name] = b
 		for _, o := range b.Operands {
@@ -103,11 +105,10 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 	}
 	// plain: parameters, constants and reshapes of them, which the loop
 	// kernel reads through access patterns whatever their shape.
-	plain := map[string]bool{}
+	plain = map[string]bool{}
 	// Scalars the sequencer computes for the loop kernel (seqscalar.go)
 	// are read like parameters.
 	_, seqMembers := c.seqScalars(in, body)
-	var split []*hlo.Instruction
 	for _, b := range body {
 		switch {
 		case seqMembers[b.Name]:
@@ -137,6 +138,18 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 			}
 		}
 	}
+	return split, byName, plain
+}
+
+// splitLoop finds the values of body that a shape-changing op reads but the
+// kernel would have to compute, and the ops a loop kernel cannot compute;
+// it lowers each as a kernel of its own and returns the fusion rewritten
+// to read them as parameters, with what no longer contributes to root left
+// out. temps are the temporaries, to release once the fusion's kernel is
+// emitted. done reports that the root itself was such an op: the fusion
+// is lowered. A fusion with nothing to split comes back as it was.
+func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root *hlo.Instruction, extras ...*hlo.Instruction) (_ *hlo.Instruction, _ []*hlo.Instruction, temps []*value, done bool, err error) {
+	split, byName, plain := c.splitPlan(in, body, root)
 	if len(split) == 0 {
 		return in, body, nil, false, nil
 	}
@@ -226,7 +239,7 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 	}
 	cp := *in
 	cp.Operands = ops
-	return &cp, producers(byName, root), temps, false, nil
+	return &cp, producers(byName, root, extras...), temps, false, nil
 }
 
 // reducePiece lowers reduce x of a split fusion as a reduce kernel over its
@@ -250,9 +263,9 @@ func (c *compiler) reducePiece(in, x *hlo.Instruction, name string, ops []*hlo.O
 	return "", false, nil
 }
 
-// producers lists root and every instruction it reads, directly or
-// through others (looked up by name), each after its operands.
-func producers(byName map[string]*hlo.Instruction, root *hlo.Instruction) []*hlo.Instruction {
+// producers lists root (and extras) and every instruction they read,
+// directly or through others (looked up by name), each after its operands.
+func producers(byName map[string]*hlo.Instruction, root *hlo.Instruction, extras ...*hlo.Instruction) []*hlo.Instruction {
 	seen := map[*hlo.Instruction]bool{}
 	var out []*hlo.Instruction
 	var visit func(b *hlo.Instruction)
@@ -266,7 +279,9 @@ func producers(byName map[string]*hlo.Instruction, root *hlo.Instruction) []*hlo
 		}
 		out = append(out, b)
 	}
-	visit(byName[root.Name])
+	for _, r := range append([]*hlo.Instruction{root}, extras...) {
+		visit(byName[r.Name])
+	}
 	return out
 }
 

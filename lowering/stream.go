@@ -88,7 +88,29 @@ type streamSpec struct {
 	// rowMultiple, when above 1, is what every tile's rows are a multiple
 	// of (a broadcast repeating every rowMultiple rows: reduce.go).
 	rowMultiple int64
+	// extraStores are a multi-output loop fusion's other results, each
+	// stored per tile like result (not with accumulate).
+	extraStores []extraStore
 }
+
+// extraStore is one more buffer a stream kernel stores per tile, into an
+// HBM array of the output's row shape.
+type extraStore struct {
+	result string
+	out    *value
+}
+
+// extraStores pairs a multi-output fusion's extra results with their arrays.
+func extraStores(extras []*hlo.Instruction, outs []*value) []extraStore {
+	var st []extraStore
+	for i, x := range extras {
+		st = append(st, extraStore{result: x.Name, out: outs[i]})
+	}
+	return st
+}
+
+// stores counts the buffers a tile stores.
+func (sp *streamSpec) stores() int64 { return 1 + int64(len(sp.extraStores)) }
 
 func (c *compiler) streamKernel(sp streamSpec) error {
 	in := sp.in
@@ -209,6 +231,15 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	if sp.accumulate {
 		storeRows = 1
 	}
+	if len(sp.extraStores) > 0 && sp.accumulate {
+		return c.fail(in, "internal error: extra results of an accumulating walk")
+	}
+	for _, x := range sp.extraStores {
+		if byName[x.result] == nil {
+			return c.fail(in, "internal error: no buffer for result %s", x.result)
+		}
+		accesses = append(accesses, sp.extraStoreAccess(x, storeRows))
+	}
 	store := sp.storeAccess(storeRows)
 	accesses = append(accesses, store)
 	for _, a := range accesses {
@@ -293,7 +324,7 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 		emit(in, "semset  s3, 1")
 		emit(in, "semset  s4, 0")
 	} else {
-		emit(in, "semset  s2, %d", sp.sets)
+		emit(in, "semset  s2, %d", sp.sets*sp.stores())
 	}
 	emit(in, "li      r30, 0")
 	if sp.prologue != nil {
@@ -321,6 +352,9 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 		wait := func() string {
 			if first {
 				first = false
+				if n := sp.stores(); n > 1 {
+					return fmt.Sprintf(" wait s2:%d", n)
+				}
 				return " wait s2"
 			}
 			return ""
@@ -377,9 +411,12 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 				sync = fmt.Sprintf(" wait s0:%d", nloads)
 			}
 			if i == len(ops)-1 {
-				if sp.accumulate && !last {
+				switch n := sp.stores(); {
+				case sp.accumulate && !last:
 					sync += " signal s2"
-				} else {
+				case n > 1:
+					sync += fmt.Sprintf(" signal s1:%d", n)
+				default:
 					sync += " signal s1"
 				}
 			}
@@ -399,6 +436,9 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 				storeSignal = "s3"
 			}
 			emit(res.at, "dma     %s, %s @%d%s signal %s", hbmOp(store, sp.outRow, sp.accumulate), tileOp(sp.result), storeEngine, storeWait, storeSignal)
+			for i, x := range sp.extraStores {
+				emit(byName[x.result].at, "dma     %s, %s @%d wait s1 signal s2", hbmOp(accesses[len(accesses)-1-len(sp.extraStores)+i], sp.outRow, false), tileOp(x.result), storeEngine)
+			}
 		}
 		for _, a := range accesses {
 			if a.reg != 0 && a.adv != 0 {
@@ -636,10 +676,18 @@ func (sp *streamSpec) reachRows(R int64) int64 {
 	return most
 }
 
-func (sp *streamSpec) storeAccess(R int64) *hbmAccess {
-	a := &hbmAccess{src: sp.out, strides: hlo.Strides(append([]int64{R}, sp.outRow...))}
+// extraStoreAccess writes an extra result's rows, as storeAccess does
+// the result's.
+func (sp *streamSpec) extraStoreAccess(x extraStore, R int64) *hbmAccess {
+	return sp.storeAccessTo(x.out, R)
+}
+
+func (sp *streamSpec) storeAccess(R int64) *hbmAccess { return sp.storeAccessTo(sp.out, R) }
+
+func (sp *streamSpec) storeAccessTo(out *value, R int64) *hbmAccess {
+	a := &hbmAccess{src: out, strides: hlo.Strides(append([]int64{R}, sp.outRow...))}
 	if sp.passes > 1 {
-		step := R * prod(sp.outRow) * int64(sp.out.dt.Size())
+		step := R * prod(sp.outRow) * int64(out.dt.Size())
 		for k := 0; k < sp.passes; k++ {
 			a.outer = append(a.outer, int64(k)*step)
 		}

@@ -62,6 +62,10 @@ type FuseOptions struct {
 	// Exclude lists ops that neither join nor start fusions (a backend
 	// that lowers them better on their own).
 	Exclude []string
+	// MultiOutput lets a loop fusion take elementwise producers that are
+	// also read outside it, as extra results (multioutput.go), for a
+	// backend that lowers such fusions as one kernel.
+	MultiOutput bool
 	// ViewRoots lists excluded ops that still root a fusion of data
 	// movement alone: their producers that only move elements (slice,
 	// reshape, bitcast, transpose, reverse) join them, so that the
@@ -87,7 +91,7 @@ func FuseWith(m *hlo.Module, opt FuseOptions) (*hlo.Module, FuseStats, error) {
 			}
 		}
 	}
-	f := &fuser{m: m, st: &st, names: map[string]bool{}, exclude: map[string]bool{}, viewRoots: map[string]bool{}}
+	f := &fuser{m: m, st: &st, names: map[string]bool{}, exclude: map[string]bool{}, viewRoots: map[string]bool{}, multiOutput: opt.MultiOutput}
 	for _, op := range opt.Exclude {
 		f.exclude[op] = true
 	}
@@ -141,12 +145,13 @@ func embeddedComputations(m *hlo.Module) map[string]bool {
 }
 
 type fuser struct {
-	m         *hlo.Module
-	st        *FuseStats
-	names     map[string]bool
-	next      int
-	exclude   map[string]bool
-	viewRoots map[string]bool
+	m           *hlo.Module
+	st          *FuseStats
+	names       map[string]bool
+	next        int
+	exclude     map[string]bool
+	viewRoots   map[string]bool
+	multiOutput bool
 }
 
 // fresh returns an instruction or computation name not used in the module
@@ -168,6 +173,11 @@ type group struct {
 	root    *hlo.Instruction
 	members map[*hlo.Instruction]bool
 	kind    string
+	// viewOnly: the root is a ViewRoots op, taking only data movement.
+	viewOnly bool
+	// outputs are the members other than the root read outside the
+	// group (multioutput.go): the fusion's results after the root's.
+	outputs []*hlo.Instruction
 }
 
 func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
@@ -187,29 +197,15 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 			}
 		}
 	}
+	order := make(map[*hlo.Instruction]int, len(c.Instructions))
+	for i, in := range c.Instructions {
+		order[in] = i
+	}
 	groupOf := map[*hlo.Instruction]*group{}
-	var groups []*group
-	for i := len(c.Instructions) - 1; i >= 0; i-- {
-		in := c.Instructions[i]
-		viewOnly := f.exclude[in.Opcode] && f.viewRoots[in.Opcode]
-		if groupOf[in] != nil || pinned[in.Name] || in.Shape.IsTuple || f.exclude[in.Opcode] && !viewOnly {
-			continue
-		}
-		kind := ""
-		switch {
-		case in.Opcode == hlo.OpReduce && len(in.Operands) == 2:
-			kind = "kInput"
-		case producerOps[in.Opcode] || in.Opcode == hlo.OpDynamicUpdateSlice:
-			kind = "kLoop"
-		case in.Opcode == hlo.OpDot:
-			kind = "kOutput" // with operand conversions, when it has any
-		default:
-			continue
-		}
-		g := &group{root: in, members: map[*hlo.Instruction]bool{in: true}, kind: kind}
-		groupOf[in] = g
-		// Grow the group through producers whose users are all inside it.
-		work := []*hlo.Instruction{in}
+	// grow adds to g the producers of from (and theirs) whose users are all
+	// inside it.
+	grow := func(g *group, from *hlo.Instruction) {
+		work := []*hlo.Instruction{from}
 		for len(work) > 0 {
 			m := work[len(work)-1]
 			work = work[:len(work)-1]
@@ -242,7 +238,7 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 					continue // the computation's result stays visible, even when something uses it
 				}
 				isDot := p.Opcode == hlo.OpDot || p.Opcode == hlo.OpConvolution
-				if !producerOps[p.Opcode] && !(isDot && g.kind == "kLoop") || viewOnly && !viewMoves[p.Opcode] {
+				if !producerOps[p.Opcode] && !(isDot && g.kind == "kLoop") || g.viewOnly && !viewMoves[p.Opcode] {
 					continue
 				}
 				if isDot && m.Opcode == hlo.OpTranspose {
@@ -265,17 +261,50 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 				work = append(work, p)
 			}
 		}
-		if len(g.members) > 1 {
-			groups = append(groups, g)
-		} else {
-			delete(groupOf, in)
+	}
+	// form groups the instructions, from the last one back.
+	form := func(multi bool) []*group {
+		var groups []*group
+		for i := len(c.Instructions) - 1; i >= 0; i-- {
+			in := c.Instructions[i]
+			viewOnly := f.exclude[in.Opcode] && f.viewRoots[in.Opcode]
+			if groupOf[in] != nil || pinned[in.Name] || in.Shape.IsTuple || f.exclude[in.Opcode] && !viewOnly {
+				continue
+			}
+			kind := ""
+			switch {
+			case in.Opcode == hlo.OpReduce && len(in.Operands) == 2:
+				kind = "kInput"
+			case producerOps[in.Opcode] || in.Opcode == hlo.OpDynamicUpdateSlice:
+				kind = "kLoop"
+			case in.Opcode == hlo.OpDot:
+				kind = "kOutput" // with operand conversions, when it has any
+			default:
+				continue
+			}
+			g := &group{root: in, members: map[*hlo.Instruction]bool{in: true}, kind: kind, viewOnly: viewOnly}
+			groupOf[in] = g
+			grow(g, in)
+			if multi && multiOutputRoot(g, c) {
+				f.extendMultiOutput(g, c, groupOf, pinned, order, byName, grow)
+				g.outputs = extraOutputs(g, users, order)
+			}
+			if len(g.members) > 1 {
+				groups = append(groups, g)
+			} else {
+				delete(groupOf, in)
+			}
 		}
+		return groups
+	}
+	groups := form(f.multiOutput)
+	if f.multiOutput && !acyclic(c, groupOf) {
+		// Two multi-output fusions reading each other's results
+		// (multioutput.go): group again without extra results.
+		clear(groupOf)
+		groups = form(false)
 	}
 	// Replace each group by a fusion instruction calling a new computation.
-	order := make(map[*hlo.Instruction]int, len(c.Instructions))
-	for i, in := range c.Instructions {
-		order[in] = i
-	}
 	var fused []*hlo.Computation
 	replaced := map[*hlo.Instruction]*hlo.Instruction{} // group root -> fusion
 	for k := len(groups) - 1; k >= 0; k-- {             // in program order
@@ -287,9 +316,16 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 		f.st.Fused += len(g.members)
 	}
 	var kept []*hlo.Instruction
+	multi := false
 	for _, in := range c.Instructions {
 		if call := replaced[in]; call != nil {
 			kept = append(kept, call)
+			if g := groupOf[in]; len(g.outputs) > 0 {
+				// Its results keep their names (multioutput.go).
+				kept = append(kept, outputElements(g, call)...)
+				multi = true
+				continue
+			}
 			if c.Root == in {
 				c.Root = call
 			}
@@ -303,7 +339,9 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 	// read the fusion.
 	rename := map[string]string{}
 	for root, call := range replaced {
-		rename[root.Name] = call.Name
+		if len(groupOf[root].outputs) == 0 {
+			rename[root.Name] = call.Name
+		}
 	}
 	for _, in := range kept {
 		for _, o := range in.Operands {
@@ -311,6 +349,9 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 				o.Name = n
 			}
 		}
+	}
+	if multi {
+		kept = topological(kept)
 	}
 	c.Instructions = kept
 	return fused
@@ -353,6 +394,10 @@ func (f *fuser) outline(g *group, order map[*hlo.Instruction]int, byName map[str
 		fc.Instructions = append(fc.Instructions, in)
 	}
 	fc.Root = g.root
+	if len(g.outputs) > 0 {
+		call.Shape = f.multiOutputTuple(fc, g)
+		call.IsRoot = false
+	}
 	call.Attrs = []hlo.Attr{{Pos: g.root.Pos, Key: "kind", Value: g.kind}, {Pos: g.root.Pos, Key: "calls", Value: fc.Name}}
 	return fc, call
 }

@@ -1,8 +1,10 @@
 package fusion
 
 import (
-	"github.com/pulse-sim/pulse/hlo"
+	"strconv"
 	"strings"
+
+	"github.com/pulse-sim/pulse/hlo"
 )
 
 // ScheduleForMemory reorders a computation's instructions to lower the
@@ -31,11 +33,32 @@ func ScheduleForMemory(c *hlo.Computation) {
 	for i, in := range c.Instructions {
 		idx[in.Name] = i
 	}
-	// owners[i]: the buffers (instruction indices) value i keeps alive.
+	// owners[i]: the buffers value i keeps alive. Buffer i is the array
+	// instruction i makes; a tuple-shaped one (a multi-output fusion, a
+	// loop) makes a buffer per element, numbered from n, each freed when
+	// its own readers are done, as XLA's buffer assignment frees them.
 	owners := make([][]int, n)
-	size := make([]int64, n)
+	size := make([]int64, n)  // by buffer
+	alloc := make([]int64, n) // by instruction: the bytes it allocates
+	elems := make([][]int, n) // a tuple producer's element buffers
 	for i, in := range c.Instructions {
 		if aliasOps[in.Opcode] {
+			if in.Opcode == hlo.OpGetTupleElement && len(in.Operands) == 1 {
+				j, ok := idx[in.Operands[0].Name]
+				k, err := strconv.Atoi(hlo.AttrOr(in, "index", "-1"))
+				if ok && j < i && err == nil && k >= 0 {
+					if k < len(elems[j]) {
+						owners[i] = []int{elems[j][k]}
+						continue
+					}
+					if t := c.Instructions[j]; t.Opcode == hlo.OpTuple && k < len(t.Operands) {
+						if e, ok := idx[t.Operands[k].Name]; ok && e < j {
+							owners[i] = owners[e]
+							continue
+						}
+					}
+				}
+			}
 			seen := map[int]bool{}
 			for _, o := range in.Operands {
 				if j, ok := idx[o.Name]; ok && j < i {
@@ -49,15 +72,24 @@ func ScheduleForMemory(c *hlo.Computation) {
 			}
 			continue
 		}
+		alloc[i] = in.Shape.Bytes()
+		if in.Shape.IsTuple && len(in.Shape.Tuple) > 1 {
+			for _, e := range in.Shape.Tuple {
+				elems[i] = append(elems[i], len(size))
+				owners[i] = append(owners[i], len(size))
+				size = append(size, e.Bytes())
+			}
+			continue
+		}
 		owners[i] = []int{i}
-		size[i] = in.Shape.Bytes()
+		size[i] = alloc[i]
 	}
 	// deps[i]: instructions that must run before i; left[b]: uses of
 	// buffer b not yet scheduled (a use through an alias counts at the
 	// alias's users; the root's buffers are used to the end).
 	deps := make([][]int, n)
 	users := make([][]int, n)
-	left := make([]int, n)
+	left := make([]int, len(size))
 	prevEffect := -1
 	for i, in := range c.Instructions {
 		seen := map[int]bool{}
@@ -68,22 +100,7 @@ func ScheduleForMemory(c *hlo.Computation) {
 				users[j] = append(users[j], i)
 			}
 		}
-		for _, o := range in.Operands {
-			if j, ok := idx[o.Name]; ok {
-				addDep(j)
-			}
-		}
-		if v, ok := in.Attr("control-predecessors"); ok {
-			for _, name := range strings.Split(strings.Trim(v, "{}"), ",") {
-				if j, ok := idx[strings.TrimPrefix(strings.TrimSpace(name), "%")]; ok {
-					addDep(j)
-				}
-			}
-		}
-		if hasSideEffect(in) {
-			addDep(prevEffect)
-			prevEffect = i
-		}
+		orderDeps(in, i, idx, &prevEffect, addDep)
 		if !aliasOps[in.Opcode] {
 			for _, b := range bufferUses(in, idx, owners) {
 				left[b]++
@@ -131,7 +148,7 @@ func ScheduleForMemory(c *hlo.Computation) {
 		best, bestGain := -1, int64(0)
 		for k, i := range ready {
 			in := c.Instructions[i]
-			gain := -size[i]
+			gain := -alloc[i]
 			if !aliasOps[in.Opcode] {
 				for _, b := range bufferUses(in, idx, owners) {
 					if left[b] == 1 {
@@ -191,4 +208,30 @@ func hasSideEffect(in *hlo.Instruction) bool {
 		return true
 	}
 	return false
+}
+
+// orderDeps calls dep with the index of every instruction that in (at
+// index i) must follow: its operands, those its control-predecessors
+// name, and the instruction with side effects before it (*prevEffect,
+// which it updates; -1 for none). The orders this package makes keep
+// these edges.
+func orderDeps(in *hlo.Instruction, i int, idx map[string]int, prevEffect *int, dep func(int)) {
+	for _, o := range in.Operands {
+		if j, ok := idx[o.Name]; ok {
+			dep(j)
+		}
+	}
+	if v, ok := in.Attr("control-predecessors"); ok {
+		for _, name := range strings.Split(strings.Trim(v, "{}"), ",") {
+			if j, ok := idx[strings.TrimPrefix(strings.TrimSpace(name), "%")]; ok {
+				dep(j)
+			}
+		}
+	}
+	if hasSideEffect(in) {
+		if *prevEffect >= 0 {
+			dep(*prevEffect)
+		}
+		*prevEffect = i
+	}
 }
