@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
@@ -212,6 +213,15 @@ func (e *epilogue) analyze() error {
 	}
 	if e.byName[e.root.Name] == nil {
 		return c.fail(e.root, "the fusion's result is not computed in the epilogue")
+	}
+	// Constants every reader takes as an immediate need no tile, nor a
+	// fill per tile.
+	if imm := immediateOnly(e.body, e.consts, e.root.Name); len(imm) > 0 {
+		e.order = slices.DeleteFunc(e.order, func(b *hlo.Instruction) bool { return imm[b.Name] })
+		e.bufs = slices.DeleteFunc(e.bufs, func(b *epiBuf) bool { return imm[b.name] })
+		for name := range imm {
+			delete(e.byName, name)
+		}
 	}
 	return nil
 }

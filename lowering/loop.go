@@ -401,6 +401,17 @@ func (c *compiler) loopKernelRest(in *hlo.Instruction, body []*hlo.Instruction, 
 	if bufs[root.Name] == nil {
 		return c.fail(root, "the fusion's result is not computed in the kernel")
 	}
+	// Constants every reader takes as an immediate need no tile.
+	resultNames := []string{root.Name}
+	for _, x := range extras {
+		resultNames = append(resultNames, x.Name)
+	}
+	if imm := immediateOnly(body, consts, resultNames...); len(imm) > 0 {
+		order = slices.DeleteFunc(order, func(b *hlo.Instruction) bool { return imm[b.Name] })
+		for name := range imm {
+			delete(bufs, name)
+		}
+	}
 	for _, r := range extras {
 		if _, isConst := consts[r.Name]; bufs[r.Name] == nil || isConst {
 			return c.fail(r, "the fusion's result %s is not computed in the kernel", r.Name)
@@ -689,6 +700,10 @@ func (c *compiler) vectorOp(b *hlo.Instruction, tile func(string) string, consts
 	dst := tile(b.Name)
 	if lit, ok := consts[b.Name]; ok && (b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || b.Opcode == hlo.OpCopy) {
 		fmt.Fprintf(w, "        vfill   %s, %s%s\n", dst, fillValue(lit), sync) // a reshaped scalar constant
+		return
+	}
+	if f, ok := scaleFormOf(b, consts); ok {
+		fmt.Fprintf(w, "        vscale  %s, %s, %s, %s%s\n", dst, tile(f.x), f.a, f.b, sync)
 		return
 	}
 	switch b.Opcode {

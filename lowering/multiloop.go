@@ -41,6 +41,9 @@ func (c *compiler) multiOutputLoop(in *hlo.Instruction, body []*hlo.Instruction,
 		return err
 	}
 	c.rollback(at)
+	if !fewShared(byName, body, results) {
+		return err // run unfused, each op once (lower.go)
+	}
 	fmt.Fprintf(&c.out, "\n; %s (multi-output) runs as a kernel per result: %s\n", in.Name, le.Error())
 	if err := c.multiOutputPieces(in, byName, results); err != nil {
 		return err
@@ -69,6 +72,28 @@ func (c *compiler) oneMultiOutputKernel(in *hlo.Instruction, body []*hlo.Instruc
 		}
 	}
 	return c.loopKernelOf(in, inner, results[0], results[1:])
+}
+
+// fewShared reports whether lowering each result over its own producers
+// computes at most twice the body's work: where the results share deep
+// producers (an XLA fusion of 46 results over one chain of reshapes,
+// jax_issue26162_mof_reshapes_fusion), recomputing them per result cost
+// ten times running the body op by op.
+func fewShared(byName map[string]*hlo.Instruction, body, results []*hlo.Instruction) bool {
+	work := func(list []*hlo.Instruction) int {
+		n := 0
+		for _, b := range list {
+			if b.Opcode != hlo.OpParameter && b.Opcode != hlo.OpTuple {
+				n++
+			}
+		}
+		return n
+	}
+	total := 0
+	for _, x := range results {
+		total += work(producers(byName, x))
+	}
+	return total <= 2*work(body)
 }
 
 // multiOutputPieces lowers each result as a loop kernel of its own.
