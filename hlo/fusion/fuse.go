@@ -31,9 +31,10 @@ import (
 
 // FuseStats counts what Fuse did.
 type FuseStats struct {
-	Fusions    map[string]int // by kind: kLoop, kInput, kOutput
-	Fused      int            // instructions moved into fusions
-	Duplicated int            // cheap producers copied into more than one fusion
+	Fusions     map[string]int // by kind: kLoop, kInput, kOutput
+	Fused       int            // instructions moved into fusions
+	Duplicated  int            // cheap producers copied into more than one fusion
+	MultiOutput int            // fusions with extra results (multioutput.go)
 	// AlreadyFused is set when the module had fusions and was left as it was.
 	AlreadyFused bool
 }
@@ -314,6 +315,9 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 		replaced[g.root] = call
 		f.st.Fusions[g.kind]++
 		f.st.Fused += len(g.members)
+		if len(g.outputs) > 0 {
+			f.st.MultiOutput++
+		}
 	}
 	var kept []*hlo.Instruction
 	multi := false
@@ -608,8 +612,12 @@ func (s FuseStats) String() string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, s.Fusions[k]))
 		total += s.Fusions[k]
 	}
-	return fmt.Sprintf("%d fusions (%s), %d instructions fused, %d producers duplicated",
-		total, strings.Join(parts, ", "), s.Fused, s.Duplicated)
+	multi := ""
+	if s.MultiOutput > 0 {
+		multi = fmt.Sprintf(", %d with extra results", s.MultiOutput)
+	}
+	return fmt.Sprintf("%d fusions (%s%s), %d instructions fused, %d producers duplicated",
+		total, strings.Join(parts, ", "), multi, s.Fused, s.Duplicated)
 }
 
 // operandConvert reports whether in widens a 16- or 8-bit float to f32,

@@ -317,6 +317,13 @@ ENTRY e {
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, out, out2, "a fused module is printed unchanged")
 	require.Empty(t, stderr)
+	// x + y is read by the root and outside it: an extra result.
+	mo := write(t, dir, "mo.hlo", "ENTRY e {\n  x = f32[8] parameter(0)\n  y = f32[8] parameter(1)\n  s = f32[8] add(x, y)\n  n = f32[8] negate(s)\n  m = f32[8] multiply(n, x)\n  ROOT t = (f32[8], f32[8]) tuple(m, s)\n}\n")
+	code, out, stderr = runCLI("hlo", "fuse", "--multi-output", mo)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "(f32[8], f32[8]) fusion(x, y), kind=kLoop")
+	require.Contains(t, out, "s = f32[8] get-tuple-element(")
+	require.Contains(t, stderr, "1 fusions (kLoop 1, 1 with extra results)")
 
 	bad := write(t, dir, "bad.hlo", "ENTRY e {\n  a = f32[2] parameter(0)\n  ROOT b = f32[3] negate(a)\n}\n")
 	cases := []struct {

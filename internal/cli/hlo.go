@@ -30,7 +30,7 @@ func newHLO() *cobra.Command {
 	cmd := &cobra.Command{Use: "hlo", Short: "Read XLA HLO text: format it, count its work, evaluate it, fuse it"}
 	cmd.AddCommand(newHLOEval())
 	cmd.AddCommand(newHLOPartition())
-	var quiet bool
+	var quiet, multiOutput bool
 	fuse := &cobra.Command{
 		Use:   "fuse MODEL.hlo",
 		Short: "Group an HLO module into kernels as XLA's fusion does and print it",
@@ -39,15 +39,18 @@ module: elementwise producer-consumer chains become kLoop fusions, reductions
 with their elementwise producers kInput fusions, dots and convolutions with
 their elementwise epilogue kOutput fusions. Broadcasts, iotas and small
 constants are duplicated into the fusions that read them; nothing else is
-computed twice. A module that already contains fusions is printed unchanged.
-A summary goes to standard error.`,
+computed twice. With --multi-output, an elementwise producer of a loop
+fusion's shape that is also read outside it joins the fusion as an extra
+result (the fusion's shape is then a tuple), as the compiler fuses for its
+kernels (docs/hlo.md). A module that already contains fusions is printed
+unchanged. A summary goes to standard error.`,
 		Args: exactArgs(1, "one HLO file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := readHLO(args[0])
 			if err != nil {
 				return err
 			}
-			fm, st, err := fusion.Fuse(m)
+			fm, st, err := fusion.FuseWith(m, fusion.FuseOptions{MultiOutput: multiOutput})
 			if err != nil {
 				return err
 			}
@@ -59,6 +62,7 @@ A summary goes to standard error.`,
 		},
 	}
 	fuse.Flags().BoolVarP(&quiet, "quiet", "q", false, "do not print the summary")
+	fuse.Flags().BoolVar(&multiOutput, "multi-output", false, "give loop fusions extra results for producers also read outside them")
 	cmd.AddCommand(fuse)
 	cmd.AddCommand(&cobra.Command{
 		Use:   "fmt MODEL.hlo",
