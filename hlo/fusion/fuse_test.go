@@ -108,12 +108,16 @@ func TestFuseLeavesFusedModules(t *testing.T) {
 // opCounts counts the instructions that do work, by opcode: what fusion
 // must neither lose nor duplicate (broadcasts, iotas and constants may be
 // duplicated, and cheap values' copies are named .clone; parameters and
-// fusions are added).
+// fusions are added, and a multi-output fusion's tuple and
+// get-tuple-elements).
+// structural ops move no data: fusion adds them.
+var structural = hlo.OpSet("parameter fusion tuple get-tuple-element")
+
 func opCounts(m *hlo.Module) map[string]int {
 	n := map[string]int{}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			if !fusion.CheapOps[in.Opcode] && in.Opcode != hlo.OpParameter && in.Opcode != hlo.OpFusion && !strings.Contains(in.Name, ".clone") {
+			if !fusion.CheapOps[in.Opcode] && !structural[in.Opcode] && !strings.Contains(in.Name, ".clone") {
 				n[in.Opcode]++
 			}
 		}
@@ -194,23 +198,28 @@ func TestFuseCorpus(t *testing.T) {
 // TestFuseXLATestsCorpus: the same checks on every module of XLA's tests
 // that verifies.
 func TestFuseXLATestsCorpus(t *testing.T) {
-	var n, changed, evaluated int
-	corpus.ForEachXLACase(t, func(c corpus.XLACase) {
-		m, err := hlo.Parse("case.hlo", c.Text)
-		if err != nil || verify.Verify("case.hlo", m) != nil {
-			return
-		}
-		n++
-		fm, st, err := fusion.Fuse(m)
-		require.NoError(t, err, "%s:%d", c.Source, c.Line)
-		if st.Fused > 0 {
-			changed++
-		}
-		if checkFusedModule(t, fmt.Sprintf("%s:%d", c.Source, c.Line), c.Text, fm, 1<<16) {
-			evaluated++
-		}
-	})
-	t.Logf("XLA tests corpus: fused %d verified modules (%d changed); %d evaluated before and after with identical bits", n, changed, evaluated)
+	for _, multi := range []bool{false, true} {
+		t.Run(fmt.Sprintf("multi-output=%v", multi), func(t *testing.T) {
+			var n, changed, withExtra, evaluated int
+			corpus.ForEachXLACase(t, func(c corpus.XLACase) {
+				m, err := hlo.Parse("case.hlo", c.Text)
+				if err != nil || verify.Verify("case.hlo", m) != nil {
+					return
+				}
+				n++
+				fm, st, err := fusion.FuseWith(m, fusion.FuseOptions{MultiOutput: multi})
+				require.NoError(t, err, "%s:%d", c.Source, c.Line)
+				if st.Fused > 0 {
+					changed++
+				}
+				withExtra += st.MultiOutput
+				if checkFusedModule(t, fmt.Sprintf("%s:%d", c.Source, c.Line), c.Text, fm, 1<<16) {
+					evaluated++
+				}
+			})
+			t.Logf("XLA tests corpus: fused %d verified modules (%d changed, %d fusions with extra results); %d evaluated before and after with identical bits", n, changed, withExtra, evaluated)
+		})
+	}
 }
 
 func BenchmarkFuseMixtral(b *testing.B) {
@@ -250,7 +259,8 @@ func FuzzEvalFuse(f *testing.F) {
 		if err != nil || verify.Verify("fuzz.hlo", m) != nil || eval.ParamElements(m) > 1<<12 {
 			return
 		}
-		fm, _, err := fusion.Fuse(m)
+		// Odd inputs take the multi-output fusions the compiler makes.
+		fm, _, err := fusion.FuseWith(m, fusion.FuseOptions{MultiOutput: len(src)%2 == 1})
 		if err != nil {
 			t.Fatalf("fuse: %v", err)
 		}
