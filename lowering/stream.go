@@ -654,6 +654,9 @@ func (sp *streamSpec) reachRows(R int64) int64 {
 		storeRows = 1
 	}
 	accesses := []*hbmAccess{sp.storeAccess(storeRows)}
+	for _, x := range sp.extraStores { // results of other element widths
+		accesses = append(accesses, sp.extraStoreAccess(x, storeRows))
+	}
 	for _, b := range sp.bufs {
 		if b.load != nil {
 			accesses = append(accesses, b.load)
