@@ -273,9 +273,62 @@ func (c *compiler) reduceKernelWith(in *hlo.Instruction, body []*hlo.Instruction
 		}
 		return true
 	}
+	// A reshape or bitcast of a fusion operand, or a broadcast that only
+	// adds dims of one, into a shape other than the reduced input's is the
+	// same bytes seen with new dims, read only through the broadcasts after
+	// it (a loss's labels reshaped to [N,1] and broadcast along the
+	// vocabulary), as a loop kernel reads it; so is an iota of one run.
+	shapeOf := func(n string) *hlo.Shape {
+		if d := byName[n]; d != nil {
+			return d.Shape
+		}
+		return nil
+	}
+	alias := func(b *hlo.Instruction) bool {
+		if len(b.Operands) != 1 || b.Shape == nil || b.Shape.IsTuple {
+			return false
+		}
+		return b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || sameElements(b, shapeOf(b.Operands[0].Name))
+	}
+	// readWhole: some instruction reads name as a tile of the reduced
+	// input's shape, not only through broadcasts and views.
+	readWhole := func(name string) bool {
+		for _, u := range body {
+			if u.Opcode == hlo.OpBroadcast || alias(u) {
+				continue
+			}
+			for i, o := range u.Operands {
+				if o.Name == name && !(u == red && i == 1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	for _, b := range body {
 		switch {
 		case b == red:
+		case alias(b) && params[b.Operands[0].Name] != nil:
+			v := params[b.Operands[0].Name]
+			w := &value{tensor: v.tensor, addr: v.addr, shape: b.Shape, dt: v.dt}
+			params[b.Name] = w
+			if sameX(b.Shape) && readWhole(b.Name) {
+				// A view in the reduced input's shape read whole: loaded
+				// like an operand of that shape.
+				a, err := access(w, hlo.Strides(X.Dims), b)
+				if err != nil {
+					return err
+				}
+				if err := addBuf(b, w.shape.Elem, rowShape, a); err != nil {
+					return err
+				}
+			}
+		case b.Opcode == hlo.OpIota && !sameX(b.Shape) && iotaRun(b):
+			v, err := c.alloc(b, &hlo.Shape{Elem: b.Shape.Elem, Dims: []int64{b.Shape.Elems()}}, " = iota()")
+			if err != nil {
+				return err
+			}
+			params[b.Name] = &value{tensor: v.tensor, addr: v.addr, shape: b.Shape, dt: v.dt}
 		case b.Opcode == hlo.OpParameter:
 			v := c.bufs[in.Operands[b.ParamNumber].Name]
 			if v == nil || v.tuple != nil {
@@ -285,16 +338,7 @@ func (c *compiler) reduceKernelWith(in *hlo.Instruction, body []*hlo.Instruction
 			if b.Name == red.Operands[1].Name {
 				continue // the init value
 			}
-			needed := false
-			for _, u := range body {
-				if u.Opcode == hlo.OpBroadcast {
-					continue
-				}
-				for i, o := range u.Operands {
-					needed = needed || o.Name == b.Name && !(u == red && i == 1)
-				}
-			}
-			if !needed {
+			if !readWhole(b.Name) {
 				continue
 			}
 			if !sameX(v.shape) {
@@ -647,4 +691,19 @@ func passOffsets(dims, strides []int64, elemBytes int64) []int64 {
 		offs = append(offs, o)
 	}
 	return offs
+}
+
+// iotaRun reports whether iota b counts along its only dim longer than one
+// (or has none): its row-major elements are 0..n-1.
+func iotaRun(b *hlo.Instruction) bool {
+	d, _ := hlo.IntList("{" + hlo.AttrOr(b, "iota_dimension", "0") + "}")
+	if len(d) != 1 || d[0] < 0 || int(d[0]) >= len(b.Shape.Dims) {
+		return false
+	}
+	for i, n := range b.Shape.Dims {
+		if n != 1 && int64(i) != d[0] {
+			return false
+		}
+	}
+	return true
 }
