@@ -518,6 +518,16 @@ func dtypeOf(elem string) (isa.DType, bool) {
 	return isa.ParseDType(elem)
 }
 
+// inTuple records that e's arrays are element i of a tuple value, for the
+// names the memory report gives them (fusion.12[1]).
+func (c *compiler) inTuple(e *value, i int) {
+	for _, name := range distinctTensors(e) {
+		o := c.heap.origin[name]
+		o.index = append([]int{i}, o.index...)
+		c.heap.origin[name] = o
+	}
+}
+
 // alloc places a new HBM tensor for an array shape and declares it.
 func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value, error) {
 	if s.IsTuple {
@@ -531,11 +541,7 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 			if err != nil {
 				return nil, err
 			}
-			for _, name := range distinctTensors(e) {
-				o := c.heap.origin[name]
-				o.index = append([]int{i}, o.index...)
-				c.heap.origin[name] = o
-			}
+			c.inTuple(e, i)
 			v.tuple = append(v.tuple, e)
 		}
 		return v, nil

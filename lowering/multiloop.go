@@ -143,11 +143,7 @@ func (c *compiler) multiOutputBuffers(in *hlo.Instruction, body []*hlo.Instructi
 			if e, err = c.alloc(in, x.Shape, ""); err != nil {
 				return nil, err
 			}
-			for _, name := range distinctTensors(e) {
-				o := c.heap.origin[name]
-				o.index = append([]int{i}, o.index...)
-				c.heap.origin[name] = o
-			}
+			c.inTuple(e, i)
 		} else {
 			taken[e.tensor] = true
 		}

@@ -114,6 +114,9 @@ func FuseWith(m *hlo.Module, opt FuseOptions) (*hlo.Module, FuseStats, error) {
 		out = append(out, c)
 	}
 	m.Computations = out
+	if f.err != nil {
+		return nil, st, f.err
+	}
 	return m, st, nil
 }
 
@@ -153,6 +156,7 @@ type fuser struct {
 	exclude     map[string]bool
 	viewRoots   map[string]bool
 	multiOutput bool
+	err         error // the first internal error (topological)
 }
 
 // fresh returns an instruction or computation name not used in the module
@@ -355,7 +359,10 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 		}
 	}
 	if multi {
-		kept = topological(kept)
+		var ok bool
+		if kept, ok = topological(kept); !ok && f.err == nil {
+			f.err = fmt.Errorf("%s: internal error: the multi-output fusions of %s read each other's results", c.Pos, c.Name)
+		}
 	}
 	c.Instructions = kept
 	return fused

@@ -192,7 +192,7 @@ func outputElements(g *group, call *hlo.Instruction) []*hlo.Instruction {
 // control-predecessors, in their relative order. A multi-output fusion
 // sits where its root was; a reader of an extra output that came before
 // that moves after it.
-func topological(ins []*hlo.Instruction) []*hlo.Instruction {
+func topological(ins []*hlo.Instruction) ([]*hlo.Instruction, bool) {
 	n := len(ins)
 	idx := make(map[string]int, n)
 	for i, in := range ins {
@@ -228,10 +228,13 @@ func topological(ins []*hlo.Instruction) []*hlo.Instruction {
 			}
 		}
 	}
+	// A cycle: acyclic rules it out before any fusion is made, so this is
+	// a bug, reported (FuseWith's error) rather than a module in an order
+	// that reads values before they exist.
 	if len(out) != n {
-		panic("fusion: a multi-output fusion made a cycle") // convex rules that out
+		return ins, false
 	}
-	return out
+	return out, true
 }
 
 type intHeap []int
