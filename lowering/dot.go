@@ -524,6 +524,9 @@ type dotView struct {
 	off            []int64 // element offset of each batch
 	sRow, sCol     int64   // element strides
 	nB, nRow, nCol int64
+	// segs, for an lhs of windows side by side (dotwindows.go): where
+	// each run of its columns is; nil where column k is at k*sCol.
+	segs []kSeg
 }
 
 // batchOffsets lists, in row-major order over the batch shape, the element
@@ -666,7 +669,11 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		}
 		return nil
 	}
+	win, windowed := windowOperand(body, dot)
 	lv, rv := operandVal(dot.Operands[0].Name), operandVal(dot.Operands[1].Name)
+	if windowed {
+		lv = paramVal(win.param)
+	}
 	if lv == nil || rv == nil || lv.tuple != nil || rv.tuple != nil {
 		return c.fail(dot, "the dot's operands must be arrays in memory")
 	}
@@ -702,6 +709,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	rc, _ := hlo.IntList(hlo.AttrOr(dot, "rhs_contracting_dims", "{}"))
 	lshape, rshape := lv.shape.Dims, rv.shape.Dims
 	lst, rst := hlo.Strides(lshape), hlo.Strides(rshape)
+	if windowed {
+		lshape, lst = win.dims, []int64{win.rowSt, 1}
+	}
 	lf := freeDims(len(lshape), lb, lc)
 	rf := freeDims(len(rshape), rb, rc)
 	var L, R dotView
@@ -739,6 +749,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		bl, br = append(bl, lst[d]), append(br, 0)
 	}
 	L.off, R.off = batchOffsets(bshape, bl), batchOffsets(bshape, br)
+	if windowed {
+		L.segs = win.segs
+	}
 	L.nB, R.nB = int64(len(L.off)), int64(len(R.off))
 	run, dL, dR, affine := batchRuns(L.off, R.off, bshape)
 	if L.nCol != R.nRow {
@@ -749,6 +762,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		return c.fail(dot, "empty dot")
 	}
 	paths := chooseOperandPaths(L, R)
+	if L.segs != nil && paths.lhsT {
+		return c.fail(dot, "windows of a transposed lhs are not lowered")
+	}
 	// An f32 dot streams as the bf16 passes of its precision (XLA's on a
 	// TPU); its values are the f32 products all the same.
 	passes := ""
@@ -804,6 +820,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			Kt, sub = min(K, streamTile), rows
 		case "is":
 			Nt, sub = min(N, streamTile), cols
+		}
+		if L.segs != nil {
+			// Every K tile within one run of windows: one load each.
+			Kt = largestDivisor(L.segWidth(), Kt)
 		}
 		// A group gives each MXU a part: colTiles column tiles side by side,
 		// each split into rowSplits parts of the row block when the columns
@@ -955,7 +975,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			recorded = true
 		}
 		w := &c.out
-		if bp, ok := c.planBatchedSmall(B, M, K, N, Kt, Nt, paths, affine, run, ep, esz); ok && !conv && b0 == 0 && b1 == B {
+		if bp, ok := c.planBatchedSmall(B, M, K, N, Kt, Nt, paths, affine, run, ep, esz); ok && !conv && b0 == 0 && b1 == B && L.segs == nil {
 			fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d in chunks of %d batches%s\n",
 				label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, bp.P, paths)
 			fmt.Fprintf(w, ".origin %q\n", in.Name)
@@ -1166,7 +1186,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				for _, i := range active {
 					emit(dot, "wait    s%d, 1", sems.Free(i))
 				}
-				lhsAt := (L.off[b] + m0*L.sRow + k0*L.sCol) * esz
+				lhsAt := (L.off[b] + m0*L.sRow + L.colOff(k0)) * esz
 				panel := fmt.Sprint(sb) // where the MXUs stream the lhs panel from
 				if resident {
 					panel = fmt.Sprintf("%s%d", regS, resBase+(k0/Kt)*aBytes)
@@ -1366,6 +1386,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			// again; with K split, each MXU's own sets).
 			body := int64(nset)
 			iters := (K/Kt - lead) / body
+			if L.segs != nil {
+				iters = 0 // windows are not a fixed step apart: each K tile its own
+			}
 			// The loop runs in segments that each start r25 and r26 afresh
 			// from the row block's offsets, carrying how far K has gone in
 			// the tiles' constants: r25 and r26 stay within a register's

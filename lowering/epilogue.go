@@ -93,7 +93,22 @@ func (e *epilogue) analyze() error {
 			}
 		}
 	}
-	lrank := len(c.bufs[e.operandOf(lhs)].shape.Dims)
+	lrank := 0
+	if win, ok := windowOperand(e.body, dot); ok {
+		// Windows side by side (dotwindows.go): the concatenate and its
+		// slices are the lhs's, read by the dot kernel in place.
+		lrank = len(win.dims)
+		opConv[e.find(lhs)] = true
+		for _, o := range e.find(lhs).Operands {
+			sl := e.find(o.Name)
+			opConv[sl] = true
+			if x := e.find(sl.Operands[0].Name); x != nil && x.Opcode == hlo.OpReshape {
+				opConv[x] = true
+			}
+		}
+	} else {
+		lrank = len(c.bufs[e.operandOf(lhs)].shape.Dims)
+	}
 	lc, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_contracting_dims", "{}"))
 	nlf := lrank - nb - len(lc)
 	for j := range dims {
@@ -221,6 +236,16 @@ func (e *epilogue) analyze() error {
 		e.bufs = slices.DeleteFunc(e.bufs, func(b *epiBuf) bool { return imm[b.name] })
 		for name := range imm {
 			delete(e.byName, name)
+		}
+	}
+	return nil
+}
+
+// find is the body instruction of that name, or nil.
+func (e *epilogue) find(name string) *hlo.Instruction {
+	for _, b := range e.body {
+		if b.Name == name {
+			return b
 		}
 	}
 	return nil

@@ -109,8 +109,11 @@ func (c *compiler) splitPlan(in *hlo.Instruction, body []*hlo.Instruction, root 
 	// Scalars the sequencer computes for the loop kernel (seqscalar.go)
 	// are read like parameters.
 	_, seqMembers := c.seqScalars(in, body)
+	windows := windowMembers(body)
 	for _, b := range body {
 		switch {
+		case windows[b.Name]:
+			continue // read in place by their dot's kernel (dotwindows.go)
 		case seqMembers[b.Name]:
 			plain[b.Name] = true
 			continue
@@ -196,6 +199,23 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 				}
 				return name, err
 			}
+		case x.Opcode == hlo.OpDot && x != root:
+			// A dot reading windows in place: a dot kernel over them.
+			if _, ok := windowOperand(producers(byName, x), x); ok {
+				k := &hlo.Instruction{Pos: in.Pos, Name: name, Opcode: in.Opcode, Shape: x.Shape, Attrs: in.Attrs, Operands: ops}
+				at := c.mark()
+				err := c.piece(false, func() error { return c.onCores(func() error { return c.dotKernel(k, producers(byName, x), x) }) })
+				var le *Error
+				if err == nil {
+					keep(name)
+					return name, nil
+				}
+				if !errors.As(err, &le) || le.outOfHBM {
+					return "", err
+				}
+				c.rollback(at)
+			}
+			fallthrough
 		case !inLoopKernel(x.Opcode) || movesInnermost(x) || x.Opcode == hlo.OpConstant || (x.Opcode == hlo.OpReshape || x.Opcode == hlo.OpBitcast) && plain[x.Operands[0].Name]:
 			// Its own instruction, over its operands' values.
 			cp := *x

@@ -25,7 +25,8 @@ import (
 // (masks), which cost little to recompute and are duplicated into each
 // fusion that reads them. Dots, convolutions
 // and reductions never join as producers (their results are kernel
-// boundaries), and a dot's operands stay outside its fusion. Fusion never
+// boundaries), and a dot's operands stay outside its fusion, but for
+// conversions and a convolution's windows side by side (windows.go). Fusion never
 // changes an instruction's arithmetic, so the evaluator gives the same
 // bits before and after.
 
@@ -221,6 +222,18 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 				// A dot's operands are read from memory, converted on
 				// the way where they are widened floats (XLA fuses a
 				// TPU's f16 -> f32 float normalization into the dot).
+				if win := windowConcat(m, byName, users); win != nil {
+					for _, p := range win {
+						if groupOf[p] != nil || pinned[p.Name] || p == c.Root {
+							win = nil
+							break
+						}
+					}
+					for _, p := range win {
+						g.members[p] = true
+						groupOf[p] = g
+					}
+				}
 				for _, o := range m.Operands {
 					p := byName[o.Name]
 					if p == nil || groupOf[p] != nil || pinned[p.Name] || p == c.Root || !operandConvert(p, byName) {

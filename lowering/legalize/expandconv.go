@@ -59,6 +59,9 @@ type geometry struct {
 	K, P           []int64
 	stride, rhsDil []int64
 	acc            string
+	// flat: the convolution runs on the flattened padded grid (flatGrid),
+	// its input padded by one more batch image of zeros.
+	flat bool
 }
 
 func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
@@ -133,6 +136,12 @@ func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
 		}
 	}
 	subPixel := G == 1 && Gb == 1 && subPixelFits(g, w, L.Shape.Dims[1:n+1])
+	if G == 1 && Gb == 1 && !subPixel && flatGridFits(g, pdims, I, int64(max(hlo.ElemBits(L.Shape.Elem)/8, 1))) {
+		g.flat = true
+		cfg[0] = "0_1"
+		pdims[0]++
+		needPad = true
+	}
 	if needPad && !subPixel {
 		zero := x.Constant(L.Shape.Elem, "0")
 		Lp = x.Emit("pad", L.Shape.Elem, pdims, []*hlo.Instruction{L, zero}, "padding", strings.Join(cfg, "x"))
@@ -253,6 +262,9 @@ func (x *rewriter) dotOperands(a, b *hlo.Instruction, acc string) (*hlo.Instruct
 // positions or a stack of dots over output positions, whichever is fewer;
 // a loop over the kernel positions when both are many.
 func (x *rewriter) dense(g geometry, Lp, R *hlo.Instruction) *hlo.Instruction {
+	if g.flat {
+		return x.flatGrid(g, Lp, R)
+	}
 	n := g.n
 	B, O := Lp.Shape.Dims[0], R.Shape.Dims[n+1]
 	dims := append(append([]int64{B}, g.P...), O)

@@ -132,8 +132,13 @@ func TestExpandConvolutionTapLoops(t *testing.T) {
 			require.NoError(t, err)
 			args, err := eval.RandomArgs(m, 7)
 			require.NoError(t, err)
+			// The flattened grid sums taps and features in one product;
+			// the loop keeps the sum over taps.
+			legalize.FlatGrid = false
 			unrolled := m.Clone()
-			require.NoError(t, legalize.ExpandConvolutions(unrolled))
+			err = legalize.ExpandConvolutions(unrolled)
+			legalize.FlatGrid = true
+			require.NoError(t, err)
 			want, err := (&eval.Evaluator{File: c.name, M: unrolled}).Run(args)
 			require.NoError(t, err)
 

@@ -1,0 +1,72 @@
+package fusion
+
+import (
+	"fmt"
+
+	"github.com/pulse-sim/pulse/hlo"
+)
+
+// windowConcat returns the lhs of dot and the slices it is made of when
+// that lhs is a convolution's windows side by side (the compiler's
+// flattened-grid convolution): lhs[M, T*F] = concatenate along the
+// contracting dim 1 of row slices X[base : base+M, 0:F] of one 2-D array
+// X, read only by the dot and the concatenate. The dot's fusion takes
+// them, so that its kernel reads the windows from X in place rather than
+// from a copy nine times X's size; nil otherwise.
+func windowConcat(dot *hlo.Instruction, byName map[string]*hlo.Instruction, users map[string][]*hlo.Instruction) []*hlo.Instruction {
+	if len(dot.Operands) != 2 {
+		return nil
+	}
+	lc, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_contracting_dims", "{}"))
+	lb, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_batch_dims", "{}"))
+	cat := byName[dot.Operands[0].Name]
+	if cat == nil || cat.Opcode != hlo.OpConcatenate || len(lb) != 0 || len(lc) != 1 || lc[0] != 1 ||
+		cat.Shape == nil || len(cat.Shape.Dims) != 2 || !onlyUser(users[cat.Name], dot) {
+		return nil
+	}
+	if d, _ := hlo.IntList(hlo.AttrOr(cat, "dimensions", "{}")); len(d) != 1 || d[0] != 1 {
+		return nil
+	}
+	out := []*hlo.Instruction{cat}
+	var src string
+	for _, o := range cat.Operands {
+		s := byName[o.Name]
+		if s == nil || s.Opcode != hlo.OpSlice || len(s.Operands) != 1 || !onlyUser(users[s.Name], cat) {
+			return nil
+		}
+		x := byName[s.Operands[0].Name]
+		if x == nil || x.Shape == nil || len(x.Shape.Dims) != 2 {
+			return nil
+		}
+		// The array flattened to rows (a reshape, duplicated into each
+		// slice as cheap producers are) is taken in with its slice.
+		key := x.Name
+		if x.Opcode == hlo.OpReshape && len(x.Operands) == 1 {
+			key = x.Operands[0].Name + fmt.Sprint(x.Shape.Dims)
+			if onlyUser(users[x.Name], s) {
+				out = append(out, x)
+			}
+		}
+		if src != "" && src != key {
+			return nil
+		}
+		src = key
+		sd := hlo.SliceDims(s)
+		if len(sd) != 2 || sd[0].Stride != 1 || sd[1].Stride != 1 || sd[1].Start != 0 || s.Shape.Dims[1] != x.Shape.Dims[1] {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// onlyUser reports whether every user in us is u (a value read twice by
+// one instruction lists it twice).
+func onlyUser(us []*hlo.Instruction, u *hlo.Instruction) bool {
+	for _, x := range us {
+		if x != u {
+			return false
+		}
+	}
+	return len(us) > 0
+}

@@ -1,0 +1,46 @@
+package lowering_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestConvolutionWindowsInPlace: a stride-one convolution runs as one dot
+// kernel over its windows, read in place from the padded input
+// (legalize's flatGrid, dotwindows.go): values as the evaluator's, no
+// race, and no kernel that copies the windows out (an im2col nine times
+// the input's size) or sums one product per kernel position.
+func TestConvolutionWindowsInPlace(t *testing.T) {
+	conv := func(lhs, rhs, out, attrs string) string {
+		return fmt.Sprintf("ENTRY e {\n  a = %s parameter(0)\n  b = %s parameter(1)\n  ROOT c = %s convolution(a, b), %s\n}\n", lhs, rhs, out, attrs)
+	}
+	cases := []struct{ name, src string }{
+		// Three runs of windows (one per kernel row), K tiles of 96.
+		{"nhwc 3x3", conv("f32[4,16,16,32]", "f32[3,3,32,32]", "f32[4,16,16,32]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f")},
+		// Runs of 192 columns: K tiles of 96, two a run.
+		{"nhwc 3x3 64 features", conv("f32[2,10,10,64]", "f32[3,3,64,24]", "f32[2,10,10,24]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f")},
+		// A dilated causal 1-D convolution: taps apart, a run each.
+		{"dilated causal 1-d", conv("f32[2,64,16]", "f32[3,16,32]", "f32[2,64,32]", "window={size=3 pad=4_0 rhs_dilate=2}, dim_labels=b0f_0io->b0f")},
+		{"bf16 valid", conv("bf16[2,16,16,32]", "bf16[3,3,32,48]", "bf16[2,14,14,48]", "window={size=3x3}, dim_labels=b01f_01io->b01f")},
+	}
+	for _, c := range cases {
+		for _, chip := range chips {
+			t.Run(c.name+"/"+chip, func(t *testing.T) {
+				x, _ := compileRunChecked(t, chip, nil, c.src)
+				dots := 0
+				for _, k := range x.Compiled.Kernels {
+					switch k.Kind {
+					case "output":
+						dots++
+					case "copy":
+						// The pad is the only copy: no windows copied out.
+						require.Contains(t, k.Name, "pad", "kernel %s copies", k.Name)
+					}
+				}
+				require.Equal(t, 1, dots, "one dot kernel for every kernel position")
+			})
+		}
+	}
+}
