@@ -524,8 +524,8 @@ type dotView struct {
 	off            []int64 // element offset of each batch
 	sRow, sCol     int64   // element strides
 	nB, nRow, nCol int64
-	// segs, for an lhs of windows side by side (dotwindows.go): where
-	// each run of its columns is; nil where column k is at k*sCol.
+	// segs, for an operand of windows side by side (dotwindows.go):
+	// where each run of its columns is; nil where column k is at k*sCol.
 	segs []kSeg
 }
 
@@ -669,10 +669,14 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		}
 		return nil
 	}
-	win, windowed := windowOperand(body, dot)
+	lwin, lwindowed := windowOperand(body, dot, 0)
+	rwin, rwindowed := windowOperand(body, dot, 1)
 	lv, rv := operandVal(dot.Operands[0].Name), operandVal(dot.Operands[1].Name)
-	if windowed {
-		lv = paramVal(win.param)
+	if lwindowed {
+		lv = paramVal(lwin.param)
+	}
+	if rwindowed {
+		rv = paramVal(rwin.param)
 	}
 	if lv == nil || rv == nil || lv.tuple != nil || rv.tuple != nil {
 		return c.fail(dot, "the dot's operands must be arrays in memory")
@@ -709,8 +713,11 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	rc, _ := hlo.IntList(hlo.AttrOr(dot, "rhs_contracting_dims", "{}"))
 	lshape, rshape := lv.shape.Dims, rv.shape.Dims
 	lst, rst := hlo.Strides(lshape), hlo.Strides(rshape)
-	if windowed {
-		lshape, lst = win.dims, []int64{win.rowSt, 1}
+	if lwindowed {
+		lshape, lst = lwin.dims, []int64{lwin.rowSt, 1}
+	}
+	if rwindowed {
+		rshape, rst = rwin.dims, []int64{rwin.rowSt, 1}
 	}
 	lf := freeDims(len(lshape), lb, lc)
 	rf := freeDims(len(rshape), rb, rc)
@@ -749,9 +756,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		bl, br = append(bl, lst[d]), append(br, 0)
 	}
 	L.off, R.off = batchOffsets(bshape, bl), batchOffsets(bshape, br)
-	if windowed {
-		L.segs = win.segs
-	}
+	L.segs, R.segs = lwin.segs, rwin.segs
 	L.nB, R.nB = int64(len(L.off)), int64(len(R.off))
 	run, dL, dR, affine := batchRuns(L.off, R.off, bshape)
 	if L.nCol != R.nRow {
@@ -762,8 +767,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		return c.fail(dot, "empty dot")
 	}
 	paths := chooseOperandPaths(L, R)
-	if L.segs != nil && paths.lhsT {
-		return c.fail(dot, "windows of a transposed lhs are not lowered")
+	if L.segs != nil && paths.lhsT || R.segs != nil && paths.rhsT {
+		return c.fail(dot, "windows of a transposed operand are not lowered")
 	}
 	// An f32 dot streams as the bf16 passes of its precision (XLA's on a
 	// TPU); its values are the f32 products all the same.
@@ -797,8 +802,12 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		for i := range L.off {
 			L.off[i] += r0 * L.sRow
 		}
-		for i := range R.off {
-			R.off[i] += c0 * R.sCol
+		if R.segs != nil {
+			R.segs = shiftCols(R.segs, c0)
+		} else {
+			for i := range R.off {
+				R.off[i] += c0 * R.sCol
+			}
 		}
 		ep.rowBase, ep.colBase = r0, c0
 		// Tile sizes.
@@ -824,6 +833,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		if L.segs != nil {
 			// Every K tile within one run of windows: one load each.
 			Kt = largestDivisor(L.segWidth(), Kt)
+		}
+		if R.segs != nil {
+			Nt = largestDivisor(R.segWidth(), Nt) // likewise each column tile
 		}
 		// A group gives each MXU a part: colTiles column tiles side by side,
 		// each split into rowSplits parts of the row block when the columns
@@ -975,7 +987,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			recorded = true
 		}
 		w := &c.out
-		if bp, ok := c.planBatchedSmall(B, M, K, N, Kt, Nt, paths, affine, run, ep, esz); ok && !conv && b0 == 0 && b1 == B && L.segs == nil {
+		if bp, ok := c.planBatchedSmall(B, M, K, N, Kt, Nt, paths, affine, run, ep, esz); ok && !conv && b0 == 0 && b1 == B && L.segs == nil && R.segs == nil {
 			fmt.Fprintf(w, "\n; ---- kernel %s: %s %s (%s:%d) -> %s: dot [%dx%dx%d] x %d in chunks of %d batches%s\n",
 				label, in.Opcode, in.Name, c.file, in.Pos.Line, out.shape, M, K, N, B, bp.P, paths)
 			fmt.Fprintf(w, ".origin %q\n", in.Name)
@@ -1259,7 +1271,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					}
 					nt := cols[i]
 					at := sb + rhsAt(i)
-					rhsFrom := (R.off[b] + k0*R.sRow + parts[i].n0*R.sCol) * esz
+					rhsFrom := (R.off[b] + k0*R.sRow + R.colOff(parts[i].n0)) * esz
 					sem := sems.Rhs(st, i) // the MXU's, or the conversion's to wait for
 					if conv {
 						sem = sems.Staged(st)
@@ -1581,7 +1593,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					n0 += step
 				}
 				full := n0 == 2*step && tilesOf[len(tilesOf)-1] == nM && tilesOf[len(tilesOf)-2] == nM
-				if lp := c.nestedColGroupLoop(bl, N, n0, step, nk, colPairs); full && lp != nil {
+				if lp := c.nestedColGroupLoop(bl, N, n0, step, nk, colPairs); full && lp != nil && R.segs == nil {
 					colReg := func(perB, _, perCol int64) string {
 						if perCol == 0 {
 							return bl.reg(perB)
@@ -1604,7 +1616,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					n0 += step
 				}
 				full := n0 == 2*step && tilesOf[len(tilesOf)-1] == nM && tilesOf[len(tilesOf)-2] == nM
-				if lp := c.colGroupLoop(N, n0, step, nk, ep, R.sCol*esz, out.dt.Size()); full && lp != nil {
+				if lp := c.colGroupLoop(N, n0, step, nk, ep, R.sCol*esz, out.dt.Size()); full && lp != nil && R.segs == nil {
 					colReg := func(_, _, perCol int64) string { return lp.reg(perCol) }
 					counted(lp, "n", func(j int64) { group(b, m0, min(mb, M-m0), n0+j*step, colReg) }, &colPipe{colReg, step})
 					n0 += lp.iters * lp.period * step

@@ -8,48 +8,57 @@ import (
 // its windows side by side: lhs[M, T*F] = concatenate of the row slices
 // X[base(k) : base(k)+M] of one array X[rows, F] along the contracting
 // dim, which the fusion pass keeps in the dot's fusion (fusion's
-// windowConcat). The dot kernel reads those windows in place: column k
-// of the lhs is element (base(k/F) + m) * F + k%F of X, so a K tile is
-// a few strided pieces of X, one per run of windows whose bases follow
-// each other (the three taps of a kernel row are one run of 3F columns),
-// instead of the nine-fold copy an im2col writes and reads back.
+// windowConcat). Its weight gradient (flatWeightGradient) has them as
+// the rhs [K, T*F], contracted over the rows, the windows along the
+// output's columns. The dot kernel reads those windows in place: column
+// k is element (base(k/F) + m) * F + k%F of X, so a tile is one strided
+// load of X as long as its columns lie within one run of windows whose
+// bases follow each other (the three taps of a kernel row are one run of
+// 3F columns), instead of the nine-fold copy an im2col writes and reads
+// back.
 
-// kSeg is a run of K columns [k0, k0+n) of a windowed lhs at element
+// kSeg is a run of columns [k0, k0+n) of a windowed operand at element
 // offset off of its array, the columns one element apart.
 type kSeg struct{ k0, n, off int64 }
 
-// lhsWindows is a windowed lhs: the array the windows are sliced from
-// (the body's parameter), the lhs's logical dims [M, T*F] and its runs.
-type lhsWindows struct {
+// windows is a windowed operand: the array the windows are sliced from
+// (the body's parameter), the operand's logical dims [rows, T*F] and its
+// runs.
+type windows struct {
 	param string
 	dims  []int64
 	rowSt int64 // elements between rows: F
 	segs  []kSeg
 }
 
-// windowOperand recognizes the dot's lhs name in body as windows of one
-// array, or returns false.
-func windowOperand(body []*hlo.Instruction, dot *hlo.Instruction) (lhsWindows, bool) {
+// windowOperand recognizes the dot's operand side (0 lhs, 1 rhs) in
+// body as windows of one array along its columns (the lhs's contracting
+// dim, the rhs's free dim), or returns false.
+func windowOperand(body []*hlo.Instruction, dot *hlo.Instruction, side int) (windows, bool) {
 	byName := map[string]*hlo.Instruction{}
 	for _, b := range body {
 		byName[b.Name] = b
 	}
-	cat := byName[dot.Operands[0].Name]
-	lc, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_contracting_dims", "{}"))
-	lb, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_batch_dims", "{}"))
-	if cat == nil || cat.Opcode != hlo.OpConcatenate || len(lb) != 0 || len(lc) != 1 || lc[0] != 1 {
-		return lhsWindows{}, false
+	if len(dot.Operands) != 2 {
+		return windows{}, false
+	}
+	cat := byName[dot.Operands[side].Name]
+	pre := []string{"lhs", "rhs"}[side]
+	cd, _ := hlo.IntList(hlo.AttrOr(dot, pre+"_contracting_dims", "{}"))
+	bd, _ := hlo.IntList(hlo.AttrOr(dot, pre+"_batch_dims", "{}"))
+	if cat == nil || cat.Opcode != hlo.OpConcatenate || len(bd) != 0 || len(cd) != 1 || cd[0] != int64(1-side) {
+		return windows{}, false
 	}
 	if d, _ := hlo.IntList(hlo.AttrOr(cat, "dimensions", "{}")); len(d) != 1 || d[0] != 1 || len(cat.Shape.Dims) != 2 {
-		return lhsWindows{}, false
+		return windows{}, false
 	}
 	M := cat.Shape.Dims[0]
-	w := lhsWindows{dims: cat.Shape.Dims}
+	w := windows{dims: cat.Shape.Dims}
 	var k0 int64
 	for _, o := range cat.Operands {
 		s := byName[o.Name]
 		if s == nil || s.Opcode != hlo.OpSlice || len(s.Operands) != 1 {
-			return lhsWindows{}, false
+			return windows{}, false
 		}
 		// The array in rows: a parameter, or a reshape of one (the
 		// fusion takes in the reshapes the slices read).
@@ -60,12 +69,12 @@ func windowOperand(body []*hlo.Instruction, dot *hlo.Instruction) (lhsWindows, b
 		}
 		if x == nil || p == nil || p.Opcode != hlo.OpParameter || len(x.Shape.Dims) != 2 || p.Shape.Layout != nil && !defaultLayout(p.Shape) ||
 			w.param != "" && (w.param != p.Name || w.rowSt != x.Shape.Dims[1]) {
-			return lhsWindows{}, false
+			return windows{}, false
 		}
 		w.param, w.rowSt = p.Name, x.Shape.Dims[1]
 		sd := hlo.SliceDims(s)
 		if len(sd) != 2 || s.Shape.Dims[0] != M || s.Shape.Dims[1] != x.Shape.Dims[1] || sd[1].Start != 0 || sd[0].Stride != 1 || sd[1].Stride != 1 {
-			return lhsWindows{}, false
+			return windows{}, false
 		}
 		off, n := sd[0].Start*w.rowSt, w.rowSt
 		if last := len(w.segs) - 1; last >= 0 && w.segs[last].off+w.segs[last].n == off {
@@ -79,7 +88,7 @@ func windowOperand(body []*hlo.Instruction, dot *hlo.Instruction) (lhsWindows, b
 }
 
 // colOff is the element offset of column k of v, relative to its row
-// (for windows, k's run must hold the whole K tile: segWidth).
+// (for windows, k's run must hold the whole tile: segWidth).
 func (v dotView) colOff(k int64) int64 {
 	for _, s := range v.segs {
 		if k >= s.k0 && k < s.k0+s.n {
@@ -89,7 +98,7 @@ func (v dotView) colOff(k int64) int64 {
 	return k * v.sCol
 }
 
-// segWidth is the greatest common divisor of v's runs' widths: K tiles
+// segWidth is the greatest common divisor of v's runs' widths: tiles
 // dividing it each lie within one run, so each is one strided load.
 func (v dotView) segWidth() int64 {
 	var g int64
@@ -104,29 +113,48 @@ func (v dotView) segWidth() int64 {
 }
 
 // windowMembers names the instructions of body that a dot reads as
-// windows (its concatenate, the slices and their reshapes): a split
+// windows (their concatenate, the slices and their reshapes): a split
 // fusion leaves them to the dot's kernel rather than computing them.
 func windowMembers(body []*hlo.Instruction) map[string]bool {
 	m := map[string]bool{}
+	byName := map[string]*hlo.Instruction{}
+	for _, x := range body {
+		byName[x.Name] = x
+	}
 	for _, b := range body {
-		if b.Opcode != hlo.OpDot {
-			continue
-		}
-		if _, ok := windowOperand(body, b); !ok {
-			continue
-		}
-		byName := map[string]*hlo.Instruction{}
-		for _, x := range body {
-			byName[x.Name] = x
-		}
-		cat := byName[b.Operands[0].Name]
-		m[cat.Name] = true
-		for _, o := range cat.Operands {
-			m[o.Name] = true
-			if x := byName[byName[o.Name].Operands[0].Name]; x.Opcode == hlo.OpReshape {
-				m[x.Name] = true
+		for side := range 2 {
+			if _, ok := windowOperand(body, b, side); ok && b.Opcode == hlo.OpDot {
+				windowNames(m, byName, byName[b.Operands[side].Name])
 			}
 		}
 	}
 	return m
+}
+
+// windowNames adds to m the concatenate cat, its slices and their reshapes.
+func windowNames(m map[string]bool, byName map[string]*hlo.Instruction, cat *hlo.Instruction) {
+	m[cat.Name] = true
+	for _, o := range cat.Operands {
+		m[o.Name] = true
+		if x := byName[byName[o.Name].Operands[0].Name]; x.Opcode == hlo.OpReshape {
+			m[x.Name] = true
+		}
+	}
+}
+
+// windowedDot reports whether either operand of dot is windows in body.
+func windowedDot(body []*hlo.Instruction, dot *hlo.Instruction) bool {
+	_, l := windowOperand(body, dot, 0)
+	_, r := windowOperand(body, dot, 1)
+	return l || r
+}
+
+// shiftCols is runs seen from column c0 on (a share of the columns that
+// starts there): each run's first column moves back by c0.
+func shiftCols(segs []kSeg, c0 int64) []kSeg {
+	out := make([]kSeg, len(segs))
+	for i, s := range segs {
+		out[i] = kSeg{k0: s.k0 - c0, n: s.n, off: s.off}
+	}
+	return out
 }

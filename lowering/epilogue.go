@@ -93,19 +93,25 @@ func (e *epilogue) analyze() error {
 			}
 		}
 	}
-	lrank := 0
-	if win, ok := windowOperand(e.body, dot); ok {
-		// Windows side by side (dotwindows.go): the concatenate and its
-		// slices are the lhs's, read by the dot kernel in place.
-		lrank = len(win.dims)
-		opConv[e.find(lhs)] = true
-		for _, o := range e.find(lhs).Operands {
-			sl := e.find(o.Name)
-			opConv[sl] = true
-			if x := e.find(sl.Operands[0].Name); x != nil && x.Opcode == hlo.OpReshape {
-				opConv[x] = true
-			}
+	// Windows side by side (dotwindows.go): the concatenate, its slices
+	// and their reshapes are the operand's, read by the dot kernel in
+	// place.
+	byName := map[string]*hlo.Instruction{}
+	for _, b := range e.body {
+		byName[b.Name] = b
+	}
+	win := map[string]bool{}
+	for side := range 2 {
+		if _, ok := windowOperand(e.body, dot, side); ok {
+			windowNames(win, byName, byName[dot.Operands[side].Name])
 		}
+	}
+	for n := range win {
+		opConv[byName[n]] = true
+	}
+	lrank := 0
+	if w, ok := windowOperand(e.body, dot, 0); ok {
+		lrank = len(w.dims)
 	} else {
 		lrank = len(c.bufs[e.operandOf(lhs)].shape.Dims)
 	}
@@ -236,16 +242,6 @@ func (e *epilogue) analyze() error {
 		e.bufs = slices.DeleteFunc(e.bufs, func(b *epiBuf) bool { return imm[b.name] })
 		for name := range imm {
 			delete(e.byName, name)
-		}
-	}
-	return nil
-}
-
-// find is the body instruction of that name, or nil.
-func (e *epilogue) find(name string) *hlo.Instruction {
-	for _, b := range e.body {
-		if b.Name == name {
-			return b
 		}
 	}
 	return nil

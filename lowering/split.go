@@ -201,7 +201,7 @@ func (c *compiler) splitLoop(in *hlo.Instruction, body []*hlo.Instruction, root 
 			}
 		case x.Opcode == hlo.OpDot && x != root:
 			// A dot reading windows in place: a dot kernel over them.
-			if _, ok := windowOperand(producers(byName, x), x); ok {
+			if windowedDot(producers(byName, x), x) {
 				k := &hlo.Instruction{Pos: in.Pos, Name: name, Opcode: in.Opcode, Shape: x.Shape, Attrs: in.Attrs, Operands: ops}
 				at := c.mark()
 				err := c.piece(false, func() error { return c.onCores(func() error { return c.dotKernel(k, producers(byName, x), x) }) })

@@ -222,7 +222,8 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 				// A dot's operands are read from memory, converted on
 				// the way where they are widened floats (XLA fuses a
 				// TPU's f16 -> f32 float normalization into the dot).
-				if win := windowConcat(m, byName, users); win != nil {
+				for side := range 2 {
+					win := windowConcat(m, side, byName, users)
 					for _, p := range win {
 						if groupOf[p] != nil || pinned[p.Name] || p == c.Root {
 							win = nil

@@ -6,21 +6,23 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 )
 
-// windowConcat returns the lhs of dot and the slices it is made of when
-// that lhs is a convolution's windows side by side (the compiler's
-// flattened-grid convolution): lhs[M, T*F] = concatenate along the
-// contracting dim 1 of row slices X[base : base+M, 0:F] of one 2-D array
-// X, read only by the dot and the concatenate. The dot's fusion takes
-// them, so that its kernel reads the windows from X in place rather than
-// from a copy nine times X's size; nil otherwise.
-func windowConcat(dot *hlo.Instruction, byName map[string]*hlo.Instruction, users map[string][]*hlo.Instruction) []*hlo.Instruction {
+// windowConcat returns the operand side (0 lhs, 1 rhs) of dot and the
+// slices it is made of when that operand is a convolution's windows side
+// by side (the compiler's flattened-grid convolution and its weight
+// gradient): [rows, T*F] = concatenate along dim 1 (the lhs's contracting
+// dim, the rhs's free dim) of row slices X[base : base+rows, 0:F] of one
+// 2-D array X, read only by the dot and the concatenate. The dot's fusion
+// takes them, so that its kernel reads the windows from X in place rather
+// than from a copy nine times X's size; nil otherwise.
+func windowConcat(dot *hlo.Instruction, side int, byName map[string]*hlo.Instruction, users map[string][]*hlo.Instruction) []*hlo.Instruction {
 	if len(dot.Operands) != 2 {
 		return nil
 	}
-	lc, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_contracting_dims", "{}"))
-	lb, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_batch_dims", "{}"))
-	cat := byName[dot.Operands[0].Name]
-	if cat == nil || cat.Opcode != hlo.OpConcatenate || len(lb) != 0 || len(lc) != 1 || lc[0] != 1 ||
+	pre := []string{"lhs", "rhs"}[side]
+	cd, _ := hlo.IntList(hlo.AttrOr(dot, pre+"_contracting_dims", "{}"))
+	bd, _ := hlo.IntList(hlo.AttrOr(dot, pre+"_batch_dims", "{}"))
+	cat := byName[dot.Operands[side].Name]
+	if cat == nil || cat.Opcode != hlo.OpConcatenate || len(bd) != 0 || len(cd) != 1 || cd[0] != int64(1-side) ||
 		cat.Shape == nil || len(cat.Shape.Dims) != 2 || !onlyUser(users[cat.Name], dot) {
 		return nil
 	}

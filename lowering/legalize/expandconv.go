@@ -93,6 +93,9 @@ func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
 		}
 	}
 	g := geometry{n: n, stride: w.Stride, rhsDil: w.RhsDil, acc: accumulationType(in.Shape.Elem)}
+	if G == 1 && Gb == 1 && x.flatWeightGradient(lhs, rhs, d, w, g.acc) {
+		return nil
+	}
 
 	// Canonical operands.
 	lperm := append(append([]int64{int64(d.LhsBatch)}, ints64(d.LhsSpatial)...), int64(d.LhsFeature))

@@ -52,6 +52,10 @@ var expandConvCases = []struct{ name, text string }{
 	{"weight gradient padded", convModule("f32[4,3,6,6]", "f32[4,5,6,6]", "f32[3,3,3,5]", "window={size=6x6 pad=1_1x1_1}, dim_labels=fb01_io01->01bf")},
 	{"depthwise weight gradient", convModule("f32[4,3,6,6]", "f32[4,3,6,6]", "f32[3,3,1,3]", "window={size=6x6 pad=1_1x1_1}, dim_labels=fb01_io01->01bf, batch_group_count=3")},
 	{"depthwise weight gradient dilated", convModule("f32[2,3,8,8]", "f32[2,3,4,4]", "f32[3,3,1,3]", "window={size=4x4 pad=1_0x1_0 rhs_dilate=2x2}, dim_labels=fb01_io01->01bf, batch_group_count=3")},
+	// JAX's NHWC weight gradients (flatWeightGradient): same padding, valid, 1-D.
+	{"nhwc weight gradient", convModule("f32[2,6,6,3]", "f32[2,6,6,5]", "f32[3,3,3,5]", "window={size=6x6 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf")},
+	{"nhwc weight gradient valid", convModule("f32[2,7,7,3]", "f32[2,6,6,4]", "f32[2,2,3,4]", "window={size=6x6}, dim_labels=f01b_i01o->01bf")},
+	{"1d weight gradient bf16", convModule("bf16[3,10,4]", "bf16[3,8,2]", "f32[5,4,2]", "window={size=8 pad=1_1}, dim_labels=f0b_i0o->0bf")},
 	{"batch groups", convModule("f32[3,4,5]", "f32[3,6,2]", "f32[5,2,6]", "window={size=2 pad=0_1}, dim_labels=fb0_io0->0bf, batch_group_count=2")},
 	{"bf16 into f32", convModule("bf16[1,5,5,4]", "bf16[3,3,4,8]", "f32[1,3,3,8]", "window={size=3x3}, dim_labels=b01f_01io->b01f")},
 	{"bf16", convModule("bf16[1,5,5,4]", "bf16[3,3,4,8]", "bf16[1,3,3,8]", "window={size=3x3}, dim_labels=b01f_01io->b01f")},
@@ -124,7 +128,8 @@ func TestExpandXLATests(t *testing.T) {
 // gradients, whose straight-line form is one dot per output position,
 // sum in another order.
 func TestExpandConvolutionTapLoops(t *testing.T) {
-	perOutput := map[string]bool{"weight gradient": true, "weight gradient padded": true,
+	perOutput := map[string]bool{"weight gradient": true, "weight gradient padded": true, "nhwc weight gradient": true,
+		"nhwc weight gradient valid": true, "1d weight gradient bf16": true,
 		"depthwise weight gradient": true, "depthwise weight gradient dilated": true}
 	for _, c := range expandConvCases {
 		t.Run(c.name, func(t *testing.T) {

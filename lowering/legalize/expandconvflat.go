@@ -1,6 +1,9 @@
 package legalize
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/pulse-sim/pulse/hlo"
 )
 
@@ -91,4 +94,108 @@ func (x *rewriter) flatGrid(g geometry, Lp, R *hlo.Instruction) *hlo.Instruction
 		one[i] = 1
 	}
 	return x.Slice(grid, start, append(append([]int64{B}, g.P...), O), one)
+}
+
+// A weight gradient (a convolution whose window, the output gradient, is
+// as large as the input and whose few output positions are the kernel's
+// taps) is the same product turned around. With the input as
+// [F, S..., B] (XLA's f01b: the forward's batch contracted, its features
+// the gradient's rows) and the output gradient as [F, K..., O] (i01o):
+//
+//	out[p, b, o] = sum_{f, k} Lp[f, p+k, b] * R[f, k, o]
+//	             = sum_r X[r + base(p), b] * Rg[r, o]
+//
+// over the rows r of the flattened padded grid [F, S...], where X is the
+// padded input in rows of its B features and Rg the output gradient
+// placed on the same grid (zeros past its window). So one dot,
+// Rg^T . windows, contracting the rows: [O, P*B], the windows side by
+// side along its columns, read in place by the dot kernel as the
+// forward's are (dotwindows.go). It replaces two transposes into the
+// canonical [B, S..., F], an im2col copy of every output position's
+// window and a dot over that copy.
+
+// flatWeightGradient expands the convolution x is at as that dot, or
+// returns false with nothing emitted when it is not such a gradient.
+func (x *rewriter) flatWeightGradient(lhs, rhs *hlo.Instruction, d hlo.ConvDims, w hlo.Window, acc string) bool {
+	in := x.At
+	n := len(d.LhsSpatial)
+	if !FlatGrid || n == 0 || d.LhsFeature != 0 || d.LhsBatch != n+1 || d.RhsIn != 0 || d.RhsOut != n+1 {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		if d.LhsSpatial[i] != 1+i || d.RhsSpatial[i] != 1+i || w.Stride[i] != 1 || w.LhsDil[i] != 1 || w.RhsDil[i] != 1 ||
+			i < len(w.RhsRev) && w.RhsRev[i] || w.PadLo[i] < 0 || w.PadHi[i] < 0 {
+			return false
+		}
+	}
+	F, B, O := lhs.Shape.Dims[0], lhs.Shape.Dims[n+1], rhs.Shape.Dims[n+1]
+	K := rhs.Shape.Dims[1 : n+1]
+	S := make([]int64, n) // the padded input's spatial dims
+	P := make([]int64, n) // the output positions: the kernel's taps
+	for i := 0; i < n; i++ {
+		S[i] = lhs.Shape.Dims[1+i] + w.PadLo[i] + w.PadHi[i]
+		P[i] = S[i] - K[i] + 1
+		if P[i] < 1 || K[i] < 1 {
+			return false
+		}
+	}
+	T, Kn := hlo.Prod(P), hlo.Prod(K)
+	esz := int64(max(hlo.ElemBits(lhs.Shape.Elem)/8, 1))
+	if rhs.Shape.Dims[0] != F || T < 2 || T > MaxUnrolledTaps || T >= Kn || B == 0 || O == 0 || F == 0 ||
+		float64(hlo.Prod(S)) > maxFlatWaste*float64(Kn) || F*hlo.Prod(S)*T*B*esz > maxStackedBytes {
+		return false
+	}
+	// The output's dims, for the transpose at the end.
+	want := make([]int64, n+2)
+	for j := range want {
+		want[j] = in.Shape.Dims[j]
+	}
+	got := append(append([]int64{O}, P...), B) // the canonical result [O, P..., B]
+	perm := make([]int64, n+2)
+	perm[d.OutFeature], perm[d.OutBatch] = 0, int64(n+1)
+	for i, j := range d.OutSpatial {
+		perm[j] = int64(1 + i)
+	}
+	for j, p := range perm {
+		if got[p] != want[j] {
+			return false
+		}
+	}
+
+	zero := x.Constant(lhs.Shape.Elem, "0")
+	cfg := make([]string, n+2)
+	cfg[0], cfg[n+1] = "0_1", "0_0" // one more image of zeros: the last windows' slack
+	pdims := append([]int64{F + 1}, S...)
+	pdims = append(pdims, B)
+	for i := 0; i < n; i++ {
+		cfg[1+i] = fmt.Sprintf("%d_%d", w.PadLo[i], w.PadHi[i])
+	}
+	Lp := x.Emit("pad", lhs.Shape.Elem, pdims, []*hlo.Instruction{lhs, zero}, "padding", strings.Join(cfg, "x"))
+	rows := F * hlo.Prod(S)
+	X := x.Reshape(Lp, []int64{(F + 1) * hlo.Prod(S), B})
+	rs := hlo.Strides(S)
+	var windows []*hlo.Instruction
+	for _, p := range hlo.Positions(P) {
+		var base int64
+		for i := 0; i < n; i++ {
+			base += p[i] * rs[i]
+		}
+		windows = append(windows, x.SliceDim(X, 0, base, rows))
+	}
+	// The output gradient on the grid: zeros past its window.
+	rcfg := make([]string, n+2)
+	rcfg[0], rcfg[n+1] = "0_0", "0_0"
+	gdims := append([]int64{F}, S...)
+	gdims = append(gdims, O)
+	for i := 0; i < n; i++ {
+		rcfg[1+i] = fmt.Sprintf("0_%d", S[i]-K[i])
+	}
+	Rg := x.Emit("pad", rhs.Shape.Elem, gdims, []*hlo.Instruction{rhs, x.Constant(rhs.Shape.Elem, "0")}, "padding", strings.Join(rcfg, "x"))
+	G, W := x.dotOperands(x.Reshape(Rg, []int64{rows, O}), x.Concatenate(windows, 1), acc)
+	D := x.Emit("dot", acc, []int64{O, T * B}, []*hlo.Instruction{G, W},
+		"lhs_contracting_dims", "{0}", "rhs_contracting_dims", "{0}")
+	res := x.Convert(x.Reshape(D, got), in.Shape.Elem)
+	res = x.Transpose(res, perm)
+	x.Finish(res)
+	return true
 }
