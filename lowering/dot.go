@@ -906,8 +906,20 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			sems = allocSplitSems(nset, int(kSplits), paths.lhsT)
 		}
 		c.dotSets = nset
+		// Windows kept in SRAM (dotwindows.go): a row block's input rows,
+		// with the rows its last windows reach past the block, loaded
+		// once; every K tile streams from them at its window's offset.
+		winRes := L.segs != nil && !conv && !paths.lhsT && kSplits == 1
+		winSpan, winMin := int64(0), int64(0) // elements past a block's rows, and the first one read
+		if winRes {
+			winMin, winSpan = L.segSpan()
+		}
 		fixed := int64(nset*nM) * align64(Kt*Nt*esz)
 		perRow := int64(nset)*panels*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt)
+		if winRes {
+			fixed += align64((winSpan - winMin + 64) * esz)
+			perRow = L.sRow*esz + 2*int64(nM)*ep.bytesPerRow(Nt)
+		}
 		if conv { // the converted panel and tiles beside the loaded ones
 			fixed += int64(nset*nM) * align64(Kt*Nt*msz)
 			perRow += int64(nset) * Kt * msz
@@ -931,7 +943,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// that moves fewer bytes (docs/lowering.md): each group then reads
 		// only its rhs tiles, where it would read the panel again.
 		resident := false
-		if (N+step-1)/step >= 2 && !conv {
+		if (N+step-1)/step >= 2 && !conv && !winRes {
 			perRow1 := int64(nset)*(panels-1)*Kt*esz + 2*int64(nM)*ep.bytesPerRow(Nt) + nk*Kt*esz
 			mb1 := min(mb, (c.chip.Memory.SRAMBytes-fixed-64*int64(nset+2*nM*len(ep.bufs)+int(nk)+1))/perRow1)
 			if mb1 >= 8 {
@@ -947,7 +959,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		aBytes := align64(mb * Kt * esz)
 		bBytes := align64(Kt * Nt * esz)
 		lhsInSet := aBytes // the panel in each buffer set (none when resident)
-		if resident {
+		if resident || winRes {
 			lhsInSet = 0
 		}
 		setBytes := (panels-1)*aBytes + lhsInSet + int64(nM)*bBytes
@@ -969,6 +981,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		resBytes := int64(0)
 		if resident {
 			resBytes = nk * aBytes
+		}
+		if winRes {
+			resBytes = align64(((mb-1)*L.sRow + winSpan - winMin) * esz)
 		}
 		sumBase, sumHalf := resBase+resBytes, int64(0) // split K: the partial sums added, per half
 		if kSplits > 1 {
@@ -1000,6 +1015,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		}
 		if resident {
 			split += ", each block's lhs panel kept in sram"
+		}
+		if winRes {
+			split += ", each block's windows read once into sram"
 		}
 		if kSplits > 1 {
 			split += fmt.Sprintf(" (K split %d ways)", kSplits)
@@ -1146,8 +1164,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			}
 			// A resident panel is loaded by its row block's first group;
 			// before that, every MXU must be done with the previous block's.
-			load := !resident || n0 == 0
-			if resident && n0 == 0 && g > 0 {
+			load := !resident && !winRes || n0 == 0
+			if (resident || winRes) && n0 == 0 && g > 0 {
 				flush()
 				for i := 0; i < nM; i++ {
 					emit(dot, "wait    s%d, %d", sems.Free(i), tokens)
@@ -1206,6 +1224,24 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				panelWait := 0 // the tokens of sems.Panel(st) each MXU's stream takes
 				staged := 0    // converted operands: the loads sems.Staged(st) counts
 				switch {
+				case winRes && (!load || k0 > 0):
+					// The block's windows are in already: the MXUs take
+					// them in order after the first tile's wait.
+				case winRes:
+					// The block's rows and the span its windows reach
+					// past them, contiguous in HBM, into the resident area.
+					elems := (rows-1)*L.sRow + winSpan - winMin
+					from := (L.off[b] + m0*L.sRow + winMin) * esz
+					np := dmaPieces(rows, kt*esz, len(active), len(pool))
+					count, wait := len(active), 1
+					if np > 1 {
+						count, wait = 1, int(np)
+					}
+					for _, q := range splitRows(elems, np) {
+						emit(dot, "dma     sram[%s%d]:%s[%d], hbm[%s%s+%d]:%s[%d] @%d signal s%d:%d", regS, resBase+q[0]*esz, lv.dt, q[1],
+							regA, lv.tensor, from+q[0]*esz, lv.dt, q[1], engine(), sems.Panel(st), count)
+					}
+					panelWait = wait
 				case !load:
 					// The panel is resident already.
 				case paths.lhsT:
@@ -1344,6 +1380,12 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 						}
 						if r0+rs == p.rows {
 							sync += fmt.Sprintf(" signal s%d", sems.Free(i))
+						}
+						if winRes {
+							// The window: rows F apart, overlapping.
+							emit(dot, "%s acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d]{%d,1}%s @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
+								resBase+((p.r0+r0)*L.sRow+L.colOff(k0)-winMin)*msz, mdt, rs, kt, L.sRow, passes, i, sync)
+							continue
 						}
 						emit(dot, "%s acc[%d]:%s[%d,%d], sram[%s+%d]:%s[%d,%d]%s @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
 							mpanel, (p.r0+r0)*kt*msz, mdt, rs, kt, passes, i, sync)

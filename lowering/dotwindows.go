@@ -158,3 +158,16 @@ func shiftCols(segs []kSeg, c0 int64) []kSeg {
 	}
 	return out
 }
+
+// segSpan is where v's windows reach relative to a row's start: the
+// first element any of them reads and one past the last (for the last
+// column of the last run), so that rows [m0, m0+n) read elements
+// m0*sRow + lo up to (m0+n-1)*sRow + hi.
+func (v dotView) segSpan() (lo, hi int64) {
+	lo = v.segs[0].off
+	for _, s := range v.segs {
+		lo = min(lo, s.off)
+		hi = max(hi, s.off+(s.n-1)*v.sCol+1)
+	}
+	return lo, hi
+}
