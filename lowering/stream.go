@@ -50,6 +50,13 @@ type streamBuf struct {
 	// oneRow buffers hold a single row whatever the tile size (a row
 	// broadcast's source).
 	oneRow bool
+	// share, when set, is the buffer that loads this one's rows: the same
+	// array shifted by shift rows (windows.go); this one loads nothing.
+	share *streamBuf
+	shift int64
+	// span is how many rows past the tile a shared load reads, for the
+	// buffers shifted furthest.
+	span int64
 }
 
 type streamOp struct {
@@ -133,6 +140,7 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 			b.static = false
 		}
 	}
+	shareWindows(&sp)
 	byName := map[string]*streamBuf{}
 	// Buffer sets rotate so that a tile's load, its computation and the
 	// store of the tile before it overlap: with two, the load of tile k+2
@@ -155,6 +163,11 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 		byName[b.name] = b
 		n := prod(b.row) * int64(b.dt.Size())
 		switch {
+		case b.share != nil:
+			// In its share's rows.
+		case b.span > 0:
+			bytesPerRow += n
+			fixed += 2*63 + b.span*n
 		case b.oneRow:
 			fixed += 2 * align64(n)
 		case b.static:
@@ -209,15 +222,20 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	}
 	var off int64
 	for _, b := range sp.bufs {
-		if b.static {
+		if b.static || b.share != nil {
 			continue
 		}
 		b.off = off
-		rows := TR
+		rows := TR + b.span
 		if b.oneRow {
 			rows = 1
 		}
 		off += align64(rows * prod(b.row) * int64(b.dt.Size()))
+	}
+	for _, b := range sp.bufs {
+		if b.share != nil {
+			b.off = b.share.off + b.shift*prod(b.row)*int64(b.dt.Size())
+		}
 	}
 	set := off
 	reg := 2
@@ -394,6 +412,15 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 		nloads := 0
 		for _, b := range sp.bufs {
 			if b.load == nil {
+				continue
+			}
+			if b.span > 0 {
+				// The tile's rows and the span its shifted sharers read.
+				rows += b.span
+				dst, src := tileOp(b.name), hbmOp(b.load, b.row, b.oneRow)
+				rows -= b.span
+				emit(b.at, "dma     %s%s signal s0", squeezedDMA(dst, src), wait())
+				nloads++
 				continue
 			}
 			emit(b.at, "dma     %s%s signal s0", squeezedDMA(tileOp(b.name), hbmOp(b.load, b.row, b.oneRow)), wait())

@@ -42,9 +42,10 @@ const maxFlatWaste = 1.6
 // flattened grid: stride one, several kernel positions (one is already a
 // single product) but fewer than the output positions (a weight
 // gradient's few outputs over large windows stack positions instead),
-// little waste, and windows side by side within maxStackedBytes should
-// they be copied out.
-func flatGridFits(g geometry, pdims []int64, I, esz int64) bool {
+// little waste, and (sideBySide: a dense convolution's windows, which
+// its dot reads side by side) windows within maxStackedBytes should they
+// be copied out.
+func flatGridFits(g geometry, pdims []int64, I, esz int64, sideBySide bool) bool {
 	n := g.n
 	if !FlatGrid {
 		return false
@@ -63,7 +64,7 @@ func flatGridFits(g geometry, pdims []int64, I, esz int64) bool {
 	if float64(S) > maxFlatWaste*float64(Pn) {
 		return false
 	}
-	return B*S*T*I*esz <= maxStackedBytes
+	return !sideBySide || B*S*T*I*esz <= maxStackedBytes
 }
 
 // flatGrid is dense's convolution of Lp[B+1, S..., F] (the last image
@@ -198,4 +199,38 @@ func (x *rewriter) flatWeightGradient(lhs, rhs *hlo.Instruction, d hlo.ConvDims,
 	res = x.Transpose(res, perm)
 	x.Finish(res)
 	return true
+}
+
+// flatDepthwise is depthwise's convolution (one input and one output
+// feature a group: out[b, p, c] = sum_k Lp[b, p+k, c] * R[k, 0, c]) on
+// the flattened grid: each kernel position's term is a row slice of the
+// flattened input times that position's weights, summed in the order the
+// unrolled expansion sums them (so the bits are the same), the result cut
+// back to [B, P..., C]. The slices are the same array shifted by whole
+// rows, which the loop kernel loads once for all of them (the stream
+// kernel's shared windows) where the 4-D windows were each read from HBM.
+func (x *rewriter) flatDepthwise(g geometry, Lp, R *hlo.Instruction) *hlo.Instruction {
+	n := g.n
+	B, C := Lp.Shape.Dims[0]-1, Lp.Shape.Dims[n+1]
+	S := Lp.Shape.Dims[1 : n+1]
+	rows := B * hlo.Prod(S)
+	rs := hlo.Strides(S)
+	X := x.Reshape(Lp, []int64{(B + 1) * hlo.Prod(S), C})
+	dims := []int64{rows, C}
+	var sum *hlo.Instruction
+	for _, k := range hlo.Positions(g.K) {
+		var base int64
+		for i := 0; i < n; i++ {
+			base += k[i] * g.rhsDil[i] * rs[i]
+		}
+		Xk := x.Convert(x.SliceDim(X, 0, base, rows), g.acc)
+		W := x.Convert(x.Reshape(x.kernelAt(g, R, k), []int64{C}), g.acc)
+		sum = x.Binary("add", sum, x.Binary("multiply", Xk, x.Broadcast(W, dims, []int64{1})))
+	}
+	grid := x.Reshape(sum, append(append([]int64{B}, S...), C))
+	start, one := make([]int64, n+2), make([]int64, n+2)
+	for i := range one {
+		one[i] = 1
+	}
+	return x.Slice(grid, start, append(append([]int64{B}, g.P...), C), one)
 }
