@@ -202,6 +202,13 @@ func (c *compiler) loopKernelRest(in *hlo.Instruction, body []*hlo.Instruction, 
 	}
 	params := map[string]*value{} // body parameter -> HBM value
 	consts := map[string]string{} // scalar constants -> literal
+	pviews := map[string]view{}   // slices of parameters (and their unit reshapes) read through broadcasts
+	shapeOf := map[string][]int64{}
+	for _, b := range body {
+		if b.Shape != nil {
+			shapeOf[b.Name] = b.Shape.Dims
+		}
+	}
 	users := map[string][]*hlo.Instruction{}
 	for _, b := range body {
 		for _, o := range b.Operands {
@@ -336,6 +343,27 @@ func (c *compiler) loopKernelRest(in *hlo.Instruction, body []*hlo.Instruction, 
 			// seen with the new dimensions.
 			v := params[b.Operands[0].Name]
 			params[b.Name] = &value{tensor: v.tensor, addr: v.addr, shape: b.Shape, dt: v.dt}
+		case b.Opcode == hlo.OpSlice && params[b.Operands[0].Name] != nil && !fullShape(b.Shape):
+			// A slice of a parameter read only through broadcasts (one
+			// kernel position's weights of a depthwise convolution):
+			// those read it in place.
+			w, err := sliceView(b, params[b.Operands[0].Name])
+			if err != nil {
+				return c.fail(b, "%v", err)
+			}
+			pviews[b.Name] = w
+		case (b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast) && hasView(pviews, b.Operands[0].Name):
+			w, ok := unitReshapeView(pviews[b.Operands[0].Name], shapeOf[b.Operands[0].Name], b.Shape.Dims)
+			if !ok {
+				return c.fail(b, "a reshape of a slice that regroups its elements is not lowered in a loop kernel")
+			}
+			pviews[b.Name] = w
+		case b.Opcode == hlo.OpBroadcast && hasView(pviews, b.Operands[0].Name):
+			w := pviews[b.Operands[0].Name]
+			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
+				return err
+			}
+			loads[b.Name] = &hbmAccess{src: w.v, strides: broadcastViewStrides(b, w, len(S)), base: w.off * int64(w.v.dt.Size())}
 		case (b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || b.Opcode == hlo.OpCopy) && consts[b.Operands[0].Name] != "":
 			// A reshaped scalar constant: a fill, as a broadcast of it.
 			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {

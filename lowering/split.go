@@ -124,6 +124,11 @@ func (c *compiler) splitPlan(in *hlo.Instruction, body []*hlo.Instruction, root 
 			(b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast || sameElements(b, shapeOf(b.Operands[0].Name))):
 			plain[b.Name] = true
 			continue
+		case b.Opcode == hlo.OpSlice && plain[b.Operands[0].Name] && readThroughBroadcasts(b, users, shapeOf):
+			// A slice of a parameter that broadcasts read (one kernel
+			// position's weights): a view of the parameter (loop.go).
+			plain[b.Name] = true
+			continue
 		case b.Shape == nil || b.Shape.IsTuple:
 			continue
 		case !inLoopKernel(b.Opcode) || movesInnermost(b):
@@ -316,4 +321,37 @@ func (c *compiler) piece(last bool, lower func() error) error {
 	defer func(d []string) { c.dyingNow = d }(c.dyingNow)
 	c.dyingNow = nil
 	return lower()
+}
+
+// readThroughBroadcasts reports whether b's value is read only by
+// broadcasts, through reshapes that only drop or add dims of one: the
+// loop kernel then reads it in place as a view (loopKernelRest's pviews).
+func readThroughBroadcasts(b *hlo.Instruction, users map[string][]*hlo.Instruction, shapeOf func(string) *hlo.Shape) bool {
+	us := users[b.Name]
+	for _, u := range us {
+		switch {
+		case u.Opcode == hlo.OpBroadcast:
+		case (u.Opcode == hlo.OpReshape || u.Opcode == hlo.OpBitcast) && unitReshape(b.Shape.Dims, u.Shape.Dims) &&
+			readThroughBroadcasts(u, users, shapeOf):
+		default:
+			return false
+		}
+	}
+	return len(us) > 0
+}
+
+// unitReshape reports whether dims from and to differ only in dims of one.
+func unitReshape(from, to []int64) bool {
+	var a, b []int64
+	for _, d := range from {
+		if d != 1 {
+			a = append(a, d)
+		}
+	}
+	for _, d := range to {
+		if d != 1 {
+			b = append(b, d)
+		}
+	}
+	return slices.Equal(a, b)
 }
