@@ -56,3 +56,31 @@ func TestConvolutionWindowsInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestNCHWPointwiseConvolution: a 1x1 convolution in NCHW (and its input
+// gradient, weights 01oi) is one batched dot of the weights, read in
+// place for every image, with the input's channels: no transpose into
+// NHWC and back (legalize's nchwPointwise, fusion's OperandBroadcast).
+func TestNCHWPointwiseConvolution(t *testing.T) {
+	conv := func(lhs, rhs, out, attrs string) string {
+		return fmt.Sprintf("ENTRY e {\n  a = %s parameter(0)\n  b = %s parameter(1)\n  ROOT c = %s convolution(a, b), %s\n}\n", lhs, rhs, out, attrs)
+	}
+	cases := map[string]string{
+		"forward":        conv("f32[4,16,12,12]", "f32[24,16,1,1]", "f32[4,24,12,12]", "window={size=1x1}, dim_labels=bf01_oi01->bf01"),
+		"input gradient": conv("f32[4,24,12,12]", "f32[1,1,16,24]", "f32[4,16,12,12]", "window={size=1x1}, dim_labels=bf01_01oi->bf01"),
+		"bf16":           conv("bf16[3,32,7,7]", "bf16[48,32,1,1]", "bf16[3,48,7,7]", "window={size=1x1}, dim_labels=bf01_oi01->bf01"),
+	}
+	for name, src := range cases {
+		for _, chip := range chips {
+			t.Run(name+"/"+chip, func(t *testing.T) {
+				x, _ := compileRunChecked(t, chip, nil, src)
+				var kinds []string
+				for _, k := range x.Compiled.Kernels {
+					kinds = append(kinds, k.Kind)
+				}
+				require.NotContains(t, kinds, "copy", "no transpose: %v", kinds)
+				require.Contains(t, kinds, "output")
+			})
+		}
+	}
+}

@@ -671,7 +671,28 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	}
 	lwin, lwindowed := windowOperand(body, dot, 0)
 	rwin, rwindowed := windowOperand(body, dot, 1)
-	lv, rv := operandVal(dot.Operands[0].Name), operandVal(dot.Operands[1].Name)
+	// An operand broadcast over the batch: its array, a batch stride of
+	// zero (fusion's operandBroadcast: a 1x1 convolution's weights).
+	bodyByName := map[string]*hlo.Instruction{}
+	for _, b := range body {
+		bodyByName[b.Name] = b
+	}
+	bcast := [2]bool{}
+	for side := range dot.Operands {
+		bcast[side] = broadcastOperand(bodyByName, dot, side) != nil
+	}
+	operandOrBcast := func(side int) *value {
+		name := dot.Operands[side].Name
+		if bcast[side] {
+			for _, b := range body {
+				if b.Name == name {
+					name = b.Operands[0].Name
+				}
+			}
+		}
+		return operandVal(name)
+	}
+	lv, rv := operandOrBcast(0), operandOrBcast(1)
 	if lwindowed {
 		lv = paramVal(lwin.param)
 	}
@@ -718,6 +739,21 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	}
 	if rwindowed {
 		rshape, rst = rwin.dims, []int64{rwin.rowSt, 1}
+	}
+	for side := range 2 {
+		if !bcast[side] {
+			continue
+		}
+		for _, b := range body {
+			if b.Name == dot.Operands[side].Name {
+				sh, st := broadcastOperandView(b, []*value{lv, rv}[side])
+				if side == 0 {
+					lshape, lst = sh, st
+				} else {
+					rshape, rst = sh, st
+				}
+			}
+		}
 	}
 	lf := freeDims(len(lshape), lb, lc)
 	rf := freeDims(len(rshape), rb, rc)

@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/hlo/fusion"
 )
 
 // A convolution on the flattened grid (legalize's flatGrid) multiplies
@@ -126,9 +127,26 @@ func windowMembers(body []*hlo.Instruction) map[string]bool {
 			if _, ok := windowOperand(body, b, side); ok && b.Opcode == hlo.OpDot {
 				windowNames(m, byName, byName[b.Operands[side].Name])
 			}
+			if bc := broadcastOperand(byName, b, side); bc != nil {
+				m[bc.Name] = true
+			}
 		}
 	}
 	return m
+}
+
+// broadcastOperand is dot's operand side when it is a broadcast over the
+// batch that the dot kernel reads in place (fusion's operandBroadcast),
+// or nil.
+func broadcastOperand(byName map[string]*hlo.Instruction, dot *hlo.Instruction, side int) *hlo.Instruction {
+	if dot.Opcode != hlo.OpDot || len(dot.Operands) != 2 {
+		return nil
+	}
+	b := byName[dot.Operands[side].Name]
+	if b == nil || b.Opcode != hlo.OpBroadcast || len(b.Operands) != 1 || !fusion.OperandBroadcast(dot, side, b) {
+		return nil
+	}
+	return b
 }
 
 // windowNames adds to m the concatenate cat, its slices and their reshapes.
@@ -142,11 +160,16 @@ func windowNames(m map[string]bool, byName map[string]*hlo.Instruction, cat *hlo
 	}
 }
 
-// windowedDot reports whether either operand of dot is windows in body.
+// windowedDot reports whether either operand of dot is windows in body,
+// or broadcast over the batch: views its kernel reads in place.
 func windowedDot(body []*hlo.Instruction, dot *hlo.Instruction) bool {
 	_, l := windowOperand(body, dot, 0)
 	_, r := windowOperand(body, dot, 1)
-	return l || r
+	byName := map[string]*hlo.Instruction{}
+	for _, b := range body {
+		byName[b.Name] = b
+	}
+	return l || r || broadcastOperand(byName, dot, 0) != nil || broadcastOperand(byName, dot, 1) != nil
 }
 
 // shiftCols is runs seen from column c0 on (a share of the columns that
@@ -170,4 +193,15 @@ func (v dotView) segSpan() (lo, hi int64) {
 		hi = max(hi, s.off+(s.n-1)*v.sCol+1)
 	}
 	return lo, hi
+}
+
+// broadcastOperandView is a dot operand broadcast over its leading batch
+// dims (fusion's operandBroadcast) as the dot sees it: the broadcast's
+// dims, with strides of zero over the added dims and the array's own
+// strides over the rest.
+func broadcastOperandView(b *hlo.Instruction, v *value) (dims, strides []int64) {
+	dims = b.Shape.Dims
+	k := len(dims) - len(v.shape.Dims)
+	strides = append(make([]int64, k), hlo.Strides(v.shape.Dims)...)
+	return dims, strides
 }

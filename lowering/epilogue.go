@@ -85,7 +85,9 @@ func (e *epilogue) analyze() error {
 	lhs := dot.Operands[0].Name
 	for _, b := range e.body {
 		for i, o := range dot.Operands {
-			if b.Name == o.Name && b.Opcode == hlo.OpConvert {
+			// Converted on the way (and broadcast over the batch: a
+			// batch stride of zero, dotOperandView).
+			if b.Name == o.Name && (b.Opcode == hlo.OpConvert || b.Opcode == hlo.OpBroadcast) {
 				opConv[b] = true
 				if i == 0 {
 					lhs = b.Operands[0].Name
@@ -109,11 +111,14 @@ func (e *epilogue) analyze() error {
 	for n := range win {
 		opConv[byName[n]] = true
 	}
-	lrank := 0
-	if w, ok := windowOperand(e.body, dot, 0); ok {
-		lrank = len(w.dims)
+	// The lhs's rank as the dot sees it.
+	var lrank int
+	if x := byName[dot.Operands[0].Name]; x != nil && x.Shape != nil && x.Opcode != hlo.OpParameter {
+		lrank = len(x.Shape.Dims)
+	} else if v := c.bufs[e.operandOf(lhs)]; v != nil && v.shape != nil {
+		lrank = len(v.shape.Dims)
 	} else {
-		lrank = len(c.bufs[e.operandOf(lhs)].shape.Dims)
+		return c.fail(dot, "internal error: the dot's lhs has no value")
 	}
 	lc, _ := hlo.IntList(hlo.AttrOr(dot, "lhs_contracting_dims", "{}"))
 	nlf := lrank - nb - len(lc)

@@ -235,6 +235,16 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 						groupOf[p] = g
 					}
 				}
+				for side, o := range m.Operands {
+					// An operand broadcast over the dot's batch (a 1x1
+					// convolution's weights, the same for every image):
+					// read in place, a batch stride of zero.
+					if p := byName[o.Name]; p != nil && groupOf[p] == nil && !pinned[p.Name] && p != c.Root &&
+						OperandBroadcast(m, side, p) && onlyUser(users[p.Name], m) {
+						g.members[p] = true
+						groupOf[p] = g
+					}
+				}
 				for _, o := range m.Operands {
 					p := byName[o.Name]
 					if p == nil || groupOf[p] != nil || pinned[p.Name] || p == c.Root || !operandConvert(p, byName) {

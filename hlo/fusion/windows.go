@@ -72,3 +72,31 @@ func onlyUser(us []*hlo.Instruction, u *hlo.Instruction) bool {
 	}
 	return len(us) > 0
 }
+
+// OperandBroadcast reports whether p, operand side of dot, is a broadcast
+// that only adds the dot's leading batch dims of that operand: the same
+// array for every batch, which the dot kernel reads with a batch stride
+// of zero.
+func OperandBroadcast(dot *hlo.Instruction, side int, p *hlo.Instruction) bool {
+	if p.Opcode != hlo.OpBroadcast || len(p.Operands) != 1 || p.Shape == nil || p.Shape.IsTuple {
+		return false
+	}
+	pre := []string{"lhs", "rhs"}[side]
+	bd, _ := hlo.IntList(hlo.AttrOr(dot, pre+"_batch_dims", "{}"))
+	dims, _ := hlo.IntList(hlo.AttrOr(p, "dimensions", "{}"))
+	k := len(bd)
+	if k == 0 || len(dims)+k != len(p.Shape.Dims) {
+		return false
+	}
+	for i, b := range bd {
+		if b != int64(i) {
+			return false
+		}
+	}
+	for i, d := range dims {
+		if d != int64(k+i) {
+			return false
+		}
+	}
+	return true
+}

@@ -35,6 +35,7 @@ ENTRY e {
 var expandConvCases = []struct{ name, text string }{
 	{"nhwc 3x3 same", convModule("f32[2,6,6,3]", "f32[3,3,3,4]", "f32[2,6,6,4]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f")},
 	{"nchw 1x1", convModule("f32[2,5,4,4]", "f32[7,5,1,1]", "f32[2,7,4,4]", "window={size=1x1}, dim_labels=bf01_oi01->bf01")},
+	{"nchw 1x1 input gradient", convModule("f32[3,6,5,5]", "f32[1,1,4,6]", "f32[3,4,5,5]", "window={size=1x1}, dim_labels=bf01_01oi->bf01")},
 	{"stride 2", convModule("f32[1,3,9,9]", "f32[4,3,3,3]", "f32[1,4,5,5]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01")},
 	{"lhs dilation (transposed conv)", convModule("f32[2,3,4,4]", "f32[3,3,3,2]", "f32[2,2,8,8]", "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=bf01_01io->bf01")},
 	{"rhs dilation", convModule("f32[1,10,10,2]", "f32[3,3,2,3]", "f32[1,6,6,3]", "window={size=3x3 rhs_dilate=2x2}, dim_labels=b01f_01io->b01f")},
