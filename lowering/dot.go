@@ -1130,6 +1130,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			}
 		}
 		set := 0
+		splitNext := make([]int, kSplits) // with K split: each MXU's next set among its own
 		g := 0
 		var tilesOf []int  // each group's epilogue tiles
 		var storesOf []int // and the stores they make
@@ -1238,10 +1239,16 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				// whose share it is, in one of that MXU's own sets.
 				var active []int
 				if kSplits > 1 {
+					// Each MXU's sets in turn, carried from group to group:
+					// counted from the tile's index within its group, a
+					// share of an odd number of tiles took the same set for
+					// its last tile and the next group's first, while the
+					// MXU still streamed from it.
 					j := k0 / Kt
 					i := int(j % kSplits)
 					active = []int{i}
-					set = i*splitOwn + int(j/kSplits)%splitOwn
+					set = i*splitOwn + splitNext[i]%splitOwn
+					splitNext[i]++
 				} else {
 					for i := range cols {
 						active = append(active, i)

@@ -74,3 +74,19 @@ ENTRY e {
 	require.Equal(t, int64(2<<20), r.Report.HBM.BytesRead, "HBM read")
 	require.Equal(t, int64(256<<10), r.Report.HBM.BytesWritten, "HBM written")
 }
+
+// TestSplitKSetsAcrossGroups: with K split over the MXUs, each MXU takes
+// its own buffer sets in turn from one group to the next. Counted from the
+// tile's index within its group, an MXU whose share of a group's K tiles
+// was odd (7 of 25 here) loaded the next group's first tile into the set
+// its last stream still read: a race the detector reports (a batched
+// weight gradient of MobileNet's 1x1 convolutions found it).
+func TestSplitKSetsAcrossGroups(t *testing.T) {
+	src := `ENTRY e {
+  x = f32[3,16,3136] parameter(0)
+  y = f32[3,96,3136] parameter(1)
+  ROOT d = f32[3,16,96] dot(x, y), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+}`
+	x, _ := compileRunChecked(t, "tpuv4core", nil, src)
+	require.Contains(t, x.Compiled.Asm, "K split 4 ways")
+}
