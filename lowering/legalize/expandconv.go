@@ -93,7 +93,8 @@ func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
 		}
 	}
 	g := geometry{n: n, stride: w.Stride, rhsDil: w.RhsDil, acc: accumulationType(in.Shape.Elem)}
-	if G == 1 && Gb == 1 && (x.flatWeightGradient(lhs, rhs, d, w, g.acc) || x.nchwPointwise(lhs, rhs, d, w, g.acc)) {
+	if G == 1 && Gb == 1 && (x.flatWeightGradient(lhs, rhs, d, w, g.acc) || x.nchwPointwise(lhs, rhs, d, w, g.acc) ||
+		x.nchwPointwiseGradient(lhs, rhs, d, w, g.acc)) {
 		return nil
 	}
 

@@ -35,6 +35,7 @@ ENTRY e {
 var expandConvCases = []struct{ name, text string }{
 	{"nhwc 3x3 same", convModule("f32[2,6,6,3]", "f32[3,3,3,4]", "f32[2,6,6,4]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f")},
 	{"nchw 1x1", convModule("f32[2,5,4,4]", "f32[7,5,1,1]", "f32[2,7,4,4]", "window={size=1x1}, dim_labels=bf01_oi01->bf01")},
+	{"nchw 1x1 weight gradient", convModule("f32[4,3,5,5]", "f32[4,6,5,5]", "f32[1,1,3,6]", "window={size=5x5}, dim_labels=fb01_io01->01bf")},
 	{"nchw 1x1 input gradient", convModule("f32[3,6,5,5]", "f32[1,1,4,6]", "f32[3,4,5,5]", "window={size=1x1}, dim_labels=bf01_01oi->bf01")},
 	{"stride 2", convModule("f32[1,3,9,9]", "f32[4,3,3,3]", "f32[1,4,5,5]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01")},
 	{"lhs dilation (transposed conv)", convModule("f32[2,3,4,4]", "f32[3,3,3,2]", "f32[2,2,8,8]", "window={size=3x3 pad=1_2x1_2 lhs_dilate=2x2}, dim_labels=bf01_01io->bf01")},
@@ -130,7 +131,7 @@ func TestExpandXLATests(t *testing.T) {
 // sum in another order.
 func TestExpandConvolutionTapLoops(t *testing.T) {
 	perOutput := map[string]bool{"weight gradient": true, "weight gradient padded": true, "nhwc weight gradient": true,
-		"nhwc weight gradient valid": true, "1d weight gradient bf16": true,
+		"nhwc weight gradient valid": true, "1d weight gradient bf16": true, "nchw 1x1 weight gradient": true,
 		"depthwise weight gradient": true, "depthwise weight gradient dilated": true}
 	for _, c := range expandConvCases {
 		t.Run(c.name, func(t *testing.T) {

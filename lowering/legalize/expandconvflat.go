@@ -282,3 +282,48 @@ func (x *rewriter) nchwPointwise(lhs, rhs *hlo.Instruction, d hlo.ConvDims, w hl
 	x.Finish(res)
 	return true
 }
+
+// nchwPointwiseGradient is the weight gradient of a 1x1 convolution in
+// NCHW (XLA's fb01_io01->01bf over windows as large as the image): for
+// each image f, X[f] [B, H*W] . Y[f]^T [H*W, O], summed over the images.
+// One batched dot over the images (Y contracted along its rows' minor
+// dim, which the MXU loads transposed) and a sum over the batch: the
+// canonical form transposed both operands (the output gradient whole)
+// to bring the contracted dims together. The same arithmetic in another
+// order (the products summed per image first).
+func (x *rewriter) nchwPointwiseGradient(lhs, rhs *hlo.Instruction, d hlo.ConvDims, w hlo.Window, acc string) bool {
+	in := x.At
+	n := len(d.LhsSpatial)
+	if !FlatGrid || n == 0 || d.LhsFeature != 0 || d.LhsBatch != 1 || d.RhsIn != 0 || d.RhsOut != 1 {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		if d.LhsSpatial[i] != 2+i || d.RhsSpatial[i] != 2+i || w.Size[i] != lhs.Shape.Dims[2+i] || w.Stride[i] != 1 ||
+			w.LhsDil[i] != 1 || w.RhsDil[i] != 1 || w.PadLo[i] != 0 || w.PadHi[i] != 0 || i < len(w.RhsRev) && w.RhsRev[i] {
+			return false
+		}
+	}
+	F, B, O := lhs.Shape.Dims[0], lhs.Shape.Dims[1], rhs.Shape.Dims[1]
+	HW := hlo.Prod(lhs.Shape.Dims[2:])
+	if rhs.Shape.Dims[0] != F || !hlo.EqualDims(rhs.Shape.Dims[2:], lhs.Shape.Dims[2:]) || F < 2 || HW < 2 {
+		return false
+	}
+	operm := make([]int64, n+2)
+	operm[d.OutBatch], operm[d.OutFeature] = 0, int64(n+1)
+	for i, j := range d.OutSpatial {
+		operm[j] = int64(1 + i)
+	}
+	got := append(append([]int64{B}, hlo.Ones(n)...), O)
+	for j, p := range operm {
+		if got[p] != in.Shape.Dims[j] {
+			return false
+		}
+	}
+	X, Y := x.dotOperands(x.Reshape(lhs, []int64{F, B, HW}), x.Reshape(rhs, []int64{F, O, HW}), acc)
+	D := x.Emit("dot", acc, []int64{F, B, O}, []*hlo.Instruction{X, Y},
+		"lhs_batch_dims", "{0}", "lhs_contracting_dims", "{2}", "rhs_batch_dims", "{0}", "rhs_contracting_dims", "{2}")
+	sum := x.ReduceSum(D, []int64{0})
+	res := x.Transpose(x.Reshape(x.Convert(sum, in.Shape.Elem), got), operm)
+	x.Finish(res)
+	return true
+}
