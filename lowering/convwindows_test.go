@@ -84,3 +84,31 @@ func TestNCHWPointwiseConvolution(t *testing.T) {
 		}
 	}
 }
+
+// TestStridedConvolutionSpaceToDepth: a strided convolution is regrouped
+// by space-to-depth into a stride-one one on the flattened grid (legalize
+// spaceToDepth): one dot kernel, no strided slice per kernel position.
+func TestStridedConvolutionSpaceToDepth(t *testing.T) {
+	conv := func(lhs, rhs, out, attrs string) string {
+		return fmt.Sprintf("ENTRY e {\n  a = %s parameter(0)\n  b = %s parameter(1)\n  ROOT c = %s convolution(a, b), %s\n}\n", lhs, rhs, out, attrs)
+	}
+	cases := map[string]string{
+		"nhwc 3x3 stride 2":       conv("f32[2,16,16,32]", "f32[3,3,32,48]", "f32[2,8,8,48]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+		"nchw stem 3 features":    conv("f32[2,3,32,32]", "f32[16,3,3,3]", "f32[2,16,16,16]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"),
+		"1-d stride 3 asymmetric": conv("f32[3,30,8]", "f32[4,8,5]", "f32[3,10,5]", "window={size=4 stride=3 pad=2_0}, dim_labels=b0f_0io->b0f"),
+	}
+	for name, src := range cases {
+		for _, chip := range chips {
+			t.Run(name+"/"+chip, func(t *testing.T) {
+				x, _ := compileRunChecked(t, chip, nil, src)
+				dots := 0
+				for _, k := range x.Compiled.Kernels {
+					if k.Kind == "output" {
+						dots++
+					}
+				}
+				require.Equal(t, 1, dots, "one dot for every kernel position")
+			})
+		}
+	}
+}

@@ -1426,8 +1426,8 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 						}
 						if winRes {
 							// The window: rows F apart, overlapping.
-							emit(dot, "%s acc[%d]:%s[%d,%d], sram[%d]:%s[%d,%d]{%d,1}%s @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
-								resBase+((p.r0+r0)*L.sRow+L.colOff(k0)-winMin)*msz, mdt, rs, kt, L.sRow, passes, i, sync)
+							emit(dot, "%s acc[%d]:%s[%d,%d], sram[%s%d]:%s[%d,%d]{%d,1}%s @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
+								regS, resBase+((p.r0+r0)*L.sRow+L.colOff(k0)-winMin)*msz, mdt, rs, kt, L.sRow, passes, i, sync)
 							continue
 						}
 						emit(dot, "%s acc[%d]:%s[%d,%d], sram[%s+%d]:%s[%d,%d]%s @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
@@ -1482,49 +1482,60 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			// A loop body is nset tiles (the buffer sets come round
 			// again; with K split, each MXU's own sets).
 			body := int64(nset)
-			iters := (K/Kt - lead) / body
+			// The K tiles are a fixed step apart within a range: all of
+			// K, or for windows each run of them (dotwindows.go).
+			ends := []int64{K}
 			if L.segs != nil {
-				iters = 0 // windows are not a fixed step apart: each K tile its own
+				ends = L.runEnds(K)
 			}
-			// The loop runs in segments that each start r25 and r26 afresh
-			// from the row block's offsets, carrying how far K has gone in
-			// the tiles' constants: r25 and r26 stay within a register's
-			// reach however long K is.
-			stepL, stepR := body*Kt*L.sCol*esz, body*Kt*R.sRow*esz
-			seg := min(iters, (registerReach-maxOf(regL))/max(stepL, 1), (registerReach-maxOf(regR))/max(stepR, 1))
-			for iters >= 2 && seg >= 2 {
-				n := min(seg, iters)
-				c.nlabel++
-				loop := fmt.Sprintf("k%d_kloop", c.nlabel)
-				if regL != "" { // start from the row block's offset
-					emit(dot, "addi    r25, %s, 0", regL[:len(regL)-1])
-				} else {
-					emit(dot, "li      r25, 0")
+			for _, end := range ends {
+				if end <= k0 {
+					continue
 				}
-				if regR != "" {
-					emit(dot, "addi    r26, %s, 0", regR[:len(regR)-1])
-				} else {
-					emit(dot, "li      r26, 0")
+				iters := (end/Kt - k0/Kt) / body
+				// The loop runs in segments that each start r25 and r26
+				// afresh from the row block's offsets, carrying how far K
+				// has gone in the tiles' constants: r25 and r26 stay within
+				// a register's reach however long K is.
+				stepL, stepR := body*Kt*L.sCol*esz, body*Kt*R.sRow*esz
+				seg := min(iters, (registerReach-maxOf(regL))/max(stepL, 1), (registerReach-maxOf(regR))/max(stepR, 1))
+				for iters >= 2 && seg >= 2 {
+					n := min(seg, iters)
+					c.nlabel++
+					loop := fmt.Sprintf("k%d_kloop", c.nlabel)
+					if regL != "" { // start from the row block's offset
+						emit(dot, "addi    r25, %s, 0", regL[:len(regL)-1])
+					} else {
+						emit(dot, "li      r25, 0")
+					}
+					if regR != "" {
+						emit(dot, "addi    r26, %s, 0", regR[:len(regR)-1])
+					} else {
+						emit(dot, "li      r26, 0")
+					}
+					emit(dot, "li      r27, %d", n)
+					if resident || winRes {
+						emit(dot, "li      r28, 0")
+					}
+					fmt.Fprintf(w, "%s:\n", loop)
+					for j := range body {
+						kTile(k0+Kt*j, "r25+", "r26+", "r28+")
+					}
+					emit(dot, "addi    r25, r25, %d", stepL)
+					emit(dot, "addi    r26, r26, %d", stepR)
+					switch {
+					case resident:
+						emit(dot, "addi    r28, r28, %d", body*aBytes)
+					case winRes: // the windows' offset in the resident rows
+						emit(dot, "addi    r28, r28, %d", body*Kt*L.sCol*msz)
+					}
+					emit(dot, "loop    r27, %s", loop)
+					k0 += n * body * Kt
+					iters -= n
 				}
-				emit(dot, "li      r27, %d", n)
-				if resident {
-					emit(dot, "li      r28, 0")
+				for ; k0 < end; k0 += Kt {
+					kTile(k0, regL, regR, "")
 				}
-				fmt.Fprintf(w, "%s:\n", loop)
-				for j := range body {
-					kTile(k0+Kt*j, "r25+", "r26+", "r28+")
-				}
-				emit(dot, "addi    r25, r25, %d", stepL)
-				emit(dot, "addi    r26, r26, %d", stepR)
-				if resident {
-					emit(dot, "addi    r28, r28, %d", body*aBytes)
-				}
-				emit(dot, "loop    r27, %s", loop)
-				k0 += n * body * Kt
-				iters -= n
-			}
-			for ; k0 < K; k0 += Kt {
-				kTile(k0, regL, regR, "")
 			}
 			// The epilogue of each column tile, once the MXUs have
 			// drained: deferred into the next group when every MXU has

@@ -65,8 +65,8 @@ func windowOperand(body []*hlo.Instruction, dot *hlo.Instruction, side int) (win
 		// fusion takes in the reshapes the slices read).
 		x := byName[s.Operands[0].Name]
 		p := x
-		if x != nil && x.Opcode == hlo.OpReshape && len(x.Operands) == 1 {
-			p = byName[x.Operands[0].Name]
+		for p != nil && p.Opcode == hlo.OpReshape && len(p.Operands) == 1 {
+			p = byName[p.Operands[0].Name]
 		}
 		if x == nil || p == nil || p.Opcode != hlo.OpParameter || len(x.Shape.Dims) != 2 || p.Shape.Layout != nil && !defaultLayout(p.Shape) ||
 			w.param != "" && (w.param != p.Name || w.rowSt != x.Shape.Dims[1]) {
@@ -154,7 +154,7 @@ func windowNames(m map[string]bool, byName map[string]*hlo.Instruction, cat *hlo
 	m[cat.Name] = true
 	for _, o := range cat.Operands {
 		m[o.Name] = true
-		if x := byName[byName[o.Name].Operands[0].Name]; x.Opcode == hlo.OpReshape {
+		for x := byName[byName[o.Name].Operands[0].Name]; x != nil && x.Opcode == hlo.OpReshape; x = byName[x.Operands[0].Name] {
 			m[x.Name] = true
 		}
 	}
@@ -204,4 +204,14 @@ func broadcastOperandView(b *hlo.Instruction, v *value) (dims, strides []int64) 
 	k := len(dims) - len(v.shape.Dims)
 	strides = append(make([]int64, k), hlo.Strides(v.shape.Dims)...)
 	return dims, strides
+}
+
+// runEnds lists where v's runs of columns end (the last at K): K tiles
+// within one run are a fixed step apart, so a counted loop can walk them.
+func (v dotView) runEnds(K int64) []int64 {
+	var ends []int64
+	for _, s := range v.segs {
+		ends = append(ends, min(s.k0+s.n, K))
+	}
+	return append(ends, K)
 }

@@ -40,14 +40,20 @@ func windowConcat(dot *hlo.Instruction, side int, byName map[string]*hlo.Instruc
 		if x == nil || x.Shape == nil || len(x.Shape.Dims) != 2 {
 			return nil
 		}
-		// The array flattened to rows (a reshape, duplicated into each
+		// The array flattened to rows (reshapes, duplicated into each
 		// slice as cheap producers are) is taken in with its slice.
 		key := x.Name
-		if x.Opcode == hlo.OpReshape && len(x.Operands) == 1 {
-			key = x.Operands[0].Name + fmt.Sprint(x.Shape.Dims)
-			if onlyUser(users[x.Name], s) {
-				out = append(out, x)
+		for r, u := x, s; r.Opcode == hlo.OpReshape && len(r.Operands) == 1; {
+			key = r.Operands[0].Name + fmt.Sprint(x.Shape.Dims)
+			if !onlyUser(users[r.Name], u) {
+				break
 			}
+			out = append(out, r)
+			next := byName[r.Operands[0].Name]
+			if next == nil {
+				break
+			}
+			r, u = next, r
 		}
 		if src != "" && src != key {
 			return nil

@@ -279,6 +279,9 @@ func (x *rewriter) dense(g geometry, Lp, R *hlo.Instruction) *hlo.Instruction {
 	if g.flat {
 		return x.flatGrid(g, Lp, R)
 	}
+	if r := x.spaceToDepth(g, Lp, R); r != nil {
+		return r
+	}
 	n := g.n
 	B, O := Lp.Shape.Dims[0], R.Shape.Dims[n+1]
 	dims := append(append([]int64{B}, g.P...), O)

@@ -155,8 +155,13 @@ func TestExpandConvolutionTapLoops(t *testing.T) {
 			for _, unroll := range []int64{0, 2} {
 				legalize.MaxUnrolledTaps = unroll
 				evaltest.CheckExpanded(t, c.name, c.text, legalize.ExpandConvolutions)
+				// The tap loop itself: a few taps left unrolled would
+				// otherwise go on the flattened grid.
+				legalize.FlatGrid = false
 				looped := m.Clone()
-				require.NoError(t, legalize.ExpandConvolutions(looped))
+				err := legalize.ExpandConvolutions(looped)
+				legalize.FlatGrid = true
+				require.NoError(t, err)
 				got, err := (&eval.Evaluator{File: c.name, M: looped}).Run(args)
 				require.NoError(t, err)
 				// Lhs dilation unrolled is split by output phase, its taps

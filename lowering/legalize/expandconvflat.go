@@ -43,7 +43,7 @@ const maxFlatWaste = 1.6
 // single product) but fewer than the output positions (a weight
 // gradient's few outputs over large windows stack positions instead),
 // little waste, and (sideBySide: a dense convolution's windows, which
-// its dot reads side by side) windows within maxStackedBytes should they
+// its dot reads side by side) windows within maxWindowBytes should they
 // be copied out.
 func flatGridFits(g geometry, pdims []int64, I, esz int64, sideBySide bool) bool {
 	n := g.n
@@ -64,8 +64,14 @@ func flatGridFits(g geometry, pdims []int64, I, esz int64, sideBySide bool) bool
 	if float64(S) > maxFlatWaste*float64(Pn) {
 		return false
 	}
-	return !sideBySide || B*S*T*I*esz <= maxStackedBytes
+	return !sideBySide || B*S*T*I*esz <= maxWindowBytes
 }
+
+// maxWindowBytes bounds the windows side by side of a flattened-grid
+// convolution: its dot kernel reads them in place, but where it cannot
+// (a windowed operand it does not take) the concatenate is copied out
+// whole, T times the input.
+const maxWindowBytes = 512 << 20
 
 // flatGrid is dense's convolution of Lp[B+1, S..., F] (the last image
 // zeros) with R[K..., F, O] as one product on the flattened grid, the
@@ -326,4 +332,115 @@ func (x *rewriter) nchwPointwiseGradient(lhs, rhs *hlo.Instruction, d hlo.ConvDi
 	res := x.Transpose(x.Reshape(x.Convert(sum, in.Shape.Elem), got), operm)
 	x.Finish(res)
 	return true
+}
+
+// A strided convolution reads every s-th window: on the flattened grid
+// its output positions are not one row apart. Space-to-depth makes it a
+// stride-one convolution: the padded input regrouped into blocks of s
+// positions per spatial dim, each block's positions stacked into the
+// features ([B, S/s..., s..., F] -> [B, S/s..., s^n x F]), and the
+// kernel likewise ([ceil(K/s) s..., F, O] -> [ceil(K/s)..., s^n x F, O],
+// zeros for the positions past K), since out[p] = sum_k Lp[s p + k] R[k]
+// = sum_{k', r} Lp[s (p + k') + r] R[s k' + r]. The stride-one
+// convolution then runs on the flattened grid (flatGrid). It replaces a
+// strided slice per kernel position, each reading runs of F elements
+// (MobileNet-v2's first convolution: nine of them, 0.99M cycles each),
+// by one regrouping copy of the input.
+
+// spaceToDepth is dense's strided convolution of Lp[B, S..., F] with
+// R[K..., F, O] in that form, or nil with nothing emitted when it does
+// not fit the flattened grid.
+func (x *rewriter) spaceToDepth(g geometry, Lp, R *hlo.Instruction) *hlo.Instruction {
+	n := g.n
+	strided := false
+	for i := 0; i < n; i++ {
+		if g.rhsDil[i] != 1 || g.stride[i] < 1 {
+			return nil
+		}
+		strided = strided || g.stride[i] > 1
+	}
+	if !strided || !FlatGrid {
+		return nil
+	}
+	B, F, O := Lp.Shape.Dims[0], Lp.Shape.Dims[n+1], R.Shape.Dims[n+1]
+	s, K2, S2 := g.stride, make([]int64, n), make([]int64, n)
+	blocks := int64(1)
+	for i := 0; i < n; i++ {
+		K2[i] = (g.K[i] + s[i] - 1) / s[i]
+		S2[i] = max((Lp.Shape.Dims[1+i]+s[i]-1)/s[i], g.P[i]+K2[i]-1)
+		blocks *= s[i]
+	}
+	g2 := geometry{n: n, K: K2, P: g.P, stride: hlo.Ones(n), rhsDil: hlo.Ones(n), acc: g.acc, flat: true}
+	esz := int64(max(hlo.ElemBits(Lp.Shape.Elem)/8, 1))
+	pd := append(append([]int64{B + 1}, S2...), blocks*F)
+	if !flatGridFits(g2, pd, blocks*F, esz, true) {
+		return nil
+	}
+	// The input: padded to whole blocks (and one more image of zeros for
+	// the grid's last windows), then regrouped.
+	lo, hi := make([]int64, n+2), make([]int64, n+2)
+	hi[0] = 1
+	split := []int64{B + 1}
+	for i := 0; i < n; i++ {
+		hi[1+i] = S2[i]*s[i] - Lp.Shape.Dims[1+i]
+		split = append(split, S2[i], s[i])
+	}
+	split = append(split, F)
+	perm := []int64{0}
+	for i := 0; i < n; i++ {
+		perm = append(perm, int64(1+2*i))
+	}
+	for i := 0; i < n; i++ {
+		perm = append(perm, int64(2+2*i))
+	}
+	perm = append(perm, int64(2*n+1))
+	L2 := x.Reshape(x.Transpose(x.Reshape(x.growPad(Lp, lo, hi), split), perm), pd)
+	// The kernel: padded to whole blocks, regrouped the same way.
+	rlo, rhi := make([]int64, n+2), make([]int64, n+2)
+	rsplit := []int64{}
+	for i := 0; i < n; i++ {
+		rhi[i] = K2[i]*s[i] - g.K[i]
+		rsplit = append(rsplit, K2[i], s[i])
+	}
+	rsplit = append(rsplit, F, O)
+	var rperm []int64
+	for i := 0; i < n; i++ {
+		rperm = append(rperm, int64(2*i))
+	}
+	for i := 0; i < n; i++ {
+		rperm = append(rperm, int64(2*i+1))
+	}
+	rperm = append(rperm, int64(2*n), int64(2*n+1))
+	R2 := x.Reshape(x.Transpose(x.Reshape(x.padZeros(R, rlo, rhi), rsplit), rperm), append(append([]int64{}, K2...), blocks*F, O))
+	return x.flatGrid(g2, L2, R2)
+}
+
+// growPad is padZeros of a, except that a pad this expansion has just
+// emitted (the convolution's own padding, read by nothing else yet) grows
+// by hi instead, so that the input is copied once.
+func (x *rewriter) growPad(a *hlo.Instruction, lo, hi []int64) *hlo.Instruction {
+	mine := a.Opcode == hlo.OpPad && len(x.Out) > 0 && x.Out[len(x.Out)-1] == a
+	if !mine {
+		return x.padZeros(a, lo, hi)
+	}
+	for _, l := range lo {
+		if l != 0 {
+			return x.padZeros(a, lo, hi)
+		}
+	}
+	pd := hlo.PadDims(a)
+	if len(pd) != len(hi) {
+		return x.padZeros(a, lo, hi)
+	}
+	cfg := make([]string, len(pd))
+	for i, d := range pd {
+		cfg[i] = fmt.Sprintf("%d_%d_%d", d.Lo, d.Hi+hi[i], d.Interior)
+		a.Shape.Dims[i] += hi[i]
+	}
+	for i := range a.Attrs {
+		if a.Attrs[i].Key == "padding" {
+			a.Attrs[i].Value = strings.Join(cfg, "x")
+		}
+	}
+	return a
 }
