@@ -672,7 +672,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	lwin, lwindowed := windowOperand(body, dot, 0)
 	rwin, rwindowed := windowOperand(body, dot, 1)
 	// An operand broadcast over the batch: its array, a batch stride of
-	// zero (fusion's operandBroadcast: a 1x1 convolution's weights).
+	// zero (fusion.OperandBroadcast: a 1x1 convolution's weights).
 	bodyByName := map[string]*hlo.Instruction{}
 	for _, b := range body {
 		bodyByName[b.Name] = b

@@ -123,8 +123,11 @@ func windowMembers(body []*hlo.Instruction) map[string]bool {
 		byName[x.Name] = x
 	}
 	for _, b := range body {
+		if b.Opcode != hlo.OpDot {
+			continue
+		}
 		for side := range 2 {
-			if _, ok := windowOperand(body, b, side); ok && b.Opcode == hlo.OpDot {
+			if _, ok := windowOperand(body, b, side); ok {
 				windowNames(m, byName, byName[b.Operands[side].Name])
 			}
 			if bc := broadcastOperand(byName, b, side); bc != nil {
@@ -136,8 +139,8 @@ func windowMembers(body []*hlo.Instruction) map[string]bool {
 }
 
 // broadcastOperand is dot's operand side when it is a broadcast over the
-// batch that the dot kernel reads in place (fusion's operandBroadcast),
-// or nil.
+// batch that the dot kernel reads in place (fusion.OperandBroadcast), or
+// nil.
 func broadcastOperand(byName map[string]*hlo.Instruction, dot *hlo.Instruction, side int) *hlo.Instruction {
 	if dot.Opcode != hlo.OpDot || len(dot.Operands) != 2 {
 		return nil
@@ -196,7 +199,7 @@ func (v dotView) segSpan() (lo, hi int64) {
 }
 
 // broadcastOperandView is a dot operand broadcast over its leading batch
-// dims (fusion's operandBroadcast) as the dot sees it: the broadcast's
+// dims (fusion.OperandBroadcast) as the dot sees it: the broadcast's
 // dims, with strides of zero over the added dims and the array's own
 // strides over the rest.
 func broadcastOperandView(b *hlo.Instruction, v *value) (dims, strides []int64) {
