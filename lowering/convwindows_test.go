@@ -1,7 +1,6 @@
 package lowering_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/pulse-sim/pulse/hlo"
@@ -14,21 +13,18 @@ import (
 // race, and no kernel that copies the windows out (an im2col nine times
 // the input's size) or sums one product per kernel position.
 func TestConvolutionWindowsInPlace(t *testing.T) {
-	conv := func(lhs, rhs, out, attrs string) string {
-		return fmt.Sprintf("ENTRY e {\n  a = %s parameter(0)\n  b = %s parameter(1)\n  ROOT c = %s convolution(a, b), %s\n}\n", lhs, rhs, out, attrs)
-	}
 	cases := []struct{ name, src string }{
 		// Three runs of windows (one per kernel row), K tiles of 96.
-		{"nhwc 3x3", conv("f32[4,16,16,32]", "f32[3,3,32,32]", "f32[4,16,16,32]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f")},
+		{"nhwc 3x3", convSrc("f32[4,16,16,32]", "f32[3,3,32,32]", "f32[4,16,16,32]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f")},
 		// Runs of 192 columns: K tiles of 96, two a run.
-		{"nhwc 3x3 64 features", conv("f32[2,10,10,64]", "f32[3,3,64,24]", "f32[2,10,10,24]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f")},
+		{"nhwc 3x3 64 features", convSrc("f32[2,10,10,64]", "f32[3,3,64,24]", "f32[2,10,10,24]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f")},
 		// A dilated causal 1-D convolution: taps apart, a run each.
-		{"dilated causal 1-d", conv("f32[2,64,16]", "f32[3,16,32]", "f32[2,64,32]", "window={size=3 pad=4_0 rhs_dilate=2}, dim_labels=b0f_0io->b0f")},
+		{"dilated causal 1-d", convSrc("f32[2,64,16]", "f32[3,16,32]", "f32[2,64,32]", "window={size=3 pad=4_0 rhs_dilate=2}, dim_labels=b0f_0io->b0f")},
 		// Weight gradients as JAX emits them for NHWC: the windows are
 		// the rhs, along the output's columns.
-		{"nhwc weight gradient", conv("f32[4,16,16,32]", "f32[4,16,16,32]", "f32[3,3,32,32]", "window={size=16x16 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf")},
-		{"1-d weight gradient", conv("f32[2,40,16]", "f32[2,36,24]", "f32[5,16,24]", "window={size=36}, dim_labels=f0b_i0o->0bf")},
-		{"bf16 valid", conv("bf16[2,16,16,32]", "bf16[3,3,32,48]", "bf16[2,14,14,48]", "window={size=3x3}, dim_labels=b01f_01io->b01f")},
+		{"nhwc weight gradient", convSrc("f32[4,16,16,32]", "f32[4,16,16,32]", "f32[3,3,32,32]", "window={size=16x16 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf")},
+		{"1-d weight gradient", convSrc("f32[2,40,16]", "f32[2,36,24]", "f32[5,16,24]", "window={size=36}, dim_labels=f0b_i0o->0bf")},
+		{"bf16 valid", convSrc("bf16[2,16,16,32]", "bf16[3,3,32,48]", "bf16[2,14,14,48]", "window={size=3x3}, dim_labels=b01f_01io->b01f")},
 	}
 	for _, c := range cases {
 		for _, chip := range chips {
@@ -62,13 +58,10 @@ func TestConvolutionWindowsInPlace(t *testing.T) {
 // place for every image, with the input's channels: no transpose into
 // NHWC and back (legalize's nchwPointwise, fusion's OperandBroadcast).
 func TestNCHWPointwiseConvolution(t *testing.T) {
-	conv := func(lhs, rhs, out, attrs string) string {
-		return fmt.Sprintf("ENTRY e {\n  a = %s parameter(0)\n  b = %s parameter(1)\n  ROOT c = %s convolution(a, b), %s\n}\n", lhs, rhs, out, attrs)
-	}
 	cases := map[string]string{
-		"forward":        conv("f32[4,16,12,12]", "f32[24,16,1,1]", "f32[4,24,12,12]", "window={size=1x1}, dim_labels=bf01_oi01->bf01"),
-		"input gradient": conv("f32[4,24,12,12]", "f32[1,1,16,24]", "f32[4,16,12,12]", "window={size=1x1}, dim_labels=bf01_01oi->bf01"),
-		"bf16":           conv("bf16[3,32,7,7]", "bf16[48,32,1,1]", "bf16[3,48,7,7]", "window={size=1x1}, dim_labels=bf01_oi01->bf01"),
+		"forward":        convSrc("f32[4,16,12,12]", "f32[24,16,1,1]", "f32[4,24,12,12]", "window={size=1x1}, dim_labels=bf01_oi01->bf01"),
+		"input gradient": convSrc("f32[4,24,12,12]", "f32[1,1,16,24]", "f32[4,16,12,12]", "window={size=1x1}, dim_labels=bf01_01oi->bf01"),
+		"bf16":           convSrc("bf16[3,32,7,7]", "bf16[48,32,1,1]", "bf16[3,48,7,7]", "window={size=1x1}, dim_labels=bf01_oi01->bf01"),
 	}
 	for name, src := range cases {
 		for _, chip := range chips {
@@ -89,13 +82,10 @@ func TestNCHWPointwiseConvolution(t *testing.T) {
 // by space-to-depth into a stride-one one on the flattened grid (legalize
 // spaceToDepth): one dot kernel, no strided slice per kernel position.
 func TestStridedConvolutionSpaceToDepth(t *testing.T) {
-	conv := func(lhs, rhs, out, attrs string) string {
-		return fmt.Sprintf("ENTRY e {\n  a = %s parameter(0)\n  b = %s parameter(1)\n  ROOT c = %s convolution(a, b), %s\n}\n", lhs, rhs, out, attrs)
-	}
 	cases := map[string]string{
-		"nhwc 3x3 stride 2":       conv("f32[2,16,16,32]", "f32[3,3,32,48]", "f32[2,8,8,48]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
-		"nchw stem 3 features":    conv("f32[2,3,32,32]", "f32[16,3,3,3]", "f32[2,16,16,16]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"),
-		"1-d stride 3 asymmetric": conv("f32[3,30,8]", "f32[4,8,5]", "f32[3,10,5]", "window={size=4 stride=3 pad=2_0}, dim_labels=b0f_0io->b0f"),
+		"nhwc 3x3 stride 2":       convSrc("f32[2,16,16,32]", "f32[3,3,32,48]", "f32[2,8,8,48]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+		"nchw stem 3 features":    convSrc("f32[2,3,32,32]", "f32[16,3,3,3]", "f32[2,16,16,16]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"),
+		"1-d stride 3 asymmetric": convSrc("f32[3,30,8]", "f32[4,8,5]", "f32[3,10,5]", "window={size=4 stride=3 pad=2_0}, dim_labels=b0f_0io->b0f"),
 	}
 	for name, src := range cases {
 		for _, chip := range chips {

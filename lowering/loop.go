@@ -353,11 +353,12 @@ func (c *compiler) loopKernelRest(in *hlo.Instruction, body []*hlo.Instruction, 
 			}
 			pviews[b.Name] = w
 		case (b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast) && hasView(pviews, b.Operands[0].Name):
-			w, ok := unitReshapeView(pviews[b.Operands[0].Name], shapeOf[b.Operands[0].Name], b.Shape.Dims)
+			w := pviews[b.Operands[0].Name]
+			st, ok := reshapeStrides(shapeOf[b.Operands[0].Name], w.strides, b.Shape.Dims)
 			if !ok {
 				return c.fail(b, "a reshape of a slice that regroups its elements is not lowered in a loop kernel")
 			}
-			pviews[b.Name] = w
+			pviews[b.Name] = view{v: w.v, off: w.off, strides: st}
 		case b.Opcode == hlo.OpBroadcast && hasView(pviews, b.Operands[0].Name):
 			w := pviews[b.Operands[0].Name]
 			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {

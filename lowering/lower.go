@@ -1173,17 +1173,35 @@ func (c *compiler) kernelCost(in *hlo.Instruction, body []*hlo.Instruction) (flo
 		}
 		flops += analysis.InstructionCost(bc, b, ops).FLOPs
 	}
-	// An operand the body only slices is read only in part.
+	// An operand the body only slices is read only in part, also through
+	// reshapes and bitcasts (the same bytes: a convolution's windows are
+	// slices of its padded input flattened to rows).
 	sliced := map[int64]int64{} // parameter number -> bytes its slices read, -1 if used whole
 	params := map[string]int64{}
+	views := map[string]int64{} // reshapes and bitcasts of a parameter
 	for _, b := range body {
 		if b.Opcode == hlo.OpParameter {
 			params[b.Name] = b.ParamNumber
 		}
 	}
 	for _, b := range body {
+		if (b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast) && len(b.Operands) == 1 {
+			if p, ok := params[b.Operands[0].Name]; ok {
+				views[b.Name] = p
+			} else if p, ok := views[b.Operands[0].Name]; ok {
+				views[b.Name] = p
+			}
+		}
+	}
+	for _, b := range body {
+		if _, ok := views[b.Name]; ok {
+			continue // its readers decide
+		}
 		for _, o := range b.Operands {
 			p, ok := params[o.Name]
+			if !ok {
+				p, ok = views[o.Name]
+			}
 			switch {
 			case !ok || sliced[p] < 0:
 			case b.Opcode == hlo.OpSlice && b.Shape != nil:

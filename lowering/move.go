@@ -2,7 +2,6 @@ package lowering
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/pulse-sim/pulse/hlo"
 )
@@ -322,43 +321,6 @@ func (c *compiler) copyPieces(n, size int64) []copyPiece {
 func hasView(views map[string]view, name string) bool {
 	_, ok := views[name]
 	return ok
-}
-
-// unitReshapeView is w (over dims from) reshaped to dims to, when the
-// reshape only drops or adds dims of one: the same elements in the same
-// order, each kept dim with its stride.
-func unitReshapeView(w view, from, to []int64) (view, bool) {
-	var st []int64 // the strides of from's dims of more than one
-	for i, d := range from {
-		if d != 1 {
-			st = append(st, w.strides[i])
-		}
-	}
-	out := view{v: w.v, off: w.off, strides: make([]int64, len(to))}
-	k := 0
-	for i, d := range to {
-		if d == 1 {
-			continue
-		}
-		if k >= len(st) {
-			return w, false
-		}
-		out.strides[i] = st[k]
-		k++
-	}
-	var big []int64
-	for _, d := range from {
-		if d != 1 {
-			big = append(big, d)
-		}
-	}
-	var big2 []int64
-	for _, d := range to {
-		if d != 1 {
-			big2 = append(big2, d)
-		}
-	}
-	return out, k == len(st) && slices.Equal(big, big2)
 }
 
 // broadcastViewStrides is broadcastStrides over a view: operand dim k of

@@ -15,16 +15,13 @@ import (
 // nine (windows.go): values as the evaluator's, no race, and one load of
 // the padded input in the kernel where there were nine.
 func TestSharedWindowLoads(t *testing.T) {
-	conv := func(lhs, rhs, out, attrs string) string {
-		return fmt.Sprintf("ENTRY e {\n  a = %s parameter(0)\n  b = %s parameter(1)\n  ROOT c = %s convolution(a, b), %s\n}\n", lhs, rhs, out, attrs)
-	}
 	cases := []struct {
 		name, src string
 		loads     int // loads of the padded input in the tap sum's kernel
 	}{
-		{"nhwc depthwise 3x3", conv("f32[2,16,16,32]", "f32[3,3,1,32]", "f32[2,16,16,32]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32"), 1},
-		{"bf16 depthwise 3x3", conv("bf16[2,12,12,48]", "bf16[3,3,1,48]", "bf16[2,12,12,48]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=48"), 1},
-		{"dilated depthwise 1-d", conv("f32[2,64,16]", "f32[3,1,16]", "f32[2,64,16]", "window={size=3 pad=4_0 rhs_dilate=2}, dim_labels=b0f_0io->b0f, feature_group_count=16"), 1},
+		{"nhwc depthwise 3x3", convSrc("f32[2,16,16,32]", "f32[3,3,1,32]", "f32[2,16,16,32]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32"), 1},
+		{"bf16 depthwise 3x3", convSrc("bf16[2,12,12,48]", "bf16[3,3,1,48]", "bf16[2,12,12,48]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=48"), 1},
+		{"dilated depthwise 1-d", convSrc("f32[2,64,16]", "f32[3,1,16]", "f32[2,64,16]", "window={size=3 pad=4_0 rhs_dilate=2}, dim_labels=b0f_0io->b0f, feature_group_count=16"), 1},
 	}
 	// A load of the padded input: a DMA from its tensor (c.pad...) into SRAM.
 	load := regexp.MustCompile(`dma +sram\[[^\]]*\]:[a-z0-9]+\[[^\]]*\], hbm\[[^\]]*t_c_pad`)

@@ -84,23 +84,41 @@ func (x *rewriter) flatGrid(g geometry, Lp, R *hlo.Instruction) *hlo.Instruction
 	rs := hlo.Strides(S)
 	X := x.Reshape(Lp, []int64{(B + 1) * hlo.Prod(S), F})
 	var windows []*hlo.Instruction
-	for _, k := range hlo.Positions(g.K) {
-		var base int64
-		for i := 0; i < n; i++ {
-			base += k[i] * g.rhsDil[i] * rs[i]
-		}
+	for _, base := range windowBases(g.K, g.rhsDil, rs) {
 		windows = append(windows, x.SliceDim(X, 0, base, rows))
 	}
 	T := int64(len(windows))
 	lhs, W := x.dotOperands(x.Concatenate(windows, 1), x.Reshape(R, []int64{T * F, O}), g.acc)
 	D := x.Emit("dot", g.acc, []int64{rows, O}, []*hlo.Instruction{lhs, W},
 		"lhs_contracting_dims", "{1}", "rhs_contracting_dims", "{0}")
-	grid := x.Reshape(D, append(append([]int64{B}, S...), O))
+	return x.outputPositions(D, B, S, g.P)
+}
+
+// windowBases is the row offset on the flattened grid (rows rs apart per
+// spatial dim) of each kernel position k (row-major over K, dilated by
+// dil): sum_i k_i * dil_i * rs_i.
+func windowBases(K, dil, rs []int64) []int64 {
+	var bases []int64
+	for _, k := range hlo.Positions(K) {
+		var base int64
+		for i := range k {
+			base += k[i] * dil[i] * rs[i]
+		}
+		bases = append(bases, base)
+	}
+	return bases
+}
+
+// outputPositions cuts a result on the flattened grid, [B x prod(S), C],
+// back to the convolution's output positions [B, P..., C].
+func (x *rewriter) outputPositions(D *hlo.Instruction, B int64, S, P []int64) *hlo.Instruction {
+	n, C := len(S), D.Shape.Dims[1]
+	grid := x.Reshape(D, append(append([]int64{B}, S...), C))
 	start, one := make([]int64, n+2), make([]int64, n+2)
 	for i := range one {
 		one[i] = 1
 	}
-	return x.Slice(grid, start, append(append([]int64{B}, g.P...), O), one)
+	return x.Slice(grid, start, append(append([]int64{B}, P...), C), one)
 }
 
 // A weight gradient (a convolution whose window, the output gradient, is
@@ -180,13 +198,8 @@ func (x *rewriter) flatWeightGradient(lhs, rhs *hlo.Instruction, d hlo.ConvDims,
 	Lp := x.Emit("pad", lhs.Shape.Elem, pdims, []*hlo.Instruction{lhs, zero}, "padding", strings.Join(cfg, "x"))
 	rows := F * hlo.Prod(S)
 	X := x.Reshape(Lp, []int64{(F + 1) * hlo.Prod(S), B})
-	rs := hlo.Strides(S)
 	var windows []*hlo.Instruction
-	for _, p := range hlo.Positions(P) {
-		var base int64
-		for i := 0; i < n; i++ {
-			base += p[i] * rs[i]
-		}
+	for _, base := range windowBases(P, hlo.Ones(n), hlo.Strides(S)) {
 		windows = append(windows, x.SliceDim(X, 0, base, rows))
 	}
 	// The output gradient on the grid: zeros past its window.
@@ -223,22 +236,14 @@ func (x *rewriter) flatDepthwise(g geometry, Lp, R *hlo.Instruction) *hlo.Instru
 	rs := hlo.Strides(S)
 	X := x.Reshape(Lp, []int64{(B + 1) * hlo.Prod(S), C})
 	dims := []int64{rows, C}
+	bases := windowBases(g.K, g.rhsDil, rs)
 	var sum *hlo.Instruction
-	for _, k := range hlo.Positions(g.K) {
-		var base int64
-		for i := 0; i < n; i++ {
-			base += k[i] * g.rhsDil[i] * rs[i]
-		}
-		Xk := x.Convert(x.SliceDim(X, 0, base, rows), g.acc)
+	for j, k := range hlo.Positions(g.K) {
+		Xk := x.Convert(x.SliceDim(X, 0, bases[j], rows), g.acc)
 		W := x.Convert(x.Reshape(x.kernelAt(g, R, k), []int64{C}), g.acc)
 		sum = x.Binary("add", sum, x.Binary("multiply", Xk, x.Broadcast(W, dims, []int64{1})))
 	}
-	grid := x.Reshape(sum, append(append([]int64{B}, S...), C))
-	start, one := make([]int64, n+2), make([]int64, n+2)
-	for i := range one {
-		one[i] = 1
-	}
-	return x.Slice(grid, start, append(append([]int64{B}, g.P...), C), one)
+	return x.outputPositions(sum, B, S, g.P)
 }
 
 // A 1x1 convolution in NCHW (PyTorch's pointwise convolutions, and their
