@@ -268,6 +268,11 @@ type Memory struct {
 	// HostBytes is the host memory the chip's DMA engines can reach
 	// (the infeed and outfeed buffers); 0: none.
 	HostBytes int64 `yaml:"host_bytes"`
+	// VRegBytes is the vector unit's register file (isa.VREG): vector and
+	// cross-lane instructions read and write it without the SRAM banks'
+	// limit; DMA cannot reach it. 0: none (the vector unit works from
+	// SRAM to SRAM, as Trainium's engines do).
+	VRegBytes int64 `yaml:"vreg_bytes"`
 }
 
 // Host is the host link (PCIe): each direction a bus of LinkGBps, served
@@ -338,6 +343,8 @@ func (c *Chip) SpaceBytes(s isa.Space) int64 {
 		return c.Memory.SMEMBytes
 	case isa.HOST:
 		return c.Memory.HostBytes
+	case isa.VREG:
+		return c.Memory.VRegBytes
 	}
 	return 0
 }

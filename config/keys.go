@@ -125,6 +125,7 @@ var keyMeta = map[string]meta{
 	"memory.acc_bytes":               r("bytes", 64, 1<<40, "accumulator memory"),
 	"memory.smem_bytes":              r("bytes", 4, 1<<40, "scalar memory"),
 	"memory.hbm_bytes":               r("bytes", 64, 1<<42, "off-chip memory (at most 4 TiB: the ISA's tile offsets are 43-bit, signed)"),
+	"memory.vreg_bytes":              r("bytes", 0, 1<<30, "the vector unit's register file, which vector instructions use without SRAM bank limits; 0: none"),
 	"memory.host_bytes":              r("bytes", 0, 1<<50, "host memory the DMA engines reach through the host link (infeed, outfeed buffers); 0: none"),
 	"host.link_gbps":                 r("GB/s", 0, 1e6, "host link bandwidth each way (PCIe); 0: no host link"),
 	"host.latency_ns":                r("ns", 0, 1e9, "host link latency, one way, after a transfer's last byte"),

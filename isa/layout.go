@@ -16,6 +16,7 @@ const (
 	ACC             // accumulator memory (PSUM), written by the MXU
 	SMEM            // scalar memory, read and written by ld/st
 	HOST            // the host's memory behind the host link, reached by DMA only
+	VREG            // the vector unit's register file, read and written by vector and cross-lane instructions only
 	numSpaces
 )
 
@@ -23,10 +24,10 @@ const (
 // length.
 const NumSpaces = int(numSpaces)
 
-var spaceNames = [...]string{"none", "hbm", "sram", "acc", "smem", "host"}
+var spaceNames = [...]string{"none", "hbm", "sram", "acc", "smem", "host", "vreg"}
 
 // Spaces lists every addressable space in encoding order.
-func Spaces() []Space { return []Space{HBM, SRAM, ACC, SMEM, HOST} }
+func Spaces() []Space { return []Space{HBM, SRAM, ACC, SMEM, HOST, VREG} }
 
 func (s Space) String() string {
 	if int(s) < len(spaceNames) {

@@ -21,9 +21,7 @@ ENTRY e {
   ROOT r = f32[1048576] add(b, a)
 }`
 	comp := compileFor(t, "tpuv3core", oneD)
-	m := regexp.MustCompile(`in tiles of (\d+)`).FindStringSubmatch(comp.Asm)
-	require.NotNil(t, m, comp.Asm)
-	tile, _ := strconv.Atoi(m[1])
+	tile := firstTileRows(t, comp.Asm)
 	// 4 MiB a set over four f32 buffers (a, b, r and the add's) is 256K
 	// elements; one line a row gave 16K.
 	require.Greater(t, tile, 100_000)
@@ -31,4 +29,15 @@ ENTRY e {
 	require.Regexp(t, `seqi    r29, r30, \d+`, comp.Asm)
 	runChecked(t, "tpuv3core", oneD)
 	runChecked(t, "teach16", oneD)
+}
+
+// firstTileRows reads the rows of the first stream kernel's tiles from its
+// header comment.
+func firstTileRows(t *testing.T, asm string) int {
+	t.Helper()
+	m := regexp.MustCompile(`in tiles of (\d+)`).FindStringSubmatch(asm)
+	require.NotNil(t, m, asm)
+	n, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	return n
 }

@@ -66,11 +66,12 @@ func (m *Machine) execUnit(in *isa.Inst, info *isa.OpInfo, v [3]view, n int) err
 	return errf("%s is not a unit instruction", info.Mnemonic)
 }
 
-// onChip checks that vector and cross-lane operands are in sram or acc.
+// onChip checks that vector and cross-lane operands are in sram, acc or
+// the vector registers.
 func onChip(info *isa.OpInfo, vs []view) error {
 	for i, v := range vs {
-		if v.Layout != nil && v.Space != isa.SRAM && v.Space != isa.ACC {
-			return errf("%s operand %d is in %s; the %s unit reads and writes only sram and acc", info.Mnemonic, i, v.Space, info.Unit)
+		if v.Layout != nil && v.Space != isa.SRAM && v.Space != isa.ACC && v.Space != isa.VREG {
+			return errf("%s operand %d is in %s; the %s unit reads and writes only sram, acc and vreg", info.Mnemonic, i, v.Space, info.Unit)
 		}
 	}
 	return nil
@@ -81,6 +82,9 @@ func dtypeErr(info *isa.OpInfo, format string, a ...any) error {
 }
 
 func (m *Machine) execDMA(dst, src view) error {
+	if dst.Space == isa.VREG || src.Space == isa.VREG {
+		return errf("dma cannot reach the vector registers (vreg); move them to sram with vcopy")
+	}
 	if dst.DType != src.DType {
 		return errf("dtype mismatch in dma: dst is %s, src is %s (dma copies bytes; convert on the vector unit)", dst.DType, src.DType)
 	}

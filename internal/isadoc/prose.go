@@ -43,9 +43,15 @@ starts, and signals when it completes.
   ` + "`hbm`" + ` (off-chip DRAM), ` + "`sram`" + ` (scratchpad, VMEM/SBUF), ` + "`acc`" + ` (accumulator memory,
   PSUM), ` + "`smem`" + ` (scalar memory), ` + "`host`" + ` (the host's memory behind the host link,
   ` + "`memory.host_bytes`" + `: infeed and outfeed buffers; reading host bytes nobody wrote
-  is a fault). DMA moves data between any two spaces, the host side through
+  is a fault), ` + "`vreg`" + ` (the vector unit's register file, ` + "`memory.vreg_bytes`" + `:
+  on TPU cores 32 (8,128) registers of 32-bit elements, 128 KiB; 0 on chips
+  whose vector engines work from SRAM to SRAM). DMA moves data between any two
+  spaces but ` + "`vreg`" + `, the host side through
   the link (` + "`host.link_gbps`" + ` each way, ` + "`host.latency_ns`" + `); the
-  vector and cross-lane units read and write ` + "`sram`" + ` and ` + "`acc`" + `; the MXU reads
+  vector and cross-lane units read and write ` + "`sram`" + `, ` + "`acc`" + ` and ` + "`vreg`" + ` (a
+  ` + "`vreg`" + ` operand takes no SRAM bank time: a chain of vector instructions
+  through registers pays the banks only for what it loads and stores, as a
+  TPU's VLIW bundle loads and stores vregs beside its ALU slots); the MXU reads
   ` + "`sram`" + ` and writes ` + "`acc`" + `.
 - **End of program.** ` + "`halt`" + ` stops fetching; the program ends when every queue has drained.
 
@@ -182,7 +188,7 @@ references into the strings section.
 | 5 | symbols | count u32, then per tensor: name (string ref), space u8, dtype u8, rank u8, 0 u8, address u64, shape 4 x u32 (36 bytes) |
 | 6 | debug | count u32 (= instructions), then per instruction: file (string ref), line u32, column u32, origin (string ref) (24 bytes) |
 
-Space numbers: 1 hbm, 2 sram, 3 acc, 4 smem. Dtype numbers: 1 f32, 2 bf16,
+Space numbers: 1 hbm, 2 sram, 3 acc, 4 smem, 5 host, 6 vreg. Dtype numbers: 1 f32, 2 bf16,
 3 f16, 4 s32, 5 s8, 6 u8, 7 pred, 8 u32, 9 s64, 10 u64. The loader checks every field (magic,
 version, length, checksum, section placement, counts against sizes, every
 instruction, layout, branch target, symbol and debug entry) and rejects a

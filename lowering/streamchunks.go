@@ -1,0 +1,298 @@
+package lowering
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pulse-sim/pulse/hlo"
+)
+
+// Register-resident chains: a stream kernel's vector instructions on a
+// chip with a vector register file (memory.vreg_bytes). A TPU's vector unit
+// computes a fused elementwise chain in its registers: it loads each
+// operand's (8,128) vregs from VMEM once, runs the chain on them, and
+// stores the result, so the intermediates never cost VMEM bandwidth (the
+// VLIW bundle has one vector load and one vector store slot beside two
+// ALU slots). Run as whole-tile instructions from SRAM to SRAM, a chain of
+// 36 integer ops (a threefry hash) read and wrote 3 lines of SRAM for
+// every element of every op, three times the lanes' own time.
+//
+// So each tile's instructions run over chunks of its rows: the buffers the
+// chain computes and consumes within the tile live in vreg slots sized to
+// a chunk, reused once their last reader has run; the loaded operands and
+// the stored results stay in SRAM and are read or written chunk by chunk.
+// The chunk is as many rows as the slots leave room for, in whole vregs
+// where the rows allow.
+
+// chunkPlan is how a stream kernel's tile runs in chunks of rows.
+type chunkPlan struct {
+	rows  int64            // rows per chunk
+	slots map[string]int64 // vreg byte offset of each buffer held in registers
+	// regs walk the SRAM buffers the ops read and write, one per group of
+	// buffers that advance by the same bytes a chunk.
+	regs    map[chunkGroup]int
+	counter int // counts the chunks of a tile's middle run
+}
+
+// chunkGroup: SRAM buffers whose chunks advance alike. Static buffers
+// (constants filled once, outside the rotating sets) are addressed from 0,
+// the others from the set's base (r30).
+type chunkGroup struct {
+	rowBytes int64
+	static   bool
+}
+
+// tileOps lists the ops that run once per tile (not the static fills nor
+// an accumulator's per-pass fill).
+func tileOps(sp *streamSpec) []streamOp {
+	var ops []streamOp
+	for _, op := range sp.ops {
+		if !op.static && !op.perPass {
+			ops = append(ops, op)
+		}
+	}
+	return ops
+}
+
+// planChunks decides whether and how a stream kernel's tiles run in chunks
+// through the vector registers; nil keeps whole-tile instructions. Registers
+// firstReg..lastReg are free for the chunk walk.
+func (c *compiler) planChunks(sp *streamSpec, byName map[string]*streamBuf, TR int64, firstReg, lastReg int) *chunkPlan {
+	vregBytes := c.chip.Memory.VRegBytes
+	if vregBytes == 0 || sp.accumulate {
+		return nil
+	}
+	ops := tileOps(sp)
+	if len(ops) < 2 {
+		return nil // nothing is both computed and consumed within the tile
+	}
+	// The buffers each op names, by emitting it into a discarding buffer:
+	// an intermediate is live from the op that writes it to its last reader.
+	first, last := map[string]int{}, map[string]int{}
+	var names []string
+	saved := c.out
+	c.out = asmBuf{discard: true}
+	for i, op := range ops {
+		if op.emitRows != nil {
+			c.out = saved
+			return nil // addresses runs of rows (a reduction): not chunked
+		}
+		op.emit(func(name string) string {
+			if _, ok := first[name]; !ok {
+				first[name] = i
+				names = append(names, name)
+			}
+			last[name] = i
+			return "sram[0]:f32[1]"
+		}, "")
+	}
+	c.out = saved
+	stored := map[string]bool{sp.result: true}
+	for _, x := range sp.extraStores {
+		stored[x.result] = true
+	}
+	shared := map[string]bool{}
+	for _, b := range sp.bufs {
+		if b.share != nil {
+			shared[b.share.name] = true
+		}
+	}
+	inRegs := func(name string) bool {
+		b := byName[name]
+		return b != nil && b.load == nil && !b.static && !b.oneRow && b.share == nil && b.span == 0 && !stored[name] && !shared[name]
+	}
+	// Slots of equal size, assigned in op order and freed after the last
+	// reader (a buffer written and read by one op keeps its slot for it).
+	slotOf := map[string]int{}
+	var free []int
+	nslots := 0
+	var maxRowBytes, rowElems int64
+	for i := range ops {
+		for _, n := range names {
+			if s, ok := slotOf[n]; ok && last[n] == i-1 {
+				free = append(free, s)
+			}
+		}
+		slices.Sort(free)
+		for _, n := range names {
+			if first[n] != i || !inRegs(n) {
+				continue
+			}
+			if len(free) > 0 {
+				slotOf[n], free = free[0], free[1:]
+			} else {
+				slotOf[n] = nslots
+				nslots++
+			}
+			b := byName[n]
+			if rb := prod(b.row) * int64(b.dt.Size()); rb > maxRowBytes {
+				maxRowBytes, rowElems = rb, prod(b.row)
+			}
+		}
+	}
+	if nslots == 0 {
+		return nil
+	}
+	slotBytes := vregBytes / int64(nslots) &^ 63
+	CR := slotBytes / max(maxRowBytes, 1)
+	// Whole vregs where a chunk spans more than one.
+	if vreg := int64(c.chip.VPU.Lanes * c.chip.VPU.Sublanes); rowElems < vreg {
+		if g := vreg / max(rowElems, 1); CR >= g {
+			CR -= CR % g
+		}
+	}
+	if CR < 1 {
+		return nil
+	}
+	CR = min(CR, TR)
+	p := &chunkPlan{rows: CR, slots: map[string]int64{}, regs: map[chunkGroup]int{}}
+	for n, s := range slotOf {
+		p.slots[n] = int64(s) * slotBytes
+	}
+	// One register per group of SRAM buffers, and the counter.
+	reg := firstReg
+	for _, n := range names {
+		b := byName[n]
+		if _, inVreg := slotOf[n]; inVreg || b == nil || b.oneRow {
+			continue
+		}
+		g := chunkGroup{prod(b.row) * int64(b.dt.Size()), b.static}
+		if _, ok := p.regs[g]; !ok {
+			p.regs[g] = reg
+			reg++
+		}
+	}
+	p.counter = reg
+	if reg > lastReg {
+		return nil
+	}
+	return p
+}
+
+// operand formats a buffer's chunk of n rows.
+func (p *chunkPlan) operand(b *streamBuf, n int64) string {
+	if off, ok := p.slots[b.name]; ok {
+		return fmt.Sprintf("vreg[%d]:%s[%s]", off, b.dt, joinDims(append([]int64{n}, b.row...)))
+	}
+	if b.oneRow {
+		base := "r30+"
+		if b.static {
+			base = ""
+		}
+		return fmt.Sprintf("sram[%s%d]:%s[%s]", base, b.off, b.dt, joinDims(append([]int64{1}, b.row...)))
+	}
+	r := p.regs[chunkGroup{prod(b.row) * int64(b.dt.Size()), b.static}]
+	return fmt.Sprintf("sram[r%d+%d]:%s[%s]", r, b.off, b.dt, joinDims(append([]int64{n}, b.row...)))
+}
+
+// emitTile emits one tile's ops over rows in chunks: the first chunk
+// carries the ops' wait (head), the last their signal (tail); the chunks
+// between run as a counted loop.
+func (c *compiler) emitChunkedTile(p *chunkPlan, ops []streamOp, byName map[string]*streamBuf, rows int64, head, tail, label string) {
+	w := &c.out
+	var sizes []int64
+	for r := rows; r > 0; r -= p.rows {
+		sizes = append(sizes, min(p.rows, r))
+	}
+	groups := make([]chunkGroup, 0, len(p.regs))
+	for g := range p.regs {
+		groups = append(groups, g)
+	}
+	slices.SortFunc(groups, func(a, b chunkGroup) int { return p.regs[a] - p.regs[b] })
+	for _, g := range groups {
+		if g.static {
+			fmt.Fprintf(w, "        li      r%d, 0\n", p.regs[g])
+		} else {
+			fmt.Fprintf(w, "        add     r%d, r30, r0\n", p.regs[g])
+		}
+	}
+	advance := func(n int64) {
+		for _, g := range groups {
+			fmt.Fprintf(w, "        addi    r%d, r%d, %d\n", p.regs[g], p.regs[g], n*g.rowBytes)
+		}
+	}
+	chunk := func(n int64, firstChunk, lastChunk bool) {
+		for i, op := range ops {
+			sync := ""
+			if i == 0 && firstChunk {
+				sync = head
+			}
+			if i == len(ops)-1 && lastChunk {
+				sync += tail
+			}
+			c.loc(op.at)
+			op.emit(func(name string) string { return p.operand(byName[name], n) }, sync)
+		}
+	}
+	k := len(sizes)
+	chunk(sizes[0], true, k == 1)
+	if k == 1 {
+		return
+	}
+	advance(sizes[0])
+	if mid := k - 2; mid > 0 {
+		fmt.Fprintf(w, "        li      r%d, %d\n", p.counter, mid)
+		fmt.Fprintf(w, "%s:\n", label)
+		chunk(p.rows, false, false)
+		advance(p.rows)
+		fmt.Fprintf(w, "        loop    r%d, %s\n", p.counter, label)
+	}
+	chunk(sizes[k-1], false, true)
+}
+
+// hoistInvariantLoads makes the loads every tile would repeat from the
+// same address (a scalar or a row broadcast over the rows: an optimizer's
+// step size, a threefry key) static: loaded once, before the first tile,
+// rather than a DMA descriptor per operand per tile. An accumulating walk
+// keeps them per tile (its s3 guards the accumulator).
+func hoistInvariantLoads(sp *streamSpec) {
+	if sp.accumulate {
+		return
+	}
+	for _, b := range sp.bufs {
+		l := b.load
+		if l == nil || !b.oneRow || b.span > 0 || len(l.strides) == 0 || l.strides[0] != 0 {
+			continue
+		}
+		if slices.ContainsFunc(l.outer, func(o int64) bool { return o != 0 }) {
+			continue
+		}
+		b.static = true
+	}
+}
+
+// loadInvariants emits the hoisted loads (hoistInvariantLoads) and, on the
+// vector unit ahead of every tile's instructions, a one-element copy that
+// waits for them (s3).
+func (c *compiler) loadInvariants(sp *streamSpec, emit func(at *hlo.Instruction, format string, a ...any)) {
+	var first *streamBuf
+	n := 0
+	for _, b := range sp.bufs {
+		if !b.static || b.load == nil {
+			continue
+		}
+		l := b.load
+		shape := joinDims(append([]int64{1}, b.row...))
+		dst := fmt.Sprintf("sram[%d]:%s[%s]", b.off, b.dt, shape)
+		var src string
+		if l.smem != nil {
+			src = fmt.Sprintf("smem[%#x]:%s[%s]{%s}", *l.smem, l.src.dt, shape, joinDims(l.strides))
+		} else {
+			base := l.src.tensor
+			if l.base != 0 {
+				base += fmt.Sprintf("+%d", l.base)
+			}
+			src = fmt.Sprintf("hbm[%s]:%s[%s]{%s}", base, l.src.dt, shape, joinDims(l.strides))
+		}
+		if n == 0 {
+			emit(b.at, "semset  s3, 0")
+			first = b
+		}
+		emit(b.at, "dma     %s signal s3", squeezedDMA(dst, src))
+		n++
+	}
+	if first != nil {
+		one := fmt.Sprintf("sram[%d]:%s[1]", first.off, first.dt)
+		emit(first.at, "vcopy   %s, %s wait s3:%d", one, one, n)
+	}
+}
