@@ -315,8 +315,13 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 		// small part of it.
 		// The buffers keep their places (laid out for the bigger tile);
 		// the accesses advance by the smaller one.
-		cr := sp.chunks.rows
-		if t := ((R+minChunkedTiles-1)/minChunkedTiles + cr - 1) / cr * cr; t < TR && t%max(sp.rowMultiple, 1) == 0 {
+		// On several cores each core's share is so cut, evenly (the
+		// shares are whole tiles).
+		t := ((R+minChunkedTiles-1)/minChunkedTiles + sp.chunks.rows - 1) / sp.chunks.rows * sp.chunks.rows
+		if onCores {
+			t = ((R+cores-1)/cores + minChunkedTiles - 1) / minChunkedTiles
+		}
+		if t < TR && t%max(sp.rowMultiple, 1) == 0 {
 			TR = t
 			for _, a := range accesses {
 				a.adv = TR * a.strides[0] * int64(a.src.dt.Size())
