@@ -390,3 +390,26 @@ func TestStreamPasses(t *testing.T) {
 	require.Equal(t, f32, cycles("f32", " passes 6"), "6 passes cost more than the f32 rate")
 	require.Equal(t, int64(3*511), f32-bf16)
 }
+
+// A vector instruction's source of stride 0 (a broadcast read) costs the
+// SRAM banks its distinct lines, not a line per element: a vadd of 32,768
+// f32 elements with a scalar broadcast operand takes the time of its other
+// operand and result (3 lines a vreg read as 2), not 32,768 more lines; and
+// operands in the vector registers take no bank time at all.
+func TestBroadcastAndRegisterOperandsBankTime(t *testing.T) {
+	cycles := func(src string) int64 {
+		prog, err := asm.Assemble("b.s", []byte(src+"\n  halt\n"), asm.Options{})
+		require.NoError(t, err)
+		_, rerr, cm, cerr := both(t, "tpuv4core", prog, "vpu.latency=0")
+		require.NoError(t, rerr)
+		require.NoError(t, cerr)
+		return cm.Cycles()
+	}
+	full := cycles("  vadd sram[0]:f32[32768], sram[0x20000]:f32[32768], sram[0x40000]:f32[32768]")
+	bcast := cycles("  vadd sram[0]:f32[32768], sram[0x20000]:f32[32768], sram[0x40000]:f32[32768]{0}")
+	regs := cycles("  vadd vreg[0]:f32[32768], vreg[0]:f32[32768], vreg[0]:f32[32768]{0}")
+	// tpuv4core: 32 banks of 128 B serve one 4 KiB vreg a cycle; 32 vregs.
+	require.InDelta(t, 96, full, 4, "two operands and a result: 3 x 32 lines of 4 KiB")
+	require.InDelta(t, 64, bcast, 4, "the broadcast operand is one line")
+	require.InDelta(t, 32, regs, 4, "the lanes' own time")
+}

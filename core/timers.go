@@ -1,6 +1,8 @@
 package core
 
 import (
+	"slices"
+
 	"github.com/pulse-sim/pulse/dma"
 	"github.com/pulse-sim/pulse/isa"
 	"github.com/pulse-sim/pulse/memory"
@@ -150,7 +152,11 @@ func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]i
 		}
 		elems = max(elems, l.Elems())
 		if banks := u.m.banks(l.Space); banks != nil {
-			end, ideal := banks.ReserveTile(start, memory.Tile{Base: b[i], Layout: l})
+			bl := l
+			if i > 0 {
+				bl = distinctLines(l)
+			}
+			end, ideal := banks.ReserveTile(start, memory.Tile{Base: b[i], Layout: bl})
 			memEnd, idealEnd = max(memEnd, end), max(idealEnd, ideal)
 		}
 	}
@@ -201,4 +207,21 @@ func (t *dmaTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]i
 		},
 		func(end sim.Time) { u.complete(pc, now, end) })
 	return now, -1, -1
+}
+
+// distinctLines is a source operand's layout less its dims of stride 0: a
+// broadcast read fetches each line once and the operand path repeats it,
+// as a TPU's vector load broadcasts a row across sublanes and its ALUs
+// take a scalar operand from a scalar register.
+func distinctLines(l *isa.Layout) *isa.Layout {
+	if !slices.Contains(l.Strides[:l.Rank], 0) {
+		return l
+	}
+	c := *l
+	for d := 0; d < int(c.Rank); d++ {
+		if c.Strides[d] == 0 {
+			c.Shape[d] = 1
+		}
+	}
+	return &c
 }

@@ -69,6 +69,10 @@ type streamOp struct {
 	// emitRows, when set, replaces emit: it sees the tile's row count and
 	// can address a run of a buffer's rows.
 	emitRows func(view func(name string, from, n int64) string, rows int64, sync string)
+	// bcast, when set, marks a broadcast of the buffer bcast into the
+	// buffer dst (compactBroadcasts): a chunked tile reads the source
+	// through a view of stride 0 instead (streamchunks.go).
+	bcast, dst string
 }
 
 type streamSpec struct {
@@ -318,11 +322,17 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 		// On several cores each core's share is so cut, evenly (the
 		// shares are whole tiles).
 		t := ((R+minChunkedTiles-1)/minChunkedTiles + sp.chunks.rows - 1) / sp.chunks.rows * sp.chunks.rows
-		if onCores {
-			t = ((R+cores-1)/cores + minChunkedTiles - 1) / minChunkedTiles
+		switch {
+		case onCores:
+			t = ((R+cores-1)/cores + minChunkedTiles - 1) / minChunkedTiles // evenly
+		case len(sp.chunks.slots) == 0 && R*bytesPerRow < minChunkedTiles*minChunkedTileBytes:
+			t = TR // broadcasts read through views, and a walk too small to cut
+		case len(sp.chunks.slots) == 0:
+			t = (R + minChunkedTiles - 1) / minChunkedTiles // a tile holding no registers is one chunk
 		}
 		if t < TR && t%max(sp.rowMultiple, 1) == 0 {
 			TR = t
+			sp.chunks.rows = min(sp.chunks.rows, TR)
 			for _, a := range accesses {
 				a.adv = TR * a.strides[0] * int64(a.src.dt.Size())
 			}
@@ -343,6 +353,11 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 // (per-tile descriptors and loop overhead), tiles as big as SRAM allows
 // 2.8% slower.
 const minChunkedTiles = 4
+
+// minChunkedTileBytes is the least a tile of a chunked walk whose chunks
+// hold no registers (only broadcasts read through views) is cut to: below
+// it the tiles' loads and stores cost more than the overlap wins.
+const minChunkedTileBytes = 64 << 10
 
 // rotationReg computes the next buffer set of a three-set rotation.
 const rotationReg = 29
@@ -542,7 +557,7 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 			head, _ := splitSync(syncs[0])
 			_, tail := splitSync(syncs[len(ops)-1])
 			nchunk++
-			c.emitChunkedTile(sp.chunks, ops, byName, rows, head, tail, fmt.Sprintf("%s_chunk%d", label, nchunk))
+			c.emitChunkedTile(sp.chunks, sp.chunks.ops, byName, rows, head, tail, fmt.Sprintf("%s_chunk%d", label, nchunk))
 		}
 		for i, op := range ops {
 			if sp.chunks != nil {
@@ -904,7 +919,7 @@ func (c *compiler) compactBroadcasts(sp *streamSpec) {
 		b.load = nil
 		extra = append(extra, src)
 		dst := b
-		pre = append(pre, streamOp{at: b.at, emit: func(tile func(string) string, sync string) {
+		pre = append(pre, streamOp{at: b.at, bcast: src.name, dst: dst.name, emit: func(tile func(string) string, sync string) {
 			fmt.Fprintf(&c.out, "        vbcast  %s, %s%s\n", tile(dst.name), tile(src.name), sync)
 		}})
 	}

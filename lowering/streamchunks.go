@@ -3,6 +3,7 @@ package lowering
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
 )
@@ -28,6 +29,11 @@ import (
 type chunkPlan struct {
 	rows  int64            // rows per chunk
 	slots map[string]int64 // vreg byte offset of each buffer held in registers
+	// views are broadcasts the chunks read from their sources through a
+	// stride of 0 (the broadcast's buffer, to its source's): a chain used
+	// to spend an instruction a chunk on each (a threefry round, 10 of 36).
+	views map[string]string
+	ops   []streamOp // the tile's ops less those broadcasts
 	// regs walk the SRAM buffers the ops read and write, one per group of
 	// buffers that advance by the same bytes a chunk.
 	regs    map[chunkGroup]int
@@ -55,15 +61,24 @@ func tileOps(sp *streamSpec) []streamOp {
 }
 
 // planChunks decides whether and how a stream kernel's tiles run in chunks
-// through the vector registers; nil keeps whole-tile instructions. Registers
-// firstReg..lastReg are free for the chunk walk.
-func (c *compiler) planChunks(sp *streamSpec, byName map[string]*streamBuf, TR int64, firstReg, lastReg int) *chunkPlan {
+// through the vector registers; nil keeps whole-tile instructions. A chunk
+// is at most most rows (a tile's); registers firstReg..lastReg are free for
+// the chunk walk.
+func (c *compiler) planChunks(sp *streamSpec, byName map[string]*streamBuf, most int64, firstReg, lastReg int) *chunkPlan {
 	vregBytes := c.chip.Memory.VRegBytes
 	if vregBytes == 0 || sp.accumulate {
 		return nil
 	}
-	ops := tileOps(sp)
-	if len(ops) < 2 {
+	views := map[string]string{}
+	var ops []streamOp
+	for _, op := range tileOps(sp) {
+		if op.bcast != "" && byName[op.dst] != nil && len(byName[op.dst].row) == len(byName[op.bcast].row) {
+			views[op.dst] = op.bcast
+			continue
+		}
+		ops = append(ops, op)
+	}
+	if len(ops) < 2 && (len(ops) == 0 || len(views) == 0) {
 		return nil // nothing is both computed and consumed within the tile
 	}
 	// The buffers each op names, by emitting it into a discarding buffer:
@@ -99,7 +114,7 @@ func (c *compiler) planChunks(sp *streamSpec, byName map[string]*streamBuf, TR i
 	}
 	inRegs := func(name string) bool {
 		b := byName[name]
-		return b != nil && b.load == nil && !b.static && !b.oneRow && b.share == nil && b.span == 0 && !stored[name] && !shared[name]
+		return b != nil && views[name] == "" && b.load == nil && !b.static && !b.oneRow && b.share == nil && b.span == 0 && !stored[name] && !shared[name]
 	}
 	// Slots of equal size, assigned in op order and freed after the last
 	// reader (a buffer written and read by one op keeps its slot for it).
@@ -130,28 +145,34 @@ func (c *compiler) planChunks(sp *streamSpec, byName map[string]*streamBuf, TR i
 			}
 		}
 	}
-	if nslots == 0 {
+	if nslots == 0 && len(views) == 0 {
 		return nil
 	}
-	slotBytes := vregBytes / int64(nslots) &^ 63
-	CR := slotBytes / max(maxRowBytes, 1)
+	slotBytes := vregBytes / int64(max(nslots, 1)) &^ 63
+	CR := most // only broadcasts read through views: the tile in one chunk
+	if nslots > 0 {
+		CR = slotBytes / max(maxRowBytes, 1)
+	}
 	// Whole vregs where a chunk spans more than one.
 	if vreg := int64(c.chip.VPU.Lanes * c.chip.VPU.Sublanes); rowElems < vreg {
 		if g := vreg / max(rowElems, 1); CR >= g {
 			CR -= CR % g
 		}
 	}
+	CR = min(CR, most)
 	if CR < 1 {
 		return nil
 	}
-	CR = min(CR, TR)
-	p := &chunkPlan{rows: CR, slots: map[string]int64{}, regs: map[chunkGroup]int{}}
+	p := &chunkPlan{rows: CR, slots: map[string]int64{}, regs: map[chunkGroup]int{}, views: views, ops: ops}
 	for n, s := range slotOf {
 		p.slots[n] = int64(s) * slotBytes
 	}
 	// One register per group of SRAM buffers, and the counter.
 	reg := firstReg
 	for _, n := range names {
+		if src, ok := views[n]; ok {
+			n = src // the chunks walk the broadcast's source
+		}
 		b := byName[n]
 		if _, inVreg := slotOf[n]; inVreg || b == nil || b.oneRow {
 			continue
@@ -170,7 +191,10 @@ func (c *compiler) planChunks(sp *streamSpec, byName map[string]*streamBuf, TR i
 }
 
 // operand formats a buffer's chunk of n rows.
-func (p *chunkPlan) operand(b *streamBuf, n int64) string {
+func (p *chunkPlan) operand(b *streamBuf, n int64, byName map[string]*streamBuf) string {
+	if src, ok := p.views[b.name]; ok {
+		return p.broadcastView(byName[src], b, n)
+	}
 	if off, ok := p.slots[b.name]; ok {
 		return fmt.Sprintf("vreg[%d]:%s[%s]", off, b.dt, joinDims(append([]int64{n}, b.row...)))
 	}
@@ -183,6 +207,26 @@ func (p *chunkPlan) operand(b *streamBuf, n int64) string {
 	}
 	r := p.regs[chunkGroup{prod(b.row) * int64(b.dt.Size()), b.static}]
 	return fmt.Sprintf("sram[r%d+%d]:%s[%s]", r, b.off, b.dt, joinDims(append([]int64{n}, b.row...)))
+}
+
+// broadcastView reads src, a broadcast's compact source, as the chunk of n
+// rows of dst: a stride of 0 along the rows when src is a single row, and
+// along each dim src holds once.
+func (p *chunkPlan) broadcastView(src, dst *streamBuf, n int64) string {
+	at := p.operand(src, n, nil)
+	at = at[:strings.Index(at, "]:")+1]
+	strides := make([]int64, len(dst.row)+1)
+	step := int64(1)
+	for i := len(src.row) - 1; i >= 0; i-- {
+		if src.row[i] != 1 || dst.row[i] == 1 {
+			strides[i+1] = step
+		}
+		step *= src.row[i]
+	}
+	if !src.oneRow {
+		strides[0] = step
+	}
+	return fmt.Sprintf("%s:%s[%s]{%s}", at, dst.dt, joinDims(append([]int64{n}, dst.row...)), joinDims(strides))
 }
 
 // emitTile emits one tile's ops over rows in chunks: the first chunk
@@ -221,7 +265,7 @@ func (c *compiler) emitChunkedTile(p *chunkPlan, ops []streamOp, byName map[stri
 				sync += tail
 			}
 			c.loc(op.at)
-			op.emit(func(name string) string { return p.operand(byName[name], n) }, sync)
+			op.emit(func(name string) string { return p.operand(byName[name], n, byName) }, sync)
 		}
 	}
 	k := len(sizes)

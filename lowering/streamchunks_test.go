@@ -63,7 +63,12 @@ ENTRY e {
   s = f32[512,768] select(p, m, e)
   ROOT t = f32[512,768] tanh(s)
 }`
-	require.Contains(t, compileFor(t, "tpuv4core", rows).Asm, "vreg[")
+	asm := compileFor(t, "tpuv4core", rows).Asm
+	require.Contains(t, asm, "vreg[")
+	// The row broadcast of g is read through a view of stride 0 along the
+	// rows, not expanded by a vbcast a chunk.
+	require.Regexp(t, `vmul +vreg\[\d+\]:f32\[\d+,768\], sram\[[^\]]+\]:f32\[\d+,768\], sram\[\d+\]:f32\[\d+,768\]\{0,1\}`, asm)
+	require.NotContains(t, asm, "vbcast")
 	runChecked(t, "tpuv4core", rows)
 	runChecked(t, "tpuv4", rows)
 	runChecked(t, "teach16", rows) // no registers: whole-tile instructions
