@@ -309,28 +309,13 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	if nsets == 3 {
 		lastFree = rotationReg - 1
 	}
-	// reg may count a nested walk's outer passes (streamRows).
+	// Registers from reg+1: reg may count a nested walk's outer passes, and
 	// r28 is a skewed walk's next set (streamRows).
 	sp.chunks = c.planChunks(&sp, byName, TR, reg+1, min(lastFree, 27))
 	if sp.chunks != nil {
-		// A chunked walk loads two tiles ahead (streamRows): at least
-		// minChunkedTiles tiles, in whole chunks, so the first loads and
-		// the last tile's work and store, which nothing overlaps, are a
-		// small part of it.
-		// The buffers keep their places (laid out for the bigger tile);
-		// the accesses advance by the smaller one.
-		// On several cores each core's share is so cut, evenly (the
-		// shares are whole tiles).
-		t := ((R+minChunkedTiles-1)/minChunkedTiles + sp.chunks.rows - 1) / sp.chunks.rows * sp.chunks.rows
-		switch {
-		case onCores:
-			t = ((R+cores-1)/cores + minChunkedTiles - 1) / minChunkedTiles // evenly
-		case len(sp.chunks.slots) == 0 && R*bytesPerRow < minChunkedTiles*minChunkedTileBytes:
-			t = TR // broadcasts read through views, and a walk too small to cut
-		case len(sp.chunks.slots) == 0:
-			t = (R + minChunkedTiles - 1) / minChunkedTiles // a tile holding no registers is one chunk
-		}
-		if t < TR && t%max(sp.rowMultiple, 1) == 0 {
+		if t := chunkedTileRows(&sp, R, TR, cores, onCores, bytesPerRow); t < TR {
+			// The buffers keep their places (laid out for the bigger
+			// tile); the accesses advance by the smaller one.
 			TR = t
 			sp.chunks.rows = min(sp.chunks.rows, TR)
 			for _, a := range accesses {

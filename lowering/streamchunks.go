@@ -190,6 +190,31 @@ func (c *compiler) planChunks(sp *streamSpec, byName map[string]*streamBuf, most
 	return p
 }
 
+// chunkedTileRows is the tile of a chunked walk of R rows (TR as SRAM
+// allows). The walk loads two tiles ahead (streamRows), so it is cut into
+// at least minChunkedTiles tiles of whole chunks: the first loads and the
+// last tile's work and store, which nothing overlaps, are then a small
+// part of it. On several cores each core's share is cut so, evenly (the
+// shares are whole tiles); a tile holding no registers (only broadcasts
+// read through views) is one chunk, and a walk of such tiles smaller than
+// minChunkedTileBytes a tile is not cut.
+func chunkedTileRows(sp *streamSpec, R, TR, cores int64, onCores bool, bytesPerRow int64) int64 {
+	cr := sp.chunks.rows
+	t := ((R+minChunkedTiles-1)/minChunkedTiles + cr - 1) / cr * cr
+	switch {
+	case onCores:
+		t = ((R+cores-1)/cores + minChunkedTiles - 1) / minChunkedTiles
+	case len(sp.chunks.slots) == 0 && R*bytesPerRow < minChunkedTiles*minChunkedTileBytes:
+		t = TR
+	case len(sp.chunks.slots) == 0:
+		t = (R + minChunkedTiles - 1) / minChunkedTiles
+	}
+	if t%max(sp.rowMultiple, 1) != 0 {
+		return TR
+	}
+	return min(t, TR)
+}
+
 // operand formats a buffer's chunk of n rows.
 func (p *chunkPlan) operand(b *streamBuf, n int64, byName map[string]*streamBuf) string {
 	if src, ok := p.views[b.name]; ok {

@@ -2,7 +2,6 @@ package lowering_test
 
 import (
 	"regexp"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,7 +36,5 @@ func firstTileRows(t *testing.T, asm string) int {
 	t.Helper()
 	m := regexp.MustCompile(`in tiles of (\d+)`).FindStringSubmatch(asm)
 	require.NotNil(t, m, asm)
-	n, err := strconv.Atoi(m[1])
-	require.NoError(t, err)
-	return n
+	return atoi(t, m[1])
 }
