@@ -394,8 +394,9 @@ func TestStreamPasses(t *testing.T) {
 // A vector instruction's source of stride 0 (a broadcast read) costs the
 // SRAM banks its distinct lines, not a line per element: a vadd of 32,768
 // f32 elements with a scalar broadcast operand takes the time of its other
-// operand and result (3 lines a vreg read as 2), not 32,768 more lines; and
-// operands in the vector registers take no bank time at all.
+// operand and result (3 lines a vreg read as 2), not 32,768 more lines;
+// operands in the vector registers take no bank time at all; and a source
+// of a small stride costs the lines it spans (spannedLines).
 func TestBroadcastAndRegisterOperandsBankTime(t *testing.T) {
 	cycles := func(src string) int64 {
 		prog, err := asm.Assemble("b.s", []byte(src+"\n  halt\n"), asm.Options{})
@@ -412,4 +413,11 @@ func TestBroadcastAndRegisterOperandsBankTime(t *testing.T) {
 	require.InDelta(t, 96, full, 4, "two operands and a result: 3 x 32 lines of 4 KiB")
 	require.InDelta(t, 64, bcast, 4, "the broadcast operand is one line")
 	require.InDelta(t, 32, regs, 4, "the lanes' own time")
+	// A source of stride 2 (a strided convolution's window) spans twice a
+	// dense one's lines and reads each once, not a line an element; a
+	// stride of a line or more reads a line an element.
+	strided := cycles("  vadd vreg[0]:f32[32768], sram[0]:f32[32768]{2}, vreg[0]:f32[32768]")
+	wide := cycles("  vadd vreg[0]:f32[4096], sram[0]:f32[4096]{32}, vreg[0]:f32[4096]")
+	require.InDelta(t, 64, strided, 4, "64 KiB of lines for 32768 elements of stride 2")
+	require.InDelta(t, 128, wide, 4, "4096 lines of 128 B for 4096 elements a line apart")
 }

@@ -154,7 +154,7 @@ func (t *vpuTimer) begin(u *Unit, now sim.Time, pc int, v [3]*isa.Layout, b [3]i
 		if banks := u.m.banks(l.Space); banks != nil {
 			bl := l
 			if i > 0 {
-				bl = distinctLines(l)
+				bl = spannedLines(distinctLines(l), banks.LineBytes())
 			}
 			end, ideal := banks.ReserveTile(start, memory.Tile{Base: b[i], Layout: bl})
 			memEnd, idealEnd = max(memEnd, end), max(idealEnd, ideal)
@@ -223,5 +223,26 @@ func distinctLines(l *isa.Layout) *isa.Layout {
 			c.Shape[d] = 1
 		}
 	}
+	return &c
+}
+
+// spannedLines is a source operand's layout read as the lines it spans
+// when its elements lie closer than a line apart along its minor dim (a
+// stride-2 window of a strided convolution): each line is read once and
+// the lanes take their elements from it, so the operand costs the lines
+// of its span (twice a dense one's for a stride of 2), not a line an
+// element.
+func spannedLines(l *isa.Layout, lineBytes int64) *isa.Layout {
+	d := int(l.Rank) - 1
+	if d < 0 {
+		return l
+	}
+	s, sz := int64(l.Strides[d]), int64(l.DType.Size())
+	if s <= 1 || s*sz >= lineBytes || l.Shape[d] < 2 {
+		return l
+	}
+	c := *l
+	c.Shape[d] = uint32((int64(c.Shape[d])-1)*s + 1)
+	c.Strides[d] = 1
 	return &c
 }

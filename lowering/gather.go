@@ -198,19 +198,8 @@ func (c *compiler) emitWalkBy(in *hlo.Instruction, w *windowWalk, esz, winBytes 
 		}
 		emit("addi    r9, r9, %d", n*w.bstride*isz)
 	}
-	if full := w.k / chunk; full > 1 {
-		c.nlabel++
-		lbl := fmt.Sprintf("c%d", c.nlabel)
-		emit("li      r8, %d", full)
-		fmt.Fprintf(&c.out, "%s:\n", lbl)
-		walkChunk(chunk)
-		emit("loop    r8, %s", lbl)
-	} else if full == 1 {
-		walkChunk(chunk)
-	}
-	if rem := w.k % chunk; rem > 0 {
-		walkChunk(rem)
-	}
+	c.nlabel++
+	c.countedWalk(fmt.Sprintf("c%d", c.nlabel), "r8", w.k, chunk, walkChunk)
 	return nil
 }
 

@@ -227,6 +227,11 @@ func (c *compiler) padKernel(in *hlo.Instruction, x, out *value, dims []int64, e
 	if len(per) != len(x.shape.Dims) {
 		return c.fail(in, "padding %s for rank %d", pv, len(x.shape.Dims))
 	}
+	if isConst && c.padStream(in, x, out, per, func(at, n int64) string {
+		return fmt.Sprintf("vfill   sram[%d]:%s[%d], %s", at, out.dt, n, fillValue(lit))
+	}, emit) {
+		return nil
+	}
 	ost := hlo.Strides(dims)
 	src := view{v: x, strides: hlo.Strides(x.shape.Dims)}
 	dst := view{v: out, strides: make([]int64, len(ost))}

@@ -57,6 +57,10 @@ type streamBuf struct {
 	// span is how many rows past the tile a shared load reads, for the
 	// buffers shifted furthest.
 	span int64
+	// hull, when set, is where this buffer's rows lie in the rows of a
+	// load it shares with views at other offsets within the rows
+	// (windowhull.go); this one loads nothing.
+	hull *hullView
 }
 
 type streamOp struct {
@@ -171,8 +175,8 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 		byName[b.name] = b
 		n := prod(b.row) * int64(b.dt.Size())
 		switch {
-		case b.share != nil:
-			// In its share's rows.
+		case b.share != nil, b.hull != nil:
+			// In its share's or its hull's rows.
 		case b.span > 0:
 			bytesPerRow += n
 			fixed += 2*63 + b.span*n
@@ -230,7 +234,7 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	}
 	var off int64
 	for _, b := range sp.bufs {
-		if b.static || b.share != nil {
+		if b.static || b.share != nil || b.hull != nil {
 			continue
 		}
 		b.off = off
@@ -392,6 +396,9 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 	}
 	view := func(name string, from, n int64) string {
 		b := byName[name]
+		if b.hull != nil {
+			return hullOperand(b, "r30+", from, n)
+		}
 		off := b.off + from*prod(b.row)*int64(b.dt.Size())
 		if b.static {
 			return fmt.Sprintf("sram[%d]:%s[%s]", off, b.dt, joinDims(append([]int64{n}, b.row...)))
@@ -444,6 +451,9 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 			r := rows
 			if b.oneRow {
 				r = 1
+			}
+			if b.hull != nil {
+				return hullOperand(b, setReg+"+", 0, r)
 			}
 			if b.static {
 				return fmt.Sprintf("sram[%d]:%s[%s]", b.off, b.dt, joinDims(append([]int64{r}, b.row...)))

@@ -114,7 +114,7 @@ func (c *compiler) planChunks(sp *streamSpec, byName map[string]*streamBuf, most
 	}
 	inRegs := func(name string) bool {
 		b := byName[name]
-		return b != nil && views[name] == "" && b.load == nil && !b.static && !b.oneRow && b.share == nil && b.span == 0 && !stored[name] && !shared[name]
+		return b != nil && views[name] == "" && b.load == nil && b.hull == nil && !b.static && !b.oneRow && b.share == nil && b.span == 0 && !stored[name] && !shared[name]
 	}
 	// Slots of equal size, assigned in op order and freed after the last
 	// reader (a buffer written and read by one op keeps its slot for it).
@@ -177,7 +177,7 @@ func (c *compiler) planChunks(sp *streamSpec, byName map[string]*streamBuf, most
 		if _, inVreg := slotOf[n]; inVreg || b == nil || b.oneRow {
 			continue
 		}
-		g := chunkGroup{prod(b.row) * int64(b.dt.Size()), b.static}
+		g := chunkGroup{chunkRowBytes(b), b.static}
 		if _, ok := p.regs[g]; !ok {
 			p.regs[g] = reg
 			reg++
@@ -223,6 +223,9 @@ func (p *chunkPlan) operand(b *streamBuf, n int64, byName map[string]*streamBuf)
 	if off, ok := p.slots[b.name]; ok {
 		return fmt.Sprintf("vreg[%d]:%s[%s]", off, b.dt, joinDims(append([]int64{n}, b.row...)))
 	}
+	if b.hull != nil && b.oneRow {
+		return hullOperand(b, "r30+", 0, 1)
+	}
 	if b.oneRow {
 		base := "r30+"
 		if b.static {
@@ -230,8 +233,20 @@ func (p *chunkPlan) operand(b *streamBuf, n int64, byName map[string]*streamBuf)
 		}
 		return fmt.Sprintf("sram[%s%d]:%s[%s]", base, b.off, b.dt, joinDims(append([]int64{1}, b.row...)))
 	}
-	r := p.regs[chunkGroup{prod(b.row) * int64(b.dt.Size()), b.static}]
+	r := p.regs[chunkGroup{chunkRowBytes(b), b.static}]
+	if b.hull != nil {
+		return hullOperand(b, fmt.Sprintf("r%d+", r), 0, n)
+	}
 	return fmt.Sprintf("sram[r%d+%d]:%s[%s]", r, b.off, b.dt, joinDims(append([]int64{n}, b.row...)))
+}
+
+// chunkRowBytes is how far a buffer's chunks advance a row: its row, or
+// its hull's.
+func chunkRowBytes(b *streamBuf) int64 {
+	if b.hull != nil {
+		return prod(b.hull.of.row) * int64(b.dt.Size())
+	}
+	return prod(b.row) * int64(b.dt.Size())
 }
 
 // broadcastView reads src, a broadcast's compact source, as the chunk of n
@@ -240,16 +255,27 @@ func (p *chunkPlan) operand(b *streamBuf, n int64, byName map[string]*streamBuf)
 func (p *chunkPlan) broadcastView(src, dst *streamBuf, n int64) string {
 	at := p.operand(src, n, nil)
 	at = at[:strings.Index(at, "]:")+1]
-	strides := make([]int64, len(dst.row)+1)
-	step := int64(1)
-	for i := len(src.row) - 1; i >= 0; i-- {
-		if src.row[i] != 1 || dst.row[i] == 1 {
-			strides[i+1] = step
+	// The source's own strides over [rows, row...]: compact, or its
+	// place in a hull.
+	own := make([]int64, len(src.row)+1)
+	if src.hull != nil {
+		copy(own, src.hull.strides)
+	} else {
+		step := int64(1)
+		for i := len(src.row) - 1; i >= 0; i-- {
+			own[i+1] = step
+			step *= src.row[i]
 		}
-		step *= src.row[i]
+		own[0] = step
+	}
+	strides := make([]int64, len(dst.row)+1)
+	for i := range src.row {
+		if src.row[i] != 1 || dst.row[i] == 1 {
+			strides[i+1] = own[i+1]
+		}
 	}
 	if !src.oneRow {
-		strides[0] = step
+		strides[0] = own[0]
 	}
 	return fmt.Sprintf("%s:%s[%s]{%s}", at, dst.dt, joinDims(append([]int64{n}, dst.row...)), joinDims(strides))
 }

@@ -22,7 +22,11 @@ const maxShareSpan = 1 << 20
 // same rows of one array shifted by whole rows, and has the least
 // shifted of each such group load for all of them (streamBuf.share).
 func shareWindows(sp *streamSpec) {
-	if sp.accumulate || sp.passes > 1 || sp.rowMultiple > 1 {
+	if sp.accumulate || sp.rowMultiple > 1 {
+		return
+	}
+	defer shareHulls(sp)
+	if sp.passes > 1 {
 		return
 	}
 	groups := map[string][]*streamBuf{}

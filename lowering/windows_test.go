@@ -13,8 +13,10 @@ import (
 // TestSharedWindowLoads: a depthwise convolution on the flattened grid
 // reads its nine kernel positions as the padded input shifted by whole
 // rows, and its tap-sum kernel loads those rows once per tile for all
-// nine (windows.go): values as the evaluator's, no race, and one load of
-// the padded input in the kernel where there were nine.
+// nine (windows.go); in NCHW they are shifted within the rows and the
+// kernel loads their hull once (windowhull.go): values as the
+// evaluator's, no race, and one load of the padded input in the kernel
+// where there were nine.
 func TestSharedWindowLoads(t *testing.T) {
 	cases := []struct {
 		name, src string
@@ -23,6 +25,11 @@ func TestSharedWindowLoads(t *testing.T) {
 		{"nhwc depthwise 3x3", convSrc("f32[2,16,16,32]", "f32[3,3,1,32]", "f32[2,16,16,32]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32"), 1},
 		{"bf16 depthwise 3x3", convSrc("bf16[2,12,12,48]", "bf16[3,3,1,48]", "bf16[2,12,12,48]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=48"), 1},
 		{"dilated depthwise 1-d", convSrc("f32[2,64,16]", "f32[3,1,16]", "f32[2,64,16]", "window={size=3 pad=4_0 rhs_dilate=2}, dim_labels=b0f_0io->b0f, feature_group_count=16"), 1},
+		// In NCHW the kernel positions are shifts within each image: one
+		// load of the tile's padded images (their hull: windowhull.go).
+		{"nchw depthwise 3x3", convSrc("f32[2,24,14,14]", "f32[24,1,3,3]", "f32[2,24,14,14]", "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=24"), 1},
+		{"nchw depthwise 3x3 stride 2", convSrc("f32[2,24,14,14]", "f32[24,1,3,3]", "f32[2,24,7,7]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=24"), 1},
+		{"nchw bf16 depthwise 5x5", convSrc("bf16[2,16,12,12]", "bf16[16,1,5,5]", "bf16[2,16,12,12]", "window={size=5x5 pad=2_2x2_2}, dim_labels=bf01_oi01->bf01, feature_group_count=16"), 1},
 	}
 	// A load of the padded input: a DMA from its tensor (c.pad...) into SRAM.
 	load := regexp.MustCompile(`dma +sram\[[^\]]*\]:[a-z0-9]+\[[^\]]*\], hbm\[[^\]]*t_c_pad`)

@@ -90,6 +90,9 @@ func (b *Banks) ReserveRange(t sim.Time, addr, n int64) sim.Time {
 	return end
 }
 
+// LineBytes is the width of a bank's line.
+func (b *Banks) LineBytes() int64 { return b.width }
+
 // ReserveTile reserves every line a tile touches at t. It returns when the
 // last line has been served, and when it would have been with the lines
 // spread perfectly over the banks (the difference is the conflict stall).

@@ -97,6 +97,9 @@ func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
 		x.nchwPointwiseGradient(lhs, rhs, d, w, g.acc)) {
 		return nil
 	}
+	if G > 1 && Gb == 1 && FlatGrid && x.depthwiseInLayout(lhs, rhs, d, w, g.acc, G) {
+		return nil
+	}
 
 	// Canonical operands.
 	lperm := append(append([]int64{int64(d.LhsBatch)}, ints64(d.LhsSpatial)...), int64(d.LhsFeature))
