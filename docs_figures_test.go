@@ -34,7 +34,7 @@ var docFigures = map[string]map[string]func(t *testing.T) string{
 	"docs/dataflows.md":   {"dataflow-magnitudes": dataflowMagnitudes},
 	"docs/sweeps.md":      {"transformer-study": transformerStudy},
 	"docs/bench.md":       {"bench-what-if": benchWhatIf},
-	"docs/performance.md": {"dots-suite": dotsSuite, "jax-corpus-roof": jaxCorpusRoof},
+	"docs/performance.md": {"dots-suite": dotsSuite, "jax-corpus-roof": jaxCorpusRoof, "depthwise-nchw": depthwiseNCHW},
 	"docs/memory.md":      {"hbm-against-xla": hbmAgainstXLA},
 	"README.md":           {"quick-start": quickStart, "gemm4096": gemm4096},
 }
