@@ -1,6 +1,6 @@
 // Package dma models DMA engines. An engine takes descriptors in order and
 // splits each into bursts that follow the contiguous runs of the HBM-side
-// tile; it keeps at most MaxOutstanding bursts in flight (across
+// tile (an on-chip side's runs less than a bank line apart join a burst); it keeps at most MaxOutstanding bursts in flight (across
 // descriptors) and issues them no faster than its own bandwidth cap. It
 // accepts the next descriptor as soon as the current one has issued its last
 // burst, so descriptors pipeline, and it reports completions in order. HBM is
@@ -63,6 +63,32 @@ func (s *side) take(max int64) (int64, int64) {
 
 // giveBack returns the last n bytes taken.
 func (s *side) giveBack(n int64) { s.addr -= n; s.left += n }
+
+// gather carves up to n bytes from an on-chip side's runs as long as each
+// next run starts less than gap bytes past the last one's end: it returns
+// the first address, the bytes taken and the span they lie in. An engine
+// scatters a burst's bytes into (or gathers them from) on-chip memory at
+// any stride; only the off-chip side's bursts need to be contiguous.
+func (s *side) gather(n, gap int64) (addr, got, span int64) {
+	var end int64
+	for got < n {
+		if s.left == 0 {
+			s.addr, s.left, _ = s.runs.Next()
+		}
+		if got > 0 && (s.addr < end || s.addr-end >= gap) {
+			break
+		}
+		if got == 0 {
+			addr = s.addr
+		}
+		k := min(n-got, s.left)
+		s.addr += k
+		s.left -= k
+		got += k
+		end = s.addr
+	}
+	return addr, got, end - addr
+}
 
 // transfer is one descriptor in flight; it is also the completion handler
 // of its bursts.
@@ -182,12 +208,37 @@ func (d *Engine) issue(now sim.Time) {
 		return
 	}
 	for t.remaining > 0 && d.outstanding < d.cfg.MaxOutstanding && now >= d.nextIssue {
-		// A burst never crosses a contiguous run on either side.
-		sa, n := t.src.take(min(int64(d.cfg.BurstBytes), t.remaining))
-		da, nw := t.dst.take(n)
-		if nw < n {
-			t.src.giveBack(n - nw)
-			n = nw
+		// A burst never crosses a contiguous run of an off-chip side; its
+		// on-chip side may be runs a few bytes apart (an image's rows
+		// landing in a padded buffer), whose span its banks serve.
+		var sa, da, n, srcSpan, dstSpan int64
+		switch near := t.nearGap(); {
+		case near > 0:
+			// The off-chip side sets the burst; the on-chip side gathers
+			// its bytes.
+			off, on := &t.src, &t.dst
+			offAddr, onAddr, onSpan := &sa, &da, &dstSpan
+			if t.src.far == nil {
+				off, on, offAddr, onAddr, onSpan = &t.dst, &t.src, &da, &sa, &srcSpan
+			}
+			*offAddr, n = off.take(min(int64(d.cfg.BurstBytes), t.remaining))
+			var got int64
+			*onAddr, got, *onSpan = on.gather(n, near)
+			if got < n {
+				off.giveBack(n - got)
+				n = got
+			}
+			srcSpan, dstSpan = max(srcSpan, n), max(dstSpan, n)
+		default:
+			// A burst never crosses a contiguous run on either side.
+			sa, n = t.src.take(min(int64(d.cfg.BurstBytes), t.remaining))
+			var nw int64
+			da, nw = t.dst.take(n)
+			if nw < n {
+				t.src.giveBack(n - nw)
+				n = nw
+			}
+			srcSpan, dstSpan = n, n
 		}
 		t.remaining -= n
 		t.outstanding++
@@ -200,7 +251,7 @@ func (d *Engine) issue(now sim.Time) {
 		}
 		// Reading an on-chip side happens as the burst leaves.
 		if b := t.src.banks; b != nil {
-			at = b.ReserveRange(at, sa, n)
+			at = b.ReserveRange(at, sa, srcSpan)
 		}
 		switch {
 		case t.src.far != nil && t.dst.far != nil:
@@ -208,12 +259,12 @@ func (d *Engine) issue(now sim.Time) {
 			*c = farCopy{t, da, n}
 			t.src.far.Request(at, sa, n, false, c)
 		case t.src.far != nil:
-			t.src.far.Request(at, sa, n, false, t.arrival(da, n))
+			t.src.far.Request(at, sa, n, false, t.arrival(da, dstSpan))
 		case t.dst.far != nil:
 			t.dst.far.Request(at, da, n, true, t)
 		default:
 			if b := t.dst.banks; b != nil {
-				at = b.ReserveRange(at, da, n)
+				at = b.ReserveRange(at, da, dstSpan)
 			}
 			d.eng.Schedule(at, t)
 		}
@@ -247,6 +298,19 @@ func (c *farCopy) Handle(now sim.Time) { c.Complete(now) }
 
 // arrival returns the handler of a burst read from HBM into the on-chip side:
 // the data is written into the banks when it arrives.
+// nearGap is, for a transfer between an off-chip side and an on-chip one
+// with banks, the gap below which the on-chip side's runs join a burst
+// (one bank line); 0 for any other.
+func (t *transfer) nearGap() int64 {
+	switch {
+	case t.src.far != nil && t.dst.far == nil && t.dst.banks != nil:
+		return t.dst.banks.LineBytes()
+	case t.dst.far != nil && t.src.far == nil && t.src.banks != nil:
+		return t.src.banks.LineBytes()
+	}
+	return 0
+}
+
 func (t *transfer) arrival(addr, n int64) memory.Done {
 	if t.dst.banks == nil {
 		return t

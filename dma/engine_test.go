@@ -73,6 +73,27 @@ func TestBurstsFollowRuns(t *testing.T) {
 	require.Equal(t, []int64{0, 4096, 8192, 12288, 16384, 20480, 24576, 28672}, hbm.addrs)
 }
 
+// An on-chip side's runs a few bytes apart (an image's rows landing in a
+// padded buffer) join a burst: the HBM side's contiguous run is what the
+// bursts follow. Runs a bank line or more apart still split them.
+func TestOnChipRunsJoinBursts(t *testing.T) {
+	bursts := func(dst memory.Tile) (int, sim.Time) {
+		var e sim.Engine
+		hbm := &countingHBM{Ideal: memory.NewIdeal(&e, 100, 50)}
+		banks := memory.NewBanks(32, 128, 1)
+		d := New(Config{BurstBytes: 512, MaxOutstanding: 16, Banks: func(isa.Space) *memory.Banks { return banks }}, &e, hbm)
+		done := run(t, d, &e, dst, flat(isa.HBM, 64*56))
+		return len(hbm.addrs), done
+	}
+	dense, tDense := bursts(tile(isa.SRAM, 0, []uint32{64, 56}, nil))
+	padded, tPadded := bursts(tile(isa.SRAM, 0, []uint32{64, 56}, []int32{64, 1}))
+	apart, _ := bursts(tile(isa.SRAM, 0, []uint32{64, 56}, []int32{4096, 1}))
+	require.Equal(t, 7, dense, "3,584 contiguous bytes: 7 bursts of 512")
+	require.Equal(t, dense, padded, "rows of 56 B, 8 B apart: the same bursts")
+	require.Equal(t, tDense, tPadded)
+	require.Equal(t, 64, apart, "rows 4 KiB apart: a burst each")
+}
+
 type countingHBM struct {
 	*memory.Ideal
 	addrs []int64

@@ -36,8 +36,36 @@ type FuseStats struct {
 	Fused       int            // instructions moved into fusions
 	Duplicated  int            // cheap producers copied into more than one fusion
 	MultiOutput int            // fusions with extra results (multioutput.go)
+	// KernelBytes is what the entry's kernels (its fusions and unfused
+	// ops) read and write, each operand and result once: the HBM traffic
+	// of a machine that moves every kernel's inputs and outputs once and
+	// keeps nothing on chip between kernels.
+	KernelBytes int64
 	// AlreadyFused is set when the module had fusions and was left as it was.
 	AlreadyFused bool
+}
+
+// notKernels are the entry instructions that move no data of their own.
+var notKernels = hlo.OpSet(`parameter constant get-tuple-element tuple bitcast after-all`)
+
+// kernelBytes sums, over c's instructions that are kernels, their
+// operands' and result's bytes.
+func kernelBytes(c *hlo.Computation) int64 {
+	shapes := map[string]*hlo.Shape{}
+	var n int64
+	for _, in := range c.Instructions {
+		shapes[in.Name] = in.Shape
+		if notKernels[in.Opcode] || in.Shape == nil {
+			continue
+		}
+		n += in.Shape.Bytes()
+		for _, o := range in.Operands {
+			if s := shapes[o.Name]; s != nil {
+				n += s.Bytes()
+			}
+		}
+	}
+	return n
 }
 
 // producerOps may join a consumer's loop or input fusion.
@@ -117,6 +145,9 @@ func FuseWith(m *hlo.Module, opt FuseOptions) (*hlo.Module, FuseStats, error) {
 	m.Computations = out
 	if f.err != nil {
 		return nil, st, f.err
+	}
+	if m.Entry != nil {
+		st.KernelBytes = kernelBytes(m.Entry)
 	}
 	return m, st, nil
 }
@@ -647,8 +678,8 @@ func (s FuseStats) String() string {
 	if s.MultiOutput > 0 {
 		multi = fmt.Sprintf(", %d with extra results", s.MultiOutput)
 	}
-	return fmt.Sprintf("%d fusions (%s%s), %d instructions fused, %d producers duplicated",
-		total, strings.Join(parts, ", "), multi, s.Fused, s.Duplicated)
+	return fmt.Sprintf("%d fusions (%s%s), %d instructions fused, %d producers duplicated; the kernels' operands and results %d bytes",
+		total, strings.Join(parts, ", "), multi, s.Fused, s.Duplicated, s.KernelBytes)
 }
 
 // operandConvert reports whether in widens a 16- or 8-bit float to f32,

@@ -58,6 +58,11 @@ func TestFuseKernels(t *testing.T) {
 	fm, st, err := fusion.Fuse(m)
 	require.NoError(t, err)
 	require.Equal(t, map[string]int{"kOutput": 1, "kInput": 2, "kLoop": 2}, st.Fusions)
+	// The kernels' operands and results, each once: the dot's x, w and b
+	// (512 + 2,048 + 128 B) and its [8,32] result (1,024), the max's r and
+	// [8] (1,024 + 32), the exp's r, max and result (2,080), the sum's
+	// (1,056), the divide's (2,080).
+	require.Equal(t, int64(3712+1056+2080+1056+2080), st.KernelBytes)
 	var entry []string
 	for _, in := range fm.Entry.Instructions {
 		k, _ := in.Attr("kind")

@@ -43,7 +43,9 @@ computed twice. With --multi-output, an elementwise producer of a loop
 fusion's shape that is also read outside it joins the fusion as an extra
 result (the fusion's shape is then a tuple), as the compiler fuses for its
 kernels (docs/hlo.md). A module that already contains fusions is printed
-unchanged. A summary goes to standard error.`,
+unchanged. A summary goes to standard error, with the bytes the kernels'
+operands and results hold (each once: the HBM traffic of a step that
+keeps nothing on chip between kernels, to hold a simulated run's against).`,
 		Args: exactArgs(1, "one HLO file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := readHLO(args[0])
