@@ -215,10 +215,12 @@ ENTRY e {
 }
 
 // TestTopKKernel: a topk of a few of each row's elements that fits SRAM is
-// one kernel (kind sort): the top 5 of f32[64,1000] in under 8,000 cycles
-// on tpuv4core (as rounds of HLO kernels, 35,422), floats in total order
-// (NaNs of both signs, infinities, signed zeros, ties: lower index first),
-// smallest as well as largest; the values and indices are the evaluator's.
+// one kernel (kind sort): the top 5 of f32[64,1000] in under 4,000 cycles
+// on tpuv4core, its rounds in the vector registers a chunk of rows at a
+// time (topkregs.go; 6,952 through SRAM, 35,422 as rounds of HLO
+// kernels), floats in total order (NaNs of both signs, infinities, signed
+// zeros, ties: lower index first), smallest as well as largest, on chips
+// with registers and without; the values and indices are the evaluator's.
 func TestTopKKernel(t *testing.T) {
 	for _, tc := range []struct {
 		name, chip, src string
@@ -227,7 +229,15 @@ func TestTopKKernel(t *testing.T) {
 		{"top 5 of f32[64,1000]", "tpuv4core", `ENTRY e {
   x = f32[64,1000] parameter(0)
   ROOT t = (f32[64,5], s32[64,5]) topk(x), k=5, largest=true
-}`, 8000},
+}`, 4000},
+		{"chunks of rows, s32 with ties", "tpuv4core", `ENTRY e {
+  x = s32[37,300] parameter(0)
+  ROOT t = (s32[37,7], s32[37,7]) topk(x), k=7, largest=true
+}`, 0},
+		{"total order, largest, in registers", "tpuv4core", `ENTRY e {
+  x = f32[2,16] constant({{nan, -inf, 1, -0, 0, -nan, inf, 1, 3, 3, -2, 0, -0, -inf, inf, 7}, {-1, -1, -1, 2, -0, 0, -0, 0, 2, -nan, 5, 5, -3, 1, 1, 0}})
+  ROOT t = (f32[2,3], s32[2,3]) topk(x), k=3, largest=true
+}`, 0},
 		{"total order, largest", "trn1nc", `ENTRY e {
   x = f32[2,16] constant({{nan, -inf, 1, -0, 0, -nan, inf, 1, 3, 3, -2, 0, -0, -inf, inf, 7}, {-1, -1, -1, 2, -0, 0, -0, 0, 2, -nan, 5, 5, -3, 1, 1, 0}})
   ROOT t = (f32[2,3], s32[2,3]) topk(x), k=3, largest=true
