@@ -110,9 +110,7 @@ func (c *compiler) topKKernel(in *hlo.Instruction) (bool, error) {
 	// negatives flipped (key ^ ((key >> 31) & 0x7fffffff)).
 	emit("vcopy   %s, %s", full(p.key, s32), full(p.vals, s32))
 	if x.dt == isa.F32 {
-		emit("vsra    %s, %s, %s", full(p.cand, s32), full(p.key, s32), full(p.shift, s32))
-		emit("vand    %s, %s, %s", full(p.cand, s32), full(p.cand, s32), full(p.mask, s32))
-		emit("vxor    %s, %s, %s", full(p.key, s32), full(p.key, s32), full(p.cand, s32))
+		flipKeys(emit, full(p.key, s32), full(p.key, s32), full(p.cand, s32), full(p.shift, s32), full(p.mask, s32), "")
 	}
 	if !largest {
 		emit("vnot    %s, %s", full(p.key, s32), full(p.key, s32))
@@ -135,9 +133,7 @@ func (c *compiler) topKKernel(in *hlo.Instruction) (bool, error) {
 			emit("vnot    %s, %s", col(p.mx), col(p.mx))
 		}
 		if x.dt == isa.F32 {
-			emit("vsra    %s, %s, %s", col(p.tmp), col(p.mx), fmt.Sprintf("sram[%d]:s32[%d,1]", p.shift, rows))
-			emit("vand    %s, %s, %s", col(p.tmp), col(p.tmp), fmt.Sprintf("sram[%d]:s32[%d,1]", p.mask, rows))
-			emit("vxor    %s, %s, %s", col(p.mx), col(p.mx), col(p.tmp))
+			flipKeys(emit, col(p.mx), col(p.mx), col(p.tmp), fmt.Sprintf("sram[%d]:s32[%d,1]", p.shift, rows), fmt.Sprintf("sram[%d]:s32[%d,1]", p.mask, rows), "")
 		}
 		emit("vcopy   sram[%d]:s32[%d,1]{%d,1}, %s", p.outVals+4*r, rows, k, col(p.mx))
 	}
@@ -146,4 +142,14 @@ func (c *compiler) topKKernel(in *hlo.Instruction) (bool, error) {
 	emit("dma     hbm[%s+0]:s32[%d,%d], sram[%d]:s32[%d,%d] @%d", idxs.tensor, rows, k, p.outIdx, rows, k, min(1, max(c.chip.DMA.Engines, 1)-1))
 	emit("barrier")
 	return true, nil
+}
+
+// flipKeys emits dst = src ^ ((src >> 31) & 0x7fffffff) through tmp (shift
+// and mask hold 31 and 0x7fffffff): a float's bits as an s32 key in IEEE's
+// total order, and back, as the flip is its own inverse. sync goes on the
+// first instruction.
+func flipKeys(emit func(string, ...any), dst, src, tmp, shift, mask, sync string) {
+	emit("vsra    %s, %s, %s%s", tmp, src, shift, sync)
+	emit("vand    %s, %s, %s", tmp, tmp, mask)
+	emit("vxor    %s, %s, %s", dst, src, tmp)
 }

@@ -88,9 +88,7 @@ func (c *compiler) topKInRegisters(in *hlo.Instruction, x, vals, idxs *value, p 
 		// The keys (topKKernel's): a float's bits, the magnitude bits of
 		// negatives flipped; complemented for the smallest.
 		if x.dt == isa.F32 {
-			emit("vsra    %s, %s, %s wait s1:1", cand, src, konst(p.c31, cr, n))
-			emit("vand    %s, %s, %s", cand, cand, konst(p.cmask, cr, n))
-			emit("vxor    %s, %s, %s", key, src, cand)
+			flipKeys(emit, key, src, cand, konst(p.c31, cr, n), konst(p.cmask, cr, n), " wait s1:1")
 		} else {
 			emit("vcopy   %s, %s wait s1:1", key, src)
 		}
@@ -113,9 +111,7 @@ func (c *compiler) topKInRegisters(in *hlo.Instruction, x, vals, idxs *value, p 
 				emit("vnot    %s, %s", mx, mx)
 			}
 			if x.dt == isa.F32 {
-				emit("vsra    %s, %s, %s", tmp, mx, konst(p.c31, cr, 1))
-				emit("vand    %s, %s, %s", tmp, tmp, konst(p.cmask, cr, 1))
-				emit("vxor    %s, %s, %s", mx, mx, tmp)
+				flipKeys(emit, mx, mx, tmp, konst(p.c31, cr, 1), konst(p.cmask, cr, 1), "")
 			}
 			emit("vcopy   sram[%d]:s32[%d,1]{%d,1}, %s", p.outVals+at, cr, k, mx)
 		}
