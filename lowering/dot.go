@@ -409,12 +409,12 @@ const splitOwn = 2
 // engine, whose completions come in order, so the first pieces counted
 // are the first set's. The spread stores' s1-s4 are free: several MXUs
 // never spread their stores (multiStore).
-func allocSplitSems(sets, nM int, staged bool) dotSems {
+func allocSplitSems(sets, splits, perSplit int, staged bool) dotSems {
 	free := slices.Concat(dotSemsFree, []int{1, 2, 3, 4})
 	take := func() int { s := free[0]; free = free[1:]; return s }
 	var d dotSems
 	var stagedOf []int
-	for range nM {
+	for range splits {
 		if staged {
 			stagedOf = append(stagedOf, take())
 		} else {
@@ -424,14 +424,26 @@ func allocSplitSems(sets, nM int, staged bool) dotSems {
 	for st := range sets {
 		d.panel = append(d.panel, take())
 		d.staged = append(d.staged, stagedOf[st/splitOwn])
-		r := make([]int, nM)
+		r := make([]int, splits*perSplit)
 		for i := range r {
 			r[i] = -1
 		}
-		r[st/splitOwn] = take()
+		for c := range perSplit { // the split's MXUs, one per column tile
+			r[st/splitOwn*perSplit+c] = take()
+		}
 		d.rhs = append(d.rhs, r)
 	}
 	return d
+}
+
+// splitSemsFit reports whether allocSplitSems has the semaphores for sets
+// of splits splits of perSplit MXUs each.
+func splitSemsFit(sets, splits, perSplit int, staged bool) bool {
+	n := sets * (1 + perSplit)
+	if staged {
+		n += splits
+	}
+	return n <= len(dotSemsFree)+4
 }
 
 // dmaPool lists the engines a dot kernel's loads take in turn: every
@@ -890,8 +902,13 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		if conv && paths.lhsT {
 			return c.fail(dot, "a transposed lhs converted in the fusion is not lowered")
 		}
-		if nk0 := (K + Kt - 1) / Kt; colTiles == 1 && nM > 1 && M <= Kt && nk0 >= splitMinTiles*int64(nM) && !conv && c.chip.MXU.Dataflow == "ws" {
-			kSplits, rowSplits = int64(nM), 1
+		// So do column tiles too few for the MXUs whose row parts would be
+		// short: two column tiles of 256 rows on four MXUs stream 256
+		// rows a weight tile with K split two ways, where split by rows
+		// each MXU loaded every weight tile for 128.
+		if nk0, ks := (K+Kt-1)/Kt, int64(nM)/colTiles; ks > 1 && colTiles*ks == int64(nM) && (M+rowSplits-1)/rowSplits <= Kt &&
+			nk0 >= splitMinTiles*ks && !conv && c.chip.MXU.Dataflow == "ws" && splitSemsFit(int(ks)*splitOwn, int(ks), int(colTiles), paths.lhsT) {
+			kSplits, rowSplits = ks, 1
 		}
 		nM = int(colTiles * rowSplits * kSplits)
 		esz := int64(lv.dt.Size()) // in HBM and as loaded
@@ -939,7 +956,7 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		if kSplits > 1 {
 			nset = int(kSplits) * splitOwn
 			tokens = splitOwn
-			sems = allocSplitSems(nset, int(kSplits), paths.lhsT)
+			sems = allocSplitSems(nset, int(kSplits), int(colTiles), paths.lhsT)
 		}
 		c.dotSets = nset
 		// Windows kept in SRAM (dotwindows.go): a row block's input rows,
@@ -1022,8 +1039,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 			resBytes = align64(((mb-1)*L.sRow + winSpan - winMin) * esz)
 		}
 		sumBase, sumHalf := resBase+resBytes, int64(0) // split K: the partial sums added, per half
+		sumTile := align64(mb * Nt * 4)                // one column tile's sum
 		if kSplits > 1 {
-			sumHalf = align64(mb * Nt * 4)
+			sumHalf = colTiles * sumTile
 		}
 		markAt := sumBase + 2*sumHalf // the drain marker's scratch (semDrained)
 		if markAt+64 > c.chip.Memory.SRAMBytes || 2*accHalf > c.chip.Memory.ACCBytes {
@@ -1192,8 +1210,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		// access advancing by the given bytes per batch, row and column).
 		group := func(b, m0, rows, n0 int64, reg offReg) {
 			parts := dotParts(rows, n0, N, Nt, colTiles, rowSplits)
-			for range kSplits - 1 { // each split of K: the same part
-				parts = append(parts, parts[0])
+			ct := len(parts)        // the column tiles each split of K computes
+			for range kSplits - 1 { // each split of K: the same parts
+				parts = append(parts, parts[:ct]...)
 			}
 			cols := make([]int64, len(parts)) // width of each MXU's column tile
 			for i, p := range parts {
@@ -1244,9 +1263,12 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					// share of an odd number of tiles took the same set for
 					// its last tile and the next group's first, while the
 					// MXU still streamed from it.
+					// Split i's MXUs are i*ct.. (one per column tile).
 					j := k0 / Kt
 					i := int(j % kSplits)
-					active = []int{i}
+					for c := range ct {
+						active = append(active, i*ct+c)
+					}
 					set = i*splitOwn + splitNext[i]%splitOwn
 					splitNext[i]++
 				} else {
@@ -1569,19 +1591,21 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				defer emit(dot, "vcopy   sram[%d]:f32[16], sram[%d]:f32[16] signal s%d", markAt, markAt, semDrained)
 				if kSplits > 1 {
 					// The splits' partial sums, added in SRAM, are the
-					// epilogue's dot.
-					p, nt := parts[0], cols[0]
-					sum := fmt.Sprintf("sram[%d]:%s[%d,%d]", sumBase+int64(gg%2)*sumHalf, accDT, p.rows, nt)
-					part := func(i int64) string {
-						return fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+i*accTile, accDT, p.rows, nt)
+					// epilogue's dot: column tile c's are MXUs c, ct+c, ...
+					for c := range ct {
+						p, nt := parts[c], cols[c]
+						sum := fmt.Sprintf("sram[%d]:%s[%d,%d]", sumBase+int64(gg%2)*sumHalf+int64(c)*sumTile, accDT, p.rows, nt)
+						part := func(i int64) string {
+							return fmt.Sprintf("acc[%d]:%s[%d,%d]", acc+(i*int64(ct)+int64(c))*accTile, accDT, p.rows, nt)
+						}
+						emit(dot, "vadd    %s, %s, %s", sum, part(0), part(1))
+						for i := int64(2); i < kSplits; i++ {
+							emit(dot, "vadd    %s, %s, %s", sum, sum, part(i))
+						}
+						t := epiTileAt{b: b, m0: m0, n0: p.n0 + shift, rows: p.rows, cols: nt, acc: sum,
+							sram: epiBase + int64(gg%2)*epiHalf + int64(c)*epiTile, reg: reg}
+						ep.emit(t, epiSyncOf(gg, p.rows, nt), out)
 					}
-					emit(dot, "vadd    %s, %s, %s", sum, part(0), part(1))
-					for i := int64(2); i < kSplits; i++ {
-						emit(dot, "vadd    %s, %s, %s", sum, sum, part(i))
-					}
-					t := epiTileAt{b: b, m0: m0, n0: p.n0 + shift, rows: p.rows, cols: nt, acc: sum,
-						sram: epiBase + int64(gg%2)*epiHalf, reg: reg}
-					ep.emit(t, epiSyncOf(gg, p.rows, nt), out)
 					return
 				}
 				for i, nt := range cols {

@@ -44,6 +44,9 @@ type hbmAllocator struct {
 	peakNoted int64
 	peakAt    *hlo.Instruction
 	peakLive  []string
+	// vmem holds the arrays placed in VMEM instead (vmem.go; nil: the
+	// chip has no arena).
+	vmem *vmemArena
 }
 
 func (a *hbmAllocator) init(hbmBytes int64) {
@@ -64,20 +67,9 @@ func (a *hbmAllocator) take(size int64, fresh bool) int64 {
 		a.low -= size
 		return a.low
 	}
-	best := -1
-	for i, s := range a.free {
-		if s.size >= size && (best < 0 || s.size < a.free[best].size) {
-			best = i
-		}
-	}
-	if best >= 0 {
-		s := a.free[best]
-		if s.size == size {
-			a.free = append(a.free[:best], a.free[best+1:]...)
-		} else {
-			a.free[best] = hbmSpan{s.addr + size, s.size - size}
-		}
-		return s.addr
+	if addr, free, ok := bestFit(a.free, size); ok {
+		a.free = free
+		return addr
 	}
 	addr := a.top
 	a.top += size
@@ -90,16 +82,47 @@ func (a *hbmAllocator) take(size int64, fresh bool) int64 {
 func (a *hbmAllocator) needed() int64 { return a.peak + a.limit - a.low }
 
 func (a *hbmAllocator) release(tensor string) {
+	if a.vmem != nil && a.vmem.release(tensor) {
+		return
+	}
 	s, ok := a.spans[tensor]
 	if !ok || a.pinned[tensor] {
 		return
 	}
 	delete(a.spans, tensor)
 	s.size = (s.size + hbmAlign - 1) / hbmAlign * hbmAlign
-	a.free = append(a.free, s)
-	sort.Slice(a.free, func(i, j int) bool { return a.free[i].addr < a.free[j].addr })
-	out := a.free[:1]
-	for _, f := range a.free[1:] {
+	a.free = giveBack(a.free, s, &a.top)
+}
+
+// bestFit takes size bytes from the free span that fits best (the
+// smallest; the lowest of equals): their address and the free list left,
+// or ok false when none is large enough.
+func bestFit(free []hbmSpan, size int64) (addr int64, left []hbmSpan, ok bool) {
+	best := -1
+	for i, s := range free {
+		if s.size >= size && (best < 0 || s.size < free[best].size) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0, free, false
+	}
+	s := free[best]
+	if s.size == size {
+		free = append(free[:best], free[best+1:]...)
+	} else {
+		free[best] = hbmSpan{s.addr + size, s.size - size}
+	}
+	return s.addr, free, true
+}
+
+// giveBack returns span s to the free list (sorted by address,
+// coalesced); a free span ending at *top returns to the top.
+func giveBack(free []hbmSpan, s hbmSpan, top *int64) []hbmSpan {
+	free = append(free, s)
+	sort.Slice(free, func(i, j int) bool { return free[i].addr < free[j].addr })
+	out := free[:1]
+	for _, f := range free[1:] {
 		last := &out[len(out)-1]
 		if last.addr+last.size == f.addr {
 			last.size += f.size
@@ -107,12 +130,11 @@ func (a *hbmAllocator) release(tensor string) {
 			out = append(out, f)
 		}
 	}
-	// A free span at the top returns to it.
-	if l := out[len(out)-1]; l.addr+l.size == a.top {
-		a.top = l.addr
+	if l := out[len(out)-1]; l.addr+l.size == *top {
+		*top = l.addr
 		out = out[:len(out)-1]
 	}
-	a.free = out
+	return out
 }
 
 // snapshot copies the allocator's state, for a lowering attempt that may
@@ -123,6 +145,7 @@ func (a *hbmAllocator) snapshot() hbmAllocator {
 	b.free = slices.Clone(a.free)
 	// origin only grows, and a name is not reused: it is shared.
 	b.refs, b.pinned, b.spans = maps.Clone(a.refs), maps.Clone(a.pinned), maps.Clone(a.spans)
+	b.vmem = a.vmem.clone()
 	return b
 }
 

@@ -31,3 +31,34 @@ func TestHBMSnapshotRestores(t *testing.T) {
 	// The next allocation lands where the abandoned one did.
 	require.Equal(t, int64(8192), a.take(4096, false))
 }
+
+// The VMEM arena hands out bytes within its bounds only, reuses what an
+// array gives back (best fit), and returns a freed top to the top; the
+// HBM allocator releases a VMEM tensor there, and its snapshot restores
+// the arena too.
+func TestVMEMArena(t *testing.T) {
+	a := newVMEMArena(1<<20, 4096)
+	x, ok := a.take("v_x", 100) // rounds up to a 512-byte line multiple
+	require.True(t, ok)
+	require.Equal(t, int64(1<<20), x)
+	y, ok := a.take("v_y", 2048)
+	require.True(t, ok)
+	require.Equal(t, int64(1<<20+512), y)
+	_, ok = a.take("v_z", 2048)
+	require.False(t, ok, "1536 bytes left: no room")
+	require.True(t, a.release("v_x"))
+	require.False(t, a.release("t_other"), "not an arena tensor")
+	w, ok := a.take("v_w", 512)
+	require.True(t, ok)
+	require.Equal(t, x, w, "the freed span is reused")
+
+	var h hbmAllocator
+	h.init(1 << 30)
+	h.vmem = a
+	before := h.snapshot()
+	h.release("v_y")
+	require.NotContains(t, h.vmem.spans, "v_y")
+	require.Equal(t, int64(1<<20+512), h.vmem.top, "the freed top returns to the top")
+	h = before.snapshot()
+	require.Contains(t, h.vmem.spans, "v_y", "a snapshot restores the arena")
+}

@@ -148,7 +148,14 @@ func (c *compiler) ownsAfter(v *value) bool {
 	if v.empty || v.tuple != nil || v.tensor == "" || c.heap.pinned[v.tensor] || len(c.dyingNow) == 0 {
 		return false
 	}
+	if isResident(v.tensor) && c.lowering != nil && c.lowering.Opcode != hlo.OpWhile && c.resultNames[c.lowering.Name] {
+		return false // a result written into a VMEM array would need evicting
+	}
 	span, ok := c.heap.spans[v.tensor]
+	if c.heap.vmem != nil && isResident(v.tensor) {
+		span, ok = c.heap.vmem.spans[v.tensor]
+		span.size = v.shape.Elems() * int64(v.dt.Size()) // the arena rounds sizes up
+	}
 	if !ok || span.addr != v.addr || span.size != v.shape.Elems()*int64(v.dt.Size()) {
 		return false
 	}

@@ -70,13 +70,16 @@ type Binding struct {
 
 // Kernel describes one generated kernel.
 type Kernel struct {
-	Name    string // the HLO instruction (fusion or op) it implements
-	Kind    string // loop, output (dot), input (reduce)
-	Pos     hlo.Pos
-	FLOPs   int64
-	Bytes   int64 // HBM bytes the HLO op reads and writes
-	FirstPC int   // first instruction of the kernel in the program
-	EndPC   int   // one past its last
+	Name  string // the HLO instruction (fusion or op) it implements
+	Kind  string // loop, output (dot), input (reduce)
+	Pos   hlo.Pos
+	FLOPs int64
+	Bytes int64 // bytes the HLO op reads and writes, each operand and result once
+	// VMEMBytes are the part of Bytes in arrays the program keeps in
+	// VMEM (vmem.go): the kernel moves them at SRAM speed, not HBM's.
+	VMEMBytes int64
+	FirstPC   int // first instruction of the kernel in the program
+	EndPC     int // one past its last
 	// Source is where the model's program wrote it: the Python file and
 	// line of the HLO's metadata (zero when the HLO has none).
 	Source hlo.Source
@@ -183,6 +186,9 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 		}
 	}()
 	chip = Target(chip) // what the program may depend on, and nothing else
+	// The kernels plan their tiles below the VMEM arena (vmem.go).
+	arena := vmemArenaBytes(chip, d)
+	chip.Memory.SRAMBytes -= arena
 	if err := checkDevices(file, m, d); err != nil {
 		return nil, err
 	}
@@ -207,6 +213,9 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 		}
 	}
 	c := newCompiler(file, fm, chip, d)
+	if arena > 0 {
+		c.heap.vmem = newVMEMArena(chip.Memory.SRAMBytes, arena)
+	}
 	if err := c.entry(); err != nil {
 		var le *Error
 		if errors.As(err, &le) && le.outOfHBM {
@@ -214,7 +223,7 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 		}
 		return nil, err
 	}
-	src := c.out.String()
+	src := placeResident(c.out.String())
 	var lines []int32
 	prog, err := asm.Assemble(file+".s", []byte(src), asm.Options{Lines: &lines})
 	if err != nil {
@@ -484,6 +493,13 @@ type compiler struct {
 	// synced which kernels (by index) are made the chip's already.
 	coreSplit string
 	synced    map[int]bool
+	// resultNames are the entry instructions whose buffers may be the
+	// program's results, which stay in HBM; forceHBM puts every array
+	// there (the copies that evict results from VMEM; vmem.go).
+	resultNames map[string]bool
+	forceHBM    bool
+	// lowering is the entry instruction being lowered (nil between them).
+	lowering *hlo.Instruction
 }
 
 func (c *compiler) fail(in *hlo.Instruction, format string, a ...any) error {
@@ -572,6 +588,13 @@ func (c *compiler) alloc(in *hlo.Instruction, s *hlo.Shape, init string) (*value
 		// Zeros: bytes never used before, at the top of HBM, hold them
 		// already (the memory starts zeroed); nothing to load.
 		init = ""
+	}
+	if !fresh && c.vmemCandidate(in, size) {
+		name := residentPrefix + c.tensorName(in.Name)[len("t_"):]
+		if addr, ok := c.heap.vmem.take(name, size); ok {
+			fmt.Fprintf(&c.out, ".tensor %s sram %#x %s[%s]\n", name, addr, dt, joinDims(dims))
+			return &value{tensor: name, addr: addr, shape: s, dt: dt}, nil
+		}
 	}
 	addr := c.heap.take(size, fresh)
 	if c.heap.needed() > c.chip.Memory.HBMBytes {
@@ -709,6 +732,7 @@ func (c *compiler) entry() error {
 		c.res.Inputs = append(c.res.Inputs, b)
 	}
 	fmt.Fprintln(&c.out)
+	c.resultNames = resultClosure(e)
 	dying := deathRow(e.Instructions, e.Root)
 	for i, names := range lastReaders(e.Instructions, e.Root, params, donated) {
 		dying[i] = append(dying[i], names...)
@@ -717,9 +741,9 @@ func (c *compiler) entry() error {
 		if in.Opcode == hlo.OpParameter {
 			continue
 		}
-		c.dyingNow = dying[i]
+		c.dyingNow, c.lowering = dying[i], in
 		err := c.instruction(in)
-		c.dyingNow = nil
+		c.dyingNow, c.lowering = nil, nil
 		if err != nil {
 			return err
 		}
@@ -732,6 +756,10 @@ func (c *compiler) entry() error {
 			}
 		}
 	}
+	root, err := c.evictResults(e.Root, c.bufs[e.Root.Name])
+	if err != nil {
+		return err
+	}
 	c.res.PeakHBMBytes = c.heap.needed()
 	defer func() {
 		outs := map[string]bool{}
@@ -741,7 +769,6 @@ func (c *compiler) entry() error {
 		c.res.HBM = c.heap.report(c.file, outs)
 	}()
 	fmt.Fprintln(&c.out, "        halt")
-	root := c.bufs[e.Root.Name]
 	if root == nil {
 		return c.fail(e.Root, "the result has no value")
 	}
@@ -1141,6 +1168,43 @@ func (c *compiler) locateKernels() {
 			}
 			k.EndPC = pc + 1
 		}
+	}
+	c.kernelVMEMBytes()
+}
+
+// kernelVMEMBytes finds each kernel's VMEMBytes: the VMEM arrays its
+// instructions address, each counted whole once, at most its Bytes.
+func (c *compiler) kernelVMEMBytes() {
+	p := c.res.Program
+	var vmem []exe.Symbol // sorted by address
+	for _, s := range p.Symbols {
+		if isResident(s.Name) {
+			vmem = append(vmem, s)
+		}
+	}
+	if len(vmem) == 0 {
+		return
+	}
+	sort.Slice(vmem, func(i, j int) bool { return vmem[i].Addr < vmem[j].Addr })
+	for i := range c.res.Kernels {
+		k := &c.res.Kernels[i]
+		seen := map[int]bool{}
+		var n int64
+		for pc := max(k.FirstPC, 0); pc < k.EndPC; pc++ {
+			in := &p.Code[pc]
+			for _, t := range in.Tiles {
+				l, ok := p.Layout(t.Layout)
+				if t.Layout == 0 || !ok || l.Space != isa.SRAM || t.Off < 0 {
+					continue
+				}
+				j := sort.Search(len(vmem), func(j int) bool { return int64(vmem[j].Addr) > t.Off }) - 1
+				if j >= 0 && t.Off < int64(vmem[j].Addr)+vmem[j].Bytes() && !seen[j] {
+					seen[j] = true
+					n += vmem[j].Bytes()
+				}
+			}
+		}
+		k.VMEMBytes = min(n, k.Bytes)
 	}
 }
 

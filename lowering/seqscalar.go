@@ -303,23 +303,37 @@ func (c *compiler) loadSeqLeaves(at *hlo.Instruction, list []*seqScalar, word in
 		fmt.Fprintf(&c.out, "        "+format+"\n", a...)
 	}
 	slot := map[string]int64{}
+	// Leaves that are the same element (a key read by several
+	// expressions) share a word; the loads, each a descriptor of its
+	// own, go round the DMA engines.
+	type element struct {
+		tensor    string
+		addr, off int64
+	}
+	loaded := map[element]int64{}
+	engines := max(c.chip.DMA.Engines, 1)
 	for _, s := range list {
 		for _, b := range s.order {
 			if _, done := slot[b.Name]; done {
 				continue
 			}
 			if l, ok := s.leaves[b.Name]; ok && b.Opcode == hlo.OpParameter {
-				if len(slot) == 0 {
+				e := element{l.v.tensor, l.v.addr, l.off}
+				if w, ok := loaded[e]; ok {
+					slot[b.Name] = w
+					continue
+				}
+				if len(loaded) == 0 {
 					emit("semset  s0, 0")
 				}
-				slot[b.Name] = word
+				slot[b.Name], loaded[e] = word, word
 				word += 8
-				emit("dma     smem[%#x]:%s[1], %s @0 signal s0", slot[b.Name], l.v.dt, view{v: l.v, strides: []int64{1}, off: l.off}.operand([]int64{1}))
+				emit("dma     smem[%#x]:%s[1], %s @%d signal s0", slot[b.Name], l.v.dt, view{v: l.v, strides: []int64{1}, off: l.off}.operand([]int64{1}), (len(loaded)-1)%engines)
 			}
 		}
 	}
-	if len(slot) > 0 {
-		emit("wait    s0, %d", len(slot))
+	if len(loaded) > 0 {
+		emit("wait    s0, %d", len(loaded))
 	}
 	return slot
 }

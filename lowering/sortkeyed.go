@@ -3,6 +3,7 @@ package lowering
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/isa"
@@ -237,6 +238,14 @@ func (c *compiler) positionsOperand(in *hlo.Instruction, o *hlo.Operand, dim int
 		return nil
 	}
 	d := def(o.Name)
+	if d != nil && d.Opcode == hlo.OpFusion {
+		// The positions computed by a fusion of their own (the iota
+		// and its broadcast fused): what its computation's root is.
+		name, _ := d.Attr("calls")
+		if fc := c.m.Computation(strings.TrimPrefix(name, "%")); fc != nil && fc.Root != nil && len(d.Operands) == 0 {
+			comp, d = fc, fc.Root
+		}
+	}
 	if d == nil || d.Shape == nil || d.Shape.IsTuple || d.Shape.Elem != hlo.S32 || dim >= len(d.Shape.Dims) {
 		return false
 	}

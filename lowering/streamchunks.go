@@ -383,7 +383,8 @@ func (c *compiler) loadInvariants(sp *streamSpec, emit func(at *hlo.Instruction,
 			emit(b.at, "semset  s3, 0")
 			first = b
 		}
-		emit(b.at, "dma     %s signal s3", squeezedDMA(dst, src))
+		// Each a descriptor of its own: round the engines.
+		emit(b.at, "dma     %s @%d signal s3", squeezedDMA(dst, src), n%max(c.chip.DMA.Engines, 1))
 		n++
 	}
 	if first != nil {

@@ -31,8 +31,9 @@ func TestSharedWindowLoads(t *testing.T) {
 		{"nchw depthwise 3x3 stride 2", convSrc("f32[2,24,14,14]", "f32[24,1,3,3]", "f32[2,24,7,7]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=24"), 1},
 		{"nchw bf16 depthwise 5x5", convSrc("bf16[2,16,12,12]", "bf16[16,1,5,5]", "bf16[2,16,12,12]", "window={size=5x5 pad=2_2x2_2}, dim_labels=bf01_oi01->bf01, feature_group_count=16"), 1},
 	}
-	// A load of the padded input: a DMA from its tensor (c.pad...) into SRAM.
-	load := regexp.MustCompile(`dma +sram\[[^\]]*\]:[a-z0-9]+\[[^\]]*\], hbm\[[^\]]*t_c_pad`)
+	// A load of the padded input: a DMA from its tensor (c.pad..., in HBM
+	// or, small, in VMEM) into SRAM.
+	load := regexp.MustCompile(`dma +sram\[[^\]]*\]:[a-z0-9]+\[[^\]]*\], (?:hbm\[[^\]]*t|sram\[[^\]]*v)_c_pad`)
 	for _, c := range cases {
 		for _, chip := range chips {
 			t.Run(c.name+"/"+chip, func(t *testing.T) {

@@ -139,7 +139,7 @@ func (x *Executable) Source(hloFile, asmFile string) *traces.Source {
 	kernels := make([]traces.Kernel, 0, len(c.Kernels))
 	for i, k := range c.Kernels {
 		kernels = append(kernels, traces.Kernel{Name: k.Name, Label: fmt.Sprintf("k%d", i+1), Kind: k.Kind, File: hloFile, Line: k.Pos.Line,
-			FLOPs: k.FLOPs, Bytes: k.Bytes, FirstPC: k.FirstPC, EndPC: k.EndPC, Origin: origin(k.Source)})
+			FLOPs: k.FLOPs, Bytes: k.Bytes, VMEMBytes: k.VMEMBytes, FirstPC: k.FirstPC, EndPC: k.EndPC, Origin: origin(k.Source)})
 	}
 	src := traces.NewSource(c.Program, asmFile, c.AsmLines, kernels, true)
 	if len(c.Sources) > 0 {

@@ -55,12 +55,16 @@ func (r *runTracker) close() {
 // first instruction any unit started to the last one completed, its FLOPs
 // and HBM bytes, and what bounds it on this chip.
 type KernelStats struct {
-	Name      string  `json:"name"`      // the HLO fusion or op (the file, for a hand-written kernel)
-	Kind      string  `json:"kind"`      // loop, output, input, copy (program, for a hand-written kernel)
-	Runs      int64   `json:"runs"`      // how many times it ran
-	Cycles    int64   `json:"cycles"`    // spans in core cycles, summed over runs
-	FLOPs     int64   `json:"flops"`     // HLO FLOPs of the kernel, times its runs
-	Bytes     int64   `json:"bytes"`     // HLO bytes read and written, times its runs
+	Name   string `json:"name"`   // the HLO fusion or op (the file, for a hand-written kernel)
+	Kind   string `json:"kind"`   // loop, output, input, copy (program, for a hand-written kernel)
+	Runs   int64  `json:"runs"`   // how many times it ran
+	Cycles int64  `json:"cycles"` // spans in core cycles, summed over runs
+	FLOPs  int64  `json:"flops"`  // HLO FLOPs of the kernel, times its runs
+	Bytes  int64  `json:"bytes"`  // HLO bytes read and written, times its runs
+	// VMEMBytes are the part of Bytes in arrays kept in VMEM
+	// (docs/memory.md), times its runs: the roof takes them at the
+	// SRAM banks' rate, not HBM's.
+	VMEMBytes int64   `json:"vmem_bytes,omitempty"`
 	Intensity float64 `json:"intensity"` // FLOPs per byte
 	Bound     string  `json:"bound"`     // compute or memory: which roof is lower at this intensity; interconnect for a collective
 	Achieved  float64 `json:"achieved"`  // fraction of that roof reached (0 for a collective: no roof of the chip's)
@@ -122,7 +126,8 @@ func (k *Kernels) Stats() []KernelStats {
 	m := k.m
 	c := m.Chip
 	peakFLOPs := 2 * float64(c.MXU.Count*c.MXU.Rows*c.MXU.Cols*c.NumCores()) * float64(c.ClockMHz) * 1e6
-	peakBytes := m.AttainableBytesPerSecond() // the memory roof: HBM, or the DMA engines when they move less
+	peakBytes := m.AttainableBytesPerSecond()                                            // the memory roof: HBM, or the DMA engines when they move less
+	sramBytes := float64(c.SRAM.Banks*c.SRAM.BankWidthBytes) * float64(c.ClockMHz) * 1e6 // a line from every bank each cycle
 	kernelPJ := make([]float64, len(k.src.Kernels))
 	if c.Energy != (config.Energy{}) {
 		prices := energy.PricesOf(c)
@@ -140,7 +145,8 @@ func (k *Kernels) Stats() []KernelStats {
 	}
 	var out []KernelStats
 	for i, kn := range k.src.Kernels {
-		ks := KernelStats{Name: kn.Name, Kind: kn.Kind, Runs: k.count[i], FLOPs: kn.FLOPs * k.count[i], Bytes: kn.Bytes * k.count[i], Source: kn.Origin.String()}
+		ks := KernelStats{Name: kn.Name, Kind: kn.Kind, Runs: k.count[i], FLOPs: kn.FLOPs * k.count[i], Bytes: kn.Bytes * k.count[i],
+			VMEMBytes: kn.VMEMBytes * k.count[i], Source: kn.Origin.String()}
 		if !k.src.HLO {
 			st := m.HBM.Stats()
 			ks.FLOPs, ks.Bytes = m.FLOPs(), st.BytesRead+st.BytesWritten
@@ -155,7 +161,7 @@ func (k *Kernels) Stats() []KernelStats {
 			// chip's roofs do not bound it. The devices table has the
 			// link's figures.
 			ks.Bound = "interconnect"
-		} else if peakBytes > 0 && float64(ks.FLOPs)/peakFLOPs >= float64(ks.Bytes)/peakBytes {
+		} else if memSecs := memorySeconds(ks.Bytes, ks.VMEMBytes, peakBytes, sramBytes); peakBytes > 0 && float64(ks.FLOPs)/peakFLOPs >= memSecs {
 			ks.Bound = "compute"
 			if secs > 0 {
 				ks.Achieved = float64(ks.FLOPs) / secs / peakFLOPs
@@ -163,7 +169,7 @@ func (k *Kernels) Stats() []KernelStats {
 		} else {
 			ks.Bound = "memory"
 			if secs > 0 && peakBytes > 0 {
-				ks.Achieved = float64(ks.Bytes) / secs / peakBytes
+				ks.Achieved = memSecs / secs
 			}
 		}
 		ks.EnergyJoules = kernelPJ[i] * 1e-12
@@ -190,4 +196,15 @@ func RoofFraction(ks []KernelStats, cycles int64) float64 {
 		roof += k.Achieved * float64(k.Cycles)
 	}
 	return roof / float64(cycles)
+}
+
+// memorySeconds is the memory roof's time for a kernel of bytes, vmem of
+// them in VMEM: the HBM part at HBM's peak, the VMEM part at the SRAM
+// banks', whichever takes longer (they move side by side).
+func memorySeconds(bytes, vmem int64, hbm, sram float64) float64 {
+	t := float64(bytes-vmem) / hbm
+	if vmem > 0 && sram > 0 {
+		t = max(t, float64(vmem)/sram)
+	}
+	return t
 }

@@ -16,15 +16,18 @@ import (
 // HLO fusion or op for compiled modules, the whole program for a
 // hand-written kernel.
 type Kernel struct {
-	Name    string // the HLO fusion or op, or the program's file name
-	Label   string // the kernel's label in the assembly (k1, k2, ...), if any
-	Kind    string // loop, output, input, copy; program for a hand-written kernel
-	File    string // where Name is defined (the HLO file)
-	Line    int    // its line there (0: unknown)
-	FLOPs   int64  // the HLO's count for one run (0 for a hand-written kernel)
-	Bytes   int64  // HBM bytes the HLO op reads and writes in one run
-	FirstPC int
-	EndPC   int // one past the last instruction
+	Name  string // the HLO fusion or op, or the program's file name
+	Label string // the kernel's label in the assembly (k1, k2, ...), if any
+	Kind  string // loop, output, input, copy; program for a hand-written kernel
+	File  string // where Name is defined (the HLO file)
+	Line  int    // its line there (0: unknown)
+	FLOPs int64  // the HLO's count for one run (0 for a hand-written kernel)
+	Bytes int64  // bytes the HLO op reads and writes in one run
+	// VMEMBytes are the part of Bytes in arrays kept in VMEM, which the
+	// kernel moves at SRAM speed (lowering/vmem.go).
+	VMEMBytes int64
+	FirstPC   int
+	EndPC     int // one past the last instruction
 	// Origin is where the model's program wrote the kernel's work (the
 	// Python file and line of the HLO's metadata); zero when unknown.
 	Origin Origin

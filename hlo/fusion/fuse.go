@@ -304,6 +304,12 @@ func (f *fuser) computation(c *hlo.Computation) []*hlo.Computation {
 				if isDot && m.Opcode == hlo.OpTranspose {
 					continue // a dot writes its result in its own order: a transpose of it is a kernel of its own
 				}
+				if g.kind == "kInput" && m.Opcode == hlo.OpBroadcast && !broadcastSource[p.Opcode] {
+					// A reduction reads what it broadcasts from memory (a
+					// softmax's weights against a value cache): computed
+					// in its own kernel, not once per element it meets.
+					continue
+				}
 				inside := true
 				for _, u := range users[p.Name] {
 					if !g.members[u] {
@@ -467,6 +473,10 @@ func (f *fuser) outline(g *group, order map[*hlo.Instruction]int, byName map[str
 	call.Attrs = []hlo.Attr{{Pos: g.root.Pos, Key: "kind", Value: g.kind}, {Pos: g.root.Pos, Key: "calls", Value: fc.Name}}
 	return fc, call
 }
+
+// broadcastSource are the producers a reduce fusion's broadcast takes in:
+// values it reads as they are (or builds from a literal), not computed.
+var broadcastSource = hlo.OpSet(`constant iota reshape bitcast`)
 
 // cheapElementwise ops cost a vector instruction or two: a value computed
 // by them from cheap values only (a mask: compare(broadcast(ids), iota),

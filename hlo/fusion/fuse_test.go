@@ -428,3 +428,40 @@ ENTRY e {
 		checkFusedModule(t, "v.hlo", src, fm, 1<<20)
 	}
 }
+
+// TestReduceReadsComputedBroadcasts: a reduction that broadcasts a
+// computed value (attention weights against a value cache) reads it from
+// memory: the value's own kernel computes it once, and the reduce fusion
+// takes the broadcast, the products and the sum.
+func TestReduceReadsComputedBroadcasts(t *testing.T) {
+	const src = `HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4,64] parameter(0)
+  v = f32[64,4,32] parameter(1)
+  w = f32[4,64] exponential(p)
+  t = f32[64,4] transpose(w), dimensions={1,0}
+  b = f32[64,4,32] broadcast(t), dimensions={0,1}
+  m = f32[64,4,32] multiply(v, b)
+  z = f32[] constant(0)
+  ROOT r = f32[4,32] reduce(m, z), dimensions={0}, to_apply=add
+}
+`
+	m, err := hlo.Parse("bc.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, verify.Verify("bc.hlo", m))
+	fm, st, err := fusion.Fuse(m)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"kInput": 1, "kLoop": 1}, st.Fusions)
+	red := fm.Computation(mustAttr(t, fm.Entry.Root, "calls"))
+	var ops []string
+	for _, in := range red.Instructions {
+		ops = append(ops, in.Opcode)
+	}
+	require.Equal(t, []string{"parameter", "parameter", "broadcast", "multiply", "constant", "reduce"}, ops)
+	checkFusedModule(t, "bc.hlo", src, fm, 1<<20)
+}

@@ -166,9 +166,9 @@ func writeFile(path string, fn func(io.Writer) error) error {
 // the header.
 func writeKernelCSV(w io.Writer, ks []traces.KernelStats) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"name", "kind", "runs", "cycles", "flops", "bytes", "intensity", "bound", "achieved", "energy_joules", "source"})
+	cw.Write([]string{"name", "kind", "runs", "cycles", "flops", "bytes", "vmem_bytes", "intensity", "bound", "achieved", "energy_joules", "source"})
 	for _, k := range ks {
-		cw.Write([]string{k.Name, k.Kind, fmt.Sprint(k.Runs), fmt.Sprint(k.Cycles), fmt.Sprint(k.FLOPs), fmt.Sprint(k.Bytes),
+		cw.Write([]string{k.Name, k.Kind, fmt.Sprint(k.Runs), fmt.Sprint(k.Cycles), fmt.Sprint(k.FLOPs), fmt.Sprint(k.Bytes), fmt.Sprint(k.VMEMBytes),
 			strconv.FormatFloat(k.Intensity, 'g', 6, 64), k.Bound, strconv.FormatFloat(k.Achieved, 'f', 4, 64), strconv.FormatFloat(k.EnergyJoules, 'g', 6, 64), k.Source})
 	}
 	cw.Flush()

@@ -67,7 +67,7 @@ ENTRY e {
 		require.Equal(t, want, busy, "the profile's busy cycles are the report's")
 		require.True(t, strings.HasPrefix(string(mustRead(t, p(".png"))), "\x89PNG"))
 		csv := strings.Split(strings.TrimSpace(string(mustRead(t, p(".csv")))), "\n")
-		require.Equal(t, "name,kind,runs,cycles,flops,bytes,intensity,bound,achieved,energy_joules,source", csv[0])
+		require.Equal(t, "name,kind,runs,cycles,flops,bytes,vmem_bytes,intensity,bound,achieved,energy_joules,source", csv[0])
 		require.GreaterOrEqual(t, len(csv), 2)
 	}
 	// --pprof without --emit-asm writes the assembly beside the profile.
