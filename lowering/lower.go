@@ -496,8 +496,9 @@ type compiler struct {
 	// resultNames are the entry instructions whose buffers may be the
 	// program's results, which stay in HBM; forceHBM puts every array
 	// there (the copies that evict results from VMEM; vmem.go).
-	resultNames map[string]bool
-	forceHBM    bool
+	resultNames   map[string]bool
+	fusionResults map[*hlo.Instruction]map[string]bool // fusionResultNames'
+	forceHBM      bool
 	// lowering is the entry instruction being lowered (nil between them).
 	lowering *hlo.Instruction
 }
