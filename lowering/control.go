@@ -285,7 +285,7 @@ func (c *compiler) whileLoop(in *hlo.Instruction) error {
 		return c.fail(in, "the loop's initial value has no value")
 	}
 	readOnly := map[string]bool{}
-	state, err := c.loopState(in, in.Shape, init, loopInvariant(body), map[string]bool{}, readOnly)
+	state, err := c.loopState(in, in.Shape, init, loopInvariant(body), c.slicedOnly(body), map[string]bool{}, readOnly)
 	if err != nil {
 		return err
 	}

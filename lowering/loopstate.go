@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/pulse-sim/pulse/hlo"
 )
@@ -14,9 +15,14 @@ import (
 // So does an array the body passes through unchanged (pass lists those
 // tuple indices: a scan's weights, read by every iteration and written by
 // none), read-only whoever else reads it; readOnly collects their tensors.
+// A small such array in HBM that the body reads whole (not only slices of
+// it: a scan's stacked weights, a layer an iteration) is copied into VMEM
+// once instead (hoistsToVMEM), as XLA's memory-space assignment keeps a
+// loop's invariant operands on chip: the body's kernels then read it
+// there every iteration.
 // Every other array gets a buffer of its own, which the loop-init kernel
 // fills. taken keeps two state arrays from sharing a tensor.
-func (c *compiler) loopState(in *hlo.Instruction, s *hlo.Shape, init *value, pass map[int]bool, taken, readOnly map[string]bool) (*value, error) {
+func (c *compiler) loopState(in *hlo.Instruction, s *hlo.Shape, init *value, pass, sliced map[int]bool, taken, readOnly map[string]bool) (*value, error) {
 	if !s.IsTuple {
 		return c.stateArray(in, s, init, taken)
 	}
@@ -25,7 +31,7 @@ func (c *compiler) loopState(in *hlo.Instruction, s *hlo.Shape, init *value, pas
 	}
 	v := &value{shape: s, tuple: make([]*value, len(s.Tuple))}
 	for i, t := range s.Tuple {
-		if e := init.tuple[i]; pass[i] && sameArray(t, e) {
+		if e := init.tuple[i]; pass[i] && sameArray(t, e) && (sliced[i] || !c.hoistsToVMEM(e)) {
 			v.tuple[i] = &value{tensor: e.tensor, addr: e.addr, shape: t, dt: e.dt}
 			taken[e.tensor], readOnly[e.tensor] = true, true
 		}
@@ -108,6 +114,70 @@ func loopInvariant(body *hlo.Computation) map[int]bool {
 		}
 	}
 	return out
+}
+
+// slicedOnly lists the tuple indices of a while body's state that the
+// body reads only through slices and dynamic slices (get-tuple-element i
+// of the parameter read by nothing else, through reshapes, bitcasts and
+// fusions whose own computation slices it).
+func (c *compiler) slicedOnly(body *hlo.Computation) map[int]bool {
+	out := map[int]bool{}
+	for _, b := range body.Instructions {
+		if b.Opcode != hlo.OpGetTupleElement || len(b.Operands) != 1 {
+			continue
+		}
+		idx, err := hlo.IntAttr(b, "index")
+		if err != nil {
+			continue
+		}
+		only := c.readsOnlySlices(body, b.Name, 0)
+		if prev, seen := out[int(idx)]; seen {
+			only = only && prev
+		}
+		out[int(idx)] = only
+	}
+	return out
+}
+
+// readsOnlySlices reports whether comp reads the value name only through
+// slices and dynamic slices of it (depth bounds the fusions followed).
+func (c *compiler) readsOnlySlices(comp *hlo.Computation, name string, depth int) bool {
+	n := 0
+	for _, u := range comp.Instructions {
+		for i, o := range u.Operands {
+			if o.Name != name {
+				continue
+			}
+			n++
+			switch {
+			case u == comp.Root && u.Opcode == hlo.OpTuple && depth == 0:
+				// The body hands it on to the next iteration.
+			case (u.Opcode == hlo.OpSlice || u.Opcode == hlo.OpDynamicSlice) && i == 0:
+			case u.Opcode == hlo.OpReshape || u.Opcode == hlo.OpBitcast:
+				if !c.readsOnlySlices(comp, u.Name, depth) {
+					return false
+				}
+			case u.Opcode == hlo.OpFusion && depth < 4:
+				callee, _ := u.Attr("calls")
+				fc := c.m.Computation(strings.TrimPrefix(callee, "%"))
+				if fc == nil {
+					return false
+				}
+				var param *hlo.Instruction
+				for _, p := range fc.Instructions {
+					if p.Opcode == hlo.OpParameter && p.ParamNumber == int64(i) {
+						param = p
+					}
+				}
+				if param == nil || !c.readsOnlySlices(fc, param.Name, depth+1) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+	}
+	return n > 0
 }
 
 // stateOwned lists the tensors of a loop's state that its body may

@@ -113,9 +113,7 @@ func (a *vmemArena) clone() *vmemArena {
 const residentPrefix = "v_"
 
 // isResident reports whether tensor lives in VMEM.
-func isResident(tensor string) bool {
-	return len(tensor) > len(residentPrefix) && tensor[:len(residentPrefix)] == residentPrefix
-}
+func isResident(tensor string) bool { return strings.HasPrefix(tensor, residentPrefix) }
 
 // residentAddr matches a tile operand in the hbm space whose address
 // starts with a VMEM tensor (after a base register, if any).
@@ -125,9 +123,6 @@ var residentAddr = regexp.MustCompile(`\bhbm\[((?:r[0-9]+\+)?` + residentPrefix 
 // space: the kernel generators write every array operand as hbm[...],
 // and only the tensor's name says where the array is.
 func placeResident(src string) string {
-	if !regexp.MustCompile(`\b` + residentPrefix).MatchString(src) {
-		return src
-	}
 	return residentAddr.ReplaceAllString(src, "sram[$1")
 }
 
@@ -239,4 +234,30 @@ func (c *compiler) evictResults(root *hlo.Instruction, v *value) (*value, error)
 		return nil, err
 	}
 	return dst, c.copyInto(root, dst, v, "evict")
+}
+
+// hoistsToVMEM reports whether a loop's read-only array v, in HBM, gets a
+// VMEM copy for the loop's iterations to read: it is small and the arena
+// has room for it now.
+func (c *compiler) hoistsToVMEM(v *value) bool {
+	a := c.heap.vmem
+	if a == nil || c.forceHBM || v == nil || v.tensor == "" || isResident(v.tensor) {
+		return false
+	}
+	size := v.shape.Elems() * int64(v.dt.Size())
+	return size <= vmemMaxArray(a.limit-a.base) && a.fits(size)
+}
+
+// fits reports whether the arena has size bytes free in one span.
+func (a *vmemArena) fits(size int64) bool {
+	size = (size + vmemAlign - 1) / vmemAlign * vmemAlign
+	if a.top+size <= a.limit {
+		return true
+	}
+	for _, s := range a.free {
+		if s.size >= size {
+			return true
+		}
+	}
+	return false
 }

@@ -74,6 +74,11 @@ func TestVMEMArrays(t *testing.T) {
 			}
 			require.NotEmpty(t, names)
 			require.Contains(t, asm, "/evict", "the loop state moves to HBM after the loop")
+			// The weights the body reads whole and hands on unchanged
+			// are copied into VMEM once (hoistsToVMEM): no kernel of
+			// the loop reads them from HBM.
+			loop := asm[strings.Index(asm, "; ==== while"):]
+			require.NotContains(t, loop, "t_w0", "the loop reads its invariant weights from VMEM")
 			withArena[chip] = r.Report.Cycles
 		})
 	}
