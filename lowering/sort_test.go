@@ -2,6 +2,7 @@ package lowering_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -181,6 +182,23 @@ ENTRY e {
   i = s32[%d,%d] iota(), iota_dimension=1
   ROOT s = (f32[%d,%d], s32[%d,%d]) sort(x, i), dimensions={1}, to_apply=cmp, is_stable=true
 }`
+	// JAX's argsort broadcasts a row's iota: fused into a kernel of its
+	// own, its result is still the positions the sort kernel stands for,
+	// not an array it loads and moves (argsort_and_sort's sort: 9,659 ->
+	// 7,189 cycles).
+	jaxArgsort := `cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT, type=TOTALORDER
+}
+ENTRY e {
+  x = f32[8,1024] parameter(0)
+  r = s32[1024] iota(), iota_dimension=0
+  i = s32[8,1024] broadcast(r), dimensions={1}
+  ROOT s = (f32[8,1024], s32[8,1024]) sort(x, i), dimensions={1}, to_apply=cmp, is_stable=true
+}`
 	f64 := `cmp {
   a = f64[] parameter(0)
   b = f64[] parameter(1)
@@ -196,6 +214,7 @@ ENTRY e {
 		maxCycles       int64
 	}{
 		{"argsort 8x1024", "tpuv4core", fmt.Sprintf(argsort, 8, 1024, 8, 1024, 8, 1024, 8, 1024), true, 12000},
+		{"argsort of a broadcast iota", "tpuv4core", jaxArgsort, true, 12000},
 		{"argsort 3x1000 padded", "trn1nc", fmt.Sprintf(argsort, 3, 1000, 3, 1000, 3, 1000, 3, 1000), true, 0},
 		{"argsort beyond teach16's SRAM", "teach16", fmt.Sprintf(argsort, 16, 2048, 16, 2048, 16, 2048, 16, 2048), false, 0},
 		{"f64 keys", "tpuv4core", f64, false, 0},
@@ -207,6 +226,10 @@ ENTRY e {
 				kinds[k.Kind] = true
 			}
 			require.Equal(t, tc.kernel, kinds["sort"], "a sort kernel")
+			if tc.src == jaxArgsort {
+				sortText := x.Compiled.Asm[strings.Index(x.Compiled.Asm, ": sort s ("):]
+				require.NotContains(t, sortText, "fusion", "the positions are not loaded")
+			}
 			if tc.maxCycles > 0 {
 				require.Less(t, r.Report.Cycles, tc.maxCycles)
 			}
