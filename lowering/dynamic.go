@@ -2,6 +2,7 @@ package lowering
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/pulse-sim/pulse/hlo"
 )
@@ -44,18 +45,40 @@ func (c *compiler) dynamicDMA(in *hlo.Instruction, first int, dims, sizes []int6
 			return c.fail(in, "the array's %d bytes are beyond the 32-bit scalar registers' reach, and its leading dimension has %d start positions (at most %d are tabled)", prod(dims)*esize, n, maxDynamicCases)
 		}
 	}
-	emit("semset  s0, 0")
+	// A constant index (a scan's zeros for the dims it does not slice)
+	// is an immediate; the others are loaded, each DMA a descriptor of
+	// its own, round the engines.
+	literal := make([]*int64, len(idx))
+	loads := 0
 	for i, o := range idx {
 		v := c.bufs[o.Name]
 		if v == nil || v.tuple != nil || v.empty || v.shape.Elems() != 1 || !v.dt.IsInt() {
 			return c.fail(in, "start index %d is not an integer scalar in memory", i)
 		}
-		emit("dma     smem[%#x]:%s[1], %s @0 signal s0", condWord+8*i, v.dt, view{v: v, strides: []int64{1}}.operand([]int64{1}))
+		if lit, ok := c.literals[v]; ok {
+			if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
+				literal[i] = &n
+				continue
+			}
+		}
+		if loads == 0 {
+			emit("semset  s0, 0")
+		}
+		emit("dma     smem[%#x]:%s[1], %s @%d signal s0", condWord+8*i, v.dt, view{v: v, strides: []int64{1}}.operand([]int64{1}), loads%max(c.chip.DMA.Engines, 1))
+		loads++
 	}
-	emit("wait    s0, %d", len(idx))
+	if loads > 0 {
+		emit("wait    s0, %d", loads)
+	}
 	emit("li      r3, 0")
 	for i := range idx {
 		if table && i == 0 {
+			continue
+		}
+		if n := literal[i]; n != nil {
+			if off := min(max(*n, 0), dims[i]-sizes[i]) * st[i] * esize; off != 0 {
+				emit("addi    r3, r3, %d", off)
+			}
 			continue
 		}
 		c.loadInt(in, condWord+8*int64(i), c.bufs[idx[i].Name].dt)
@@ -68,9 +91,13 @@ func (c *compiler) dynamicDMA(in *hlo.Instruction, first int, dims, sizes []int6
 		dma(0)
 		return nil
 	}
-	c.loadInt(in, condWord, c.bufs[idx[0].Name].dt)
-	emit("maxi    r1, r1, 0")
-	emit("mini    r1, r1, %d", dims[0]-sizes[0])
+	if n := literal[0]; n != nil {
+		emit("li      r1, %d", min(max(*n, 0), dims[0]-sizes[0]))
+	} else {
+		c.loadInt(in, condWord, c.bufs[idx[0].Name].dt)
+		emit("maxi    r1, r1, 0")
+		emit("mini    r1, r1, %d", dims[0]-sizes[0])
+	}
 	c.nlabel++
 	done := fmt.Sprintf("k%d_cases_done", c.nlabel)
 	for j := int64(0); j <= dims[0]-sizes[0]; j++ {
