@@ -117,9 +117,10 @@ func loopInvariant(body *hlo.Computation) map[int]bool {
 }
 
 // slicedOnly lists the tuple indices of a while body's state that the
-// body reads only through slices and dynamic slices (get-tuple-element i
-// of the parameter read by nothing else, through reshapes, bitcasts and
-// fusions whose own computation slices it).
+// body reads only through slices and dynamic slices, or not at all
+// (get-tuple-element i of the parameter read by nothing else, through
+// reshapes, bitcasts and fusions whose own computation slices it): a VMEM
+// copy of such an array would not pay for itself.
 func (c *compiler) slicedOnly(body *hlo.Computation) map[int]bool {
 	out := map[int]bool{}
 	for _, b := range body.Instructions {
@@ -140,15 +141,14 @@ func (c *compiler) slicedOnly(body *hlo.Computation) map[int]bool {
 }
 
 // readsOnlySlices reports whether comp reads the value name only through
-// slices and dynamic slices of it (depth bounds the fusions followed).
+// slices and dynamic slices of it, if at all (depth bounds the fusions
+// followed).
 func (c *compiler) readsOnlySlices(comp *hlo.Computation, name string, depth int) bool {
-	n := 0
 	for _, u := range comp.Instructions {
 		for i, o := range u.Operands {
 			if o.Name != name {
 				continue
 			}
-			n++
 			switch {
 			case u == comp.Root && u.Opcode == hlo.OpTuple && depth == 0:
 				// The body hands it on to the next iteration.
@@ -177,7 +177,7 @@ func (c *compiler) readsOnlySlices(comp *hlo.Computation, name string, depth int
 			}
 		}
 	}
-	return n > 0
+	return true
 }
 
 // stateOwned lists the tensors of a loop's state that its body may
