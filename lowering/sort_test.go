@@ -170,14 +170,16 @@ ENTRY e {
 // fit (teach16's 256 KiB) or whose keys are f64 is still expanded into a
 // network of kernels. Values are the evaluator's, races watched.
 func TestSortKernel(t *testing.T) {
-	argsort := `cmp {
+	// argsortCmp orders (key, position) pairs by key alone.
+	const argsortCmp = `cmp {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   c = s32[] parameter(2)
   d = s32[] parameter(3)
   ROOT lt = pred[] compare(a, b), direction=LT, type=TOTALORDER
 }
-ENTRY e {
+`
+	argsort := argsortCmp + `ENTRY e {
   x = f32[%d,%d] parameter(0)
   i = s32[%d,%d] iota(), iota_dimension=1
   ROOT s = (f32[%d,%d], s32[%d,%d]) sort(x, i), dimensions={1}, to_apply=cmp, is_stable=true
@@ -186,14 +188,7 @@ ENTRY e {
 	// own, its result is still the positions the sort kernel stands for,
 	// not an array it loads and moves (argsort_and_sort's sort: 9,659 ->
 	// 7,189 cycles).
-	jaxArgsort := `cmp {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  c = s32[] parameter(2)
-  d = s32[] parameter(3)
-  ROOT lt = pred[] compare(a, b), direction=LT, type=TOTALORDER
-}
-ENTRY e {
+	jaxArgsort := argsortCmp + `ENTRY e {
   x = f32[8,1024] parameter(0)
   r = s32[1024] iota(), iota_dimension=0
   i = s32[8,1024] broadcast(r), dimensions={1}
