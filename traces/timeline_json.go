@@ -21,7 +21,7 @@ const (
 
 // sliceNames name a unit's stretch by state (busy stretches take the
 // instruction's mnemonic instead).
-var sliceNames = []string{"busy", "semaphore wait", "structural stall", "memory wait", "idle"}
+var sliceNames = []string{"busy", "semaphore wait", "structural stall", "memory wait", "bank conflict stall", "idle"}
 
 // WriteJSON writes the timeline as Chrome Trace Event JSON (the object
 // form, with metadata naming and ordering every process and track), which

@@ -2,6 +2,7 @@ package traces_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"io"
@@ -332,6 +333,7 @@ func TestTimelineIsAValidChromeTrace(t *testing.T) {
 				require.True(t, st.counterNames["HBM ch0 (GB/s)"], "per-channel counters")
 			}
 			require.True(t, st.counterNames["queue depth dma0"], "queue depth counter")
+			stallSlicesMatchReport(t, buf.Bytes(), r)
 			require.True(t, st.counterNames["SRAM touched by the running kernel (bytes)"], "SRAM counter")
 			// Within two core cycles: slices end on the cycle their
 			// unit's state changed, the run at its last event (a
@@ -350,6 +352,53 @@ func TestTimelineIsAValidChromeTrace(t *testing.T) {
 			require.NoError(t, tl2.WriteJSON(&again))
 			require.Equal(t, buf.Bytes(), again.Bytes())
 		})
+	}
+}
+
+// stallSlicesMatchReport checks that each unit's stall slices in a trace
+// add up to the report's stalls of that kind, so a slice is named for the
+// state it shows (a bank-conflict stall once read "idle").
+func stallSlicesMatchReport(t *testing.T, data []byte, r *run) {
+	t.Helper()
+	var top struct {
+		TraceEvents []struct {
+			Ph   string         `json:"ph"`
+			Name string         `json:"name"`
+			Pid  int            `json:"pid"`
+			Tid  int            `json:"tid"`
+			Dur  float64        `json:"dur"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(data, &top))
+	track := map[[2]int]string{}
+	for _, e := range top.TraceEvents {
+		if e.Ph == "M" && e.Name == "thread_name" {
+			track[[2]int{e.Pid, e.Tid}], _ = e.Args["name"].(string)
+		}
+	}
+	got := map[string]map[string]float64{} // unit -> slice name -> ns
+	for _, e := range top.TraceEvents {
+		if e.Ph != "X" {
+			continue
+		}
+		u := track[[2]int{e.Pid, e.Tid}]
+		if got[u] == nil {
+			got[u] = map[string]float64{}
+		}
+		got[u][e.Name] += e.Dur * 1000
+	}
+	ns := 1000 / r.model.Clock.MHz()
+	for name, st := range r.report.Stalls {
+		if _, ok := r.report.Units[name]; !ok || got[name] == nil {
+			continue
+		}
+		for slice, cycles := range map[string]int64{"semaphore wait": st.Semaphore, "structural stall": st.Structural,
+			"memory wait": st.Memory, "bank conflict stall": st.BankConflict} {
+			want := float64(cycles) * ns
+			require.InDelta(t, want, got[name][slice], 0.01*want+4*ns, "%s: %s slices against the report", name, slice)
+		}
+		require.LessOrEqual(t, got[name]["idle"], float64(st.Idle)*ns+4*ns, "%s: idle slices", name)
 	}
 }
 
