@@ -85,7 +85,7 @@ func (c *compiler) topKKernel(in *hlo.Instruction) (bool, error) {
 	c.bufs[in.Name] = out
 	vals, idxs := out.tuple[0], out.tuple[1]
 	c.kernelHeader(in, "sort", 0, x.shape.Bytes()+vals.shape.Bytes()+idxs.shape.Bytes())
-	if rp, ok := planTopKRegs(rows, n, k, c.chip.Memory.VRegBytes); ok {
+	if rp, ok := planTopKRegs(rows, n, k, c.chip.Memory.VRegBytes, int64(c.chip.VPU.Lanes*c.chip.VPU.Sublanes)); ok {
 		c.topKInRegisters(in, x, vals, idxs, rp, rows, n, k, largest)
 		return true, nil
 	}
