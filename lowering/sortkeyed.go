@@ -90,6 +90,18 @@ func (c *compiler) keyedSortKernel(in *hlo.Instruction, p *keyedSortPlan, ops, o
 		emit("vfill   %s, %s", rowView(keyArr.normal+n*int64(p.keyDT.Size()), p.keyDT, np-n), lastKey(p.keyDT, p.greater))
 	}
 
+	// In the registers, the network's arrays are copied in (and out
+	// below); there is no transposed layout.
+	space, m, temp := "sram", p.masks, p.temp
+	if p.inRegs {
+		space, m, temp, T = "vreg", p.regMasks, p.regTemp, 1
+		for _, a := range p.arrays {
+			if !a.still {
+				emit("vcopy   vreg[%d]:%s[%d], %s", a.reg, a.dt, rows*np, full(a.normal, a.dt))
+			}
+		}
+	}
+
 	// The network. A fence before the xposes of a change of layout
 	// signals s2 once per cross-lane unit used; the xposes signal s3,
 	// which the next vector instruction waits for.
@@ -128,7 +140,6 @@ func (c *compiler) keyedSortKernel(in *hlo.Instruction, p *keyedSortPlan, ops, o
 		pendingWait = fmt.Sprintf(" wait s3:%d", len(moved))
 		transposed = !transposed
 	}
-	m := p.masks
 	for k := int64(2); k <= np; k *= 2 {
 		for j := k / 2; j >= 1; j /= 2 {
 			if want := T > 1 && j < T; want != transposed {
@@ -139,6 +150,9 @@ func (c *compiler) keyedSortKernel(in *hlo.Instruction, p *keyedSortPlan, ops, o
 			var dir []int64
 			dirDim := 1
 			base := func(a sortArray) int64 { return a.normal }
+			if p.inRegs {
+				base = func(a sortArray) int64 { return a.reg }
+			}
 			if transposed {
 				d0, d1, dist = T/(2*j), j*M, j*M
 				base = func(a sortArray) int64 { return a.transposed }
@@ -156,9 +170,9 @@ func (c *compiler) keyedSortKernel(in *hlo.Instruction, p *keyedSortPlan, ops, o
 				if hi {
 					at += dist * int64(a.dt.Size())
 				}
-				return fmt.Sprintf("sram[%d]:%s[%d,%d]{%d,1}", at, a.dt, d0, d1, 2*dist)
+				return fmt.Sprintf("%s[%d]:%s[%d,%d]{%d,1}", space, at, a.dt, d0, d1, 2*dist)
 			}
-			flat := func(at int64, dt isa.DType) string { return fmt.Sprintf("sram[%d]:%s[%d,%d]", at, dt, d0, d1) }
+			flat := func(at int64, dt isa.DType) string { return fmt.Sprintf("%s[%d]:%s[%d,%d]", space, at, dt, d0, d1) }
 			cmpOp := "vcmp.lt"
 			if p.greater {
 				cmpOp = "vcmp.gt"
@@ -181,20 +195,27 @@ func (c *compiler) keyedSortKernel(in *hlo.Instruction, p *keyedSortPlan, ops, o
 			vec("vor     %s, %s, %s", flat(m[0], isa.Pred), flat(m[0], isa.Pred), flat(m[1], isa.Pred))
 			if k < np {
 				// Descending blocks swap where ascending ones do not.
-				vec("viota   sram[%d]:pred[%s], %d", m[3], joinDims(dir), dirDim)
+				vec("viota   %s[%d]:pred[%s], %d", space, m[3], joinDims(dir), dirDim)
 				vec("vxor    %s, %s, %s", flat(m[0], isa.Pred), flat(m[0], isa.Pred), flat(m[3], isa.Pred))
 			}
 			swap := flat(m[0], isa.Pred)
 			for _, a := range moved {
 				L, H := side(a, false), side(a, true)
-				vec("vcopy   %s, %s", flat(p.temp, a.dt), L)
+				vec("vcopy   %s, %s", flat(temp, a.dt), L)
 				vec("vsel    %s, %s, %s", L, swap, H)
-				vec("vsel    %s, %s, %s", H, swap, flat(p.temp, a.dt))
+				vec("vsel    %s, %s, %s", H, swap, flat(temp, a.dt))
 			}
 		}
 	}
 	if transposed {
 		transition()
+	}
+	if p.inRegs {
+		for _, a := range moved {
+			if a.operand != -1 { // the key alone is not stored
+				vec("vcopy   %s, vreg[%d]:%s[%d]", full(a.normal, a.dt), a.reg, a.dt, rows*np)
+			}
+		}
 	}
 	emit("barrier") // the network is done
 	for i, v := range outs {

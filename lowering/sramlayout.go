@@ -16,3 +16,14 @@ func (l *sramLayout) take(bytes int64) int64 {
 	l.end += align64(bytes)
 	return a
 }
+
+// regLayout places arrays in the vector registers one after another, each
+// 64-byte aligned: the registers have no banks to spread over.
+type regLayout struct{ end int64 }
+
+// take reserves bytes and returns their address.
+func (l *regLayout) take(bytes int64) int64 {
+	a := l.end
+	l.end += align64(bytes)
+	return a
+}

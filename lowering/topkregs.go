@@ -118,7 +118,7 @@ func fitTopKRegs(rows, n, k, groups, vregBytes int64) (*topKRegPlan, bool) {
 	per := align64(8*width) + align64(8*p.w) + align64(p.w) + 2*64 + 2*align64(4*k)
 	cr := min(vregBytes/per, rows)
 	for ; cr >= 1; cr-- {
-		var v sramLayout
+		var v regLayout
 		p.keys, p.spare, p.eq = v.take(8*cr*width), v.take(8*cr*p.w), v.take(cr*p.w)
 		p.mx, p.tmp = v.take(8*cr), v.take(4*cr)
 		p.chunkVals, p.chunkIdx = v.take(4*cr*k), v.take(4*cr*k)

@@ -16,7 +16,7 @@ func TestTopKRegPlan(t *testing.T) {
 	}{
 		{64, 1000, 5, 4}, // top_k_scores: f32[64,1000], k=5
 		{64, 1000, 1, 1},
-		{16, 1001, 9, 4}, // 4 groups of 251 columns, the last padded
+		{16, 1001, 9, 2}, // 2 groups of 501 columns, the last padded
 		{3, 127, 9, 1},   // 381 elements: every instruction one pass
 		{32, 250, 12, 2},
 		{8, 4096, 32, 4},
