@@ -110,3 +110,26 @@ func TestSplitKSetsAcrossGroups(t *testing.T) {
 	x, _ := compileRunChecked(t, "tpuv4core", nil, src)
 	require.Contains(t, x.Compiled.Asm, "K split 4 ways")
 }
+
+// TestLastGroupInHalves: the kernel's last column group, its block's lhs
+// panel resident, runs as two groups of half the rows, so that the first
+// half's results store while the second half computes (1024^3 bf16 on
+// tpuv4core: 22,028 -> 20,334 cycles). Only its rhs tiles are read twice.
+func TestLastGroupInHalves(t *testing.T) {
+	const src = `HloModule m
+ENTRY e {
+  a = bf16[1024,256] parameter(0)
+  b = bf16[256,1024] parameter(1)
+  ROOT d = f32[1024,1024] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}`
+	x, r := compileRunChecked(t, "tpuv4core", nil, src)
+	require.Contains(t, x.Compiled.Asm, "lhs panel kept in sram")
+	halves := 0
+	for _, l := range strings.Split(x.Compiled.Asm, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "mxu.m") && strings.Contains(l, ":f32[512,128], sram[") {
+			halves++
+		}
+	}
+	require.Equal(t, 2*2*4, halves, "the last group: two halves of 512 rows, two K tiles, four MXUs")
+	require.Equal(t, int64(512<<10+512<<10+256<<10), r.Report.HBM.BytesRead, "HBM read: a, b, and b's last column group again")
+}
