@@ -1,0 +1,50 @@
+package lowering_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestEpilogueInRegisters: a dot's epilogue keeps its intermediate values
+// in the vector registers, in chunks of rows, where the chip has them (a
+// GELU's ten ops each read two tiles and wrote one through the SRAM banks:
+// gpt2_block_bf16's MLP dot 6,473 -> 5,152 cycles on tpuv4core); the
+// loaded operand and the stored result stay in SRAM; the values are the
+// evaluator's, on chips with registers and without.
+func TestEpilogueInRegisters(t *testing.T) {
+	const src = `HloModule m
+f {
+  a = bf16[256,256] parameter(0)
+  w = bf16[256,512] parameter(1)
+  bias = bf16[512] parameter(2)
+  d = bf16[256,512] dot(a, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = bf16[256,512] broadcast(bias), dimensions={1}
+  x = bf16[256,512] add(d, bb)
+  x3 = bf16[256,512] multiply(x, x)
+  x4 = bf16[256,512] multiply(x3, x)
+  c = bf16[] constant(0.0447)
+  cb = bf16[256,512] broadcast(c), dimensions={}
+  y = bf16[256,512] multiply(x4, cb)
+  z = bf16[256,512] add(x, y)
+  th = bf16[256,512] tanh(z)
+  ROOT r = bf16[256,512] multiply(x, th)
+}
+ENTRY e {
+  a = bf16[256,256] parameter(0)
+  w = bf16[256,512] parameter(1)
+  bias = bf16[512] parameter(2)
+  ROOT o = bf16[256,512] fusion(a, w, bias), kind=kOutput, calls=f
+}`
+	for _, chip := range []string{"tpuv4core", "trn1nc"} {
+		t.Run(chip, func(t *testing.T) {
+			x, _ := compileRunChecked(t, chip, nil, src)
+			inRegs := strings.Contains(x.Compiled.Asm, "vtanh   vreg[")
+			require.Equal(t, chip == "tpuv4core", inRegs, "the epilogue's values in registers")
+			if inRegs {
+				require.Contains(t, x.Compiled.Asm, "vmul    sram[", "the result written to SRAM for its store")
+			}
+		})
+	}
+}
