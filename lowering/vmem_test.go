@@ -87,3 +87,23 @@ func TestVMEMArrays(t *testing.T) {
 	_, r := compileRunChecked(t, "tpuv4core", []string{"memory.sram_bytes=4194304"}, vmemLoop)
 	require.Less(t, withArena["tpuv4core"]*3/2, r.Report.Cycles, "VMEM arrays save HBM latencies")
 }
+
+// TestPadIntoVMEM: a pad whose result is in VMEM fills it where it lies
+// (a vector fill of the sram tensor) and copies the operand over the
+// fill, where through HBM a filled SRAM buffer is copied out; the values
+// are the evaluator's either way.
+func TestPadIntoVMEM(t *testing.T) {
+	const src = `ENTRY e {
+  x = f32[4,16,16,32] parameter(0)
+  z = f32[] constant(0)
+  p = f32[4,18,18,32] pad(x, z), padding=0_0x1_1x1_1x0_0
+  ROOT s = f32[4,18,18,32] multiply(p, p)
+}`
+	for _, chip := range []string{"tpuv4core", "teach16"} {
+		t.Run(chip, func(t *testing.T) {
+			x, _ := compileRunChecked(t, chip, nil, src)
+			inPlace := regexp.MustCompile(`vfill +sram\[v_\S*p\S*\]`).MatchString(x.Compiled.Asm)
+			require.Equal(t, chip == "tpuv4core", inPlace, "the pad filled in VMEM")
+		})
+	}
+}
