@@ -336,12 +336,26 @@ func (e *epilogue) emit(t epiTileAt, sy epiSync, out *value) {
 	if regs == nil || !accOK {
 		regs, chunkRows = nil, t.rows
 	}
+	osz := int64(out.dt.Size())
+	rb := e.byName[e.root.Name]
+	// A result in VMEM is written where it lies by the last op, as a
+	// TPU's vector stores write VMEM, not through an SRAM tile and a DMA
+	// (each a descriptor and a copy on the kernel's last path); the last
+	// op then signals what the stores would have.
+	direct := isResident(out.tensor) && rb.dt == out.dt
+	outTile := func(r0, rows int64) string {
+		return fmt.Sprintf("hbm[%s%s+%d]:%s[%d,%d]{%d,1}", t.reg(e.M*e.N*osz, e.N*osz, osz), out.tensor,
+			(t.b*e.M*e.N+(e.rowBase+t.m0+r0)*e.N+e.colBase+t.n0)*osz, out.dt, rows, t.cols, e.N)
+	}
 	chunks := splitRowsBy(t.rows, chunkRows)
 	for ci, ch := range chunks {
 		r0, cr := ch[0], ch[1]
 		tile := func(name string) string {
 			if at, ok := regs[name]; ok {
 				return fmt.Sprintf("vreg[%d]:%s[%d,%d]", at, e.byName[name].dt, cr, t.cols)
+			}
+			if direct && name == e.root.Name {
+				return outTile(r0, cr)
 			}
 			return sramTile(name, r0, cr)
 		}
@@ -351,7 +365,11 @@ func (e *epilogue) emit(t epiTileAt, sy epiSync, out *value) {
 				sync = fmt.Sprintf(" wait s15:%d", nloads)
 			}
 			if i == len(e.order)-1 && ci == len(chunks)-1 {
-				sync += fmt.Sprintf(" signal s%d:%d", sy.ready, max(sy.pieces, 1))
+				if direct {
+					sync += fmt.Sprintf(" signal s%d:%d", sy.stored, max(sy.pieces, 1))
+				} else {
+					sync += fmt.Sprintf(" signal s%d:%d", sy.ready, max(sy.pieces, 1))
+				}
 			}
 			c.loc(b)
 			if b == e.dot {
@@ -369,9 +387,10 @@ func (e *epilogue) emit(t epiTileAt, sy epiSync, out *value) {
 			c.vectorOp(b, tile, e.consts, sync)
 		}
 	}
-	osz := int64(out.dt.Size())
+	if direct {
+		return
+	}
 	c.loc(e.root)
-	rb := e.byName[e.root.Name]
 	for _, q := range splitRows(t.rows, max(sy.pieces, 1)) {
 		eng := sy.storeEng
 		if sy.storeEngine != nil {

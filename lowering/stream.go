@@ -109,6 +109,35 @@ type streamSpec struct {
 	// chunks, when set, runs each tile's ops in chunks of rows through the
 	// vector registers (streamchunks.go).
 	chunks *chunkPlan
+	// direct: the result is in VMEM and the last op writes it where it
+	// lies (directResult), with no SRAM tile and no store.
+	direct bool
+}
+
+// directResult reports whether a stream kernel's result can be written
+// where it lies: an output in VMEM, of the result buffer's type and rows,
+// one store per tile (no accumulation, extra results or passes), every op
+// emitted per tile. A TPU's vector stores write VMEM directly; through an
+// SRAM tile, each tile's result cost a DMA descriptor and a copy, the last
+// of them on the kernel's end.
+func directResult(sp *streamSpec, res *streamBuf) bool {
+	if sp.accumulate || len(sp.extraStores) > 0 || sp.passes > 1 || !isResident(sp.out.tensor) ||
+		res.dt != sp.out.dt || !slices.Equal(res.row, sp.outRow) ||
+		res.static || res.oneRow || res.hull != nil || res.share != nil || res.span > 0 || res.load != nil {
+		return false
+	}
+	for _, b := range sp.bufs {
+		if b.share == res {
+			return false
+		}
+	}
+	ops := tileOps(sp)
+	for _, op := range ops {
+		if op.emitRows != nil {
+			return false
+		}
+	}
+	return len(ops) > 0
 }
 
 // extraStore is one more buffer a stream kernel stores per tile, into an
@@ -315,6 +344,7 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	}
 	// Registers from reg+1: reg may count a nested walk's outer passes, and
 	// r28 is a skewed walk's next set (streamRows).
+	sp.direct = directResult(&sp, res)
 	sp.chunks = c.planChunks(&sp, byName, TR, reg+1, min(lastFree, 27))
 	if sp.chunks != nil {
 		if t := chunkedTileRows(&sp, R, TR, cores, onCores, bytesPerRow); t < TR {
@@ -446,20 +476,6 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 			}
 			return ""
 		}
-		tileOp := func(name string) string {
-			b := byName[name]
-			r := rows
-			if b.oneRow {
-				r = 1
-			}
-			if b.hull != nil {
-				return hullOperand(b, setReg+"+", 0, r)
-			}
-			if b.static {
-				return fmt.Sprintf("sram[%d]:%s[%s]", b.off, b.dt, joinDims(append([]int64{r}, b.row...)))
-			}
-			return fmt.Sprintf("sram[%s+%d]:%s[%s]", setReg, b.off, b.dt, joinDims(append([]int64{r}, b.row...)))
-		}
 		hbmOp := func(a *hbmAccess, row []int64, oneRow bool) string {
 			if a.smem != nil {
 				r := rows
@@ -480,6 +496,23 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 				r = 1
 			}
 			return fmt.Sprintf("hbm[%s]:%s[%s]{%s}", base, a.src.dt, joinDims(append([]int64{r}, row...)), joinDims(a.strides))
+		}
+		tileOp := func(name string) string {
+			if sp.direct && name == sp.result {
+				return hbmOp(store, sp.outRow, false)
+			}
+			b := byName[name]
+			r := rows
+			if b.oneRow {
+				r = 1
+			}
+			if b.hull != nil {
+				return hullOperand(b, setReg+"+", 0, r)
+			}
+			if b.static {
+				return fmt.Sprintf("sram[%d]:%s[%s]", b.off, b.dt, joinDims(append([]int64{r}, b.row...)))
+			}
+			return fmt.Sprintf("sram[%s+%d]:%s[%s]", setReg, b.off, b.dt, joinDims(append([]int64{r}, b.row...)))
 		}
 		nloads := 0
 		loads := func() {
@@ -538,7 +571,8 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 			}
 			if i == len(ops)-1 {
 				switch n := sp.stores(); {
-				case sp.accumulate && !last:
+				case sp.accumulate && !last, sp.direct:
+					// (A direct result frees its set as a store would.)
 					sync += " signal s2"
 				case n > 1:
 					sync += fmt.Sprintf(" signal s1:%d", n)
@@ -552,6 +586,11 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 			head, _ := splitSync(syncs[0])
 			_, tail := splitSync(syncs[len(ops)-1])
 			nchunk++
+			if sp.direct {
+				// The chunks walk the result in VMEM from this tile's
+				// place (the store access's register, when it moves).
+				sp.chunks.directOut = directChunks{access: store, base: store.base + rowBase[store] + extra[store]}
+			}
 			c.emitChunkedTile(sp.chunks, sp.chunks.ops, byName, rows, head, tail, fmt.Sprintf("%s_chunk%d", label, nchunk))
 		}
 		for i, op := range ops {
@@ -565,7 +604,7 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 				op.emit(tileOp, syncs[i])
 			}
 		}
-		if !sp.accumulate || last {
+		if !sp.direct && (!sp.accumulate || last) {
 			storeWait, storeSignal := " wait s1", "s2"
 			if len(ops) == 0 {
 				storeWait = fmt.Sprintf(" wait s0:%d", nloads)

@@ -38,6 +38,19 @@ type chunkPlan struct {
 	// buffers that advance by the same bytes a chunk.
 	regs    map[chunkGroup]int
 	counter int // counts the chunks of a tile's middle run
+	// direct is the result written where it lies in VMEM (streamSpec's
+	// direct): its chunks walk directReg from directOut, set per tile.
+	direct    string
+	directReg int
+	directOut directChunks
+}
+
+// directChunks is where a tile's direct result starts: the store access
+// (its register holding the tile's offset, when it moves) and the bytes
+// past its tensor's start.
+type directChunks struct {
+	access *hbmAccess
+	base   int64
 }
 
 // chunkGroup: SRAM buffers whose chunks advance alike. Static buffers
@@ -167,14 +180,19 @@ func (c *compiler) planChunks(sp *streamSpec, byName map[string]*streamBuf, most
 	for n, s := range slotOf {
 		p.slots[n] = int64(s) * slotBytes
 	}
-	// One register per group of SRAM buffers, and the counter.
+	// One register per group of SRAM buffers, one for a direct result,
+	// and the counter.
 	reg := firstReg
+	if sp.direct {
+		p.direct, p.directReg = sp.result, reg
+		reg++
+	}
 	for _, n := range names {
 		if src, ok := views[n]; ok {
 			n = src // the chunks walk the broadcast's source
 		}
 		b := byName[n]
-		if _, inVreg := slotOf[n]; inVreg || b == nil || b.oneRow {
+		if _, inVreg := slotOf[n]; inVreg || b == nil || b.oneRow || n == p.direct {
 			continue
 		}
 		g := chunkGroup{chunkRowBytes(b), b.static}
@@ -217,6 +235,11 @@ func chunkedTileRows(sp *streamSpec, R, TR, cores int64, onCores bool, bytesPerR
 
 // operand formats a buffer's chunk of n rows.
 func (p *chunkPlan) operand(b *streamBuf, n int64, byName map[string]*streamBuf) string {
+	if b.name == p.direct {
+		a := p.directOut.access
+		return fmt.Sprintf("hbm[r%d+%s+%d]:%s[%s]{%s}", p.directReg, a.src.tensor, p.directOut.base, a.src.dt,
+			joinDims(append([]int64{n}, b.row...)), joinDims(a.strides))
+	}
 	if src, ok := p.views[b.name]; ok {
 		return p.broadcastView(byName[src], b, n)
 	}
@@ -301,9 +324,21 @@ func (c *compiler) emitChunkedTile(p *chunkPlan, ops []streamOp, byName map[stri
 			fmt.Fprintf(w, "        add     r%d, r30, r0\n", p.regs[g])
 		}
 	}
+	var directRow int64 // bytes a direct result's chunks advance a row
+	if a := p.directOut.access; p.direct != "" {
+		directRow = a.strides[0] * int64(a.src.dt.Size())
+		if a.reg != 0 {
+			fmt.Fprintf(w, "        add     r%d, r%d, r0\n", p.directReg, a.reg)
+		} else {
+			fmt.Fprintf(w, "        li      r%d, 0\n", p.directReg)
+		}
+	}
 	advance := func(n int64) {
 		for _, g := range groups {
 			fmt.Fprintf(w, "        addi    r%d, r%d, %d\n", p.regs[g], p.regs[g], n*g.rowBytes)
+		}
+		if p.direct != "" {
+			fmt.Fprintf(w, "        addi    r%d, r%d, %d\n", p.directReg, p.directReg, n*directRow)
 		}
 	}
 	chunk := func(n int64, firstChunk, lastChunk bool) {

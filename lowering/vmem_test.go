@@ -107,3 +107,35 @@ func TestPadIntoVMEM(t *testing.T) {
 		})
 	}
 }
+
+// TestDirectResultsInVMEM: a loop kernel whose result is in VMEM writes it
+// where it lies, one op (whole tiles) or a chain (chunks through the
+// registers), and a dot's epilogue likewise: no tile of theirs is stored
+// by DMA into a VMEM tensor. The values are the evaluator's with the race
+// detector watching, in place (a result over its dying operand) too.
+func TestDirectResultsInVMEM(t *testing.T) {
+	const src = `HloModule m
+chain {
+  a = f32[256,512] parameter(0)
+  b = f32[256,512] parameter(1)
+  m = f32[256,512] multiply(a, b)
+  e = f32[256,512] exponential(m)
+  ROOT s = f32[256,512] add(e, a)
+}
+ENTRY e {
+  x = f32[256,512] parameter(0)
+  y = f32[256,512] parameter(1)
+  w = f32[512,512] parameter(2)
+  one = f32[256,512] multiply(x, y)
+  two = f32[256,512] fusion(one, y), kind=kLoop, calls=chain
+  d = f32[256,512] dot(two, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  three = f32[256,512] add(d, one)
+  ROOT r = f32[256,512] negate(three)
+}`
+	x, _ := compileRunChecked(t, "tpuv4core", nil, src)
+	asm := x.Compiled.Asm
+	require.Regexp(t, `(?m)^\.tensor v_\S*one\S* sram `, asm, "one is in VMEM")
+	require.Regexp(t, `(?m)^\.tensor v_\S*two\S* sram `, asm, "two is in VMEM")
+	require.NotRegexp(t, `dma +sram\[(r[0-9]+\+)?v_[^]]*\]:[^,]*, sram\[`, asm, "no SRAM tile is stored into a VMEM tensor")
+	require.Regexp(t, `(?m)^ +vmul +sram\[(r[0-9]+\+)?v_\S*one`, asm, "one written where it lies")
+}
