@@ -61,6 +61,9 @@ type streamBuf struct {
 	// load it shares with views at other offsets within the rows
 	// (windowhull.go); this one loads nothing.
 	hull *hullView
+	// direct: the load's source is in VMEM and the ops read it where it
+	// lies (directLoads), with no SRAM tile and no DMA.
+	direct bool
 }
 
 type streamOp struct {
@@ -112,6 +115,43 @@ type streamSpec struct {
 	// direct: the result is in VMEM and the last op writes it where it
 	// lies (directResult), with no SRAM tile and no store.
 	direct bool
+}
+
+// directLoads marks the loads the ops can read where they lie: sources
+// in VMEM, read by plain per-tile accesses (not hoisted, shared, windowed,
+// broadcast through a compact source, or walked in passes) in a kernel of
+// per-tile ops. A TPU's vector loads read VMEM directly; through an SRAM
+// tile, each tile's operand cost a DMA descriptor and a copy before the
+// first op could start.
+func directLoads(sp *streamSpec) {
+	if sp.accumulate || sp.passes > 1 {
+		return
+	}
+	for _, op := range sp.ops {
+		if op.emitRows != nil {
+			return
+		}
+	}
+	shared := map[*streamBuf]bool{}
+	bcast := map[string]bool{}
+	for _, b := range sp.bufs {
+		if b.share != nil {
+			shared[b.share] = true
+		}
+		if b.hull != nil {
+			shared[b.hull.of] = true
+		}
+	}
+	for _, op := range sp.ops {
+		if op.bcast != "" {
+			bcast[op.bcast] = true
+		}
+	}
+	for _, b := range sp.bufs {
+		l := b.load
+		b.direct = l != nil && l.smem == nil && isResident(l.src.tensor) && len(l.outer) == 0 && l.src.dt == b.dt &&
+			!b.static && !b.oneRow && b.share == nil && b.hull == nil && b.span == 0 && !shared[b] && !bcast[b.name]
+	}
 }
 
 // directResult reports whether a stream kernel's result can be written
@@ -345,6 +385,7 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	// Registers from reg+1: reg may count a nested walk's outer passes, and
 	// r28 is a skewed walk's next set (streamRows).
 	sp.direct = directResult(&sp, res)
+	directLoads(&sp)
 	sp.chunks = c.planChunks(&sp, byName, TR, reg+1, min(lastFree, 27))
 	if sp.chunks != nil {
 		if t := chunkedTileRows(&sp, R, TR, cores, onCores, bytesPerRow); t < TR {
@@ -451,7 +492,7 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 	loadAcc := map[*hbmAccess]bool{}
 	perTileLoads := 0
 	for _, b := range sp.bufs {
-		if b.load != nil && !b.static {
+		if b.load != nil && !b.static && !b.direct {
 			loadAcc[b.load] = true
 			perTileLoads++
 		}
@@ -502,6 +543,9 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 				return hbmOp(store, sp.outRow, false)
 			}
 			b := byName[name]
+			if b.direct {
+				return hbmOp(b.load, b.row, false)
+			}
 			r := rows
 			if b.oneRow {
 				r = 1
@@ -517,7 +561,7 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 		nloads := 0
 		loads := func() {
 			for _, b := range sp.bufs {
-				if b.load == nil || b.static {
+				if b.load == nil || b.static || b.direct {
 					continue
 				}
 				if b.span > 0 {
@@ -586,10 +630,14 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 			head, _ := splitSync(syncs[0])
 			_, tail := splitSync(syncs[len(ops)-1])
 			nchunk++
-			if sp.direct {
-				// The chunks walk the result in VMEM from this tile's
-				// place (the store access's register, when it moves).
-				sp.chunks.directOut = directChunks{access: store, base: store.base + rowBase[store] + extra[store]}
+			// The chunks walk direct operands and results in VMEM from
+			// this tile's place (their access's register, when it moves).
+			for name, wk := range sp.chunks.walks {
+				a := store
+				if name != sp.result || !sp.direct {
+					a = byName[name].load
+				}
+				wk.access, wk.base = a, a.base+rowBase[a]+extra[a]
 			}
 			c.emitChunkedTile(sp.chunks, sp.chunks.ops, byName, rows, head, tail, fmt.Sprintf("%s_chunk%d", label, nchunk))
 		}
@@ -606,8 +654,13 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 		}
 		if !sp.direct && (!sp.accumulate || last) {
 			storeWait, storeSignal := " wait s1", "s2"
-			if len(ops) == 0 {
+			switch {
+			case len(ops) == 0 && nloads > 0:
 				storeWait = fmt.Sprintf(" wait s0:%d", nloads)
+			case len(ops) == 0:
+				// A copy whose source is read where it lies (a direct
+				// load): the store waits for nothing but its set.
+				storeWait = wait()
 			}
 			if sp.accumulate {
 				storeSignal = "s3"

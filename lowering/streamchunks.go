@@ -38,17 +38,17 @@ type chunkPlan struct {
 	// buffers that advance by the same bytes a chunk.
 	regs    map[chunkGroup]int
 	counter int // counts the chunks of a tile's middle run
-	// direct is the result written where it lies in VMEM (streamSpec's
-	// direct): its chunks walk directReg from directOut, set per tile.
-	direct    string
-	directReg int
-	directOut directChunks
+	// walks are the buffers read or written where they lie in VMEM (a
+	// direct result, direct loads): each chunk's operand is its own
+	// register's walk from the tile's place.
+	walks map[string]*chunkWalk
 }
 
-// directChunks is where a tile's direct result starts: the store access
-// (its register holding the tile's offset, when it moves) and the bytes
-// past its tensor's start.
-type directChunks struct {
+// chunkWalk is a direct buffer's walk: its register, and where the tile
+// starts (set per tile): the access (its register holding the tile's
+// offset, when it moves) and the bytes past its tensor's start.
+type chunkWalk struct {
+	reg    int
 	access *hbmAccess
 	base   int64
 }
@@ -180,11 +180,40 @@ func (c *compiler) planChunks(sp *streamSpec, byName map[string]*streamBuf, most
 	for n, s := range slotOf {
 		p.slots[n] = int64(s) * slotBytes
 	}
-	// One register per group of SRAM buffers, one for a direct result,
-	// and the counter.
+	// One register per direct buffer (at most all but the groups' and the
+	// counter's: the loads beyond go through SRAM), one per group of SRAM
+	// buffers, and the counter.
 	reg := firstReg
+	p.walks = map[string]*chunkWalk{}
+	groupsOf := func(skip func(*streamBuf) bool) int {
+		seen := map[chunkGroup]bool{}
+		for _, n := range names {
+			if src, ok := views[n]; ok {
+				n = src
+			}
+			b := byName[n]
+			if _, inVreg := slotOf[n]; inVreg || b == nil || b.oneRow || skip(b) {
+				continue
+			}
+			seen[chunkGroup{chunkRowBytes(b), b.static}] = true
+		}
+		return len(seen)
+	}
+	direct := func(b *streamBuf) bool { return b.direct || sp.direct && b.name == sp.result }
 	if sp.direct {
-		p.direct, p.directReg = sp.result, reg
+		p.walks[sp.result] = &chunkWalk{reg: reg}
+		reg++
+	}
+	for _, n := range names {
+		b := byName[n]
+		if b == nil || !b.direct || p.walks[n] != nil {
+			continue
+		}
+		if reg+groupsOf(direct)+1 > lastReg {
+			b.direct = false // read through SRAM
+			continue
+		}
+		p.walks[n] = &chunkWalk{reg: reg}
 		reg++
 	}
 	for _, n := range names {
@@ -192,7 +221,7 @@ func (c *compiler) planChunks(sp *streamSpec, byName map[string]*streamBuf, most
 			n = src // the chunks walk the broadcast's source
 		}
 		b := byName[n]
-		if _, inVreg := slotOf[n]; inVreg || b == nil || b.oneRow || n == p.direct {
+		if _, inVreg := slotOf[n]; inVreg || b == nil || b.oneRow || direct(b) {
 			continue
 		}
 		g := chunkGroup{chunkRowBytes(b), b.static}
@@ -235,9 +264,9 @@ func chunkedTileRows(sp *streamSpec, R, TR, cores int64, onCores bool, bytesPerR
 
 // operand formats a buffer's chunk of n rows.
 func (p *chunkPlan) operand(b *streamBuf, n int64, byName map[string]*streamBuf) string {
-	if b.name == p.direct {
-		a := p.directOut.access
-		return fmt.Sprintf("hbm[r%d+%s+%d]:%s[%s]{%s}", p.directReg, a.src.tensor, p.directOut.base, a.src.dt,
+	if wk := p.walks[b.name]; wk != nil {
+		a := wk.access
+		return fmt.Sprintf("hbm[r%d+%s+%d]:%s[%s]{%s}", wk.reg, a.src.tensor, wk.base, a.src.dt,
 			joinDims(append([]int64{n}, b.row...)), joinDims(a.strides))
 	}
 	if src, ok := p.views[b.name]; ok {
@@ -324,21 +353,24 @@ func (c *compiler) emitChunkedTile(p *chunkPlan, ops []streamOp, byName map[stri
 			fmt.Fprintf(w, "        add     r%d, r30, r0\n", p.regs[g])
 		}
 	}
-	var directRow int64 // bytes a direct result's chunks advance a row
-	if a := p.directOut.access; p.direct != "" {
-		directRow = a.strides[0] * int64(a.src.dt.Size())
-		if a.reg != 0 {
-			fmt.Fprintf(w, "        add     r%d, r%d, r0\n", p.directReg, a.reg)
+	walks := make([]*chunkWalk, 0, len(p.walks))
+	for _, wk := range p.walks {
+		walks = append(walks, wk)
+	}
+	slices.SortFunc(walks, func(a, b *chunkWalk) int { return a.reg - b.reg })
+	for _, wk := range walks {
+		if wk.access.reg != 0 {
+			fmt.Fprintf(w, "        add     r%d, r%d, r0\n", wk.reg, wk.access.reg)
 		} else {
-			fmt.Fprintf(w, "        li      r%d, 0\n", p.directReg)
+			fmt.Fprintf(w, "        li      r%d, 0\n", wk.reg)
 		}
 	}
 	advance := func(n int64) {
 		for _, g := range groups {
 			fmt.Fprintf(w, "        addi    r%d, r%d, %d\n", p.regs[g], p.regs[g], n*g.rowBytes)
 		}
-		if p.direct != "" {
-			fmt.Fprintf(w, "        addi    r%d, r%d, %d\n", p.directReg, p.directReg, n*directRow)
+		for _, wk := range walks {
+			fmt.Fprintf(w, "        addi    r%d, r%d, %d\n", wk.reg, wk.reg, n*wk.access.strides[0]*int64(wk.access.src.dt.Size()))
 		}
 	}
 	chunk := func(n int64, firstChunk, lastChunk bool) {

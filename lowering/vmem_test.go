@@ -111,8 +111,9 @@ func TestPadIntoVMEM(t *testing.T) {
 // TestDirectResultsInVMEM: a loop kernel whose result is in VMEM writes it
 // where it lies, one op (whole tiles) or a chain (chunks through the
 // registers), and a dot's epilogue likewise: no tile of theirs is stored
-// by DMA into a VMEM tensor. The values are the evaluator's with the race
-// detector watching, in place (a result over its dying operand) too.
+// by DMA into a VMEM tensor; a loop kernel reads its VMEM operands where
+// they lie too. The values are the evaluator's with the race detector
+// watching, in place (a result over its dying operand) too.
 func TestDirectResultsInVMEM(t *testing.T) {
 	const src = `HloModule m
 chain {
@@ -138,4 +139,8 @@ ENTRY e {
 	require.Regexp(t, `(?m)^\.tensor v_\S*two\S* sram `, asm, "two is in VMEM")
 	require.NotRegexp(t, `dma +sram\[(r[0-9]+\+)?v_[^]]*\]:[^,]*, sram\[`, asm, "no SRAM tile is stored into a VMEM tensor")
 	require.Regexp(t, `(?m)^ +vmul +sram\[(r[0-9]+\+)?v_\S*one`, asm, "one written where it lies")
+	// And the loop kernels read one and d where they lie (the dot still
+	// loads its panels of two).
+	require.NotRegexp(t, `dma +sram\[[^]]*\]:[^,]*, sram\[(r[0-9]+\+)?v_(one|d)\b`, asm, "no VMEM operand of a loop kernel is copied into SRAM")
+	require.Regexp(t, `(?m)^ +vadd +\S+, sram\[(r[0-9]+\+)?v_d\b`, asm, "three reads d where it lies")
 }
