@@ -1174,40 +1174,82 @@ func (c *compiler) locateKernels() {
 }
 
 // kernelVMEMBytes finds each kernel's VMEMBytes: the VMEM arrays its
-// instructions address, each counted whole once, at most its Bytes.
+// instructions name (each counted whole once, at most its Bytes), by
+// name: the arena reuses addresses, so an address alone may be a tensor
+// that lived there before (the kernels that read and write VMEM in place
+// were credited with the wrong one, and their roofs fell below their
+// times).
 func (c *compiler) kernelVMEMBytes() {
-	p := c.res.Program
-	var vmem []exe.Symbol // sorted by address
-	for _, s := range p.Symbols {
+	size := map[string]int64{}
+	for _, s := range c.res.Program.Symbols {
 		if isResident(s.Name) {
-			vmem = append(vmem, s)
+			size[s.Name] = s.Bytes()
 		}
 	}
-	if len(vmem) == 0 {
+	if len(size) == 0 {
 		return
 	}
-	sort.Slice(vmem, func(i, j int) bool { return vmem[i].Addr < vmem[j].Addr })
-	for i := range c.res.Kernels {
-		k := &c.res.Kernels[i]
-		seen := map[int]bool{}
-		var n int64
-		for pc := max(k.FirstPC, 0); pc < k.EndPC; pc++ {
-			in := &p.Code[pc]
-			for _, t := range in.Tiles {
-				l, ok := p.Layout(t.Layout)
-				if t.Layout == 0 || !ok || l.Space != isa.SRAM || t.Off < 0 {
+	// kernel (origin) -> VMEM tensors named, as written (the first
+	// operand) or read: one written in place counts as both, as its bytes
+	// do in the kernel's Bytes.
+	type use struct {
+		name    string
+		written bool
+	}
+	refs := map[string]map[use]bool{}
+	origin := ""
+	for _, line := range strings.Split(c.res.Asm, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(t, ".origin "):
+			origin, _ = strconv.Unquote(strings.TrimSpace(t[len(".origin "):]))
+		case t == "" || strings.HasPrefix(t, ".") || strings.HasPrefix(t, ";"):
+		default:
+			first := firstOperandEnd(t)
+			for _, at := range residentName.FindAllStringIndex(t, -1) {
+				name := t[at[0]:at[1]]
+				if size[name] == 0 {
 					continue
 				}
-				j := sort.Search(len(vmem), func(j int) bool { return int64(vmem[j].Addr) > t.Off }) - 1
-				if j >= 0 && t.Off < int64(vmem[j].Addr)+vmem[j].Bytes() && !seen[j] {
-					seen[j] = true
-					n += vmem[j].Bytes()
+				if refs[origin] == nil {
+					refs[origin] = map[use]bool{}
 				}
+				refs[origin][use{name, at[0] < first}] = true
 			}
+		}
+	}
+	for i := range c.res.Kernels {
+		k := &c.res.Kernels[i]
+		var n int64
+		for u := range refs[k.Name] {
+			n += size[u.name]
 		}
 		k.VMEMBytes = min(n, k.Bytes)
 	}
 }
+
+// firstOperandEnd is where an instruction's first operand ends: the first
+// comma outside brackets and braces after its mnemonic (the line's end if
+// none).
+func firstOperandEnd(inst string) int {
+	depth := 0
+	for i, r := range inst {
+		switch r {
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return len(inst)
+}
+
+// residentName matches a VMEM tensor's name in an instruction.
+var residentName = regexp.MustCompile(`\b` + residentPrefix + `[A-Za-z0-9_]+`)
 
 // kernelCost is what the HLO says a kernel costs: the FLOPs of its body
 // instructions and the bytes of the operands it reads and of its result
