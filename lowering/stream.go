@@ -123,7 +123,14 @@ type streamSpec struct {
 // per-tile ops. A TPU's vector loads read VMEM directly; through an SRAM
 // tile, each tile's operand cost a DMA descriptor and a copy before the
 // first op could start.
-func directLoads(sp *streamSpec) {
+//
+// An operand whose array a direct result overwrites in place is read
+// from an SRAM copy unless the result's op is a single instruction
+// (rootSingle): an op of several may write its result before reading all
+// its operands (a select is a copy of one, then a vsel of the other over
+// it); the ops before it read the operand before it is written (the
+// vector unit runs in order), chunk by chunk over disjoint rows.
+func directLoads(sp *streamSpec, rootSingle bool) {
 	if sp.accumulate || sp.passes > 1 {
 		return
 	}
@@ -150,8 +157,37 @@ func directLoads(sp *streamSpec) {
 	for _, b := range sp.bufs {
 		l := b.load
 		b.direct = l != nil && l.smem == nil && isResident(l.src.tensor) && len(l.outer) == 0 && l.src.dt == b.dt &&
-			!b.static && !b.oneRow && b.share == nil && b.hull == nil && b.span == 0 && !shared[b] && !bcast[b.name]
+			!b.static && !b.oneRow && b.share == nil && b.hull == nil && b.span == 0 && !shared[b] && !bcast[b.name] &&
+			!(sp.direct && l.src.tensor == sp.out.tensor && !rootSingle)
 	}
+}
+
+// singleInstruction reports whether the per-tile op writing buffer name
+// emits a single instruction (emitted into a scratch buffer to count).
+func (c *compiler) singleInstruction(sp *streamSpec, name string) bool {
+	for _, op := range tileOps(sp) {
+		if op.at == nil || op.at.Name != name || op.emitRows != nil {
+			continue
+		}
+		saved := c.out
+		c.out = asmBuf{}
+		at := map[string]int{} // each buffer a tile of its own
+		op.emit(func(b string) string {
+			if _, ok := at[b]; !ok {
+				at[b] = len(at)
+			}
+			return fmt.Sprintf("sram[%d]:f32[1]", 64*at[b])
+		}, "")
+		n := 0
+		for _, line := range strings.Split(c.out.String(), "\n") {
+			if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, ".") {
+				n++
+			}
+		}
+		c.out = saved
+		return n == 1
+	}
+	return false
 }
 
 // directResult reports whether a stream kernel's result can be written
@@ -385,7 +421,7 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 	// Registers from reg+1: reg may count a nested walk's outer passes, and
 	// r28 is a skewed walk's next set (streamRows).
 	sp.direct = directResult(&sp, res)
-	directLoads(&sp)
+	directLoads(&sp, c.singleInstruction(&sp, sp.result))
 	sp.chunks = c.planChunks(&sp, byName, TR, reg+1, min(lastFree, 27))
 	if sp.chunks != nil {
 		if t := chunkedTileRows(&sp, R, TR, cores, onCores, bytesPerRow); t < TR {
