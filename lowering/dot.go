@@ -1294,7 +1294,12 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 				}
 				panelWait := 0 // the tokens of sems.Panel(st) each MXU's stream takes
 				staged := 0    // converted operands: the loads sems.Staged(st) counts
+				// An lhs in VMEM whose rows hold the K tile contiguously
+				// is streamed where it lies, as a TPU's matrix unit is fed
+				// from VMEM: no panel is copied into SRAM.
+				directPanel := isResident(lv.tensor) && !conv && !resident && !winRes && !paths.lhsT && L.sCol == 1 && L.segs == nil
 				switch {
+				case directPanel:
 				case winRes && (!load || k0 > 0):
 					// The block's windows are in already: the MXUs take
 					// them in order after the first tile's wait.
@@ -1372,8 +1377,11 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					}
 					shares[owner[i]]++
 				}
+				// An rhs in VMEM whose tile rows are contiguous loads onto
+				// the array where it lies: no tile is copied into SRAM.
+				directRhs := isResident(rv.tensor) && !conv && R.segs == nil && (paths.rhsT && R.sRow == 1 || !paths.rhsT && R.sCol == 1)
 				for _, i := range active {
-					if owner[i] != i {
+					if owner[i] != i || directRhs {
 						continue
 					}
 					nt := cols[i]
@@ -1434,7 +1442,20 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 					if sharedSems && panelWait > 0 {
 						ldwWait = fmt.Sprintf(":%d", 1+panelWait) // the panel's pieces too
 					}
-					emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d%s", ldw, sb+mAt(owner[i]), mdt, wt, i, sems.Rhs(st, owner[i]), ldwWait)
+					if directRhs {
+						from := (R.off[b] + k0*R.sRow + R.colOff(parts[i].n0)) * esz
+						stride := R.sRow
+						if paths.rhsT {
+							stride = R.sCol
+						}
+						wait := ""
+						if sharedSems && panelWait > 0 {
+							wait = fmt.Sprintf(" wait s%d:%d", sems.Rhs(st, owner[i]), panelWait) // the panel's pieces alone
+						}
+						emit(dot, "%s hbm[%s%s+%d]:%s[%s]{%d,1} @%d%s", ldw, regB, rv.tensor, from, mdt, wt, stride, i, wait)
+					} else {
+						emit(dot, "%s sram[%d]:%s[%s] @%d wait s%d%s", ldw, sb+mAt(owner[i]), mdt, wt, i, sems.Rhs(st, owner[i]), ldwWait)
+					}
 					// The last sub-block's completion frees the set: an
 					// MXU completes its instructions in order.
 					p := parts[i]
@@ -1456,6 +1477,11 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 							// The window: rows F apart, overlapping.
 							emit(dot, "%s acc[%d]:%s[%d,%d], sram[%s%d]:%s[%d,%d]{%d,1}%s @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
 								regS, resBase+((p.r0+r0)*L.sRow+L.colOff(k0)-winMin)*msz, mdt, rs, kt, L.sRow, passes, i, sync)
+							continue
+						}
+						if directPanel {
+							emit(dot, "%s acc[%d]:%s[%d,%d], hbm[%s%s+%d]:%s[%d,%d]{%d,1}%s @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,
+								regA, lv.tensor, lhsAt+(p.r0+r0)*L.sRow*esz, mdt, rs, kt, L.sRow, passes, i, sync)
 							continue
 						}
 						emit(dot, "%s acc[%d]:%s[%d,%d], sram[%s+%d]:%s[%d,%d]%s @%d%s", op, acc+int64(i)*accTile+r0*nt*4, accDT, rs, nt,

@@ -112,7 +112,7 @@ func TestPadIntoVMEM(t *testing.T) {
 // where it lies, one op (whole tiles) or a chain (chunks through the
 // registers), and a dot's epilogue likewise: no tile of theirs is stored
 // by DMA into a VMEM tensor; a loop kernel reads its VMEM operands where
-// they lie too. The values are the evaluator's with the race detector
+// they lie too, and a dot streams its lhs from VMEM. The values are the evaluator's with the race detector
 // watching, in place (a result over its dying operand) too.
 func TestDirectResultsInVMEM(t *testing.T) {
 	const src = `HloModule m
@@ -139,8 +139,9 @@ ENTRY e {
 	require.Regexp(t, `(?m)^\.tensor v_\S*two\S* sram `, asm, "two is in VMEM")
 	require.NotRegexp(t, `dma +sram\[(r[0-9]+\+)?v_[^]]*\]:[^,]*, sram\[`, asm, "no SRAM tile is stored into a VMEM tensor")
 	require.Regexp(t, `(?m)^ +vmul +sram\[(r[0-9]+\+)?v_\S*one`, asm, "one written where it lies")
-	// And the loop kernels read one and d where they lie (the dot still
-	// loads its panels of two).
-	require.NotRegexp(t, `dma +sram\[[^]]*\]:[^,]*, sram\[(r[0-9]+\+)?v_(one|d)\b`, asm, "no VMEM operand of a loop kernel is copied into SRAM")
+	// And the loop kernels read one and d where they lie, and the dot
+	// streams two from VMEM.
+	require.NotRegexp(t, `dma +sram\[[^]]*\]:[^,]*, sram\[(r[0-9]+\+)?v_(one|d|two)\b`, asm, "no VMEM operand is copied into SRAM")
 	require.Regexp(t, `(?m)^ +vadd +\S+, sram\[(r[0-9]+\+)?v_d\b`, asm, "three reads d where it lies")
+	require.Regexp(t, `(?m)^ +mxu\.mma? +acc\[[0-9]+\]:\S+, sram\[(r[0-9]+\+)?v_two\+`, asm, "the dot streams two where it lies")
 }

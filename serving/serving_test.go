@@ -155,5 +155,5 @@ func Example() {
 		panic(err)
 	}
 	fmt.Printf("batch %d, prompt %d: %d steps, TPOT %.0f%% of TTFT\n", r.Layout.Batch, r.Layout.PromptLen, len(r.Steps), 100*r.TPOT/r.TTFT)
-	// Output: batch 2, prompt 16: 3 steps, TPOT 89% of TTFT
+	// Output: batch 2, prompt 16: 3 steps, TPOT 92% of TTFT
 }
