@@ -1743,7 +1743,13 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 		lastSplit := func(b, m0, n0 int64, reg offReg) {
 			rows := min(mb, M-m0)
 			splitLastRows := int64(2*c.chip.MXU.Rows + c.chip.MXU.Cols)
-			if h := rows / 2; resident && kSplits == 1 && n0 > 0 && n0+step >= N && m0+mb >= M && b+1 == b1 && h >= splitLastRows {
+			// The second half's weight tiles (K rows of the group's
+			// columns) load again: worth it when they are no more
+			// bytes than the half's results whose store they let
+			// overlap (f32 1024^3 reloaded 2 MB to overlap 2 MB of
+			// stores and lost 5%).
+			moreLoads := K*esz <= (rows/2)*int64(out.dt.Size())
+			if h := rows / 2; resident && kSplits == 1 && n0 > 0 && n0+step >= N && m0+mb >= M && b+1 == b1 && h >= splitLastRows && moreLoads {
 				group(b, m0, h, n0, reg)
 				group(b, m0+h, rows-h, n0, reg)
 				return

@@ -405,7 +405,13 @@ func (e *epilogue) emit(t epiTileAt, sy epiSync, out *value) {
 // the stored result) in the vector registers, a value's slot free again
 // after its last reader, and returns each one's register address and the
 // rows a chunk takes so that the slots fit vregBytes; nil when there are
-// none or a chunk of 8 rows does not fit. Through SRAM, each of a GELU's
+// none or the tile does not fit in one chunk. Chunks were tried: each
+// repeats every op, and the sequencer dispatches in order, so a tile of
+// several chunks filled the vector unit's queue and held back the matrix
+// units' next instructions behind it (an MLP's GELU, 12 ops in two chunks
+// a tile: 203,526 -> 232,031 cycles, the vector unit idle for its inputs;
+// bounding the instructions at half the queue instead cost the JAX corpus
+// 1,000 cycles more than one chunk). Through SRAM, each of a GELU's
 // ten ops read two tiles and wrote one over the banks (gpt2_block_bf16's
 // MLP dot: 1.3 of its 6.2 us waiting for banks); the registers have none.
 func (e *epilogue) epiRegs(rows, cols, vregBytes int64) (map[string]int64, int64) {
@@ -449,7 +455,7 @@ func (e *epilogue) epiRegs(rows, cols, vregBytes int64) (map[string]int64, int64
 	if cr >= 8 {
 		cr -= cr % 8
 	}
-	if cr < min(rows, 8) {
+	if cr < min(rows, 8) || (rows+cr-1)/cr > 1 {
 		return nil, 0
 	}
 	slot := align64(cr * cols * size)

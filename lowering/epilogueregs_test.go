@@ -8,11 +8,10 @@ import (
 )
 
 // TestEpilogueInRegisters: a dot's epilogue keeps its intermediate values
-// in the vector registers, in chunks of rows, where the chip has them (a
-// GELU's ten ops each read two tiles and wrote one through the SRAM banks:
-// gpt2_block_bf16's MLP dot 6,473 -> 5,152 cycles on tpuv4core); the
-// loaded operand and the stored result stay in SRAM; the values are the
-// evaluator's, on chips with registers and without.
+// in the vector registers where the chip has them and a tile's values fit
+// them at once (a GELU's ten ops each read two tiles and wrote one through
+// the SRAM banks); the loaded operand and the stored result stay in SRAM;
+// the values are the evaluator's, on chips with registers and without.
 func TestEpilogueInRegisters(t *testing.T) {
 	const src = `HloModule m
 f {
