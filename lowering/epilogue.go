@@ -328,9 +328,9 @@ func (e *epilogue) emit(t epiTileAt, sy epiSync, out *value) {
 			(t.b*l.pB+(e.rowBase+t.m0)*l.pM+(e.colBase+t.n0)*l.pN)*esz, l.v.dt, t.rows, t.cols, l.pM, l.pN, sy.loadEng)
 		nloads++
 	}
-	// The work runs in chunks of rows when its intermediate values fit
-	// the vector registers that way (epiRegs), else on the whole tile in
-	// SRAM.
+	// The work keeps its intermediate values in the vector registers
+	// when a tile's fit them (epiRegs: one chunk of the tile's rows),
+	// else in the tile's SRAM buffers.
 	regs, chunkRows := e.epiRegs(t.rows, t.cols, c.chip.Memory.VRegBytes)
 	accSpace, accAt, accDT, accOK := parseTile(t.acc)
 	if regs == nil || !accOK {
