@@ -432,21 +432,25 @@ func (e *epilogue) epiRegs(rows, cols, vregBytes int64) (map[string]int64, int64
 	var free []int
 	slots, size := 0, int64(1)
 	for i, b := range e.order {
+		// A value takes a slot none of its own operands holds: an op of
+		// several instructions may write its result before reading all
+		// its operands (a select copies one, then a vsel reads the other
+		// over it: GPT-2's LM head came out wrong when its result reused
+		// a dying operand's slot). Its operands' slots free after it.
+		if inRegs(b.Name) && last[b.Name] > i {
+			size = max(size, int64(e.byName[b.Name].dt.Size()))
+			if n := len(free); n > 0 {
+				slotOf[b.Name], free = free[n-1], free[:n-1]
+			} else {
+				slotOf[b.Name] = slots
+				slots++
+			}
+		}
 		for _, o := range b.Operands {
 			if sl, ok := slotOf[o.Name]; ok && last[o.Name] == i && !slices.Contains(free, sl) {
 				free = append(free, sl)
 			}
 		}
-		if !inRegs(b.Name) || last[b.Name] <= i {
-			continue // stored, or read by nothing after it
-		}
-		size = max(size, int64(e.byName[b.Name].dt.Size()))
-		if n := len(free); n > 0 {
-			slotOf[b.Name], free = free[n-1], free[:n-1]
-			continue
-		}
-		slotOf[b.Name] = slots
-		slots++
 	}
 	if slots == 0 {
 		return nil, 0
