@@ -311,11 +311,10 @@ type epiSync struct {
 func (e *epilogue) emit(t epiTileAt, sy epiSync, out *value) {
 	c := e.c
 	w := &c.out
-	sramTile := func(name string, r0, rows int64) string {
+	sramTile := func(name string) string {
 		b := e.byName[name]
-		return fmt.Sprintf("sram[%d]:%s[%d,%d]", t.sram+b.off+r0*t.cols*int64(b.dt.Size()), b.dt, rows, t.cols)
+		return fmt.Sprintf("sram[%d]:%s[%d,%d]", t.sram+b.off, b.dt, t.rows, t.cols)
 	}
-	tile := func(name string) string { return sramTile(name, 0, t.rows) }
 	nloads := 0
 	for _, b := range e.bufs {
 		l := e.loads[b.name]
@@ -324,18 +323,13 @@ func (e *epilogue) emit(t epiTileAt, sy epiSync, out *value) {
 		}
 		c.locName(e.body, b.name)
 		esz := int64(l.v.dt.Size())
-		fmt.Fprintf(w, "        dma     %s, hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s15\n", tile(b.name), t.reg(l.pB*esz, l.pM*esz, l.pN*esz), l.v.tensor,
+		fmt.Fprintf(w, "        dma     %s, hbm[%s%s+%d]:%s[%d,%d]{%d,%d} @%d signal s15\n", sramTile(b.name), t.reg(l.pB*esz, l.pM*esz, l.pN*esz), l.v.tensor,
 			(t.b*l.pB+(e.rowBase+t.m0)*l.pM+(e.colBase+t.n0)*l.pN)*esz, l.v.dt, t.rows, t.cols, l.pM, l.pN, sy.loadEng)
 		nloads++
 	}
 	// The work keeps its intermediate values in the vector registers
-	// when a tile's fit them (epiRegs: one chunk of the tile's rows),
-	// else in the tile's SRAM buffers.
-	regs, chunkRows := e.epiRegs(t.rows, t.cols, c.chip.Memory.VRegBytes)
-	accSpace, accAt, accDT, accOK := parseTile(t.acc)
-	if regs == nil || !accOK {
-		regs, chunkRows = nil, t.rows
-	}
+	// when a tile's fit them (epiRegs), else in the tile's SRAM buffers.
+	regs := e.epiRegs(t.rows, t.cols, c.chip.Memory.VRegBytes)
 	osz := int64(out.dt.Size())
 	rb := e.byName[e.root.Name]
 	// A result in VMEM is written where it lies by the last op, as a
@@ -343,49 +337,38 @@ func (e *epilogue) emit(t epiTileAt, sy epiSync, out *value) {
 	// (each a descriptor and a copy on the kernel's last path); the last
 	// op then signals what the stores would have.
 	direct := isResident(out.tensor) && rb.dt == out.dt
-	outTile := func(r0, rows int64) string {
-		return fmt.Sprintf("hbm[%s%s+%d]:%s[%d,%d]{%d,1}", t.reg(e.M*e.N*osz, e.N*osz, osz), out.tensor,
-			(t.b*e.M*e.N+(e.rowBase+t.m0+r0)*e.N+e.colBase+t.n0)*osz, out.dt, rows, t.cols, e.N)
+	tile := func(name string) string {
+		if at, ok := regs[name]; ok {
+			return fmt.Sprintf("vreg[%d]:%s[%d,%d]", at, e.byName[name].dt, t.rows, t.cols)
+		}
+		if direct && name == e.root.Name {
+			return fmt.Sprintf("hbm[%s%s+%d]:%s[%d,%d]{%d,1}", t.reg(e.M*e.N*osz, e.N*osz, osz), out.tensor,
+				(t.b*e.M*e.N+(e.rowBase+t.m0)*e.N+e.colBase+t.n0)*osz, out.dt, t.rows, t.cols, e.N)
+		}
+		return sramTile(name)
 	}
-	chunks := splitRowsBy(t.rows, chunkRows)
-	for ci, ch := range chunks {
-		r0, cr := ch[0], ch[1]
-		tile := func(name string) string {
-			if at, ok := regs[name]; ok {
-				return fmt.Sprintf("vreg[%d]:%s[%d,%d]", at, e.byName[name].dt, cr, t.cols)
-			}
-			if direct && name == e.root.Name {
-				return outTile(r0, cr)
-			}
-			return sramTile(name, r0, cr)
+	for i, b := range e.order {
+		sync := ""
+		if i == 0 && nloads > 0 {
+			sync = fmt.Sprintf(" wait s15:%d", nloads)
 		}
-		for i, b := range e.order {
-			sync := ""
-			if i == 0 && ci == 0 && nloads > 0 {
-				sync = fmt.Sprintf(" wait s15:%d", nloads)
+		if i == len(e.order)-1 {
+			done := sy.ready
+			if direct {
+				done = sy.stored
 			}
-			if i == len(e.order)-1 && ci == len(chunks)-1 {
-				if direct {
-					sync += fmt.Sprintf(" signal s%d:%d", sy.stored, max(sy.pieces, 1))
-				} else {
-					sync += fmt.Sprintf(" signal s%d:%d", sy.ready, max(sy.pieces, 1))
-				}
-			}
-			c.loc(b)
-			if b == e.dot {
-				op := "vcvt   "
-				if e.byName[b.Name].dt == isa.F32 {
-					op = "vcopy  "
-				}
-				acc := t.acc
-				if regs != nil {
-					acc = fmt.Sprintf("%s[%d]:%s[%d,%d]", accSpace, accAt+r0*t.cols*int64(accDT.Size()), accDT, cr, t.cols)
-				}
-				fmt.Fprintf(w, "        %s %s, %s%s\n", op, tile(b.Name), acc, sync)
-				continue
-			}
-			c.vectorOp(b, tile, e.consts, sync)
+			sync += fmt.Sprintf(" signal s%d:%d", done, max(sy.pieces, 1))
 		}
+		c.loc(b)
+		if b == e.dot {
+			op := "vcvt   "
+			if e.byName[b.Name].dt == isa.F32 {
+				op = "vcopy  "
+			}
+			fmt.Fprintf(w, "        %s %s, %s%s\n", op, tile(b.Name), t.acc, sync)
+			continue
+		}
+		c.vectorOp(b, tile, e.consts, sync)
 	}
 	if direct {
 		return
@@ -403,9 +386,9 @@ func (e *epilogue) emit(t epiTileAt, sy epiSync, out *value) {
 
 // epiRegs places the epilogue's intermediate values (neither loaded nor
 // the stored result) in the vector registers, a value's slot free again
-// after its last reader, and returns each one's register address and the
-// rows a chunk takes so that the slots fit vregBytes; nil when there are
-// none or the tile does not fit in one chunk. Chunks were tried: each
+// after its last reader, and returns each one's register address; nil
+// when there are none or the tile's do not fit vregBytes. Chunks of the
+// tile's rows were tried: each
 // repeats every op, and the sequencer dispatches in order, so a tile of
 // several chunks filled the vector unit's queue and held back the matrix
 // units' next instructions behind it (an MLP's GELU, 12 ops in two chunks
@@ -414,9 +397,9 @@ func (e *epilogue) emit(t epiTileAt, sy epiSync, out *value) {
 // 1,000 cycles more than one chunk). Through SRAM, each of a GELU's
 // ten ops read two tiles and wrote one over the banks (gpt2_block_bf16's
 // MLP dot: 1.3 of its 6.2 us waiting for banks); the registers have none.
-func (e *epilogue) epiRegs(rows, cols, vregBytes int64) (map[string]int64, int64) {
+func (e *epilogue) epiRegs(rows, cols, vregBytes int64) map[string]int64 {
 	if vregBytes <= 0 || len(e.order) < 2 {
-		return nil, 0
+		return nil
 	}
 	inRegs := func(name string) bool {
 		_, loaded := e.loads[name]
@@ -452,43 +435,15 @@ func (e *epilogue) epiRegs(rows, cols, vregBytes int64) (map[string]int64, int64
 			}
 		}
 	}
-	if slots == 0 {
-		return nil, 0
+	// Whole tiles of rows in multiples of 8 (a vreg's sublanes), or
+	// fewer than 8.
+	if slots == 0 || rows*int64(slots)*align64(cols*size) > vregBytes || rows >= 8 && rows%8 != 0 {
+		return nil
 	}
-	cr := min(rows, vregBytes/(int64(slots)*align64(cols*size)))
-	if cr >= 8 {
-		cr -= cr % 8
-	}
-	if cr < min(rows, 8) || (rows+cr-1)/cr > 1 {
-		return nil, 0
-	}
-	slot := align64(cr * cols * size)
+	slot := align64(rows * cols * size)
 	regs := map[string]int64{}
 	for name, sl := range slotOf {
 		regs[name] = int64(sl) * slot
 	}
-	return regs, cr
-}
-
-// parseTile reads a tile operand "space[addr]:dtype[rows,cols]".
-func parseTile(s string) (space string, at int64, dt isa.DType, ok bool) {
-	i, j := strings.Index(s, "["), strings.Index(s, "]:")
-	k := strings.LastIndex(s, "[")
-	if i < 1 || j < i || k < j || !strings.HasSuffix(s, "]") {
-		return "", 0, 0, false
-	}
-	if _, err := fmt.Sscanf(s[i+1:j], "%d", &at); err != nil {
-		return "", 0, 0, false
-	}
-	dt, ok = isa.ParseDType(s[j+2 : k])
-	return s[:i], at, dt, ok
-}
-
-// splitRowsBy cuts rows into chunks of at most per rows: [first, rows].
-func splitRowsBy(rows, per int64) [][2]int64 {
-	var out [][2]int64
-	for r0 := int64(0); r0 < rows; r0 += per {
-		out = append(out, [2]int64{r0, min(per, rows-r0)})
-	}
-	return out
+	return regs
 }
