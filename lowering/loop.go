@@ -389,22 +389,23 @@ func (c *compiler) loopKernelRest(in *hlo.Instruction, body []*hlo.Instruction, 
 			st := broadcastStrides(b, v, len(S))
 			loads[b.Name] = &hbmAccess{src: v, strides: st}
 		case b.Opcode == hlo.OpIota:
-			// An iota is a constant: 0..n-1 along its dimension, stored once
-			// and broadcast like any other operand.
+			// An iota is 0..n-1 along its dimension, broadcast like any
+			// other operand: made on chip where the tiles allow, else a
+			// constant stored once (iotaonchip.go).
 			d, _ := hlo.IntList("{" + hlo.AttrOr(b, "iota_dimension", "0") + "}")
 			if len(d) != 1 || d[0] < 0 || int(d[0]) >= len(S) || !fullShape(b.Shape) {
 				return c.fail(b, "bad iota_dimension")
-			}
-			v, err := c.alloc(b, &hlo.Shape{Elem: b.Shape.Elem, Dims: []int64{S[d[0]]}}, " = iota()")
-			if err != nil {
-				return err
 			}
 			if err := newBuf(b.Name, b.Shape.Elem, b); err != nil {
 				return err
 			}
 			st := make([]int64, len(S))
 			st[d[0]] = 1
-			loads[b.Name] = &hbmAccess{src: v, strides: st}
+			a, err := c.iotaAccess(b, S[d[0]], st)
+			if err != nil {
+				return err
+			}
+			loads[b.Name] = a
 		case hlo.IsElementwise(b.Opcode) || b.Opcode == hlo.OpCopy && copyKeepsLayout(b, body):
 			// A copy that keeps the layout (a sharding constraint in a
 			// partitioned module) is the identity: a vector copy.

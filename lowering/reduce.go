@@ -394,23 +394,24 @@ func (c *compiler) reduceKernelWith(in *hlo.Instruction, body []*hlo.Instruction
 				return err
 			}
 		case b.Opcode == hlo.OpIota:
-			// A constant 0..n-1 along its dimension, stored once and read
-			// as a broadcast (as a loop kernel does): a loss's one-hot
-			// compares it with the labels.
+			// 0..n-1 along its dimension, read as a broadcast (as a loop
+			// kernel does; made on chip where the tiles allow,
+			// iotaonchip.go): a loss's one-hot compares it with the labels.
 			d, _ := hlo.IntList("{" + hlo.AttrOr(b, "iota_dimension", "0") + "}")
 			if !sameX(b.Shape) || len(d) != 1 || d[0] < 0 || int(d[0]) >= len(X.Dims) {
 				return c.fail(b, "iota of %s in a reduce fusion over %s", b.Shape, X)
 			}
-			v, err := c.alloc(b, &hlo.Shape{Elem: b.Shape.Elem, Dims: []int64{X.Dims[d[0]]}}, " = iota()")
-			if err != nil {
-				return err
-			}
 			st := make([]int64, len(X.Dims))
 			st[d[0]] = 1
-			a, err := access(v, st, b)
+			ia, err := c.iotaAccess(b, X.Dims[d[0]], st)
 			if err != nil {
 				return err
 			}
+			a, err := access(ia.src, st, b)
+			if err != nil {
+				return err
+			}
+			a.iota = b
 			if err := addBuf(b, b.Shape.Elem, rowShape, a); err != nil {
 				return err
 			}

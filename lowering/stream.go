@@ -35,6 +35,10 @@ type hbmAccess struct {
 	// smem, when set, reads scalar memory at that word instead of HBM (a
 	// scalar the sequencer computed: seqscalar.go).
 	smem *int64
+	// iota, when set, marks a load of that iota instruction's constant,
+	// which the kernel may make on chip instead (iotaonchip.go); src has
+	// no tensor until placeIotas stores the constant.
+	iota *hlo.Instruction
 }
 
 type streamBuf struct {
@@ -237,6 +241,7 @@ func (sp *streamSpec) stores() int64 { return 1 + int64(len(sp.extraStores)) }
 
 func (c *compiler) streamKernel(sp streamSpec) error {
 	in := sp.in
+	c.iotasInRows(&sp)
 	c.compactBroadcasts(&sp)
 	// A kernel that only fills constants (a broadcast scalar as the result)
 	// fills per tile: its store needs a vector instruction to wait for.
@@ -433,6 +438,10 @@ func (c *compiler) streamKernel(sp streamSpec) error {
 				a.adv = TR * a.strides[0] * int64(a.src.dt.Size())
 			}
 		}
+	}
+	accesses = c.iotasInOneTile(&sp, accesses, TR >= R && !onCores)
+	if err := c.placeIotas(&sp); err != nil {
+		return err
 	}
 	c.res.Kernels = append(c.res.Kernels, Kernel{Name: in.Name, Kind: sp.kind, Pos: in.Pos, FLOPs: sp.flops, Bytes: sp.bytes})
 	if onCores {
