@@ -652,6 +652,9 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	if in.Shape.IsTuple {
 		return c.fail(in, "multi-output dot fusions are not lowered yet")
 	}
+	if handled, err := c.vpuDotKernel(in, body, dot); handled {
+		return err
+	}
 	paramVal := func(name string) *value {
 		for _, b := range body {
 			if b.Name == name && b.Opcode == hlo.OpParameter && int(b.ParamNumber) < len(in.Operands) {
