@@ -71,7 +71,9 @@ func (c *compiler) sortKernel(in *hlo.Instruction) (bool, error) {
 	}
 	c.kernelHeader(in, "sort", 0, bytes)
 	if keyed {
-		kp.placeInRegisters(c.chip.Memory.VRegBytes)
+		if !kp.planComposite(c.chip.Memory.VRegBytes, c.chip.Memory.SRAMBytes) {
+			kp.placeInRegisters(c.chip.Memory.VRegBytes)
+		}
 		c.keyedSortKernel(in, kp, ops, outs)
 		return true, nil
 	}

@@ -16,7 +16,7 @@ func (c *compiler) keyedSortKernel(in *hlo.Instruction, p *keyedSortPlan, ops, o
 		c.loc(in)
 		fmt.Fprintf(&c.out, "        "+format+"\n", a...)
 	}
-	rows, np, n, T, M := p.rows, p.np, p.n, p.T, p.M
+	rows, np, n := p.rows, p.np, p.n
 	rowView := func(at int64, dt isa.DType, cols int64) string {
 		return fmt.Sprintf("sram[%d]:%s[%d,%d]{%d,1}", at, dt, rows, cols, np)
 	}
@@ -90,6 +90,31 @@ func (c *compiler) keyedSortKernel(in *hlo.Instruction, p *keyedSortPlan, ops, o
 		emit("vfill   %s, %s", rowView(keyArr.normal+n*int64(p.keyDT.Size()), p.keyDT, np-n), lastKey(p.keyDT, p.greater))
 	}
 
+	if p.comp {
+		c.compositeNetwork(p, emit)
+	} else {
+		c.keyedNetwork(p, emit, full)
+	}
+	emit("barrier") // the network is done
+	for i, v := range outs {
+		a := posArr
+		if p.live != nil && !p.live[i] {
+			continue // nothing reads it
+		}
+		if !p.positions[i] {
+			a = p.arrays[p.arrayOf(i)]
+		}
+		emit("dma     hbm[%s+0]:%s[%d,%d], %s @%d", v.tensor, v.dt, rows, n, rowView(a.normal, v.dt, n), i%engines)
+	}
+	emit("barrier")
+}
+
+// keyedNetwork emits the general keyed network: compare-exchanges of keys
+// and positions with a swap mask, each moved array swapped by it, in SRAM
+// (with a transposed layout for short distances) or the registers.
+func (c *compiler) keyedNetwork(p *keyedSortPlan, emit func(format string, a ...any), full func(at int64, dt isa.DType) string) {
+	rows, np, T, M := p.rows, p.np, p.T, p.M
+	posArr := p.arrays[len(p.arrays)-1]
 	// In the registers, the network's arrays are copied in (and out
 	// below); there is no transposed layout.
 	space, m, temp := "sram", p.masks, p.temp
@@ -217,18 +242,6 @@ func (c *compiler) keyedSortKernel(in *hlo.Instruction, p *keyedSortPlan, ops, o
 			}
 		}
 	}
-	emit("barrier") // the network is done
-	for i, v := range outs {
-		a := posArr
-		if p.live != nil && !p.live[i] {
-			continue // nothing reads it
-		}
-		if !p.positions[i] {
-			a = p.arrays[p.arrayOf(i)]
-		}
-		emit("dma     hbm[%s+0]:%s[%d,%d], %s @%d", v.tensor, v.dt, rows, n, rowView(a.normal, v.dt, n), i%engines)
-	}
-	emit("barrier")
 }
 
 // arrayOf is the index in arrays of operand i (not a positions operand).

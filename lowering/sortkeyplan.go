@@ -59,6 +59,11 @@ type keyedSortPlan struct {
 	inRegs   bool
 	regMasks [4]int64
 	regTemp  int64
+	// comp: the network sorts one s64 array of keys and positions, in
+	// compSpace at compAt's two places by turns (sortcomposite.go).
+	comp      bool
+	compSpace string
+	compAt    [2]int64
 }
 
 type sortArray struct {
