@@ -119,10 +119,17 @@ func (c *compiler) fusedDynamicUpdate(in *hlo.Instruction, body []*hlo.Instructi
 	emit("semset  s2, 0")
 	loads := 0
 	var ops []*hlo.Instruction
+	// direct: the update's operands in VMEM, read where they lie (a
+	// TPU's vector loads) rather than copied into a tile by DMA.
+	direct := map[string]*value{}
 	for _, b := range p.update {
 		switch {
 		case b.Opcode == hlo.OpParameter:
 			v := c.bufs[in.Operands[b.ParamNumber].Name]
+			if isResident(v.tensor) && v.dt == dtOf(b) {
+				direct[b.Name] = v
+				continue
+			}
 			emit("dma     %s, %s @%d signal s1", tileOf(b.Name, v.dt), view{v: v, strides: []int64{1}}.operand([]int64{p.n}), loads%max(c.chip.DMA.Engines, 1))
 			loads++
 		case b.Opcode == hlo.OpReshape || b.Opcode == hlo.OpBitcast:
@@ -153,6 +160,9 @@ func (c *compiler) fusedDynamicUpdate(in *hlo.Instruction, body []*hlo.Instructi
 			return tileOf(name, dt)
 		}
 		b := byName[resolve(name)]
+		if v := direct[b.Name]; v != nil {
+			return view{v: v, strides: []int64{1}}.operand([]int64{p.n})
+		}
 		return tileOf(b.Name, dtOf(b))
 	}
 	for i, b := range ops {
@@ -195,12 +205,35 @@ func (c *compiler) fusedDynamicUpdate(in *hlo.Instruction, body []*hlo.Instructi
 		emit("muli    r1, r1, %d", st[i]*esize)
 		emit("add     r3, r3, r1")
 	}
+	win, wst := mergeDims(sizes, [][]int64{hlo.Strides(dims), hlo.Strides(sizes)})
+	updName := resolve(p.updRoot.Name)
+	if isResident(out.tensor) && len(win) <= 4 {
+		// The result in VMEM: the vector unit writes the update where
+		// the indices point, after the ops that computed it (it runs
+		// them in order); r3 is formed before the sequencer issues it.
+		sync := ""
+		if len(ops) == 0 && loads > 0 {
+			sync = fmt.Sprintf(" wait s1:%d", loads)
+		}
+		src := fmt.Sprintf("sram[%d]:%s[%s]{%s}", tiles[updName], out.dt, joinDims(win), joinDims(wst[1]))
+		if v := direct[updName]; v != nil {
+			src = view{v: v, strides: wst[1]}.operand(win)
+		}
+		emit("vcopy   hbm[r3+%s]:%s[%s]{%s}, %s%s", out.tensor, out.dt, joinDims(win), joinDims(wst[0]), src, sync)
+		emit("barrier")
+		return true, nil
+	}
 	if len(ops) > 0 {
 		emit("wait    s2, 1") // the update is computed
 	} else if loads > 0 {
 		emit("wait    s1, %d", loads) // the update is an operand, loaded
 	}
-	win, wst := mergeDims(sizes, [][]int64{hlo.Strides(dims), hlo.Strides(sizes)})
+	if v := direct[updName]; v != nil {
+		// The update is an operand in VMEM stored as it is: into a tile
+		// for the DMA below.
+		emit("vcopy   %s, %s signal s2", tileOf(updName, v.dt), view{v: v, strides: []int64{1}}.operand([]int64{p.n}))
+		emit("wait    s2, 1")
+	}
 	updAt := tiles[resolve(p.updRoot.Name)]
 	for e, pc := range c.windowPieces(win, esize) {
 		emit("dma     hbm[r3+%s+%d]:%s[%s]{%s}, sram[%d]:%s[%s]{%s} @%d", out.tensor, pc.off*lead(wst[0])*esize, out.dt, joinDims(pc.dims), joinDims(wst[0]),

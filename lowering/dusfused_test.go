@@ -1,6 +1,7 @@
 package lowering_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,12 +79,63 @@ ENTRY e {
   z = s32[] constant(0)
   ROOT d = bf16[4,64] dynamic-update-slice(cc, x, i, z)
 }`},
+		{"a decode loop's caches in VMEM", decodeCaches},
 	} {
 		for _, chip := range []string{"teach16", "tpuv4core", "trn1nc"} {
 			t.Run(tc.name+"/"+chip, func(t *testing.T) {
 				x, _ := compileRunChecked(t, chip, nil, tc.src)
-				require.Equal(t, 1, strings.Count(x.Compiled.Asm, "a dynamic-update-slice with its update and indices"), "one kernel")
+				kernels := strings.Count(x.Compiled.Asm, "a dynamic-update-slice with its update and indices")
+				if tc.src != decodeCaches {
+					require.Equal(t, 1, kernels, "one kernel")
+					return
+				}
+				require.Equal(t, 2, kernels, "a kernel per cache")
+				// In VMEM (an arena: not teach16), the update is read and
+				// written where it lies: no DMA of the update at all.
+				inVMEM := regexp.MustCompile(`vcopy +sram\[r3\+v_`).FindAllString(x.Compiled.Asm, -1)
+				require.Equal(t, map[bool]int{true: 2, false: 0}[chip != "teach16"], len(inVMEM), "updates written in VMEM by the vector unit (teach16 has no arena)")
 			})
 		}
 	}
 }
+
+// decodeCaches is a decode loop writing one row of each of two caches
+// per step at a position computed from its counter: one row computed (a
+// scaled state), one an operand as it is, both caches in the loop's
+// state.
+const decodeCaches = `HloModule m
+cond {
+  s = (s32[], f32[4,32], f32[16,4,32], f32[16,4,32]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[4,32], f32[16,4,32], f32[16,4,32]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  h = f32[4,32] get-tuple-element(s), index=1
+  k = f32[16,4,32] get-tuple-element(s), index=2
+  v = f32[16,4,32] get-tuple-element(s), index=3
+  t = f32[4,32] tanh(h)
+  h2 = f32[1,4,32] reshape(t)
+  z = s32[] constant(0)
+  three = s32[] constant(3)
+  p = s32[] add(i, three)
+  k2 = f32[16,4,32] dynamic-update-slice(k, h2, p, z, z)
+  hr = f32[1,4,32] reshape(h)
+  v2 = f32[16,4,32] dynamic-update-slice(v, hr, i, z, z)
+  ROOT r = (s32[], f32[4,32], f32[16,4,32], f32[16,4,32]) tuple(j, t, k2, v2)
+}
+ENTRY e {
+  h0 = f32[4,32] parameter(0)
+  k0 = f32[16,4,32] parameter(1)
+  v0 = f32[16,4,32] parameter(2)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4,32], f32[16,4,32], f32[16,4,32]) tuple(zero, h0, k0, v0)
+  loop = (s32[], f32[4,32], f32[16,4,32], f32[16,4,32]) while(init), condition=cond, body=body
+  k3 = f32[16,4,32] get-tuple-element(loop), index=2
+  v3 = f32[16,4,32] get-tuple-element(loop), index=3
+  ROOT o = (f32[16,4,32], f32[16,4,32]) tuple(k3, v3)
+}`
