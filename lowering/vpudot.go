@@ -16,9 +16,9 @@ import (
 // and one row through the array, which comes out after the array's depth
 // and width (about 300 cycles on a 128x128 MXU) for a handful of MACs.
 // XLA's algebraic simplifier strength-reduces such a dot to a multiply and
-// a reduction (ShouldStrengthReduceDotToReduce: either operand a
-// "vector"), which a TPU's fusion runs on the vector unit. Pulse does the
-// same in one kernel, when the products fit a tile of SRAM:
+// a reduction by default (DotHasOnlyBatchAndContractingOnOneOperand;
+// docs/RATIONALE.md), which a TPU's fusion runs on the vector unit. Pulse
+// does the same in one kernel, when the products fit a tile of SRAM:
 //
 //	P = M * V              one vmul, V read through a view of stride 0
 //	                       over M's free dims (M: the other operand)
