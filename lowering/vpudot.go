@@ -47,16 +47,21 @@ type vpuDotPlan struct {
 
 // planVPUDot plans dot (lhs of shape ls, rhs of shape rs, both row-major)
 // on the vector unit, or reports that it is not such a dot: neither
-// operand a vector, contracted dims not one run of the matrix operand
+// operand a vector (free dims of size 1 aside, which leave the output's
+// strides as they are), contracted dims not one run of the matrix operand
 // (in the vector's order), more than 4 dims after merging, or more than
 // vpuDotMaxProducts products.
 func planVPUDot(ls, rs []int64, lb, rb, lc, rc []int64) (vpuDotPlan, bool) {
 	shapes := [2][]int64{ls, rs}
 	batch := [2][]int64{lb, rb}
 	contr := [2][]int64{lc, rc}
+	// A vector has no free dims but of size 1: XLA removes a dot's
+	// degenerate dims before it strength-reduces (a decode step's
+	// [B,H,1,D] query is a vector per batch).
 	vec := -1
 	for side := range 2 {
-		if len(batch[side])+len(contr[side]) == len(shapes[side]) {
+		free := freeDims(len(shapes[side]), batch[side], contr[side])
+		if !slices.ContainsFunc(free, func(d int64) bool { return shapes[side][d] != 1 }) {
 			vec = side
 			break
 		}

@@ -44,6 +44,16 @@ func TestVPUDot(t *testing.T) {
   k = bf16[8,32,64] parameter(1)
   ROOT d = bf16[8,32] dot(q, k), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={2}
 }`, true},
+		{"a decode query [B,H,1,D] (its dim of 1 dropped, as XLA does)", `ENTRY e {
+  q = f32[2,4,1,32] parameter(0)
+  k = f32[2,4,64,32] parameter(1)
+  ROOT d = f32[2,4,1,64] dot(q, k), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={3}
+}`, true},
+		{"p.V with a trailing dim of 1 on the vector side", `ENTRY e {
+  v = f32[2,64,32] parameter(0)
+  p = f32[2,64,1] parameter(1)
+  ROOT d = f32[2,32,1] dot(v, p), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}`, true},
 		{"two matrices", `ENTRY e {
   a = f32[16,32] parameter(0)
   b = f32[32,16] parameter(1)
