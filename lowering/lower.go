@@ -889,6 +889,9 @@ func (c *compiler) lowerInstruction(in *hlo.Instruction) error {
 			err = c.reduceKernel(in, fc.Instructions, fc.Root)
 		case "kOutput":
 			err = c.fail(in, "kOutput fusions without a dot are not lowered yet")
+			if ok, perr := c.planeCorrelation(in, fc.Instructions, fc.Root); ok {
+				return perr
+			}
 			for _, b := range fc.Instructions {
 				if b.Opcode == hlo.OpDot {
 					err = c.dotKernel(in, fc.Instructions, fc.Root)
@@ -965,6 +968,11 @@ func (c *compiler) lowerInstruction(in *hlo.Instruction) error {
 		return c.conditional(in)
 	case op == hlo.OpDot:
 		return c.dotKernel(in, c.singleton(in), nil)
+	case op == hlo.OpConvolution:
+		if ok, err := c.planeCorrelation(in, c.singleton(in), nil); ok {
+			return err
+		}
+		return c.fail(in, "a convolution the plane-correlation kernel does not take reached the compiler (the legalization expands those)")
 	case op == hlo.OpReduce:
 		return c.reduceKernel(in, c.singleton(in), nil)
 	case op == hlo.OpTranspose || op == hlo.OpSlice || op == hlo.OpReverse || op == hlo.OpConcatenate || op == hlo.OpPad:

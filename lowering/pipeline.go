@@ -83,7 +83,7 @@ func Pipeline(chip *config.Chip, d hlo.Devices) *pass.Pipeline {
 		p("expand-float-remainders", expand.ExpandFloatRemainders),
 		p("static-dimension-sizes", legalize.StaticDimensionSizes),
 		p("squeeze-transposes", legalize.SqueezeTransposes),
-		p("expand-convolutions", legalize.ExpandConvolutions),
+		p("expand-convolutions", legalize.ExpandConvolutionsFor(planeCorrelationFits(chip.Memory.SRAMBytes))),
 		p("expand-reduce-windows", legalize.ExpandReduceWindows),
 		p("expand-batch-norms", expand.ExpandBatchNorms),
 		p("expand-choleskys", expand.ExpandCholeskys),

@@ -27,13 +27,21 @@ import (
 // points at it, and is named "conv.op.N"; the last takes the convolution's
 // name. The rewrite is checked against the reference evaluator
 // (TestExpandConvolutions).
-func ExpandConvolutions(m *hlo.Module) error {
-	return rewriteEach(m, "convolution", func(x *rewriter, ops []*hlo.Instruction) error {
-		if len(ops) != 2 || x.At.Shape == nil || x.At.Shape.IsTuple {
-			return x.Errorf("a convolution takes two arrays")
-		}
-		return x.expandConv(ops[0], ops[1])
-	})
+func ExpandConvolutions(m *hlo.Module) error { return ExpandConvolutionsFor(nil)(m) }
+
+// ExpandConvolutionsFor is ExpandConvolutions for a compiler whose plane
+// correlation kernel takes the geometries planeFits accepts (nil: every
+// one PlaneCorrelationOf describes); the depthwise weight gradients of
+// other geometries take the canonical form.
+func ExpandConvolutionsFor(planeFits func(PlaneGeometry) bool) func(*hlo.Module) error {
+	return func(m *hlo.Module) error {
+		return rewriteEach(m, "convolution", func(x *rewriter, ops []*hlo.Instruction) error {
+			if len(ops) != 2 || x.At.Shape == nil || x.At.Shape.IsTuple {
+				return x.Errorf("a convolution takes two arrays")
+			}
+			return x.expandConv(ops[0], ops[1], planeFits)
+		})
+	}
 }
 
 // accumulationType is the type products are summed in.
@@ -64,7 +72,7 @@ type geometry struct {
 	flat bool
 }
 
-func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
+func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction, planeFits func(PlaneGeometry) bool) error {
 	in := x.At
 	labels, ok := in.Attr("dim_labels")
 	if !ok {
@@ -95,6 +103,9 @@ func (x *rewriter) expandConv(lhs, rhs *hlo.Instruction) error {
 	g := geometry{n: n, stride: w.Stride, rhsDil: w.RhsDil, acc: accumulationType(in.Shape.Elem)}
 	if G == 1 && Gb == 1 && (x.flatWeightGradient(lhs, rhs, d, w, g.acc) || x.nchwPointwise(lhs, rhs, d, w, g.acc) ||
 		x.nchwPointwiseGradient(lhs, rhs, d, w, g.acc)) {
+		return nil
+	}
+	if G == 1 && Gb > 1 && x.nchwDepthwiseFilterGradient(lhs, rhs, d, w, planeFits) {
 		return nil
 	}
 	if G > 1 && Gb == 1 && FlatGrid && x.depthwiseInLayout(lhs, rhs, d, w, g.acc, G) {

@@ -68,6 +68,10 @@ var expandConvCases = []struct{ name, text string }{
 }
 
 func TestExpandConvolutions(t *testing.T) {
+	// Every convolution expanded: the plane correlations a depthwise
+	// weight gradient becomes otherwise are TestPlaneCorrelations'.
+	defer func(on bool) { legalize.PlaneCorrelation = on }(legalize.PlaneCorrelation)
+	legalize.PlaneCorrelation = false
 	for _, c := range expandConvCases {
 		t.Run(c.name, func(t *testing.T) {
 			evaltest.CheckExpanded(t, c.name, c.text, legalize.ExpandConvolutions)
@@ -130,6 +134,8 @@ func TestExpandXLATests(t *testing.T) {
 // gradients, whose straight-line form is one dot per output position,
 // sum in another order.
 func TestExpandConvolutionTapLoops(t *testing.T) {
+	defer func(on bool) { legalize.PlaneCorrelation = on }(legalize.PlaneCorrelation)
+	legalize.PlaneCorrelation = false
 	perOutput := map[string]bool{"weight gradient": true, "weight gradient padded": true, "nhwc weight gradient": true,
 		"nhwc weight gradient valid": true, "1d weight gradient bf16": true, "nchw 1x1 weight gradient": true,
 		"depthwise weight gradient": true, "depthwise weight gradient dilated": true}
