@@ -42,6 +42,7 @@ func Pipeline(chip *config.Chip, d hlo.Devices) *pass.Pipeline {
 		p("expand-complex", expand.ExpandComplex),
 		p("expand-short-async", expand.ExpandShortAsync),
 		p("inline-calls", func(m *hlo.Module) error { legalize.InlineCalls(m); return nil }),
+		p("remove-dead-code", legalize.RemoveDeadCode),
 		p("split-tuple-constants", legalize.SplitTupleConstants),
 		p("narrow-promoted-combiners", legalize.NarrowPromotedCombiners),
 		p("expand-gemm-calls", expand.ExpandGemmCalls),

@@ -545,6 +545,52 @@ func recomputeSource(in *hlo.Instruction, cheap map[string]bool, src map[string]
 	return from, true
 }
 
+// readsReductionOf reports whether in also reads, through its other
+// operands, a reduction of a (a statistic of a's output: a batch norm's
+// mean in x - mean). Such a value is no epilogue of a's dot, which would
+// need the statistic before the dot has finished: it is recomputed by its
+// consumers like any other.
+func readsReductionOf(in, a *hlo.Instruction, byName map[string]*hlo.Instruction) bool {
+	type visit struct {
+		name    string
+		reduced bool
+	}
+	seen := map[visit]bool{}
+	budget := maxAncestryWalk
+	var reaches func(name string, reduced bool) bool
+	reaches = func(name string, reduced bool) bool {
+		if name == a.Name {
+			return reduced
+		}
+		v := visit{name, reduced}
+		if seen[v] || budget == 0 {
+			return false
+		}
+		seen[v] = true
+		budget--
+		p := byName[name]
+		if p == nil {
+			return false
+		}
+		reduced = reduced || p.Opcode == hlo.OpReduce
+		for _, o := range p.Operands {
+			if reaches(o.Name, reduced) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, o := range in.Operands {
+		if reaches(o.Name, false) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxAncestryWalk bounds the instructions readsReductionOf visits.
+const maxAncestryWalk = 64
+
 // maxRecomputeDepth bounds the chain of cheap ops a consumer recomputes
 // (x - mean is two: the convert of x and the subtract): each copy of a
 // value gives its recomputable operands one more user, so long chains
@@ -583,7 +629,7 @@ func (f *fuser) duplicateCheapProducers(c *hlo.Computation) {
 		if s == "" || a == nil || a.Shape == nil {
 			return s == ""
 		}
-		if a.Opcode == hlo.OpDot || a.Opcode == hlo.OpConvolution {
+		if (a.Opcode == hlo.OpDot || a.Opcode == hlo.OpConvolution) && !readsReductionOf(in, a, byName) {
 			return false // it is the dot's epilogue, computed on its accumulator
 		}
 		return int64(k)*a.Shape.Bytes() <= a.Shape.Bytes()+int64(k+1)*in.Shape.Bytes()

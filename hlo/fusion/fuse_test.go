@@ -465,3 +465,49 @@ ENTRY e {
 	require.Equal(t, []string{"parameter", "parameter", "broadcast", "multiply", "constant", "reduce"}, ops)
 	checkFusedModule(t, "bc.hlo", src, fm, 1<<20)
 }
+
+// TestStatisticOfADotIsRecomputed: x - mean(x) of a dot's result x (a
+// batch norm after a convolution) feeds both the variance and the
+// output; it cannot be the dot's epilogue (the mean needs all of x), so
+// both consumers recompute it from x rather than a kernel storing it.
+func TestStatisticOfADotIsRecomputed(t *testing.T) {
+	const src = `HloModule bn
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[64,16] parameter(0)
+  w = f32[16,32] parameter(1)
+  d = f32[64,32] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  z = f32[] constant(0)
+  s = f32[32] reduce(d, z), dimensions={0}, to_apply=add
+  n = f32[] constant(64)
+  nb = f32[32] broadcast(n), dimensions={}
+  mean = f32[32] divide(s, nb)
+  mb = f32[64,32] broadcast(mean), dimensions={1}
+  xc = f32[64,32] subtract(d, mb)
+  sq = f32[64,32] multiply(xc, xc)
+  v = f32[32] reduce(sq, z), dimensions={0}, to_apply=add
+  vb = f32[64,32] broadcast(v), dimensions={1}
+  ROOT o = f32[64,32] multiply(xc, vb)
+}
+`
+	m, err := hlo.Parse("bn.hlo", src)
+	require.NoError(t, err)
+	require.NoError(t, verify.Verify("bn.hlo", m))
+	fm, st, err := fusion.Fuse(m)
+	require.NoError(t, err)
+	// The dot, the mean's sum, the mean, the variance's sum, the output:
+	// no kernel of x - mean alone.
+	require.Equal(t, map[string]int{"kInput": 2, "kLoop": 2}, st.Fusions, fm.String())
+	full := 0 // fusions with a result of x's size
+	for _, in := range fm.Entry.Instructions {
+		if in.Opcode == hlo.OpFusion && in.Shape.Elems() == 64*32 {
+			full++
+		}
+	}
+	require.Equal(t, 1, full, "only the output is stored, not x - mean: %s", fm)
+	checkFusedModule(t, "bn.hlo", src, fm, 1<<20)
+}
