@@ -219,7 +219,18 @@ func (c *compiler) reduceKernelWith(in *hlo.Instruction, body []*hlo.Instruction
 	rowShape := []int64{cols}
 	chunks := int64(1)
 	if column {
-		rowShape, chunks = []int64{kc}, rows/kc
+		rowShape, chunks = []int64{kc}, (rows+kc-1)/kc
+	}
+	// chunkStart is chunk j's first kept element. When kc does not divide
+	// the kept elements (a vocabulary of 30,522 or 50,257: prime factors
+	// too small or too large for a tile), the last chunk ends at the last
+	// element and overlaps the one before it, whose sums it computes
+	// again, to the same bits, and stores again.
+	chunkStart := func(j int64) int64 {
+		if j == chunks-1 {
+			return rows - kc
+		}
+		return j * kc
 	}
 	// access maps an array of X's shape (strides per X dim) to the
 	// [rows, cols] view (column: [cols, kc]), with an offset per pass.
@@ -241,7 +252,7 @@ func (c *compiler) reduceKernelWith(in *hlo.Instruction, body []*hlo.Instruction
 			}
 			for _, o := range passOffsets(outerDims, outerSt, esz) {
 				for j := int64(0); j < chunks; j++ {
-					a.outer = append(a.outer, o+j*kc*sr*esz)
+					a.outer = append(a.outer, o+chunkStart(j)*sr*esz)
 				}
 			}
 		}
@@ -454,7 +465,13 @@ func (c *compiler) reduceKernelWith(in *hlo.Instruction, body []*hlo.Instruction
 		if !haveInit {
 			initVal = params[initName]
 		}
-		return c.columnReduce(in, body, red, op, x.Name, initLit, initVal, bufs, ops, out, passes*chunks, cols, kc)
+		var storeAt []int64 // each pass's result: its chunk of its outer pass's row
+		for p := int64(0); p < passes; p++ {
+			for j := int64(0); j < chunks; j++ {
+				storeAt = append(storeAt, (p*rows+chunkStart(j))*int64(out.dt.Size()))
+			}
+		}
+		return c.columnReduce(in, body, red, op, x.Name, initLit, initVal, bufs, ops, out, passes*chunks, cols, kc, storeAt)
 	}
 	var initLoad *hbmAccess // a computed init value, read from HBM
 	if !haveInit {
@@ -565,10 +582,13 @@ func (c *compiler) periodicBroadcast(b *hlo.Instruction, v *value, st []int64, k
 	return nil
 }
 
-// columnChunk picks how many kept elements (a divisor of k) a column
-// reduction's tile row holds: all of them when at least 32 rows of every
-// buffer fit the streaming budget; 0 when no divisor of at least 128 (or k)
-// fits, and the row path must do.
+// columnChunk picks how many kept elements a column reduction's tile row
+// holds: all of them when at least 32 rows of every buffer fit the
+// streaming budget; else the widest chunk that fits, or a divisor of k at
+// least half as wide; 0 when not even 128 (or k) fit, and the row path
+// must do. (Requiring a divisor sent BERT's 30,522-word vocabulary, whose
+// only small divisors are 2, 3 and 6, through a transposed view an
+// element a burst: 28M of its 38.5M cycles.)
 func (c *compiler) columnChunk(body []*hlo.Instruction, k int64) int64 {
 	var perElem int64
 	for _, b := range body {
@@ -579,16 +599,18 @@ func (c *compiler) columnChunk(body []*hlo.Instruction, k int64) int64 {
 		perElem += n * int64(1+len(expansionScratch(b)))
 	}
 	budget := min(c.chip.Memory.SRAMBytes/2, 4<<20)
-	most := budget / (32 * max(perElem, 1))
-	for kc := min(k, most); kc >= 1; kc-- {
+	most := min(k, budget/(32*max(perElem, 1)))
+	if most < min(k, 128) {
+		return 0
+	}
+	// A divisor of k not much narrower than the widest chunk; else the
+	// widest, the last chunk overlapping the one before (reduceKernelWith).
+	for kc := most; kc >= max(most/2, 1); kc-- {
 		if k%kc == 0 {
-			if kc < min(k, 128) {
-				return 0
-			}
 			return kc
 		}
 	}
-	return 0
+	return most
 }
 
 // columnReduce finishes a column reduction's kernel: the accumulator row,
@@ -596,7 +618,7 @@ func (c *compiler) columnChunk(body []*hlo.Instruction, k int64) int64 {
 // of vector ops over the tile's rows that leaves their fold in row 0,
 // folded into the accumulator. A computed init value (initVal) is read
 // from HBM into a one-element buffer and broadcast into the accumulator.
-func (c *compiler) columnReduce(in *hlo.Instruction, body []*hlo.Instruction, red *hlo.Instruction, op, x, initLit string, initVal *value, bufs []*streamBuf, ops []streamOp, out *value, passes, cols, kc int64) error {
+func (c *compiler) columnReduce(in *hlo.Instruction, body []*hlo.Instruction, red *hlo.Instruction, op, x, initLit string, initVal *value, bufs []*streamBuf, ops []streamOp, out *value, passes, cols, kc int64, storeAt []int64) error {
 	if passes > legalize.MaxReducePasses {
 		return c.fail(red, "the column reduction needs %d passes (not lowered yet)", passes)
 	}
@@ -642,7 +664,7 @@ func (c *compiler) columnReduce(in *hlo.Instruction, body []*hlo.Instruction, re
 	return c.streamKernel(streamSpec{
 		in: in, kind: "input", rows: cols, bufs: bufs, ops: ops,
 		result: red.Name, out: out, outRow: []int64{kc}, flops: flops, bytes: bytes,
-		passes: int(passes), accumulate: true,
+		passes: int(passes), accumulate: true, storeAt: storeAt,
 	})
 }
 

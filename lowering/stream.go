@@ -119,6 +119,10 @@ type streamSpec struct {
 	// direct: the result is in VMEM and the last op writes it where it
 	// lies (directResult), with no SRAM tile and no store.
 	direct bool
+	// storeAt, when set, is where each pass's result goes (byte offsets
+	// into out) instead of one pass's rows after another's: a column
+	// reduction's chunks, the last of which may overlap the one before.
+	storeAt []int64
 }
 
 // directLoads marks the loads the ops can read where they lie: sources
@@ -1010,6 +1014,10 @@ func (sp *streamSpec) storeAccess(R int64) *hbmAccess { return sp.storeAccessTo(
 
 func (sp *streamSpec) storeAccessTo(out *value, R int64) *hbmAccess {
 	a := &hbmAccess{src: out, strides: hlo.Strides(append([]int64{R}, sp.outRow...))}
+	if sp.storeAt != nil && out == sp.out {
+		a.outer = append([]int64{}, sp.storeAt...)
+		return a
+	}
 	if sp.passes > 1 {
 		step := R * prod(sp.outRow) * int64(out.dt.Size())
 		for k := 0; k < sp.passes; k++ {
