@@ -227,7 +227,7 @@ func (c *compiler) reduceKernelWith(in *hlo.Instruction, body []*hlo.Instruction
 	// element and overlaps the one before it, whose sums it computes
 	// again, to the same bits, and stores again.
 	chunkStart := func(j int64) int64 {
-		if j == chunks-1 {
+		if column && j == chunks-1 && rows%kc != 0 {
 			return rows - kc
 		}
 		return j * kc
