@@ -46,6 +46,11 @@ func planePadded(g legalize.PlaneGeometry) (hp, wp int64) {
 // holds (at most 2 MiB a set, as a streamed pad's), cut so that a walk
 // has a few tiles to overlap.
 func planeTileRows(g legalize.PlaneGeometry, sramBytes int64) (int64, bool) {
+	// The walk's registers step through x, dy and the result from their
+	// bases: each must lie within a register's reach.
+	if g.R*max(g.X[0]*g.X[1], g.Dy[0]*g.Dy[1], g.P[0]*g.P[1])*4 >= registerReach {
+		return 0, false
+	}
 	hp, wp := planePadded(g)
 	perRow := (hp*wp + g.Dy[0]*g.Dy[1] + g.P[0]*g.P[1]) * 4
 	budget := min(sramBytes/(2*planeSets), 2<<20)

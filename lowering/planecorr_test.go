@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pulse-sim/pulse/lowering"
 )
 
 // TestPlaneCorrelation: a depthwise convolution's weight gradient over
@@ -31,4 +33,15 @@ func TestPlaneCorrelation(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestPlaneCorrelationBeyondReach: arrays a scalar register cannot walk
+// from their base keep the canonical form (the kernel's walk is one
+// segment), with the same values.
+func TestPlaneCorrelationBeyondReach(t *testing.T) {
+	defer lowering.SetRegisterReach(16 << 10)()
+	src := convSrc("f32[8,16,12,12]", "f32[8,16,12,12]", "f32[3,3,1,16]",
+		"window={size=12x12 pad=1_1x1_1}, dim_labels=fb01_io01->01bf, batch_group_count=16")
+	x, _ := compileRunChecked(t, "tpuv4core", nil, src)
+	require.NotContains(t, x.Compiled.Asm, "kernel positions")
 }
