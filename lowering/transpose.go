@@ -72,8 +72,15 @@ func planBatchedTranspose(B, P, Q, esz, budget int64) (transposePlan, bool) {
 	// minTransposeTile elements): with one tile its load, transpose and
 	// store run one after the other; with eight, xpSets of them overlap
 	// and the cross-lane units take turns.
+	//
+	// Likewise a narrow P takes that many more columns: an NCHW image's 3
+	// channels moved innermost went in tiles of [3, 512], each a round
+	// trip for 6 KiB (MobileNet-v2's stem input, 13% of its roof).
 	capElems := max(minTransposeTile, B*P*Q/(2*xpSets))
 	tq := largestDivisor(Q, min(512, budget))
+	if wide := min(512*512, capElems, budget) / max(P, 1); P < 512 && wide > tq {
+		tq = largestDivisor(Q, wide) // whole rows of P a tile still
+	}
 	tp := largestDivisor(P, min(512*512/tq, budget/tq, max(1, capElems/tq)))
 	if tp*tq < 64 {
 		return transposePlan{}, false // thin tiles: the strided DMA does as well
@@ -364,9 +371,10 @@ func (c *compiler) emitTranspose(in *hlo.Instruction, x, out *value, pl transpos
 	// store's token, so the stores are done with the buffer it writes.
 	tileAt := func(set, dq, dp int64) {
 		src, dst := 2*set*tileBytes, (2*set+1)*tileBytes
+		wait := pieceWaits(emit, sStored[set], np)
 		for _, q := range splitRows(tp, np) {
-			emit("dma     sram[%d]:%s[%d,%d], hbm[r20+%s+%d]:%s[%d,%d]{%d,1} @%d wait s%d:1 signal s%d",
-				src+q[0]*tq*esz, x.dt, q[1], tq, x.tensor, dq*tq*esz+(dp*tp+q[0])*Q*esz, x.dt, q[1], tq, Q, loadEngine(), sStored[set], sLoad[set])
+			emit("dma     sram[%d]:%s[%d,%d], hbm[r20+%s+%d]:%s[%d,%d]{%d,1} @%d%s signal s%d",
+				src+q[0]*tq*esz, x.dt, q[1], tq, x.tensor, dq*tq*esz+(dp*tp+q[0])*Q*esz, x.dt, q[1], tq, Q, loadEngine(), wait, sLoad[set])
 		}
 		emit("xpose   sram[%d]:%s[%d,%d], sram[%d]:%s[%d,%d] wait s%d:%d signal s%d:%d", dst, x.dt, tq, tp, src, x.dt, tp, tq, sLoad[set], np, sXpose[set], np)
 		for _, q := range splitRows(tp, np) {
@@ -459,9 +467,10 @@ func (c *compiler) emitPackedTranspose(in *hlo.Instruction, x, out *value, pl tr
 	tileAt := func(set, k int64) {
 		src, dst := 2*set*tileBytes, (2*set+1)*tileBytes
 		at := k * nb * mat
+		wait := pieceWaits(emit, sStored[set], np)
 		for _, q := range splitRows(nb*P, np) {
-			emit("dma     sram[%d]:%s[%d,%d], hbm[r16+%s+%d]:%s[%d,%d]{%d,1} @%d wait s%d:1 signal s%d",
-				src+q[0]*Q*esz, x.dt, q[1], Q, x.tensor, at+q[0]*Q*esz, x.dt, q[1], Q, Q, loadEngine(), sStored[set], sLoad[set])
+			emit("dma     sram[%d]:%s[%d,%d], hbm[r16+%s+%d]:%s[%d,%d]{%d,1} @%d%s signal s%d",
+				src+q[0]*Q*esz, x.dt, q[1], Q, x.tensor, at+q[0]*Q*esz, x.dt, q[1], Q, Q, loadEngine(), wait, sLoad[set])
 		}
 		for b := int64(0); b < nb; b++ {
 			wait := ""
@@ -565,9 +574,10 @@ func (c *compiler) emitUnrolledTranspose(in *hlo.Instruction, x, out *value, pl 
 		set := int64(i) % sets
 		src, dst := 2*set*tileBytes, (2*set+1)*tileBytes
 		// Loads: [nm*tp, tq] rows of the source, Q apart.
+		wait := pieceWaits(emit, int(sStored(set)), np)
 		for _, r := range splitRows(nm*tp, np) {
-			emit("dma     sram[%d]:%s[%d,%d], hbm[%s+%d]:%s[%d,%d]{%d,1} @%d wait s%d:1 signal s%d",
-				src+r[0]*tq*esz, x.dt, r[1], tq, x.tensor, (t.src+r[0]*Q)*esz, x.dt, r[1], tq, Q, loadEngine(), sStored(set), sLoad(set))
+			emit("dma     sram[%d]:%s[%d,%d], hbm[%s+%d]:%s[%d,%d]{%d,1} @%d%s signal s%d",
+				src+r[0]*tq*esz, x.dt, r[1], tq, x.tensor, (t.src+r[0]*Q)*esz, x.dt, r[1], tq, Q, loadEngine(), wait, sLoad(set))
 		}
 		for m := range nm {
 			wait := ""
@@ -592,4 +602,19 @@ func (c *compiler) emitUnrolledTranspose(in *hlo.Instruction, x, out *value, pl 
 				out.tensor, (t.dst+r[0])*esz, out.dt, tq, r[1], P, dst+r[0]*esz, out.dt, tq, r[1], tp, storeEngine(), sXpose(set), sStored(set))
 		}
 	}
+}
+
+// pieceWaits orders a tile's np load pieces after its set's last stores
+// (np tokens on sem): on one engine (np == 1) the load waits for its
+// token itself; split over engines, the sequencer takes all np before
+// it issues the pieces, which then wait for nothing. A piece waiting for
+// one token on each engine lets an engine that runs ahead take the token
+// of another engine's piece for its next tile: that tile's transpose then
+// starts with a piece unloaded, or the pieces deadlock.
+func pieceWaits(emit func(string, ...any), sem int, np int64) string {
+	if np <= 1 {
+		return fmt.Sprintf(" wait s%d:1", sem)
+	}
+	emit("wait    s%d, %d", sem, np)
+	return ""
 }
