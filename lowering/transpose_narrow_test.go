@@ -48,7 +48,7 @@ ENTRY e {
 func TestTransposeNarrowRows(t *testing.T) {
 	for _, tc := range []struct {
 		name, chip, shape, out, perm string
-		most                          int // xpose instructions at most
+		most                         int // xpose instructions at most
 	}{
 		{"packed", "tpuv4core", "f32[64,3,64,64]", "f32[64,64,64,3]", "{0,2,3,1}", 64}, // an xpose a matrix
 		{"packed", "trn1nc", "f32[64,3,64,64]", "f32[64,64,64,3]", "{0,2,3,1}", 64},
