@@ -25,7 +25,7 @@ func TestCompileDumpAfter(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	require.Equal(t, []string{"m.01.expand-complex.hlo", "m.54.fold-dot-transposes.hlo"}, names)
+	require.Equal(t, []string{"m.01.expand-complex.hlo", "m.55.fold-dot-transposes.hlo"}, names)
 	before := string(mustRead(t, filepath.Join(dumps, names[0])))
 	after := string(mustRead(t, filepath.Join(dumps, names[1])))
 	require.Contains(t, before, "transpose(")
