@@ -34,7 +34,7 @@ func TestCompileDumpAfter(t *testing.T) {
 
 	code, out, stderr := runCLI("passes")
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, out, "54 fold-dot-transposes")
+	require.Contains(t, out, "55 fold-dot-transposes")
 
 	for _, c := range []struct{ pattern, msg string }{
 		{"fold", "names no pass; the passes, in order: expand-complex"},
