@@ -281,7 +281,11 @@ func partition(m *hlo.Module, devices int) (*Result, error) {
 	for _, c := range res.Collectives {
 		ours[c.Name] = true
 	}
-	removed := removeDead(out, ours)
+	// What nothing reads goes, as XLA's DCE after its partitioner removes
+	// it: a value made in one sharding and then anew in another, a
+	// whole-array broadcast of zeros left behind. The partitioner's own
+	// collectives go when dead; the program's stay.
+	removed := hlo.RemoveDead(out, func(in *hlo.Instruction) bool { return ours[in.Name] })
 	kept := res.Collectives[:0]
 	for _, c := range res.Collectives {
 		if !removed[c.Name] {

@@ -5,9 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
-	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering/legalize"
 )
 
@@ -71,14 +69,7 @@ ENTRY e {
 }`, []string{"dead", "waste"}, []string{"live", "v2", "r"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := hlo.Parse(tc.name, tc.text)
-			require.NoError(t, err)
-			require.NoError(t, verify.Verify(tc.name, m))
-			x := m.Clone()
-			require.NoError(t, legalize.RemoveDeadCode(x))
-			again, err := hlo.Parse(tc.name+".dce", x.String())
-			require.NoError(t, err, x.String())
-			require.NoError(t, verify.Verify(tc.name+".dce", again), x.String())
+			m, again := reparsed(t, tc.name, tc.text, legalize.RemoveDeadCode)
 			names := map[string]bool{}
 			for _, c := range again.Computations {
 				for _, in := range c.Instructions {

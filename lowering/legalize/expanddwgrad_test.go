@@ -8,7 +8,6 @@ import (
 	"github.com/pulse-sim/pulse/hlo"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/hlo/eval/evaltest"
-	"github.com/pulse-sim/pulse/hlo/verify"
 	"github.com/pulse-sim/pulse/lowering/legalize"
 )
 
@@ -35,14 +34,7 @@ func TestPlaneCorrelations(t *testing.T) {
 			false, legalize.PlaneGeometry{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := hlo.Parse(tc.name, tc.text)
-			require.NoError(t, err)
-			require.NoError(t, verify.Verify(tc.name, m))
-			x := m.Clone()
-			require.NoError(t, legalize.ExpandConvolutions(x))
-			again, err := hlo.Parse(tc.name+".expanded", x.String())
-			require.NoError(t, err, x.String())
-			require.NoError(t, verify.Verify(tc.name+".expanded", again), x.String())
+			m, again := reparsed(t, tc.name, tc.text, legalize.ExpandConvolutions)
 			var convs []*hlo.Instruction
 			shapes := map[string]*hlo.Shape{}
 			for _, in := range again.Entry.Instructions {
@@ -52,10 +44,10 @@ func TestPlaneCorrelations(t *testing.T) {
 				}
 			}
 			if !tc.plane {
-				require.Empty(t, convs, x.String())
+				require.Empty(t, convs, again.String())
 				return
 			}
-			require.Len(t, convs, 1, x.String())
+			require.Len(t, convs, 1, again.String())
 			c := convs[0]
 			g, ok := legalize.PlaneCorrelationOf(c, shapes[c.Operands[0].Name], shapes[c.Operands[1].Name])
 			require.True(t, ok, c.String())

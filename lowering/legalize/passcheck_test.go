@@ -43,3 +43,18 @@ func (p *passOnEntry) sameValues(t *testing.T) {
 	d := check.Compare(eval.Leaves(got)[0], eval.Leaves(p.want)[0])
 	require.Zero(t, d.Mismatches, p.x.String())
 }
+
+// reparsed parses a whole module, runs pass on a clone and returns the
+// original and the rewrite printed and read back, both verified.
+func reparsed(t *testing.T, name, text string, pass func(*hlo.Module) error) (m, again *hlo.Module) {
+	t.Helper()
+	m, err := hlo.Parse(name, text)
+	require.NoError(t, err)
+	require.NoError(t, verify.Verify(name, m))
+	x := m.Clone()
+	require.NoError(t, pass(x))
+	again, err = hlo.Parse(name+".rewritten", x.String())
+	require.NoError(t, err, x.String())
+	require.NoError(t, verify.Verify(name+".rewritten", again), x.String())
+	return m, again
+}
