@@ -4,7 +4,6 @@
 package config
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
 	"math"
@@ -496,53 +495,6 @@ func Load(nameOrPath string, sets []string) (*Chip, error) {
 	return Parse(origin, src, sets)
 }
 
-// Parse decodes a chip config, strictly: unknown keys and values of the wrong
-// type are errors naming the key.
-func Parse(origin string, src []byte, sets []string) (*Chip, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(src, &root); err != nil {
-		return nil, fmt.Errorf("%s: %v", origin, err)
-	}
-	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: a chip config is a YAML mapping", origin)
-	}
-	for _, s := range sets {
-		key, val, ok := strings.Cut(s, "=")
-		if !ok || key == "" {
-			return nil, fmt.Errorf("--set %q: want key=value", s)
-		}
-		if err := setKey(root.Content[0], key, val); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkIntegers(root.Content[0], reflect.TypeOf(Chip{}), ""); err != nil {
-		return nil, fmt.Errorf("%s: %v", origin, err)
-	}
-	var c Chip
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	if err := enc.Encode(&root); err != nil {
-		return nil, fmt.Errorf("%s: %v", origin, err)
-	}
-	// The decoder's errors give lines of the text written here, which
-	// differ from the source's where --set added a key the file leaves out:
-	// the key is looked up in that text.
-	text := buf.Bytes()
-	dec := yaml.NewDecoder(bytes.NewReader(text))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil {
-		var written yaml.Node
-		if yaml.Unmarshal(text, &written) != nil || len(written.Content) != 1 {
-			return nil, fmt.Errorf("%s: %s", origin, yamlError(err, root.Content[0]))
-		}
-		return nil, fmt.Errorf("%s: %s", origin, yamlError(err, written.Content[0]))
-	}
-	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %v", origin, err)
-	}
-	return &c, nil
-}
-
 // checkIntegers refuses a value with a fraction for an integer key: YAML's
 // decoder truncates 1050.7 to 1050 for an int field, which would run a
 // different chip from the one asked for (and give two sweep points one id).
@@ -550,13 +502,10 @@ func checkIntegers(m *yaml.Node, t reflect.Type, prefix string) error {
 	if m.Kind != yaml.MappingNode || t.Kind() != reflect.Struct {
 		return nil
 	}
+	fields := tagFields(t).byName
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
-		for f := 0; f < t.NumField(); f++ {
-			fl := t.Field(f)
-			if strings.Split(fl.Tag.Get("yaml"), ",")[0] != k.Value {
-				continue
-			}
+		if fl, ok := fields[k.Value]; ok {
 			key := k.Value
 			if prefix != "" {
 				key = prefix + "." + k.Value
@@ -652,10 +601,11 @@ func keyAtLine(m *yaml.Node, prefix string, line int) string {
 
 // setKey sets a dotted key of a mapping node; the key must already exist,
 // so that a typo is an error rather than a silently ignored setting.
-func setKey(m *yaml.Node, key, val string) error {
+func setKey(m *yaml.Node, key, val string) (n *yaml.Node, inFlow bool, err error) {
 	parts := strings.Split(key, ".")
-	n := m
+	n = m
 	for i, p := range parts {
+		inFlow = inFlow || n.Style&yaml.FlowStyle != 0
 		found := false
 		for j := 0; j+1 < len(n.Content); j += 2 {
 			if n.Content[j].Value == p {
@@ -666,7 +616,7 @@ func setKey(m *yaml.Node, key, val string) error {
 		}
 		if !found {
 			if _, known := keyMeta[key]; !known || n.Kind != yaml.MappingNode {
-				return fmt.Errorf("--set %s: unknown key %q", key, strings.Join(parts[:i+1], "."))
+				return nil, false, fmt.Errorf("--set %s: unknown key %q", key, strings.Join(parts[:i+1], "."))
 			}
 			// A key the file leaves out (a preset of one core has no
 			// cores key): added, with the sections on its way.
@@ -691,9 +641,9 @@ func setKey(m *yaml.Node, key, val string) error {
 		}
 		n.Content = items
 	default:
-		return fmt.Errorf("--set %s: %s is a section, not a value", key, key)
+		return nil, false, fmt.Errorf("--set %s: %s is a section, not a value", key, key)
 	}
-	return nil
+	return n, inFlow, nil
 }
 
 // YAML returns the config as YAML, every key shown.

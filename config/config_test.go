@@ -127,6 +127,9 @@ func FuzzParse(f *testing.F) {
 		if err == nil {
 			require.NoError(t, c.Validate())
 		}
+		if tpl, err := NewTemplate("fuzz.yaml", src); err == nil {
+			sameChip(t, tpl, []string{set})
+		}
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pulse-sim/pulse/isa"
 )
@@ -183,8 +184,41 @@ func init() {
 
 // Keys lists every configuration key, sorted.
 func Keys() []Key {
+	out := keys()
+	for i := range out { // each caller its own copy
+		k := &out[i]
+		if k.Min != nil {
+			lo, hi := *k.Min, *k.Max
+			k.Min, k.Max = &lo, &hi
+		}
+		k.Enum = append([]string(nil), k.Enum...)
+	}
+	return out
+}
+
+// keys is the key list, built once: Validate checks every ranged key of
+// every chip, and a sweep builds a chip per point.
+var keys = func() func() []Key {
+	list := sync.OnceValue(buildKeys)
+	return func() []Key { return append([]Key(nil), list()...) }
+}()
+
+// fieldPaths maps every key and section name (mxu.rows, mxu) to the
+// index path of its field in Chip, for Get.
+var fieldPaths = sync.OnceValue(func() map[string][]int {
+	paths := map[string][]int{}
+	walkFields(reflect.TypeOf(Chip{}), "", nil, func(name string, _ reflect.Type, path []int) {
+		paths[name] = path
+	})
+	return paths
+})
+
+func buildKeys() []Key {
 	var out []Key
-	walkKeys(reflect.TypeOf(Chip{}), "", func(name string, t reflect.Type) {
+	walkFields(reflect.TypeOf(Chip{}), "", nil, func(name string, t reflect.Type, _ []int) {
+		if t.Kind() == reflect.Struct {
+			return // a section
+		}
 		m := keyMeta[name]
 		k := Key{Name: name, Type: typeName(t), Unit: m.unit, Enum: m.enum, Doc: m.doc, When: m.when}
 		if m.ranged {
@@ -199,7 +233,7 @@ func Keys() []Key {
 
 // LookupKey returns the key named name.
 func LookupKey(name string) (Key, bool) {
-	for _, k := range Keys() {
+	for _, k := range keys() {
 		if k.Name == name {
 			return k, true
 		}
@@ -207,10 +241,13 @@ func LookupKey(name string) (Key, bool) {
 	return Key{}, false
 }
 
-func walkKeys(t reflect.Type, prefix string, f func(string, reflect.Type)) {
+// walkFields calls f for every field of t that has a yaml name, sections
+// (structs) before their fields, with its dotted name, its type and its
+// index path from t.
+func walkFields(t reflect.Type, prefix string, at []int, f func(name string, t reflect.Type, path []int)) {
 	for i := 0; i < t.NumField(); i++ {
 		fl := t.Field(i)
-		tag := strings.Split(fl.Tag.Get("yaml"), ",")[0]
+		tag, _, _ := strings.Cut(fl.Tag.Get("yaml"), ",")
 		if tag == "" || tag == "-" {
 			continue
 		}
@@ -218,11 +255,11 @@ func walkKeys(t reflect.Type, prefix string, f func(string, reflect.Type)) {
 		if prefix != "" {
 			name = prefix + "." + tag
 		}
+		path := append(append([]int(nil), at...), i)
+		f(name, fl.Type, path)
 		if fl.Type.Kind() == reflect.Struct {
-			walkKeys(fl.Type, name, f)
-			continue
+			walkFields(fl.Type, name, path, f)
 		}
-		f(name, fl.Type)
 	}
 }
 
@@ -247,22 +284,11 @@ func typeName(t reflect.Type) string {
 // Get returns the value of a key of c (an int64, float64, bool, string,
 // []string or map[string]int).
 func (c *Chip) Get(key string) (any, error) {
-	v := reflect.ValueOf(c).Elem()
-	for _, p := range strings.Split(key, ".") {
-		if v.Kind() != reflect.Struct {
-			return nil, fmt.Errorf("unknown key %q", key)
-		}
-		found := false
-		for i := 0; i < v.NumField(); i++ {
-			if strings.Split(v.Type().Field(i).Tag.Get("yaml"), ",")[0] == p {
-				v, found = v.Field(i), true
-				break
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("unknown key %q", key)
-		}
+	path, ok := fieldPaths()[key]
+	if !ok {
+		return nil, fmt.Errorf("unknown key %q", key)
 	}
+	v := reflect.ValueOf(c).Elem().FieldByIndex(path)
 	switch v.Kind() {
 	case reflect.Struct:
 		return nil, fmt.Errorf("%s is a section, not a value", key)
@@ -274,7 +300,7 @@ func (c *Chip) Get(key string) (any, error) {
 
 // checkRanges checks every ranged key that matters for c against keyMeta.
 func (c *Chip) checkRanges() error {
-	for _, k := range Keys() {
+	for _, k := range rangedKeys() {
 		if k.Min == nil || !c.applies(k.When) {
 			continue
 		}
@@ -292,6 +318,17 @@ func (c *Chip) checkRanges() error {
 	}
 	return nil
 }
+
+// rangedKeys is the keys with a range, for checkRanges (shared: read only).
+var rangedKeys = sync.OnceValue(func() []Key {
+	var out []Key
+	for _, k := range keys() {
+		if k.Min != nil {
+			out = append(out, k)
+		}
+	}
+	return out
+})
 
 // applies evaluates a Key.When condition ("key=value", "" always).
 func (c *Chip) applies(when string) bool {

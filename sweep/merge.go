@@ -97,7 +97,8 @@ func Merge(out string, dirs []string) (*Manifest, error) {
 		return nil, err
 	}
 	spec := ms[0].Spec
-	cols, err := writeCSV(filepath.Join(out, resultsCSV), spec, rowsOf(rows))
+	units, _ := utilKeys(rowsOf(rows))
+	cols, err := writeCSV(filepath.Join(out, resultsCSV), spec, units, rowsOf(rows))
 	if err != nil {
 		return nil, err
 	}

@@ -3,13 +3,18 @@ package sweep
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	goruntime "runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
 	"github.com/pulse-sim/pulse/config"
 	"github.com/pulse-sim/pulse/internal/inputs"
+	"github.com/pulse-sim/pulse/lowering"
 )
 
 // Point is one workload on one chip configuration.
@@ -23,6 +28,10 @@ type Point struct {
 	// chip's full configuration and the mode. --resume skips points whose
 	// ID is already in results.jsonl.
 	ID string
+	// Target identifies what the compiler sees of the point's chip
+	// (lowering.Target): points of one workload and one target share an
+	// executable.
+	Target string
 }
 
 // Plan is an expanded sweep.
@@ -35,14 +44,14 @@ type Plan struct {
 	// when their hashes agree.
 	Hash string
 
-	baseYAML []byte
+	template *config.Template // the base chip's source, parsed once
 }
 
 // Chip builds a point's chip: the base chip, the spec's sets, then the
 // point's axis values. Expand built and checked every one already; points
 // do not keep them, so a plan's memory is a few dozen bytes a point.
 func (pl *Plan) Chip(p *Point) (*config.Chip, error) {
-	return config.Parse(pl.Spec.Chip, pl.baseYAML, pl.sets(p.Values))
+	return pl.template.Chip(pl.sets(p.Values))
 }
 
 func (pl *Plan) sets(vals []string) []string {
@@ -86,15 +95,11 @@ func Expand(s *Spec) (*Plan, error) {
 		}
 		progs = append(progs, p)
 	}
-	baseYAML := chipSource(s.Chip)
-	plan := &Plan{Spec: s, Workloads: ws, baseYAML: baseYAML}
-	// Chips are built once per combination to check them and hash them.
-	type combo struct {
-		values []string
-		hash   string // of the chip's full configuration
+	tpl, err := config.NewTemplate(s.Chip, chipSource(s.Chip))
+	if err != nil {
+		return nil, err
 	}
-	var combos []combo
-	seen := map[string][]string{}
+	plan := &Plan{Spec: s, Workloads: ws, template: tpl}
 	total := 1
 	for _, d := range dims {
 		total *= len(d.values)
@@ -102,7 +107,15 @@ func Expand(s *Spec) (*Plan, error) {
 			return nil, fmt.Errorf("the axes make more than %d points", maxPoints)
 		}
 	}
+	// Chips are built once per combination to check them and hash them,
+	// a batch at a time over the host's cores (a chip takes about a
+	// millisecond, the serial start of a big sweep otherwise), then taken
+	// in order, so the first error and the points are the same whatever
+	// the cores.
+	var combos []combo
+	seen := map[string][]string{}
 	idx := make([]int, len(dims))
+	batch := make([]combo, 0, expandBatch)
 	for n := 0; n < total; n++ {
 		vals := make([]string, len(s.Axes))
 		for di, d := range dims {
@@ -110,37 +123,7 @@ func Expand(s *Spec) (*Plan, error) {
 				vals[ax] = d.values[idx[di]][j]
 			}
 		}
-		chip, err := config.Parse(s.Chip, baseYAML, plan.sets(vals))
-		if err != nil {
-			return nil, fmt.Errorf("point %s: %v", describe(s, vals), err)
-		}
-		keep := true
-		if len(progs) > 0 {
-			env := chipEnv(chip)
-			for _, p := range progs {
-				out, err := expr.Run(p, env)
-				if err != nil {
-					return nil, fmt.Errorf("constraint %q at %s: %v", p.Source().String(), describe(s, vals), err)
-				}
-				if b, _ := out.(bool); !b {
-					keep = false
-					break
-				}
-			}
-		}
-		if keep {
-			h := contentHash(chip.YAML())
-			// A point's id is its chip's hash, so two values that name one
-			// chip (1000 and 1000.0, 1e3) would share a row of results: one
-			// point lost, another labelled with the wrong value.
-			if prev, dup := seen[h]; dup {
-				return nil, fmt.Errorf("points %s and %s give the same chip configuration; give each value once", describe(s, prev), describe(s, vals))
-			}
-			seen[h] = vals
-			combos = append(combos, combo{vals, h})
-		} else {
-			plan.Dropped++
-		}
+		batch = append(batch, combo{values: vals})
 		for di := len(dims) - 1; di >= 0; di-- {
 			idx[di]++
 			if idx[di] < len(dims[di].values) {
@@ -148,6 +131,28 @@ func Expand(s *Spec) (*Plan, error) {
 			}
 			idx[di] = 0
 		}
+		if len(batch) < expandBatch && n+1 < total {
+			continue
+		}
+		plan.checkCombos(batch, progs)
+		for _, c := range batch {
+			switch {
+			case c.err != nil:
+				return nil, c.err
+			case !c.keep:
+				plan.Dropped++
+				continue
+			}
+			// A point's id is its chip's hash, so two values that name one
+			// chip (1000 and 1000.0, 1e3) would share a row of results: one
+			// point lost, another labelled with the wrong value.
+			if prev, dup := seen[c.hash]; dup {
+				return nil, fmt.Errorf("points %s and %s give the same chip configuration; give each value once", describe(s, prev), describe(s, c.values))
+			}
+			seen[c.hash] = c.values
+			combos = append(combos, combo{values: c.values, hash: c.hash, target: c.target})
+		}
+		batch = batch[:0]
 	}
 	if len(combos) == 0 {
 		return nil, fmt.Errorf("the constraints drop every one of the %d chip configurations", total)
@@ -159,7 +164,7 @@ func Expand(s *Spec) (*Plan, error) {
 	h := sha256.New()
 	for _, w := range ws {
 		for _, c := range combos {
-			p := &Point{Index: len(plan.Points), Workload: w, Values: c.values}
+			p := &Point{Index: len(plan.Points), Workload: w, Values: c.values, Target: c.target}
 			p.ID = contentHash([]byte(w.Name), []byte(w.Hash), []byte(c.hash), []byte(mode), []byte(fmt.Sprint(s.MaxCycles)))
 			plan.Points = append(plan.Points, p)
 			fmt.Fprintln(h, p.ID)
@@ -170,6 +175,74 @@ func Expand(s *Spec) (*Plan, error) {
 	}
 	plan.Hash = hex.EncodeToString(h.Sum(nil))[:16]
 	return plan, nil
+}
+
+// combo is one combination of axis values and what building its chip
+// found.
+type combo struct {
+	values []string
+	hash   string // of the chip's full configuration
+	target string // of what the compiler sees of it (lowering.Target)
+	keep   bool   // the constraints keep it
+	err    error
+}
+
+// expandBatch is how many combinations Expand checks at once: enough to
+// keep every core busy, few enough that a plan of millions of points never
+// holds their chips at once.
+const expandBatch = 4096
+
+// checkCombos builds each combination's chip, hashes it and runs the
+// constraints on it, spread over the host's cores.
+func (pl *Plan) checkCombos(batch []combo, progs []*vm.Program) {
+	s := pl.Spec
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(goruntime.GOMAXPROCS(0), len(batch)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(batch); i = int(next.Add(1) - 1) {
+				c := &batch[i]
+				chip, err := pl.template.Chip(pl.sets(c.values))
+				if err != nil {
+					c.err = fmt.Errorf("point %s: %v", describe(s, c.values), err)
+					continue
+				}
+				c.keep = true
+				if len(progs) > 0 {
+					env := chipEnv(chip)
+					for _, p := range progs {
+						out, err := expr.Run(p, env)
+						if err != nil {
+							c.err = fmt.Errorf("constraint %q at %s: %v", p.Source().String(), describe(s, c.values), err)
+							break
+						}
+						if b, _ := out.(bool); !b {
+							c.keep = false
+							break
+						}
+					}
+				}
+				if c.keep && c.err == nil {
+					c.hash, c.target = chipHash(chip), chipHash(lowering.Target(chip))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// chipHash identifies a chip's full configuration by its JSON, which
+// costs a tenth of its YAML's time and allocation (a sweep hashes every
+// point's chip and its compile target). A chip JSON cannot write (a NaN
+// or infinite value) is hashed by its YAML.
+func chipHash(c *config.Chip) string {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return contentHash([]byte("yaml"), c.YAML())
+	}
+	return contentHash(b)
 }
 
 // dimension is one independent direction of the grid: an axis, or a zip

@@ -105,7 +105,8 @@ func (r *Row) valueOr(metric string) (float64, bool) {
 func (rs *Results) WriteReport(w io.Writer, dir, format, metric string) error {
 	cols := rs.Manifest.Columns
 	if len(cols) == 0 {
-		cols, _ = csvColumns(rs.Manifest.Spec, rowsOf(rs.Rows))
+		units, _ := utilKeys(rowsOf(rs.Rows))
+		cols = csvColumns(rs.Manifest.Spec, units)
 	}
 	switch format {
 	case "csv":

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"github.com/pulse-sim/pulse/lowering"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -83,17 +85,37 @@ type store struct {
 	// done holds, by point ID, where each row is in results.jsonl and
 	// whether it is ok: a few dozen bytes a point, not the row, so memory
 	// stays flat however many points a sweep has.
-	done    map[string]rowRef
-	size    int64 // results.jsonl's length
-	started time.Time
-	lock    *dirLock
+	done map[string]rowRef
+	// unitSets holds the distinct lists of utilization metrics rows have
+	// (rowRef.units indexes it), so that results.csv's columns are known
+	// without reading every row once more.
+	unitSets [][]string
+	unitSet  map[string]int32
+	size     int64 // results.jsonl's length
+	started  time.Time
+	lock     *dirLock
 }
 
 type rowRef struct {
 	off         int64
 	n           int32
 	ok          bool
-	notModelled bool // the row lists work its cycles leave out
+	notModelled bool  // the row lists work its cycles leave out
+	units       int32 // the row's utilization metrics: store.unitSets[units]
+}
+
+// refOf is where row r is (off, n bytes) and what finish needs of it.
+// The caller holds s.mu or owns s.
+func (s *store) refOf(r *Row, off int64, n int) rowRef {
+	us := rowUnits(r)
+	key := strings.Join(us, ",")
+	i, ok := s.unitSet[key]
+	if !ok {
+		i = int32(len(s.unitSets))
+		s.unitSets = append(s.unitSets, us)
+		s.unitSet[key] = i
+	}
+	return rowRef{off, int32(n), r.Status == StatusOK, len(r.NotModelled) > 0, i}
 }
 
 const (
@@ -124,7 +146,7 @@ func openStore(dir string, plan *Plan, shard Shard, resume bool) (st *store, err
 			lock.release()
 		}
 	}()
-	s := &store{dir: dir, plan: plan, shard: shard, done: map[string]rowRef{}, started: time.Now().UTC(), lock: lock}
+	s := &store{dir: dir, plan: plan, shard: shard, done: map[string]rowRef{}, unitSet: map[string]int32{}, started: time.Now().UTC(), lock: lock}
 	path := filepath.Join(dir, resultsJSONL)
 	if m, err := ReadManifest(dir); err == nil {
 		if !resume {
@@ -139,7 +161,7 @@ func openStore(dir string, plan *Plan, shard Shard, resume bool) (st *store, err
 	}
 	if resume {
 		good, err := scanRows(path, func(r *Row, off int64, n int) {
-			s.done[r.ID] = rowRef{off, int32(n), r.Status == StatusOK, len(r.NotModelled) > 0}
+			s.done[r.ID] = s.refOf(r, off, n)
 		})
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
@@ -173,7 +195,7 @@ func (s *store) append(r *Row) error {
 	if _, err := s.f.Write(b); err != nil {
 		return fmt.Errorf("%s: %v", filepath.Join(s.dir, resultsJSONL), err)
 	}
-	s.done[r.ID] = rowRef{s.size, int32(len(b)), r.Status == StatusOK, len(r.NotModelled) > 0}
+	s.done[r.ID] = s.refOf(r, s.size, len(b))
 	s.size += int64(len(b))
 	return nil
 }
@@ -213,7 +235,15 @@ func (s *store) finish(points []*Point, sum *Summary) error {
 		}
 		return nil
 	}
-	cols, err := writeCSV(filepath.Join(s.dir, resultsCSV), s.plan.Spec, each)
+	units := map[string]bool{}
+	for _, p := range points {
+		if ref, ok := s.done[p.ID]; ok {
+			for _, u := range s.unitSets[ref.units] {
+				units[u] = true
+			}
+		}
+	}
+	cols, err := writeCSV(filepath.Join(s.dir, resultsCSV), s.plan.Spec, slices.Collect(maps.Keys(units)), each)
 	if err != nil {
 		return err
 	}
@@ -294,7 +324,7 @@ func scanRows(path string, f func(r *Row, off int64, n int)) (int64, error) {
 // csvColumns is results.csv's header: workload, the axes, status, the
 // metrics (the spec's, or DefaultMetrics and every unit's utilization),
 // error.
-func csvColumns(spec *Spec, each func(func(*Row)) error) ([]string, error) {
+func csvColumns(spec *Spec, units []string) []string {
 	cols := []string{"workload"}
 	for _, a := range spec.Axes {
 		cols = append(cols, a.Key)
@@ -304,25 +334,35 @@ func csvColumns(spec *Spec, each func(func(*Row)) error) ([]string, error) {
 		cols = append(cols, spec.Metrics...)
 	} else {
 		cols = append(cols, DefaultMetrics...)
-		units := map[string]bool{}
-		err := each(func(r *Row) {
-			for k := range r.Metrics {
-				if strings.HasPrefix(k, "util.") {
-					units[k] = true
-				}
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		var us []string
-		for u := range units {
-			us = append(us, u)
-		}
+		us := append([]string(nil), units...)
 		sort.Slice(us, func(i, j int) bool { return unitLess(us[i], us[j]) })
 		cols = append(cols, us...)
 	}
-	return append(cols, "error"), nil
+	return append(cols, "error")
+}
+
+// utilKeys lists the units' utilization metrics (util.*) the rows hold,
+// for csvColumns.
+func utilKeys(each func(func(*Row)) error) ([]string, error) {
+	units := map[string]bool{}
+	err := each(func(r *Row) {
+		for _, k := range rowUnits(r) {
+			units[k] = true
+		}
+	})
+	return slices.Collect(maps.Keys(units)), err
+}
+
+// rowUnits is a row's utilization metrics (util.*), sorted.
+func rowUnits(r *Row) []string {
+	var us []string
+	for k := range r.Metrics {
+		if strings.HasPrefix(k, "util.") {
+			us = append(us, k)
+		}
+	}
+	sort.Strings(us)
+	return us
 }
 
 // rowsOf iterates over rows in memory.
@@ -357,15 +397,12 @@ func splitNum(s string) (string, int) {
 
 // writeCSV writes results.csv from rows in point order (each visits them,
 // twice: once for the columns, once for the records).
-func writeCSV(path string, spec *Spec, each func(func(*Row)) error) ([]string, error) {
-	cols, err := csvColumns(spec, each)
-	if err != nil {
-		return nil, err
-	}
+func writeCSV(path string, spec *Spec, units []string, each func(func(*Row)) error) ([]string, error) {
+	cols := csvColumns(spec, units)
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write(cols)
-	err = each(func(r *Row) {
+	err := each(func(r *Row) {
 		rec := []string{r.Workload}
 		for _, a := range spec.Axes {
 			rec = append(rec, r.Axes[a.Key])

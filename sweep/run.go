@@ -2,8 +2,6 @@ package sweep
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	goruntime "runtime"
 	"sync"
@@ -14,7 +12,6 @@ import (
 	"github.com/pulse-sim/pulse/core"
 	"github.com/pulse-sim/pulse/hlo/eval"
 	"github.com/pulse-sim/pulse/internal/host"
-	"github.com/pulse-sim/pulse/lowering"
 	"github.com/pulse-sim/pulse/runtime"
 	"github.com/pulse-sim/pulse/traces"
 	"golang.org/x/sync/semaphore"
@@ -30,6 +27,9 @@ type Options struct {
 	// (0: half the host's memory, when known), so that N workers on big
 	// value runs cannot exhaust the host.
 	MemoryBudget int64
+	// HeapFloor is the garbage the collector may leave per worker before
+	// it collects (heapFloor; 0: 16 MiB, negative: Go's own pacing).
+	HeapFloor int64
 	// Progress is called after every finished point (from one goroutine
 	// at a time).
 	Progress func(Progress)
@@ -103,29 +103,30 @@ func Run(ctx context.Context, plan *Plan, opt Options) (*Summary, error) {
 	}
 	r := &runner{plan: plan, compiled: newCompileCache(64), mem: semaphore.NewWeighted(budget), budget: budget}
 
+	floor := opt.HeapFloor
+	if floor == 0 {
+		floor = defaultHeapFloor
+	}
+	defer heapFloor(floor * int64(jobs))()
+
 	start := time.Now()
-	work := make(chan *Point)
 	rows := make(chan *Row)
+	sched := newSchedule(ctx, pending, min(jobs, r.compiled.max/2), r.compile)
+	defer sched.close()
 	var wg sync.WaitGroup
 	for range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for p := range work {
+			for {
+				p, ok := sched.take()
+				if !ok {
+					return
+				}
 				rows <- r.run(p)
 			}
 		}()
 	}
-	go func() {
-		defer close(work)
-		for _, p := range pending {
-			select {
-			case work <- p:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
 	done := sum.Resumed
@@ -166,6 +167,11 @@ loop:
 	return sum, nil
 }
 
+// defaultHeapFloor is Options.HeapFloor's default: on 16 cores a 1,005-
+// point sweep's workers spent a fifth of their time on collections without
+// a floor, and 16 MiB a worker took most of it back (docs/performance.md).
+const defaultHeapFloor = 16 << 20
+
 // runner runs single points.
 type runner struct {
 	plan     *Plan
@@ -197,7 +203,7 @@ func (r *runner) run(p *Point) *Row {
 	)
 	switch w.Kind {
 	case "hlo", "layer":
-		x, err := r.compiled.get(w, ch)
+		x, err := r.compiled.get(w, ch, p.Target)
 		if err != nil {
 			return fail(StatusCompileError, err)
 		}
@@ -238,6 +244,14 @@ func (r *runner) run(p *Point) *Row {
 	return row
 }
 
+// compile puts p's executable in the cache: the schedule calls it ahead
+// of the workers.
+func (r *runner) compile(p *Point) {
+	if ch, err := r.plan.Chip(p); err == nil {
+		r.compiled.get(p.Workload, ch, p.Target)
+	}
+}
+
 // reserve takes est bytes (at least 64 MiB, at most the budget) of the
 // memory budget until release is called.
 func (r *runner) reserve(est int64) (release func()) {
@@ -268,9 +282,8 @@ func newCompileCache(max int) *compileCache {
 	return &compileCache{max: max, entries: map[string]*compileEntry{}}
 }
 
-func (c *compileCache) get(w *Workload, ch *config.Chip) (*runtime.Executable, error) {
-	h := sha256.Sum256(lowering.Target(ch).YAML())
-	key := w.Name + "\x00" + hex.EncodeToString(h[:])
+func (c *compileCache) get(w *Workload, ch *config.Chip, target string) (*runtime.Executable, error) {
+	key := w.Name + "\x00" + target
 	c.mu.Lock()
 	e, ok := c.entries[key]
 	if !ok {
