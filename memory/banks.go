@@ -44,7 +44,8 @@ func NewBanks(n, width int, period sim.Time) *Banks {
 	return &Banks{n: n, width: int64(width), period: period, free: make([]sim.Time, n), count: make([]int64, n)}
 }
 
-// add counts the lines of [addr, addr+n) per bank.
+// add counts the lines of [addr, addr+n) per bank. It is the bank model's
+// innermost loop (a tile's rows, one call each): no division per line.
 func (b *Banks) add(addr, n int64) int64 {
 	first, last := addr/b.width, (addr+n-1)/b.width
 	lines := last - first + 1
@@ -55,9 +56,12 @@ func (b *Banks) add(addr, n int64) int64 {
 			b.count[i] += full
 		}
 	}
-	start := first % nb
-	for i := int64(0); i < rem; i++ {
-		b.count[(start+i)%nb]++
+	k := first % nb
+	for range rem {
+		b.count[k]++
+		if k++; k == nb {
+			k = 0
+		}
 	}
 	return lines
 }

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pulse-sim/pulse/internal/host"
@@ -205,6 +206,28 @@ func (s *store) close() {
 	s.lock.release()
 }
 
+// finishChunk is how many rows finish decodes at once.
+const finishChunk = 4096
+
+// readRow reads point p's row from results.jsonl (r); nil when the point
+// has none.
+func (s *store) readRow(r *os.File, p *Point) (*Row, error) {
+	ref, ok := s.done[p.ID]
+	if !ok {
+		return nil, nil
+	}
+	b := make([]byte, ref.n)
+	if _, err := r.ReadAt(b, ref.off); err != nil {
+		return nil, err
+	}
+	var row Row
+	if err := json.Unmarshal(b, &row); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(s.dir, resultsJSONL), err)
+	}
+	row.Index = p.Index // the same point may have had another index in an edited spec
+	return &row, nil
+}
+
 // finish writes results.csv (the shard's points in order, read back from
 // results.jsonl one at a time) and sweep.json.
 func (s *store) finish(points []*Point, sum *Summary) error {
@@ -216,22 +239,33 @@ func (s *store) finish(points []*Point, sum *Summary) error {
 	found := 0
 	each := func(f func(*Row)) error {
 		found = 0
-		for _, p := range points {
-			ref, ok := s.done[p.ID]
-			if !ok {
-				continue
+		// Rows are decoded a chunk at a time over the cores (decoding is
+		// most of the time results.csv takes), then handed on in order.
+		rows := make([]*Row, min(finishChunk, len(points)))
+		errs := make([]error, len(rows))
+		for lo := 0; lo < len(points); lo += finishChunk {
+			ps := points[lo:min(lo+finishChunk, len(points))]
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for range min(goruntime.GOMAXPROCS(0), len(ps)) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := int(next.Add(1) - 1); i < len(ps); i = int(next.Add(1) - 1) {
+						rows[i], errs[i] = s.readRow(r, ps[i])
+					}
+				}()
 			}
-			b := make([]byte, ref.n)
-			if _, err := r.ReadAt(b, ref.off); err != nil {
-				return err
+			wg.Wait()
+			for i := range ps {
+				if errs[i] != nil {
+					return errs[i]
+				}
+				if rows[i] != nil {
+					found++
+					f(rows[i])
+				}
 			}
-			var row Row
-			if err := json.Unmarshal(b, &row); err != nil {
-				return fmt.Errorf("%s: %v", filepath.Join(s.dir, resultsJSONL), err)
-			}
-			row.Index = p.Index // the same point may have had another index in an edited spec
-			found++
-			f(&row)
 		}
 		return nil
 	}
