@@ -58,6 +58,36 @@ func Binary(ct isa.DType, fn uint8, a, b float64) float64 {
 	return 0
 }
 
+// binaryInto is Binary over slices, its function chosen once rather than
+// per element (a value run's vector ops are most of its time).
+func binaryInto(out []float64, ct isa.DType, fn uint8, a, b []float64) {
+	a, b = a[:len(out)], b[:len(out)]
+	if ct == isa.F64 {
+		for i := range out {
+			out[i] = Binary(ct, fn, a[i], b[i])
+		}
+		return
+	}
+	switch fn {
+	case isa.VAdd:
+		for i := range out {
+			out[i] = float64(float32(a[i] + b[i]))
+		}
+	case isa.VSub:
+		for i := range out {
+			out[i] = float64(float32(a[i] - b[i]))
+		}
+	case isa.VMul:
+		for i := range out {
+			out[i] = float64(float32(a[i] * b[i]))
+		}
+	default:
+		for i := range out {
+			out[i] = Binary(ct, fn, a[i], b[i])
+		}
+	}
+}
+
 // Compare evaluates a comparison (NaN compares unequal to everything).
 func Compare(fn uint8, a, b float64) bool {
 	switch fn {

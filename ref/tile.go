@@ -124,10 +124,66 @@ func (m *Machine) readBytes(v view) ([]byte, error) {
 		return nil, err
 	}
 	out := make([]byte, int(v.Elems())*sz)
+	if c, ok := v.compact(); ok {
+		// A broadcast read (a zero stride) is a run per element, each a
+		// page lookup: its distinct elements are read once and repeated.
+		in := make([]byte, int(c.Elems())*sz)
+		c.runs(func(i int, addr int64, n int) {
+			mem.Read(addr, in[i*sz:(i+n)*sz])
+		})
+		v.expand(c, in, out)
+		return out, nil
+	}
 	v.runs(func(i int, addr int64, n int) {
 		mem.Read(addr, out[i*sz:(i+n)*sz])
 	})
 	return out, nil
+}
+
+// compact is v without its broadcast dimensions (those of stride 0 and
+// more than one index), each made one index long: the tile of v's
+// distinct elements. False when v has none.
+func (v view) compact() (view, bool) {
+	l := *v.Layout
+	found := false
+	for i := 0; i < int(l.Rank); i++ {
+		if l.Strides[i] == 0 && l.Shape[i] > 1 {
+			l.Shape[i], found = 1, true
+		}
+	}
+	return view{&l, v.base}, found
+}
+
+// expand writes v's packed elements into out from c's (v's compact view,
+// whose packed elements are in): the element at each index of v is c's at
+// the same index with the broadcast dimensions' indices 0.
+func (v view) expand(c view, in, out []byte) {
+	sz := v.DType.Size()
+	r := int(v.Rank)
+	// Strides of c's packed elements, in elements, per dimension of v
+	// (0 for a broadcast dimension).
+	var cst [isa.MaxRank]int
+	step := 1
+	for i := r - 1; i >= 0; i-- {
+		if c.Shape[i] == v.Shape[i] {
+			cst[i] = step
+		}
+		step *= int(c.Shape[i])
+	}
+	var idx [isa.MaxRank]int
+	for o := 0; o < len(out); o += sz {
+		at := 0
+		for i := 0; i < r; i++ {
+			at += idx[i] * cst[i]
+		}
+		copy(out[o:o+sz], in[at*sz:(at+1)*sz])
+		for i := r - 1; i >= 0; i-- {
+			if idx[i]++; idx[i] < int(v.Shape[i]) {
+				break
+			}
+			idx[i] = 0
+		}
+	}
 }
 
 // writeBytes stores packed elements into the tile. An instruction that

@@ -309,12 +309,12 @@ func (m *Machine) execVPU(in *isa.Inst, info *isa.OpInfo, v [3]view) error {
 			if ct != isa.S32 && ct.IsInt() && dst.DType != ct {
 				return dtypeErr(info, "%s operands compute in %s and write %s, but dst is %s", ct, ct, ct, dst.DType)
 			}
-			for i := range out {
-				if ct.IsInt() {
+			if ct.IsInt() {
+				for i := range out {
 					out[i] = IntBinary(info.Func, ct, av[i], bv[i], a.DType, b.DType)
-				} else {
-					out[i] = Binary(ct, info.Func, av[i], bv[i])
 				}
+			} else {
+				binaryInto(out, ct, info.Func, av, bv)
 			}
 		}
 		m.write(dst, out)
