@@ -188,8 +188,7 @@ type combo struct {
 }
 
 // expandBatch is how many combinations Expand checks at once: enough to
-// keep every core busy, few enough that a plan of millions of points never
-// holds their chips at once.
+// keep every core busy; the chips are dropped as soon as they are hashed.
 const expandBatch = 4096
 
 // checkCombos builds each combination's chip, hashes it and runs the
