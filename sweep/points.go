@@ -5,10 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	goruntime "runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
@@ -195,41 +192,30 @@ const expandBatch = 4096
 // constraints on it, spread over the host's cores.
 func (pl *Plan) checkCombos(batch []combo, progs []*vm.Program) {
 	s := pl.Spec
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(goruntime.GOMAXPROCS(0), len(batch)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(batch); i = int(next.Add(1) - 1) {
-				c := &batch[i]
-				chip, err := pl.template.Chip(pl.sets(c.values))
+	parallel(len(batch), func(i int) {
+		c := &batch[i]
+		chip, err := pl.template.Chip(pl.sets(c.values))
+		if err != nil {
+			c.err = fmt.Errorf("point %s: %v", describe(s, c.values), err)
+			return
+		}
+		c.keep = true
+		if len(progs) > 0 {
+			env := chipEnv(chip)
+			for _, p := range progs {
+				out, err := expr.Run(p, env)
 				if err != nil {
-					c.err = fmt.Errorf("point %s: %v", describe(s, c.values), err)
-					continue
+					c.err = fmt.Errorf("constraint %q at %s: %v", p.Source().String(), describe(s, c.values), err)
+					return
 				}
-				c.keep = true
-				if len(progs) > 0 {
-					env := chipEnv(chip)
-					for _, p := range progs {
-						out, err := expr.Run(p, env)
-						if err != nil {
-							c.err = fmt.Errorf("constraint %q at %s: %v", p.Source().String(), describe(s, c.values), err)
-							break
-						}
-						if b, _ := out.(bool); !b {
-							c.keep = false
-							break
-						}
-					}
-				}
-				if c.keep && c.err == nil {
-					c.hash, c.target = chipHash(chip), chipHash(lowering.Target(chip))
+				if b, _ := out.(bool); !b {
+					c.keep = false
+					return
 				}
 			}
-		}()
-	}
-	wg.Wait()
+		}
+		c.hash, c.target = chipHash(chip), chipHash(lowering.Target(chip))
+	})
 }
 
 // chipHash identifies a chip's full configuration by its JSON, which

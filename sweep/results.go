@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/pulse-sim/pulse/internal/host"
@@ -245,18 +244,7 @@ func (s *store) finish(points []*Point, sum *Summary) error {
 		errs := make([]error, len(rows))
 		for lo := 0; lo < len(points); lo += finishChunk {
 			ps := points[lo:min(lo+finishChunk, len(points))]
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			for range min(goruntime.GOMAXPROCS(0), len(ps)) {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := int(next.Add(1) - 1); i < len(ps); i = int(next.Add(1) - 1) {
-						rows[i], errs[i] = s.readRow(r, ps[i])
-					}
-				}()
-			}
-			wg.Wait()
+			parallel(len(ps), func(i int) { rows[i], errs[i] = s.readRow(r, ps[i]) })
 			for i := range ps {
 				if errs[i] != nil {
 					return errs[i]
