@@ -28,6 +28,10 @@ var beyondReach = []struct {
 	{"reduce rows", "", "ROOT r = f32[24000] reduce(b, z), dimensions={1}, to_apply=sum", false},
 	{"reduce columns", "", "ROOT r = f32[24000] reduce(b, z), dimensions={0}, to_apply=sum", false},
 	{"reverse", "", "ROOT r = f32[24000,24000] reverse(b), dimensions={0}", true},
+	// A chain of vector ops walks in chunks through the registers, its
+	// tiles' loads issued ahead (a skewed walk): split into segments, it
+	// had issued no loads at all and deadlocked (a 2^29-element f32 GELU).
+	{"chain in chunks", "m = f32[24000,24000] multiply(a, b)\n  t = f32[24000,24000] tanh(m)", "ROOT r = f32[24000,24000] multiply(t, b)", false},
 	{"dot over a long K", "l = f32[256,24000] parameter(2)", "ROOT r = f32[256,24000] dot(l, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}", false},
 }
 

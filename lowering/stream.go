@@ -847,10 +847,13 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 			if sp.accumulate && lastRows == 0 && seg+rows == R {
 				nt, lastRows = nt-1, TR // the final tile is peeled
 			}
-			if skew && !big {
+			if skew {
 				// The first tiles' loads ahead of the walk, as many as the
 				// sets leave room for beside the tile computing; each tile
-				// then loads the one that far ahead.
+				// then loads the one that far ahead. A walk beyond the
+				// registers' reach does so within each segment: the loads
+				// ahead never cross into the next one, whose registers
+				// restart at 0.
 				var sizes []int64
 				for range nt {
 					sizes = append(sizes, TR)
@@ -862,7 +865,16 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 				onlyLoads = true
 				for j := 0; j < min(ahead, len(sizes)); j++ {
 					if j > 0 {
-						emit(in, "addi    r28, r30, %d", int64(j)*set)
+						// The set after r30's, wrapping: a segment after
+						// the first starts wherever the rotation stands.
+						if sp.sets == 3 {
+							emit(in, "addi    r28, r30, %d", int64(j)*set)
+							emit(in, "seqi    r%d, r28, %d", rotationReg, 3*set)
+							emit(in, "muli    r%d, r%d, %d", rotationReg, rotationReg, 3*set)
+							emit(in, "sub     r28, r28, r%d", rotationReg)
+						} else {
+							emit(in, "xori    r28, r30, %d", set)
+						}
 						setReg = "r28"
 					}
 					tile(sizes[j], false)
