@@ -865,15 +865,19 @@ func (c *compiler) streamRows(sp streamSpec, r0, r1, TR, set int64, res *streamB
 				onlyLoads = true
 				for j := 0; j < min(ahead, len(sizes)); j++ {
 					if j > 0 {
-						// The set after r30's, wrapping: a segment after
-						// the first starts wherever the rotation stands.
-						if sp.sets == 3 {
+						// The set j after r30's: the walk starts at set 0,
+						// but a segment after the first starts wherever the
+						// rotation stands, and wraps.
+						switch {
+						case sp.sets == 2:
+							emit(in, "xori    r28, r30, %d", set)
+						case seg == 0:
+							emit(in, "addi    r28, r30, %d", int64(j)*set)
+						default:
 							emit(in, "addi    r28, r30, %d", int64(j)*set)
 							emit(in, "seqi    r%d, r28, %d", rotationReg, 3*set)
 							emit(in, "muli    r%d, r%d, %d", rotationReg, rotationReg, 3*set)
 							emit(in, "sub     r28, r28, r%d", rotationReg)
-						} else {
-							emit(in, "xori    r28, r30, %d", set)
 						}
 						setReg = "r28"
 					}
