@@ -74,10 +74,12 @@ type Result struct {
 	Host        Host                   `json:"host"`
 	// MeasuredUs is the silicon's time for the workload (the suite
 	// entry's measured_us; 0: none), Measured where it comes from, and
-	// SiliconError the simulated time's error against it: (sim - measured)
-	// / measured.
+	// SiliconError the simulated time's error against it: (sim + host -
+	// measured) / measured, HostUs the host overhead the measured time
+	// holds (the suite entry's host_us).
 	MeasuredUs   float64 `json:"measured_us,omitempty"`
 	Measured     string  `json:"measured,omitempty"`
+	HostUs       float64 `json:"host_us,omitempty"`
 	SiliconError float64 `json:"silicon_error,omitempty"`
 }
 
@@ -171,8 +173,8 @@ func runEntry(e *Entry) *Result {
 	}
 	r.Host.PeakRSSBytes = host.PeakRSS()
 	if e.MeasuredUs > 0 {
-		r.MeasuredUs, r.Measured = e.MeasuredUs, e.Measured
-		r.SiliconError = (r.Sim["seconds"]*1e6 - e.MeasuredUs) / e.MeasuredUs
+		r.MeasuredUs, r.Measured, r.HostUs = e.MeasuredUs, e.Measured, e.HostUs
+		r.SiliconError = (r.Sim["seconds"]*1e6 + e.HostUs - e.MeasuredUs) / e.MeasuredUs
 	}
 	return r
 }

@@ -64,6 +64,9 @@ entries:
 		files[name] = validate.Workload(m)
 		fmt.Fprintf(&b, "  - workload: bench/workloads/silicon/%s\n    chip: %s\n    measured_us: %s\n    measured: %s:%d\n",
 			name, m.Chip, strconv.FormatFloat(m.MeasuredUs, 'g', -1, 64), m.Source, m.Line)
+		if m.HostUs > 0 {
+			fmt.Fprintf(&b, "    host_us: %s\n", strconv.FormatFloat(m.HostUs, 'g', -1, 64))
+		}
 	}
 	return b.String(), files, nil
 }

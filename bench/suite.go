@@ -53,6 +53,9 @@ type SuiteEntry struct {
 	// error against it counts to the suite's MAPE (the silicon suite).
 	MeasuredUs float64 `yaml:"measured_us"`
 	Measured   string  `yaml:"measured"`
+	// HostUs is the host overhead measured_us holds (validate's
+	// Measurement.HostUs): the simulated time plus it is what is compared.
+	HostUs float64 `yaml:"host_us"`
 }
 
 // Entry is one workload on one chip: a row of results.
@@ -64,10 +67,11 @@ type Entry struct {
 	Mode     string
 	Count    int
 	Optional bool
-	// RandomInputs, MeasuredUs, Measured: see SuiteEntry.
+	// RandomInputs, MeasuredUs, Measured, HostUs: see SuiteEntry.
 	RandomInputs bool
 	MeasuredUs   float64
 	Measured     string
+	HostUs       float64
 
 	src  []byte // the workload's text ("" when optional and missing)
 	file string // where it was read from
@@ -199,6 +203,9 @@ func (s *Suite) expand(sets []string, scoped map[string][]string, count int) ([]
 		if se.MeasuredUs < 0 || se.MeasuredUs > 0 && len(chips) != 1 {
 			return nil, fmt.Errorf("%s: measured_us: a positive time of one chip's run", where)
 		}
+		if se.HostUs < 0 || se.HostUs > 0 && se.MeasuredUs == 0 {
+			return nil, fmt.Errorf("%s: host_us: a positive overhead of a measured_us", where)
+		}
 		src, file, err := s.read(se.Workload)
 		if err != nil && !se.Optional {
 			return nil, fmt.Errorf("%s: %v", where, err)
@@ -209,7 +216,7 @@ func (s *Suite) expand(sets []string, scoped map[string][]string, count int) ([]
 				return nil, fmt.Errorf("%s: chip %s: %v", where, chip, err)
 			}
 			e := &Entry{Workload: se.Workload, Chip: chip, Sets: all, Mode: mode, Count: se.Count, Optional: se.Optional, RandomInputs: se.RandomInputs,
-				MeasuredUs: se.MeasuredUs, Measured: se.Measured, src: src, file: file}
+				MeasuredUs: se.MeasuredUs, Measured: se.Measured, HostUs: se.HostUs, src: src, file: file}
 			if e.Count == 0 {
 				e.Count = max(count, 1)
 			}

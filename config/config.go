@@ -144,7 +144,7 @@ type Scalar struct {
 // HBM describes off-chip memory timing: the ideal model's two numbers and
 // the bank-level model's device.
 type HBM struct {
-	Model         string         `yaml:"model"`          // "ideal" (latency + bandwidth) or "banked"
+	Model         string         `yaml:"model"`          // "ideal" (latency + bandwidth), "streaming" (ideal plus the device's refresh and turnarounds) or "banked"
 	BandwidthGBps float64        `yaml:"bandwidth_gbps"` // ideal: peak, 1e9 bytes/s
 	LatencyNS     float64        `yaml:"latency_ns"`     // ideal: latency of a request
 	Device        DRAM           `yaml:"device"`         // banked: organization
@@ -418,6 +418,19 @@ func (c *Chip) Validate() error {
 	}
 	switch c.HBM.Model {
 	case "ideal":
+	case "streaming":
+		// The ideal bus with the device's refresh and turnaround costs
+		// (memory.StreamingFrom): their ratios must make sense.
+		tm := c.HBM.Timing
+		if tm.BL < 1 {
+			return fmt.Errorf("hbm.timing.bl: %d: the streaming model needs the data-bus clocks of an access", tm.BL)
+		}
+		if tm.REFI > 0 && tm.RFC >= tm.REFI {
+			return fmt.Errorf("hbm.timing.rfc: %d clocks of refresh every hbm.timing.refi = %d leaves no time for data", tm.RFC, tm.REFI)
+		}
+		if c.HBM.Controller.WriteQueue == 0 && c.HBM.Device.Window < 1 {
+			return fmt.Errorf("hbm.device.window: %d: the streaming model batches writes by the write queue or, with none, the window", c.HBM.Device.Window)
+		}
 	case "banked":
 		d, tm := c.HBM.Device, c.HBM.Timing
 		if m := c.HBM.Controller.AddressMapping; m != "" {
@@ -435,7 +448,7 @@ func (c *Chip) Validate() error {
 			}
 		}
 	default:
-		return fmt.Errorf("hbm.model: %q is not a known model (ideal, banked)", c.HBM.Model)
+		return fmt.Errorf("hbm.model: %q is not a known model (ideal, streaming, banked)", c.HBM.Model)
 	}
 	for d, n := range c.MXU.CyclesPerRow {
 		if _, ok := isa.ParseDType(d); !ok {

@@ -172,5 +172,8 @@ func TestEveryKeyDescribed(t *testing.T) {
 	k, ok := LookupKey("hbm.timing.rfc")
 	require.True(t, ok)
 	require.Equal(t, "0..1048576", k.Range())
+	require.Equal(t, "hbm.model=banked or streaming", k.When)
+	k, ok = LookupKey("hbm.timing.faw")
+	require.True(t, ok)
 	require.Equal(t, "hbm.model=banked", k.When)
 }

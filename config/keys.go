@@ -62,6 +62,9 @@ func r(unit string, lo, hi float64, doc string) meta {
 
 const banked = "hbm.model=banked"
 
+// streamed are the keys the streaming model reads too (memory.StreamingFrom).
+const streamed = "hbm.model=banked or streaming"
+
 // keyMeta gives each key's unit, range and meaning. A key of the Chip
 // struct missing here is a test failure (TestEveryKeyDescribed).
 var keyMeta = map[string]meta{
@@ -100,7 +103,7 @@ var keyMeta = map[string]meta{
 	"dma.setup_ns":                   r("ns", 0, 1e9, "from issue to the first request"),
 	"dma.prefetch":                   r("descriptors", 0, 1024, "descriptors set up ahead of the one issuing, from when each is queued and its semaphore met (0: each setup starts when the engine takes it)"),
 	"dma.engine_gbps":                r("GB/s", 0, 1e6, "per-engine bandwidth cap (0: none)"),
-	"hbm.model":                      {enum: []string{"ideal", "banked"}, doc: "ideal (latency + bandwidth) or banked (the device below)"},
+	"hbm.model":                      {enum: []string{"ideal", "streaming", "banked"}, doc: "ideal (latency + bandwidth), streaming (ideal plus the refresh and read/write turnarounds of the device below, in closed form) or banked (the device below, bank by bank)"},
 	"hbm.bandwidth_gbps":             {unit: "GB/s", lo: 1e-3, hi: 1e6, ranged: true, doc: "ideal model: peak bandwidth"},
 	"hbm.latency_ns":                 {unit: "ns", lo: 0, hi: 1e9, ranged: true, doc: "ideal model: latency of a request"},
 	"hbm.device.channels":            {unit: "channels", lo: 1, hi: 1024, ranged: true, doc: "independent channels (pseudo-channels count)", when: banked},
@@ -109,15 +112,15 @@ var keyMeta = map[string]meta{
 	"hbm.device.rows":                {unit: "rows", lo: 1, hi: 1 << 24, ranged: true, doc: "rows per bank", when: banked},
 	"hbm.device.columns":             {unit: "accesses", lo: 1, hi: 1 << 16, ranged: true, doc: "column accesses per row", when: banked},
 	"hbm.device.access_bytes":        {unit: "bytes", lo: 1, hi: 1 << 12, ranged: true, doc: "bytes per column access", when: banked},
-	"hbm.device.tck_ps":              {unit: "ps", lo: 1, hi: 1 << 20, ranged: true, doc: "DRAM clock period", when: banked},
-	"hbm.device.window":              {unit: "requests", lo: 1, hi: 1 << 12, ranged: true, doc: "requests the scheduler considers", when: banked},
+	"hbm.device.tck_ps":              {unit: "ps", lo: 1, hi: 1 << 20, ranged: true, doc: "DRAM clock period", when: streamed},
+	"hbm.device.window":              {unit: "requests", lo: 1, hi: 1 << 12, ranged: true, doc: "requests the scheduler considers", when: streamed},
 	"hbm.controller.address_mapping": {doc: "DRAMSim3-style address fields, most significant first (e.g. rorabgbachco); \"\": Pulse's hashed mapping", when: banked},
 	"hbm.controller.read_queue":      {unit: "requests", lo: 0, hi: 1 << 16, ranged: true, doc: "reads a channel holds (0: no limit)", when: banked},
-	"hbm.controller.write_queue":     {unit: "requests", lo: 0, hi: 1 << 16, ranged: true, doc: "writes a channel buffers, drained when full (0: scheduled with reads)", when: banked},
+	"hbm.controller.write_queue":     {unit: "requests", lo: 0, hi: 1 << 16, ranged: true, doc: "writes a channel buffers, drained when full (0: scheduled with reads)", when: streamed},
 	"hbm.controller.bank_queue":      {unit: "requests", lo: 0, hi: 1 << 16, ranged: true, doc: "accesses per bank the scheduler considers (0: the window)", when: banked},
 	"hbm.controller.row_hit_cap":     {unit: "hits", lo: 0, hi: 1 << 16, ranged: true, doc: "row hits before an older access to another row goes first (0: no cap)", when: banked},
-	"hbm.timing.bl":                  {unit: "DRAM clocks", lo: 1, hi: 1 << 10, ranged: true, doc: "data-bus clocks per access", when: banked},
-	"hbm.timing.refi":                {unit: "DRAM clocks", lo: 0, hi: 1 << 24, ranged: true, doc: "refresh interval (0: no refresh)", when: banked},
+	"hbm.timing.bl":                  {unit: "DRAM clocks", lo: 1, hi: 1 << 10, ranged: true, doc: "data-bus clocks per access", when: streamed},
+	"hbm.timing.refi":                {unit: "DRAM clocks", lo: 0, hi: 1 << 24, ranged: true, doc: "refresh interval (0: no refresh)", when: streamed},
 	"sram.banks":                     r("banks", 1, 1<<12, "SRAM banks"),
 	"sram.bank_width_bytes":          r("bytes", 1, 1<<16, "bytes a bank serves per cycle"),
 	"acc.banks":                      r("banks", 1, 1<<12, "accumulator banks"),
@@ -178,7 +181,11 @@ func init() {
 		"rrd_s": "activate to activate, other bank group", "rrd_l": "activate to activate, same bank group", "faw": "four-activate window",
 		"wtr_s": "write to read, other bank group", "wtr_l": "write to read, same bank group", "rtp": "read to precharge",
 		"wr": "write recovery", "rfc": "refresh cycle time"} {
-		keyMeta["hbm.timing."+k] = meta{unit: "DRAM clocks", lo: 0, hi: 1 << 20, ranged: true, doc: doc, when: banked}
+		when := banked
+		if k == "cl" || k == "wtr_s" || k == "rfc" {
+			when = streamed
+		}
+		keyMeta["hbm.timing."+k] = meta{unit: "DRAM clocks", lo: 0, hi: 1 << 20, ranged: true, doc: doc, when: when}
 	}
 }
 

@@ -169,6 +169,12 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 			return nil, err
 		}
 		m.HBM = memory.NewBanked(m.Eng, bc)
+	} else if chip.HBM.Model == "streaming" {
+		bc, err := BankedConfig(chip)
+		if err != nil {
+			return nil, err
+		}
+		m.HBM = memory.NewStreaming(m.Eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS, memory.StreamingFrom(bc))
 	} else {
 		m.HBM = memory.NewIdeal(m.Eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
 	}

@@ -148,6 +148,13 @@ func Run(chip *config.Chip, opt Options) (*Result, error) {
 		}
 		d.banked = memory.NewBanked(d.eng, bc)
 		d.hbm, d.tck = d.banked, bc.TCK
+	} else if chip.HBM.Model == "streaming" {
+		bc, err := core.BankedConfig(chip)
+		if err != nil {
+			return nil, err
+		}
+		d.hbm = memory.NewStreaming(d.eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS, memory.StreamingFrom(bc))
+		d.tck = sim.Time(1000) // a nanosecond
 	} else {
 		d.hbm = memory.NewIdeal(d.eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
 		d.tck = sim.Time(1000) // a nanosecond

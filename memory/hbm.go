@@ -62,6 +62,14 @@ type Ideal struct {
 	carry     float64 // fractional picoseconds, so that many small requests add up exactly
 	bw        float64
 	stats     HBMStats
+	// The streaming model's DRAM costs (streaming.go); 0 for the ideal
+	// bus: refresh scales every transfer by refresh, a write within
+	// mixWindow of a read's start pays writeTurn of its transfer more.
+	refresh   float64
+	writeTurn float64
+	mixWindow sim.Time
+	lastRead  sim.Time
+	readSeen  bool
 	// Completions come in time order (the bus serves requests in order
 	// and the latency is fixed), so they wait in a FIFO and only the
 	// earliest is on the engine's event heap: a DMA keeps hundreds of
@@ -127,7 +135,11 @@ func (f idealFire) Handle(now sim.Time) {
 // finish reserves the bus and returns the completion time.
 func (h *Ideal) finish(t sim.Time, n int64, write bool) sim.Time {
 	start := max(t, h.busFree)
-	d := float64(n)*h.psPerByte + h.carry
+	d := float64(n) * h.psPerByte
+	if h.refresh > 0 || h.writeTurn > 0 {
+		d = h.dramCost(start, d, write)
+	}
+	d += h.carry
 	whole := sim.Time(d)
 	h.carry = d - float64(whole)
 	h.busFree = start + whole
@@ -143,6 +155,22 @@ func (h *Ideal) finish(t sim.Time, n int64, write bool) sim.Time {
 		h.stats.BytesRead += n
 	}
 	return h.busFree + h.latency
+}
+
+// dramCost is the streaming model's bus time for a transfer of d
+// picoseconds on the ideal bus starting at start.
+func (h *Ideal) dramCost(start sim.Time, d float64, write bool) float64 {
+	c := d
+	if write && h.readSeen && start-h.lastRead <= h.mixWindow {
+		c += d * h.writeTurn
+	}
+	if !write {
+		h.lastRead, h.readSeen = start, true
+	}
+	if h.refresh > 0 {
+		c *= h.refresh
+	}
+	return c
 }
 
 // Stats implements HBM.

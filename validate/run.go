@@ -128,8 +128,8 @@ type Row struct {
 	Measurement
 	SimChip     string  `json:"sim_chip"` // the preset it was simulated on
 	Cycles      int64   `json:"cycles"`
-	PredictedUs float64 `json:"predicted_us"`
-	Error       float64 `json:"error"` // (predicted - measured) / measured
+	PredictedUs float64 `json:"predicted_us"` // Pulse's device time, plus the measurement's HostUs
+	Error       float64 `json:"error"`        // (predicted - measured) / measured
 }
 
 // Group is the error over a set of rows.
@@ -206,7 +206,7 @@ func simulate(m Measurement, c *config.Chip) (*Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	us := res.Report.Seconds * 1e6
+	us := res.Report.Seconds*1e6 + m.HostUs
 	return &Row{Measurement: m, Cycles: res.Report.Cycles, PredictedUs: us, Error: (us - m.MeasuredUs) / m.MeasuredUs}, nil
 }
 

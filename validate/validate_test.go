@@ -23,11 +23,16 @@ func TestReadCSVFormats(t *testing.T) {
 		{"mine.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,8,8,f32,2,teach16\n",
 			validate.Measurement{Source: "mine.csv", Line: 2, Op: "matmul", M: 8, N: 8, K: 8, DType: "f32", Chip: "teach16", MeasuredUs: 2}, ""},
 		{"softmax.csv", "rows,cols,latency_us,overhead_us,gelems_per_s\n4096,64,320.5,285.5,0.8\n",
-			validate.Measurement{Source: "softmax.csv", Line: 2, Op: "softmax", M: 4096, N: 64, K: 1, DType: "bf16", Chip: "tpuv3core", MeasuredUs: 35}, ""},
+			validate.Measurement{Source: "softmax.csv", Line: 2, Op: "softmax", M: 4096, N: 64, K: 1, DType: "f32", Chip: "tpuv3core", MeasuredUs: 35}, ""},
 		{"ln.csv", "rows,cols,latency_us,gelems_per_s\n4096,64,132.5,1.9\n",
-			validate.Measurement{Source: "ln.csv", Line: 2, Op: "layernorm", M: 4096, N: 64, K: 1, DType: "bf16", Chip: "tpuv3core", MeasuredUs: 132.5}, ""},
+			validate.Measurement{Source: "ln.csv", Line: 2, Op: "layernorm", M: 4096, N: 64, K: 1, DType: "f32", Chip: "tpuv3core", MeasuredUs: 132.5, HostUs: 140}, ""},
 		{"gelu.csv", "elements,latency_us,gelems_per_s\n1024,103.5,0.01\n",
-			validate.Measurement{Source: "gelu.csv", Line: 2, Op: "gelu", M: 1024, N: 1, K: 1, DType: "bf16", Chip: "tpuv3core", MeasuredUs: 103.5}, ""},
+			validate.Measurement{Source: "gelu.csv", Line: 2, Op: "gelu", M: 1024, N: 1, K: 1, DType: "f32", Chip: "tpuv3core", MeasuredUs: 103.5, HostUs: 100}, ""},
+		{"host.csv", "op,m,n,k,dtype,measured_us,chip,host_us\ngelu,1024,1,1,f32,103.5,tpuv3core,100\n",
+			validate.Measurement{Source: "host.csv", Line: 2, Op: "gelu", M: 1024, N: 1, K: 1, DType: "f32", Chip: "tpuv3core", MeasuredUs: 103.5, HostUs: 100}, ""},
+		{"nohost.csv", "op,m,n,k,dtype,measured_us,chip,host_us\ngelu,1024,1,1,f32,103.5,tpuv3core,\n",
+			validate.Measurement{Source: "nohost.csv", Line: 2, Op: "gelu", M: 1024, N: 1, K: 1, DType: "f32", Chip: "tpuv3core", MeasuredUs: 103.5}, ""},
+		{"neghost.csv", "op,m,n,k,dtype,measured_us,chip,host_us\ngelu,1024,1,1,f32,103.5,tpuv3core,-1\n", validate.Measurement{}, "neghost.csv:2: host_us: -1 is negative"},
 		{"bad.csv", "a,b\n1,2\n", validate.Measurement{}, "bad.csv:1: unknown table"},
 		{"neg.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,-8,8,f32,2,teach16\n", validate.Measurement{}, `neg.csv:2: n: "-8" is not a positive integer`},
 		{"zero.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,8,8,f32,0,teach16\n", validate.Measurement{}, "zero.csv:2: the measured time 0 is not positive"},
@@ -83,6 +88,14 @@ func TestRunPredicts(t *testing.T) {
 	slow, err := validate.Run(ms[:1], validate.Options{Sets: []string{"clock_mhz=525"}})
 	require.NoError(t, err)
 	require.InEpsilon(t, float64(slow.Rows[0].Cycles)/525, slow.Rows[0].PredictedUs, 1e-3)
+
+	// A host overhead in the measurement is added to the device time.
+	host := ms[0]
+	host.HostUs = 100
+	withHost, err := validate.Run([]validate.Measurement{host}, validate.Options{})
+	require.NoError(t, err)
+	require.Equal(t, rep.Rows[0].Cycles, withHost.Rows[0].Cycles)
+	require.InDelta(t, rep.Rows[0].PredictedUs+100, withHost.Rows[0].PredictedUs, 1e-9)
 
 	_, err = validate.Run(ms[:1], validate.Options{Chip: "no-such-chip"})
 	require.ErrorContains(t, err, "t.csv:2: the measurement's chip no-such-chip")

@@ -114,10 +114,13 @@ one for all; --set overrides keys of it; --fit fits one key to the rows.`,
 			w := cmd.OutOrStdout()
 			if rows {
 				t := tablewriter.NewTable(w)
-				t.Header("table:line", "shape", "dtype", "chip", "measured us", "predicted us", "error")
+				// predicted us is Pulse's device time plus the host
+				// overhead the measurement holds (host us, 0 for a
+				// device time).
+				t.Header("table:line", "shape", "dtype", "chip", "measured us", "host us", "predicted us", "error")
 				for _, r := range rep.Rows {
 					if err := t.Append([]string{fmt.Sprintf("%s:%d", r.Source, r.Line), fmt.Sprintf("%dx%dx%d", r.M, r.N, r.K),
-						r.DType, r.SimChip, fmt.Sprintf("%.3f", r.MeasuredUs), fmt.Sprintf("%.3f", r.PredictedUs), fmt.Sprintf("%+.1f%%", 100*r.Error)}); err != nil {
+						r.DType, r.SimChip, fmt.Sprintf("%.3f", r.MeasuredUs), fmt.Sprintf("%g", r.HostUs), fmt.Sprintf("%.3f", r.PredictedUs), fmt.Sprintf("%+.1f%%", 100*r.Error)}); err != nil {
 						return err
 					}
 				}
