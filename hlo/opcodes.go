@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // nanPayload is a NaN written with its payload, nan(0x7f).
@@ -55,6 +56,44 @@ func KnownOpcode(op string) bool {
 // each a number, true, false, inf or nan (with or without a payload). It
 // allocates nothing per element: a large constant costs a scan.
 func CheckLiteral(lit string, s *Shape) error {
+	if len(lit) < bigLiteral {
+		return checkLiteral(lit, s)
+	}
+	// A large constant made by a pass (an FFT's DFT matrix) is checked by
+	// the verifier after every later pass: its verdict is kept by content.
+	key := s.String() + "\x00" + lit
+	literalVerdicts.Lock()
+	err, ok := literalVerdicts.m[key]
+	literalVerdicts.Unlock()
+	if ok {
+		return err
+	}
+	err = checkLiteral(lit, s)
+	literalVerdicts.Lock()
+	if literalVerdicts.bytes+len(key) > maxLiteralVerdictBytes {
+		literalVerdicts.m, literalVerdicts.bytes = map[string]error{}, 0
+	}
+	literalVerdicts.m[key] = err
+	literalVerdicts.bytes += len(key)
+	literalVerdicts.Unlock()
+	return err
+}
+
+// bigLiteral is the literal length from which CheckLiteral keeps verdicts,
+// and maxLiteralVerdictBytes how many bytes of literals it keeps before
+// starting over.
+const (
+	bigLiteral             = 64 << 10
+	maxLiteralVerdictBytes = 64 << 20
+)
+
+var literalVerdicts = struct {
+	sync.Mutex
+	m     map[string]error
+	bytes int
+}{m: map[string]error{}}
+
+func checkLiteral(lit string, s *Shape) error {
 	t := strings.TrimSpace(lit)
 	if t == "{...}" || t == "" && s.Elems() == 0 {
 		return nil
@@ -65,13 +104,15 @@ func CheckLiteral(lit string, s *Shape) error {
 			return fmt.Errorf("the literal does not hold the %d elements of %s", len(s.Tuple), s)
 		}
 		for i, p := range parts {
-			if err := CheckLiteral(p, s.Tuple[i]); err != nil {
+			if err := checkLiteral(p, s.Tuple[i]); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	t = nanPayload.ReplaceAllString(t, "nan")
+	if strings.Contains(t, "nan(") {
+		t = nanPayload.ReplaceAllString(t, "nan")
+	}
 	per := int64(1)
 	if IsComplex(s.Elem) {
 		per = 2
@@ -82,11 +123,21 @@ func CheckLiteral(lit string, s *Shape) error {
 	if IsComplex(elem) {
 		elem = "f64"
 	}
-	for _, f := range strings.FieldsFunc(t, func(r rune) bool { return strings.ContainsRune("{}(), ", r) }) {
+	for rest := t; rest != ""; {
+		i := strings.IndexFunc(rest, isLiteralField)
+		if i < 0 {
+			break
+		}
+		rest = rest[i:]
+		j := strings.IndexFunc(rest, func(r rune) bool { return !isLiteralField(r) })
+		if j < 0 {
+			j = len(rest)
+		}
 		n++
 		if bad == "" {
-			bad = literalToken(f, elem)
+			bad = literalToken(rest[:j], elem)
 		}
+		rest = rest[j:]
 	}
 	if bad != "" {
 		return fmt.Errorf("%s", bad)
@@ -96,6 +147,9 @@ func CheckLiteral(lit string, s *Shape) error {
 	}
 	return fmt.Errorf("the literal has %d values for %s", n/per, s)
 }
+
+// isLiteralField: r is part of a literal's value, not a separator.
+func isLiteralField(r rune) bool { return !strings.ContainsRune("{}(), ", r) }
 
 // CheckLiteralValue tells whether v, one number of a literal, is a value of
 // the element type elem: what the verifier checks of every constant, for

@@ -46,3 +46,47 @@ func TestElemBounds(t *testing.T) {
 	require.Equal(t, 4, ElemBits("f4e2m1fn"))
 	require.True(t, IsFloat("c64") && !IsRealFloat("c64") && IsRealFloat("f8e8m0fnu") && IsInteger("u2") && !IsInteger("pred"))
 }
+
+// TestCheckLiteralLarge: a large literal's verdict is kept by content (the
+// verifier checks a pass's big constant after every later pass) and is
+// the same verdict the scan gives, for good and bad literals alike.
+func TestCheckLiteralLarge(t *testing.T) {
+	vals := func(n int, bad string) string {
+		b := []byte("{")
+		for i := range n {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			if i == n/2 && bad != "" {
+				b = append(b, bad...)
+				continue
+			}
+			b = append(b, "1.5"...)
+		}
+		return string(append(b, '}'))
+	}
+	n := bigLiteral / 4 // values of "1.5, ": past the size whose verdicts are kept
+	s := &Shape{Elem: "f32", Dims: []int64{int64(n)}}
+	for _, c := range []struct {
+		lit, err string
+	}{
+		{vals(n, ""), ""},
+		{vals(n, "x7"), "x7"},
+		{vals(n-1, ""), "values for"},
+		{vals(n, "nan(0x1)"), ""},
+	} {
+		require.Greater(t, len(c.lit), bigLiteral)
+		for range 2 { // the scan, then the kept verdict
+			err := CheckLiteral(c.lit, s)
+			if c.err == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, c.err)
+			}
+			require.Equal(t, err, checkLiteral(c.lit, s))
+		}
+	}
+	// Other shapes of the same text are judged apart.
+	require.Error(t, CheckLiteral(vals(n, ""), &Shape{Elem: "f32", Dims: []int64{int64(n + 1)}}))
+	require.Error(t, CheckLiteral(vals(n, ""), &Shape{Elem: "s8", Dims: []int64{int64(n)}}))
+}

@@ -66,7 +66,12 @@ func checkPipeline(src string) ([]string, error) {
 	// Random records for the infeeds (which read one shape: hlogen).
 	infeed, _ := eval.RandomInfeed(m, 1, 16)
 	ev := &eval.Evaluator{File: "fuzz.hlo", M: m, MaxLiveElements: 1 << 20, MaxWhileIterations: 100, Infeed: infeed}
-	if _, err := ev.Run(args); err != nil {
+	// Evaluated once for both chips: the reference was the slowest part of
+	// some generated modules (a dead argmax reduce-window over 33K outputs
+	// took 2 s a run, and a run a chip made the input 7.8 s, near the 10 s
+	// after which Go's fuzzer calls a worker hung).
+	want, err := check.Reference(ev, args)
+	if err != nil {
 		return fail("the evaluator: %v", err)
 	}
 	chips, err := fuzzChips()
@@ -90,7 +95,7 @@ func checkPipeline(src string) ([]string, error) {
 		if err != nil {
 			return fail("%s: run: %v", c.Chip.Name, err)
 		}
-		rep, err := check.Check(ev, args, append(r.Outputs, eval.OutfeedLeaves(r.Outfeed)...))
+		rep, err := check.CheckAgainst(ev, args, want, append(r.Outputs, eval.OutfeedLeaves(r.Outfeed)...))
 		if err != nil {
 			return fail("%s: check: %v", c.Chip.Name, err)
 		}

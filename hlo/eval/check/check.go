@@ -70,10 +70,24 @@ type CheckReport struct {
 // output passes: a further sample can only raise the noise, so the
 // verdict is the one all NoiseSamples runs would give.
 func Check(ev *eval.Evaluator, args, got []*eval.Value) (*CheckReport, error) {
-	want, err := outputsOf(ev, args)
+	want, err := Reference(ev, args)
 	if err != nil {
 		return nil, err
 	}
+	return CheckAgainst(ev, args, want, got)
+}
+
+// Reference runs the reference evaluator on args and returns what Check
+// compares with: the module's output arrays, then its outfeed records'.
+func Reference(ev *eval.Evaluator, args []*eval.Value) ([]*eval.Value, error) {
+	return outputsOf(ev, args)
+}
+
+// CheckAgainst is Check with the reference's outputs already computed
+// (Reference, on the same ev and args): a module checked on several chips
+// is evaluated once, not once a chip. ev is run again only for the noise
+// samples, when some output differs.
+func CheckAgainst(ev *eval.Evaluator, args, want, got []*eval.Value) (*CheckReport, error) {
 	if len(want) != len(got) {
 		return nil, fmt.Errorf("the module gave %d outputs, the reference %d (outfeed records' arrays included: the reference sent %d records)", len(got), len(want), len(ev.Outfeed))
 	}
