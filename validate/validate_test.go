@@ -17,13 +17,13 @@ func TestReadCSVFormats(t *testing.T) {
 		err        string
 	}{
 		{"v3.csv", "m,n,k,latency_ms,overhead_ms,tflops\n64,128,256,0.5,0.12,1\n",
-			validate.Measurement{Source: "v3.csv", Line: 2, Op: "matmul", M: 64, N: 128, K: 256, DType: "bf16", Chip: "tpuv3core", MeasuredUs: 500}, ""},
+			validate.Measurement{Source: "v3.csv", Line: 2, Op: "matmul", M: 64, N: 128, K: 256, DType: "bf16", Chip: "tpuv3core", MeasuredUs: 500, HostUs: 110}, ""},
 		{"v4.csv", "kernel_name,dim_m,dim_n,dim_k,fusion_avg,fusion_min\nmatmul_1x2x3,1,2,3,1.5,1.2\n",
 			validate.Measurement{Source: "v4.csv", Line: 2, Op: "matmul", M: 1, N: 2, K: 3, DType: "f16", Chip: "tpuv4", MeasuredUs: 1.5}, ""},
 		{"mine.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,8,8,f32,2,teach16\n",
 			validate.Measurement{Source: "mine.csv", Line: 2, Op: "matmul", M: 8, N: 8, K: 8, DType: "f32", Chip: "teach16", MeasuredUs: 2}, ""},
 		{"softmax.csv", "rows,cols,latency_us,overhead_us,gelems_per_s\n4096,64,320.5,285.5,0.8\n",
-			validate.Measurement{Source: "softmax.csv", Line: 2, Op: "softmax", M: 4096, N: 64, K: 1, DType: "f32", Chip: "tpuv3core", MeasuredUs: 35}, ""},
+			validate.Measurement{Source: "softmax.csv", Line: 2, Op: "softmax", M: 4096, N: 64, K: 1, DType: "f32", Chip: "tpuv3core", MeasuredUs: 320.5, HostUs: 300}, ""},
 		{"ln.csv", "rows,cols,latency_us,gelems_per_s\n4096,64,132.5,1.9\n",
 			validate.Measurement{Source: "ln.csv", Line: 2, Op: "layernorm", M: 4096, N: 64, K: 1, DType: "f32", Chip: "tpuv3core", MeasuredUs: 132.5, HostUs: 140}, ""},
 		{"gelu.csv", "elements,latency_us,gelems_per_s\n1024,103.5,0.01\n",
