@@ -32,6 +32,12 @@ func (rep *Report) Scatter() (*plot.Plot, error) {
 	pl.Title.Text = fmt.Sprintf("Pulse against measured: %d rows, MAPE %.1f%%, %d off by more than 2x", rep.Overall.Rows, 100*rep.Overall.MAPE, rep.Overall.Off2x)
 	pl.X.Label.Text = "measured (us)"
 	pl.Y.Label.Text = "predicted by Pulse (us)"
+	for _, r := range rep.Rows {
+		if r.HostUs > 0 {
+			pl.Y.Label.Text = "predicted by Pulse (us, with the host overhead the table holds)"
+			break
+		}
+	}
 	pl.X.Scale, pl.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = lo, hi, lo, hi
