@@ -29,7 +29,7 @@ type Measurement struct {
 	// Chip is the preset the measurement's device corresponds to
 	// ("tpuv3core": one TPU v3 TensorCore; "tpuv4": a TPU v4 chip).
 	Chip       string  `json:"chip"`
-	MeasuredUs float64 `json:"measured_us"` // the kernel's time as measured, launch overhead excluded where the table says so
+	MeasuredUs float64 `json:"measured_us"` // the kernel's time as measured (with HostUs of host overhead in it)
 	// HostUs is the host and launch overhead the measured time still
 	// holds (a table whose harness timed the call from the host, not the
 	// kernel on the device): Pulse's device time plus HostUs is what is
