@@ -151,6 +151,8 @@ func TestSchemaAndBadSuites(t *testing.T) {
 		{"entries: []\n", "name"},
 		{"name: s\nentries:\n  - workload: ../bench/workloads/gemm.hlo\n    chips: [teach16]\n    host_us: 5\n", "host_us"},
 		{"name: s\nentries:\n  - workload: ../bench/workloads/gemm.hlo\n    chips: [teach16]\n    measured_us: 50\n    host_us: -5\n", "host_us"},
+		{"name: s\nentries:\n  - workload: ../bench/workloads/gemm.hlo\n    chips: [teach16]\n    measured_us: 50\n    host_us: .nan\n", "host_us"},
+		{"name: s\nentries:\n  - workload: ../bench/workloads/gemm.hlo\n    chips: [teach16]\n    measured_us: .inf\n", "measured_us"},
 	} {
 		f := filepath.Join(dir, "s.yaml")
 		require.NoError(t, os.WriteFile(f, []byte(c.suite), 0o644))

@@ -10,6 +10,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"path/filepath"
 	"strings"
@@ -200,10 +201,10 @@ func (s *Suite) expand(sets []string, scoped map[string][]string, count int) ([]
 		if se.Count < 0 {
 			return nil, fmt.Errorf("%s: count: %d is negative", where, se.Count)
 		}
-		if se.MeasuredUs < 0 || se.MeasuredUs > 0 && len(chips) != 1 {
+		if !finite(se.MeasuredUs) || se.MeasuredUs < 0 || se.MeasuredUs > 0 && len(chips) != 1 {
 			return nil, fmt.Errorf("%s: measured_us: a positive time of one chip's run", where)
 		}
-		if se.HostUs < 0 || se.HostUs > 0 && se.MeasuredUs == 0 {
+		if !finite(se.HostUs) || se.HostUs < 0 || se.HostUs > 0 && se.MeasuredUs == 0 {
 			return nil, fmt.Errorf("%s: host_us: a positive overhead of a measured_us", where)
 		}
 		src, file, err := s.read(se.Workload)
@@ -272,3 +273,6 @@ func (s *Suite) read(p string) ([]byte, string, error) {
 	}
 	return nil, "", fmt.Errorf("workload not found (tried %s, and the built-in workloads)", strings.Join(tried, ", "))
 }
+
+// finite: v is a number a time can be (YAML's .nan and .inf are not).
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

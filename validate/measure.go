@@ -8,6 +8,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,8 +132,8 @@ var formats = []format{
 
 func num(r map[string]string, key string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(r[key]), 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %q is not a number", key, r[key])
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%s: %q is not a finite number", key, r[key])
 	}
 	return v, nil
 }

@@ -33,6 +33,8 @@ func TestReadCSVFormats(t *testing.T) {
 		{"nohost.csv", "op,m,n,k,dtype,measured_us,chip,host_us\ngelu,1024,1,1,f32,103.5,tpuv3core,\n",
 			validate.Measurement{Source: "nohost.csv", Line: 2, Op: "gelu", M: 1024, N: 1, K: 1, DType: "f32", Chip: "tpuv3core", MeasuredUs: 103.5}, ""},
 		{"neghost.csv", "op,m,n,k,dtype,measured_us,chip,host_us\ngelu,1024,1,1,f32,103.5,tpuv3core,-1\n", validate.Measurement{}, "neghost.csv:2: host_us: -1 is negative"},
+		{"nanhost.csv", "op,m,n,k,dtype,measured_us,chip,host_us\ngelu,1024,1,1,f32,103.5,tpuv3core,NaN\n", validate.Measurement{}, `nanhost.csv:2: host_us: "NaN" is not a finite number`},
+		{"inf.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,8,8,f32,+Inf,teach16\n", validate.Measurement{}, `inf.csv:2: measured_us: "+Inf" is not a finite number`},
 		{"bad.csv", "a,b\n1,2\n", validate.Measurement{}, "bad.csv:1: unknown table"},
 		{"neg.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,-8,8,f32,2,teach16\n", validate.Measurement{}, `neg.csv:2: n: "-8" is not a positive integer`},
 		{"zero.csv", "op,m,n,k,dtype,measured_us,chip\nmatmul,8,8,8,f32,0,teach16\n", validate.Measurement{}, "zero.csv:2: the measured time 0 is not positive"},
