@@ -163,20 +163,12 @@ func New(chip *config.Chip, prog *exe.Program, opt Options) (*Model, error) {
 	}
 	if opt.HBM != nil {
 		m.HBM = opt.HBM
-	} else if chip.HBM.Model == "banked" {
-		bc, err := BankedConfig(chip)
-		if err != nil {
-			return nil, err
-		}
-		m.HBM = memory.NewBanked(m.Eng, bc)
-	} else if chip.HBM.Model == "streaming" {
-		bc, err := BankedConfig(chip)
-		if err != nil {
-			return nil, err
-		}
-		m.HBM = memory.NewStreaming(m.Eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS, memory.StreamingFrom(bc))
 	} else {
-		m.HBM = memory.NewIdeal(m.Eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
+		h, err := NewHBM(m.Eng, chip)
+		if err != nil {
+			return nil, err
+		}
+		m.HBM = h
 	}
 	if chip.Host.LinkGBps > 0 {
 		// The host link: PCIe's two directions are independent buses.
@@ -435,6 +427,23 @@ func (m *Model) AttainableBytesPerSecond() float64 {
 		return d
 	}
 	return peak
+}
+
+// NewHBM builds the chip's HBM timing model (hbm.model: ideal, streaming
+// or banked) on engine e.
+func NewHBM(e *sim.Engine, chip *config.Chip) (memory.HBM, error) {
+	h := chip.HBM
+	if h.Model == "ideal" || h.Model == "" {
+		return memory.NewIdeal(e, h.BandwidthGBps, h.LatencyNS), nil
+	}
+	bc, err := BankedConfig(chip)
+	if err != nil {
+		return nil, err
+	}
+	if h.Model == "streaming" {
+		return memory.NewStreaming(e, h.BandwidthGBps, h.LatencyNS, memory.StreamingFrom(bc)), nil
+	}
+	return memory.NewBanked(e, bc), nil
 }
 
 // BankedConfig is the bank-level DRAM model's configuration for a chip.

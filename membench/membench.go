@@ -141,23 +141,13 @@ func Run(chip *config.Chip, opt Options) (*Result, error) {
 	}
 	d := &driver{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0x6d656d62656e6368))}
 	d.eng = &sim.Engine{}
-	if chip.HBM.Model == "banked" {
-		bc, err := core.BankedConfig(chip)
-		if err != nil {
-			return nil, err
-		}
-		d.banked = memory.NewBanked(d.eng, bc)
-		d.hbm, d.tck = d.banked, bc.TCK
-	} else if chip.HBM.Model == "streaming" {
-		bc, err := core.BankedConfig(chip)
-		if err != nil {
-			return nil, err
-		}
-		d.hbm = memory.NewStreaming(d.eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS, memory.StreamingFrom(bc))
-		d.tck = sim.Time(1000) // a nanosecond
-	} else {
-		d.hbm = memory.NewIdeal(d.eng, chip.HBM.BandwidthGBps, chip.HBM.LatencyNS)
-		d.tck = sim.Time(1000) // a nanosecond
+	h, err := core.NewHBM(d.eng, chip)
+	if err != nil {
+		return nil, err
+	}
+	d.hbm, d.tck = h, sim.Time(1000) // the ideal and streaming buses count in nanoseconds
+	if b, ok := h.(*memory.Banked); ok {
+		d.banked, d.tck = b, b.TCK()
 	}
 	d.pick()
 	d.eng.Schedule(0, d)

@@ -162,6 +162,9 @@ func NewBanked(e *sim.Engine, cfg BankedConfig) *Banked {
 
 func (b *Banked) cyc(n int) sim.Time { return sim.Time(n) * b.cfg.TCK }
 
+// TCK is the DRAM clock period.
+func (b *Banked) TCK() sim.Time { return b.cfg.TCK }
+
 // PeakBytesPerSecond implements HBM: every channel's data bus always busy.
 func (b *Banked) PeakBytesPerSecond() float64 {
 	return float64(b.cfg.Channels) * float64(b.cfg.AccessBytes) / (float64(b.cyc(b.cfg.BL)) * 1e-12)
