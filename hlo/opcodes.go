@@ -60,21 +60,27 @@ func CheckLiteral(lit string, s *Shape) error {
 		return checkLiteral(lit, s)
 	}
 	// A large constant made by a pass (an FFT's DFT matrix) is checked by
-	// the verifier after every later pass: its verdict is kept by content.
-	key := s.String() + "\x00" + lit
+	// the verifier after every later pass: its verdict is kept by content,
+	// then shape (looking the literal up hashes it; nothing is copied).
+	shape := s.String()
 	literalVerdicts.Lock()
-	err, ok := literalVerdicts.m[key]
+	err, ok := literalVerdicts.m[lit][shape]
 	literalVerdicts.Unlock()
 	if ok {
 		return err
 	}
 	err = checkLiteral(lit, s)
 	literalVerdicts.Lock()
-	if literalVerdicts.bytes+len(key) > maxLiteralVerdictBytes {
-		literalVerdicts.m, literalVerdicts.bytes = map[string]error{}, 0
+	byShape := literalVerdicts.m[lit]
+	if byShape == nil {
+		if literalVerdicts.bytes+len(lit) > maxLiteralVerdictBytes {
+			literalVerdicts.m, literalVerdicts.bytes = map[string]map[string]error{}, 0
+		}
+		byShape = map[string]error{}
+		literalVerdicts.m[lit] = byShape
+		literalVerdicts.bytes += len(lit)
 	}
-	literalVerdicts.m[key] = err
-	literalVerdicts.bytes += len(key)
+	byShape[shape] = err
 	literalVerdicts.Unlock()
 	return err
 }
@@ -89,9 +95,9 @@ const (
 
 var literalVerdicts = struct {
 	sync.Mutex
-	m     map[string]error
-	bytes int
-}{m: map[string]error{}}
+	m     map[string]map[string]error // literal -> shape -> verdict
+	bytes int                         // of the literals kept
+}{m: map[string]map[string]error{}}
 
 func checkLiteral(lit string, s *Shape) error {
 	t := strings.TrimSpace(lit)

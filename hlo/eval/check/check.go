@@ -77,12 +77,6 @@ func Check(ev *eval.Evaluator, args, got []*eval.Value) (*CheckReport, error) {
 	return CheckAgainst(ev, args, want, got)
 }
 
-// Reference runs the reference evaluator on args and returns what Check
-// compares with: the module's output arrays, then its outfeed records'.
-func Reference(ev *eval.Evaluator, args []*eval.Value) ([]*eval.Value, error) {
-	return outputsOf(ev, args)
-}
-
 // CheckAgainst is Check with the reference's outputs already computed
 // (Reference, on the same ev and args): a module checked on several chips
 // is evaluated once, not once a chip. ev is run again only for the noise
@@ -102,7 +96,7 @@ func CheckAgainst(ev *eval.Evaluator, args, want, got []*eval.Value) (*CheckRepo
 	for seed := uint64(1); len(off) > 0 && seed <= NoiseSamples; seed++ {
 		mc := &eval.Evaluator{File: ev.File, M: ev.M, MaxWhileIterations: ev.MaxWhileIterations, MaxHeapBytes: ev.MaxHeapBytes,
 			MaxLiveElements: ev.MaxLiveElements, Seed: ev.Seed, Perturb: seed, Infeed: ev.Infeed}
-		perturbed, err := outputsOf(mc, args)
+		perturbed, err := Reference(mc, args)
 		if err != nil {
 			return nil, err
 		}
@@ -146,9 +140,10 @@ func Noise(perturbed, want *eval.Value) float64 {
 	return n
 }
 
-// outputsOf runs the evaluator and returns its outputs, a tuple's
-// arrays one by one (depth first, as the chips number them).
-func outputsOf(ev *eval.Evaluator, args []*eval.Value) ([]*eval.Value, error) {
+// Reference runs the reference evaluator on args and returns what Check
+// compares with: the module's outputs, a tuple's arrays one by one (depth
+// first, as the chips number them), then its outfeed records' arrays.
+func Reference(ev *eval.Evaluator, args []*eval.Value) ([]*eval.Value, error) {
 	v, err := ev.Run(args)
 	if err != nil {
 		return nil, err

@@ -31,7 +31,7 @@ func TestCheckMeasuresRoundingNoise(t *testing.T) {
 		args[0].Data[i] *= 100
 	}
 	ev := func() *eval.Evaluator { return &eval.Evaluator{File: "e.hlo", M: m} }
-	want, err := outputsOf(ev(), args)
+	want, err := Reference(ev(), args)
 	require.NoError(t, err)
 	shifted := func(v *eval.Value, by float64) *eval.Value {
 		out := &eval.Value{Shape: v.Shape, Data: append([]float64(nil), v.Data...)}
@@ -67,7 +67,7 @@ func TestCheckMeasuresRoundingNoise(t *testing.T) {
 	require.Equal(t, NoiseSamples, rep.PerturbedRuns)
 	largest := 0.0
 	for seed := uint64(1); seed <= NoiseSamples; seed++ {
-		p, err := outputsOf(&eval.Evaluator{File: "e.hlo", M: m, Perturb: seed}, args)
+		p, err := Reference(&eval.Evaluator{File: "e.hlo", M: m, Perturb: seed}, args)
 		require.NoError(t, err)
 		largest = max(largest, Noise(p[0], want[0]))
 	}
