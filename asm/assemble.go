@@ -52,12 +52,25 @@ type symbol struct {
 	pos   Pos
 }
 
-// instStmt is an instruction kept for the second pass, when every label is known.
+// instStmt is an instruction kept for the second pass, when every label is
+// known. It keeps its line's text, not the line's tokens: the second pass
+// scans the line again. Tokens of every line held at once took about 600
+// bytes an instruction, 6.8 GB for a generated program of 11M instructions,
+// where the text is a slice of the source the assembler holds anyway.
 type instStmt struct {
 	op   isa.Op
-	toks []token // operands and modifiers, ending in tEOL
-	mn   token
+	text string // the whole source line
+	from int    // the index of the first operand token in the line's tokens
+	mn   Pos    // the mnemonic's position
 	dbg  exe.Debug
+}
+
+// operandTokens scans s's line again into scratch and returns its operand
+// and modifier tokens, ending in tEOL.
+func (s *instStmt) operandTokens(scratch *[]token) []token {
+	toks := scanTokens((*scratch)[:0], s.mn.File, s.mn.Line, s.text)
+	*scratch = toks
+	return toks[s.from:]
 }
 
 type assembler struct {
@@ -100,6 +113,13 @@ func (a *assembler) add(e *Error) {
 // Assemble assembles src (named filename in positions) into a program.
 // All errors are returned together as an ErrorList, sorted and capped.
 func Assemble(filename string, src []byte, opt Options) (*exe.Program, error) {
+	return AssembleString(filename, string(src), opt)
+}
+
+// AssembleString is Assemble of source text held as a string, as a
+// compiler that generates it holds it: no copy of the text is made (a
+// generated program's text can be gigabytes).
+func AssembleString(filename string, src string, opt Options) (*exe.Program, error) {
 	a := &assembler{opt: opt, syms: map[string]*symbol{}, layouts: map[isa.Layout]uint16{}}
 	a.file(filename, src)
 	if a.loc != nil {
@@ -110,19 +130,19 @@ func Assemble(filename string, src []byte, opt Options) (*exe.Program, error) {
 	if opt.Lines != nil {
 		*opt.Lines = make([]int32, len(a.insts))
 		for i := range a.insts {
-			(*opt.Lines)[i] = int32(a.insts[i].mn.pos.Line)
+			(*opt.Lines)[i] = int32(a.insts[i].mn.Line)
 		}
 	}
 	// One instruction each: sized once, not grown (2 million instructions
 	// spent seconds copying as append doubled them).
 	a.prog.Code = make([]isa.Inst, 0, len(a.insts))
 	a.prog.Debug = make([]exe.Debug, 0, len(a.insts))
+	var scratch []token
 	for i := range a.insts {
 		if len(a.errs) > MaxErrors {
 			break
 		}
-		a.encode(&a.insts[i])
-		a.insts[i].toks = nil // encoded: its tokens can go
+		a.encode(&a.insts[i], &scratch)
 	}
 	if len(a.errs) == 0 && len(a.prog.Code) == 0 {
 		a.add(&Error{Pos{filename, 1, 1}, "no instructions (a program needs at least a halt)"})
@@ -142,19 +162,19 @@ func Assemble(filename string, src []byte, opt Options) (*exe.Program, error) {
 	return p, nil
 }
 
-func (a *assembler) file(name string, src []byte) {
+func (a *assembler) file(name string, text string) {
 	a.stack = append(a.stack, name)
 	defer func() { a.stack = a.stack[:len(a.stack)-1] }()
 	var scratch []token
-	text := string(src)
 	for i := 0; len(text) > 0 || i == 0; i++ {
 		line, rest, _ := strings.Cut(text, "\n")
 		text = rest
 		if len(a.errs) > MaxErrors {
 			return
 		}
-		toks := scanLineInto(&scratch, name, i+1, line)
-		if err := a.line(toks); err != nil {
+		toks := scanTokens(scratch[:0], name, i+1, line)
+		scratch = toks
+		if err := a.line(toks, line); err != nil {
 			a.add(err)
 		}
 	}
@@ -172,7 +192,9 @@ func (a *assembler) define(t token, s *symbol) *Error {
 	return nil
 }
 
-func (a *assembler) line(toks []token) *Error {
+// line assembles one source line, text, whose tokens are toks (scratch
+// space: what is kept of an instruction is its text).
+func (a *assembler) line(toks []token, text string) *Error {
 	p := &parser{toks: toks}
 	// Labels: "name:" at the start of the line, possibly several.
 	for p.peek().kind == tIdent && p.toks[p.i+1].kind == tPunct && p.toks[p.i+1].text == ":" && !strings.HasPrefix(p.peek().text, ".") {
@@ -206,7 +228,7 @@ func (a *assembler) line(toks []token) *Error {
 		dbg = *a.loc
 		a.loc = nil
 	}
-	a.insts = append(a.insts, instStmt{op: op, toks: p.toks[p.i:], mn: t, dbg: dbg})
+	a.insts = append(a.insts, instStmt{op: op, text: text, from: p.i, mn: t.pos, dbg: dbg})
 	return nil
 }
 
@@ -286,7 +308,7 @@ func (a *assembler) directive(t token, p *parser) *Error {
 		if err != nil {
 			return errAt(f, "cannot include %s: %v", f.text, unwrapPathErr(err))
 		}
-		a.file(path, src)
+		a.file(path, string(src))
 		return nil
 	case ".tensor":
 		return a.tensor(p)

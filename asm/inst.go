@@ -8,8 +8,8 @@ import (
 
 // encode parses an instruction's operands with every label known and appends
 // it to the program.
-func (a *assembler) encode(s *instStmt) {
-	p := &parser{toks: s.toks}
+func (a *assembler) encode(s *instStmt, scratch *[]token) {
+	p := &parser{toks: s.operandTokens(scratch)}
 	in := isa.Inst{Op: s.op}
 	if err := a.operands(p, s, &in); err != nil {
 		a.add(err)
@@ -20,7 +20,7 @@ func (a *assembler) encode(s *instStmt) {
 		return
 	}
 	if err := in.Check(0); err != nil {
-		a.add(&Error{s.mn.pos, err.Error()})
+		a.add(&Error{s.mn, err.Error()})
 		return
 	}
 	a.prog.Code = append(a.prog.Code, in)

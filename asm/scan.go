@@ -40,23 +40,7 @@ func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 // scanLine splits one source line into tokens. Comments start with ';', '#'
 // or '//'. It never fails: bad characters become tBad tokens the parser reports.
 func scanLine(file string, lineNo int, line string) []token {
-	return scanLineInto(nil, file, lineNo, line)
-}
-
-// scanLineInto scans into scratch (reused from line to line) and returns
-// an exactly sized copy: an instruction keeps its tokens until the second
-// pass, and slices grown by append held twice the tokens (a 270,000-
-// instruction program allocated 1 GB scanning).
-func scanLineInto(scratch *[]token, file string, lineNo int, line string) []token {
-	var toks []token
-	if scratch != nil {
-		toks = (*scratch)[:0]
-		defer func() { *scratch = toks[:0] }()
-	}
-	toks = scanTokens(toks, file, lineNo, line)
-	out := make([]token, len(toks))
-	copy(out, toks)
-	return out
+	return scanTokens(nil, file, lineNo, line)
 }
 
 func scanTokens(toks []token, file string, lineNo int, line string) []token {

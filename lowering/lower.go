@@ -223,9 +223,10 @@ func CompileWith(file string, m *hlo.Module, chip *config.Chip, d hlo.Devices, o
 		}
 		return nil, err
 	}
-	src := placeResident(c.out.String())
+	src := placeResident(c.out.Bytes())
+	c.out = asmBuf{} // the text is in src now: let the buffer go before assembling
 	var lines []int32
-	prog, err := asm.Assemble(file+".s", []byte(src), asm.Options{Lines: &lines})
+	prog, err := asm.AssembleString(file+".s", src, asm.Options{Lines: &lines})
 	if err != nil {
 		if f := os.Getenv("PULSE_DEBUG_ASM"); f != "" {
 			os.WriteFile(f, []byte(src), 0o644)

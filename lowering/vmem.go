@@ -1,8 +1,8 @@
 package lowering
 
 import (
+	"bytes"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -115,15 +115,52 @@ const residentPrefix = "v_"
 // isResident reports whether tensor lives in VMEM.
 func isResident(tensor string) bool { return strings.HasPrefix(tensor, residentPrefix) }
 
-// residentAddr matches a tile operand in the hbm space whose address
-// starts with a VMEM tensor (after a base register, if any).
-var residentAddr = regexp.MustCompile(`\bhbm\[((?:r[0-9]+\+)?` + residentPrefix + `)`)
-
 // placeResident moves the tile operands of VMEM tensors into the sram
 // space: the kernel generators write every array operand as hbm[...],
-// and only the tensor's name says where the array is.
-func placeResident(src string) string {
-	return residentAddr.ReplaceAllString(src, "sram[$1")
+// and only the tensor's name says where the array is. An operand
+// "hbm[v_..." or "hbm[rN+v_..." (hbm a word of its own) becomes
+// "sram[...". It reads the emitted text in place and builds the result
+// once: a generated program's text can be gigabytes, and a regexp
+// replacement over a copy of it held the text three times.
+func placeResident(src []byte) string {
+	const from, to = "hbm[", "sram["
+	var b strings.Builder
+	b.Grow(len(src) + len(src)/64)
+	for {
+		i := bytes.Index(src, []byte(from))
+		if i < 0 {
+			b.Write(src)
+			return b.String()
+		}
+		resident := (i == 0 || !isWordByte(src[i-1])) && residentOperand(src[i+len(from):])
+		b.Write(src[:i])
+		if resident {
+			b.WriteString(to)
+		} else {
+			b.WriteString(from)
+		}
+		src = src[i+len(from):]
+	}
+}
+
+// residentOperand reports whether an address (after "hbm[") starts with a
+// VMEM tensor's name, after a base register if any.
+func residentOperand(addr []byte) bool {
+	if len(addr) > 1 && addr[0] == 'r' && addr[1] >= '0' && addr[1] <= '9' {
+		j := 1
+		for j < len(addr) && addr[j] >= '0' && addr[j] <= '9' {
+			j++
+		}
+		if j == len(addr) || addr[j] != '+' {
+			return false
+		}
+		addr = addr[j+1:]
+	}
+	return bytes.HasPrefix(addr, []byte(residentPrefix))
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // vmemCandidate reports whether the array in makes, of size bytes, may
