@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/isa"
 )
 
 // Data-movement kernels: transpose, slice, reverse, concatenate and pad
@@ -53,6 +54,10 @@ func copyPieces(dst, src view, dims []int64) ([][2]string, error) {
 	if len(d) == 0 {
 		d, sd, ss = []int64{1}, []int64{1}, []int64{1}
 	}
+	d, sd, ss, err := splitLongDims(d, sd, ss)
+	if err != nil {
+		return nil, err
+	}
 	outer := max(len(d)-4, 0)
 	pieces := prod(d[:outer])
 	if pieces > maxCopyPieces {
@@ -75,6 +80,30 @@ func copyPieces(dst, src view, dims []int64) ([][2]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// splitLongDims cuts each dimension longer than a tile's (isa.MaxDim) in
+// two, [f, n/f] with the least f that divides it: merging contiguous
+// dimensions can make one of 32M elements (a 64 MiB bf16 array moved
+// whole), which no tile holds.
+func splitLongDims(d, sd, ss []int64) ([]int64, []int64, []int64, error) {
+	for i := 0; i < len(d); i++ {
+		n := d[i]
+		if n <= isa.MaxDim {
+			continue
+		}
+		f := int64(2)
+		for ; f <= n && (n%f != 0 || n/f > isa.MaxDim); f++ {
+			if f > 1<<20 {
+				return nil, nil, nil, fmt.Errorf("a copy's dimension of %d elements has no factor a tile holds", n)
+			}
+		}
+		inner := n / f
+		d = append(d[:i:i], append([]int64{f, inner}, d[i+1:]...)...)
+		sd = append(sd[:i:i], append([]int64{sd[i] * inner, sd[i]}, sd[i+1:]...)...)
+		ss = append(ss[:i:i], append([]int64{ss[i] * inner, ss[i]}, ss[i+1:]...)...)
+	}
+	return d, sd, ss, nil
 }
 
 // emitCopy emits the DMAs of copyPieces on engine 0.

@@ -43,3 +43,16 @@ ENTRY e {
 		})
 	}
 }
+
+// TestLongCopyDims: a layout-keeping transpose of a 64 MiB array (MaxText
+// Mixtral's expert tokens after their all-to-all) moves as one contiguous
+// run of 32M elements, more than a tile's dimension holds: the DMA's run
+// is cut in two dimensions, and the program assembles.
+func TestLongCopyDims(t *testing.T) {
+	c := compileFor(t, "tpuv4core", `HloModule m
+ENTRY e {
+  a = bf16[8,1,1024,4096]{3,2,1,0} parameter(0)
+  ROOT t = bf16[1,8,1024,4096]{3,2,0,1} transpose(a), dimensions={1,0,2,3}
+}`)
+	require.Contains(t, c.Asm, ":bf16[2,16777216]{16777216,1}, hbm[t_a+0]:bf16[2,16777216]{16777216,1}")
+}
