@@ -717,7 +717,10 @@ func (c *compiler) dotKernel(in *hlo.Instruction, body []*hlo.Instruction, root 
 	if lv == nil || rv == nil || lv.tuple != nil || rv.tuple != nil {
 		return c.fail(dot, "the dot's operands must be arrays in memory")
 	}
-	if lv.dt != rv.dt {
+	// Operands of two types (FP8 training's e5m2 x e4m3fn) run where the
+	// fusion converts both to one type on the way: the kernel sizes both
+	// operands' tiles by the lhs's element, so their sizes must agree.
+	if lv.dt != rv.dt && (len(convTo) != 2 || convTo[0] != convTo[1] || lv.dt.Size() != rv.dt.Size()) {
 		return c.fail(dot, "operands of different types (%s, %s) are not lowered", lv.dt, rv.dt)
 	}
 	mdt := lv.dt
@@ -1963,10 +1966,13 @@ func dotPasses(dot *hlo.Instruction) int {
 
 // exactConvert reports whether converting from to the element type to is
 // exact and cheap, as a dot fusion's operand conversion is: a 16-bit or
-// 8-bit float widened to f32.
+// 8-bit float widened to f32, or an 8-bit float to bf16.
 func exactConvert(from isa.DType, to string) bool {
-	if to != hlo.F32 {
-		return false
+	switch to {
+	case hlo.F32:
+		return from == isa.F16 || from == isa.BF16 || from.IsFloat() && from.Size() == 1
+	case hlo.BF16:
+		return from.IsFloat() && from.Size() == 1
 	}
-	return from == isa.F16 || from == isa.BF16 || from.IsFloat() && from.Size() == 1
+	return false
 }

@@ -92,7 +92,7 @@ func Pipeline(chip *config.Chip, d hlo.Devices) *pass.Pipeline {
 		p("upcast-dots", func(m *hlo.Module) error {
 			return legalize.UpcastDots(m, func(elem string) bool {
 				return !slices.Contains(chip.MXU.DTypes, elem) && slices.Contains(chip.MXU.DTypes, "f32")
-			})
+			}, func(elem string) bool { return slices.Contains(chip.MXU.DTypes, elem) })
 		}),
 		p("expand-vector-dots", func(m *hlo.Module) error {
 			return legalize.ExpandVectorDots(m, func(elem string) bool {

@@ -738,10 +738,11 @@ func (s FuseStats) String() string {
 		total, strings.Join(parts, ", "), multi, s.Fused, s.Duplicated, s.KernelBytes)
 }
 
-// operandConvert reports whether in widens a 16- or 8-bit float to f32,
-// exactly: a conversion a dot fusion makes on the way to the MXU.
+// operandConvert reports whether in widens a 16- or 8-bit float to f32, or
+// an 8-bit float to bf16, exactly: a conversion a dot fusion makes on the
+// way to the MXU.
 func operandConvert(in *hlo.Instruction, byName map[string]*hlo.Instruction) bool {
-	if in.Opcode != hlo.OpConvert || len(in.Operands) != 1 || in.Shape.IsTuple || in.Shape.Elem != hlo.F32 {
+	if in.Opcode != hlo.OpConvert || len(in.Operands) != 1 || in.Shape.IsTuple || in.Shape.Elem != hlo.F32 && in.Shape.Elem != hlo.BF16 {
 		return false
 	}
 	src := byName[in.Operands[0].Name]
@@ -749,5 +750,8 @@ func operandConvert(in *hlo.Instruction, byName map[string]*hlo.Instruction) boo
 		return false
 	}
 	from := src.Shape.Elem
+	if in.Shape.Elem == hlo.BF16 {
+		return hlo.IsRealFloat(from) && hlo.ElemBits(from) == 8
+	}
 	return hlo.IsRealFloat(from) && hlo.ElemBits(from) >= 8 && hlo.ElemBits(from) <= 16
 }

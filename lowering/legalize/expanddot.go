@@ -1,8 +1,10 @@
 package legalize
 
 import (
-	"github.com/pulse-sim/pulse/hlo"
 	"slices"
+
+	"github.com/pulse-sim/pulse/hlo"
+	"github.com/pulse-sim/pulse/isa"
 )
 
 // ExpandVectorDots rewrites the dots a matrix unit cannot run (mxu says
@@ -49,10 +51,19 @@ func ExpandVectorDots(m *hlo.Module, mxu func(elem string) bool, maxProducts int
 				x.Out = append(x.Out, in) // the matrix unit's
 				return nil
 			}
-			if a.Shape.Elem != b.Shape.Elem && hlo.IsFloat(res) && mxu(res) && holdsExactly(res, a.Shape.Elem) && holdsExactly(res, b.Shape.Elem) {
-				d := x.Emit("dot", res, in.Shape.Dims, []*hlo.Instruction{x.Convert(a, res), x.Convert(b, res)})
-				d.Attrs = in.Attrs
-				return nil
+			if a.Shape.Elem != b.Shape.Elem && hlo.IsFloat(res) {
+				// With an 8-bit float among them, operands bf16 holds go to
+				// bf16 (the unit's full rate; the sum is still the result
+				// type's), else to the result's type.
+				mini := isa.Minifloats[a.Shape.Elem] != nil || isa.Minifloats[b.Shape.Elem] != nil
+				for _, t := range []string{hlo.BF16, res} {
+					if t == hlo.BF16 && !mini || !mxu(t) || !holdsExactly(t, a.Shape.Elem) || !holdsExactly(t, b.Shape.Elem) {
+						continue
+					}
+					d := x.Emit("dot", res, in.Shape.Dims, []*hlo.Instruction{x.Convert(a, t), x.Convert(b, t)})
+					d.Attrs = in.Attrs
+					return nil
+				}
 			}
 			if int4(a.Shape.Elem, b.Shape.Elem) && mxu("s8") {
 				d := x.Emit("dot", res, in.Shape.Dims, []*hlo.Instruction{x.Convert(a, "s8"), x.Convert(b, "s8")})
@@ -136,9 +147,16 @@ func holdsExactly(into, elem string) bool {
 	case "f64":
 		return elem != hlo.S64 && elem != hlo.U64
 	case "f32":
-		return elem == hlo.F32 || elem == hlo.F16 || elem == hlo.BF16 || elem == hlo.Pred || elem == hlo.S8 || elem == hlo.U8 || elem == hlo.S16 || elem == hlo.U16 || elem == hlo.S4 || elem == hlo.U4
+		return elem == hlo.F32 || elem == hlo.F16 || elem == hlo.BF16 || elem == hlo.Pred || elem == hlo.S8 || elem == hlo.U8 || elem == hlo.S16 || elem == hlo.U16 || elem == hlo.S4 || elem == hlo.U4 || isa.Minifloats[elem] != nil
 	case "bf16", "f16":
-		return elem == into || elem == hlo.Pred || elem == hlo.S8 || elem == hlo.U8 || elem == hlo.S4 || elem == hlo.U4
+		// Every 8- and 4-bit float is a bf16 value (bf16 has f32's
+		// exponent range and 7 mantissa bits, they at most 4); f16's
+		// range (2^-24 to 65504) holds all but e8m0's powers of two up to
+		// 2^127. So a mixed fp8 dot (e5m2 x e4m3fn, FP8 training's
+		// gradient x weight) runs on a bf16 unit, as XLA runs it on a TPU
+		// without fp8 MXUs.
+		mf := isa.Minifloats[elem] != nil && (into == "bf16" || elem != "f8e8m0fnu")
+		return elem == into || elem == hlo.Pred || elem == hlo.S8 || elem == hlo.U8 || elem == hlo.S4 || elem == hlo.U4 || mf
 	}
 	return false
 }
