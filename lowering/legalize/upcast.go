@@ -11,12 +11,12 @@ import (
 // what XLA's float normalization does for f16 on a TPU. Converting f16,
 // bf16 or an 8-bit float to f32 is exact, so the product is the f32 product rounded once.
 // Operands that are all 8- or 4-bit floats (or bf16 with them) go to bf16
-// instead where the unit multiplies bf16 (bf16 reports it): every such
+// instead where the unit multiplies bf16 (mxu reports what it multiplies): every such
 // value is a bf16 value, so the products and their f32 sum are the same,
 // at the unit's bf16 rate and with half the bytes of an f32 copy (MaxText's
 // FP8 Llama 3.1 405B step on a TPU v5p, which has no fp8 MXU).
 // Other dots (mixed, integer) are left for the lowering to judge.
-func UpcastDots(m *hlo.Module, upcast, bf16 func(elem string) bool) error {
+func UpcastDots(m *hlo.Module, upcast, mxu func(elem string) bool) error {
 	return rewriteEach(m, "dot", func(x *rewriter, ops []*hlo.Instruction) error {
 		in := x.At
 		a, b := ops[0], ops[1]
@@ -29,7 +29,7 @@ func UpcastDots(m *hlo.Module, upcast, bf16 func(elem string) bool) error {
 		}
 		to := "f32"
 		mini := func(e string) bool { return isa.Minifloats[e] != nil }
-		if bf16("bf16") && (mini(a.Shape.Elem) || mini(b.Shape.Elem)) && (mini(a.Shape.Elem) || a.Shape.Elem == "bf16") && (mini(b.Shape.Elem) || b.Shape.Elem == "bf16") {
+		if mxu("bf16") && (mini(a.Shape.Elem) || mini(b.Shape.Elem)) && (mini(a.Shape.Elem) || a.Shape.Elem == "bf16") && (mini(b.Shape.Elem) || b.Shape.Elem == "bf16") {
 			to = "bf16"
 		}
 		d := x.Emit("dot", "f32", in.Shape.Dims, []*hlo.Instruction{x.Convert(a, to), x.Convert(b, to)})
